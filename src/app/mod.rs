@@ -1,0 +1,1 @@
+//! Explorer state: plain data and a pure `update(state, action)`.

@@ -1,0 +1,2 @@
+mod etdump_generated;
+pub use etdump_generated::*;

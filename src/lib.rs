@@ -1,0 +1,12 @@
+//! cpuprof-tui: read ExecuTorch ETDumps (with CpuBackend plans from the runner log) and
+//! PyTorch operator traces, attribute and summarise every event, and explore the result.
+//!
+//! Data flows one way: `etdump`/`runlog`/`trace` (readers) -> `profile` (model, stats,
+//! checks) -> `app` (state) -> `ui` (render).
+
+pub mod app;
+pub mod etdump;
+pub mod profile;
+pub mod runlog;
+pub mod trace;
+pub mod ui;

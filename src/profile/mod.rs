@@ -1,0 +1,8 @@
+//! Profiling pipeline: attribute ETDump events to delegates, plan steps and operators,
+//! drop warm-up runs, compute statistics and checks. Pure functions over reader output.
+
+mod model;
+mod stats;
+
+pub use model::*;
+pub use stats::{percentile_sorted, Stats};

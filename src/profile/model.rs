@@ -1,0 +1,146 @@
+//! The profile model. Its serde form *is* the `profile.json` contract
+//! (`cpuprof.profile/1`): extend it, never rename fields.
+
+use serde::{Deserialize, Serialize};
+
+use super::Stats;
+use crate::runlog::{CpuPlan, LogLine};
+
+pub const PROFILE_SCHEMA: &str = "cpuprof.profile/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub schema: String,
+    pub unit: String,
+    pub source: ProfileSource,
+    pub runs: RunCounts,
+    /// `Method::execute` over kept runs.
+    pub method: Option<Stats>,
+    pub delegates: Vec<Delegate>,
+    pub other_operators: Vec<OtherOperator>,
+    /// Method time not covered by delegates and other operators (per kept run).
+    #[serde(default)]
+    pub remainder: Option<Stats>,
+    pub warnings: Vec<Finding>,
+    pub errors: Vec<Finding>,
+    /// Runner log lines, for the log view (not part of profile.json).
+    #[serde(skip)]
+    pub log_lines: Vec<LogLine>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileSource {
+    pub etdump: String,
+    pub log: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCounts {
+    pub total: usize,
+    pub warmup_dropped: usize,
+    pub kept: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelegateKind {
+    /// A CpuBackend delegate (plan steps), with or without a decodable plan.
+    CpuPlan,
+    /// A plain XNNPACK delegate: operators directly under the call.
+    Xnnpack,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delegate {
+    pub instruction_id: i32,
+    pub kind: DelegateKind,
+    /// The `DELEGATE_CALL` event over kept runs.
+    pub call: Stats,
+    pub plan: Option<CpuPlan>,
+    /// Index of the log's chunk sequence this plan came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_sequence: Option<usize>,
+    pub steps: Vec<PlanStep>,
+    pub operators: Vec<OperatorStats>,
+    pub unattributed: Vec<EventStats>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    pub name: String,
+    pub provider: String,
+    pub implementation: String,
+    /// Node names from the plan; without a plan only the first node is known.
+    pub nodes: Vec<String>,
+    /// Node count (from the plan, or from the `+N` suffix of the step name).
+    #[serde(default)]
+    pub node_count: usize,
+    pub stats: Stats,
+    /// Share of the delegate call's median (0..1).
+    #[serde(default)]
+    pub share: f64,
+    pub operators: Vec<OperatorStats>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatorKind {
+    /// An XNNPACK operator event (`<op> #<n>`).
+    Xnnpack,
+    /// A portable kernel event (`native_call_*`).
+    Kernel,
+    /// Any other delegate event.
+    Delegate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperatorStats {
+    pub name: String,
+    pub kind: OperatorKind,
+    pub stats: Stats,
+    /// Share of the parent's median (step, or delegate call without a plan).
+    #[serde(default)]
+    pub share: f64,
+    pub input_shapes: Option<Vec<Vec<i64>>>,
+    pub output_shapes: Option<Vec<Vec<i64>>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventStats {
+    pub name: String,
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherOperator {
+    pub instruction_id: i32,
+    pub name: String,
+    pub stats: Stats,
+    /// The kernel events (`native_call_*`) recorded inside this instruction.
+    #[serde(default)]
+    pub kernels: Vec<EventStats>,
+}
+
+/// A warning or error found while profiling (never a crash).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: String,
+    pub message: String,
+    /// The event or step concerned, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_id: Option<i32>,
+}
+
+impl Finding {
+    pub fn new(kind: &str, message: impl Into<String>) -> Self {
+        Finding {
+            kind: kind.to_string(),
+            message: message.into(),
+            event: None,
+            instruction_id: None,
+        }
+    }
+}

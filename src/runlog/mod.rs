@@ -1,0 +1,107 @@
+//! Runner log reader: ET_LOG lines and the CpuBackend plans logged as `CPU_PLAN_CHUNK`.
+//!
+//! A broken chunk sequence becomes a warning and an unusable slot; the other plans still
+//! load, and sequence k keeps its position (it belongs to the k-th CPU delegate).
+
+mod plan;
+mod reader;
+
+pub use plan::{CpuPlan, PlanCandidate, PlanRegion, SelectionContext};
+pub use reader::{parse, read_file};
+
+/// Everything read from one runner log.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunLog {
+    /// One entry per `CPU_PLAN_CHUNK` sequence, in log order (= delegate init order).
+    pub sequences: Vec<PlanSequence>,
+    /// Problems with sequences (each also recorded in its `PlanSequence::outcome`).
+    pub warnings: Vec<LogWarning>,
+    /// Every line of the log (plan chunk lines included), for the log view.
+    pub lines: Vec<LogLine>,
+}
+
+impl RunLog {
+    /// Decoded plans with their sequence index.
+    pub fn plans(&self) -> impl Iterator<Item = (usize, &CpuPlan)> {
+        self.sequences
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.outcome.as_ref().ok().map(|p| (i, p)))
+    }
+}
+
+/// One chunk sequence (one delegate's plan report).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanSequence {
+    /// Chunk count announced by the chunk lines.
+    pub expected_chunks: usize,
+    /// Chunk indexes seen, in order.
+    pub chunk_indexes: Vec<usize>,
+    /// 1-based log line of the first chunk.
+    pub first_line: usize,
+    pub outcome: Result<CpuPlan, PlanProblem>,
+}
+
+/// Why a sequence gave no plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanProblem {
+    /// Missing, repeated or out-of-order chunks, or a count that changes mid-sequence.
+    Incomplete(String),
+    BadHex(String),
+    BadUtf8(String),
+    BadJson(String),
+}
+
+impl PlanProblem {
+    pub fn code(&self) -> &'static str {
+        match self {
+            PlanProblem::Incomplete(_) => "plan_chunks_incomplete",
+            PlanProblem::BadHex(_) => "plan_bad_hex",
+            PlanProblem::BadUtf8(_) => "plan_bad_utf8",
+            PlanProblem::BadJson(_) => "plan_bad_json",
+        }
+    }
+}
+
+impl std::fmt::Display for PlanProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanProblem::Incomplete(s) => write!(f, "incomplete chunk sequence: {s}"),
+            PlanProblem::BadHex(s) => write!(f, "bad hex: {s}"),
+            PlanProblem::BadUtf8(s) => write!(f, "plan is not UTF-8: {s}"),
+            PlanProblem::BadJson(s) => write!(f, "plan is not valid plan JSON: {s}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogWarning {
+    /// Same codes as the profile warnings (`plan_chunks_incomplete`, ...).
+    pub code: &'static str,
+    /// Index of the sequence concerned.
+    pub sequence: usize,
+    pub message: String,
+}
+
+/// One log line, split when it is an ET_LOG line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    /// 1-based line number.
+    pub number: usize,
+    /// Line text without the line ending.
+    pub text: String,
+    /// Set for ET_LOG lines (`I 00:00:00.012345 executorch:file.cpp:12] msg` or
+    /// `[file.cpp:12] msg`).
+    pub et_log: Option<EtLogFields>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EtLogFields {
+    /// `D`, `I`, `E`, `F` or `?`; None in the short `[file:line]` form.
+    pub level: Option<char>,
+    /// Microseconds since PAL init; None in the short form.
+    pub time_us: Option<u64>,
+    pub file: String,
+    pub line: u32,
+    pub message: String,
+}

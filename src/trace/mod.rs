@@ -1,0 +1,1 @@
+//! PyTorch operator trace import (THAPI babeltrace2 text, torch.profiler Chrome JSON).

@@ -1,0 +1,1 @@
+//! Rendering: one module per pane, render only.
