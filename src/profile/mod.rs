@@ -6,3 +6,5 @@ mod stats;
 
 pub use model::*;
 pub use stats::{percentile_sorted, Stats};
+mod load;
+pub use load::{default_log_for, load_profile, LoadError, LoadPhase, LoadProgress, ProfileRequest};
