@@ -5,8 +5,11 @@
 //! checks) -> `app` (state) -> `ui` (render).
 
 pub mod app;
+pub mod cli;
 pub mod etdump;
 pub mod profile;
+pub mod report;
 pub mod runlog;
 pub mod trace;
+pub mod tui;
 pub mod ui;

@@ -1,4 +1,12 @@
-fn main() {
-    eprintln!("cpuprof-tui: not wired up yet");
-    std::process::exit(2);
+use std::process::ExitCode;
+
+use clap::Parser;
+use cpuprof_tui::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
+        None => cpuprof_tui::tui::run(&cli.explore),
+    }
 }

@@ -14,6 +14,42 @@ pub struct ProfileRequest {
     pub log: Option<PathBuf>,
     /// Number of leading `Execute` runs to drop.
     pub warmup: usize,
+    /// Bytes to use instead of reading the paths (the bundled demo); paths are then
+    /// only names for display.
+    pub embedded: Option<EmbeddedDump>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedDump {
+    pub etdump: &'static [u8],
+    pub log: &'static [u8],
+}
+
+/// The demo profile bundled in the binary (a copy of `fixtures/cpu/wide_browse`).
+pub const DEMO: EmbeddedDump = EmbeddedDump {
+    etdump: include_bytes!("../../assets/demo/demo.etdp"),
+    log: include_bytes!("../../assets/demo/demo.log"),
+};
+
+impl ProfileRequest {
+    pub fn new(etdump: PathBuf, log: Option<PathBuf>, warmup: usize) -> Self {
+        ProfileRequest {
+            etdump,
+            log,
+            warmup,
+            embedded: None,
+        }
+    }
+
+    /// The bundled demo. Its run has 5 warm-up runs, dropped by default.
+    pub fn demo(warmup: Option<usize>) -> Self {
+        ProfileRequest {
+            etdump: PathBuf::from("demo.etdp"),
+            log: Some(PathBuf::from("demo.log")),
+            warmup: warmup.unwrap_or(5),
+            embedded: Some(DEMO),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

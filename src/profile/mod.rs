@@ -7,4 +7,7 @@ mod stats;
 pub use model::*;
 pub use stats::{percentile_sorted, Stats};
 mod load;
-pub use load::{default_log_for, load_profile, LoadError, LoadPhase, LoadProgress, ProfileRequest};
+pub use load::{
+    default_log_for, load_profile, EmbeddedDump, LoadError, LoadPhase, LoadProgress,
+    ProfileRequest, DEMO,
+};
