@@ -33,9 +33,9 @@ pub struct ExploreArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
-    /// Number of leading Execute runs to drop as warm-up.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub warmup: usize,
+    /// Number of leading Execute runs to drop as warm-up [default: 0; 5 with --demo].
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<usize>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
     pub demo: bool,
