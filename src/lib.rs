@@ -13,3 +13,4 @@ pub mod runlog;
 pub mod trace;
 pub mod tui;
 pub mod ui;
+pub mod worker;

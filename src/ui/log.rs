@@ -1,0 +1,67 @@
+//! Warnings and log view: every finding of the profile, then the runner log lines.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::Theme;
+use crate::app::ExplorerData;
+
+pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {
+    let title = format!(
+        " Warnings & log · {} errors · {} warnings · {} log lines ",
+        data.error_count(),
+        data.warning_count(),
+        data.log.len()
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let rows = inner.height as usize;
+    // Build only what is on screen: the line index space is findings + log.
+    let findings = data.findings.len().max(1);
+    let total = findings + data.log.len() + 3;
+    let number_w = data.log.len().to_string().len();
+    let mut lines = Vec::with_capacity(rows);
+    for i in scroll.min(total)..(scroll + rows).min(total) {
+        let line = if i == 0 {
+            Line::styled("── findings ──", theme.title())
+        } else if i <= findings {
+            match data.findings.get(i - 1) {
+                Some(f) => {
+                    let (tag, style) = if f.error {
+                        ("ERROR", theme.error_text())
+                    } else {
+                        ("warn ", theme.warning())
+                    };
+                    Line::from(vec![
+                        Span::styled(tag, style),
+                        Span::raw(format!(" {}: {}", f.kind, f.message)),
+                    ])
+                }
+                None => Line::styled("no warnings or errors", theme.dim()),
+            }
+        } else if i == findings + 1 {
+            Line::raw("")
+        } else if i == findings + 2 {
+            let t = if data.log.is_empty() {
+                "── runner log: none ──"
+            } else {
+                "── runner log ──"
+            };
+            Line::styled(t, theme.title())
+        } else {
+            let n = i - findings - 3;
+            Line::from(vec![
+                Span::styled(format!("{:>number_w$} ", n + 1), theme.dim()),
+                Span::raw(data.log[n].clone()),
+            ])
+        };
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
