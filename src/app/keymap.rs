@@ -120,12 +120,12 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[(KeyCode::Enter, N)],
         command: Command::Enter,
-        help: "drill down: expand node / show operators of its delegate; operator -> detail",
+        help: "drill down: expand node + list its operators; operator: detail",
     },
     Binding {
         keys: &[(KeyCode::Esc, N)],
         command: Command::Back,
-        help: "back: detail -> list, clear filter, operators -> tree, leave log view",
+        help: "back: detail → list, clear filter, table → tree, close log",
     },
     Binding {
         keys: &[ch('h'), (KeyCode::Left, N)],
@@ -145,7 +145,7 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[ch('E')],
         command: Command::CollapseAll,
-        help: "tree: collapse all",
+        help: "tree: collapse all (the root stays open)",
     },
     Binding {
         keys: &[ch('/')],

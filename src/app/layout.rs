@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 
 /// Terminals at least this wide show the detail pane beside the lists.
 pub const WIDE: u16 = 140;
-pub const DETAIL_WIDTH: u16 = 58;
+pub const DETAIL_WIDTH: u16 = 48;
 pub const HEADER_HEIGHT: u16 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +92,8 @@ mod tests {
         let z = compute(80, 24, false, true);
         assert_eq!(z.detail, Some(Rect::new(0, 2, 80, 21)));
         let w = compute(160, 48, false, false);
-        assert_eq!(w.detail, Some(Rect::new(102, 2, 58, 45)));
-        assert_eq!(w.table.unwrap().width, 102);
+        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 45)));
+        assert_eq!(w.table.unwrap().width, 112);
         // Tiny terminals give empty areas, not panics.
         let tiny = compute(3, 1, false, false);
         assert_eq!(tiny.body.height, 0);

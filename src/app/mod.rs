@@ -7,6 +7,8 @@ pub mod format;
 pub mod histogram;
 pub mod keymap;
 pub mod layout;
+#[doc(hidden)]
+pub mod sample;
 pub mod state;
 pub mod table;
 

@@ -78,25 +78,38 @@ impl Column {
 }
 
 /// Width of each shown column for a table `width` cells wide (one space between
-/// columns). The name column takes what is left up to its content; columns that do not
-/// fit at their minimum width are dropped from the right.
+/// columns). The name column gets its content width (16..=34 cells) as long as the core
+/// columns (delegate, step, count, median) still fit; after that, columns that do not fit
+/// whole are dropped from the right, never squashed.
 pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Vec<(Column, u16)> {
     let fixed = |c: Column| -> u16 {
         match c {
             Column::Name => 0,
             Column::Delegate => 5,
-            Column::Step => longest_step.clamp(4, 24) as u16,
+            Column::Step => longest_step.clamp(4, 21) as u16,
             Column::Count => 5,
-            Column::Median | Column::Min | Column::Max | Column::P90 => 9,
+            Column::Median | Column::Min | Column::Max | Column::P90 => 8,
             Column::Share => 6,
             Column::Inputs => 22,
             Column::Outputs => 14,
         }
     };
-    let name_min: u16 = 16;
-    let name_want = (longest_name.max(8) as u16).min(42);
-    let mut cols: Vec<(Column, u16)> = vec![(Column::Name, name_min.min(width))];
-    let mut used = name_min.min(width);
+    const NAME_MIN: u16 = 16;
+    let name_want = (longest_name as u16).clamp(NAME_MIN, 34);
+    let core: u16 = [
+        Column::Delegate,
+        Column::Step,
+        Column::Count,
+        Column::Median,
+    ]
+    .iter()
+    .map(|c| fixed(*c) + 1)
+    .sum();
+    let name = name_want
+        .min(width.saturating_sub(core).max(NAME_MIN))
+        .min(width);
+    let mut cols: Vec<(Column, u16)> = vec![(Column::Name, name)];
+    let mut used = name;
     for c in Column::ALL.iter().skip(1) {
         let w = fixed(*c);
         if used + 1 + w > width {
@@ -105,13 +118,10 @@ pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Ve
         used += 1 + w;
         cols.push((*c, w));
     }
-    // Give the rest to the name column (up to its content), then to the last column.
-    let spare = width.saturating_sub(used);
-    let grow = spare.min(name_want.saturating_sub(name_min));
-    cols[0].1 += grow;
+    // Shapes are long: the last shapes column takes the rest of the line.
     if let Some(last) = cols.last_mut() {
-        if last.0 == Column::Inputs || last.0 == Column::Outputs || last.0 == Column::Step {
-            last.1 += spare - grow;
+        if matches!(last.0, Column::Inputs | Column::Outputs) {
+            last.1 += width - used;
         }
     }
     cols
@@ -163,4 +173,41 @@ pub fn visible_rows(
         }
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(cols: &[(Column, u16)]) -> Vec<Column> {
+        cols.iter().map(|c| c.0).collect()
+    }
+
+    #[test]
+    fn columns_drop_from_the_right_and_never_overflow() {
+        use Column::*;
+        // Core columns: delegate 5+1, step 21+1 (capped), count 5+1, median 8+1 = 43.
+        // 78 cells: name at its content width 33; Min (9 more) would make 85.
+        let c = column_widths(78, 33, 26);
+        assert_eq!(names(&c), [Name, Delegate, Step, Count, Median]);
+        assert_eq!(c[0].1, 33);
+        // 70 cells: the name gives way to the core columns (70 - 43 = 27).
+        let c = column_widths(70, 33, 26);
+        assert_eq!(c[0].1, 27);
+        assert_eq!(names(&c).len(), 5);
+        // 110 cells: 33 + 43 + Min, Max, P90 (27) + Share (7) = 110 exactly.
+        let c = column_widths(110, 33, 26);
+        assert_eq!(
+            names(&c),
+            [Name, Delegate, Step, Count, Median, Min, Max, P90, Share]
+        );
+        // Very wide: everything, the outputs column takes the rest.
+        let c = column_widths(200, 33, 26);
+        assert_eq!(c.len(), 11);
+        for w in [0u16, 5, 20, 40, 78, 110, 158, 200] {
+            let c = column_widths(w, 60, 60);
+            let total: u16 = c.iter().map(|x| x.1).sum::<u16>() + c.len() as u16 - 1;
+            assert!(total <= w.max(16), "width {w}: {c:?}");
+        }
+    }
 }

@@ -49,8 +49,8 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         let half = w / 2;
         Line::raw(format!(
             "{}{}",
-            fit(&format!("{a:<7}{av}"), half, false),
-            fit(&format!("{b:<7}{bv}"), w - half, false)
+            fit(&format!("{a:<8}{av}"), half, false),
+            fit(&format!("{b:<8}{bv}"), w - half, false)
         ))
     };
     let share = node.share.map(percent).unwrap_or_else(|| "-".into());
@@ -113,10 +113,10 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
     let rows = area.height.saturating_sub(2) as usize;
     let max = h.max_count().max(1);
     let mut lines = vec![Line::from(vec![
-        Span::styled("latency histogram", theme.title()),
+        Span::styled("histogram", theme.title()),
         Span::styled(
             format!(
-                "  {} kept runs · {} bins of {} · tallest {}",
+                "  {} runs · {} bins of {} · peak {}",
                 s.samples.len(),
                 h.counts.len(),
                 duration_ms(h.bin_width()),
@@ -193,7 +193,7 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         Span::styled("per run", theme.title()),
         Span::styled(
             format!(
-                "  {} warm-up (w, dropped) + {} kept · {}–{}",
+                "  {} warm-up (w) + {} kept · {}–{}",
                 warm,
                 s.samples.len(),
                 duration_ms(lo),

@@ -37,7 +37,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         title.push_str(&fit("p90", NUM + 1, true));
     }
     if show_bar {
-        title.push_str(&fit("share of parent", BAR + 7, true));
+        title.push_str(&fit("of parent", BAR + 7, true));
     }
     let rows = (inner.height as usize).saturating_sub(1);
     lines.push(Line::styled(title, theme.dim()));
