@@ -198,6 +198,7 @@ pub fn big(n: usize) -> ExplorerData {
     let mut p = profile();
     p.delegates.truncate(1);
     let template = p.delegates[0].clone();
+    p.other_operators.clear();
     p.delegates.clear();
     let per = n.div_ceil(4).max(1);
     let mut made = 0;

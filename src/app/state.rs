@@ -86,6 +86,8 @@ pub struct TableState {
     pub scope: Option<usize>,
     /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
     pub rows: Vec<usize>,
+    /// Row indices after scope and sort only (filtering narrows this, no re-sort).
+    pub sorted: Vec<usize>,
     pub selected: usize,
     pub offset: usize,
     pub longest_name: usize,
@@ -100,6 +102,7 @@ impl Default for TableState {
             filter: Input::default(),
             scope: None,
             rows: Vec::new(),
+            sorted: Vec::new(),
             selected: 0,
             offset: 0,
             longest_name: 0,
@@ -254,15 +257,23 @@ impl AppState {
     }
 
     fn rebuild_table_rows(&mut self) {
-        let keep = self.selected_op();
-        self.table.rows = match &self.data {
-            Some(d) => table::visible_rows(
+        self.table.sorted = match &self.data {
+            Some(d) => table::sorted_rows(
                 &d.ops,
                 self.table.scope,
-                self.table.filter.value(),
                 self.table.sort,
                 self.table.descending,
             ),
+            None => Vec::new(),
+        };
+        self.refilter_table_rows();
+    }
+
+    /// Re-apply the filter to the sorted rows (a filter keystroke needs no sort).
+    fn refilter_table_rows(&mut self) {
+        let keep = self.selected_op();
+        self.table.rows = match &self.data {
+            Some(d) => table::filter_rows(&d.ops, &self.table.sorted, self.table.filter.value()),
             None => Vec::new(),
         };
         self.table.selected = keep
@@ -446,12 +457,11 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         FilterCancel => {
             state.filter_editing = false;
             state.table.filter.reset();
-            state.rebuild_table_rows();
+            state.refilter_table_rows();
         }
         FilterEdit(req) => {
             state.table.filter.handle(req);
-            state.table.selected = 0;
-            state.rebuild_table_rows();
+            state.refilter_table_rows();
             state.table.selected = 0;
             state.fix_table_offset();
         }

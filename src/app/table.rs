@@ -147,21 +147,18 @@ fn compare(a: &OpRow, b: &OpRow, column: Column) -> Ordering {
     }
 }
 
-/// Rows (indices into `rows`) in `scope` (None = all) whose name contains `filter`
-/// (case-insensitive), sorted by `column` (stable; ties keep profile order).
-pub fn visible_rows(
+/// Rows (indices into `rows`) in `scope` (None = all), sorted by `column` (stable: ties
+/// keep profile order).
+pub fn sorted_rows(
     rows: &[OpRow],
     scope: Option<usize>,
-    filter: &str,
     column: Column,
     descending: bool,
 ) -> Vec<usize> {
-    let needle = filter.to_lowercase();
     let mut out: Vec<usize> = rows
         .iter()
         .enumerate()
         .filter(|(_, r)| scope.is_none() || r.scope == scope)
-        .filter(|(_, r)| needle.is_empty() || r.name.to_lowercase().contains(&needle))
         .map(|(i, _)| i)
         .collect();
     out.sort_by(|&a, &b| {
@@ -173,6 +170,50 @@ pub fn visible_rows(
         }
     });
     out
+}
+
+/// The rows of `sorted` whose name contains `filter`, ignoring case; order kept.
+pub fn filter_rows(rows: &[OpRow], sorted: &[usize], filter: &str) -> Vec<usize> {
+    if filter.is_empty() {
+        return sorted.to_vec();
+    }
+    let needle = filter.to_lowercase();
+    let ascii = needle.is_ascii();
+    sorted
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let name = &rows[i].name;
+            if ascii && name.is_ascii() {
+                contains_ascii_nocase(name.as_bytes(), needle.as_bytes())
+            } else {
+                name.to_lowercase().contains(&needle)
+            }
+        })
+        .collect()
+}
+
+/// `hay` contains `needle` (already lower case), comparing ASCII without case.
+fn contains_ascii_nocase(hay: &[u8], needle: &[u8]) -> bool {
+    if needle.len() > hay.len() {
+        return false;
+    }
+    hay.windows(needle.len()).any(|w| {
+        w.iter()
+            .zip(needle)
+            .all(|(a, b)| a.to_ascii_lowercase() == *b)
+    })
+}
+
+/// Scope, filter and sort in one go.
+pub fn visible_rows(
+    rows: &[OpRow],
+    scope: Option<usize>,
+    filter: &str,
+    column: Column,
+    descending: bool,
+) -> Vec<usize> {
+    filter_rows(rows, &sorted_rows(rows, scope, column, descending), filter)
 }
 
 #[cfg(test)]
@@ -209,5 +250,52 @@ mod tests {
             let total: u16 = c.iter().map(|x| x.1).sum::<u16>() + c.len() as u16 - 1;
             assert!(total <= w.max(16), "width {w}: {c:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+    use crate::app::sample;
+    use crate::app::ExplorerData;
+
+    #[test]
+    fn sort_and_filter_by_hand() {
+        let d = ExplorerData::from_profile(&sample::profile());
+        let names =
+            |v: Vec<usize>| -> Vec<String> { v.iter().map(|&i| d.ops[i].name.clone()).collect() };
+        // Delegate #4 (scope 1) has two operators; by median ascending: Add, then FC.
+        assert_eq!(
+            names(visible_rows(&d.ops, Some(1), "", Column::Median, false)),
+            ["Add (ND, F32) #1", "Fully Connected (NC, F32) GEMM #1"]
+        );
+        // "igemm" matches the two convolutions, in name order for Name ascending.
+        assert_eq!(
+            names(visible_rows(&d.ops, None, "IgEmM", Column::Name, false)),
+            [
+                "Convolution (NHWC, F32) IGEMM #1",
+                "Convolution (NHWC, F32) IGEMM #2"
+            ]
+        );
+        // "native_call" matches the cumsum and mean kernels; "." too (both have one).
+        assert_eq!(
+            visible_rows(&d.ops, None, "native_call", Column::Count, true).len(),
+            2
+        );
+        assert_eq!(
+            visible_rows(&d.ops, None, ".", Column::Count, true).len(),
+            2
+        );
+        // "#1": IGEMM #1, Clamp #1, GEMM #1, Add #1 (the kernels have no number).
+        assert_eq!(
+            visible_rows(&d.ops, None, "#1", Column::Count, true).len(),
+            4
+        );
+        assert!(visible_rows(&d.ops, None, "zzz", Column::Count, true).is_empty());
+        // Non-ASCII needle falls back to full lower-casing without panicking.
+        assert!(visible_rows(&d.ops, None, "µ", Column::Count, true).is_empty());
+        // Equal counts keep profile order (stable sort).
+        let all = visible_rows(&d.ops, None, "", Column::Count, true);
+        assert_eq!(all, (0..7).collect::<Vec<_>>());
     }
 }
