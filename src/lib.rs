@@ -13,3 +13,5 @@ pub mod runlog;
 pub mod trace;
 pub mod tui;
 pub mod ui;
+pub mod output;
+pub mod units;
