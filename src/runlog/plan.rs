@@ -58,7 +58,13 @@ impl PlanRegion {
         let first = self.nodes.first().map(String::as_str).unwrap_or("");
         match self.nodes.len() {
             0 | 1 => format!("{}/{}:{}", self.provider, self.implementation, first),
-            n => format!("{}/{}:{}+{}", self.provider, self.implementation, first, n - 1),
+            n => format!(
+                "{}/{}:{}+{}",
+                self.provider,
+                self.implementation,
+                first,
+                n - 1
+            ),
         }
     }
 }
