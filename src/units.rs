@@ -32,7 +32,7 @@ mod tests {
     #[test]
     fn picks_units() {
         assert_eq!(format_ms(0.0), "0");
-        assert_eq!(format_ms(0.0000005), "500 ns");
+        assert_eq!(format_ms(0.0005), "500 ns");
         assert_eq!(format_ms(0.0027), "2.70 µs");
         assert_eq!(format_ms(0.236620), "236.62 µs");
         assert_eq!(format_ms(1.5), "1.500 ms");
