@@ -401,8 +401,24 @@ fn bad_truncated_is_incomplete() {
 
 #[test]
 fn bad_flipped_is_corrupt() {
-    let e = read_err("real/bad_flipped.etdp");
-    assert_eq!(e.kind(), "corrupt", "{e}");
+    // Diffing bad_flipped.etdp against mlp_xnnpack.etdp: 64 bytes differ; the first flip
+    // the verifier can see is byte 5651, 'l' -> 0xE2 inside "Fully Connected (NC, F32)
+    // GEMM #1" (string bytes 5648..5681), the delegate id of run 1's first event. The
+    // others hit timestamps, padding and vtable slots it cannot tell from valid data.
+    let original = std::fs::read(fixture("real/mlp_xnnpack.etdp")).unwrap();
+    let flipped = std::fs::read(fixture("real/bad_flipped.etdp")).unwrap();
+    assert_eq!(&original[5648..5681], b"Fully Connected (NC, F32) GEMM #1");
+    assert_eq!(flipped[5651], 0xE2);
+    match read_err("real/bad_flipped.etdp") {
+        EtDumpError::Corrupt(m) => {
+            assert!(
+                m.contains("ETDump.run_data[1].events[0].profile_event.delegate_debug_id_str"),
+                "{m}"
+            );
+            assert!(m.contains("Utf8 error") && m.contains("5648..5681"), "{m}");
+        }
+        e => panic!("{e:?}"),
+    }
 }
 
 #[test]

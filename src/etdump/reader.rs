@@ -5,7 +5,8 @@ use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 use super::generated::etdump as fb;
 use super::header::check_header;
 use super::{
-    ByteSpan, DelegateId, EtDump, EtDumpError, NameTable, ProfileEvent, RunBlock, SkippedEvents,
+    ByteSpan, DelegateId, EtDump, EtDumpError, NameId, NameTable, ProfileEvent, RunBlock,
+    SkippedEvents,
 };
 
 /// Parse the bytes of a whole `.etdp` file.
@@ -99,6 +100,7 @@ fn decode(root: fb::ETDump<'_>) -> Result<EtDump, EtDumpError> {
     let Some(runs) = runs else {
         return Ok(out);
     };
+    let mut names = RecentNames::new();
 
     for run in runs.iter() {
         let first = out.events.len();
@@ -109,7 +111,8 @@ fn decode(root: fb::ETDump<'_>) -> Result<EtDump, EtDumpError> {
                 // The schema says exactly one member is set; if a writer set several, the
                 // profile event wins (it is the only one we decode).
                 if let Some(pe) = event.profile_event() {
-                    let decoded = decode_profile_event(pe, &mut out.names, &mut out.metadata)?;
+                    let decoded =
+                        decode_profile_event(pe, &mut names, &mut out.names, &mut out.metadata)?;
                     out.events.push(decoded);
                 } else if event.debug_event().is_some() {
                     debug_events += 1;
@@ -135,11 +138,12 @@ fn decode(root: fb::ETDump<'_>) -> Result<EtDump, EtDumpError> {
 
 fn decode_profile_event(
     pe: fb::ProfileEvent<'_>,
+    recent: &mut RecentNames,
     names: &mut NameTable,
     metadata: &mut Vec<u8>,
 ) -> Result<ProfileEvent, EtDumpError> {
     let delegate_id = match pe.delegate_debug_id_str() {
-        Some(s) if !s.is_empty() => Some(DelegateId::Str(names.intern(s))),
+        Some(s) if !s.is_empty() => Some(DelegateId::Str(recent.intern(names, s))),
         _ => match pe.delegate_debug_id_int() {
             -1 => None,
             i => Some(DelegateId::Int(i)),
@@ -163,7 +167,7 @@ fn decode_profile_event(
         }
     };
     Ok(ProfileEvent {
-        name: pe.name().map(|n| names.intern(n)),
+        name: pe.name().map(|n| recent.intern(names, n)),
         delegate_id,
         chain_index: pe.chain_index(),
         instruction_id: pe.instruction_id(),
@@ -171,4 +175,79 @@ fn decode_profile_event(
         end_ticks: pe.end_time(),
         metadata,
     })
+}
+
+/// A small direct-mapped cache in front of `NameTable::intern`: a dump repeats a few dozen
+/// names per run, and comparing against one cached name is much cheaper than a SipHash
+/// lookup. Misses (or crafted collisions) just fall through to the table, so a hostile
+/// file cannot make interning slower than without the cache.
+struct RecentNames {
+    slots: [Option<NameId>; RecentNames::SLOTS],
+}
+
+impl RecentNames {
+    const SLOTS: usize = 256;
+
+    fn new() -> Self {
+        RecentNames {
+            slots: [None; Self::SLOTS],
+        }
+    }
+
+    #[inline]
+    fn intern(&mut self, table: &mut NameTable, s: &str) -> NameId {
+        let slot = Self::slot(s);
+        if let Some(id) = self.slots[slot] {
+            if table.get(id) == s {
+                return id;
+            }
+        }
+        let id = table.intern(s);
+        self.slots[slot] = Some(id);
+        id
+    }
+
+    /// Mixes the length and the last 8 bytes: names often differ only at the end
+    /// (`... GEMM #1`, `... GEMM #2`).
+    #[inline]
+    fn slot(s: &str) -> usize {
+        let b = s.as_bytes();
+        let k = b.len().min(8);
+        let mut tail = [0u8; 8];
+        tail[..k].copy_from_slice(&b[b.len() - k..]);
+        let x = u64::from_le_bytes(tail) ^ (b.len() as u64).rotate_left(40);
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % Self::SLOTS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_names_survive_slot_collisions() {
+        let mut table = NameTable::default();
+        let mut recent = RecentNames::new();
+        // Same length and same last 8 bytes: same slot.
+        let (a, b) = ("x_GEMM #1", "y_GEMM #1");
+        assert_eq!(RecentNames::slot(a), RecentNames::slot(b));
+        let ia = recent.intern(&mut table, a);
+        let ib = recent.intern(&mut table, b);
+        assert_ne!(ia, ib);
+        assert_eq!(recent.intern(&mut table, a), ia);
+        assert_eq!(recent.intern(&mut table, b), ib);
+        assert_eq!((table.get(ia), table.get(ib)), (a, b));
+        assert_eq!(recent.intern(&mut table, ""), table.find("").unwrap());
+        assert_eq!(table.len(), 3);
+    }
+
+    #[test]
+    fn verifier_limits_scale_with_size() {
+        let small = verifier_options(100);
+        assert_eq!(small.max_tables, 100 / 4 + 1024);
+        let big = verifier_options(100 << 20);
+        // A 100 MB dump holds ~2.4M tables, more than the crate default of 1M.
+        assert!(big.max_tables > 2_400_000);
+        assert!(big.max_apparent_size >= 2 * (100 << 20));
+    }
 }
