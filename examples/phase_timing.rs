@@ -11,9 +11,14 @@ fn main() {
     let t = Instant::now();
     let dump = cpuprof_tui::etdump::parse(&bytes).unwrap();
     let parse = t.elapsed();
-    let log = args.get(2).map(|l| cpuprof_tui::runlog::read_file(std::path::Path::new(l)).unwrap());
+    let log = args
+        .get(2)
+        .map(|l| cpuprof_tui::runlog::read_file(std::path::Path::new(l)).unwrap());
     let t = Instant::now();
-    let source = cpuprof_tui::profile::ProfileSource { etdump: args[1].clone(), log: None };
+    let source = cpuprof_tui::profile::ProfileSource {
+        etdump: args[1].clone(),
+        log: None,
+    };
     let profile = cpuprof_tui::profile::build_profile(&dump, log.as_ref(), 0, source).unwrap();
     let build = t.elapsed();
     let t = Instant::now();

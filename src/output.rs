@@ -11,7 +11,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), S
     let target = absolute(path);
     for input in inputs {
         if same_file(&target, &absolute(input)) {
-            return Err(format!("refusing to overwrite the input file {}", input.display()));
+            return Err(format!(
+                "refusing to overwrite the input file {}",
+                input.display()
+            ));
         }
     }
     let dir = match target.parent() {
@@ -37,7 +40,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), S
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    fs::canonicalize(p).unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    fs::canonicalize(p)
+        .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -12,16 +12,27 @@ fn find<'a>(p: &'a Profile, instr: i64, name: &str) -> Option<&'a Stats> {
     if name == "Method::execute" {
         return p.method.as_ref();
     }
-    for d in p.delegates.iter().filter(|d| d.instruction_id as i64 == instr) {
+    for d in p
+        .delegates
+        .iter()
+        .filter(|d| d.instruction_id as i64 == instr)
+    {
         if name == "DELEGATE_CALL" {
             return Some(&d.call);
         }
-        let ops = d.operators.iter().chain(d.steps.iter().flat_map(|s| &s.operators));
+        let ops = d
+            .operators
+            .iter()
+            .chain(d.steps.iter().flat_map(|s| &s.operators));
         if let Some(o) = ops.into_iter().find(|o| o.name == name) {
             return Some(&o.stats);
         }
     }
-    for o in p.other_operators.iter().filter(|o| o.instruction_id as i64 == instr) {
+    for o in p
+        .other_operators
+        .iter()
+        .filter(|o| o.instruction_id as i64 == instr)
+    {
         if name == "OPERATOR_CALL" {
             return Some(&o.stats);
         }
@@ -43,8 +54,14 @@ fn check(name: &str) {
         for row in block["events"].as_array().unwrap() {
             let event = row["event_name"].as_str().unwrap();
             let instr = row["instruction_id"].as_i64().unwrap();
-            let stats = find(&p, instr, event).unwrap_or_else(|| panic!("{name}: no row for {event} @{instr}"));
-            let raw: Vec<f64> = row["raw_ms"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            let stats = find(&p, instr, event)
+                .unwrap_or_else(|| panic!("{name}: no row for {event} @{instr}"));
+            let raw: Vec<f64> = row["raw_ms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
             assert_eq!(stats.samples.len(), raw.len(), "{name}: {event} count");
             for (a, b) in stats.samples.iter().zip(&raw) {
                 assert!(close(*a, *b, 1e-9), "{name}: {event}: {a} vs {b}");
@@ -58,7 +75,10 @@ fn check(name: &str) {
                 (stats.max, "max_ms"),
             ] {
                 let theirs = row[key].as_f64().unwrap();
-                assert!(close(ours, theirs, 1e-9), "{name}: {event} {key}: {ours} vs {theirs}");
+                assert!(
+                    close(ours, theirs, 1e-9),
+                    "{name}: {event} {key}: {ours} vs {theirs}"
+                );
             }
             checked += 1;
         }
@@ -91,6 +111,10 @@ fn portable_dump_matches_inspector() {
 fn debug_buffer_dump_matches_inspector_and_counts_debug_events() {
     check("mlp_portable_debugbuf");
     let p = load("real/mlp_portable_debugbuf.etdp", None, 0);
-    let note = p.warnings.iter().find(|w| w.kind == "skipped_events").expect("debug events noted");
+    let note = p
+        .warnings
+        .iter()
+        .find(|w| w.kind == "skipped_events")
+        .expect("debug events noted");
     assert!(note.message.contains("117 debug"), "{}", note.message);
 }

@@ -28,7 +28,11 @@ const CASES: &[&str] = &[
 fn profile_of(case: &str) -> (Profile, Value) {
     let truth = json(&format!("{case}.truth.json"));
     let warmup = truth["warmup"].as_u64().unwrap() as usize;
-    let p = load(&format!("{case}.etdp"), Some(&format!("{case}.log")), warmup);
+    let p = load(
+        &format!("{case}.etdp"),
+        Some(&format!("{case}.log")),
+        warmup,
+    );
     (p, truth)
 }
 
@@ -42,13 +46,30 @@ fn assert_stats(what: &str, got: &Stats, want: &Value) {
         .map(|v| v.as_u64().unwrap() as f64 / 1e6)
         .collect();
     assert_eq!(got.samples, ns, "{what}: samples");
-    assert_eq!(got.count, want["count"].as_u64().unwrap() as usize, "{what}: count");
+    assert_eq!(
+        got.count,
+        want["count"].as_u64().unwrap() as usize,
+        "{what}: count"
+    );
     if got.count > 0 {
         let median = want["median_ms"].as_f64().unwrap();
-        assert!(common::close(got.median, median, 1e-12), "{what}: median {} vs {median}", got.median);
-        assert!(common::close(got.min, want["min_ms"].as_f64().unwrap(), 1e-12), "{what}: min");
-        assert!(common::close(got.max, want["max_ms"].as_f64().unwrap(), 1e-12), "{what}: max");
-        assert!(common::close(got.mean, want["mean_ms"].as_f64().unwrap(), 1e-9), "{what}: mean");
+        assert!(
+            common::close(got.median, median, 1e-12),
+            "{what}: median {} vs {median}",
+            got.median
+        );
+        assert!(
+            common::close(got.min, want["min_ms"].as_f64().unwrap(), 1e-12),
+            "{what}: min"
+        );
+        assert!(
+            common::close(got.max, want["max_ms"].as_f64().unwrap(), 1e-12),
+            "{what}: max"
+        );
+        assert!(
+            common::close(got.mean, want["mean_ms"].as_f64().unwrap(), 1e-9),
+            "{what}: mean"
+        );
     }
 }
 
@@ -56,11 +77,23 @@ fn check_case(case: &str) {
     let (p, t) = profile_of(case);
     let w = t["warmup"].as_u64().unwrap() as usize;
     let timed = t["timed"].as_u64().unwrap() as usize;
-    assert_eq!((p.runs.total, p.runs.warmup_dropped, p.runs.kept), (w + timed, w, timed), "{case}: runs");
-    assert_stats(&format!("{case}: Method::execute"), p.method.as_ref().unwrap(), &t["method_execute"]);
+    assert_eq!(
+        (p.runs.total, p.runs.warmup_dropped, p.runs.kept),
+        (w + timed, w, timed),
+        "{case}: runs"
+    );
+    assert_stats(
+        &format!("{case}: Method::execute"),
+        p.method.as_ref().unwrap(),
+        &t["method_execute"],
+    );
 
     let want_delegates = t["delegates"].as_array().unwrap();
-    assert_eq!(p.delegates.len(), want_delegates.len(), "{case}: delegate count");
+    assert_eq!(
+        p.delegates.len(),
+        want_delegates.len(),
+        "{case}: delegate count"
+    );
     for (d, wd) in p.delegates.iter().zip(want_delegates) {
         check_delegate(case, d, wd);
     }
@@ -72,39 +105,77 @@ fn check_case(case: &str) {
         .iter()
         .filter(|i| i["kind"] == "operator")
         .collect();
-    assert_eq!(p.other_operators.len(), want_ops.len(), "{case}: other operators");
+    assert_eq!(
+        p.other_operators.len(),
+        want_ops.len(),
+        "{case}: other operators"
+    );
     for (op, w) in p.other_operators.iter().zip(want_ops) {
-        assert_eq!(op.instruction_id as i64, w["instruction_id"].as_i64().unwrap());
+        assert_eq!(
+            op.instruction_id as i64,
+            w["instruction_id"].as_i64().unwrap()
+        );
         assert_eq!(op.name, w["event"].as_str().unwrap());
-        assert_stats(&format!("{case}: {} OPERATOR_CALL", op.name), &op.stats, &w["operator_call"]);
+        assert_stats(
+            &format!("{case}: {} OPERATOR_CALL", op.name),
+            &op.stats,
+            &w["operator_call"],
+        );
         assert_eq!(op.kernels.len(), 1);
-        assert_stats(&format!("{case}: {}", op.name), &op.kernels[0].stats, &w["native_call"]);
+        assert_stats(
+            &format!("{case}: {}", op.name),
+            &op.kernels[0].stats,
+            &w["native_call"],
+        );
     }
 
     let findings = |list: &[cpuprof_tui::profile::Finding]| -> BTreeSet<(String, Option<String>)> {
-        list.iter().map(|f| (f.kind.clone(), f.event.clone())).collect()
+        list.iter()
+            .map(|f| (f.kind.clone(), f.event.clone()))
+            .collect()
     };
     let truth_findings = |key: &str| -> BTreeSet<(String, Option<String>)> {
         t["expected"][key]
             .as_array()
             .unwrap()
             .iter()
-            .map(|f| (f["code"].as_str().unwrap().to_string(), f["event"].as_str().map(str::to_string)))
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_string(),
+                    f["event"].as_str().map(str::to_string),
+                )
+            })
             .collect()
     };
-    assert_eq!(findings(&p.errors), truth_findings("errors"), "{case}: errors");
-    assert_eq!(findings(&p.warnings), truth_findings("warnings"), "{case}: warnings");
+    assert_eq!(
+        findings(&p.errors),
+        truth_findings("errors"),
+        "{case}: errors"
+    );
+    assert_eq!(
+        findings(&p.warnings),
+        truth_findings("warnings"),
+        "{case}: warnings"
+    );
 }
 
 fn check_delegate(case: &str, d: &Delegate, wd: &Value) {
     let id = wd["instruction_id"].as_i64().unwrap();
     let ctx = format!("{case}: delegate @{id}");
     assert_eq!(d.instruction_id as i64, id, "{ctx}");
-    assert_stats(&format!("{ctx} DELEGATE_CALL"), &d.call, &wd["delegate_call"]);
+    assert_stats(
+        &format!("{ctx} DELEGATE_CALL"),
+        &d.call,
+        &wd["delegate_call"],
+    );
     let has_plan = wd["plan_status"] == "ok";
     assert_eq!(d.plan.is_some(), has_plan, "{ctx}: plan presence");
     if let Some(plan) = &d.plan {
-        assert_eq!(serde_json::to_value(plan).unwrap(), wd["plan"], "{ctx}: plan JSON");
+        assert_eq!(
+            serde_json::to_value(plan).unwrap(),
+            wd["plan"],
+            "{ctx}: plan JSON"
+        );
     }
     let want_steps = wd["steps"].as_array().unwrap();
     // Without a plan, steps come from events; a step never seen cannot appear.
@@ -117,7 +188,11 @@ fn check_delegate(case: &str, d: &Delegate, wd: &Value) {
         let sctx = format!("{ctx} step {}", s.name);
         assert_eq!(s.name, ws["event"].as_str().unwrap(), "{sctx}");
         assert_eq!(s.provider, ws["provider"].as_str().unwrap(), "{sctx}");
-        assert_eq!(s.implementation, ws["implementation"].as_str().unwrap(), "{sctx}");
+        assert_eq!(
+            s.implementation,
+            ws["implementation"].as_str().unwrap(),
+            "{sctx}"
+        );
         let nodes: Vec<String> = serde_json::from_value(ws["nodes"].clone()).unwrap();
         assert_eq!(s.node_count, nodes.len(), "{sctx}: node count");
         if has_plan {
@@ -128,8 +203,14 @@ fn check_delegate(case: &str, d: &Delegate, wd: &Value) {
         assert_stats(&sctx, &s.stats, &ws["stats"]);
         let want_ops = ws["operators"].as_array().unwrap();
         assert_eq!(
-            s.operators.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
-            want_ops.iter().map(|o| o["event"].as_str().unwrap()).collect::<Vec<_>>(),
+            s.operators
+                .iter()
+                .map(|o| o.name.as_str())
+                .collect::<Vec<_>>(),
+            want_ops
+                .iter()
+                .map(|o| o["event"].as_str().unwrap())
+                .collect::<Vec<_>>(),
             "{sctx}: operators"
         );
         for (o, wo) in s.operators.iter().zip(want_ops) {
@@ -142,17 +223,27 @@ fn check_delegate(case: &str, d: &Delegate, wd: &Value) {
             assert_eq!(kind, wo["kind"].as_str().unwrap(), "{octx}: kind");
             assert_stats(&octx, &o.stats, &wo["stats"]);
             match &wo["shapes"] {
-                Value::Null => assert_eq!((&o.input_shapes, &o.output_shapes), (&None, &None), "{octx}"),
+                Value::Null => assert_eq!(
+                    (&o.input_shapes, &o.output_shapes),
+                    (&None, &None),
+                    "{octx}"
+                ),
                 shapes => {
-                    let i: Vec<Vec<i64>> = serde_json::from_value(shapes["inputs"].clone()).unwrap();
-                    let out: Vec<Vec<i64>> = serde_json::from_value(shapes["outputs"].clone()).unwrap();
+                    let i: Vec<Vec<i64>> =
+                        serde_json::from_value(shapes["inputs"].clone()).unwrap();
+                    let out: Vec<Vec<i64>> =
+                        serde_json::from_value(shapes["outputs"].clone()).unwrap();
                     assert_eq!(o.input_shapes.as_ref(), Some(&i), "{octx}: inputs");
                     assert_eq!(o.output_shapes.as_ref(), Some(&out), "{octx}: outputs");
                 }
             }
         }
     }
-    assert!(d.unattributed.is_empty(), "{ctx}: unattributed {:?}", d.unattributed);
+    assert!(
+        d.unattributed.is_empty(),
+        "{ctx}: unattributed {:?}",
+        d.unattributed
+    );
 }
 
 #[test]
@@ -192,9 +283,13 @@ fn warmup_samples_are_kept_aside_in_run_order() {
 #[test]
 fn warmup_must_leave_a_run() {
     let request = cpuprof_tui::profile::ProfileRequest::new(fixture("cpu/mlp_w0_t1.etdp"), None, 1);
-    let err = cpuprof_tui::profile::load_profile(&request, &mut |_| {}, &Default::default()).unwrap_err();
+    let err =
+        cpuprof_tui::profile::load_profile(&request, &mut |_| {}, &Default::default()).unwrap_err();
     let line = err.to_string();
-    assert!(line.contains("mlp_w0_t1.etdp") && line.contains("--warmup 1"), "{line}");
+    assert!(
+        line.contains("mlp_w0_t1.etdp") && line.contains("--warmup 1"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -205,7 +300,10 @@ fn method_time_is_explained() {
     let r = p.remainder.as_ref().unwrap();
     for i in 0..m.count {
         let parts: f64 = p.delegates.iter().map(|d| d.call.samples[i]).sum::<f64>()
-            + p.other_operators.iter().map(|o| o.stats.samples[i]).sum::<f64>()
+            + p.other_operators
+                .iter()
+                .map(|o| o.stats.samples[i])
+                .sum::<f64>()
             + r.samples[i];
         assert!((parts - m.samples[i]).abs() < 1e-9, "run {i}");
         assert!(r.samples[i] >= 0.0);

@@ -29,7 +29,12 @@ pub fn build_profile(
     source: ProfileSource,
 ) -> Result<Profile, BuildError> {
     let sequences: Vec<Option<&CpuPlan>> = log
-        .map(|l| l.sequences.iter().map(|s| s.outcome.as_ref().ok()).collect())
+        .map(|l| {
+            l.sequences
+                .iter()
+                .map(|s| s.outcome.as_ref().ok())
+                .collect()
+        })
         .unwrap_or_default();
     let plan_step_names: HashSet<String> = sequences
         .iter()
@@ -94,7 +99,11 @@ impl Builder<'_> {
         if let Some(log) = log {
             for w in &log.warnings {
                 let mut f = Finding::new(w.code, w.message.clone());
-                if let Some(d) = matched.broken_for.iter().position(|b| *b == Some(w.sequence)) {
+                if let Some(d) = matched
+                    .broken_for
+                    .iter()
+                    .position(|b| *b == Some(w.sequence))
+                {
                     f.instruction_id = Some(delegate_instrs[d].instruction_id);
                     f.message = format!(
                         "{}; delegate at instruction {} is analysed from the ETDump alone",
@@ -147,7 +156,12 @@ impl Builder<'_> {
                 format!(
                     "{} event(s) end before they start and were left out: {}",
                     c.negative_durations.len(),
-                    c.negative_durations.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+                    c.negative_durations
+                        .iter()
+                        .take(3)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("; ")
                 ),
             ));
         }
@@ -219,7 +233,11 @@ impl Builder<'_> {
         let has_steps = instr.rows.iter().any(|r| r.kind == RowKind::Step);
         let kind = if has_steps || plan.is_some() {
             DelegateKind::CpuPlan
-        } else if instr.rows.iter().any(|r| r.kind == RowKind::XnnpackOperator) {
+        } else if instr
+            .rows
+            .iter()
+            .any(|r| r.kind == RowKind::XnnpackOperator)
+        {
             DelegateKind::Xnnpack
         } else {
             DelegateKind::Other
@@ -254,14 +272,21 @@ impl Builder<'_> {
             Some((_, p)) => {
                 for (j, region) in p.regions.iter().enumerate() {
                     let name = region.step_name();
-                    let occurrence = p.regions[..j].iter().filter(|r| r.step_name() == name).count();
+                    let occurrence = p.regions[..j]
+                        .iter()
+                        .filter(|r| r.step_name() == name)
+                        .count();
                     let row = step_rows.iter().copied().find(|&i| {
-                        !used[i] && instr.rows[i].occurrence as usize == occurrence && self.label(&instr.rows[i]) == name
+                        !used[i]
+                            && instr.rows[i].occurrence as usize == occurrence
+                            && self.label(&instr.rows[i]) == name
                     });
                     if let Some(i) = row {
                         used[i] = true;
                     }
-                    let stats = row.map(|i| self.stats(&instr.rows[i].series)).unwrap_or_default();
+                    let stats = row
+                        .map(|i| self.stats(&instr.rows[i].series))
+                        .unwrap_or_default();
                     steps.push((
                         PlanStep {
                             name,
@@ -284,12 +309,18 @@ impl Builder<'_> {
                     let parsed = parse_step_name(&name);
                     steps.push((
                         PlanStep {
-                            provider: parsed.as_ref().map(|s| s.provider.clone()).unwrap_or_default(),
+                            provider: parsed
+                                .as_ref()
+                                .map(|s| s.provider.clone())
+                                .unwrap_or_default(),
                             implementation: parsed
                                 .as_ref()
                                 .map(|s| s.implementation.clone())
                                 .unwrap_or_default(),
-                            nodes: parsed.as_ref().map(|s| vec![s.first_node.clone()]).unwrap_or_default(),
+                            nodes: parsed
+                                .as_ref()
+                                .map(|s| vec![s.first_node.clone()])
+                                .unwrap_or_default(),
                             node_count: parsed.as_ref().map_or(0, |s| s.node_count),
                             stats: self.stats(&instr.rows[i].series),
                             share: 0.0,
@@ -352,7 +383,10 @@ impl Builder<'_> {
                 continue;
             }
             self.check_count(&step.name, Some(id), step.stats.count);
-            let has_xnnpack_ops = step.operators.iter().any(|o| o.kind == OperatorKind::Xnnpack);
+            let has_xnnpack_ops = step
+                .operators
+                .iter()
+                .any(|o| o.kind == OperatorKind::Xnnpack);
             if step.provider == "XNNPACK" && !has_xnnpack_ops {
                 let mut f = Finding::new(
                     "xnnpack_operator_events_missing",
@@ -371,7 +405,12 @@ impl Builder<'_> {
         }
     }
 
-    fn operator(&mut self, row: &EventRow, instruction_id: i32, parent_median: f64) -> OperatorStats {
+    fn operator(
+        &mut self,
+        row: &EventRow,
+        instruction_id: i32,
+        parent_median: f64,
+    ) -> OperatorStats {
         let name = self.label(row);
         let stats = self.stats(&row.series);
         self.check_count(&name, Some(instruction_id), stats.count);
@@ -380,7 +419,9 @@ impl Builder<'_> {
             RowKind::Kernel => OperatorKind::Kernel,
             _ => OperatorKind::Delegate,
         };
-        let metadata = row.metadata.map(|span| &self.dump.metadata[span.start as usize..span.end as usize]);
+        let metadata = row
+            .metadata
+            .map(|span| &self.dump.metadata[span.start as usize..span.end as usize]);
         let (input_shapes, output_shapes) = match decode_metadata(metadata) {
             Metadata::Shapes(s) => (Some(s.inputs), Some(s.outputs)),
             Metadata::Empty => (None, None),
@@ -443,7 +484,11 @@ impl Builder<'_> {
                 instruction_id: id,
                 name: display,
                 stats,
-                kernels: if out.is_empty() { kernels.clone() } else { Vec::new() },
+                kernels: if out.is_empty() {
+                    kernels.clone()
+                } else {
+                    Vec::new()
+                },
             });
         }
         out
@@ -453,7 +498,8 @@ impl Builder<'_> {
     fn remainder(&self, c: &Collected) -> Stats {
         let mut covered = vec![0.0f64; c.runs];
         for instr in &c.instructions {
-            let series = std::iter::once(&instr.delegate_call).chain(instr.instruction_calls.iter().map(|(_, s)| s));
+            let series = std::iter::once(&instr.delegate_call)
+                .chain(instr.instruction_calls.iter().map(|(_, s)| s));
             for s in series {
                 for (&r, &ms) in s.runs.iter().zip(&s.ms) {
                     covered[r as usize] += ms;

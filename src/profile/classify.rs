@@ -87,7 +87,12 @@ mod tests {
     fn step_names() {
         let s = parse_step_name("XNNPACK/subgraph:conv_1+3").unwrap();
         assert_eq!(
-            (s.provider.as_str(), s.implementation.as_str(), s.first_node.as_str(), s.node_count),
+            (
+                s.provider.as_str(),
+                s.implementation.as_str(),
+                s.first_node.as_str(),
+                s.node_count
+            ),
             ("XNNPACK", "subgraph", "conv_1", 4)
         );
         let s = parse_step_name("ET/registry:neg").unwrap();

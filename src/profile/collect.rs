@@ -194,17 +194,19 @@ pub(crate) fn collect(dump: &EtDump, plan_step_names: &HashSet<String>) -> Colle
             let occurrence = *occ;
             *occ += 1;
             let rows = &mut out.instructions[instr].rows;
-            let row = *row_index.entry((instr, label, occurrence)).or_insert_with(|| {
-                rows.push(EventRow {
-                    label,
-                    occurrence,
-                    kind,
-                    series: Series::default(),
-                    metadata: ev.metadata,
-                    step_votes: Vec::new(),
+            let row = *row_index
+                .entry((instr, label, occurrence))
+                .or_insert_with(|| {
+                    rows.push(EventRow {
+                        label,
+                        occurrence,
+                        kind,
+                        series: Series::default(),
+                        metadata: ev.metadata,
+                        step_votes: Vec::new(),
+                    });
+                    rows.len() - 1
                 });
-                rows.len() - 1
-            });
             rows[row].series.push(run, ms);
             let placed = Placed {
                 instr,

@@ -131,16 +131,19 @@ pub fn load_profile(
     let bytes: &[u8] = match request.embedded {
         Some(e) => e.etdump,
         None => {
-            owned = read_with_progress(&request.etdump, progress, cancel)
-                .map_err(|e| match e {
-                    ReadError::Cancelled => LoadError::Cancelled,
-                    ReadError::Io(msg) => bad(&dump_name, msg),
-                })?;
+            owned = read_with_progress(&request.etdump, progress, cancel).map_err(|e| match e {
+                ReadError::Cancelled => LoadError::Cancelled,
+                ReadError::Io(msg) => bad(&dump_name, msg),
+            })?;
             &owned
         }
     };
     let total = bytes.len() as u64;
-    progress(LoadProgress { phase: LoadPhase::Parsing, bytes_done: total, bytes_total: total });
+    progress(LoadProgress {
+        phase: LoadPhase::Parsing,
+        bytes_done: total,
+        bytes_total: total,
+    });
     check_cancel()?;
     let dump = etdump::parse(bytes).map_err(|e| match e {
         EtDumpError::Incomplete { .. } => LoadError::Incomplete {
@@ -151,7 +154,11 @@ pub fn load_profile(
     })?;
     check_cancel()?;
 
-    progress(LoadProgress { phase: LoadPhase::ReadingLog, bytes_done: total, bytes_total: total });
+    progress(LoadProgress {
+        phase: LoadPhase::ReadingLog,
+        bytes_done: total,
+        bytes_total: total,
+    });
     let log_path = match (&request.embedded, &request.log) {
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
@@ -159,17 +166,24 @@ pub fn load_profile(
     };
     let log = match (&request.embedded, &log_path) {
         (Some(e), _) => Some(runlog::parse(e.log)),
-        (None, Some(path)) => Some(runlog::read_file(path).map_err(|e| bad(&path.display().to_string(), e))?),
+        (None, Some(path)) => {
+            Some(runlog::read_file(path).map_err(|e| bad(&path.display().to_string(), e))?)
+        }
         (None, None) => None,
     };
     check_cancel()?;
 
-    progress(LoadProgress { phase: LoadPhase::Analysing, bytes_done: total, bytes_total: total });
+    progress(LoadProgress {
+        phase: LoadPhase::Analysing,
+        bytes_done: total,
+        bytes_total: total,
+    });
     let source = ProfileSource {
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    build_profile(&dump, log.as_ref(), request.warmup, source).map_err(|e| bad(&dump_name, e.to_string()))
+    build_profile(&dump, log.as_ref(), request.warmup, source)
+        .map_err(|e| bad(&dump_name, e.to_string()))
 }
 
 enum ReadError {

@@ -36,7 +36,12 @@ pub(crate) fn match_plans(
         let Some(names) = seq else { continue };
         let best = (0..delegates.len())
             .filter(|&d| m.plan_for[d].is_none())
-            .map(|d| (names.iter().filter(|n| delegates[d].contains(*n)).count(), d))
+            .map(|d| {
+                (
+                    names.iter().filter(|n| delegates[d].contains(*n)).count(),
+                    d,
+                )
+            })
             .filter(|&(score, _)| score > 0)
             .max_by(|a, b| {
                 a.0.cmp(&b.0)
@@ -89,7 +94,10 @@ mod tests {
     fn identical_plans_fall_back_to_order() {
         let sequences = [seq(&["X/s:a"]), seq(&["X/s:a"])];
         let delegates = [set(&["X/s:a"]), set(&["X/s:a"])];
-        assert_eq!(match_plans(&sequences, &delegates).plan_for, vec![Some(0), Some(1)]);
+        assert_eq!(
+            match_plans(&sequences, &delegates).plan_for,
+            vec![Some(0), Some(1)]
+        );
     }
 
     #[test]

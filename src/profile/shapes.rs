@@ -75,7 +75,9 @@ mod tests {
 
     #[test]
     fn shape_json() {
-        let m = decode_metadata(Some(br#"{"inputs":[[1,3,32,32],[16,3,3,3]],"outputs":[[1,16,30,30]]}"#));
+        let m = decode_metadata(Some(
+            br#"{"inputs":[[1,3,32,32],[16,3,3,3]],"outputs":[[1,16,30,30]]}"#,
+        ));
         assert_eq!(
             m,
             Metadata::Shapes(Shapes {
@@ -101,7 +103,10 @@ mod tests {
             &br#"{"inputs":[[1]],"outputs":[[2]],"extra":1}"#[..],
             &b"garbage"[..],
         ] {
-            assert!(matches!(decode_metadata(Some(bad)), Metadata::Malformed(_)), "{bad:?}");
+            assert!(
+                matches!(decode_metadata(Some(bad)), Metadata::Malformed(_)),
+                "{bad:?}"
+            );
         }
     }
 }

@@ -11,32 +11,74 @@ pub fn profile_csv(p: &Profile) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{HEADER}");
     if let Some(m) = &p.method {
-        line(&mut out, &["method", "", "", "", "Method::execute", ""], m, None, None);
+        line(
+            &mut out,
+            &["method", "", "", "", "Method::execute", ""],
+            m,
+            None,
+            None,
+        );
     }
     for d in &p.delegates {
         let id = d.instruction_id.to_string();
         let kind = serde_kind(&d.kind);
-        line(&mut out, &["delegate", &id, &kind, "", "DELEGATE_CALL", ""], &d.call, None, None);
+        line(
+            &mut out,
+            &["delegate", &id, &kind, "", "DELEGATE_CALL", ""],
+            &d.call,
+            None,
+            None,
+        );
         for s in &d.steps {
-            line(&mut out, &["step", &id, &kind, &s.name, &s.name, &s.provider], &s.stats, Some(s.share), None);
+            line(
+                &mut out,
+                &["step", &id, &kind, &s.name, &s.name, &s.provider],
+                &s.stats,
+                Some(s.share),
+                None,
+            );
             for op in &s.operators {
                 let k = serde_kind(&op.kind);
                 let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
-                line(&mut out, &["operator", &id, &kind, &s.name, &op.name, &k], &op.stats, Some(op.share), Some(sh));
+                line(
+                    &mut out,
+                    &["operator", &id, &kind, &s.name, &op.name, &k],
+                    &op.stats,
+                    Some(op.share),
+                    Some(sh),
+                );
             }
         }
         for op in &d.operators {
             let k = serde_kind(&op.kind);
             let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
-            line(&mut out, &["operator", &id, &kind, "", &op.name, &k], &op.stats, Some(op.share), Some(sh));
+            line(
+                &mut out,
+                &["operator", &id, &kind, "", &op.name, &k],
+                &op.stats,
+                Some(op.share),
+                Some(sh),
+            );
         }
         for u in &d.unattributed {
-            line(&mut out, &["unattributed", &id, &kind, "", &u.name, ""], &u.stats, None, None);
+            line(
+                &mut out,
+                &["unattributed", &id, &kind, "", &u.name, ""],
+                &u.stats,
+                None,
+                None,
+            );
         }
     }
     for op in &p.other_operators {
         let id = op.instruction_id.to_string();
-        line(&mut out, &["other_operator", &id, "", "", &op.name, ""], &op.stats, None, None);
+        line(
+            &mut out,
+            &["other_operator", &id, "", "", &op.name, ""],
+            &op.stats,
+            None,
+            None,
+        );
     }
     out
 }
@@ -49,13 +91,24 @@ fn serde_kind<T: serde::Serialize>(k: &T) -> String {
 }
 
 fn shape_cells(i: Option<&[Vec<i64>]>, o: Option<&[Vec<i64>]>) -> (String, String) {
-    (i.map(shapes).unwrap_or_default(), o.map(shapes).unwrap_or_default())
+    (
+        i.map(shapes).unwrap_or_default(),
+        o.map(shapes).unwrap_or_default(),
+    )
 }
 
-fn line(out: &mut String, first: &[&str; 6], s: &Stats, share: Option<f64>, sh: Option<(String, String)>) {
+fn line(
+    out: &mut String,
+    first: &[&str; 6],
+    s: &Stats,
+    share: Option<f64>,
+    sh: Option<(String, String)>,
+) {
     let mut cells: Vec<String> = first.iter().map(|c| quote(c)).collect();
     cells.push(s.count.to_string());
-    for v in [s.median, s.min, s.max, s.mean, s.p10, s.p90, s.p99, s.stddev] {
+    for v in [
+        s.median, s.min, s.max, s.mean, s.p10, s.p90, s.p99, s.stddev,
+    ] {
         cells.push(v.to_string());
     }
     cells.push(share.map(|x| x.to_string()).unwrap_or_default());

@@ -39,7 +39,10 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         None => {
             let found = default_log_for(&args.file);
             if let Some(l) = &found {
-                eprintln!("cpuprof-tui: using runner log {} (found beside the dump)", l.display());
+                eprintln!(
+                    "cpuprof-tui: using runner log {} (found beside the dump)",
+                    l.display()
+                );
             }
             found
         }
@@ -86,7 +89,8 @@ pub fn profile_json(profile: &Profile) -> String {
 
 pub(crate) fn emit(text: &str, output: Option<&Path>, inputs: &[&Path]) -> Result<(), String> {
     match output {
-        Some(path) => write_atomic(path, text.as_bytes(), inputs).map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => write_atomic(path, text.as_bytes(), inputs)
+            .map_err(|e| format!("{}: {e}", path.display())),
         None => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();

@@ -35,7 +35,13 @@ pub fn profile_table(p: &Profile) -> String {
     if !p.other_operators.is_empty() {
         let _ = writeln!(o, "Other operators (not delegated)");
         for op in &p.other_operators {
-            row(o, 1, &format!("#{} {}", op.instruction_id, op.name), &op.stats, None);
+            row(
+                o,
+                1,
+                &format!("#{} {}", op.instruction_id, op.name),
+                &op.stats,
+                None,
+            );
         }
     }
     if let Some(r) = &p.remainder {
@@ -104,7 +110,13 @@ fn delegate(o: &mut String, d: &Delegate) {
         } else {
             String::new()
         };
-        row(o, 1, &format!("{}{nodes}", step.name), &step.stats, Some(step.share));
+        row(
+            o,
+            1,
+            &format!("{}{nodes}", step.name),
+            &step.stats,
+            Some(step.share),
+        );
         for op in &step.operators {
             operator(o, 2, op);
         }
@@ -121,13 +133,24 @@ fn delegate(o: &mut String, d: &Delegate) {
 fn operator(o: &mut String, depth: usize, op: &OperatorStats) {
     row(o, depth, &op.name, &op.stats, Some(op.share));
     if let (Some(i), Some(out)) = (&op.input_shapes, &op.output_shapes) {
-        let _ = writeln!(o, "{}  {} -> {}", "  ".repeat(depth), shapes(i), shapes(out));
+        let _ = writeln!(
+            o,
+            "{}  {} -> {}",
+            "  ".repeat(depth),
+            shapes(i),
+            shapes(out)
+        );
     }
 }
 
 pub(crate) fn shapes(list: &[Vec<i64>]) -> String {
     list.iter()
-        .map(|s| s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"))
+        .map(|s| {
+            s.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("x")
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -7,7 +7,9 @@ use std::sync::atomic::AtomicBool;
 use cpuprof_tui::profile::{load_profile, Profile, ProfileRequest};
 
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
 }
 
 pub fn load(etdump: &str, log: Option<&str>, warmup: usize) -> Profile {
