@@ -7,10 +7,12 @@
 pub mod app;
 pub mod cli;
 pub mod etdump;
+pub mod output;
 pub mod profile;
 pub mod report;
 pub mod runlog;
 pub mod trace;
 pub mod tui;
 pub mod ui;
+pub mod units;
 pub mod worker;

@@ -162,6 +162,7 @@ pub fn profile() -> Profile {
             }],
         }],
         remainder: Some(st(0.11)),
+        load: None,
         warnings: vec![Finding::new(
             "xnnpack_ops_missing",
             "delegate #4 has no plan; operators shown directly under the call",

@@ -3,9 +3,13 @@
 //! No statistics here; attribution and stats live in `crate::profile`.
 
 mod error;
+/// flatc output for `assets/schema/etdump.fbs`. Public so tests and benches can build
+/// dumps with the flatbuffers builder; not a stable API.
 #[allow(clippy::all, unused_imports, dead_code, non_camel_case_types, mismatched_lifetime_syntaxes)]
 #[rustfmt::skip]
-mod generated;
+#[doc(hidden)]
+pub mod generated;
+mod header;
 mod names;
 mod reader;
 

@@ -1,10 +1,14 @@
 //! Loading a profile from files: read with progress, parse, build. This is what the
 //! worker thread and the `report` command call.
 
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::Profile;
+use super::{build_profile, Profile, ProfileSource};
+use crate::etdump::{self, EtDumpError};
+use crate::runlog;
 
 /// What to load.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,15 +108,127 @@ pub fn default_log_for(etdump: &Path) -> Option<PathBuf> {
 }
 
 /// Load and build a profile. `progress` is called from this thread; `cancel` is polled
-/// between phases and while reading.
+/// while reading and between phases.
 pub fn load_profile(
     request: &ProfileRequest,
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<Profile, LoadError> {
-    let _ = (request, &mut *progress, cancel.load(Ordering::Relaxed));
-    Err(LoadError::BadInput {
-        path: request.etdump.display().to_string(),
-        detail: "pipeline not implemented yet".into(),
-    })
+    let dump_name = request.etdump.display().to_string();
+    let bad = |path: &str, detail: String| LoadError::BadInput {
+        path: path.to_string(),
+        detail,
+    };
+    let check_cancel = || {
+        if cancel.load(Ordering::Relaxed) {
+            Err(LoadError::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+
+    let owned;
+    let bytes: &[u8] = match request.embedded {
+        Some(e) => e.etdump,
+        None => {
+            owned = read_with_progress(&request.etdump, progress, cancel).map_err(|e| match e {
+                ReadError::Cancelled => LoadError::Cancelled,
+                ReadError::Io(msg) => bad(&dump_name, msg),
+            })?;
+            &owned
+        }
+    };
+    let total = bytes.len() as u64;
+    progress(LoadProgress {
+        phase: LoadPhase::Parsing,
+        bytes_done: total,
+        bytes_total: total,
+    });
+    check_cancel()?;
+    let dump = etdump::parse(bytes).map_err(|e| match e {
+        EtDumpError::Incomplete { .. } => LoadError::Incomplete {
+            path: dump_name.clone(),
+            detail: e.to_string(),
+        },
+        other => bad(&dump_name, other.to_string()),
+    })?;
+    check_cancel()?;
+
+    progress(LoadProgress {
+        phase: LoadPhase::ReadingLog,
+        bytes_done: total,
+        bytes_total: total,
+    });
+    let log_path = match (&request.embedded, &request.log) {
+        (Some(_), log) => log.clone(),
+        (None, Some(log)) => Some(log.clone()),
+        (None, None) => default_log_for(&request.etdump),
+    };
+    let log = match (&request.embedded, &log_path) {
+        (Some(e), _) => Some(runlog::parse(e.log)),
+        (None, Some(path)) => {
+            Some(runlog::read_file(path).map_err(|e| bad(&path.display().to_string(), e))?)
+        }
+        (None, None) => None,
+    };
+    check_cancel()?;
+
+    progress(LoadProgress {
+        phase: LoadPhase::Analysing,
+        bytes_done: total,
+        bytes_total: total,
+    });
+    let source = ProfileSource {
+        etdump: dump_name.clone(),
+        log: log_path.map(|p| p.display().to_string()),
+    };
+    build_profile(&dump, log.as_ref(), request.warmup, source)
+        .map_err(|e| bad(&dump_name, e.to_string()))
+}
+
+enum ReadError {
+    Io(String),
+    Cancelled,
+}
+
+/// Read a whole file in chunks so the caller sees progress and can cancel a big read.
+fn read_with_progress(
+    path: &Path,
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<Vec<u8>, ReadError> {
+    const CHUNK: usize = 8 << 20;
+    let mut file = File::open(path).map_err(|e| ReadError::Io(io_message(&e)))?;
+    let meta = file.metadata().map_err(|e| ReadError::Io(io_message(&e)))?;
+    if meta.is_dir() {
+        return Err(ReadError::Io("is a directory, not an ETDump file".into()));
+    }
+    let total = meta.len();
+    let mut bytes = Vec::with_capacity(total as usize);
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ReadError::Cancelled);
+        }
+        let before = bytes.len();
+        let n = (&mut file)
+            .take(CHUNK as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ReadError::Io(io_message(&e)))?;
+        progress(LoadProgress {
+            phase: LoadPhase::Reading,
+            bytes_done: bytes.len() as u64,
+            bytes_total: total.max(bytes.len() as u64),
+        });
+        if n == 0 || bytes.len() == before {
+            return Ok(bytes);
+        }
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
 }

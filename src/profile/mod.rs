@@ -1,13 +1,22 @@
 //! Profiling pipeline: attribute ETDump events to delegates, plan steps and operators,
 //! drop warm-up runs, compute statistics and checks. Pure functions over reader output.
 
+mod build;
+mod classify;
+mod collect;
+mod fast_hash;
+mod load;
 mod model;
+mod plan_match;
+mod shapes;
 mod stats;
 
-pub use model::*;
-pub use stats::{percentile_sorted, Stats};
-mod load;
+pub use build::{build_profile, BuildError};
+pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
     default_log_for, load_profile, EmbeddedDump, LoadError, LoadPhase, LoadProgress,
     ProfileRequest, DEMO,
 };
+pub use model::*;
+pub use shapes::{decode_metadata, Metadata, Shapes};
+pub use stats::{percentile_sorted, Stats};

@@ -21,6 +21,9 @@ pub struct Profile {
     /// Method time not covered by delegates and other operators (per kept run).
     #[serde(default)]
     pub remainder: Option<Stats>,
+    /// Load-time events of the `Default` block.
+    #[serde(default)]
+    pub load: Option<LoadTimes>,
     pub warnings: Vec<Finding>,
     pub errors: Vec<Finding>,
     /// Runner log lines, for the log view (not part of profile.json).
@@ -143,4 +146,11 @@ impl Finding {
             instruction_id: None,
         }
     }
+}
+
+/// Durations of the load-time events (ms), when the dump has them.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct LoadTimes {
+    pub method_init: Option<f64>,
+    pub program_load_method: Option<f64>,
 }

@@ -2,9 +2,15 @@
 //!
 //! A broken chunk sequence becomes a warning and an unusable slot; the other plans still
 //! load, and sequence k keeps its position (it belongs to the k-th CPU delegate).
+//! How chunk lines are grouped into sequences (lost chunk 0, repeats, changed counts)
+//! is documented in `chunks.rs`.
 
+mod chunks;
+mod etlog;
 mod plan;
 mod reader;
+#[cfg(test)]
+mod tests;
 
 pub use plan::{CpuPlan, PlanCandidate, PlanRegion, SelectionContext};
 pub use reader::{parse, read_file};
@@ -27,6 +33,15 @@ impl RunLog {
             .iter()
             .enumerate()
             .filter_map(|(i, s)| s.outcome.as_ref().ok().map(|p| (i, p)))
+    }
+
+    /// The decoded report text (the JSON exactly as logged) of sequence `sequence`, when its
+    /// chunks are complete and decode to UTF-8. Recomputed from `lines`.
+    pub fn plan_json(&self, sequence: usize) -> Option<String> {
+        let raw = reader::raw_sequences(&self.lines);
+        let seq = raw.get(sequence)?;
+        chunks::check_structure(seq).ok()?;
+        chunks::decode_text(seq).ok()
     }
 }
 

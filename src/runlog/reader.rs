@@ -1,14 +1,68 @@
 use std::path::Path;
 
-use super::RunLog;
+use super::chunks::{self, RawSequence};
+use super::etlog::parse_et_log;
+use super::{LogLine, LogWarning, PlanSequence, RunLog};
 
 /// Parse a whole runner log (any bytes; invalid UTF-8 is replaced, never fatal).
-pub fn parse(_bytes: &[u8]) -> RunLog {
-    RunLog::default()
+///
+/// Lines end at `\n`; one `\r` before it is dropped (LF, CRLF or a mix). A final line
+/// without a line ending still counts; the empty text after a final line ending does not.
+pub fn parse(bytes: &[u8]) -> RunLog {
+    let lines = split_lines(bytes);
+    let raw = raw_sequences(&lines);
+    let mut sequences = Vec::with_capacity(raw.len());
+    let mut warnings = Vec::new();
+    for (k, seq) in raw.iter().enumerate() {
+        let outcome = chunks::decode_sequence(seq);
+        if let Err(problem) = &outcome {
+            warnings.push(LogWarning {
+                code: problem.code(),
+                sequence: k,
+                message: format!("plan sequence {k} (line {}): {problem}", seq.first_line()),
+            });
+        }
+        sequences.push(PlanSequence {
+            expected_chunks: seq.expected_chunks(),
+            chunk_indexes: seq.indexes(),
+            first_line: seq.first_line(),
+            outcome,
+        });
+    }
+    RunLog {
+        sequences,
+        warnings,
+        lines,
+    }
 }
 
 /// Read and parse a log file. The error is the I/O error text; callers add the path.
 pub fn read_file(path: &Path) -> Result<RunLog, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     Ok(parse(&bytes))
+}
+
+fn split_lines(bytes: &[u8]) -> Vec<LogLine> {
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    body.split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, raw)| {
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let text = String::from_utf8_lossy(raw).into_owned();
+            let et_log = parse_et_log(&text);
+            LogLine {
+                number: i + 1,
+                text,
+                et_log,
+            }
+        })
+        .collect()
+}
+
+/// The chunk sequences of already split lines (for [`RunLog::plan_json`]).
+pub(crate) fn raw_sequences(lines: &[LogLine]) -> Vec<RawSequence<'_>> {
+    chunks::assemble(lines.iter().map(|l| (l.number, l.text.as_str())))
 }

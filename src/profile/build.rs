@@ -1,0 +1,543 @@
+//! Assemble the profile from collected rows: delegates -> plan steps -> operators, other
+//! operators, statistics over kept runs, and the checks.
+
+use std::collections::HashSet;
+
+use super::classify::parse_step_name;
+use super::collect::{collect, Collected, EventRow, InstructionData, Label, RowKind, Series};
+use super::model::*;
+use super::plan_match::match_plans;
+use super::shapes::{decode_metadata, Metadata};
+use super::Stats;
+use crate::etdump::EtDump;
+use crate::runlog::{CpuPlan, RunLog};
+
+/// Why no profile can be built from a readable dump.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error("no Execute runs in the dump (the method was loaded but never executed)")]
+    NoExecuteRuns,
+    #[error("--warmup {warmup} drops every run: the dump has {runs} Execute run(s)")]
+    WarmupTooLarge { warmup: usize, runs: usize },
+}
+
+/// Build the profile of `dump`, with the plans of `log` if given.
+pub fn build_profile(
+    dump: &EtDump,
+    log: Option<&RunLog>,
+    warmup: usize,
+    source: ProfileSource,
+) -> Result<Profile, BuildError> {
+    let sequences: Vec<Option<&CpuPlan>> = log
+        .map(|l| {
+            l.sequences
+                .iter()
+                .map(|s| s.outcome.as_ref().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let plan_step_names: HashSet<String> = sequences
+        .iter()
+        .flatten()
+        .flat_map(|p| p.regions.iter().map(|r| r.step_name()))
+        .collect();
+    let collected = collect(dump, &plan_step_names);
+    if collected.runs == 0 {
+        return Err(BuildError::NoExecuteRuns);
+    }
+    if warmup >= collected.runs {
+        return Err(BuildError::WarmupTooLarge {
+            warmup,
+            runs: collected.runs,
+        });
+    }
+    let mut b = Builder {
+        dump,
+        warmup,
+        kept: collected.runs - warmup,
+        warnings: Vec::new(),
+        errors: Vec::new(),
+    };
+    let profile = b.assemble(&collected, log, &sequences, source);
+    Ok(profile)
+}
+
+struct Builder<'a> {
+    dump: &'a EtDump,
+    warmup: usize,
+    kept: usize,
+    warnings: Vec<Finding>,
+    errors: Vec<Finding>,
+}
+
+impl Builder<'_> {
+    fn assemble(
+        &mut self,
+        c: &Collected,
+        log: Option<&RunLog>,
+        sequences: &[Option<&CpuPlan>],
+        source: ProfileSource,
+    ) -> Profile {
+        let delegate_instrs: Vec<&InstructionData> =
+            c.instructions.iter().filter(|i| i.is_delegate()).collect();
+        let observed_steps: Vec<HashSet<String>> = delegate_instrs
+            .iter()
+            .map(|i| {
+                i.rows
+                    .iter()
+                    .filter(|r| r.kind == RowKind::Step)
+                    .map(|r| self.label(r))
+                    .collect()
+            })
+            .collect();
+        let seq_names: Vec<Option<Vec<String>>> = sequences
+            .iter()
+            .map(|p| p.map(|p| p.regions.iter().map(|r| r.step_name()).collect()))
+            .collect();
+        let matched = match_plans(&seq_names, &observed_steps);
+
+        if let Some(log) = log {
+            for w in &log.warnings {
+                let mut f = Finding::new(w.code, w.message.clone());
+                if let Some(d) = matched
+                    .broken_for
+                    .iter()
+                    .position(|b| *b == Some(w.sequence))
+                {
+                    f.instruction_id = Some(delegate_instrs[d].instruction_id);
+                    f.message = format!(
+                        "{}; delegate at instruction {} is analysed from the ETDump alone",
+                        f.message, delegate_instrs[d].instruction_id
+                    );
+                }
+                self.warnings.push(f);
+            }
+        }
+        for &k in &matched.unmatched {
+            self.warnings.push(Finding::new(
+                "plan_unmatched",
+                format!("plan {k} of the log explains no delegate call in the dump (different model or run?)"),
+            ));
+        }
+        let cpu_without_plan = (0..delegate_instrs.len())
+            .any(|d| !observed_steps[d].is_empty() && matched.plan_for[d].is_none());
+        let log_has_plans = log.is_some_and(|l| !l.sequences.is_empty());
+        if cpu_without_plan && !log_has_plans {
+            let why = match (&source.log, log) {
+                (None, _) | (_, None) => "no runner log",
+                _ => "the log has no CPU_PLAN_CHUNK line",
+            };
+            self.warnings.push(Finding::new(
+                "no_cpu_plan_in_log",
+                format!("{why}: CPU delegate steps are named from the ETDump alone (no node lists or plan figures)"),
+            ));
+        }
+
+        let mut delegates = Vec::new();
+        for (d, instr) in delegate_instrs.iter().enumerate() {
+            let plan = matched.plan_for[d].and_then(|k| sequences[k].map(|p| (k, p)));
+            delegates.push(self.delegate(instr, plan));
+        }
+        let other_operators: Vec<OtherOperator> = c
+            .instructions
+            .iter()
+            .filter(|i| !i.is_delegate())
+            .flat_map(|i| self.other_operators(i))
+            .collect();
+
+        let method = (!c.method.ms.is_empty()).then(|| self.stats(&c.method));
+        if let Some(m) = &method {
+            self.check_count("Method::execute", None, m.count);
+        }
+        let remainder = method.as_ref().map(|_| self.remainder(c));
+        if !c.negative_durations.is_empty() {
+            self.warnings.push(Finding::new(
+                "negative_duration",
+                format!(
+                    "{} event(s) end before they start and were left out: {}",
+                    c.negative_durations.len(),
+                    c.negative_durations
+                        .iter()
+                        .take(3)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ));
+        }
+        if self.dump.skipped.allocation + self.dump.skipped.debug > 0 {
+            self.warnings.push(Finding::new(
+                "skipped_events",
+                format!(
+                    "{} allocation and {} debug event(s) are not profiled",
+                    self.dump.skipped.allocation, self.dump.skipped.debug
+                ),
+            ));
+        }
+
+        Profile {
+            schema: PROFILE_SCHEMA.to_string(),
+            unit: "ms".to_string(),
+            source,
+            runs: RunCounts {
+                total: c.runs,
+                warmup_dropped: self.warmup,
+                kept: self.kept,
+            },
+            method,
+            delegates,
+            other_operators,
+            remainder,
+            load: load_times(self.dump),
+            warnings: std::mem::take(&mut self.warnings),
+            errors: std::mem::take(&mut self.errors),
+            log_lines: log.map(|l| l.lines.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn label(&self, row: &EventRow) -> String {
+        match row.label {
+            Label::Name(n) | Label::DelegateStr(n) => self.dump.names.get(n).to_string(),
+            Label::DelegateInt(i) => i.to_string(),
+        }
+    }
+
+    /// Stats over kept runs; warm-up samples kept aside for the per-run view.
+    fn stats(&self, s: &Series) -> Stats {
+        let split = s.runs.partition_point(|&r| (r as usize) < self.warmup);
+        // Runs are pushed in increasing order, so the partition is a prefix.
+        Stats::from_samples(s.ms[split..].to_vec())
+            .with_runs(s.runs[split..].iter().map(|&r| r as usize).collect())
+            .with_warmup(s.ms[..split].to_vec())
+    }
+
+    fn check_count(&mut self, event: &str, instruction_id: Option<i32>, got: usize) {
+        if got != self.kept && got > 0 {
+            let mut f = Finding::new(
+                "unexpected_sample_count",
+                format!(
+                    "'{event}' has {got} samples in {} kept runs; it is still reported with the samples it has",
+                    self.kept
+                ),
+            );
+            f.event = Some(event.to_string());
+            f.instruction_id = instruction_id;
+            self.warnings.push(f);
+        }
+    }
+
+    fn delegate(&mut self, instr: &InstructionData, plan: Option<(usize, &CpuPlan)>) -> Delegate {
+        let id = instr.instruction_id;
+        let call = self.stats(&instr.delegate_call);
+        self.check_count("DELEGATE_CALL", Some(id), call.count);
+        let has_steps = instr.rows.iter().any(|r| r.kind == RowKind::Step);
+        let kind = if has_steps || plan.is_some() {
+            DelegateKind::CpuPlan
+        } else if instr
+            .rows
+            .iter()
+            .any(|r| r.kind == RowKind::XnnpackOperator)
+        {
+            DelegateKind::Xnnpack
+        } else {
+            DelegateKind::Other
+        };
+        let mut delegate = Delegate {
+            instruction_id: id,
+            kind,
+            call,
+            plan: plan.map(|(_, p)| p.clone()),
+            plan_sequence: plan.map(|(k, _)| k),
+            steps: Vec::new(),
+            operators: Vec::new(),
+            unattributed: Vec::new(),
+        };
+        if kind != DelegateKind::CpuPlan {
+            let parent = delegate.call.median;
+            delegate.operators = instr
+                .rows
+                .iter()
+                .map(|r| self.operator(r, id, parent))
+                .collect();
+            return delegate;
+        }
+
+        // Step rows in the order the plan lists them (or in order of appearance).
+        let step_rows: Vec<usize> = (0..instr.rows.len())
+            .filter(|&i| instr.rows[i].kind == RowKind::Step)
+            .collect();
+        let mut used = vec![false; instr.rows.len()];
+        let mut steps: Vec<(PlanStep, Option<usize>)> = Vec::new();
+        match plan {
+            Some((_, p)) => {
+                for (j, region) in p.regions.iter().enumerate() {
+                    let name = region.step_name();
+                    let occurrence = p.regions[..j]
+                        .iter()
+                        .filter(|r| r.step_name() == name)
+                        .count();
+                    let row = step_rows.iter().copied().find(|&i| {
+                        !used[i]
+                            && instr.rows[i].occurrence as usize == occurrence
+                            && self.label(&instr.rows[i]) == name
+                    });
+                    if let Some(i) = row {
+                        used[i] = true;
+                    }
+                    let stats = row
+                        .map(|i| self.stats(&instr.rows[i].series))
+                        .unwrap_or_default();
+                    steps.push((
+                        PlanStep {
+                            name,
+                            provider: region.provider.clone(),
+                            implementation: region.implementation.clone(),
+                            nodes: region.nodes.clone(),
+                            node_count: region.nodes.len(),
+                            stats,
+                            share: 0.0,
+                            operators: Vec::new(),
+                        },
+                        row,
+                    ));
+                }
+            }
+            None => {
+                for &i in &step_rows {
+                    used[i] = true;
+                    let name = self.label(&instr.rows[i]);
+                    let parsed = parse_step_name(&name);
+                    steps.push((
+                        PlanStep {
+                            provider: parsed
+                                .as_ref()
+                                .map(|s| s.provider.clone())
+                                .unwrap_or_default(),
+                            implementation: parsed
+                                .as_ref()
+                                .map(|s| s.implementation.clone())
+                                .unwrap_or_default(),
+                            nodes: parsed
+                                .as_ref()
+                                .map(|s| vec![s.first_node.clone()])
+                                .unwrap_or_default(),
+                            node_count: parsed.as_ref().map_or(0, |s| s.node_count),
+                            stats: self.stats(&instr.rows[i].series),
+                            share: 0.0,
+                            operators: Vec::new(),
+                            name,
+                        },
+                        Some(i),
+                    ));
+                }
+            }
+        }
+        // Events inside a step go under it; the rest are unattributed, never dropped.
+        for (i, row) in instr.rows.iter().enumerate() {
+            if row.kind == RowKind::Step {
+                if !used[i] {
+                    delegate.unattributed.push(EventStats {
+                        name: self.label(row),
+                        stats: self.stats(&row.series),
+                    });
+                }
+                continue;
+            }
+            let step = row
+                .voted_step()
+                .and_then(|s| steps.iter().position(|(_, r)| *r == Some(s)));
+            match step {
+                Some(s) => {
+                    let parent = steps[s].0.stats.median;
+                    let op = self.operator(row, id, parent);
+                    steps[s].0.operators.push(op);
+                }
+                None => {
+                    let op = self.operator(row, id, 0.0);
+                    delegate.unattributed.push(EventStats {
+                        name: op.name,
+                        stats: op.stats,
+                    });
+                }
+            }
+        }
+        for (step, _) in &mut steps {
+            step.share = share(step.stats.median, delegate.call.median);
+        }
+        delegate.steps = steps.into_iter().map(|(s, _)| s).collect();
+        self.check_plan(&delegate);
+        delegate
+    }
+
+    fn check_plan(&mut self, delegate: &Delegate) {
+        let id = delegate.instruction_id;
+        for step in &delegate.steps {
+            if step.stats.count == 0 {
+                let mut f = Finding::new(
+                    "step_missing",
+                    format!("plan step '{}' has no event in any kept run", step.name),
+                );
+                f.event = Some(step.name.clone());
+                f.instruction_id = Some(id);
+                self.errors.push(f);
+                continue;
+            }
+            self.check_count(&step.name, Some(id), step.stats.count);
+            let has_xnnpack_ops = step
+                .operators
+                .iter()
+                .any(|o| o.kind == OperatorKind::Xnnpack);
+            if step.provider == "XNNPACK" && !has_xnnpack_ops {
+                let mut f = Finding::new(
+                    "xnnpack_operator_events_missing",
+                    format!(
+                        "XNNPACK step '{}' (delegate at instruction {id}) has no XNNPACK operator events",
+                        step.name
+                    ),
+                );
+                f.event = Some(step.name.clone());
+                f.instruction_id = Some(id);
+                self.errors.push(f);
+            }
+        }
+        for e in &delegate.unattributed {
+            self.check_count(&e.name, Some(id), e.stats.count);
+        }
+    }
+
+    fn operator(
+        &mut self,
+        row: &EventRow,
+        instruction_id: i32,
+        parent_median: f64,
+    ) -> OperatorStats {
+        let name = self.label(row);
+        let stats = self.stats(&row.series);
+        self.check_count(&name, Some(instruction_id), stats.count);
+        let kind = match row.kind {
+            RowKind::XnnpackOperator => OperatorKind::Xnnpack,
+            RowKind::Kernel => OperatorKind::Kernel,
+            _ => OperatorKind::Delegate,
+        };
+        let metadata = row
+            .metadata
+            .map(|span| &self.dump.metadata[span.start as usize..span.end as usize]);
+        let (input_shapes, output_shapes) = match decode_metadata(metadata) {
+            Metadata::Shapes(s) => (Some(s.inputs), Some(s.outputs)),
+            Metadata::Empty => (None, None),
+            Metadata::Malformed(why) => {
+                let mut f = Finding::new(
+                    "malformed_operator_metadata",
+                    format!("metadata of '{name}' is not the shape JSON ({why}); reported without shapes"),
+                );
+                f.event = Some(name.clone());
+                f.instruction_id = Some(instruction_id);
+                self.warnings.push(f);
+                (None, None)
+            }
+        };
+        OperatorStats {
+            share: share(stats.median, parent_median),
+            name,
+            kind,
+            stats,
+            input_shapes,
+            output_shapes,
+        }
+    }
+
+    fn other_operators(&mut self, instr: &InstructionData) -> Vec<OtherOperator> {
+        let id = instr.instruction_id;
+        let kernels: Vec<EventStats> = instr
+            .rows
+            .iter()
+            .map(|r| {
+                let name = self.label(r);
+                let stats = self.stats(&r.series);
+                self.check_count(&name, Some(id), stats.count);
+                EventStats { name, stats }
+            })
+            .collect();
+        if instr.instruction_calls.is_empty() {
+            // Kernel events without an enclosing instruction scope: report them as they are.
+            return kernels
+                .into_iter()
+                .map(|k| OtherOperator {
+                    instruction_id: id,
+                    name: k.name.clone(),
+                    stats: k.stats.clone(),
+                    kernels: vec![k],
+                })
+                .collect();
+        }
+        let mut out = Vec::new();
+        for (name, series) in &instr.instruction_calls {
+            let call_name = self.dump.names.get(*name);
+            let stats = self.stats(series);
+            self.check_count(call_name, Some(id), stats.count);
+            // The kernel name says what the instruction did; OPERATOR_CALL does not.
+            let display = match kernels.as_slice() {
+                [only] if call_name == "OPERATOR_CALL" => only.name.clone(),
+                _ => call_name.to_string(),
+            };
+            out.push(OtherOperator {
+                instruction_id: id,
+                name: display,
+                stats,
+                kernels: if out.is_empty() {
+                    kernels.clone()
+                } else {
+                    Vec::new()
+                },
+            });
+        }
+        out
+    }
+
+    /// Method time not covered by delegate calls and instruction scopes, per kept run.
+    fn remainder(&self, c: &Collected) -> Stats {
+        let mut covered = vec![0.0f64; c.runs];
+        for instr in &c.instructions {
+            let series = std::iter::once(&instr.delegate_call)
+                .chain(instr.instruction_calls.iter().map(|(_, s)| s));
+            for s in series {
+                for (&r, &ms) in s.runs.iter().zip(&s.ms) {
+                    covered[r as usize] += ms;
+                }
+            }
+        }
+        let rest: Series = Series {
+            runs: c.method.runs.clone(),
+            ms: c
+                .method
+                .runs
+                .iter()
+                .zip(&c.method.ms)
+                .map(|(&r, &m)| m - covered[r as usize])
+                .collect(),
+        };
+        self.stats(&rest)
+    }
+}
+
+fn share(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        part / whole
+    } else {
+        0.0
+    }
+}
+
+fn load_times(dump: &EtDump) -> Option<LoadTimes> {
+    let block = dump.blocks.iter().find(|b| b.name == "Default")?;
+    let mut t = LoadTimes::default();
+    for ev in dump.block_events(block) {
+        let ms = super::collect::duration_ms(ev.start_ticks, ev.end_ticks);
+        match dump.name(ev) {
+            Some("Method::init") => t.method_init = ms,
+            Some("Program::load_method") => t.program_load_method = ms,
+            _ => {}
+        }
+    }
+    (t.method_init.is_some() || t.program_load_method.is_some()).then_some(t)
+}

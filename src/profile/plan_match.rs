@@ -1,0 +1,120 @@
+//! Which log plan explains which delegate call. Plans are matched by the step names they
+//! predict; log order (sequence k <-> k-th CPU delegate) only breaks ties and places plans
+//! that cannot be matched by name (broken sequences, delegates with no step events).
+
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct PlanMatch {
+    /// Per delegate (same order as the input): the sequence whose plan it got.
+    pub plan_for: Vec<Option<usize>>,
+    /// Per delegate: a broken sequence that, by position, belonged to it.
+    pub broken_for: Vec<Option<usize>>,
+    /// Decoded sequences that explain no delegate.
+    pub unmatched: Vec<usize>,
+}
+
+/// `sequences[k]`: the step names of sequence k's plan, None when it could not be decoded.
+/// `delegates[d]`: step event names seen for delegate d (instruction order); delegates
+/// with no step events are not CPU delegates and only take plans by position.
+pub(crate) fn match_plans(
+    sequences: &[Option<Vec<String>>],
+    delegates: &[HashSet<String>],
+) -> PlanMatch {
+    let mut m = PlanMatch {
+        plan_for: vec![None; delegates.len()],
+        broken_for: vec![None; delegates.len()],
+        unmatched: Vec::new(),
+    };
+    // Position k among delegates that logged step events.
+    let cpu_positions: Vec<usize> = (0..delegates.len())
+        .filter(|&d| !delegates[d].is_empty())
+        .collect();
+    let positional = |k: usize| cpu_positions.get(k).copied();
+    let mut leftovers = Vec::new();
+    for (k, seq) in sequences.iter().enumerate() {
+        let Some(names) = seq else { continue };
+        let best = (0..delegates.len())
+            .filter(|&d| m.plan_for[d].is_none())
+            .map(|d| {
+                (
+                    names.iter().filter(|n| delegates[d].contains(*n)).count(),
+                    d,
+                )
+            })
+            .filter(|&(score, _)| score > 0)
+            .max_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then((positional(k) == Some(a.1)).cmp(&(positional(k) == Some(b.1))))
+                    .then(b.1.cmp(&a.1))
+            });
+        match best {
+            Some((_, d)) => m.plan_for[d] = Some(k),
+            None => leftovers.push(k),
+        }
+    }
+    for k in leftovers {
+        match positional(k).filter(|&d| m.plan_for[d].is_none()) {
+            Some(d) => m.plan_for[d] = Some(k),
+            None => m.unmatched.push(k),
+        }
+    }
+    for (k, seq) in sequences.iter().enumerate() {
+        if seq.is_none() {
+            if let Some(d) = positional(k).filter(|&d| m.plan_for[d].is_none()) {
+                m.broken_for[d] = Some(k);
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(names: &[&str]) -> HashSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+    fn seq(names: &[&str]) -> Option<Vec<String>> {
+        Some(names.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn matches_by_names_not_order() {
+        // The log lists the second delegate's plan first.
+        let sequences = [seq(&["X/s:b"]), seq(&["X/s:a", "E/r:n"])];
+        let delegates = [set(&["X/s:a", "E/r:n"]), set(&["X/s:b"])];
+        let m = match_plans(&sequences, &delegates);
+        assert_eq!(m.plan_for, vec![Some(1), Some(0)]);
+        assert!(m.unmatched.is_empty());
+    }
+
+    #[test]
+    fn identical_plans_fall_back_to_order() {
+        let sequences = [seq(&["X/s:a"]), seq(&["X/s:a"])];
+        let delegates = [set(&["X/s:a"]), set(&["X/s:a"])];
+        assert_eq!(
+            match_plans(&sequences, &delegates).plan_for,
+            vec![Some(0), Some(1)]
+        );
+    }
+
+    #[test]
+    fn broken_sequence_keeps_its_slot() {
+        let sequences = [None, seq(&["X/s:b"])];
+        let delegates = [set(&["X/s:a"]), set(&["X/s:b"])];
+        let m = match_plans(&sequences, &delegates);
+        assert_eq!(m.plan_for, vec![None, Some(1)]);
+        assert_eq!(m.broken_for, vec![Some(0), None]);
+    }
+
+    #[test]
+    fn plan_without_matching_delegate() {
+        let sequences = [seq(&["X/s:a"]), seq(&["X/s:zzz"])];
+        let delegates = [set(&["X/s:a"])];
+        let m = match_plans(&sequences, &delegates);
+        assert_eq!(m.plan_for, vec![Some(0)]);
+        assert_eq!(m.unmatched, vec![1]);
+    }
+}

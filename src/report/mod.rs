@@ -1,0 +1,102 @@
+//! `cpuprof-tui report`: headless output for scripts and CI.
+//!
+//! Exit codes: 0 success, 1 a check failed (unless `--allow-missing`), 2 bad input or
+//! usage. Every failure prints one line on stderr naming the file.
+
+mod csv;
+mod table;
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::output::write_atomic;
+use crate::profile::{default_log_for, load_profile, LoadError, Profile, ProfileRequest};
+
+pub use csv::profile_csv;
+pub use table::profile_table;
+
+pub fn run(args: &ReportArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(line) => {
+            eprintln!("cpuprof-tui: {line}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
+    if args.format == ReportFormat::Tally {
+        return Err(format!(
+            "{}: --format tally is for PyTorch traces, not ETDumps",
+            args.file.display()
+        ));
+    }
+    let log = match &args.log {
+        Some(l) => Some(l.clone()),
+        None => {
+            let found = default_log_for(&args.file);
+            if let Some(l) = &found {
+                eprintln!(
+                    "cpuprof-tui: using runner log {} (found beside the dump)",
+                    l.display()
+                );
+            }
+            found
+        }
+    };
+    let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let never = AtomicBool::new(false);
+    let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| match e {
+        LoadError::Incomplete { path, detail } => format!("{path}: {detail}"),
+        other => other.to_string(),
+    })?;
+    let text = render(&profile, args.format);
+    let mut inputs: Vec<&Path> = vec![&args.file];
+    if let Some(l) = &log {
+        inputs.push(l);
+    }
+    emit(&text, args.output.as_deref(), &inputs)?;
+    for w in &profile.warnings {
+        eprintln!("cpuprof-tui: warning: {}: {}", w.kind, w.message);
+    }
+    for e in &profile.errors {
+        eprintln!("cpuprof-tui: error: {}: {}", e.kind, e.message);
+    }
+    if !profile.errors.is_empty() && !args.allow_missing {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The profile in the requested format (tally is not an ETDump format).
+pub fn render(profile: &Profile, format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Json => profile_json(profile),
+        ReportFormat::Csv => profile_csv(profile),
+        ReportFormat::Table | ReportFormat::Tally => profile_table(profile),
+    }
+}
+
+/// `profile.json` text (`cpuprof.profile/1`).
+pub fn profile_json(profile: &Profile) -> String {
+    let mut s = serde_json::to_string_pretty(profile).expect("profile serializes");
+    s.push('\n');
+    s
+}
+
+pub(crate) fn emit(text: &str, output: Option<&Path>, inputs: &[&Path]) -> Result<(), String> {
+    match output {
+        Some(path) => write_atomic(path, text.as_bytes(), inputs)
+            .map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! Shared helpers for integration tests: fixture paths and profile loading.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use cpuprof_tui::profile::{load_profile, Profile, ProfileRequest};
+
+pub fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+pub fn load(etdump: &str, log: Option<&str>, warmup: usize) -> Profile {
+    let request = ProfileRequest::new(fixture(etdump), log.map(fixture), warmup);
+    load_profile(&request, &mut |_| {}, &AtomicBool::new(false))
+        .unwrap_or_else(|e| panic!("{etdump}: {e}"))
+}
+
+pub fn json(rel: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// |a - b| <= rel * max(|a|, |b|), with an absolute floor for values near zero.
+pub fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()) || (a - b).abs() <= 1e-15
+}
