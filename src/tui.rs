@@ -18,7 +18,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
-    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen,
 };
 use ratatui::Terminal;
 
@@ -102,7 +102,12 @@ impl TerminalGuard {
             restore_terminal();
             previous(info);
         }));
-        if let Err(e) = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture) {
+        if let Err(e) = execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            Clear(ClearType::All)
+        ) {
             restore_terminal();
             return Err(e);
         }
@@ -174,8 +179,9 @@ pub fn action_for(event: Event) -> Option<Action> {
 }
 
 fn main_loop(request: ProfileRequest) -> io::Result<()> {
+    // No `terminal.clear()`: it asks the terminal for the cursor position, which some
+    // terminals (and pipes in tests) never answer. The screen was cleared on entry.
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    terminal.clear()?;
     let theme = Theme::from_env();
     let size = terminal.size()?;
     let mut state = AppState::new(size.width, size.height);

@@ -116,9 +116,10 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         Span::styled("histogram", theme.title()),
         Span::styled(
             format!(
-                "  {} runs · {} bins of {} · peak {}",
+                "  {} runs · {} bin{} of {} · peak {}",
                 s.samples.len(),
                 h.counts.len(),
+                if h.counts.len() == 1 { "" } else { "s" },
                 duration_ms(h.bin_width()),
                 max
             ),
