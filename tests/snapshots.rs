@@ -1,14 +1,27 @@
-//! Snapshots of every view on a `TestBackend`, at 80x24 and 160x48.
+//! Snapshots of every view on a `TestBackend` at 80x24 and 160x48, on the real fixtures
+//! loaded through the pipeline (`load_profile`). Numbers were checked against the
+//! fixtures' truth files when the snapshots were accepted (see the comments per test).
 
-use cpuprof_tui::app::sample;
+use std::sync::atomic::AtomicBool;
+
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
-use cpuprof_tui::profile::{LoadPhase, ProfileRequest};
+use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
 use cpuprof_tui::ui::{self, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn request(path: &str, warmup: usize) -> ProfileRequest {
+    ProfileRequest::new(path.into(), None, warmup)
+}
+
+fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
+    load_profile(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
+        .map(|p| ExplorerData::from_profile(&p))
+        .map_err(|e| e.to_string())
+}
 
 fn screen(state: &AppState) -> String {
     let mut t = Terminal::new(TestBackend::new(state.width, state.height)).unwrap();
@@ -36,92 +49,105 @@ fn keys(s: &mut AppState, text: &str) {
     }
 }
 
-fn with_data(w: u16, h: u16, data: ExplorerData) -> AppState {
+/// The explorer after loading `path` with `warmup` through the same actions the app uses.
+fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
     let mut s = AppState::new(w, h);
-    let effects = s.load(ProfileRequest::new("sample.etdp".into(), None, 2));
-    let Effect::Load { generation, .. } = effects[0].clone() else {
+    let effects = s.load(request(path, warmup));
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
         unreachable!()
     };
-    update(
-        &mut s,
-        Action::Loaded {
-            generation,
-            result: Ok(Box::new(data)),
-        },
-    );
+    let result = load(path, warmup).map(Box::new).map_err(Some);
+    update(&mut s, Action::Loaded { generation, result });
     s
 }
 
-fn sample_state(w: u16, h: u16) -> AppState {
-    with_data(w, h, ExplorerData::from_profile(&sample::profile()))
+const WIDE: &str = "fixtures/cpu/wide_browse.etdp";
+
+fn snap(name: &str, size: (u16, u16), s: &AppState) {
+    insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen(s));
 }
 
-macro_rules! each_size {
-    ($name:literal, |$s:ident| $body:block) => {
-        for (w, h) in SIZES {
-            let mut $s = sample_state(w, h);
-            $body
-            insta::assert_snapshot!(format!("sample_{}_{}x{}", $name, w, h), screen(&$s));
-        }
-    };
-}
-
+/// wide_browse, 5 warm-up: 30 kept of 35; Method::execute median 1.113 ms
+/// (truth: method_execute samples, min 1.023497, max 1.201313); delegate #1 median
+/// 1.048 ms (truth 1.048071), first step 486.89 µs (truth 0.4868905).
 #[test]
-fn explorer_tree() {
-    each_size!("tree", |s| {
+fn plan_tree() {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
         key(&mut s, KeyCode::Char('j'));
-    });
+        snap("wide_tree", size, &s);
+    }
+    // cnn2_basic, 3 warm-up (truth: 23 runs; method median 0.23562 ms).
+    for size in SIZES {
+        let s = opened("fixtures/cpu/cnn2_basic.etdp", 3, size);
+        snap("cnn2_tree", size, &s);
+    }
 }
 
+/// 79 rows: 76 delegate operators + 3 non-delegated kernels (truth instructions).
 #[test]
 fn operator_table() {
-    each_size!("table", |s| {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
         key(&mut s, KeyCode::Tab);
-        key(&mut s, KeyCode::Char('j'));
-    });
+        snap("wide_table", size, &s);
+    }
+    // Plain XNNPACK (real runtime): three GEMM operators directly under the call.
+    for size in SIZES {
+        let mut s = opened("fixtures/real/mlp_xnnpack.etdp", 0, size);
+        key(&mut s, KeyCode::Char('e'));
+        key(&mut s, KeyCode::Tab);
+        snap("mlp_xnnpack_table", size, &s);
+    }
 }
 
+/// The only IGEMM convolution of wide_browse; its samples are in the truth file.
 #[test]
 fn detail_histogram() {
-    each_size!("detail", |s| {
-        key(&mut s, KeyCode::Tab);
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Char('/'));
+        keys(&mut s, "igemm");
         key(&mut s, KeyCode::Enter);
-    });
+        key(&mut s, KeyCode::Enter);
+        snap("wide_detail", size, &s);
+    }
 }
 
+/// cnn2_noplan: the one warning `no_cpu_plan_in_log`, then the log lines.
 #[test]
 fn warnings_and_log() {
-    for (w, h) in SIZES {
-        let mut s = with_data(
-            w,
-            h,
-            ExplorerData::from_profile(&sample::profile_with_error()),
-        );
+    for size in SIZES {
+        let mut s = opened("fixtures/cpu/cnn2_noplan.etdp", 2, size);
         key(&mut s, KeyCode::Char('w'));
-        insta::assert_snapshot!(format!("sample_log_{w}x{h}"), screen(&s));
+        snap("cnn2_noplan_log", size, &s);
     }
 }
 
 #[test]
 fn help() {
-    each_size!("help", |s| {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
         key(&mut s, KeyCode::Char('?'));
-    });
+        snap("help", size, &s);
+    }
 }
 
 #[test]
 fn empty_filter_result() {
-    each_size!("empty_filter", |s| {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
         key(&mut s, KeyCode::Char('/'));
         keys(&mut s, "xyz");
-    });
+        snap("empty_filter", size, &s);
+    }
 }
 
 #[test]
 fn loading_state() {
-    for (w, h) in SIZES {
-        let mut s = AppState::new(w, h);
-        s.load(ProfileRequest::new("big.etdp".into(), None, 5));
+    for size in SIZES {
+        let mut s = AppState::new(size.0, size.1);
+        s.load(request("big.etdp", 5));
         update(
             &mut s,
             Action::Progress {
@@ -131,25 +157,28 @@ fn loading_state() {
                 bytes_total: 200 * 1024 * 1024,
             },
         );
-        insta::assert_snapshot!(format!("loading_{w}x{h}"), screen(&s));
+        snap("loading", size, &s);
     }
 }
 
+/// A failing reload (the real error for a corrupt dump) over the last good profile.
 #[test]
 fn error_dialog_over_last_good_profile() {
-    for (w, h) in SIZES {
-        let mut s = sample_state(w, h);
+    let message = load("fixtures/real/bad_flipped.etdp", 0).unwrap_err();
+    assert!(
+        message.starts_with("fixtures/real/bad_flipped.etdp: "),
+        "{message}"
+    );
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
         key(&mut s, KeyCode::Char('+'));
         update(
             &mut s,
             Action::Loaded {
                 generation: 2,
-                result: Err(Some(
-                    "fixtures/real/bad_flipped.etdp: not an ETDump (identifier is \"00DE\", expected \"ED00\")"
-                        .into(),
-                )),
+                result: Err(Some(message.clone())),
             },
         );
-        insta::assert_snapshot!(format!("error_dialog_{w}x{h}"), screen(&s));
+        snap("error_dialog", size, &s);
     }
 }

@@ -68,6 +68,45 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// Greedy word wrap to `width` cells (words longer than a line are cut). Always at least
+/// one line.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let need = if len == 0 {
+                word.len()
+            } else {
+                len + 1 + word.len()
+            };
+            if need <= width {
+                if len > 0 {
+                    line.push(' ');
+                    len += 1;
+                }
+                line.extend(word.iter());
+                len += word.len();
+                break;
+            }
+            if len > 0 {
+                lines.push(std::mem::take(&mut line));
+                len = 0;
+                continue;
+            }
+            // A word longer than the line: cut it.
+            let rest = word.split_off(width);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +122,15 @@ mod tests {
         assert_eq!(duration_ms(12.345_6), "12.35 ms");
         assert_eq!(duration_ms(1234.0), "1.234 s");
         assert_eq!(duration_ms(f64::NAN), "-");
+    }
+
+    #[test]
+    fn wrap_by_words() {
+        assert_eq!(wrap("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("a bcdefg", 4), ["a", "bcde", "fg"]);
+        assert_eq!(wrap("µs µs", 2), ["µs", "µs"]);
     }
 
     #[test]

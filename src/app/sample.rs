@@ -203,9 +203,9 @@ pub fn big(n: usize) -> ExplorerData {
     p.delegates.clear();
     let per = n.div_ceil(4).max(1);
     let mut made = 0;
-    for d in 0..4 {
+    for d in 0..4i32 {
         let mut del = template.clone();
-        del.instruction_id = d as i32 * 2 + 1;
+        del.instruction_id = d * 2 + 1;
         del.steps.truncate(1);
         let step = &mut del.steps[0];
         step.operators.clear();

@@ -221,9 +221,14 @@ impl AppState {
 
     /// Lines of the warnings and log view.
     pub fn log_len(&self) -> usize {
+        let width = self
+            .areas()
+            .log
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(self.width);
         self.data
             .as_ref()
-            .map(|d| d.findings.len().max(1) + d.log.len() + 3)
+            .map(|d| finding_lines(d, width as usize).len() + d.log.len() + 3)
             .unwrap_or(0)
     }
 
@@ -336,6 +341,26 @@ impl AppState {
         self.rebuild_tree_visible();
         self.rebuild_table_rows();
     }
+}
+
+/// The findings section of the log view, wrapped to `width`: (is error, first line of
+/// its finding, text). Shared by rendering and scrolling so both count the same lines.
+pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bool, String)> {
+    let mut out = Vec::new();
+    if data.findings.is_empty() {
+        out.push((None, true, "no warnings or errors".to_string()));
+    }
+    for f in &data.findings {
+        // "ERROR " / "warn  " take 6 cells; continuation lines are indented to match.
+        let text = format!("{}: {}", f.kind, f.message);
+        for (i, line) in super::format::wrap(&text, width.saturating_sub(6))
+            .into_iter()
+            .enumerate()
+        {
+            out.push((Some(f.error), i == 0, line));
+        }
+    }
+    out
 }
 
 fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {

@@ -112,19 +112,27 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
     let h = histogram::bin(&s.samples, area.width);
     let rows = area.height.saturating_sub(2) as usize;
     let max = h.max_count().max(1);
+    let facts = format!(
+        "  {} runs · {} bin{} of {} · peak {}",
+        s.samples.len(),
+        h.counts.len(),
+        if h.counts.len() == 1 { "" } else { "s" },
+        duration_ms(h.bin_width()),
+        max
+    );
+    let facts = if facts.chars().count() + 9 > area.width as usize {
+        format!(
+            "  {} × {} · peak {}",
+            h.counts.len(),
+            duration_ms(h.bin_width()),
+            max
+        )
+    } else {
+        facts
+    };
     let mut lines = vec![Line::from(vec![
         Span::styled("histogram", theme.title()),
-        Span::styled(
-            format!(
-                "  {} runs · {} bin{} of {} · peak {}",
-                s.samples.len(),
-                h.counts.len(),
-                if h.counts.len() == 1 { "" } else { "s" },
-                duration_ms(h.bin_width()),
-                max
-            ),
-            theme.dim(),
-        ),
+        Span::styled(facts, theme.dim()),
     ])];
     for row in (0..rows).rev() {
         let mut text = String::with_capacity(area.width as usize * 3);
@@ -190,18 +198,25 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         bars.push(Span::styled(block(level).to_string(), style));
         marks.push(if *is_warm { 'w' } else { '·' });
     }
+    let mut facts = format!(
+        "  {} warm-up (w) + {} kept · {}–{}",
+        warm,
+        s.samples.len(),
+        duration_ms(lo),
+        duration_ms(hi)
+    );
+    if facts.chars().count() + 7 > width {
+        facts = format!(
+            "  {}w + {} · {}–{}",
+            warm,
+            s.samples.len(),
+            duration_ms(lo),
+            duration_ms(hi)
+        );
+    }
     let title = Line::from(vec![
         Span::styled("per run", theme.title()),
-        Span::styled(
-            format!(
-                "  {} warm-up (w) + {} kept · {}–{}",
-                warm,
-                s.samples.len(),
-                duration_ms(lo),
-                duration_ms(hi)
-            ),
-            theme.dim(),
-        ),
+        Span::styled(facts, theme.dim()),
     ]);
     let lines = vec![title, Line::from(bars), Line::styled(marks, theme.dim())];
     frame.render_widget(Paragraph::new(lines), area);

@@ -6,12 +6,13 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::{centered, Theme};
+use crate::app::format::wrap;
 
 pub fn render(frame: &mut Frame, screen: Rect, message: &str, theme: &Theme) {
     let w = (screen.width.saturating_sub(4)).clamp(20, 72);
     let inner_w = w.saturating_sub(2).max(1) as usize;
-    let text_rows = message.chars().count().div_ceil(inner_w).max(1) as u16;
-    let area = centered(screen, w, text_rows + 5);
+    let wrapped = wrap(message, inner_w);
+    let area = centered(screen, w, wrapped.len() as u16 + 4);
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -19,13 +20,11 @@ pub fn render(frame: &mut Frame, screen: Rect, message: &str, theme: &Theme) {
         .title(Span::styled(" Cannot load profile ", theme.error()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lines = vec![
-        Line::raw(message.to_string()),
-        Line::raw(""),
-        Line::styled(
-            "Enter/Esc dismiss (the last good profile stays) · q quit",
-            theme.dim(),
-        ),
-    ];
+    let mut lines: Vec<Line> = wrapped.into_iter().map(Line::raw).collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Enter/Esc dismiss (the last good profile stays) · q quit",
+        theme.dim(),
+    ));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

@@ -14,13 +14,32 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut bottom = Vec::new();
     match &state.data {
         Some(d) => {
-            top.push(Span::raw(d.files.join(" + ")));
-            if let Some(r) = &d.runs {
-                top.push(Span::styled(" │ ", theme.dim()));
-                top.push(Span::raw(format!(
+            let runs = d.runs.as_ref().map(|r| {
+                format!(
                     "runs {} kept, {} warm-up dropped (of {})",
                     r.kept, r.dropped, r.total
-                )));
+                )
+            });
+            let mut files = d.files.join(" + ");
+            let need = 12 + files.chars().count() + runs.as_ref().map_or(0, |r| r.len() + 3);
+            if need > area.width as usize {
+                // Narrow: file names without their directories.
+                files = d
+                    .files
+                    .iter()
+                    .map(|f| {
+                        std::path::Path::new(f)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| f.clone())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" + ");
+            }
+            top.push(Span::raw(files));
+            if let Some(runs) = runs {
+                top.push(Span::styled(" │ ", theme.dim()));
+                top.push(Span::raw(runs));
             }
             match &d.total {
                 Some(s) if s.count > 0 => bottom.push(Span::raw(format!(

@@ -6,6 +6,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use super::Theme;
+use crate::app::state::finding_lines;
 use crate::app::ExplorerData;
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {
@@ -22,32 +23,30 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows = inner.height as usize;
-    // Build only what is on screen: the line index space is findings + log.
-    let findings = data.findings.len().max(1);
-    let total = findings + data.log.len() + 3;
+    let findings = finding_lines(data, inner.width as usize);
+    let total = findings.len() + data.log.len() + 3;
     let number_w = data.log.len().to_string().len();
     let mut lines = Vec::with_capacity(rows);
+    // Build only what is on screen.
     for i in scroll.min(total)..(scroll + rows).min(total) {
         let line = if i == 0 {
             Line::styled("── findings ──", theme.title())
-        } else if i <= findings {
-            match data.findings.get(i - 1) {
-                Some(f) => {
-                    let (tag, style) = if f.error {
-                        ("ERROR", theme.error_text())
-                    } else {
-                        ("warn ", theme.warning())
-                    };
-                    Line::from(vec![
-                        Span::styled(tag, style),
-                        Span::raw(format!(" {}: {}", f.kind, f.message)),
-                    ])
-                }
-                None => Line::styled("no warnings or errors", theme.dim()),
+        } else if i <= findings.len() {
+            let (severity, first, text) = &findings[i - 1];
+            let (tag, style) = match (severity, first) {
+                (Some(true), true) => ("ERROR ", theme.error_text()),
+                (Some(false), true) => ("warn  ", theme.warning()),
+                (Some(_), false) => ("      ", theme.dim()),
+                (None, _) => ("", theme.dim()),
+            };
+            if severity.is_none() {
+                Line::styled(text.clone(), theme.dim())
+            } else {
+                Line::from(vec![Span::styled(tag, style), Span::raw(text.clone())])
             }
-        } else if i == findings + 1 {
+        } else if i == findings.len() + 1 {
             Line::raw("")
-        } else if i == findings + 2 {
+        } else if i == findings.len() + 2 {
             let t = if data.log.is_empty() {
                 "── runner log: none ──"
             } else {
@@ -55,7 +54,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
             };
             Line::styled(t, theme.title())
         } else {
-            let n = i - findings - 3;
+            let n = i - findings.len() - 3;
             Line::from(vec![
                 Span::styled(format!("{:>number_w$} ", n + 1), theme.dim()),
                 Span::raw(data.log[n].clone()),
