@@ -372,3 +372,49 @@ fn mouse_selects_sorts_and_scrolls() {
     assert_eq!(s.tree.selected, 3);
     assert_eq!(s.focus, Pane::Table);
 }
+
+/// Filter counts on the real wide_browse names, counted by hand from
+/// `fixtures/cpu/wide_browse.truth.json` (76 delegate operators + 3 kernels of
+/// non-delegated instructions: `_to_dim_order_copy`, `upsample_nearest2d`, `argmax`).
+#[test]
+fn filter_counts_on_the_wide_browse_fixture() {
+    use std::sync::atomic::AtomicBool;
+    let request = ProfileRequest::new("fixtures/cpu/wide_browse.etdp".into(), None, 5);
+    let profile =
+        cpuprof_tui::profile::load_profile(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let mut s = AppState::new(160, 48);
+    let generation = match &s.load(request)[..] {
+        [Effect::Load { generation, .. }] => *generation,
+        _ => unreachable!(),
+    };
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(ExplorerData::from_profile(&profile))),
+        },
+    );
+    assert_eq!(s.table.rows.len(), 79);
+    for (needle, count) in [
+        ("conv", 10), // 9 DWConv + 1 IGEMM
+        ("igemm", 1),
+        ("hardswish", 21),
+        ("native_call", 6), // cumsum, erf, mean + the 3 non-delegated kernels
+        ("zzz", 0),
+    ] {
+        key(&mut s, KeyCode::Char('/'));
+        chars(&mut s, needle);
+        assert_eq!(s.table.rows.len(), count, "{needle}");
+        key(&mut s, KeyCode::Esc);
+    }
+    // Delegate #3 (second delegate): one step of 10 operators. Esc: table -> tree.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.focus, Pane::Tree);
+    let tree = tree_names(&s);
+    let d3 = tree.iter().position(|n| n == "delegate #3").unwrap();
+    for _ in 0..d3 {
+        key(&mut s, KeyCode::Char('j'));
+    }
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.table.rows.len(), 10);
+}

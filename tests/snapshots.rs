@@ -182,3 +182,28 @@ fn error_dialog_over_last_good_profile() {
         snap("error_dialog", size, &s);
     }
 }
+
+/// NO_COLOR: the plain theme paints no colour at all (selection uses reverse video).
+#[test]
+fn no_color_theme_uses_modifiers_only() {
+    use ratatui::style::{Color, Modifier};
+    let mut s = opened(WIDE, 5, (160, 48));
+    key(&mut s, KeyCode::Tab);
+    key(&mut s, KeyCode::Enter);
+    for (theme, want_color) in [(Theme::plain(), false), (Theme { color: true }, true)] {
+        let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
+        t.draw(|f| ui::draw(f, &s, &theme)).unwrap();
+        let buf = t.backend().buffer();
+        let colored = buf
+            .content()
+            .iter()
+            .any(|c| c.fg != Color::Reset || c.bg != Color::Reset);
+        assert_eq!(colored, want_color);
+        if !want_color {
+            assert!(buf
+                .content()
+                .iter()
+                .any(|c| c.modifier.contains(Modifier::REVERSED)));
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The loader thread: progress and results on one channel, generations, cancellation.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use cpuprof_tui::app::{update, AppState, Command};
+use cpuprof_tui::app::{Action, Effect};
+use cpuprof_tui::profile::{LoadPhase, ProfileRequest};
+use cpuprof_tui::tui::action_for;
+use cpuprof_tui::worker::{Event, Worker};
+
+fn wide(warmup: usize) -> ProfileRequest {
+    ProfileRequest::new("fixtures/cpu/wide_browse.etdp".into(), None, warmup)
+}
+
+/// Run effects through a worker and feed its events to `update` until nothing is loading.
+fn settle(
+    state: &mut AppState,
+    worker: &mut Worker,
+    rx: &mpsc::Receiver<Event>,
+    effects: Vec<Effect>,
+) -> Vec<u64> {
+    for e in effects {
+        if let Effect::Load {
+            request,
+            generation,
+        } = e
+        {
+            worker.start(request, generation);
+        }
+    }
+    let mut loaded = Vec::new();
+    while state.loading.is_some() {
+        let ev = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("worker answers");
+        if let Event::Loaded { generation, .. } = &ev {
+            loaded.push(*generation);
+        }
+        if let Some(a) = action_for(ev) {
+            update(state, a);
+        }
+    }
+    loaded
+}
+
+#[test]
+fn newer_request_supersedes_older() {
+    let (tx, rx) = mpsc::channel();
+    let mut worker = Worker::new(tx);
+    let mut state = AppState::new(80, 24);
+    let mut effects = state.load(wide(5));
+    // A second request before the first is handled: + gives warm-up 6... but there is no
+    // data yet, so load directly with 4.
+    effects.extend(state.load(wide(4)));
+    let loaded = settle(&mut state, &mut worker, &rx, effects);
+    // Generation 1 was cancelled (or, if it won the race, ignored as stale).
+    assert_eq!(loaded.last(), Some(&2));
+    let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
+    assert_eq!((runs.total, runs.dropped, runs.kept), (35, 4, 31));
+    assert_eq!(state.data_warmup, 4);
+    assert!(state.error.is_none());
+    // + reloads in the background with 5 dropped.
+    let effects = update(&mut state, Action::Command(Command::WarmupMore));
+    settle(&mut state, &mut worker, &rx, effects);
+    let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
+    assert_eq!((runs.dropped, runs.kept), (5, 30));
+}
+
+#[test]
+fn progress_reports_phases_and_bytes() {
+    let (tx, rx) = mpsc::channel();
+    let mut worker = Worker::new(tx);
+    worker.start(wide(5), 7);
+    let mut phases = Vec::new();
+    let mut total = 0;
+    loop {
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            Event::Progress {
+                generation,
+                progress,
+            } => {
+                assert_eq!(generation, 7);
+                if phases.last() != Some(&progress.phase) {
+                    phases.push(progress.phase);
+                }
+                total = progress.bytes_total;
+            }
+            Event::Loaded { generation, result } => {
+                assert_eq!(generation, 7);
+                assert!(result.is_ok());
+                break;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // wide_browse.etdp is 403,128 bytes (fixtures/cpu/wide_browse.truth.json).
+    assert_eq!(total, 403_128);
+    assert_eq!(phases.first(), Some(&LoadPhase::Reading));
+    assert!(phases.contains(&LoadPhase::Analysing));
+}
+
+#[test]
+fn bad_file_error_names_the_file_and_keeps_the_profile() {
+    let (tx, rx) = mpsc::channel();
+    let mut worker = Worker::new(tx);
+    let mut state = AppState::new(80, 24);
+    let effects = state.load(wide(5));
+    settle(&mut state, &mut worker, &rx, effects);
+    let effects = state.load(ProfileRequest::new(
+        "fixtures/real/bad_truncated.etdp".into(),
+        None,
+        0,
+    ));
+    settle(&mut state, &mut worker, &rx, effects);
+    let msg = state.error.clone().expect("error dialog");
+    assert!(msg.starts_with("fixtures/real/bad_truncated.etdp"), "{msg}");
+    assert_eq!(state.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 30);
+    let effects = state.load(ProfileRequest::new(
+        "fixtures/does_not_exist.etdp".into(),
+        None,
+        0,
+    ));
+    settle(&mut state, &mut worker, &rx, effects);
+    assert!(state
+        .error
+        .clone()
+        .unwrap()
+        .starts_with("fixtures/does_not_exist.etdp"));
+}
