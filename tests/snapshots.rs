@@ -189,7 +189,6 @@ fn no_color_theme_uses_modifiers_only() {
     use ratatui::style::{Color, Modifier};
     let mut s = opened(WIDE, 5, (160, 48));
     key(&mut s, KeyCode::Tab);
-    key(&mut s, KeyCode::Enter);
     for (theme, want_color) in [(Theme::plain(), false), (Theme { color: true }, true)] {
         let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
         t.draw(|f| ui::draw(f, &s, &theme)).unwrap();
