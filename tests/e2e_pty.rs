@@ -82,6 +82,33 @@ impl Session {
         }
     }
 
+    /// Wait until row `row` of the screen contains `needle`.
+    fn wait_for_row(&self, row: usize, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.screen();
+            if screen.lines().nth(row).is_some_and(|l| l.contains(needle)) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {needle:?} on row {row}; screen:\n{screen}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn resize(&self, rows: u16, cols: u16) {
+        self._master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+
     fn send(&mut self, keys: &str) {
         self.writer.write_all(keys.as_bytes()).unwrap();
         self.writer.flush().unwrap();
@@ -168,6 +195,17 @@ fn browse_a_profile_then_quit() {
     s.wait_for(&["Min↓"]);
     s.send("S");
     s.wait_for(&["Min↑"]);
+    // Mouse (SGR encoding, 1-based): a click on the "Operator" column title sorts by name.
+    // At 120x40: header 2 rows, tree 14 rows (2/5 of 37), table border on row 16 and
+    // column titles on row 17 (0-based), i.e. SGR row 18.
+    s.send("\x1b[<0;3;18M\x1b[<0;3;18m");
+    s.wait_for(&["Operator↑"]);
+    // Warm-up: one fewer dropped run, recomputed in the background.
+    s.send("-");
+    s.wait_for(&["runs 31 kept, 4 warm-up dropped (of 35)"]);
+    // Resize to 80x24: the footer moves to the last row.
+    s.resize(24, 80);
+    s.wait_for_row(23, "? help");
     s.send("q");
     let status = s.wait_exit();
     assert!(status.success(), "exit status {status:?}");
@@ -183,5 +221,20 @@ fn bad_file_shows_a_dialog_and_q_quits() {
     s.send("q");
     let status = s.wait_exit();
     assert!(status.success());
+    ends_restored(&s.final_output());
+}
+
+#[test]
+fn demo_opens_the_bundled_profile() {
+    let mut s = Session::start(&["--demo"]);
+    s.wait_for(&[
+        "demo.etdp",
+        "runs 30 kept, 5 warm-up dropped (of 35)",
+        "delegate #3",
+    ]);
+    s.send("?");
+    s.wait_for(&["Help", "drop one more warm-up run"]);
+    s.send("q");
+    assert!(s.wait_exit().success());
     ends_restored(&s.final_output());
 }
