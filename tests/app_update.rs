@@ -98,16 +98,16 @@ fn navigation_moves_and_clamps() {
     assert_eq!(s.tree.selected, 8);
     key(&mut s, KeyCode::Char('g'));
     assert_eq!(s.tree.selected, 0);
-    // 80x24: the tree pane is 8 rows, 6 inside the border.
+    // 80x24: the tree pane is 8 rows: 6 inside the border, 5 below the column titles.
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.tree.selected, 6);
+    assert_eq!(s.tree.selected, 5);
     key(&mut s, KeyCode::PageDown);
     assert_eq!(s.tree.selected, 8);
-    // Offset keeps the selection visible: rows 3..=8 shown.
-    assert_eq!(s.tree.offset, 3);
+    // Offset keeps the selection visible: rows 4..=8 shown.
+    assert_eq!(s.tree.offset, 4);
     key(&mut s, KeyCode::PageUp);
-    assert_eq!(s.tree.selected, 2);
-    assert_eq!(s.tree.offset, 2);
+    assert_eq!(s.tree.selected, 3);
+    assert_eq!(s.tree.offset, 3);
     // Tab cycles panes; navigation then moves the table.
     key(&mut s, KeyCode::Tab);
     assert_eq!(s.focus, Pane::Table);

@@ -233,7 +233,10 @@ impl AppState {
     }
 
     fn tree_page(&self) -> usize {
-        layout::inner_rows(self.areas().tree).max(1)
+        // Minus the column title row.
+        layout::inner_rows(self.areas().tree)
+            .saturating_sub(1)
+            .max(1)
     }
 
     fn table_page(&self) -> usize {
@@ -723,8 +726,8 @@ fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) {
             }
             let inner_top = area.y + 1;
             match pane {
-                Pane::Tree if y >= inner_top => {
-                    let i = state.tree.offset + (y - inner_top) as usize;
+                Pane::Tree if y > inner_top => {
+                    let i = state.tree.offset + (y - inner_top - 1) as usize;
                     if i < state.tree.visible.len() && y < area.y + area.height - 1 {
                         state.tree.selected = i;
                     }
