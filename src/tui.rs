@@ -193,6 +193,11 @@ fn main_loop(request: ProfileRequest) -> io::Result<()> {
     if apply(effects, &mut worker) {
         return Ok(());
     }
+    // Debug builds only: lets the end-to-end test check the panic path restores the terminal.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("CPUPROF_TUI_TEST_PANIC").is_some() {
+        panic!("test panic after the first frame");
+    }
     spawn_input(tx);
     while let Ok(first) = rx.recv() {
         let mut pending = vec![first];

@@ -23,6 +23,10 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str]) -> Session {
+        Session::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Session {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -36,6 +40,9 @@ impl Session {
         cmd.cwd(env!("CARGO_MANIFEST_DIR"));
         cmd.env("TERM", "xterm-256color");
         cmd.env("NO_COLOR", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let child = pty.slave.spawn_command(cmd).expect("spawn");
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().expect("reader");
@@ -237,4 +244,27 @@ fn demo_opens_the_bundled_profile() {
     s.send("q");
     assert!(s.wait_exit().success());
     ends_restored(&s.final_output());
+}
+
+/// A panic (forced in debug builds by an environment variable) still restores the terminal.
+#[test]
+fn panic_restores_the_terminal() {
+    let mut s = Session::start_with_env(&["--demo"], &[("CPUPROF_TUI_TEST_PANIC", "1")]);
+    let status = s.wait_exit();
+    assert!(!status.success());
+    let out = s.final_output();
+    let text = String::from_utf8_lossy(&out);
+    let enter = text
+        .rfind("\x1b[?1049h")
+        .expect("entered the alternate screen");
+    let leave = text
+        .rfind("\x1b[?1049l")
+        .expect("left the alternate screen");
+    assert!(leave > enter);
+    assert!(
+        text[enter..leave].contains("\x1b[?1000l"),
+        "mouse capture disabled"
+    );
+    // The panic message comes after, on the normal screen.
+    assert!(text[leave..].contains("test panic after the first frame"));
 }
