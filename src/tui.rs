@@ -1,11 +1,233 @@
 //! The interactive explorer: terminal set-up and the main loop.
+//!
+//! One `mpsc` channel carries input events (from an input thread) and loader events
+//! (from the worker); the loop turns them into `Action`s for the pure `update` and
+//! performs the returned effects. The terminal is restored on every exit path and on
+//! panic.
 
+use std::io::{self, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
 
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind, MouseButton,
+    MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::Terminal;
+
+use crate::app::{update, Action, AppState, Effect, MouseAction};
 use crate::cli::ExploreArgs;
+use crate::profile::{LoadError, ProfileRequest};
+use crate::ui::{self, Theme};
+use crate::worker::{Event, Worker};
+
+/// The request the command line asks for, or the message for a usage error.
+pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
+    if args.demo {
+        return Ok(ProfileRequest::demo(args.warmup));
+    }
+    if args.watch.is_some() {
+        return Err("--watch is not available yet".into());
+    }
+    match &args.file {
+        Some(file) => Ok(ProfileRequest::new(
+            file.clone(),
+            args.log.clone(),
+            args.warmup.unwrap_or(0),
+        )),
+        None => Err("nothing to open: give FILE, or --demo (see --help)".into()),
+    }
+}
 
 pub fn run(args: &ExploreArgs) -> ExitCode {
-    let _ = args;
-    eprintln!("cpuprof-tui: explorer not implemented yet");
-    ExitCode::from(2)
+    let request = match request_for(args) {
+        Ok(r) => r,
+        Err(msg) => {
+            eprintln!("cpuprof-tui: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let guard = match TerminalGuard::enter() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("cpuprof-tui: cannot open the terminal: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = main_loop(request);
+    drop(guard);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cpuprof-tui: terminal error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+static RESTORED: AtomicBool = AtomicBool::new(true);
+
+/// Undo everything `TerminalGuard::enter` did. Safe to call twice (panic + drop).
+fn restore_terminal() {
+    if RESTORED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    // Leaving the alternate screen comes last so nothing is written to the main screen.
+    let _ = execute!(
+        out,
+        DisableMouseCapture,
+        ratatui::crossterm::cursor::Show,
+        LeaveAlternateScreen
+    );
+    let _ = out.flush();
+    let _ = disable_raw_mode();
+}
+
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> io::Result<TerminalGuard> {
+        enable_raw_mode()?;
+        RESTORED.store(false, Ordering::SeqCst);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            previous(info);
+        }));
+        if let Err(e) = execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            Clear(ClearType::All)
+        ) {
+            restore_terminal();
+            return Err(e);
+        }
+        Ok(TerminalGuard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+fn spawn_input(tx: Sender<Event>) {
+    let _ = thread::Builder::new()
+        .name("input".into())
+        .spawn(move || loop {
+            match event::read() {
+                Ok(ev) => {
+                    if tx.send(Event::Input(ev)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => {
+                    let _ = tx.send(Event::InputClosed);
+                    return;
+                }
+            }
+        });
+}
+
+/// Turn a channel event into an action (None: nothing for `update`).
+pub fn action_for(event: Event) -> Option<Action> {
+    match event {
+        Event::Input(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => Some(Action::Key(k)),
+        Event::Input(TermEvent::Mouse(m)) => {
+            let kind = match m.kind {
+                MouseEventKind::Down(MouseButton::Left) => MouseAction::Click,
+                MouseEventKind::ScrollUp => MouseAction::ScrollUp,
+                MouseEventKind::ScrollDown => MouseAction::ScrollDown,
+                _ => return None,
+            };
+            Some(Action::Mouse {
+                kind,
+                x: m.column,
+                y: m.row,
+            })
+        }
+        Event::Input(TermEvent::Resize(w, h)) => Some(Action::Resize(w, h)),
+        Event::Input(_) => None,
+        Event::InputClosed => Some(Action::Command(crate::app::Command::Quit)),
+        Event::Progress {
+            generation,
+            progress,
+        } => Some(Action::Progress {
+            generation,
+            phase: progress.phase,
+            bytes_done: progress.bytes_done,
+            bytes_total: progress.bytes_total,
+        }),
+        Event::Loaded { generation, result } => Some(Action::Loaded {
+            generation,
+            result: result.map_err(|e| match e {
+                LoadError::Cancelled => None,
+                other => Some(other.to_string()),
+            }),
+        }),
+    }
+}
+
+fn main_loop(request: ProfileRequest) -> io::Result<()> {
+    // No `terminal.clear()`: it asks the terminal for the cursor position, which some
+    // terminals (and pipes in tests) never answer. The screen was cleared on entry.
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let theme = Theme::from_env();
+    let size = terminal.size()?;
+    let mut state = AppState::new(size.width, size.height);
+    let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
+    let mut worker = Worker::new(tx.clone());
+    let effects = state.load(request);
+    // First frame at once: the gauge, before any byte is read.
+    terminal.draw(|f| ui::draw(f, &state, &theme))?;
+    if apply(effects, &mut worker) {
+        return Ok(());
+    }
+    spawn_input(tx);
+    while let Ok(first) = rx.recv() {
+        let mut pending = vec![first];
+        // Coalesce a burst (key repeat, progress) into one frame.
+        while let Ok(more) = rx.try_recv() {
+            pending.push(more);
+            if pending.len() >= 256 {
+                break;
+            }
+        }
+        for ev in pending {
+            if let Some(action) = action_for(ev) {
+                if apply(update(&mut state, action), &mut worker) {
+                    return Ok(());
+                }
+            }
+        }
+        terminal.draw(|f| ui::draw(f, &state, &theme))?;
+    }
+    Ok(())
+}
+
+/// Perform effects; true when the explorer should quit.
+fn apply(effects: Vec<Effect>, worker: &mut Worker) -> bool {
+    for e in effects {
+        match e {
+            Effect::Quit => {
+                worker.cancel();
+                return true;
+            }
+            Effect::Load {
+                request,
+                generation,
+            } => worker.start(request, generation),
+        }
+    }
+    false
 }

@@ -1,1 +1,18 @@
-//! Explorer state: plain data and a pure `update(state, action)`.
+//! Explorer state: plain data and a pure `update(state, action)`; no I/O here.
+//! The view model (`ExplorerData`) is source-agnostic, so ETDump profiles and PyTorch
+//! traces fill the same panes.
+
+pub mod data;
+pub mod format;
+pub mod histogram;
+pub mod keymap;
+pub mod layout;
+#[doc(hidden)]
+pub mod sample;
+pub mod state;
+pub mod table;
+
+pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, TreeNode};
+pub use keymap::{Command, Mode};
+pub use state::{update, Action, AppState, Effect, Loading, MouseAction, Pane};
+pub use table::Column;

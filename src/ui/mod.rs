@@ -1,1 +1,79 @@
-//! Rendering: one module per pane, render only.
+//! Rendering: one module per pane, render only (no state changes). `draw` paints a whole
+//! frame from an `AppState`.
+
+mod detail;
+mod dialog;
+mod footer;
+mod header;
+mod help;
+mod loading;
+mod log;
+mod table;
+pub mod text;
+mod theme;
+mod tree;
+
+use ratatui::layout::Rect;
+use ratatui::Frame;
+
+use crate::app::{AppState, Pane};
+
+pub use theme::Theme;
+
+/// Paint one frame.
+pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
+    let area = frame.area();
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    // Geometry comes from the same pure function update uses for mouse hits.
+    let areas = state.areas();
+    header::render(frame, areas.header, state, theme);
+    match &state.data {
+        Some(data) => {
+            if let Some(log_area) = areas.log {
+                log::render(frame, log_area, data, state.log_scroll, theme);
+            }
+            if let Some(a) = areas.tree {
+                tree::render(frame, a, data, state, theme);
+            }
+            if let Some(a) = areas.table {
+                table::render(frame, a, data, state, theme);
+            }
+            if let Some(a) = areas.detail {
+                detail::render(frame, a, data, state, theme);
+            }
+            if let Some(l) = &state.loading {
+                loading::render_overlay(frame, areas.body, l, theme);
+            }
+        }
+        None => match &state.loading {
+            Some(l) => loading::render_full(frame, areas.body, l, theme),
+            None => loading::render_empty(frame, areas.body, theme),
+        },
+    }
+    footer::render(frame, areas.footer, state, theme);
+    if state.help {
+        help::render(frame, areas.body, state.help_scroll, theme);
+    }
+    if let Some(message) = &state.error {
+        dialog::render(frame, area, message, theme);
+    }
+}
+
+/// Border style for a pane: highlighted when focused.
+fn pane_focused(state: &AppState, pane: Pane) -> bool {
+    state.focus == pane && !state.log_view
+}
+
+/// A rectangle of at most `w` x `h` centred in `area`.
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}

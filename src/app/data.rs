@@ -1,0 +1,319 @@
+//! The explorer's source-agnostic view model, built once per loaded profile (on the
+//! worker thread). An ETDump profile fills it from its plan tree; a PyTorch trace can fill
+//! the same structures from its call tree.
+
+use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
+
+use super::format;
+
+/// What a tree node stands for (drives its label and icon, not its behaviour).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    Method,
+    Delegate,
+    Step,
+    Operator,
+    /// Non-delegated instruction, unattributed event, remainder, call-tree frame.
+    Other,
+}
+
+impl NodeKind {
+    pub fn tag(self) -> &'static str {
+        match self {
+            NodeKind::Method => "method",
+            NodeKind::Delegate => "delegate",
+            NodeKind::Step => "step",
+            NodeKind::Operator => "op",
+            NodeKind::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeNode {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Short facts shown after the name (instruction id, kind, policy, threads, nodes).
+    pub info: String,
+    pub depth: usize,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    pub stats: Stats,
+    /// Share of the parent's median (0..1), when the parent has a time.
+    pub share: Option<f64>,
+    /// The operator-table row this node is, if it is an operator.
+    pub op_row: Option<usize>,
+    /// Index of the delegate (in `ExplorerData::scopes`) this node belongs to.
+    pub scope: Option<usize>,
+}
+
+/// One operator-table row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpRow {
+    pub name: String,
+    /// Short delegate label (`#1`), `-` outside delegates.
+    pub delegate: String,
+    pub scope: Option<usize>,
+    pub step: String,
+    pub stats: Stats,
+    pub share: f64,
+    pub input_shapes: String,
+    pub output_shapes: String,
+    /// The tree node showing this operator.
+    pub node: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingRow {
+    pub error: bool,
+    pub kind: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSummary {
+    pub total: usize,
+    pub dropped: usize,
+    pub kept: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExplorerData {
+    /// Input files, for the header.
+    pub files: Vec<String>,
+    pub runs: Option<RunSummary>,
+    /// The top-level latency (ETDump: `Method::execute`), with its label.
+    pub total_label: String,
+    pub total: Option<Stats>,
+    /// Flattened tree, parents before children; roots in `roots`.
+    pub nodes: Vec<TreeNode>,
+    pub roots: Vec<usize>,
+    pub ops: Vec<OpRow>,
+    /// Scopes the operator table can be limited to (ETDump: delegates), by label.
+    pub scopes: Vec<String>,
+    pub findings: Vec<FindingRow>,
+    pub log: Vec<String>,
+}
+
+impl ExplorerData {
+    pub fn error_count(&self) -> usize {
+        self.findings.iter().filter(|f| f.error).count()
+    }
+
+    pub fn warning_count(&self) -> usize {
+        self.findings.iter().filter(|f| !f.error).count()
+    }
+
+    fn push_node(&mut self, mut node: TreeNode) -> usize {
+        let id = self.nodes.len();
+        match node.parent {
+            Some(p) => {
+                node.depth = self.nodes[p].depth + 1;
+                self.nodes[p].children.push(id);
+            }
+            None => {
+                node.depth = 0;
+                self.roots.push(id);
+            }
+        }
+        self.nodes.push(node);
+        id
+    }
+
+    fn push_op(
+        &mut self,
+        parent: usize,
+        op: &OperatorStats,
+        delegate: &str,
+        scope: Option<usize>,
+        step: &str,
+    ) {
+        let row = self.ops.len();
+        let node = self.push_node(TreeNode {
+            name: op.name.clone(),
+            kind: NodeKind::Operator,
+            info: String::new(),
+            depth: 0,
+            parent: Some(parent),
+            children: Vec::new(),
+            stats: op.stats.clone(),
+            share: Some(op.share),
+            op_row: Some(row),
+            scope,
+        });
+        self.ops.push(OpRow {
+            name: op.name.clone(),
+            delegate: delegate.to_string(),
+            scope,
+            step: step.to_string(),
+            stats: op.stats.clone(),
+            share: op.share,
+            input_shapes: format::shapes(op.input_shapes.as_ref()),
+            output_shapes: format::shapes(op.output_shapes.as_ref()),
+            node,
+        });
+    }
+
+    /// The view of an ETDump profile: method -> delegates -> plan steps -> operators.
+    pub fn from_profile(profile: &Profile) -> ExplorerData {
+        let mut data = ExplorerData {
+            files: std::iter::once(profile.source.etdump.clone())
+                .chain(profile.source.log.clone())
+                .collect(),
+            runs: Some(RunSummary {
+                total: profile.runs.total,
+                dropped: profile.runs.warmup_dropped,
+                kept: profile.runs.kept,
+            }),
+            total_label: "Method::execute".to_string(),
+            total: profile.method.clone(),
+            ..ExplorerData::default()
+        };
+        let method_median = profile.method.as_ref().map(|s| s.median);
+        let root = data.push_node(TreeNode {
+            name: "Method::execute".to_string(),
+            kind: NodeKind::Method,
+            info: format!("{} runs kept", profile.runs.kept),
+            depth: 0,
+            parent: None,
+            children: Vec::new(),
+            stats: profile.method.clone().unwrap_or_default(),
+            share: None,
+            op_row: None,
+            scope: None,
+        });
+        for delegate in &profile.delegates {
+            let scope = data.scopes.len();
+            let label = format!("#{}", delegate.instruction_id);
+            data.scopes.push(label.clone());
+            let kind = match delegate.kind {
+                DelegateKind::CpuPlan => "CpuBackend",
+                DelegateKind::Xnnpack => "XNNPACK",
+                DelegateKind::Other => "other",
+            };
+            let mut info = vec![format!("instr {}", delegate.instruction_id), kind.into()];
+            if let Some(plan) = &delegate.plan {
+                if let Some(policy) = &plan.policy {
+                    info.push(policy.clone());
+                }
+                if let Some(threads) = plan.selection_context.as_ref().and_then(|c| c.threads) {
+                    info.push(format!("{threads} threads"));
+                }
+            } else if delegate.kind == DelegateKind::CpuPlan {
+                info.push("no plan".into());
+            }
+            let d = data.push_node(TreeNode {
+                name: format!("delegate {label}"),
+                kind: NodeKind::Delegate,
+                info: info.join(" · "),
+                depth: 0,
+                parent: Some(root),
+                children: Vec::new(),
+                stats: delegate.call.clone(),
+                share: share_of(delegate.call.median, method_median),
+                op_row: None,
+                scope: Some(scope),
+            });
+            for step in &delegate.steps {
+                let nodes = step.node_count.max(step.nodes.len());
+                let s = data.push_node(TreeNode {
+                    name: step.name.clone(),
+                    kind: NodeKind::Step,
+                    info: format!(
+                        "{}/{} · {} node{}",
+                        step.provider,
+                        step.implementation,
+                        nodes,
+                        if nodes == 1 { "" } else { "s" }
+                    ),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    stats: step.stats.clone(),
+                    share: Some(step.share),
+                    op_row: None,
+                    scope: Some(scope),
+                });
+                for op in &step.operators {
+                    data.push_op(s, op, &label, Some(scope), &step.name);
+                }
+            }
+            for op in &delegate.operators {
+                data.push_op(d, op, &label, Some(scope), "-");
+            }
+            for ev in &delegate.unattributed {
+                data.push_node(TreeNode {
+                    name: ev.name.clone(),
+                    kind: NodeKind::Other,
+                    info: "unattributed".into(),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    stats: ev.stats.clone(),
+                    share: share_of(ev.stats.median, Some(delegate.call.median)),
+                    op_row: None,
+                    scope: Some(scope),
+                });
+            }
+        }
+        for other in &profile.other_operators {
+            let o = data.push_node(TreeNode {
+                name: other.name.clone(),
+                kind: NodeKind::Other,
+                info: format!("instr {}", other.instruction_id),
+                depth: 0,
+                parent: Some(root),
+                children: Vec::new(),
+                stats: other.stats.clone(),
+                share: share_of(other.stats.median, method_median),
+                op_row: None,
+                scope: None,
+            });
+            for k in &other.kernels {
+                let op = OperatorStats {
+                    name: k.name.clone(),
+                    kind: crate::profile::OperatorKind::Kernel,
+                    stats: k.stats.clone(),
+                    share: share_of(k.stats.median, Some(other.stats.median)).unwrap_or(0.0),
+                    input_shapes: None,
+                    output_shapes: None,
+                };
+                data.push_op(o, &op, "-", None, &other.name);
+            }
+        }
+        if let Some(rem) = &profile.remainder {
+            data.push_node(TreeNode {
+                name: "(remainder)".into(),
+                kind: NodeKind::Other,
+                info: "method time outside delegates and operators".into(),
+                depth: 0,
+                parent: Some(root),
+                children: Vec::new(),
+                stats: rem.clone(),
+                share: share_of(rem.median, method_median),
+                op_row: None,
+                scope: None,
+            });
+        }
+        data.findings = profile
+            .errors
+            .iter()
+            .map(|f| (true, f))
+            .chain(profile.warnings.iter().map(|f| (false, f)))
+            .map(|(error, f)| FindingRow {
+                error,
+                kind: f.kind.clone(),
+                message: f.message.clone(),
+            })
+            .collect();
+        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data
+    }
+}
+
+fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {
+    match whole {
+        Some(w) if w > 0.0 && part.is_finite() => Some(part / w),
+        _ => None,
+    }
+}

@@ -1,0 +1,149 @@
+//! Unit-aware duration and shape formatting shared by panes and tests.
+
+/// A duration given in milliseconds, printed with a unit that keeps 3–4 significant
+/// digits: `850 ns`, `12.3 µs`, `850 µs`, `1.165 ms`, `12.35 ms`, `1.234 s`.
+pub fn duration_ms(ms: f64) -> String {
+    if !ms.is_finite() {
+        return "-".to_string();
+    }
+    let abs = ms.abs();
+    if abs == 0.0 {
+        "0 µs".to_string()
+    } else if abs < 0.001 {
+        format!("{:.0} ns", ms * 1e6)
+    } else if abs < 1.0 {
+        let us = ms * 1e3;
+        if us.abs() < 10.0 {
+            format!("{us:.2} µs")
+        } else if us.abs() < 100.0 {
+            format!("{us:.1} µs")
+        } else {
+            format!("{us:.0} µs")
+        }
+    } else if abs < 10.0 {
+        format!("{ms:.3} ms")
+    } else if abs < 1000.0 {
+        format!("{ms:.2} ms")
+    } else {
+        format!("{:.3} s", ms / 1e3)
+    }
+}
+
+/// A share (0..1) as a percentage with one decimal.
+pub fn percent(share: f64) -> String {
+    if share.is_finite() {
+        format!("{:.1}%", share * 100.0)
+    } else {
+        "-".to_string()
+    }
+}
+
+/// Shapes as `[1,3,224,224] [64]`; None (unknown) as empty.
+pub fn shapes(shapes: Option<&Vec<Vec<i64>>>) -> String {
+    match shapes {
+        None => String::new(),
+        Some(list) => list
+            .iter()
+            .map(|s| {
+                let dims: Vec<String> = s.iter().map(i64::to_string).collect();
+                format!("[{}]", dims.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// Byte counts for the loading gauge: `512 B`, `1.5 KiB`, `120.0 MiB`.
+pub fn bytes(n: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let f = n as f64;
+    if f < KIB {
+        format!("{n} B")
+    } else if f < KIB * KIB {
+        format!("{:.1} KiB", f / KIB)
+    } else if f < KIB * KIB * KIB {
+        format!("{:.1} MiB", f / (KIB * KIB))
+    } else {
+        format!("{:.2} GiB", f / (KIB * KIB * KIB))
+    }
+}
+
+/// Greedy word wrap to `width` cells (words longer than a line are cut). Always at least
+/// one line.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let need = if len == 0 {
+                word.len()
+            } else {
+                len + 1 + word.len()
+            };
+            if need <= width {
+                if len > 0 {
+                    line.push(' ');
+                    len += 1;
+                }
+                line.extend(word.iter());
+                len += word.len();
+                break;
+            }
+            if len > 0 {
+                lines.push(std::mem::take(&mut line));
+                len = 0;
+                continue;
+            }
+            // A word longer than the line: cut it.
+            let rest = word.split_off(width);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_pick_a_unit() {
+        assert_eq!(duration_ms(0.0), "0 µs");
+        assert_eq!(duration_ms(0.000_85), "850 ns");
+        assert_eq!(duration_ms(0.001_234), "1.23 µs");
+        assert_eq!(duration_ms(0.012_34), "12.3 µs");
+        assert_eq!(duration_ms(0.85), "850 µs");
+        assert_eq!(duration_ms(1.165_015), "1.165 ms");
+        assert_eq!(duration_ms(12.345_6), "12.35 ms");
+        assert_eq!(duration_ms(1234.0), "1.234 s");
+        assert_eq!(duration_ms(f64::NAN), "-");
+    }
+
+    #[test]
+    fn wrap_by_words() {
+        assert_eq!(wrap("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("a bcdefg", 4), ["a", "bcde", "fg"]);
+        assert_eq!(wrap("µs µs", 2), ["µs", "µs"]);
+    }
+
+    #[test]
+    fn shapes_and_bytes() {
+        assert_eq!(
+            shapes(Some(&vec![vec![1, 3, 8, 8], vec![4]])),
+            "[1,3,8,8] [4]"
+        );
+        assert_eq!(shapes(Some(&vec![vec![]])), "[]");
+        assert_eq!(shapes(None), "");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(120 * 1024 * 1024), "120.0 MiB");
+        assert_eq!(percent(0.1234), "12.3%");
+    }
+}

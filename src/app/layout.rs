@@ -1,0 +1,101 @@
+//! Screen geometry, a pure function of the terminal size and the view. Rendering and
+//! mouse hit-testing both use it, so a click lands where the row was drawn.
+
+use ratatui::layout::Rect;
+
+/// Terminals at least this wide show the detail pane beside the lists.
+pub const WIDE: u16 = 140;
+pub const DETAIL_WIDTH: u16 = 48;
+pub const HEADER_HEIGHT: u16 = 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub body: Rect,
+    pub footer: Rect,
+    pub tree: Option<Rect>,
+    pub table: Option<Rect>,
+    pub detail: Option<Rect>,
+    /// The warnings and log view (replaces the panes).
+    pub log: Option<Rect>,
+}
+
+/// `detail_zoomed`: on a narrow screen the focused detail takes the whole body.
+pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool) -> Areas {
+    let full = Rect::new(0, 0, width, height);
+    let header_h = HEADER_HEIGHT.min(height);
+    let footer_h = u16::from(height > header_h);
+    let header = Rect::new(0, 0, width, header_h);
+    let body_h = height.saturating_sub(header_h + footer_h);
+    let body = Rect::new(0, header_h, width, body_h);
+    let footer = Rect::new(0, header_h + body_h, width, footer_h);
+    let mut areas = Areas {
+        header,
+        body,
+        footer,
+        tree: None,
+        table: None,
+        detail: None,
+        log: None,
+    };
+    let _ = full;
+    if log_view {
+        areas.log = Some(body);
+        return areas;
+    }
+    let (lists, detail) = if width >= WIDE {
+        let left = width - DETAIL_WIDTH;
+        (
+            Rect::new(0, body.y, left, body_h),
+            Some(Rect::new(left, body.y, DETAIL_WIDTH, body_h)),
+        )
+    } else if detail_zoomed {
+        areas.detail = Some(body);
+        return areas;
+    } else {
+        (body, None)
+    };
+    let tree_h = (lists.height * 2 / 5).max(3.min(lists.height));
+    areas.tree = Some(Rect::new(lists.x, lists.y, lists.width, tree_h));
+    areas.table = Some(Rect::new(
+        lists.x,
+        lists.y + tree_h,
+        lists.width,
+        lists.height - tree_h,
+    ));
+    areas.detail = detail;
+    areas
+}
+
+/// Rows of content inside a bordered pane.
+pub fn inner_rows(area: Option<Rect>) -> usize {
+    area.map(|a| a.height.saturating_sub(2) as usize)
+        .unwrap_or(0)
+}
+
+pub fn contains(area: Rect, x: u16, y: u16) -> bool {
+    x >= area.x && x < area.x + area.width && y >= area.y && y < area.y + area.height
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panes_tile_the_body() {
+        let a = compute(80, 24, false, false);
+        assert_eq!(a.header, Rect::new(0, 0, 80, 2));
+        assert_eq!(a.footer, Rect::new(0, 23, 80, 1));
+        let (t, o) = (a.tree.unwrap(), a.table.unwrap());
+        assert_eq!((t.y, t.height, o.y, o.height), (2, 8, 10, 13));
+        assert!(a.detail.is_none());
+        let z = compute(80, 24, false, true);
+        assert_eq!(z.detail, Some(Rect::new(0, 2, 80, 21)));
+        let w = compute(160, 48, false, false);
+        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 45)));
+        assert_eq!(w.table.unwrap().width, 112);
+        // Tiny terminals give empty areas, not panics.
+        let tiny = compute(3, 1, false, false);
+        assert_eq!(tiny.body.height, 0);
+    }
+}

@@ -1,0 +1,757 @@
+//! Explorer state (plain data) and the pure `update(state, action) -> effects`.
+
+use ratatui::crossterm::event::KeyEvent;
+use tui_input::Input;
+
+use super::data::ExplorerData;
+use super::keymap::{self, Command, Mode};
+use super::layout::{self, Areas};
+use super::table::{self, Column};
+use crate::profile::{LoadPhase, ProfileRequest};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Tree,
+    Table,
+    Detail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseAction {
+    Click,
+    ScrollUp,
+    ScrollDown,
+}
+
+/// Everything that can happen to the explorer.
+#[derive(Debug)]
+pub enum Action {
+    Key(KeyEvent),
+    Command(Command),
+    Mouse {
+        kind: MouseAction,
+        x: u16,
+        y: u16,
+    },
+    Resize(u16, u16),
+    Progress {
+        generation: u64,
+        phase: LoadPhase,
+        bytes_done: u64,
+        bytes_total: u64,
+    },
+    /// A load finished; `Err` is the one-line message naming the file (None = cancelled).
+    Loaded {
+        generation: u64,
+        result: Result<Box<ExplorerData>, Option<String>>,
+    },
+}
+
+/// What the shell must do after an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Start loading `request` (cancelling any older load); tag events with `generation`.
+    Load {
+        request: ProfileRequest,
+        generation: u64,
+    },
+    Quit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loading {
+    pub generation: u64,
+    pub file: String,
+    pub warmup: usize,
+    pub phase: LoadPhase,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TreeState {
+    pub expanded: Vec<bool>,
+    /// Node ids in display order (children of collapsed nodes left out).
+    pub visible: Vec<usize>,
+    pub selected: usize,
+    pub offset: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct TableState {
+    pub sort: Column,
+    pub descending: bool,
+    pub filter: Input,
+    /// Limit to one delegate (index into `ExplorerData::scopes`); None = all.
+    pub scope: Option<usize>,
+    /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
+    pub rows: Vec<usize>,
+    /// Row indices after scope and sort only (filtering narrows this, no re-sort).
+    pub sorted: Vec<usize>,
+    pub selected: usize,
+    pub offset: usize,
+    pub longest_name: usize,
+    pub longest_step: usize,
+}
+
+impl Default for TableState {
+    fn default() -> Self {
+        TableState {
+            sort: Column::Median,
+            descending: true,
+            filter: Input::default(),
+            scope: None,
+            rows: Vec::new(),
+            sorted: Vec::new(),
+            selected: 0,
+            offset: 0,
+            longest_name: 0,
+            longest_step: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The last request (reloads reuse it with another warm-up).
+    pub request: Option<ProfileRequest>,
+    pub generation: u64,
+    pub loading: Option<Loading>,
+    pub data: Option<ExplorerData>,
+    /// Warm-up runs dropped in `data`.
+    pub data_warmup: usize,
+    pub error: Option<String>,
+    pub help: bool,
+    pub help_scroll: usize,
+    pub filter_editing: bool,
+    pub log_view: bool,
+    pub log_scroll: usize,
+    pub focus: Pane,
+    /// The list whose selection the detail pane shows.
+    pub detail_source: Pane,
+    pub tree: TreeState,
+    pub table: TableState,
+    pub width: u16,
+    pub height: u16,
+    pub quit: bool,
+}
+
+impl AppState {
+    pub fn new(width: u16, height: u16) -> AppState {
+        AppState {
+            request: None,
+            generation: 0,
+            loading: None,
+            data: None,
+            data_warmup: 0,
+            error: None,
+            help: false,
+            help_scroll: 0,
+            filter_editing: false,
+            log_view: false,
+            log_scroll: 0,
+            focus: Pane::Tree,
+            detail_source: Pane::Tree,
+            tree: TreeState::default(),
+            table: TableState::default(),
+            width,
+            height,
+            quit: false,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        if self.error.is_some() {
+            Mode::Dialog
+        } else if self.help {
+            Mode::Help
+        } else if self.filter_editing {
+            Mode::FilterInput
+        } else {
+            Mode::Normal
+        }
+    }
+
+    pub fn areas(&self) -> Areas {
+        layout::compute(
+            self.width,
+            self.height,
+            self.log_view,
+            self.focus == Pane::Detail,
+        )
+    }
+
+    /// Start loading `request` (first load or reload).
+    pub fn load(&mut self, request: ProfileRequest) -> Vec<Effect> {
+        self.generation += 1;
+        self.loading = Some(Loading {
+            generation: self.generation,
+            file: request.etdump.display().to_string(),
+            warmup: request.warmup,
+            phase: LoadPhase::Reading,
+            bytes_done: 0,
+            bytes_total: 0,
+        });
+        self.request = Some(request.clone());
+        vec![Effect::Load {
+            request,
+            generation: self.generation,
+        }]
+    }
+
+    /// The tree node the detail pane describes.
+    pub fn detail_node(&self) -> Option<usize> {
+        let data = self.data.as_ref()?;
+        match self.detail_source {
+            Pane::Table => {
+                let row = *self.table.rows.get(self.table.selected)?;
+                data.ops.get(row).map(|r| r.node)
+            }
+            _ => self.tree.visible.get(self.tree.selected).copied(),
+        }
+    }
+
+    pub fn selected_op(&self) -> Option<usize> {
+        self.table.rows.get(self.table.selected).copied()
+    }
+
+    pub fn runs_total(&self) -> Option<usize> {
+        self.data.as_ref()?.runs.as_ref().map(|r| r.total)
+    }
+
+    /// Lines of the warnings and log view.
+    pub fn log_len(&self) -> usize {
+        let width = self
+            .areas()
+            .log
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(self.width);
+        self.data
+            .as_ref()
+            .map(|d| finding_lines(d, width as usize).len() + d.log.len() + 3)
+            .unwrap_or(0)
+    }
+
+    fn tree_page(&self) -> usize {
+        layout::inner_rows(self.areas().tree).max(1)
+    }
+
+    fn table_page(&self) -> usize {
+        // Minus the column title row.
+        layout::inner_rows(self.areas().table)
+            .saturating_sub(1)
+            .max(1)
+    }
+
+    fn rebuild_tree_visible(&mut self) {
+        let keep = self.tree.visible.get(self.tree.selected).copied();
+        self.tree.visible.clear();
+        if let Some(data) = &self.data {
+            let mut stack: Vec<usize> = data.roots.iter().rev().copied().collect();
+            while let Some(id) = stack.pop() {
+                self.tree.visible.push(id);
+                if self.tree.expanded.get(id).copied().unwrap_or(false) {
+                    stack.extend(data.nodes[id].children.iter().rev());
+                }
+            }
+        }
+        self.tree.selected = keep
+            .and_then(|k| self.tree.visible.iter().position(|&v| v == k))
+            .unwrap_or(0);
+        self.fix_tree_offset();
+    }
+
+    fn rebuild_table_rows(&mut self) {
+        self.table.sorted = match &self.data {
+            Some(d) => table::sorted_rows(
+                &d.ops,
+                self.table.scope,
+                self.table.sort,
+                self.table.descending,
+            ),
+            None => Vec::new(),
+        };
+        self.refilter_table_rows();
+    }
+
+    /// Re-apply the filter to the sorted rows (a filter keystroke needs no sort).
+    fn refilter_table_rows(&mut self) {
+        let keep = self.selected_op();
+        self.table.rows = match &self.data {
+            Some(d) => table::filter_rows(&d.ops, &self.table.sorted, self.table.filter.value()),
+            None => Vec::new(),
+        };
+        self.table.selected = keep
+            .and_then(|k| self.table.rows.iter().position(|&r| r == k))
+            .unwrap_or(0);
+        self.fix_table_offset();
+    }
+
+    fn fix_tree_offset(&mut self) {
+        let page = self.tree_page();
+        self.tree.offset = fix_offset(self.tree.selected, self.tree.offset, page);
+    }
+
+    fn fix_table_offset(&mut self) {
+        let page = self.table_page();
+        self.table.offset = fix_offset(self.table.selected, self.table.offset, page);
+    }
+
+    fn install(&mut self, data: ExplorerData, warmup: usize) {
+        let first_load = self.data.is_none();
+        let same_shape = self
+            .data
+            .as_ref()
+            .is_some_and(|d| d.nodes.len() == data.nodes.len() && d.ops.len() == data.ops.len());
+        if !same_shape {
+            // Method and delegates open; steps closed.
+            self.tree.expanded = data
+                .nodes
+                .iter()
+                .map(|n| {
+                    matches!(
+                        n.kind,
+                        super::data::NodeKind::Method | super::data::NodeKind::Delegate
+                    )
+                })
+                .collect();
+            self.tree.selected = 0;
+            self.table.selected = 0;
+            if self.table.scope.is_some_and(|s| s >= data.scopes.len()) {
+                self.table.scope = None;
+            }
+        }
+        self.table.longest_name = data
+            .ops
+            .iter()
+            .map(|o| o.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        self.table.longest_step = data
+            .ops
+            .iter()
+            .map(|o| o.step.chars().count())
+            .max()
+            .unwrap_or(0);
+        self.data = Some(data);
+        self.data_warmup = warmup;
+        if first_load {
+            self.focus = Pane::Tree;
+        }
+        self.rebuild_tree_visible();
+        self.rebuild_table_rows();
+    }
+}
+
+/// The findings section of the log view, wrapped to `width`: (is error, first line of
+/// its finding, text). Shared by rendering and scrolling so both count the same lines.
+pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bool, String)> {
+    let mut out = Vec::new();
+    if data.findings.is_empty() {
+        out.push((None, true, "no warnings or errors".to_string()));
+    }
+    for f in &data.findings {
+        // "ERROR " / "warn  " take 6 cells; continuation lines are indented to match.
+        let text = format!("{}: {}", f.kind, f.message);
+        for (i, line) in super::format::wrap(&text, width.saturating_sub(6))
+            .into_iter()
+            .enumerate()
+        {
+            out.push((Some(f.error), i == 0, line));
+        }
+    }
+    out
+}
+
+fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {
+    if selected < offset {
+        selected
+    } else if selected >= offset + page {
+        selected + 1 - page
+    } else {
+        offset
+    }
+}
+
+fn step(pos: usize, delta: isize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let p = pos as isize + delta;
+    p.clamp(0, len as isize - 1) as usize
+}
+
+/// Apply one action. Pure: all I/O is in the returned effects.
+pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Key(key) => match keymap::lookup(state.mode(), &key) {
+            Some(cmd) => command(state, cmd),
+            None => Vec::new(),
+        },
+        Action::Command(cmd) => command(state, cmd),
+        Action::Mouse { kind, x, y } => {
+            mouse(state, kind, x, y);
+            Vec::new()
+        }
+        Action::Resize(w, h) => {
+            state.width = w;
+            state.height = h;
+            state.fix_tree_offset();
+            state.fix_table_offset();
+            Vec::new()
+        }
+        Action::Progress {
+            generation,
+            phase,
+            bytes_done,
+            bytes_total,
+        } => {
+            if let Some(l) = state.loading.as_mut() {
+                if l.generation == generation {
+                    l.phase = phase;
+                    l.bytes_done = bytes_done;
+                    l.bytes_total = bytes_total;
+                }
+            }
+            Vec::new()
+        }
+        Action::Loaded { generation, result } => {
+            if generation != state.generation {
+                return Vec::new(); // stale: a newer request superseded it
+            }
+            let warmup = state.loading.take().map(|l| l.warmup).unwrap_or(0);
+            match result {
+                Ok(data) => {
+                    state.install(*data, warmup);
+                }
+                Err(Some(message)) => state.error = Some(message),
+                Err(None) => {}
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
+    use Command::*;
+    match cmd {
+        Quit => {
+            state.quit = true;
+            return vec![Effect::Quit];
+        }
+        Dismiss => state.error = None,
+        ToggleHelp => {
+            state.help = !state.help;
+            state.help_scroll = 0;
+        }
+        Up | Down | PageUp | PageDown | Top | Bottom => navigate(state, cmd),
+        NextPane | PrevPane => {
+            let order = [Pane::Tree, Pane::Table, Pane::Detail];
+            let i = order.iter().position(|p| *p == state.focus).unwrap_or(0);
+            let next = if cmd == NextPane {
+                (i + 1) % 3
+            } else {
+                (i + 2) % 3
+            };
+            state.focus = order[next];
+            if state.focus != Pane::Detail {
+                state.detail_source = state.focus;
+            }
+            state.log_view = false;
+        }
+        Enter => enter(state),
+        Back => back(state),
+        Collapse | Expand if state.focus == Pane::Tree && !state.log_view => {
+            tree_fold(state, cmd == Expand)
+        }
+        Collapse | Expand => {}
+        ExpandAll | CollapseAll => {
+            let open = cmd == ExpandAll;
+            if let Some(d) = &state.data {
+                state.tree.expanded = d.nodes.iter().map(|n| open || n.parent.is_none()).collect();
+            }
+            state.rebuild_tree_visible();
+        }
+        StartFilter => {
+            state.filter_editing = true;
+            state.log_view = false;
+            state.focus = Pane::Table;
+            state.detail_source = Pane::Table;
+        }
+        FilterAccept => state.filter_editing = false,
+        FilterCancel => {
+            state.filter_editing = false;
+            state.table.filter.reset();
+            state.refilter_table_rows();
+        }
+        FilterEdit(req) => {
+            state.table.filter.handle(req);
+            state.refilter_table_rows();
+            state.table.selected = 0;
+            state.fix_table_offset();
+        }
+        SortNext => {
+            let next = state.table.sort.next();
+            sort_by(state, next);
+        }
+        SortReverse => {
+            state.table.descending = !state.table.descending;
+            state.rebuild_table_rows();
+        }
+        ScopeAll => {
+            state.table.scope = None;
+            state.rebuild_table_rows();
+        }
+        ToggleLog => {
+            state.log_view = !state.log_view;
+            state.log_scroll = 0;
+        }
+        WarmupMore | WarmupLess => return change_warmup(state, cmd == WarmupMore),
+    }
+    Vec::new()
+}
+
+/// Sort by `column`: a new column starts in its natural direction.
+pub fn sort_by(state: &mut AppState, column: Column) {
+    if state.table.sort == column {
+        state.table.descending = !state.table.descending;
+    } else {
+        state.table.sort = column;
+        state.table.descending = column.default_descending();
+    }
+    state.rebuild_table_rows();
+}
+
+fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
+    let Some(request) = state.request.clone() else {
+        return Vec::new();
+    };
+    let current = request.warmup;
+    let wanted = if more {
+        match state.runs_total() {
+            // At least one run must stay.
+            Some(total) if current + 1 < total => current + 1,
+            _ => return Vec::new(),
+        }
+    } else {
+        match current.checked_sub(1) {
+            Some(w) => w,
+            None => return Vec::new(),
+        }
+    };
+    let mut request = request;
+    request.warmup = wanted;
+    state.load(request)
+}
+
+fn navigate(state: &mut AppState, cmd: Command) {
+    use Command::*;
+    let delta = |page: usize| -> Option<isize> {
+        match cmd {
+            Up => Some(-1),
+            Down => Some(1),
+            PageUp => Some(-(page as isize)),
+            PageDown => Some(page as isize),
+            Top => Some(isize::MIN / 2),
+            Bottom => Some(isize::MAX / 2),
+            _ => None,
+        }
+    };
+    if state.help {
+        let d = delta(10).unwrap_or(0);
+        state.help_scroll = step(state.help_scroll, d, keymap::help_lines().len());
+        return;
+    }
+    if state.log_view {
+        let page = layout::inner_rows(state.areas().log).max(1);
+        let d = delta(page).unwrap_or(0);
+        state.log_scroll = step(state.log_scroll, d, state.log_len());
+        return;
+    }
+    match state.focus {
+        Pane::Tree => {
+            let d = delta(state.tree_page()).unwrap_or(0);
+            state.tree.selected = step(state.tree.selected, d, state.tree.visible.len());
+            state.fix_tree_offset();
+        }
+        Pane::Table => {
+            let d = delta(state.table_page()).unwrap_or(0);
+            state.table.selected = step(state.table.selected, d, state.table.rows.len());
+            state.fix_table_offset();
+        }
+        // The detail follows the list it came from.
+        Pane::Detail => {
+            let source = state.detail_source;
+            state.focus = source;
+            navigate(state, cmd);
+            state.focus = Pane::Detail;
+        }
+    }
+}
+
+fn enter(state: &mut AppState) {
+    if state.log_view {
+        return;
+    }
+    match state.focus {
+        Pane::Tree => {
+            let Some(data) = &state.data else { return };
+            let Some(&id) = state.tree.visible.get(state.tree.selected) else {
+                return;
+            };
+            let node = &data.nodes[id];
+            if let Some(row) = node.op_row {
+                // Operator: show it in the table (in its delegate) and open the detail.
+                state.table.scope = node.scope;
+                state.table.filter.reset();
+                state.rebuild_table_rows();
+                if let Some(pos) = state.table.rows.iter().position(|&r| r == row) {
+                    state.table.selected = pos;
+                    state.fix_table_offset();
+                }
+                state.detail_source = Pane::Table;
+                state.focus = Pane::Detail;
+            } else {
+                state.table.scope = node.scope;
+                if !node.children.is_empty() {
+                    if let Some(e) = state.tree.expanded.get_mut(id) {
+                        *e = !*e;
+                    }
+                }
+                state.rebuild_tree_visible();
+                state.rebuild_table_rows();
+            }
+        }
+        Pane::Table => {
+            if !state.table.rows.is_empty() {
+                state.detail_source = Pane::Table;
+                state.focus = Pane::Detail;
+            }
+        }
+        Pane::Detail => {}
+    }
+}
+
+fn back(state: &mut AppState) {
+    if state.log_view {
+        state.log_view = false;
+        return;
+    }
+    match state.focus {
+        Pane::Detail => state.focus = state.detail_source,
+        Pane::Table => {
+            if !state.table.filter.value().is_empty() {
+                state.table.filter.reset();
+                state.rebuild_table_rows();
+            } else {
+                state.focus = Pane::Tree;
+                state.detail_source = Pane::Tree;
+            }
+        }
+        Pane::Tree => {
+            if state.table.scope.is_some() {
+                state.table.scope = None;
+                state.rebuild_table_rows();
+            }
+        }
+    }
+}
+
+fn tree_fold(state: &mut AppState, open: bool) {
+    let Some(data) = &state.data else { return };
+    let Some(&id) = state.tree.visible.get(state.tree.selected) else {
+        return;
+    };
+    let node = &data.nodes[id];
+    let is_open = state.tree.expanded.get(id).copied().unwrap_or(false);
+    if open {
+        if !node.children.is_empty() && !is_open {
+            state.tree.expanded[id] = true;
+        }
+    } else if !node.children.is_empty() && is_open {
+        state.tree.expanded[id] = false;
+    } else if let Some(p) = node.parent {
+        if let Some(pos) = state.tree.visible.iter().position(|&v| v == p) {
+            state.tree.selected = pos;
+        }
+    }
+    state.rebuild_tree_visible();
+}
+
+fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) {
+    if state.error.is_some() || state.help {
+        return;
+    }
+    let areas = state.areas();
+    if let Some(log) = areas.log {
+        if layout::contains(log, x, y) {
+            let d = match kind {
+                MouseAction::ScrollUp => -3,
+                MouseAction::ScrollDown => 3,
+                MouseAction::Click => 0,
+            };
+            state.log_scroll = step(state.log_scroll, d, state.log_len());
+        }
+        return;
+    }
+    let hit = [
+        (Pane::Tree, areas.tree),
+        (Pane::Table, areas.table),
+        (Pane::Detail, areas.detail),
+    ]
+    .into_iter()
+    .find_map(|(p, a)| a.filter(|a| layout::contains(*a, x, y)).map(|a| (p, a)));
+    let Some((pane, area)) = hit else { return };
+    match kind {
+        MouseAction::ScrollUp | MouseAction::ScrollDown => {
+            let before = state.focus;
+            state.focus = pane;
+            let cmd = if kind == MouseAction::ScrollUp {
+                Command::Up
+            } else {
+                Command::Down
+            };
+            for _ in 0..3 {
+                navigate(state, cmd);
+            }
+            state.focus = before;
+        }
+        MouseAction::Click => {
+            state.focus = pane;
+            if pane != Pane::Detail {
+                state.detail_source = pane;
+            }
+            let inner_top = area.y + 1;
+            match pane {
+                Pane::Tree if y >= inner_top => {
+                    let i = state.tree.offset + (y - inner_top) as usize;
+                    if i < state.tree.visible.len() && y < area.y + area.height - 1 {
+                        state.tree.selected = i;
+                    }
+                }
+                Pane::Table if y == inner_top => {
+                    let widths = table::column_widths(
+                        area.width.saturating_sub(2),
+                        state.table.longest_name,
+                        state.table.longest_step,
+                    );
+                    let mut left = area.x + 1;
+                    for (col, w) in widths {
+                        if x >= left && x < left + w + 1 {
+                            sort_by(state, col);
+                            break;
+                        }
+                        left += w + 1;
+                    }
+                }
+                Pane::Table if y > inner_top => {
+                    let i = state.table.offset + (y - inner_top - 1) as usize;
+                    if i < state.table.rows.len() && y < area.y + area.height - 1 {
+                        state.table.selected = i;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

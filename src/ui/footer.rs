@@ -1,0 +1,64 @@
+//! Status line: filter input with match count, sort, key hints.
+
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::Theme;
+use crate::app::AppState;
+
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let t = &state.table;
+    let matches = t.rows.len();
+    let mut spans = Vec::new();
+    if state.filter_editing {
+        let prefix = "filter /";
+        let value = t.filter.value();
+        spans.push(Span::styled(prefix, theme.key()));
+        spans.push(Span::raw(value.to_string()));
+        spans.push(Span::styled(
+            format!(
+                "  {matches} match{}  Enter keep · Esc clear",
+                if matches == 1 { "" } else { "es" }
+            ),
+            theme.dim(),
+        ));
+        let x = area.x + prefix.len() as u16 + t.filter.visual_cursor() as u16;
+        if x < area.x + area.width {
+            frame.set_cursor_position(Position::new(x, area.y));
+        }
+    } else {
+        if !t.filter.value().is_empty() {
+            spans.push(Span::styled(
+                format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
+                theme.warning(),
+            ));
+        }
+        let dir = if t.descending { "↓" } else { "↑" };
+        spans.push(Span::styled(
+            format!(
+                "sort {}{dir} │ warm-up {} │ ",
+                t.sort.title(),
+                state.data_warmup
+            ),
+            theme.dim(),
+        ));
+        for (k, what) in [
+            ("?", "help"),
+            ("q", "quit"),
+            ("Tab", "pane"),
+            ("/", "filter"),
+            ("s", "sort"),
+            ("w", "log"),
+            ("+/-", "warm-up"),
+        ] {
+            spans.push(Span::styled(k, theme.key()));
+            spans.push(Span::raw(format!(" {what} ")));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,74 @@
+//! Header: files, runs kept/dropped, top-level latency, warning and error counts.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::Theme;
+use crate::app::format::duration_ms;
+use crate::app::AppState;
+
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    let mut top = vec![Span::styled("cpuprof-tui ", theme.title())];
+    let mut bottom = Vec::new();
+    match &state.data {
+        Some(d) => {
+            let runs = d.runs.as_ref().map(|r| {
+                format!(
+                    "runs {} kept, {} warm-up dropped (of {})",
+                    r.kept, r.dropped, r.total
+                )
+            });
+            let mut files = d.files.join(" + ");
+            let need = 12 + files.chars().count() + runs.as_ref().map_or(0, |r| r.len() + 3);
+            if need > area.width as usize {
+                // Narrow: file names without their directories.
+                files = d
+                    .files
+                    .iter()
+                    .map(|f| {
+                        std::path::Path::new(f)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| f.clone())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" + ");
+            }
+            top.push(Span::raw(files));
+            if let Some(runs) = runs {
+                top.push(Span::styled(" │ ", theme.dim()));
+                top.push(Span::raw(runs));
+            }
+            match &d.total {
+                Some(s) if s.count > 0 => bottom.push(Span::raw(format!(
+                    "{} median {} ({}–{})",
+                    d.total_label,
+                    duration_ms(s.median),
+                    duration_ms(s.min),
+                    duration_ms(s.max)
+                ))),
+                _ => bottom.push(Span::raw(format!("{}: no samples", d.total_label))),
+            }
+            bottom.push(Span::styled(" │ ", theme.dim()));
+            let (w, e) = (d.warning_count(), d.error_count());
+            let wstyle = if w > 0 { theme.warning() } else { theme.dim() };
+            bottom.push(Span::styled(format!("{w} warnings"), wstyle));
+            bottom.push(Span::raw(" "));
+            if e > 0 {
+                bottom.push(Span::styled(format!(" {e} errors "), theme.error()));
+            } else {
+                bottom.push(Span::styled("0 errors", theme.dim()));
+            }
+        }
+        None => {
+            if let Some(l) = &state.loading {
+                top.push(Span::raw(l.file.clone()));
+            }
+            bottom.push(Span::styled("no profile loaded yet", theme.dim()));
+        }
+    }
+    let lines = vec![Line::from(top), Line::from(bottom)];
+    frame.render_widget(Paragraph::new(lines), area);
+}

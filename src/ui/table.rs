@@ -1,0 +1,101 @@
+//! Operator table pane. Only the rows on screen are formatted, so 100,000 rows cost the
+//! same as 40. Columns that do not fit are dropped from the right.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::text::fit;
+use super::{pane_focused, Theme};
+use crate::app::format::{duration_ms, percent};
+use crate::app::table::column_widths;
+use crate::app::{AppState, Column, ExplorerData, OpRow, Pane};
+
+fn cell(row: &OpRow, column: Column) -> String {
+    let s = &row.stats;
+    match column {
+        Column::Name => row.name.clone(),
+        Column::Delegate => row.delegate.clone(),
+        Column::Step => row.step.clone(),
+        Column::Count => s.count.to_string(),
+        Column::Median => duration_ms(s.median),
+        Column::Min => duration_ms(s.min),
+        Column::Max => duration_ms(s.max),
+        Column::P90 => duration_ms(s.p90),
+        Column::Share => percent(row.share),
+        Column::Inputs => row.input_shapes.clone(),
+        Column::Outputs => row.output_shapes.clone(),
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
+    let focused = pane_focused(state, Pane::Table);
+    let t = &state.table;
+    let scope = t
+        .scope
+        .and_then(|s| data.scopes.get(s))
+        .map(|l| format!("delegate {l}"))
+        .unwrap_or_else(|| "all delegates".into());
+    let mut title = format!(" Operators · {scope} · {}", t.rows.len());
+    if !t.filter.value().is_empty() {
+        title.push_str(&format!(" matching \"{}\"", t.filter.value()));
+    }
+    title.push(' ');
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let widths = column_widths(inner.width, t.longest_name, t.longest_step);
+    let mut head = Vec::new();
+    for (col, w) in &widths {
+        let arrow = if *col == t.sort {
+            if t.descending {
+                "↓"
+            } else {
+                "↑"
+            }
+        } else {
+            ""
+        };
+        let label = format!("{}{}", col.title(), arrow);
+        head.push(Span::styled(
+            fit(&label, *w as usize, col.right_aligned()),
+            theme.header_cell(*col == t.sort),
+        ));
+        head.push(Span::raw(" "));
+    }
+    let mut lines = vec![Line::from(head)];
+    let rows = (inner.height as usize).saturating_sub(1);
+    if t.rows.is_empty() {
+        let msg = if t.filter.value().is_empty() {
+            "no operators in this profile".to_string()
+        } else {
+            format!(
+                "no operator matches \"{}\"  (Esc clears the filter)",
+                t.filter.value()
+            )
+        };
+        lines.push(Line::styled(msg, theme.dim()));
+    }
+    let end = (t.offset + rows).min(t.rows.len());
+    for pos in t.offset.min(end)..end {
+        let row = &data.ops[t.rows[pos]];
+        let mut text = String::with_capacity(inner.width as usize + 8);
+        for (col, w) in &widths {
+            text.push_str(&fit(&cell(row, *col), *w as usize, col.right_aligned()));
+            text.push(' ');
+        }
+        let mut line = Line::raw(text);
+        if pos == t.selected {
+            line = line.style(theme.selected(focused));
+        }
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,102 @@
+//! Plan tree pane: a flattened tree; only the visible rows are built.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::text::{fit, share_bar};
+use super::{pane_focused, Theme};
+use crate::app::format::{duration_ms, percent};
+use crate::app::{AppState, ExplorerData, Pane};
+
+const NUM: usize = 9;
+const BAR: usize = 8;
+
+pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
+    let focused = pane_focused(state, Pane::Tree);
+    let scope = match state.table.scope.and_then(|s| data.scopes.get(s)) {
+        Some(label) => format!(" Plan tree · operators of {label} "),
+        None => " Plan tree ".to_string(),
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(Span::styled(scope, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = inner.width as usize;
+    // Numbers on the right; drop the bar, then p90, when narrow.
+    let show_bar = width >= 60;
+    let show_p90 = width >= 44;
+    let right = NUM + 1 + if show_p90 { NUM + 1 } else { 0 } + if show_bar { BAR + 7 } else { 0 };
+    let name_w = width.saturating_sub(right + 1);
+    let mut lines = Vec::with_capacity(inner.height as usize + 1);
+    let mut title = format!("{}{}", fit("", name_w, false), fit("median", NUM + 1, true));
+    if show_p90 {
+        title.push_str(&fit("p90", NUM + 1, true));
+    }
+    if show_bar {
+        title.push_str(&fit("of parent", BAR + 7, true));
+    }
+    let rows = (inner.height as usize).saturating_sub(1);
+    lines.push(Line::styled(title, theme.dim()));
+    let end = (state.tree.offset + rows).min(state.tree.visible.len());
+    for (i, &id) in state.tree.visible[state.tree.offset.min(end)..end]
+        .iter()
+        .enumerate()
+    {
+        let pos = state.tree.offset + i;
+        let node = &data.nodes[id];
+        let open = state.tree.expanded.get(id).copied().unwrap_or(false);
+        let marker = if node.children.is_empty() {
+            "  "
+        } else if open {
+            "▾ "
+        } else {
+            "▸ "
+        };
+        let indent = "  ".repeat(node.depth);
+        let label = format!("{indent}{marker}{}", node.name);
+        let label_len = label.chars().count();
+        let info = if node.info.is_empty() || label_len + 3 >= name_w {
+            String::new()
+        } else {
+            format!("  {}", node.info)
+        };
+        let name_part = fit(&label, name_w.min(label_len.max(1)), false);
+        let info_part = fit(
+            &info,
+            name_w.saturating_sub(name_part.chars().count()),
+            false,
+        );
+        let mut spans = vec![
+            Span::raw(name_part),
+            Span::styled(info_part, theme.dim()),
+            Span::raw(" "),
+        ];
+        let has = node.stats.count > 0;
+        let num = |v: f64| fit(&if has { duration_ms(v) } else { "-".into() }, NUM, true);
+        spans.push(Span::raw(num(node.stats.median)));
+        if show_p90 {
+            spans.push(Span::raw(" "));
+            spans.push(Span::raw(num(node.stats.p90)));
+        }
+        if show_bar {
+            spans.push(Span::raw(" "));
+            match node.share {
+                Some(s) => {
+                    spans.push(Span::styled(share_bar(s, BAR), theme.bar()));
+                    spans.push(Span::raw(fit(&percent(s), 6, true)));
+                }
+                None => spans.push(Span::raw(fit("", BAR + 6, false))),
+            }
+        }
+        let mut line = Line::from(spans);
+        if pos == state.tree.selected {
+            line = line.style(theme.selected(focused));
+        }
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,99 @@
+//! Background loading: a std thread runs `load_profile` and builds the view model,
+//! sending progress and the result into the one event channel the UI loop reads.
+//! Each request carries a generation; starting a newer one cancels the older.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::thread;
+
+use ratatui::crossterm::event::Event as TermEvent;
+
+use crate::app::ExplorerData;
+use crate::profile::{load_profile, LoadError, LoadPhase, LoadProgress, ProfileRequest};
+
+/// Everything the UI loop waits for, from the input thread and the worker.
+#[derive(Debug)]
+pub enum Event {
+    Input(TermEvent),
+    /// The input thread could not read the terminal any more.
+    InputClosed,
+    Progress {
+        generation: u64,
+        progress: LoadProgress,
+    },
+    Loaded {
+        generation: u64,
+        result: Result<Box<ExplorerData>, LoadError>,
+    },
+}
+
+pub struct Worker {
+    tx: Sender<Event>,
+    current: Option<Arc<AtomicBool>>,
+}
+
+impl Worker {
+    pub fn new(tx: Sender<Event>) -> Worker {
+        Worker { tx, current: None }
+    }
+
+    /// Start loading `request`; the previous load (if any) is cancelled.
+    pub fn start(&mut self, request: ProfileRequest, generation: u64) {
+        self.cancel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.current = Some(cancel.clone());
+        let tx = self.tx.clone();
+        let spawned = thread::Builder::new()
+            .name(format!("load-{generation}"))
+            .spawn(move || {
+                let mut last: Option<(LoadPhase, u64)> = None;
+                let mut progress = |p: LoadProgress| {
+                    // At most ~200 progress events per load: on phase change or 0.5%.
+                    let step = (p.bytes_total / 200).max(1);
+                    let send = match last {
+                        Some((phase, done)) => {
+                            phase != p.phase
+                                || p.bytes_done >= done + step
+                                || p.bytes_done == p.bytes_total
+                        }
+                        None => true,
+                    };
+                    if send {
+                        last = Some((p.phase, p.bytes_done));
+                        let _ = tx.send(Event::Progress {
+                            generation,
+                            progress: p,
+                        });
+                    }
+                };
+                let result = load_profile(&request, &mut progress, &cancel)
+                    .map(|profile| Box::new(ExplorerData::from_profile(&profile)));
+                if cancel.load(Ordering::Relaxed) {
+                    return; // superseded: nobody wants this result
+                }
+                let _ = tx.send(Event::Loaded { generation, result });
+            });
+        if let Err(e) = spawned {
+            let _ = self.tx.send(Event::Loaded {
+                generation,
+                result: Err(LoadError::BadInput {
+                    path: String::from("(worker)"),
+                    detail: format!("cannot start loader thread: {e}"),
+                }),
+            });
+        }
+    }
+
+    pub fn cancel(&mut self) {
+        if let Some(c) = self.current.take() {
+            c.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}

@@ -1,0 +1,374 @@
+//! Pure `update` tests over the hand-built sample profile (`app::sample`), whose names
+//! and numbers are listed in its doc comment; expected values are worked out by hand.
+
+use cpuprof_tui::app::sample;
+use cpuprof_tui::app::{update, Action, AppState, Column, Effect, ExplorerData, Mode, Pane};
+use cpuprof_tui::profile::ProfileRequest;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn key(state: &mut AppState, code: KeyCode) -> Vec<Effect> {
+    update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+fn chars(state: &mut AppState, s: &str) {
+    for c in s.chars() {
+        key(state, KeyCode::Char(c));
+    }
+}
+
+fn loaded(w: u16, h: u16, warmup: usize) -> AppState {
+    let mut s = AppState::new(w, h);
+    let effects = s.load(ProfileRequest::new("sample.etdp".into(), None, warmup));
+    let generation = match &effects[..] {
+        [Effect::Load { generation, .. }] => *generation,
+        other => panic!("expected one load, got {other:?}"),
+    };
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(ExplorerData::from_profile(&sample::profile()))),
+        },
+    );
+    s
+}
+
+fn tree_names(s: &AppState) -> Vec<String> {
+    let d = s.data.as_ref().unwrap();
+    s.tree
+        .visible
+        .iter()
+        .map(|&i| d.nodes[i].name.clone())
+        .collect()
+}
+
+fn table_names(s: &AppState) -> Vec<String> {
+    let d = s.data.as_ref().unwrap();
+    s.table
+        .rows
+        .iter()
+        .map(|&i| d.ops[i].name.clone())
+        .collect()
+}
+
+#[test]
+fn first_load_opens_method_and_delegates() {
+    let s = loaded(80, 24, 2);
+    assert!(s.loading.is_none());
+    assert_eq!(
+        tree_names(&s),
+        [
+            "Method::execute",
+            "delegate #1",
+            "XNNPACK/subgraph:conv2d+2",
+            "ET/registry:cumsum",
+            "delegate #4",
+            "Fully Connected (NC, F32) GEMM #1",
+            "Add (ND, F32) #1",
+            "aten::mean",
+            "(remainder)",
+        ]
+    );
+    // Default sort: median, largest first (0.22, 0.20, 0.15, 0.10, 0.05, 0.03, 0.01).
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM #2",
+            "Convolution (NHWC, F32) IGEMM #1",
+            "Fully Connected (NC, F32) GEMM #1",
+            "native_call_cumsum.out",
+            "Clamp (NC, F32) #1",
+            "native_call_mean.dtype_out",
+            "Add (ND, F32) #1",
+        ]
+    );
+}
+
+#[test]
+fn navigation_moves_and_clamps() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('k'));
+    assert_eq!(s.tree.selected, 0);
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Down);
+    assert_eq!(s.tree.selected, 2);
+    key(&mut s, KeyCode::Up);
+    assert_eq!(s.tree.selected, 1);
+    key(&mut s, KeyCode::Char('G'));
+    assert_eq!(s.tree.selected, 8);
+    key(&mut s, KeyCode::Char('g'));
+    assert_eq!(s.tree.selected, 0);
+    // 80x24: the tree pane is 8 rows, 6 inside the border.
+    key(&mut s, KeyCode::PageDown);
+    assert_eq!(s.tree.selected, 6);
+    key(&mut s, KeyCode::PageDown);
+    assert_eq!(s.tree.selected, 8);
+    // Offset keeps the selection visible: rows 3..=8 shown.
+    assert_eq!(s.tree.offset, 3);
+    key(&mut s, KeyCode::PageUp);
+    assert_eq!(s.tree.selected, 2);
+    assert_eq!(s.tree.offset, 2);
+    // Tab cycles panes; navigation then moves the table.
+    key(&mut s, KeyCode::Tab);
+    assert_eq!(s.focus, Pane::Table);
+    key(&mut s, KeyCode::Char('G'));
+    assert_eq!(s.table.selected, 6);
+    key(&mut s, KeyCode::Tab);
+    assert_eq!(s.focus, Pane::Detail);
+    key(&mut s, KeyCode::Tab);
+    assert_eq!(s.focus, Pane::Tree);
+    key(&mut s, KeyCode::BackTab);
+    assert_eq!(s.focus, Pane::Detail);
+}
+
+#[test]
+fn sort_cycles_columns_and_reverses() {
+    let mut s = loaded(80, 24, 2);
+    assert_eq!((s.table.sort, s.table.descending), (Column::Median, true));
+    key(&mut s, KeyCode::Char('s'));
+    assert_eq!((s.table.sort, s.table.descending), (Column::Min, true));
+    key(&mut s, KeyCode::Char('S'));
+    assert!(!s.table.descending);
+    // Min ascending: smallest first (min = base * 0.9).
+    assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
+    assert_eq!(table_names(&s)[6], "Convolution (NHWC, F32) IGEMM #2");
+    for _ in 0..7 {
+        key(&mut s, KeyCode::Char('s'));
+    }
+    // Min -> Max -> P90 -> Share -> Inputs -> Outputs -> Name -> Delegate
+    assert_eq!(s.table.sort, Column::Delegate);
+    key(&mut s, KeyCode::Char('s'));
+    key(&mut s, KeyCode::Char('s'));
+    assert_eq!(s.table.sort, Column::Count);
+}
+
+#[test]
+fn filter_narrows_live_with_hand_counted_matches() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('/'));
+    assert_eq!(s.mode(), Mode::FilterInput);
+    chars(&mut s, "conv");
+    // "Convolution ... IGEMM #1" and "#2".
+    assert_eq!(s.table.rows.len(), 2);
+    key(&mut s, KeyCode::Backspace);
+    key(&mut s, KeyCode::Backspace);
+    key(&mut s, KeyCode::Backspace);
+    key(&mut s, KeyCode::Backspace);
+    assert_eq!(s.table.rows.len(), 7);
+    // Case-insensitive: Clamp (NC, F32) and Fully Connected (NC, F32).
+    chars(&mut s, "NC, f32");
+    assert_eq!(s.table.rows.len(), 2);
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.mode(), Mode::Normal);
+    assert_eq!(s.table.rows.len(), 7);
+    // IGEMM #1, IGEMM #2, GEMM #1; q is text while typing.
+    key(&mut s, KeyCode::Char('/'));
+    chars(&mut s, "gemm");
+    assert_eq!(s.table.rows.len(), 3);
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.mode(), Mode::Normal);
+    assert_eq!(s.table.filter.value(), "gemm");
+    assert_eq!(s.table.rows.len(), 3);
+    key(&mut s, KeyCode::Char('/'));
+    chars(&mut s, "q");
+    assert!(!s.quit);
+    assert_eq!(s.table.rows.len(), 0);
+    key(&mut s, KeyCode::Enter);
+    // Esc in the table clears the filter.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.table.rows.len(), 7);
+}
+
+#[test]
+fn warmup_change_reloads_within_bounds() {
+    let mut s = loaded(80, 24, 2);
+    let effects = key(&mut s, KeyCode::Char('+'));
+    match &effects[..] {
+        [Effect::Load {
+            request,
+            generation,
+        }] => {
+            assert_eq!(request.warmup, 3);
+            assert_eq!(*generation, 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(s.loading.is_some());
+    let mut s = loaded(80, 24, 2);
+    let effects = key(&mut s, KeyCode::Char('-'));
+    assert!(matches!(&effects[..], [Effect::Load { request, .. }] if request.warmup == 1));
+    // Never below 0.
+    let mut s = loaded(80, 24, 0);
+    assert!(key(&mut s, KeyCode::Char('-')).is_empty());
+    // 8 runs: at most 7 dropped.
+    let mut s = loaded(80, 24, 7);
+    assert!(key(&mut s, KeyCode::Char('+')).is_empty());
+    let mut s = loaded(80, 24, 6);
+    assert!(
+        matches!(&key(&mut s, KeyCode::Char('+'))[..], [Effect::Load { request, .. }] if request.warmup == 7)
+    );
+}
+
+#[test]
+fn stale_results_are_dropped_and_errors_keep_the_profile() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('+')); // generation 2
+    key(&mut s, KeyCode::Char('+')); // generation 3 supersedes 2
+    let stale = Action::Loaded {
+        generation: 2,
+        result: Err(Some("old".into())),
+    };
+    update(&mut s, stale);
+    assert!(s.error.is_none());
+    assert!(s.loading.is_some());
+    update(
+        &mut s,
+        Action::Loaded {
+            generation: 3,
+            result: Err(Some("x.etdp: not an ETDump".into())),
+        },
+    );
+    assert_eq!(s.error.as_deref(), Some("x.etdp: not an ETDump"));
+    assert_eq!(s.mode(), Mode::Dialog);
+    assert!(s.data.is_some(), "last good profile stays");
+    assert_eq!(s.data_warmup, 2);
+    key(&mut s, KeyCode::Enter);
+    assert!(s.error.is_none());
+}
+
+#[test]
+fn drill_down_and_back() {
+    let mut s = loaded(80, 24, 2);
+    // Tree: Enter on delegate #1 collapses it and limits the table to its 4 operators.
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.table.scope, Some(0));
+    assert_eq!(s.table.rows.len(), 4);
+    assert_eq!(tree_names(&s).len(), 7);
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(tree_names(&s).len(), 9);
+    // Enter on the step expands it; Enter on its operator opens the detail.
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Enter);
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(tree_names(&s)[s.tree.selected], "Clamp (NC, F32) #1");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.focus, Pane::Detail);
+    let d = s.data.as_ref().unwrap();
+    assert_eq!(d.nodes[s.detail_node().unwrap()].name, "Clamp (NC, F32) #1");
+    // Esc: detail -> table; Esc: table -> tree; Esc: tree clears the delegate scope.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.focus, Pane::Table);
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.focus, Pane::Tree);
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.table.scope, None);
+    assert_eq!(s.table.rows.len(), 7);
+    // The table kept the Clamp row selected when the scope widened (row 4 of 7).
+    key(&mut s, KeyCode::Tab);
+    assert_eq!(s.table.selected, 4);
+    // Table: Enter opens the detail of the selected row.
+    key(&mut s, KeyCode::Char('g'));
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.focus, Pane::Detail);
+    let d = s.data.as_ref().unwrap();
+    assert_eq!(
+        d.nodes[s.detail_node().unwrap()].name,
+        "Convolution (NHWC, F32) IGEMM #1"
+    );
+}
+
+#[test]
+fn expand_collapse_all_and_fold_keys() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('e'));
+    // 14 nodes: method, 2 delegates, 2 steps, 6 delegate ops, aten::mean + kernel, remainder.
+    assert_eq!(s.tree.visible.len(), 14);
+    key(&mut s, KeyCode::Char('E'));
+    // Collapse all keeps the root open: its direct children stay in view.
+    assert_eq!(
+        tree_names(&s),
+        [
+            "Method::execute",
+            "delegate #1",
+            "delegate #4",
+            "aten::mean",
+            "(remainder)"
+        ]
+    );
+    key(&mut s, KeyCode::Right);
+    assert_eq!(s.tree.visible.len(), 5);
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('h')); // delegate #1 is closed: go to the parent
+    assert_eq!(s.tree.selected, 0);
+    key(&mut s, KeyCode::Left);
+    assert_eq!(s.tree.visible.len(), 1);
+}
+
+#[test]
+fn help_toggle_and_quit_everywhere() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('?'));
+    assert_eq!(s.mode(), Mode::Help);
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(s.help_scroll, 1);
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.mode(), Mode::Normal);
+    key(&mut s, KeyCode::Char('?'));
+    assert_eq!(key(&mut s, KeyCode::Char('q')), vec![Effect::Quit]);
+    // q quits while the first load is still running.
+    let mut s = AppState::new(80, 24);
+    s.load(ProfileRequest::new("big.etdp".into(), None, 0));
+    assert_eq!(key(&mut s, KeyCode::Char('q')), vec![Effect::Quit]);
+    // The log view opens and closes.
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('w'));
+    assert!(s.log_view);
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(s.log_scroll, 1);
+    key(&mut s, KeyCode::Esc);
+    assert!(!s.log_view);
+}
+
+#[test]
+fn mouse_selects_sorts_and_scrolls() {
+    use cpuprof_tui::app::MouseAction::*;
+    let mut s = loaded(80, 24, 2);
+    let table = s.areas().table.unwrap();
+    // Third data row: border, title row, rows 0,1,2.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: Click,
+            x: 5,
+            y: table.y + 4,
+        },
+    );
+    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(s.table.selected, 2);
+    // Click on the "Operator" title sorts by name (ascending).
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: Click,
+            x: 3,
+            y: table.y + 1,
+        },
+    );
+    assert_eq!((s.table.sort, s.table.descending), (Column::Name, false));
+    assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
+    // Wheel over the tree moves its selection by 3.
+    let tree = s.areas().tree.unwrap();
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: ScrollDown,
+            x: 5,
+            y: tree.y + 2,
+        },
+    );
+    assert_eq!(s.tree.selected, 3);
+    assert_eq!(s.focus, Pane::Table);
+}

@@ -1,0 +1,187 @@
+//! End to end: the real binary in a pseudo-terminal, driven by keys, read back through a
+//! terminal emulator (vt100). Expected values come from `fixtures/cpu/wide_browse.truth.json`
+//! (35 runs, 5 warm-up; 76 delegate operators + 3 non-delegated kernels; 10 names
+//! contain "conv").
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+struct Session {
+    child: Box<dyn Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    output: Arc<Mutex<Vec<u8>>>,
+    // Kept open so the child keeps its terminal.
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Session {
+    fn start(args: &[&str]) -> Session {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_cpuprof-tui"));
+        cmd.args(args);
+        cmd.cwd(env!("CARGO_MANIFEST_DIR"));
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("NO_COLOR", "1");
+        let child = pty.slave.spawn_command(cmd).expect("spawn");
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().expect("reader");
+        let writer = pty.master.take_writer().expect("writer");
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let sink = output.clone();
+        thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Session {
+            child,
+            writer,
+            output,
+            _master: pty.master,
+        }
+    }
+
+    fn screen(&self) -> String {
+        let size = |n: u16| std::num::NonZeroU16::new(n).expect("non-zero size");
+        let mut parser = vt100::Parser::new(size(ROWS), size(COLS), 0);
+        parser.process(&self.output.lock().unwrap());
+        parser.screen().contents()
+    }
+
+    /// Wait until the screen shows every one of `needles` (polling, 10 s at most).
+    fn wait_for(&self, needles: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.screen();
+            if needles.iter().all(|n| screen.contains(n)) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {needles:?}; screen:\n{screen}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("explorer did not exit; screen:\n{}", self.screen());
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Everything written after the reader saw EOF or 2 s passed.
+    fn final_output(&self) -> Vec<u8> {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let mut last = 0;
+        loop {
+            thread::sleep(Duration::from_millis(30));
+            let len = self.output.lock().unwrap().len();
+            if len == last || Instant::now() > deadline {
+                return self.output.lock().unwrap().clone();
+            }
+            last = len;
+        }
+    }
+}
+
+fn ends_restored(out: &[u8]) {
+    let text = String::from_utf8_lossy(out);
+    let enter = text
+        .rfind("\x1b[?1049h")
+        .expect("entered the alternate screen");
+    let tail = &text[enter..];
+    assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
+    assert!(tail.contains("\x1b[?25h"), "cursor shown");
+    assert!(
+        text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
+        "output ends by leaving the alternate screen: {:?}",
+        &text[text.len().saturating_sub(80)..]
+    );
+}
+
+#[test]
+fn browse_a_profile_then_quit() {
+    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    s.wait_for(&[
+        "runs 30 kept, 5 warm-up dropped (of 35)",
+        "Method::execute median",
+        "delegate #1",
+        "Operators · all delegates · 79",
+    ]);
+    // Tree: down to the first plan step, expand it, down to its first operator, open it.
+    s.send("jj");
+    s.wait_for(&["▸ XNNPACK/subgraph:conv2d+18"]);
+    s.send("\r");
+    s.wait_for(&["▾ XNNPACK/subgraph:conv2d+18", "Transpose (ND, X32) #1"]);
+    s.send("j\r");
+    let detail = s.wait_for(&["Detail", "histogram", "per run", "5 warm-up (w) + 30 kept"]);
+    assert!(detail.contains("Transpose (ND, X32) #1"));
+    assert!(detail.contains("count   30"), "{detail}");
+    assert!(
+        detail.contains("in [1,3,64,64]  out [1,64,64,3]"),
+        "{detail}"
+    );
+    // Back to the operator table (limited to delegate #1: 21 + 1 + 21 + 1 + 1 + 21 = 66 rows).
+    s.send("\x1b");
+    s.wait_for(&["Operators · delegate #1 · 66"]);
+    // Filter: all delegates again, "conv" matches 10 operator names.
+    s.send("a/conv");
+    s.wait_for(&[
+        "10 matches",
+        "Operators · all delegates · 10 matching \"conv\"",
+    ]);
+    s.send("\r");
+    // Sort by the next column (median -> min), then reverse.
+    s.send("s");
+    s.wait_for(&["Min↓"]);
+    s.send("S");
+    s.wait_for(&["Min↑"]);
+    s.send("q");
+    let status = s.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    ends_restored(&s.final_output());
+}
+
+#[test]
+fn bad_file_shows_a_dialog_and_q_quits() {
+    let mut s = Session::start(&["fixtures/real/bad_flipped.etdp"]);
+    s.wait_for(&["Cannot load profile", "fixtures/real/bad_flipped.etdp"]);
+    s.send("\r");
+    s.wait_for(&["no profile"]);
+    s.send("q");
+    let status = s.wait_exit();
+    assert!(status.success());
+    ends_restored(&s.final_output());
+}

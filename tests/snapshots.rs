@@ -1,0 +1,184 @@
+//! Snapshots of every view on a `TestBackend` at 80x24 and 160x48, on the real fixtures
+//! loaded through the pipeline (`load_profile`). Numbers were checked against the
+//! fixtures' truth files when the snapshots were accepted (see the comments per test).
+
+use std::sync::atomic::AtomicBool;
+
+use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
+use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
+use cpuprof_tui::ui::{self, Theme};
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn request(path: &str, warmup: usize) -> ProfileRequest {
+    ProfileRequest::new(path.into(), None, warmup)
+}
+
+fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
+    load_profile(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
+        .map(|p| ExplorerData::from_profile(&p))
+        .map_err(|e| e.to_string())
+}
+
+fn screen(state: &AppState) -> String {
+    let mut t = Terminal::new(TestBackend::new(state.width, state.height)).unwrap();
+    t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let mut line = String::new();
+        for x in 0..buf.area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn key(s: &mut AppState, code: KeyCode) {
+    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn keys(s: &mut AppState, text: &str) {
+    for c in text.chars() {
+        key(s, KeyCode::Char(c));
+    }
+}
+
+/// The explorer after loading `path` with `warmup` through the same actions the app uses.
+fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
+    let mut s = AppState::new(w, h);
+    let effects = s.load(request(path, warmup));
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+        unreachable!()
+    };
+    let result = load(path, warmup).map(Box::new).map_err(Some);
+    update(&mut s, Action::Loaded { generation, result });
+    s
+}
+
+const WIDE: &str = "fixtures/cpu/wide_browse.etdp";
+
+fn snap(name: &str, size: (u16, u16), s: &AppState) {
+    insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen(s));
+}
+
+/// wide_browse, 5 warm-up: 30 kept of 35; Method::execute median 1.113 ms
+/// (truth: method_execute samples, min 1.023497, max 1.201313); delegate #1 median
+/// 1.048 ms (truth 1.048071), first step 486.89 µs (truth 0.4868905).
+#[test]
+fn plan_tree() {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Char('j'));
+        snap("wide_tree", size, &s);
+    }
+    // cnn2_basic, 3 warm-up (truth: 23 runs; method median 0.23562 ms).
+    for size in SIZES {
+        let s = opened("fixtures/cpu/cnn2_basic.etdp", 3, size);
+        snap("cnn2_tree", size, &s);
+    }
+}
+
+/// 79 rows: 76 delegate operators + 3 non-delegated kernels (truth instructions).
+#[test]
+fn operator_table() {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Tab);
+        snap("wide_table", size, &s);
+    }
+    // Plain XNNPACK (real runtime): three GEMM operators directly under the call.
+    for size in SIZES {
+        let mut s = opened("fixtures/real/mlp_xnnpack.etdp", 0, size);
+        key(&mut s, KeyCode::Char('e'));
+        key(&mut s, KeyCode::Tab);
+        snap("mlp_xnnpack_table", size, &s);
+    }
+}
+
+/// The only IGEMM convolution of wide_browse; its samples are in the truth file.
+#[test]
+fn detail_histogram() {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Char('/'));
+        keys(&mut s, "igemm");
+        key(&mut s, KeyCode::Enter);
+        key(&mut s, KeyCode::Enter);
+        snap("wide_detail", size, &s);
+    }
+}
+
+/// cnn2_noplan: the one warning `no_cpu_plan_in_log`, then the log lines.
+#[test]
+fn warnings_and_log() {
+    for size in SIZES {
+        let mut s = opened("fixtures/cpu/cnn2_noplan.etdp", 2, size);
+        key(&mut s, KeyCode::Char('w'));
+        snap("cnn2_noplan_log", size, &s);
+    }
+}
+
+#[test]
+fn help() {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Char('?'));
+        snap("help", size, &s);
+    }
+}
+
+#[test]
+fn empty_filter_result() {
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Char('/'));
+        keys(&mut s, "xyz");
+        snap("empty_filter", size, &s);
+    }
+}
+
+#[test]
+fn loading_state() {
+    for size in SIZES {
+        let mut s = AppState::new(size.0, size.1);
+        s.load(request("big.etdp", 5));
+        update(
+            &mut s,
+            Action::Progress {
+                generation: 1,
+                phase: LoadPhase::Reading,
+                bytes_done: 50 * 1024 * 1024,
+                bytes_total: 200 * 1024 * 1024,
+            },
+        );
+        snap("loading", size, &s);
+    }
+}
+
+/// A failing reload (the real error for a corrupt dump) over the last good profile.
+#[test]
+fn error_dialog_over_last_good_profile() {
+    let message = load("fixtures/real/bad_flipped.etdp", 0).unwrap_err();
+    assert!(
+        message.starts_with("fixtures/real/bad_flipped.etdp: "),
+        "{message}"
+    );
+    for size in SIZES {
+        let mut s = opened(WIDE, 5, size);
+        key(&mut s, KeyCode::Char('+'));
+        update(
+            &mut s,
+            Action::Loaded {
+                generation: 2,
+                result: Err(Some(message.clone())),
+            },
+        );
+        snap("error_dialog", size, &s);
+    }
+}
