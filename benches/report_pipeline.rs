@@ -5,6 +5,7 @@
 //!   present;
 //! - a >= 100 MB CpuBackend dump built here by repeating the Execute runs of
 //!   `fixtures/cpu/wide_browse.etdp` (with its log, so plans are decoded).
+//!
 //! After criterion's runs a summary prints medians, ratios, MB/s, events/s and peak RSS
 //! (from `/usr/bin/time` when installed).
 
