@@ -8,6 +8,16 @@ use std::path::{Path, PathBuf};
 /// Write `bytes` to `path` atomically. `inputs` are files this run read; writing over one
 /// of them is refused.
 pub fn write_atomic(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), String> {
+    write_atomic_with(path, inputs, &mut |w| w.write_all(bytes))
+}
+
+/// Like [`write_atomic`], with the content produced by `write` into a buffered writer
+/// (so a large output is never held in memory whole).
+pub fn write_atomic_with(
+    path: &Path,
+    inputs: &[&Path],
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     let target = absolute(path);
     for input in inputs {
         if same_file(&target, &absolute(input)) {
@@ -28,9 +38,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), S
         .into_owned();
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = fs::File::create(&tmp).map_err(|e| e.to_string())?;
-        f.write_all(bytes).map_err(|e| e.to_string())?;
-        f.sync_all().map_err(|e| e.to_string())?;
+        let f = fs::File::create(&tmp).map_err(|e| e.to_string())?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        write(&mut w).map_err(|e| e.to_string())?;
+        // No fsync: rename already makes the switch atomic for readers, and an output can
+        // always be regenerated; syncing a large report would double its run time.
+        w.into_inner().map_err(|e| e.to_string())?;
         fs::rename(&tmp, &target).map_err(|e| e.to_string())
     })();
     if result.is_err() {

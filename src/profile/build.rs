@@ -206,8 +206,15 @@ impl Builder<'_> {
     fn stats(&self, s: &Series) -> Stats {
         let split = s.runs.partition_point(|&r| (r as usize) < self.warmup);
         // Runs are pushed in increasing order, so the partition is a prefix.
+        let kept = &s.runs[split..];
+        // Run indexes are only informative when some kept run has no sample.
+        let runs = if kept.len() == self.kept {
+            Vec::new()
+        } else {
+            kept.iter().map(|&r| r as usize).collect()
+        };
         Stats::from_samples(s.ms[split..].to_vec())
-            .with_runs(s.runs[split..].iter().map(|&r| r as usize).collect())
+            .with_runs(runs)
             .with_warmup(s.ms[..split].to_vec())
     }
 

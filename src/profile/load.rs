@@ -127,31 +127,37 @@ pub fn load_profile(
         }
     };
 
-    let owned;
-    let bytes: &[u8] = match request.embedded {
-        Some(e) => e.etdump,
-        None => {
-            owned = read_with_progress(&request.etdump, progress, cancel).map_err(|e| match e {
-                ReadError::Cancelled => LoadError::Cancelled,
-                ReadError::Io(msg) => bad(&dump_name, msg),
-            })?;
-            &owned
-        }
+    // The file bytes are dropped as soon as they are parsed: the dump owns copies of what
+    // it needs, and the bytes are the largest allocation of the whole run.
+    let (dump, total) = {
+        let owned;
+        let bytes: &[u8] = match request.embedded {
+            Some(e) => e.etdump,
+            None => {
+                owned =
+                    read_with_progress(&request.etdump, progress, cancel).map_err(|e| match e {
+                        ReadError::Cancelled => LoadError::Cancelled,
+                        ReadError::Io(msg) => bad(&dump_name, msg),
+                    })?;
+                &owned
+            }
+        };
+        let total = bytes.len() as u64;
+        progress(LoadProgress {
+            phase: LoadPhase::Parsing,
+            bytes_done: total,
+            bytes_total: total,
+        });
+        check_cancel()?;
+        let dump = etdump::parse(bytes).map_err(|e| match e {
+            EtDumpError::Incomplete { .. } => LoadError::Incomplete {
+                path: dump_name.clone(),
+                detail: e.to_string(),
+            },
+            other => bad(&dump_name, other.to_string()),
+        })?;
+        (dump, total)
     };
-    let total = bytes.len() as u64;
-    progress(LoadProgress {
-        phase: LoadPhase::Parsing,
-        bytes_done: total,
-        bytes_total: total,
-    });
-    check_cancel()?;
-    let dump = etdump::parse(bytes).map_err(|e| match e {
-        EtDumpError::Incomplete { .. } => LoadError::Incomplete {
-            path: dump_name.clone(),
-            detail: e.to_string(),
-        },
-        other => bad(&dump_name, other.to_string()),
-    })?;
     check_cancel()?;
 
     progress(LoadProgress {

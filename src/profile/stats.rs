@@ -19,7 +19,8 @@ pub struct Stats {
     pub stddev: f64,
     /// Kept-run samples, in run order.
     pub samples: Vec<f64>,
-    /// For each sample, the index of its run among all runs (warm-ups included).
+    /// For each sample, the index of its run among all runs (warm-ups included). Empty
+    /// when every kept run has a sample (sample i is then from run warmup + i).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<usize>,
     /// Samples of the dropped warm-up runs, in run order (for the per-run view).

@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::output::write_atomic;
+use std::io::Write;
+
+use crate::output::write_atomic_with;
 use crate::profile::{default_log_for, load_profile, LoadError, Profile, ProfileRequest};
 
 pub use csv::profile_csv;
@@ -53,12 +55,15 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         LoadError::Incomplete { path, detail } => format!("{path}: {detail}"),
         other => other.to_string(),
     })?;
-    let text = render(&profile, args.format);
     let mut inputs: Vec<&Path> = vec![&args.file];
     if let Some(l) = &log {
         inputs.push(l);
     }
-    emit(&text, args.output.as_deref(), &inputs)?;
+    emit(
+        &mut |w| write_report(w, &profile, args.format),
+        args.output.as_deref(),
+        &inputs,
+    )?;
     for w in &profile.warnings {
         eprintln!("cpuprof-tui: warning: {}: {}", w.kind, w.message);
     }
@@ -82,20 +87,38 @@ pub fn render(profile: &Profile, format: ReportFormat) -> String {
 
 /// `profile.json` text (`cpuprof.profile/1`).
 pub fn profile_json(profile: &Profile) -> String {
-    let mut s = serde_json::to_string_pretty(profile).expect("profile serializes");
-    s.push('\n');
-    s
+    let mut out = Vec::new();
+    write_profile_json(&mut out, profile).expect("writing to memory");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-pub(crate) fn emit(text: &str, output: Option<&Path>, inputs: &[&Path]) -> Result<(), String> {
+/// `profile.json` streamed to `w` (pretty-printed, newline-terminated).
+pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, profile).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")
+}
+
+fn write_report(w: &mut dyn Write, profile: &Profile, format: ReportFormat) -> std::io::Result<()> {
+    match format {
+        ReportFormat::Json => write_profile_json(w, profile),
+        other => w.write_all(render(profile, other).as_bytes()),
+    }
+}
+
+/// Send a report to `output` atomically, or to stdout.
+pub(crate) fn emit(
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    output: Option<&Path>,
+    inputs: &[&Path],
+) -> Result<(), String> {
     match output {
-        Some(path) => write_atomic(path, text.as_bytes(), inputs)
-            .map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => {
+            write_atomic_with(path, inputs, write).map_err(|e| format!("{}: {e}", path.display()))
+        }
         None => {
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
             // A closed pipe (`| head`) is not an error worth a message.
-            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+            let _ = write(&mut out).and_then(|_| out.flush());
             Ok(())
         }
     }

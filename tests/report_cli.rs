@@ -1,0 +1,191 @@
+//! The `report` command as scripts use it: exit codes, one-line errors naming the file,
+//! atomic output that never touches inputs, and the three formats.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::{fixture, json};
+
+fn report(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn path(rel: &str) -> String {
+    fixture(rel).display().to_string()
+}
+
+#[test]
+fn json_to_file_is_the_profile_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("profile.json");
+    let o = report(&[
+        &path("cpu/cnn2_basic.etdp"),
+        "--warmup",
+        "3",
+        "--format",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    // The log beside the dump is used, and the tool says so.
+    assert!(
+        stderr(&o).contains("using runner log") && stderr(&o).contains("cnn2_basic.log"),
+        "{}",
+        stderr(&o)
+    );
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let truth = json("cpu/cnn2_basic.truth.json");
+    assert_eq!(p["schema"], "cpuprof.profile/1");
+    assert_eq!(p["unit"], "ms");
+    assert_eq!(
+        p["runs"],
+        serde_json::json!({"total": 23, "warmup_dropped": 3, "kept": 20})
+    );
+    assert_eq!(p["delegates"].as_array().unwrap().len(), 2);
+    assert_eq!(p["delegates"][0]["kind"], "cpu_plan");
+    assert_eq!(
+        p["delegates"][1]["instruction_id"],
+        truth["delegates"][1]["instruction_id"]
+    );
+    assert_eq!(p["delegates"][0]["plan"], truth["delegates"][0]["plan"]);
+    assert_eq!(
+        p["method"]["median"].as_f64().unwrap(),
+        truth["method_execute"]["median_ms"].as_f64().unwrap()
+    );
+    for key in [
+        "count", "median", "min", "max", "mean", "p10", "p90", "p99", "stddev", "samples",
+    ] {
+        assert!(p["method"].get(key).is_some(), "STATS has {key}");
+    }
+    assert_eq!(p["warnings"], serde_json::json!([]));
+    assert_eq!(p["errors"], serde_json::json!([]));
+    // Only the output file is left in the directory (the temp file was renamed).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn failed_check_exits_1_unless_allowed() {
+    let dump = path("cpu-faults/cnn2_drop_ops.etdp");
+    let o = report(&[&dump, "--warmup", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("xnnpack_operator_events_missing"),
+        "{}",
+        stderr(&o)
+    );
+    let o = report(&[&dump, "--warmup", "2", "--allow-missing"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_file() {
+    for (file, what) in [
+        ("real/bad_empty.etdp", "empty file"),
+        ("real/bad_truncated.etdp", "incomplete"),
+        ("real/bad_wrong_identifier.etdp", "XX00"),
+        ("real/bad_no_size_prefix.etdp", "no size prefix"),
+        ("real/bad_flipped.etdp", "corrupt"),
+        ("real/bad_truncated_header.etdp", "only 6 bytes"),
+        ("no/such/file.etdp", "no such file"),
+    ] {
+        let o = report(&[&path(file)]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{file}: {err}");
+        assert!(err.contains(file) && err.contains(what), "{file}: {err}");
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn warmup_that_drops_every_run_is_a_usage_error() {
+    let o = report(&[&path("cpu/mlp_w0_t1.etdp"), "--warmup", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--warmup 1"), "{}", stderr(&o));
+    let o = report(&[&path("cpu/mlp_w0_t1.etdp"), "--warmup", "-1"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn never_writes_over_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("d.etdp");
+    std::fs::copy(fixture("cpu/mlp_basic.etdp"), &dump).unwrap();
+    let before = std::fs::read(&dump).unwrap();
+    let o = report(&[
+        dump.to_str().unwrap(),
+        "--format",
+        "json",
+        "-o",
+        dump.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("refusing"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&dump).unwrap(), before);
+}
+
+#[test]
+fn csv_has_one_row_per_method_call_step_and_operator() {
+    let o = report(&[
+        &path("cpu/cnn2_basic.etdp"),
+        "--warmup",
+        "3",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let truth = json("cpu/cnn2_basic.truth.json");
+    // Expected rows from the truth: method + per delegate (call + steps + operators) +
+    // non-delegated instructions.
+    let mut want = 1;
+    for d in truth["delegates"].as_array().unwrap() {
+        want += 1;
+        for s in d["steps"].as_array().unwrap() {
+            want += 1 + s["operators"].as_array().unwrap().len();
+        }
+    }
+    want += truth["instructions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["kind"] == "operator")
+        .count();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("level,delegate_instruction_id,"));
+    assert_eq!(lines.len() - 1, want);
+    // Operator names with commas are quoted, and shapes are filled.
+    assert!(text.contains("\"Convolution (NHWC, F32) IGEMM #1\""));
+    assert!(text.contains("1x3x32x32"));
+}
+
+#[test]
+fn table_groups_steps_under_delegates() {
+    let o = report(&[&path("cpu/mlp_basic.etdp"), "--warmup", "3"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let truth = json("cpu/mlp_basic.truth.json");
+    let step = truth["delegates"][0]["steps"][0]["event"].as_str().unwrap();
+    let step_line = text
+        .lines()
+        .position(|l| l.trim_start().starts_with(step))
+        .expect("step row");
+    let delegate_line = text
+        .lines()
+        .position(|l| l.contains("delegate @ instruction"))
+        .expect("delegate row");
+    assert!(delegate_line < step_line);
+    assert!(text.contains("Runs    23 total, 3 warm-up dropped, 20 kept"));
+}

@@ -1,0 +1,66 @@
+//! Big ETDumps for benchmarks: the `Execute` runs of a real fixture, repeated with shifted
+//! timestamps until the file reaches a target size, written with the flatbuffers builder.
+#![allow(dead_code)]
+
+use super::etdump_build::{build, BuiltEvent, BuiltProfile, BuiltRun};
+use cpuprof_tui::etdump::{self, DelegateId};
+
+/// Returns the dump bytes and the number of `Execute` runs in it.
+pub fn repeat_execute_runs(source: &[u8], target_bytes: usize) -> (Vec<u8>, usize) {
+    let dump = etdump::parse(source).expect("source fixture parses");
+    let to_built = |block: &etdump::RunBlock, shift: u64| BuiltRun {
+        name: Some(block.name.clone()),
+        bundled_input_index: block.bundled_input_index,
+        events: Some(
+            dump.block_events(block)
+                .iter()
+                .map(|ev| {
+                    BuiltEvent::Profile(BuiltProfile {
+                        name: ev.name.map(|n| dump.names.get(n).to_string()),
+                        chain_index: ev.chain_index,
+                        instruction_id: ev.instruction_id,
+                        delegate_int: match ev.delegate_id {
+                            Some(DelegateId::Int(i)) => i,
+                            _ => -1,
+                        },
+                        delegate_str: match ev.delegate_id {
+                            Some(DelegateId::Str(s)) => Some(dump.names.get(s).to_string()),
+                            _ => None,
+                        },
+                        metadata: dump.metadata_bytes(ev).map(<[u8]>::to_vec),
+                        start: ev.start_ticks + shift,
+                        end: ev.end_ticks + shift,
+                    })
+                })
+                .collect(),
+        ),
+    };
+    let execute: Vec<&etdump::RunBlock> =
+        dump.blocks.iter().filter(|b| b.name == "Execute").collect();
+    let span = {
+        let evs = dump.block_events(execute[execute.len() - 1]);
+        let last_end = evs.iter().map(|e| e.end_ticks).max().unwrap_or(0);
+        let first_start = dump
+            .block_events(execute[0])
+            .iter()
+            .map(|e| e.start_ticks)
+            .min()
+            .unwrap_or(0);
+        last_end - first_start + 1_000
+    };
+    let per_run = source.len() / execute.len().max(1);
+    let repeats = target_bytes.div_ceil(per_run.max(1) * execute.len()).max(1);
+    let mut runs: Vec<BuiltRun> = dump
+        .blocks
+        .iter()
+        .filter(|b| b.name != "Execute")
+        .map(|b| to_built(b, 0))
+        .collect();
+    for r in 0..repeats {
+        for block in &execute {
+            runs.push(to_built(block, r as u64 * span));
+        }
+    }
+    let count = repeats * execute.len();
+    (build(0, &runs), count)
+}
