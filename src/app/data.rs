@@ -278,7 +278,8 @@ impl ExplorerData {
                     input_shapes: None,
                     output_shapes: None,
                 };
-                data.push_op(o, &op, "-", None, &other.name);
+                let step = format!("instr {}", other.instruction_id);
+                data.push_op(o, &op, "-", None, &step);
             }
         }
         if let Some(rem) = &profile.remainder {

@@ -120,7 +120,7 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[(KeyCode::Enter, N)],
         command: Command::Enter,
-        help: "drill down: expand node + list its operators; operator: detail",
+        help: "expand node, list its operators; on an operator: detail",
     },
     Binding {
         keys: &[(KeyCode::Esc, N)],
