@@ -53,6 +53,11 @@ pub fn shapes(shapes: Option<&Vec<Vec<i64>>>) -> String {
     }
 }
 
+/// `1 warning`, `2 warnings`.
+pub fn count(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Byte counts for the loading gauge: `512 B`, `1.5 KiB`, `120.0 MiB`.
 pub fn bytes(n: u64) -> String {
     const KIB: f64 = 1024.0;

@@ -54,10 +54,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             bottom.push(Span::styled(" │ ", theme.dim()));
             let (w, e) = (d.warning_count(), d.error_count());
             let wstyle = if w > 0 { theme.warning() } else { theme.dim() };
-            bottom.push(Span::styled(format!("{w} warnings"), wstyle));
+            let plural = crate::app::format::count;
+            bottom.push(Span::styled(plural(w, "warning"), wstyle));
             bottom.push(Span::raw(" "));
             if e > 0 {
-                bottom.push(Span::styled(format!(" {e} errors "), theme.error()));
+                bottom.push(Span::styled(
+                    format!(" {} ", plural(e, "error")),
+                    theme.error(),
+                ));
             } else {
                 bottom.push(Span::styled("0 errors", theme.dim()));
             }

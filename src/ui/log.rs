@@ -6,15 +6,16 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use super::Theme;
+use crate::app::format::count;
 use crate::app::state::finding_lines;
 use crate::app::ExplorerData;
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {
     let title = format!(
-        " Warnings & log · {} errors · {} warnings · {} log lines ",
-        data.error_count(),
-        data.warning_count(),
-        data.log.len()
+        " Warnings & log · {} · {} · {} ",
+        count(data.error_count(), "error"),
+        count(data.warning_count(), "warning"),
+        count(data.log.len(), "log line")
     );
     let block = Block::default()
         .borders(Borders::ALL)
