@@ -146,6 +146,17 @@ fn timed_session(
         }
     };
     let first_at = wait(first);
+    if then.is_some() {
+        // Show what the user sees while loading (the gauge with bytes and phase).
+        std::thread::sleep(Duration::from_millis(250));
+        let screen = parser.lock().unwrap().screen().contents();
+        for line in screen
+            .lines()
+            .filter(|l| l.contains('│') && l.contains(" · "))
+        {
+            eprintln!("first_frame: at 250 ms: {}", line.trim());
+        }
+    }
     let then_at = then.map(wait);
     writer.write_all(b"q").unwrap();
     writer.flush().unwrap();
