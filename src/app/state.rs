@@ -88,6 +88,8 @@ pub struct TableState {
     pub rows: Vec<usize>,
     /// Row indices after scope and sort only (filtering narrows this, no re-sort).
     pub sorted: Vec<usize>,
+    /// Lower-cased operator names (`table::search_keys`), one per `ExplorerData::ops`.
+    pub search: Vec<String>,
     pub selected: usize,
     pub offset: usize,
     pub longest_name: usize,
@@ -103,6 +105,7 @@ impl Default for TableState {
             scope: None,
             rows: Vec::new(),
             sorted: Vec::new(),
+            search: Vec::new(),
             selected: 0,
             offset: 0,
             longest_name: 0,
@@ -281,7 +284,11 @@ impl AppState {
     fn refilter_table_rows(&mut self) {
         let keep = self.selected_op();
         self.table.rows = match &self.data {
-            Some(d) => table::filter_rows(&d.ops, &self.table.sorted, self.table.filter.value()),
+            Some(_) => table::filter_rows(
+                &self.table.search,
+                &self.table.sorted,
+                self.table.filter.value(),
+            ),
             None => Vec::new(),
         };
         self.table.selected = keep
@@ -336,6 +343,7 @@ impl AppState {
             .map(|o| o.step.chars().count())
             .max()
             .unwrap_or(0);
+        self.table.search = table::search_keys(&data.ops);
         self.data = Some(data);
         self.data_warmup = warmup;
         if first_load {

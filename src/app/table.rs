@@ -172,37 +172,23 @@ pub fn sorted_rows(
     out
 }
 
+/// Lower-cased operator names, built once per load so a filter keystroke only scans.
+pub fn search_keys(rows: &[OpRow]) -> Vec<String> {
+    rows.iter().map(|r| r.name.to_lowercase()).collect()
+}
+
 /// The rows of `sorted` whose name contains `filter`, ignoring case; order kept.
-pub fn filter_rows(rows: &[OpRow], sorted: &[usize], filter: &str) -> Vec<usize> {
+/// `keys` are `search_keys(rows)`.
+pub fn filter_rows(keys: &[String], sorted: &[usize], filter: &str) -> Vec<usize> {
     if filter.is_empty() {
         return sorted.to_vec();
     }
     let needle = filter.to_lowercase();
-    let ascii = needle.is_ascii();
     sorted
         .iter()
         .copied()
-        .filter(|&i| {
-            let name = &rows[i].name;
-            if ascii && name.is_ascii() {
-                contains_ascii_nocase(name.as_bytes(), needle.as_bytes())
-            } else {
-                name.to_lowercase().contains(&needle)
-            }
-        })
+        .filter(|&i| keys.get(i).is_some_and(|k| k.contains(&needle)))
         .collect()
-}
-
-/// `hay` contains `needle` (already lower case), comparing ASCII without case.
-fn contains_ascii_nocase(hay: &[u8], needle: &[u8]) -> bool {
-    if needle.len() > hay.len() {
-        return false;
-    }
-    hay.windows(needle.len()).any(|w| {
-        w.iter()
-            .zip(needle)
-            .all(|(a, b)| a.to_ascii_lowercase() == *b)
-    })
 }
 
 /// Scope, filter and sort in one go.
@@ -213,7 +199,11 @@ pub fn visible_rows(
     column: Column,
     descending: bool,
 ) -> Vec<usize> {
-    filter_rows(rows, &sorted_rows(rows, scope, column, descending), filter)
+    filter_rows(
+        &search_keys(rows),
+        &sorted_rows(rows, scope, column, descending),
+        filter,
+    )
 }
 
 #[cfg(test)]
