@@ -15,3 +15,4 @@ pub mod trace;
 pub mod tui;
 pub mod ui;
 pub mod units;
+pub mod watch;
