@@ -316,7 +316,8 @@ impl Tracker {
                         .iter()
                         .any(|ext| self.entries.contains_key(&p.with_extension(ext))),
                 }),
-                Role::Dump if p != path && e.fp.modified < fp.modified => {
+                // Garbage does not bound a run.
+                Role::Dump if p != path && !e.reported && e.fp.modified < fp.modified => {
                     prev_dump = prev_dump.max(Some(e.fp.modified));
                 }
                 _ => {}
