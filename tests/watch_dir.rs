@@ -83,7 +83,7 @@ fn assert_loads(pair: &DumpPair) {
     );
 }
 
-fn write_in_chunks(path: &Path, bytes: &[u8], cuts: &[usize], rx: &Receiver<WatchEvent>) {
+fn write_in_chunks(path: &Path, bytes: &[u8], cuts: &[usize]) {
     let mut file = File::create(path).unwrap();
     let mut from = 0;
     for &to in cuts.iter().chain([bytes.len()].iter()) {
@@ -91,12 +91,7 @@ fn write_in_chunks(path: &Path, bytes: &[u8], cuts: &[usize], rx: &Receiver<Watc
         file.flush().unwrap();
         from = to;
         if to < bytes.len() {
-            // Incomplete: nothing may be announced (not Ready, not Error).
-            expect_nothing(
-                rx,
-                CHUNK_PAUSE,
-                &format!("after {to} of {} bytes", bytes.len()),
-            );
+            thread::sleep(CHUNK_PAUSE);
         }
     }
 }
@@ -110,16 +105,25 @@ fn scenario(poll: bool) {
     let log = dir.join("mlp_basic.log");
     let bytes = dump_bytes();
 
-    // 1. The runner writes its log, then the dump in chunks (the first shorter than a
-    //    header). One Ready, with the same-stem log, only once complete.
-    fs::write(&log, log_bytes()).unwrap();
-    expect_nothing(&rx, CHUNK_PAUSE, "log alone");
-    write_in_chunks(&dump, &bytes, &[7, 5000, 12000], &rx);
-    let written = Instant::now();
+    // 1. A writer thread plays the runner: its log, then the dump in chunks with pauses
+    //    (the first chunk shorter than a header). One Ready, with the same-stem log, and
+    //    only after the last chunk.
+    let writer = {
+        let (dump, log, bytes) = (dump.clone(), log.clone(), bytes.clone());
+        thread::spawn(move || {
+            fs::write(&log, log_bytes()).unwrap();
+            thread::sleep(CHUNK_PAUSE);
+            write_in_chunks(&dump, &bytes, &[7, 5000, 12000]);
+            Instant::now()
+        })
+    };
     let first = expect_ready(&rx, "chunked dump");
+    let received = Instant::now();
+    let written = writer.join().unwrap();
+    assert!(received >= written, "Ready before the dump was complete");
     eprintln!(
         "poll={poll}: write finished -> Ready in {:?}",
-        written.elapsed()
+        received - written
     );
     assert_eq!(first.etdump, dump);
     assert_eq!(first.log.as_deref(), Some(log.as_path()));
@@ -262,6 +266,34 @@ fn recursive_watch_sees_subdirectories() {
     let pair = expect_ready(&rx, "dump in a subdirectory");
     assert_eq!(pair.etdump, sub.join("mlp_basic.etdp"));
     assert_eq!(pair.log, Some(sub.join("mlp_basic.log")));
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_dump_is_an_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let locked = dir.join("locked.etdp");
+    fs::write(&locked, dump_bytes()).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    if File::open(&locked).is_ok() {
+        eprintln!("skipped: running with privileges that read mode-000 files (root?)");
+        return;
+    }
+    let (tx, rx) = mpsc::channel();
+    let _handle = spawn_watcher(config(dir, false), tx).unwrap();
+    match next_event(&rx, EVENT_TIMEOUT) {
+        Some(WatchEvent::Error { path, message }) => {
+            assert_eq!(path, locked);
+            assert!(message.contains("permission denied"), "{message}");
+        }
+        other => panic!("expected Error, got {other:?}"),
+    }
+    // Readable again (chmod changes ctime): a new look, and the dump is announced.
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+    let pair = expect_ready(&rx, "readable again");
+    assert_eq!(pair.etdump, locked);
 }
 
 #[test]
