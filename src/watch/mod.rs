@@ -21,13 +21,14 @@ mod tracker;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer_opt, Config as DebounceConfig, Debouncer};
 
-use tracker::{Settings, Tracker};
+use tracker::{KnownDirs, Settings, Tracker};
 
 /// What to watch and how patiently.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,9 +218,20 @@ pub fn spawn_watcher<S: WatchSink>(
 
     let (control, inbox) = mpsc::channel::<Msg>();
     let notify_tx = control.clone();
-    let on_change = move |_result: notify_debouncer_mini::DebounceEventResult| {
-        // Which paths changed does not matter: the worker lists the directory. Backend
-        // errors (e.g. event queue overflow) also mean "look again".
+    let known_dirs = KnownDirs::default();
+    let known = Arc::clone(&known_dirs);
+    let on_change = move |result: notify_debouncer_mini::DebounceEventResult| {
+        // Which files changed does not matter: the worker lists the directory. Backend
+        // errors (e.g. event queue overflow) also mean "look again". Events only on
+        // directories already listed are the worker's own listings (see `KnownDirs`).
+        if let Ok(events) = &result {
+            let known = known
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if events.iter().all(|e| known.contains(&e.path)) {
+                return;
+            }
+        }
         let _ = notify_tx.send(Msg::Changed);
     };
     let mode = if config.recursive {
@@ -252,6 +264,7 @@ pub fn spawn_watcher<S: WatchSink>(
 
     let tracker = Tracker::new(Settings {
         root: dir.clone(),
+        known_dirs,
         recursive: config.recursive,
         quiet: config.quiet_period,
         grace: config.log_grace,

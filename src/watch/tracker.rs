@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::rules::{self, Completeness, Dedupe, LogFile, NameKind, Sniff};
@@ -80,8 +81,15 @@ impl Entry {
     }
 }
 
+/// Directories listed by the last scan, shared with the notify callback: listing a
+/// directory opens it, and inotify reports that open as an event on the directory. Events
+/// only on known directories are therefore ignored (else every listing would cause the
+/// next one, forever).
+pub(super) type KnownDirs = Arc<Mutex<HashSet<PathBuf>>>;
+
 pub(super) struct Settings {
     pub root: PathBuf,
+    pub known_dirs: KnownDirs,
     pub recursive: bool,
     pub quiet: Duration,
     pub grace: Duration,
@@ -123,8 +131,19 @@ impl Tracker {
     /// List the directory and note new, changed and vanished files.
     pub fn rescan(&mut self, now: Instant, out: &mut Vec<WatchEvent>) {
         let listed = match list_files(&self.cfg.root, self.cfg.recursive) {
-            Ok(listed) => {
+            Ok((listed, dirs)) => {
                 self.root_error = None;
+                let mut known = self
+                    .cfg
+                    .known_dirs
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                // notify reports absolute paths (relative watch paths joined to the
+                // current directory).
+                *known = dirs
+                    .into_iter()
+                    .map(|d| std::path::absolute(&d).unwrap_or(d))
+                    .collect();
                 listed
             }
             Err(e) => {
@@ -377,8 +396,10 @@ impl Tracker {
 
 /// Regular files (symlinks followed) under `root`; subdirectories only when `recursive`
 /// (hidden ones and symlinked ones skipped). Errors below the root are skipped.
-fn list_files(root: &Path, recursive: bool) -> io::Result<BTreeMap<PathBuf, Metadata>> {
+/// Also returns the directories listed.
+fn list_files(root: &Path, recursive: bool) -> io::Result<(Files, HashSet<PathBuf>)> {
     let mut files = BTreeMap::new();
+    let mut listed = HashSet::new();
     let mut dirs = vec![(root.to_path_buf(), 0usize)];
     while let Some((dir, depth)) = dirs.pop() {
         let read = match fs::read_dir(&dir) {
@@ -386,6 +407,7 @@ fn list_files(root: &Path, recursive: bool) -> io::Result<BTreeMap<PathBuf, Meta
             Err(e) if depth == 0 => return Err(e),
             Err(_) => continue,
         };
+        listed.insert(dir.clone());
         for item in read {
             let Ok(item) = item else { continue };
             let path = item.path();
@@ -404,8 +426,10 @@ fn list_files(root: &Path, recursive: bool) -> io::Result<BTreeMap<PathBuf, Meta
             }
         }
     }
-    Ok(files)
+    Ok((files, listed))
 }
+
+type Files = BTreeMap<PathBuf, Metadata>;
 
 /// Up to the first `HEADER_LEN` bytes.
 fn read_head(path: &Path) -> io::Result<Vec<u8>> {
