@@ -60,7 +60,7 @@ impl Rig {
         }
     }
 
-    /// One run: write its log and dump, wait for the Ready; the latency.
+    /// One run: write its log and dump, wait for the Ready; record the latency.
     fn one_run(&mut self) {
         std::thread::sleep(IDLE);
         if let Ok(ev) = self.rx.try_recv() {
@@ -72,12 +72,10 @@ impl Rig {
         let dump = self.dir.join(format!("{name}.etdp"));
         fs::write(&dump, &self.dump).unwrap();
         let written = Instant::now();
-        loop {
-            match self.rx.recv_timeout(Duration::from_secs(10)) {
-                Ok(WatchEvent::Ready(pair)) if pair.etdump == dump => break,
-                Ok(other) => panic!("unexpected {other:?}"),
-                Err(e) => panic!("no Ready for {}: {e}", dump.display()),
-            }
+        match self.rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(WatchEvent::Ready(pair)) if pair.etdump == dump => {}
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(e) => panic!("no Ready for {}: {e}", dump.display()),
         }
         self.samples.push(written.elapsed());
     }
