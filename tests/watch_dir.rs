@@ -346,3 +346,50 @@ fn closure_sink_wraps_events_and_stops_when_refused() {
     }
     assert!(!handle.is_running());
 }
+
+fn rename_away_and_delete_directory(poll: bool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    fs::create_dir(&dir).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _handle = spawn_watcher(config(&dir, poll), tx).unwrap();
+    let a = dir.join("a.etdp");
+    fs::write(&a, dump_bytes()).unwrap();
+    assert_eq!(expect_ready(&rx, "a").etdump, a);
+
+    // Renamed to another dump name: the old one is removed, the new name is announced.
+    let b = dir.join("b.etdp");
+    fs::rename(&a, &b).unwrap();
+    match next_event(&rx, EVENT_TIMEOUT) {
+        Some(WatchEvent::Removed(p)) => assert_eq!(p, a),
+        other => panic!("expected Removed, got {other:?}"),
+    }
+    assert_eq!(expect_ready(&rx, "b").etdump, b);
+
+    // The directory itself goes: its dump is removed and the directory is reported.
+    fs::remove_dir_all(&dir).unwrap();
+    match next_event(&rx, EVENT_TIMEOUT) {
+        Some(WatchEvent::Removed(p)) => assert_eq!(p, b),
+        other => panic!("expected Removed, got {other:?}"),
+    }
+    match next_event(&rx, EVENT_TIMEOUT) {
+        Some(WatchEvent::Error { path, .. }) => assert_eq!(path, dir),
+        other => panic!("expected Error for the directory, got {other:?}"),
+    }
+}
+
+#[test]
+fn rename_away_and_deleted_directory_native() {
+    rename_away_and_delete_directory(false);
+}
+
+#[test]
+fn rename_away_and_deleted_directory_poll() {
+    rename_away_and_delete_directory(true);
+}
+
+#[test]
+fn handle_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<cpuprof_tui::watch::WatchHandle>();
+}

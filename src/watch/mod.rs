@@ -62,6 +62,16 @@ impl WatchConfig {
             poll_interval: Duration::from_millis(250),
         }
     }
+
+    /// Durations kept in a range that cannot overflow or spin.
+    fn sanitized(mut self) -> Self {
+        const MAX: Duration = Duration::from_secs(3600);
+        self.debounce = self.debounce.clamp(Duration::from_millis(1), MAX);
+        self.quiet_period = self.quiet_period.min(MAX);
+        self.log_grace = self.log_grace.min(MAX);
+        self.poll_interval = self.poll_interval.clamp(Duration::from_millis(10), MAX);
+        self
+    }
 }
 
 /// A complete dump version and the log that goes with it.
@@ -206,6 +216,9 @@ impl fmt::Debug for WatchHandle {
 /// In poll mode the worker also lists the directory this often itself: notify's poller
 /// compares mtimes in whole seconds, so it misses a file replaced within the same second.
 const POLL_RESCAN: Duration = Duration::from_secs(1);
+/// With native events, a slow safety listing: an overflowed event queue loses events
+/// (notify-debouncer-mini drops the path-less "rescan" notice).
+const NATIVE_RESCAN: Duration = Duration::from_secs(5);
 
 /// Start watching `config.dir`: existing dumps are announced first (after the usual
 /// checks), then changes. Fails at once if the directory is missing or unreadable.
@@ -213,6 +226,7 @@ pub fn spawn_watcher<S: WatchSink>(
     config: WatchConfig,
     sink: S,
 ) -> Result<WatchHandle, WatchError> {
+    let config = config.sanitized();
     let dir = config.dir.clone();
     check_dir(&dir)?;
 
@@ -228,7 +242,11 @@ pub fn spawn_watcher<S: WatchSink>(
             let known = known
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if events.iter().all(|e| known.contains(&e.path)) {
+            // A known directory that is no longer one was deleted or renamed away.
+            if events
+                .iter()
+                .all(|e| known.contains(&e.path) && e.path.is_dir())
+            {
                 return;
             }
         }
@@ -269,7 +287,11 @@ pub fn spawn_watcher<S: WatchSink>(
         quiet: config.quiet_period,
         grace: config.log_grace,
     });
-    let rescan_every = config.poll.then_some(POLL_RESCAN);
+    let rescan_every = if config.poll {
+        POLL_RESCAN
+    } else {
+        NATIVE_RESCAN
+    };
     let worker = std::thread::Builder::new()
         .name("cpuprof-watch".into())
         .spawn(move || run_worker(tracker, inbox, sink, rescan_every))
@@ -311,16 +333,16 @@ fn run_worker<S: WatchSink>(
     mut tracker: Tracker,
     inbox: mpsc::Receiver<Msg>,
     mut sink: S,
-    rescan_every: Option<Duration>,
+    rescan_every: Duration,
 ) {
     let mut out = Vec::new();
     let mut rescan = true; // the initial scan
-    let mut next_rescan = rescan_every.map(|every| Instant::now() + every);
+    let mut next_rescan = Instant::now() + rescan_every;
     loop {
         let now = Instant::now();
-        if next_rescan.is_some_and(|at| at <= now) {
+        if next_rescan <= now {
             rescan = true;
-            next_rescan = rescan_every.map(|every| now + every);
+            next_rescan = now + rescan_every;
         }
         if rescan {
             tracker.rescan(now, &mut out);
@@ -333,14 +355,10 @@ fn run_worker<S: WatchSink>(
             }
         }
 
-        let wake = [tracker.next_due(), next_rescan]
-            .into_iter()
-            .flatten()
-            .min();
-        let msg = match wake {
-            Some(at) => inbox.recv_timeout(at.saturating_duration_since(Instant::now())),
-            None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
-        };
+        let wake = tracker
+            .next_due()
+            .map_or(next_rescan, |at| at.min(next_rescan));
+        let msg = inbox.recv_timeout(wake.saturating_duration_since(Instant::now()));
         match msg {
             Ok(Msg::Changed) => rescan = true,
             Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,

@@ -147,6 +147,13 @@ impl Tracker {
                 listed
             }
             Err(e) => {
+                if e.kind() == io::ErrorKind::NotFound {
+                    // The directory itself was deleted: so were its files.
+                    let all: Vec<PathBuf> = self.entries.keys().cloned().collect();
+                    for path in all {
+                        self.remove(&path, out);
+                    }
+                }
                 let message = format!("cannot list the watched directory: {}", io_message(&e));
                 if self.root_error.as_ref() != Some(&message) {
                     out.push(WatchEvent::Error {
@@ -266,22 +273,24 @@ impl Tracker {
         let sniffed = match read_head(path) {
             Ok(head) => rules::sniff(&head),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return self.remove(path, out),
-            Err(e) if role == Role::Maybe => {
-                let _ = e;
-                return self.set_role(path, Role::Other);
-            }
+            Err(_) if role == Role::Maybe => return self.set_role(path, Role::Other),
             Err(e) => {
                 let message = format!("cannot read: {}", io_message(&e));
                 return self.settle_with_error(path, message, out);
             }
         };
-        if role == Role::Maybe && !matches!(sniffed, Sniff::EtDump { .. }) {
-            // Not (yet) an ETDump: decide once it is quiet; never an error.
+        if role == Role::Maybe && matches!(sniffed, Sniff::NotEtDump(_)) {
+            // Its first bytes are final unless it is rewritten (a new version). Unusual
+            // names are never reported as garbage.
+            return self.set_role(path, Role::Other);
+        }
+        if role == Role::Maybe && sniffed == Sniff::TooShort {
+            // Cannot tell yet: decide once it is quiet; never an error.
             let quiet_for = now.saturating_duration_since(last_change);
             if quiet_for >= self.cfg.quiet {
                 return self.set_role(path, Role::Other);
             }
-            let at = now + (self.cfg.quiet - quiet_for);
+            let at = later(now, self.cfg.quiet - quiet_for);
             return self.set_state(path, State::Check { attempt, at });
         }
         match rules::completeness(fp.len, &sniffed, last_change, now, self.cfg.quiet) {
@@ -297,11 +306,11 @@ impl Tracker {
                 path,
                 State::Check {
                     attempt,
-                    at: now + wait,
+                    at: later(now, wait),
                 },
             ),
             Completeness::Incomplete => {
-                let at = now + rules::backoff(attempt);
+                let at = later(now, rules::backoff(attempt));
                 let attempt = attempt.saturating_add(1);
                 self.set_state(path, State::Check { attempt, at })
             }
@@ -347,8 +356,8 @@ impl Tracker {
             Some(log) => self
                 .entries
                 .get(log)
-                .map(|e| e.last_change(now, wall) + self.cfg.quiet),
-            None => Some(dump_done + self.cfg.grace),
+                .map(|e| later(e.last_change(now, wall), self.cfg.quiet)),
+            None => Some(later(dump_done, self.cfg.grace)),
         };
         if let Some(at) = wait_until.filter(|at| *at > now) {
             return self.set_state(path, State::Check { attempt: 0, at });
@@ -430,6 +439,13 @@ fn list_files(root: &Path, recursive: bool) -> io::Result<(Files, HashSet<PathBu
 }
 
 type Files = BTreeMap<PathBuf, Metadata>;
+
+/// `t + d`, saturating far in the future instead of overflowing.
+fn later(t: Instant, d: Duration) -> Instant {
+    t.checked_add(d)
+        .or_else(|| t.checked_add(Duration::from_secs(86_400 * 365)))
+        .unwrap_or(t)
+}
 
 /// Up to the first `HEADER_LEN` bytes.
 fn read_head(path: &Path) -> io::Result<Vec<u8>> {
