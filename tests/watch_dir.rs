@@ -393,3 +393,39 @@ fn handle_can_move_to_another_thread() {
     fn assert_send<T: Send>() {}
     assert_send::<cpuprof_tui::watch::WatchHandle>();
 }
+
+/// Odd directory entries: none may stop the watcher or be announced; a good dump written
+/// afterwards is still announced.
+#[cfg(unix)]
+#[test]
+fn odd_entries_are_survived() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // A FIFO named like a dump (opening it would block).
+    let _ = std::process::Command::new("mkfifo")
+        .arg(dir.join("fifo.etdp"))
+        .status();
+    fs::create_dir(dir.join("folder.etdp")).unwrap();
+    symlink(dir.join("nowhere"), dir.join("dangling.etdp")).unwrap();
+    symlink(dir.join("loop.etdp"), dir.join("loop.etdp")).unwrap();
+    fs::write(dir.join("empty.etdp"), b"").unwrap();
+    // A header whose size prefix promises 4 GB: incomplete, retried, never an error.
+    let mut huge = u32::MAX.to_le_bytes().to_vec();
+    huge.extend_from_slice(&[0, 0, 0, 0]);
+    huge.extend_from_slice(b"ED00");
+    fs::write(dir.join("huge.etdp"), &huge).unwrap();
+    fs::write(dir.join("no_ext"), [0u8; 5]).unwrap();
+
+    for poll in [false, true] {
+        let (tx, rx) = mpsc::channel();
+        let handle = spawn_watcher(config(dir, poll), tx).unwrap();
+        expect_nothing(&rx, Duration::from_millis(800), "odd entries");
+        assert!(handle.is_running());
+        let good = dir.join(format!("good_{poll}.etdp"));
+        fs::write(&good, dump_bytes()).unwrap();
+        assert_eq!(expect_ready(&rx, "good dump").etdump, good);
+        drop(handle);
+        fs::remove_file(&good).unwrap();
+    }
+}
