@@ -14,7 +14,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{fixture, json};
-use cpuprof_tui::profile::{load_profile, ProfileRequest};
+use cpuprof_tui::profile::load_profile;
 use cpuprof_tui::watch::{spawn_watcher, DumpPair, WatchConfig, WatchError, WatchEvent};
 
 /// Generous: a loaded CI machine may be slow; the wait ends as soon as the event comes.
@@ -72,8 +72,7 @@ fn expect_nothing(rx: &Receiver<WatchEvent>, for_: Duration, what: &str) {
 
 /// What the explorer will do with a Ready: run the pipeline on it.
 fn assert_loads(pair: &DumpPair) {
-    let request = ProfileRequest::new(pair.etdump.clone(), pair.log.clone(), 0);
-    let profile = load_profile(&request, &mut |_| {}, &AtomicBool::new(false))
+    let profile = load_profile(&pair.request(0), &mut |_| {}, &AtomicBool::new(false))
         .unwrap_or_else(|e| panic!("{}: {e}", pair.etdump.display()));
     assert_eq!(
         profile.runs.total,
@@ -427,5 +426,54 @@ fn odd_entries_are_survived() {
         assert_eq!(expect_ready(&rx, "good dump").etdump, good);
         drop(handle);
         fs::remove_file(&good).unwrap();
+    }
+}
+
+#[test]
+fn extreme_durations_do_not_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    fs::write(dir.join("a.etdp"), dump_bytes()).unwrap();
+    // All zero: announced at once (no log: no grace).
+    let (tx, rx) = mpsc::channel();
+    let zero = WatchConfig {
+        debounce: Duration::ZERO,
+        quiet_period: Duration::ZERO,
+        log_grace: Duration::ZERO,
+        poll_interval: Duration::ZERO,
+        ..WatchConfig::new(dir)
+    };
+    for poll in [false, true] {
+        let handle = spawn_watcher(
+            WatchConfig {
+                poll,
+                ..zero.clone()
+            },
+            tx.clone(),
+        )
+        .unwrap();
+        let pair = expect_ready(&rx, "zero durations");
+        assert_eq!(pair.log, None);
+        drop(handle);
+    }
+    // All huge: nothing is announced within the test, nothing overflows.
+    let max = WatchConfig {
+        debounce: Duration::MAX,
+        quiet_period: Duration::MAX,
+        log_grace: Duration::MAX,
+        poll_interval: Duration::MAX,
+        ..WatchConfig::new(dir)
+    };
+    for poll in [false, true] {
+        let handle = spawn_watcher(
+            WatchConfig {
+                poll,
+                ..max.clone()
+            },
+            tx.clone(),
+        )
+        .unwrap();
+        expect_nothing(&rx, Duration::from_millis(300), "huge durations");
+        assert!(handle.is_running());
     }
 }

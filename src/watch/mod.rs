@@ -4,6 +4,16 @@
 //! decides (see `rules`) and emits `WatchEvent`s to a sink. Loading profiles is the
 //! caller's job.
 //!
+//! How a dump is judged (details in `rules`): a dump is `*.etdp`/`*.etdump`, or any
+//! other non-hidden, non-temporary file whose bytes 8..12 are `ED00`. It is ready when
+//! the size prefix is satisfied and it has not changed for the quiet period (its mtime
+//! counts as evidence, so a file finished before we looked need not wait again).
+//! Incomplete dumps are re-checked with backoff (100 ms doubling to 2 s, restarting when
+//! the file changes) and never reported. Its log is `<stem>.log`, else the newest
+//! unclaimed log of the same directory written since the previous dump (up to
+//! `log_grace` after this one); with no log it is announced alone `log_grace` after it
+//! was finished. Each (path, size, mtime) is announced once; a removal forgets it.
+//!
 //! ```no_run
 //! use cpuprof_tui::watch::{spawn_watcher, WatchConfig, WatchEvent};
 //! let (tx, rx) = std::sync::mpsc::channel::<WatchEvent>();
@@ -28,6 +38,7 @@ use std::time::{Duration, Instant, SystemTime};
 use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer_opt, Config as DebounceConfig, Debouncer};
 
+use crate::profile::ProfileRequest;
 use tracker::{KnownDirs, Settings, Tracker};
 
 /// What to watch and how patiently.
@@ -84,6 +95,13 @@ pub struct DumpPair {
     pub modified: SystemTime,
     /// The dump's length in bytes.
     pub size: u64,
+}
+
+impl DumpPair {
+    /// What the explorer's worker loads for this pair.
+    pub fn request(&self, warmup: usize) -> ProfileRequest {
+        ProfileRequest::new(self.etdump.clone(), self.log.clone(), warmup)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
