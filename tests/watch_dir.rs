@@ -477,3 +477,30 @@ fn extreme_durations_do_not_panic() {
         assert!(handle.is_running());
     }
 }
+
+#[test]
+fn a_log_written_all_the_time_does_not_hold_the_dump() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let log = dir.join("mlp_basic.log");
+    fs::write(&log, log_bytes()).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _handle = spawn_watcher(config(&dir, false), tx).unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let appender = {
+        let (log, stop) = (log.clone(), stop.clone());
+        thread::spawn(move || {
+            let mut f = OpenOptions::new().append(true).open(&log).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                f.write_all(b"I 00:00:00.000 still running\n").unwrap();
+                thread::sleep(Duration::from_millis(30));
+            }
+        })
+    };
+    fs::write(dir.join("mlp_basic.etdp"), dump_bytes()).unwrap();
+    let pair = expect_ready(&rx, "dump with a busy log");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    appender.join().unwrap();
+    assert_eq!(pair.log, Some(log));
+    assert_loads(&pair);
+}

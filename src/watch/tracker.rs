@@ -352,12 +352,15 @@ impl Tracker {
             }
         }
         let log = rules::pick_log(path, fp.modified, prev_dump, &logs, self.cfg.grace);
+        let grace_end = later(dump_done, self.cfg.grace);
         let wait_until = match &log {
+            // Let the log finish, but not past the grace: a log that is written to all the
+            // time (one log for many runs) must not hold the dump back for ever.
             Some(log) => self
                 .entries
                 .get(log)
-                .map(|e| later(e.last_change(now, wall), self.cfg.quiet)),
-            None => Some(later(dump_done, self.cfg.grace)),
+                .map(|e| later(e.last_change(now, wall), self.cfg.quiet).min(grace_end)),
+            None => Some(grace_end),
         };
         if let Some(at) = wait_until.filter(|at| *at > now) {
             return self.set_state(path, State::Check { attempt: 0, at });
