@@ -15,4 +15,5 @@ pub mod trace;
 pub mod tui;
 pub mod ui;
 pub mod units;
+pub mod watch;
 pub mod worker;
