@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::detect::TraceFormat;
 use super::error::TraceError;
 use super::intervals::{
-    ImportCounts, InputSig, Interner, Interval, IntervalSet, ThreadTable, WarningLog,
+    FastMap, ImportCounts, InputSig, Interner, Interval, IntervalSet, ThreadTable, WarningLog,
 };
 use super::nesting::nest_by_containment;
 
@@ -378,7 +378,7 @@ where
 struct Builder {
     threads: ThreadTable,
     names: Interner,
-    input_ids: HashMap<InputSig, u32>,
+    input_ids: FastMap<InputSig, u32>,
     inputs: Vec<InputSig>,
     intervals: Vec<Interval>,
     host: Option<String>,

@@ -34,13 +34,42 @@ pub(crate) type Fields<'a> = Vec<(&'a str, Value<'a>)>;
 
 /// `k SEP v, k SEP v, ..` (whole input).
 pub(crate) fn kv_list<'a>(s: &'a str, sep: u8, out: &mut Fields<'a>) -> Result<(), ScanError> {
+    kv_items(s, 0, sep, None, out).map(|_| ())
+}
+
+/// `k SEP v, ..` from `pos` up to `close` (then returns the position after it) or, with
+/// no `close`, to the end of the input.
+pub(crate) fn kv_items<'a>(
+    s: &'a str,
+    pos: usize,
+    sep: u8,
+    close: Option<u8>,
+    out: &mut Fields<'a>,
+) -> Result<usize, ScanError> {
     let b = s.as_bytes();
-    let mut pos = skip_ws(b, 0);
-    while pos < b.len() {
+    let at_end = |pos: usize| -> Result<Option<usize>, ScanError> {
+        match (b.get(pos), close) {
+            (None, None) => Ok(Some(pos)),
+            (None, Some(_)) => Err(ScanError::Incomplete),
+            (Some(&c), Some(want)) if c == want => Ok(Some(pos + 1)),
+            _ => Ok(None),
+        }
+    };
+    let mut pos = skip_ws(b, pos);
+    if let Some(end) = at_end(pos)? {
+        return Ok(end);
+    }
+    loop {
         let key_start = pos;
         loop {
             match b.get(pos) {
-                None => return Err(ScanError::Malformed),
+                None => {
+                    return Err(if close.is_some() {
+                        ScanError::Incomplete
+                    } else {
+                        ScanError::Malformed
+                    })
+                }
                 Some(&c) if c == sep => break,
                 Some(b',' | b'{' | b'}' | b'"' | b'[' | b']') => return Err(ScanError::Malformed),
                 Some(_) => pos += 1,
@@ -54,33 +83,14 @@ pub(crate) fn kv_list<'a>(s: &'a str, sep: u8, out: &mut Fields<'a>) -> Result<(
         let (value, next) = scan_value(s, pos)?;
         out.push((key, value));
         pos = skip_ws(b, next);
+        if let Some(end) = at_end(pos)? {
+            return Ok(end);
+        }
         match b.get(pos) {
-            None => break,
             Some(b',') => pos = skip_ws(b, pos + 1),
-            Some(_) => return Err(ScanError::Malformed),
+            _ => return Err(ScanError::Malformed),
         }
     }
-    Ok(())
-}
-
-/// `{ .. }, { .. }` (whole input): the inner texts.
-pub(crate) fn group_list<'a>(s: &'a str, out: &mut Vec<&'a str>) -> Result<(), ScanError> {
-    let b = s.as_bytes();
-    let mut pos = skip_ws(b, 0);
-    while pos < b.len() {
-        if b[pos] != b'{' {
-            return Err(ScanError::Malformed);
-        }
-        let close = find_close(b, pos)?;
-        out.push(&s[pos + 1..close]);
-        pos = skip_ws(b, close + 1);
-        match b.get(pos) {
-            None => break,
-            Some(b',') => pos = skip_ws(b, pos + 1),
-            Some(_) => return Err(ScanError::Malformed),
-        }
-    }
-    Ok(())
 }
 
 /// A value starting at `pos`; returns it and the position after it.
@@ -106,7 +116,7 @@ pub(crate) fn scan_value(s: &str, pos: usize) -> Result<(Value<'_>, usize), Scan
                 .iter()
                 .position(|&c| matches!(c, b',' | b'{' | b'}' | b'[' | b']' | b'"'))
                 .map_or(b.len(), |n| pos + n);
-            if matches!(b.get(end), Some(b'{' | b'}' | b'[' | b']' | b'"')) {
+            if matches!(b.get(end), Some(b'{' | b'[' | b']' | b'"')) {
                 return Err(ScanError::Malformed);
             }
             Ok((Value::Bare(s[pos..end].trim_end()), end))
@@ -114,24 +124,37 @@ pub(crate) fn scan_value(s: &str, pos: usize) -> Result<(Value<'_>, usize), Scan
     }
 }
 
+/// Bytes that matter to the scanner; everything else is skipped in a tight loop.
+const fn class_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = 1;
+    t[b'{' as usize] = 2;
+    t[b'[' as usize] = 2;
+    t[b'}' as usize] = 3;
+    t[b']' as usize] = 3;
+    t[b'\\' as usize] = 4;
+    t
+}
+static CLASS: [u8; 256] = class_table();
+
 /// Index of the bracket closing the one at `open` (any of `{}` / `[]`, quote-aware).
 pub(crate) fn find_close(b: &[u8], open: usize) -> Result<usize, ScanError> {
     let mut depth = 0usize;
     let mut i = open;
     while i < b.len() {
-        match b[i] {
-            b'"' => {
+        match CLASS[b[i] as usize] {
+            0 | 4 => {}
+            1 => {
                 i = string_end(b, i)?;
                 continue;
             }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
+            2 => depth += 1,
+            _ => {
                 depth -= 1;
                 if depth == 0 {
                     return Ok(i);
                 }
             }
-            _ => {}
         }
         i += 1;
     }
@@ -226,18 +249,20 @@ mod tests {
     }
 
     #[test]
-    fn groups_split_and_incomplete_detected() {
-        let mut g = Vec::new();
-        group_list(
-            r#"{ cpu_id = 0 }, { vpid = 1, vtid = 2 }, { name = "}{", o = "" }"#,
-            &mut g,
-        )
-        .unwrap();
-        assert_eq!(g.len(), 3);
-        assert_eq!(g[2], r#" name = "}{", o = "" "#);
-        let mut g = Vec::new();
+    fn groups_end_at_their_brace_and_incomplete_detected() {
+        let text = r#"{ name = "}{", o = "" }, { x = 1 }"#;
+        let mut f = Vec::new();
+        let end = kv_items(text, 1, b'=', Some(b'}'), &mut f).unwrap();
+        assert_eq!(&text[end..], ", { x = 1 }");
+        assert_eq!(f[0].1, Value::Str(Cow::Borrowed("}{")));
+        let mut f = Vec::new();
         assert_eq!(
-            group_list(r#"{ name = "ab"#, &mut g),
+            kv_items(r#"{ name = "ab"#, 1, b'=', Some(b'}'), &mut f),
+            Err(ScanError::Incomplete)
+        );
+        let mut f = Vec::new();
+        assert_eq!(
+            kv_items("{ name = 3", 1, b'=', Some(b'}'), &mut f),
             Err(ScanError::Incomplete)
         );
         let mut f = Vec::new();
@@ -246,5 +271,9 @@ mod tests {
             Ok(())
         );
         assert_eq!(f.len(), 2);
+        assert_eq!(
+            kv_list("a = 1 }", b'=', &mut Vec::new()),
+            Err(ScanError::Malformed)
+        );
     }
 }

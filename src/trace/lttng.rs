@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::detect::TraceFormat;
 use super::error::TraceError;
-use super::fields::{group_list, kv_list, Fields, ScanError, Value};
+use super::fields::{kv_items, kv_list, Fields, ScanError, Value};
 use super::intervals::{IntervalSet, TraceWarning, WarningLog};
 use super::pairing::{OpEventKind, Pairer};
 use super::timestamp::{parse_stamp, Clock, Stamp};
@@ -87,19 +87,40 @@ fn parse_pretty(rec: &str) -> Result<Record<'_>, ScanError> {
     let Some(kind) = op_kind(event) else {
         return Ok(Record::Other);
     };
-    let mut groups = Vec::with_capacity(3);
-    group_list(after, &mut groups)?;
+    // Brace groups: contexts first, the payload last (one pass, no pre-split).
+    let b = after.as_bytes();
     let mut op = RawOp::new(stamp, host, kind);
-    if let Some((payload, contexts)) = groups.split_last() {
-        let mut fields = Fields::new();
-        for ctx in contexts {
-            fields.clear();
-            kv_list(ctx, b'=', &mut fields)?;
-            op.take_context(&fields);
+    let mut cur = Fields::new();
+    let mut pos = 0;
+    let mut groups = 0;
+    loop {
+        while pos < b.len() && b[pos].is_ascii_whitespace() {
+            pos += 1;
         }
-        fields.clear();
-        kv_list(payload, b'=', &mut fields)?;
-        op.take_payload(fields);
+        if pos == b.len() {
+            break;
+        }
+        if groups > 0 {
+            if b[pos] != b',' {
+                return Err(ScanError::Malformed);
+            }
+            pos += 1;
+            while pos < b.len() && b[pos].is_ascii_whitespace() {
+                pos += 1;
+            }
+        }
+        if b.get(pos) != Some(&b'{') {
+            return Err(ScanError::Malformed);
+        }
+        if groups > 0 {
+            op.take_context(&cur);
+        }
+        cur.clear();
+        pos = kv_items(after, pos + 1, b'=', Some(b'}'), &mut cur)?;
+        groups += 1;
+    }
+    if groups > 0 {
+        op.take_payload(cur);
     }
     Ok(Record::Op(op))
 }

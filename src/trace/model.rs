@@ -2,12 +2,10 @@
 //! threads, unterminated entries, warnings, and a call tree per thread aggregated by
 //! name path. Built from any reader's [`IntervalSet`].
 
-use std::collections::HashMap;
-
 use crate::profile::Stats;
 
 use super::detect::TraceFormat;
-use super::intervals::{ImportCounts, IntervalSet, ThreadKey, TraceWarning, Unterminated};
+use super::intervals::{FastMap, ImportCounts, IntervalSet, ThreadKey, TraceWarning, Unterminated};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceProfile {
@@ -211,7 +209,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
     let mut nodes: Vec<NodeAcc> = Vec::new();
     let mut roots: Vec<Vec<u32>> = vec![Vec::new(); n_threads];
     // (thread, parent node or MAX, name) -> node
-    let mut index: HashMap<(u32, u32, u32), u32> = HashMap::new();
+    let mut index: FastMap<(u32, u32, u32), u32> = FastMap::default();
     let mut node_of = vec![u32::MAX; set.intervals.len()];
     for (i, iv) in set.intervals.iter().enumerate() {
         let parent_node = iv.parent.map_or(u32::MAX, |p| node_of[p as usize]);
