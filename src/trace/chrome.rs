@@ -544,7 +544,7 @@ pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> 
     let parsed = TopSeed(&mut b).deserialize(&mut de).and_then(|()| de.end());
     if let Err(e) = parsed {
         let cut_short = e.classify() == serde_json::error::Category::Eof;
-        if !(cut_short && !b.intervals.is_empty()) {
+        if !cut_short || b.intervals.is_empty() {
             return Err(TraceError::Json(e.to_string()));
         }
         let kept = b.intervals.len();

@@ -439,4 +439,37 @@ mod tests {
         assert_eq!(set.names[0], "a, {b}");
         assert_eq!(set.intervals[0].dur_ns, 10);
     }
+
+    #[test]
+    fn clock_date_no_delta_no_hostname_and_escapes() {
+        let text = "[2026-11-29 23:59:59.999999000] lttng_ust_pytorch:op_entry: { vpid = 3, vtid = 4 }, { name = \"a\\\"b\", overload_name = \"\" }\r\n\
+[2026-11-30 00:00:00.000001000] lttng_ust_pytorch:op_exit: { vpid = 3, vtid = 4 }, { name = \"a\\\"b\", overload_name = \"\" }\n";
+        let (ev, w) = parse_lttng_events(text).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(ev.len(), 2);
+        assert_eq!(ev[0].host, None);
+        assert_eq!(ev[0].name, "a\"b");
+        assert_eq!(ev[1].ts_ns - ev[0].ts_ns, 2_000);
+    }
+
+    #[test]
+    fn midnight_wrap_in_default_text() {
+        let text = "[23:59:59.999999000] (+?.?????????) h lttng_ust_pytorch:op_entry: { vpid = 1, vtid = 1 }, { name = \"x\" }\n\
+[00:00:00.000001000] (+0.000002000) h lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 1 }, { name = \"x\" }\n";
+        let set = read_lttng_text(text, TraceFormat::Babeltrace2Text).unwrap();
+        assert_eq!(set.intervals[0].dur_ns, 2_000);
+        assert!(set.warnings.iter().any(|w| w.kind == "midnight_wrap"));
+        // Older tracers: no overload_name field; the name is used as is.
+        assert_eq!(set.names, ["x"]);
+    }
+
+    #[test]
+    fn mismatched_exit_is_named_from_exit_with_warning() {
+        let text = "[1.0] h lttng_ust_pytorch:op_entry: { vpid = 1, vtid = 1 }, { name = \"a\", overload_name = \"\" }\n\
+[1.5] h lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 1 }, { name = \"b\", overload_name = \"out\" }\n";
+        let set = read_lttng_text(text, TraceFormat::Babeltrace2Text).unwrap();
+        assert_eq!(set.name(&set.intervals[0]), "b.out");
+        assert_eq!(set.intervals[0].dur_ns, 500_000_000);
+        assert_eq!(set.warnings[0].kind, "name_mismatch");
+    }
 }
