@@ -93,120 +93,261 @@ impl Scalar<'_> {
     }
 }
 
-/// `Input Dims`: one list of ints per input; anything else (tensor lists) becomes `[]`.
-#[derive(Default)]
-struct Dims(Vec<Vec<i64>>);
-
-impl<'de> Deserialize<'de> for Dims {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Dims;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of dim lists")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Dims, A::Error> {
-                let mut out = Vec::new();
-                while let Some(DimList(d)) = seq.next_element::<DimList>()? {
-                    out.push(d);
-                }
-                Ok(Dims(out))
-            }
+/// Visitor methods for values of the wrong type: skip them and call `self.fallback()`.
+macro_rules! fallback_on_other_types {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(self.fallback())
         }
-        d.deserialize_any(LenientSeq(V))
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+    };
+}
+
+macro_rules! fallback_on_map {
+    () => {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(self.fallback())
+        }
+    };
+}
+
+macro_rules! fallback_on_seq {
+    () => {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(self.fallback())
+        }
+    };
+}
+
+/// Input signature of the current event, kept flat in reused buffers so that the common
+/// case (a signature seen before) allocates nothing.
+#[derive(Default)]
+struct SigScratch {
+    has_dims: bool,
+    /// Per input: the dim count, then the dims (a non-flat input is recorded as `[]`).
+    dims: Vec<i64>,
+    has_types: bool,
+    /// Each dtype followed by `\0`.
+    types: String,
+}
+
+impl SigScratch {
+    fn clear(&mut self) {
+        self.has_dims = false;
+        self.dims.clear();
+        self.has_types = false;
+        self.types.clear();
+    }
+
+    fn matches(&self, sig: &InputSig) -> bool {
+        let mut pos = 0;
+        for shape in &sig.shapes {
+            let Some(&n) = self.dims.get(pos) else {
+                return false;
+            };
+            let end = pos + 1 + shape.len();
+            if n as usize != shape.len() || self.dims.get(pos + 1..end) != Some(&shape[..]) {
+                return false;
+            }
+            pos = end;
+        }
+        pos == self.dims.len()
+            && sig.types.len() == self.types.matches('\0').count()
+            && sig
+                .types
+                .iter()
+                .zip(self.types.split_terminator('\0'))
+                .all(|(a, b)| a == b)
+    }
+
+    fn to_sig(&self) -> InputSig {
+        let mut shapes = Vec::new();
+        let mut pos = 0;
+        while let Some(&n) = self.dims.get(pos) {
+            let end = (pos + 1 + n as usize).min(self.dims.len());
+            shapes.push(self.dims[pos + 1..end].to_vec());
+            pos = end;
+        }
+        InputSig {
+            shapes,
+            types: self
+                .types
+                .split_terminator('\0')
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = super::intervals::FastHasher::default();
+        self.dims.hash(&mut h);
+        self.types.hash(&mut h);
+        h.finish()
     }
 }
 
-#[derive(Default)]
-struct DimList(Vec<i64>);
+/// `Input Dims`: a list of dim lists.
+struct DimsSeed<'b>(&'b mut Vec<i64>);
 
-impl<'de> Deserialize<'de> for DimList {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = DimList;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of ints")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DimList, A::Error> {
-                let mut out = Vec::new();
-                let mut flat = true;
-                while let Some(s) = seq.next_element::<Scalar>()? {
-                    match s {
-                        Scalar::Int(i) => out.push(i),
-                        _ => flat = false,
-                    }
-                }
-                Ok(DimList(if flat { out } else { Vec::new() }))
+impl DimsSeed<'_> {
+    fn fallback(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for DimsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DimsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of dim lists")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(DimListSeed(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+    fallback_on_map!();
+    fallback_on_other_types!();
+}
+
+/// One input's dims; anything but a flat list of ints (tensor lists, scalars) is `[]`.
+struct DimListSeed<'b>(&'b mut Vec<i64>);
+
+impl DimListSeed<'_> {
+    fn fallback(self) {
+        self.0.push(0);
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for DimListSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DimListSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of ints")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mark = self.0.len();
+        self.0.push(0);
+        let mut flat = true;
+        while let Some(s) = seq.next_element::<Scalar>()? {
+            match s {
+                Scalar::Int(i) if flat => self.0.push(i),
+                _ => flat = false,
             }
         }
-        d.deserialize_any(LenientSeq(V))
+        if flat {
+            self.0[mark] = (self.0.len() - mark - 1) as i64;
+        } else {
+            self.0.truncate(mark + 1);
+        }
+        Ok(())
     }
+    fallback_on_map!();
+    fallback_on_other_types!();
 }
 
 /// `Input type`: strings (anything else becomes "").
-#[derive(Default)]
-struct Types(Vec<String>);
+struct TypesSeed<'b>(&'b mut String);
 
-impl<'de> Deserialize<'de> for Types {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Types;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of strings")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Types, A::Error> {
-                let mut out = Vec::new();
-                while let Some(s) = seq.next_element::<Scalar>()? {
-                    out.push(s.as_str().unwrap_or("").to_string());
+impl TypesSeed<'_> {
+    fn fallback(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for TypesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of strings")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(s) = seq.next_element::<Scalar>()? {
+            // `\0` is the separator; a dtype never holds one.
+            self.0.push_str(&s.as_str().unwrap_or("").replace('\0', ""));
+            self.0.push('\0');
+        }
+        Ok(())
+    }
+    fallback_on_map!();
+    fallback_on_other_types!();
+}
+
+/// `args`: only `Input Dims` and `Input type` are kept.
+struct ArgsSeed<'b>(&'b mut SigScratch);
+
+impl ArgsSeed<'_> {
+    fn fallback(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an args object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Scalar<'de>>()? {
+            match key.as_str().unwrap_or("") {
+                "Input Dims" if !self.0.has_dims => {
+                    self.0.has_dims = true;
+                    map.next_value_seed(DimsSeed(&mut self.0.dims))?;
                 }
-                Ok(Types(out))
+                "Input type" if !self.0.has_types => {
+                    self.0.has_types = true;
+                    map.next_value_seed(TypesSeed(&mut self.0.types))?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
-        d.deserialize_any(LenientSeq(V))
+        Ok(())
     }
+    fallback_on_seq!();
+    fallback_on_other_types!();
 }
 
-/// Wraps a sequence visitor so that non-sequences are skipped instead of failing.
-struct LenientSeq<V>(V);
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for LenientSeq<V>
-where
-    V::Value: Default,
-{
-    type Value = V::Value;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.0.expecting(f)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.0.visit_seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Default::default())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-}
-
-/// The fields of one trace event that matter here.
+/// The fields of one trace event that matter here (inputs go to the builder's scratch).
 #[derive(Default)]
 struct RawEvent<'a> {
     ph: Option<Scalar<'a>>,
@@ -216,161 +357,53 @@ struct RawEvent<'a> {
     tid: Option<Scalar<'a>>,
     ts: Option<Scalar<'a>>,
     dur: Option<Scalar<'a>>,
-    dims: Option<Vec<Vec<i64>>>,
-    types: Option<Vec<String>>,
-    not_an_object: bool,
 }
 
-impl<'de> Deserialize<'de> for RawEvent<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawEvent<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a trace event object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEvent<'de>, A::Error> {
-                let mut ev = RawEvent::default();
-                while let Some(key) = map.next_key::<Scalar<'de>>()? {
-                    match key.as_str().unwrap_or("") {
-                        "ph" => ev.ph = Some(map.next_value()?),
-                        "cat" => ev.cat = Some(map.next_value()?),
-                        "name" => ev.name = Some(map.next_value()?),
-                        "pid" => ev.pid = Some(map.next_value()?),
-                        "tid" => ev.tid = Some(map.next_value()?),
-                        "ts" => ev.ts = Some(map.next_value()?),
-                        "dur" => ev.dur = Some(map.next_value()?),
-                        "args" => {
-                            let Args { dims, types } = map.next_value()?;
-                            ev.dims = dims;
-                            ev.types = types;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(ev)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEvent<'de>, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-            fn visit_str<E>(self, _: &str) -> Result<RawEvent<'de>, E> {
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<RawEvent<'de>, E> {
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<RawEvent<'de>, E> {
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<RawEvent<'de>, E> {
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<RawEvent<'de>, E> {
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-            fn visit_unit<E>(self) -> Result<RawEvent<'de>, E> {
-                Ok(RawEvent {
-                    not_an_object: true,
-                    ..Default::default()
-                })
-            }
-        }
-        d.deserialize_any(V)
+/// One element of `traceEvents`, handed to the builder as soon as it is read.
+struct EventSeed<'b>(&'b mut Builder);
+
+impl EventSeed<'_> {
+    fn fallback(self) {
+        self.0.counts.events += 1;
+        self.0.counts.ignored_events += 1;
     }
 }
 
-#[derive(Default)]
-struct Args {
-    dims: Option<Vec<Vec<i64>>>,
-    types: Option<Vec<String>>,
-}
-
-impl<'de> Deserialize<'de> for Args {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Args;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an args object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args, A::Error> {
-                let mut args = Args::default();
-                while let Some(key) = map.next_key::<Scalar<'de>>()? {
-                    match key.as_str().unwrap_or("") {
-                        "Input Dims" => args.dims = Some(map.next_value::<Dims>()?.0),
-                        "Input type" => args.types = Some(map.next_value::<Types>()?.0),
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(args)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Args, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Args::default())
-            }
-        }
-        d.deserialize_any(LenientSeqOrMap(V))
+impl<'de> DeserializeSeed<'de> for EventSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-/// Like [`LenientSeq`] but the wrapped visitor takes maps and sequences.
-struct LenientSeqOrMap<V>(V);
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for LenientSeqOrMap<V>
-where
-    V::Value: Default,
-{
-    type Value = V::Value;
+impl<'de> Visitor<'de> for EventSeed<'_> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.0.expecting(f)
+        f.write_str("a trace event object")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.0.visit_seq(seq)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut ev = RawEvent::default();
+        self.0.scratch.clear();
+        while let Some(key) = map.next_key::<Scalar<'de>>()? {
+            match key.as_str().unwrap_or("") {
+                "ph" => ev.ph = Some(map.next_value()?),
+                "cat" => ev.cat = Some(map.next_value()?),
+                "name" => ev.name = Some(map.next_value()?),
+                "pid" => ev.pid = Some(map.next_value()?),
+                "tid" => ev.tid = Some(map.next_value()?),
+                "ts" => ev.ts = Some(map.next_value()?),
+                "dur" => ev.dur = Some(map.next_value()?),
+                "args" => map.next_value_seed(ArgsSeed(&mut self.0.scratch))?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        self.0.add(ev);
+        Ok(())
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.0.visit_map(map)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Default::default())
-    }
+    fallback_on_seq!();
+    fallback_on_other_types!();
 }
 
 /// Accumulates intervals while the event array streams by.
@@ -378,7 +411,9 @@ where
 struct Builder {
     threads: ThreadTable,
     names: Interner,
-    input_ids: FastMap<InputSig, u32>,
+    /// Signature hash -> ids of the signatures with that hash.
+    input_ids: FastMap<u64, Vec<u32>>,
+    scratch: SigScratch,
     inputs: Vec<InputSig>,
     intervals: Vec<Interval>,
     host: Option<String>,
@@ -415,8 +450,7 @@ impl Builder {
         self.counts.events += 1;
         let ph = ev.ph.as_ref().and_then(Scalar::as_str);
         let cat = ev.cat.as_ref().and_then(Scalar::as_str);
-        if ev.not_an_object || ph != Some("X") || !matches!(cat, Some("cpu_op" | "user_annotation"))
-        {
+        if ph != Some("X") || !matches!(cat, Some("cpu_op" | "user_annotation")) {
             self.counts.ignored_events += 1;
             return;
         }
@@ -442,21 +476,18 @@ impl Builder {
             return;
         }
         self.counts.op_events += 1;
-        let inputs = if ev.dims.is_some() || ev.types.is_some() {
-            let sig = InputSig {
-                shapes: ev.dims.unwrap_or_default(),
-                types: ev.types.unwrap_or_default(),
-            };
-            let next = self.inputs.len() as u32;
-            let id = match self.input_ids.get(&sig) {
-                Some(&id) => id,
-                None => {
-                    self.inputs.push(sig.clone());
-                    self.input_ids.insert(sig, next);
-                    next
-                }
-            };
-            Some(id)
+        let inputs = if self.scratch.has_dims || self.scratch.has_types {
+            let candidates = self.input_ids.entry(self.scratch.hash()).or_default();
+            let found = candidates
+                .iter()
+                .copied()
+                .find(|&id| self.scratch.matches(&self.inputs[id as usize]));
+            Some(found.unwrap_or_else(|| {
+                let id = self.inputs.len() as u32;
+                self.inputs.push(self.scratch.to_sig());
+                candidates.push(id);
+                id
+            }))
         } else {
             None
         };
@@ -496,9 +527,7 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.0.saw_events_array = true;
-        while let Some(ev) = seq.next_element::<RawEvent<'de>>()? {
-            self.0.add(ev);
-        }
+        while seq.next_element_seed(EventSeed(&mut *self.0))?.is_some() {}
         Ok(())
     }
 }
