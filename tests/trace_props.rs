@@ -50,7 +50,7 @@ proptest! {
             (prop::sample::select(vec!["\"X\"", "\"B\"", "1", "null", "[]"]),
              prop::sample::select(vec!["\"cpu_op\"", "\"user_annotation\"", "\"kernel\"", "{}"]),
              prop::sample::select(vec!["1", "\"7\"", "\"Spans\"", "-3", "1e300", "[1]"]),
-             prop::sample::select(vec!["0", "1.5", "-2", "\"x\"", "1e308", "null"]),
+             prop::sample::select(vec!["0", "1.5", "-2", "\"x\"", "1e308", "null", "9e15", "-9e15"]),
              prop::sample::select(vec!["{}", "[]", "{\"Input Dims\":[[1,2],[],[[3]]],\"Input type\":[\"float\",3]}", "{\"Input Dims\":7}"])),
             0..12),
     ) {
@@ -75,7 +75,8 @@ proptest! {
     #[test]
     fn cut_thapi_multi_line_is_visible(cut in 1usize..THAPI_MULTI.len()) {
         let bytes = THAPI_MULTI.as_bytes();
-        assert_cut_is_visible(bytes, cut, |c| bytes[c - 1] == b'\n' && bytes[c - 2] == b'}');
+        // Cutting the first record's exit leaves an entry that never exits: visible.
+        assert_cut_is_visible(bytes, cut, |c| bytes[c..].iter().all(u8::is_ascii_whitespace));
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl TraceProfile {
         let mut child_sum = vec![0i64; ivs.len()];
         for iv in ivs {
             if let Some(p) = iv.parent {
-                child_sum[p as usize] += iv.dur_ns;
+                child_sum[p as usize] = child_sum[p as usize].saturating_add(iv.dur_ns);
             }
         }
         // Call order: start time, then file order.
@@ -119,8 +119,11 @@ impl TraceProfile {
                 acc.errors += 1;
                 continue;
             }
-            acc.inclusive += iv.dur_ns;
-            acc.self_ns += iv.dur_ns - child_sum[i as usize];
+            // Saturating: hostile inputs may hold durations near i64::MAX.
+            acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            acc.self_ns = acc
+                .self_ns
+                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
             acc.min = Some(acc.min.map_or(iv.dur_ns, |m| m.min(iv.dur_ns)));
             acc.max = Some(acc.max.map_or(iv.dur_ns, |m| m.max(iv.dur_ns)));
             acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
@@ -237,8 +240,10 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
         if iv.err {
             n.errors += 1;
         } else {
-            n.inclusive += iv.dur_ns;
-            n.self_ns += iv.dur_ns - child_sum[i];
+            n.inclusive = n.inclusive.saturating_add(iv.dur_ns);
+            n.self_ns = n
+                .self_ns
+                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i]));
         }
     }
     fn materialise(nodes: &[NodeAcc], names: &[String], id: u32, depth: usize) -> CallNode {

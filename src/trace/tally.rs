@@ -149,8 +149,8 @@ pub fn render_tally(input: &TallyInput, opts: TallyOptions) -> String {
         .collect();
     rows.sort_by(|a, b| b.1.total.cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
     let total = Agg {
-        total: rows.iter().map(|r| r.1.total).sum(),
-        self_ns: rows.iter().map(|r| r.1.self_ns).sum(),
+        total: rows.iter().fold(0i64, |a, r| a.saturating_add(r.1.total)),
+        self_ns: rows.iter().fold(0i64, |a, r| a.saturating_add(r.1.self_ns)),
         calls: rows.iter().map(|r| r.1.calls).sum(),
         errors: rows.iter().map(|r| r.1.errors).sum(),
         min: rows.iter().filter_map(|r| r.1.min).min(),

@@ -100,11 +100,11 @@ impl Clock {
         let t = match stamp {
             Stamp::Absolute(t) => t,
             Stamp::TimeOfDay(tod) => {
-                let mut t = tod + self.day_offset;
+                let mut t = tod.saturating_add(self.day_offset);
                 if let Some(last) = self.last {
                     if t < last - HALF_DAY_NS {
-                        self.day_offset += DAY_NS;
-                        t += DAY_NS;
+                        self.day_offset = self.day_offset.saturating_add(DAY_NS);
+                        t = t.saturating_add(DAY_NS);
                         warnings.add("midnight_wrap", || {
                             format!("line {line}: time went back by more than 12 h; assumed the next day (use --clock-seconds for exact times)")
                         });
