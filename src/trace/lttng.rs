@@ -179,6 +179,18 @@ fn parse_thapi(rec: &str) -> Result<Record<'_>, ScanError> {
         .find(|c: char| c.is_whitespace() || c == '{')
         .unwrap_or(rest.len());
     let event = rest[..end].strip_suffix(':').ok_or(ScanError::Malformed)?;
+    // Find the payload's end first: records of other events span lines too.
+    let body = rest[end..].trim();
+    let inner = if body.is_empty() {
+        ""
+    } else {
+        let inner = body.strip_prefix('{').ok_or(ScanError::Malformed)?;
+        let close = super::fields::find_close(body.as_bytes(), 0)?;
+        if !body[close + 1..].trim().is_empty() {
+            return Err(ScanError::Malformed);
+        }
+        &inner[..close - 1]
+    };
     let Some(kind) = op_kind(event) else {
         return Ok(Record::Other);
     };
@@ -186,17 +198,9 @@ fn parse_thapi(rec: &str) -> Result<Record<'_>, ScanError> {
     let mut fields = Fields::new();
     kv_list(ctx, b':', &mut fields)?;
     op.take_context(&fields);
-    let body = rest[end..].trim();
-    if !body.is_empty() {
-        let inner = body.strip_prefix('{').ok_or(ScanError::Malformed)?;
-        let close = super::fields::find_close(body.as_bytes(), 0)?;
-        if !body[close + 1..].trim().is_empty() {
-            return Err(ScanError::Malformed);
-        }
-        fields.clear();
-        kv_list(&inner[..close - 1], b':', &mut fields)?;
-        op.take_payload(fields);
-    }
+    fields.clear();
+    kv_list(inner, b':', &mut fields)?;
+    op.take_payload(fields);
     Ok(Record::Op(op))
 }
 
@@ -242,6 +246,9 @@ impl<'a> RawOp<'a> {
     }
 }
 
+/// A multi-line record longer than this is treated as damaged (bounds the re-scans).
+const MAX_RECORD_LINES: usize = 1_000;
+
 /// Walk the records of `text`, giving each op event (with its resolved time and line).
 fn for_each_op(
     text: &str,
@@ -264,7 +271,7 @@ fn for_each_op(
         // Multi-line records (THAPI's pretty printer): extend while a group is open.
         let start = line.as_ptr() as usize - base;
         let mut joined = 0;
-        while matches!(result, Err(ScanError::Incomplete)) && joined < 10_000 {
+        while matches!(result, Err(ScanError::Incomplete)) && joined < MAX_RECORD_LINES {
             let Some((_, next)) = lines.next() else {
                 break;
             };
@@ -412,12 +419,15 @@ mod tests {
     #[test]
     fn thapi_multi_line_and_one_line() {
         let text = "13:35:44.048636859 - x41 - vpid: 7, vtid: 8 - lttng_ust_pytorch:op_entry: {\n  name: \"aten::randn\",\n  overload_name: \"\"\n}\n\
+13:35:44.048636900 - x41 - vpid: 7, vtid: 8 - lttng_ust_ze:zeInit_entry: {\n  flags: [ ZE_INIT_FLAG_GPU_ONLY ]\n}\n\
 13:35:44.048637000 - x41 - vpid: 7, vtid: 8 - lttng_ust_pytorch:op_exit: { name: \"aten::randn\", overload_name: \"\" }\n";
         let (ev, w) = parse_lttng_events(text).unwrap();
-        assert!(w.is_empty(), "{w:?}");
+        // The other provider's 3-line record is skipped whole (no malformed lines).
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].kind, "ignored_events");
         assert_eq!(ev.len(), 2);
         assert_eq!(ev[0].line, 1);
-        assert_eq!(ev[1].line, 5);
+        assert_eq!(ev[1].line, 8);
         assert_eq!(ev[1].ts_ns - ev[0].ts_ns, 141);
         assert_eq!(
             (ev[0].vpid, ev[0].vtid, ev[0].host.as_deref()),

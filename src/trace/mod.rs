@@ -1,6 +1,24 @@
 //! PyTorch operator trace import (THAPI babeltrace2 / THAPI text, torch.profiler Chrome
 //! JSON): detect the format, read per-thread intervals, build the [`TraceProfile`], and
 //! render it as an iprof-style tally, CSV or `cpuprof.trace/1` JSON.
+//!
+//! Entry points: [`load_trace`] / [`parse_trace`] (whole pipeline), [`looks_like_trace`]
+//! (route a file to this importer or the ETDump reader), [`read_intervals`] (reader stage
+//! only), [`parse_lttng_events`] + [`pair_events`] (LTTng events without the model),
+//! [`tally::render_tally`], [`csv::to_csv`], [`json::to_json_value`].
+//!
+//! Decisions on ambiguous input:
+//! - A failed call (LTTng exit with no entry) counts in `calls` and `errors` with
+//!   duration 0 and stays out of `stats`/min/max, as in iprof's tally.
+//! - Entries never exited are listed in `unterminated` (not counted); their closed
+//!   children become roots of the call tree.
+//! - Self time = inclusive minus the inclusive time of direct children on the same
+//!   thread; not clamped (a child overlapping its parent's end within the Chrome
+//!   containment tolerance can make it slightly negative, as PyTorch's would).
+//! - Chrome traces: the host is the top-level `host_name`; non-numeric pid/tid strings get
+//!   negative ids (with a warning); an `Input Dims` entry that is not a flat list of ints
+//!   (tensor lists) is recorded as `[]`.
+//! - Warnings are grouped by kind: the first 5 of a kind verbatim, then a count.
 
 mod chrome;
 pub mod csv;
