@@ -70,6 +70,8 @@ pub fn read_intervals(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
     } else {
         bytes
     };
+    // A UTF-8 byte-order mark (editors on Windows add one) is not content.
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let format = detect_format(bytes)?;
     let mut set = match format {
         TraceFormat::ChromeJson => chrome::read_chrome_json(bytes)?,
@@ -106,5 +108,24 @@ fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Option<String>), TraceError> {
             )),
         )),
         Err(e) => Err(TraceError::Gzip(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_and_gzip_are_transparent() {
+        let json = br#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]}"#;
+        let mut with_bom = b"\xef\xbb\xbf".to_vec();
+        with_bom.extend_from_slice(json);
+        let p = parse_trace(&with_bom, "bom").unwrap();
+        assert_eq!(p.ops[0].inclusive_total_ns, 2_000);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, json).unwrap();
+        let p = parse_trace(&gz.finish().unwrap(), "gz").unwrap();
+        assert_eq!(p.ops[0].calls, 1);
+        assert!(p.warnings.is_empty());
     }
 }
