@@ -52,16 +52,14 @@ pub struct TallyInput {
 }
 
 impl TallyInput {
+    /// Counts as iprof does: distinct hostnames, distinct pids and distinct tids, each
+    /// counted on its own (THAPI collects one set per key component).
     pub fn from_profile(p: &TraceProfile) -> TallyInput {
         let keys = p.threads.iter().map(|t| &t.key);
         TallyInput {
             hostnames: keys.clone().map(|k| &k.host).collect::<BTreeSet<_>>().len(),
-            processes: keys
-                .clone()
-                .map(|k| (&k.host, k.pid))
-                .collect::<BTreeSet<_>>()
-                .len(),
-            threads: p.threads.len(),
+            processes: keys.clone().map(|k| k.pid).collect::<BTreeSet<_>>().len(),
+            threads: keys.map(|k| k.tid).collect::<BTreeSet<_>>().len(),
             rows: p
                 .ops
                 .iter()
@@ -278,5 +276,18 @@ mod tests {
         assert_eq!(limit_name("abcdefghij", 10), "abcdefghij");
         assert_eq!(limit_name("abcdefghij", 3), "[..");
         assert_eq!(limit_name("abcdefghij", -1), "abcdefghij");
+    }
+
+    #[test]
+    fn title_counts_each_key_component_like_iprof() {
+        let text = "[1.0] h1 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 5 }, { name = \"a\" }\n\
+                    [1.1] h2 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 5 }, { name = \"a\" }\n\
+                    [1.2] h2 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 6 }, { name = \"a\" }\n";
+        let p = crate::trace::parse_trace(text.as_bytes(), "t").unwrap();
+        let t = TallyInput::from_profile(&p);
+        assert_eq!((t.hostnames, t.processes, t.threads), (2, 1, 2));
+        // Every call failed: the row shows only Calls and Error.
+        let out = render_tally(&t, TallyOptions::default());
+        assert!(out.contains("    a |      |         |     3 |         |     |     |     3 | "), "{out}");
     }
 }
