@@ -288,6 +288,9 @@ mod tests {
         assert_eq!((t.hostnames, t.processes, t.threads), (2, 1, 2));
         // Every call failed: the row shows only Calls and Error.
         let out = render_tally(&t, TallyOptions::default());
-        assert!(out.contains("    a |      |         |     3 |         |     |     |     3 | "), "{out}");
+        assert!(
+            out.contains("    a |      |         |     3 |         |     |     |     3 | "),
+            "{out}"
+        );
     }
 }
