@@ -1,0 +1,658 @@
+//! torch.profiler (Kineto) Chrome-trace JSON: complete events (`ph: "X"`) of categories
+//! `cpu_op` and `user_annotation`. The event array is streamed through serde (no `Value`
+//! tree, strings borrowed when unescaped), and a cut-off file keeps the events before
+//! the cut.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::detect::TraceFormat;
+use super::error::TraceError;
+use super::intervals::{
+    FastMap, ImportCounts, InputSig, Interner, Interval, IntervalSet, ThreadTable, WarningLog,
+};
+use super::nesting::nest_by_containment;
+
+/// A JSON scalar read leniently (anything else is skipped and becomes `Other`).
+#[derive(Debug, Clone, PartialEq)]
+enum Scalar<'a> {
+    Int(i64),
+    Float(f64),
+    Str(Cow<'a, str>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Scalar<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(i64::try_from(v).map_or(Scalar::Float(v as f64), Scalar::Int))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::Float(v))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+}
+
+impl Scalar<'_> {
+    fn as_f64(&self) -> Option<f64> {
+        match self {
+            Scalar::Int(i) => Some(*i as f64),
+            Scalar::Float(f) => Some(*f),
+            Scalar::Str(s) => s.trim().parse().ok(),
+            Scalar::Other => None,
+        }
+    }
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Visitor methods for values of the wrong type: skip them and call `self.fallback()`.
+macro_rules! fallback_on_other_types {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(self.fallback())
+        }
+    };
+}
+
+macro_rules! fallback_on_map {
+    () => {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(self.fallback())
+        }
+    };
+}
+
+macro_rules! fallback_on_seq {
+    () => {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(self.fallback())
+        }
+    };
+}
+
+/// Input signature of the current event, kept flat in reused buffers so that the common
+/// case (a signature seen before) allocates nothing.
+#[derive(Default)]
+struct SigScratch {
+    has_dims: bool,
+    /// Per input: the dim count, then the dims (a non-flat input is recorded as `[]`).
+    dims: Vec<i64>,
+    has_types: bool,
+    /// Each dtype followed by `\0`.
+    types: String,
+}
+
+impl SigScratch {
+    fn clear(&mut self) {
+        self.has_dims = false;
+        self.dims.clear();
+        self.has_types = false;
+        self.types.clear();
+    }
+
+    fn matches(&self, sig: &InputSig) -> bool {
+        let mut pos = 0;
+        for shape in &sig.shapes {
+            let Some(&n) = self.dims.get(pos) else {
+                return false;
+            };
+            let end = pos + 1 + shape.len();
+            if n as usize != shape.len() || self.dims.get(pos + 1..end) != Some(&shape[..]) {
+                return false;
+            }
+            pos = end;
+        }
+        pos == self.dims.len()
+            && sig.types.len() == self.types.matches('\0').count()
+            && sig
+                .types
+                .iter()
+                .zip(self.types.split_terminator('\0'))
+                .all(|(a, b)| a == b)
+    }
+
+    fn to_sig(&self) -> InputSig {
+        let mut shapes = Vec::new();
+        let mut pos = 0;
+        while let Some(&n) = self.dims.get(pos) {
+            let end = (pos + 1 + n as usize).min(self.dims.len());
+            shapes.push(self.dims[pos + 1..end].to_vec());
+            pos = end;
+        }
+        InputSig {
+            shapes,
+            types: self
+                .types
+                .split_terminator('\0')
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = super::intervals::FastHasher::default();
+        self.dims.hash(&mut h);
+        self.types.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// `Input Dims`: a list of dim lists.
+struct DimsSeed<'b>(&'b mut Vec<i64>);
+
+impl DimsSeed<'_> {
+    fn fallback(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for DimsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DimsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of dim lists")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(DimListSeed(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+    fallback_on_map!();
+    fallback_on_other_types!();
+}
+
+/// One input's dims; anything but a flat list of ints (tensor lists, scalars) is `[]`.
+struct DimListSeed<'b>(&'b mut Vec<i64>);
+
+impl DimListSeed<'_> {
+    fn fallback(self) {
+        self.0.push(0);
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for DimListSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DimListSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of ints")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mark = self.0.len();
+        self.0.push(0);
+        let mut flat = true;
+        while let Some(s) = seq.next_element::<Scalar>()? {
+            match s {
+                Scalar::Int(i) if flat => self.0.push(i),
+                _ => flat = false,
+            }
+        }
+        if flat {
+            self.0[mark] = (self.0.len() - mark - 1) as i64;
+        } else {
+            self.0.truncate(mark + 1);
+        }
+        Ok(())
+    }
+    fallback_on_map!();
+    fallback_on_other_types!();
+}
+
+/// `Input type`: strings (anything else becomes "").
+struct TypesSeed<'b>(&'b mut String);
+
+impl TypesSeed<'_> {
+    fn fallback(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for TypesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of strings")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(s) = seq.next_element::<Scalar>()? {
+            // `\0` is the separator; a dtype never holds one.
+            self.0.push_str(&s.as_str().unwrap_or("").replace('\0', ""));
+            self.0.push('\0');
+        }
+        Ok(())
+    }
+    fallback_on_map!();
+    fallback_on_other_types!();
+}
+
+/// `args`: only `Input Dims` and `Input type` are kept.
+struct ArgsSeed<'b>(&'b mut SigScratch);
+
+impl ArgsSeed<'_> {
+    fn fallback(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an args object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Scalar<'de>>()? {
+            match key.as_str().unwrap_or("") {
+                "Input Dims" if !self.0.has_dims => {
+                    self.0.has_dims = true;
+                    map.next_value_seed(DimsSeed(&mut self.0.dims))?;
+                }
+                "Input type" if !self.0.has_types => {
+                    self.0.has_types = true;
+                    map.next_value_seed(TypesSeed(&mut self.0.types))?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+    fallback_on_seq!();
+    fallback_on_other_types!();
+}
+
+/// The fields of one trace event that matter here (inputs go to the builder's scratch).
+#[derive(Default)]
+struct RawEvent<'a> {
+    ph: Option<Scalar<'a>>,
+    cat: Option<Scalar<'a>>,
+    name: Option<Scalar<'a>>,
+    pid: Option<Scalar<'a>>,
+    tid: Option<Scalar<'a>>,
+    ts: Option<Scalar<'a>>,
+    dur: Option<Scalar<'a>>,
+}
+
+/// One element of `traceEvents`, handed to the builder as soon as it is read.
+struct EventSeed<'b>(&'b mut Builder);
+
+impl EventSeed<'_> {
+    fn fallback(self) {
+        self.0.counts.events += 1;
+        self.0.counts.ignored_events += 1;
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for EventSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a trace event object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut ev = RawEvent::default();
+        self.0.scratch.clear();
+        while let Some(key) = map.next_key::<Scalar<'de>>()? {
+            match key.as_str().unwrap_or("") {
+                "ph" => ev.ph = Some(map.next_value()?),
+                "cat" => ev.cat = Some(map.next_value()?),
+                "name" => ev.name = Some(map.next_value()?),
+                "pid" => ev.pid = Some(map.next_value()?),
+                "tid" => ev.tid = Some(map.next_value()?),
+                "ts" => ev.ts = Some(map.next_value()?),
+                "dur" => ev.dur = Some(map.next_value()?),
+                "args" => map.next_value_seed(ArgsSeed(&mut self.0.scratch))?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        self.0.add(ev);
+        Ok(())
+    }
+    fallback_on_seq!();
+    fallback_on_other_types!();
+}
+
+/// Accumulates intervals while the event array streams by.
+#[derive(Default)]
+struct Builder {
+    threads: ThreadTable,
+    names: Interner,
+    /// Signature hash -> ids of the signatures with that hash.
+    input_ids: FastMap<u64, Vec<u32>>,
+    scratch: SigScratch,
+    inputs: Vec<InputSig>,
+    intervals: Vec<Interval>,
+    host: Option<String>,
+    string_ids: HashMap<String, i64>,
+    saw_events_array: bool,
+    warnings: WarningLog,
+    counts: ImportCounts,
+}
+
+impl Builder {
+    fn id_of(&mut self, v: Option<&Scalar<'_>>, what: &str) -> Option<i64> {
+        match v? {
+            Scalar::Int(i) => Some(*i),
+            Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 9e15 => Some(*f as i64),
+            Scalar::Str(s) => match s.trim().parse::<i64>() {
+                Ok(i) => Some(i),
+                Err(_) => {
+                    let next = -(self.string_ids.len() as i64) - 1;
+                    let id = *self.string_ids.entry(s.to_string()).or_insert(next);
+                    if id == next {
+                        let s = s.to_string();
+                        self.warnings.add("string_id", || {
+                            format!("non-numeric {what} {s:?} shown as {id}")
+                        });
+                    }
+                    Some(id)
+                }
+            },
+            _ => None,
+        }
+    }
+
+    fn add(&mut self, ev: RawEvent<'_>) {
+        self.counts.events += 1;
+        let ph = ev.ph.as_ref().and_then(Scalar::as_str);
+        let cat = ev.cat.as_ref().and_then(Scalar::as_str);
+        if ph != Some("X") || !matches!(cat, Some("cpu_op" | "user_annotation")) {
+            self.counts.ignored_events += 1;
+            return;
+        }
+        let n = self.counts.events;
+        let name = ev.name.as_ref().and_then(Scalar::as_str);
+        let ts = ev.ts.as_ref().and_then(Scalar::as_f64).and_then(us_to_ns);
+        let dur = ev.dur.as_ref().and_then(Scalar::as_f64).and_then(us_to_ns);
+        let pid = self.id_of(ev.pid.as_ref(), "pid");
+        let tid = self.id_of(ev.tid.as_ref(), "tid");
+        let (Some(name), Some(ts), Some(dur), Some(pid), Some(tid)) = (name, ts, dur, pid, tid)
+        else {
+            self.counts.malformed += 1;
+            self.warnings.add("malformed", || {
+                format!("trace event {n}: missing or invalid name/ts/dur/pid/tid; skipped")
+            });
+            return;
+        };
+        if dur < 0 {
+            self.counts.malformed += 1;
+            self.warnings.add("malformed", || {
+                format!("trace event {n}: negative dur; skipped")
+            });
+            return;
+        }
+        self.counts.op_events += 1;
+        let inputs = if self.scratch.has_dims || self.scratch.has_types {
+            let candidates = self.input_ids.entry(self.scratch.hash()).or_default();
+            let found = candidates
+                .iter()
+                .copied()
+                .find(|&id| self.scratch.matches(&self.inputs[id as usize]));
+            Some(found.unwrap_or_else(|| {
+                let id = self.inputs.len() as u32;
+                self.inputs.push(self.scratch.to_sig());
+                candidates.push(id);
+                id
+            }))
+        } else {
+            None
+        };
+        let thread = self.threads.id(None, pid, tid);
+        let name = self.names.id(name);
+        self.intervals.push(Interval {
+            thread,
+            name,
+            start_ns: ts,
+            dur_ns: dur,
+            err: false,
+            inputs,
+            parent: None,
+        });
+    }
+}
+
+/// µs (float, 3 decimals) to integer ns, rounding.
+fn us_to_ns(us: f64) -> Option<i64> {
+    let ns = (us * 1000.0).round();
+    (ns.is_finite() && ns.abs() < 9.0e18).then_some(ns as i64)
+}
+
+struct EventsSeed<'b>(&'b mut Builder);
+
+impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of trace events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.saw_events_array = true;
+        while seq.next_element_seed(EventSeed(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+struct TopSeed<'b>(&'b mut Builder);
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Chrome-trace object or event array")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Scalar<'de>>()? {
+            match key.as_str().unwrap_or("") {
+                "traceEvents" => map.next_value_seed(EventsSeed(&mut *self.0))?,
+                "host_name" => {
+                    if let Scalar::Str(h) = map.next_value::<Scalar>()? {
+                        self.0.host = Some(h.into_owned());
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        EventsSeed(self.0).visit_seq(seq)
+    }
+}
+
+pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
+    let mut b = Builder::default();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed = TopSeed(&mut b).deserialize(&mut de).and_then(|()| de.end());
+    if let Err(e) = parsed {
+        let cut_short = e.classify() == serde_json::error::Category::Eof;
+        if !cut_short || b.intervals.is_empty() {
+            return Err(TraceError::Json(e.to_string()));
+        }
+        let kept = b.intervals.len();
+        b.warnings.add("truncated", || {
+            format!("JSON ends early ({e}); kept the {kept} complete op events before the cut")
+        });
+    }
+    if !b.saw_events_array {
+        return Err(TraceError::NoEvents("no traceEvents array".into()));
+    }
+    if b.intervals.is_empty() {
+        return Err(TraceError::NoEvents(format!(
+            "{} trace events, none of them complete (ph \"X\") cpu_op/user_annotation events",
+            b.counts.events
+        )));
+    }
+    if b.counts.ignored_events > 0 {
+        let n = b.counts.ignored_events;
+        b.warnings.add("ignored_events", || {
+            format!("{n} events of other phases/categories ignored")
+        });
+    }
+    let mut threads = b.threads.threads;
+    for t in &mut threads {
+        t.host.clone_from(&b.host);
+    }
+    let intervals = nest_by_containment(b.intervals, threads.len());
+    Ok(IntervalSet {
+        format: Some(TraceFormat::ChromeJson),
+        threads,
+        names: b.names.names,
+        inputs: b.inputs,
+        intervals,
+        unterminated: Vec::new(),
+        warnings: b.warnings.finish(),
+        counts: b.counts,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_ids_shapes_and_ignored() {
+        let json = br#"{"host_name":"h","traceEvents":[
+            {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":"7","tid":8,"ts":1.5,"dur":2.0,
+             "args":{"Input Dims":[[2,3],[3,4],[[1],[2]]],"Input type":["float","float",null]}},
+            {"ph":"X","cat":"cpu_op","name":"aten::t","pid":7,"tid":8,"ts":1.6,"dur":0.5},
+            {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":"stream 7","ts":1,"dur":1},
+            {"ph":"M","name":"thread_name","pid":7,"tid":8},
+            17, {"ph":"X","cat":"cpu_op","name":"odd","pid":"Spans","tid":"x","ts":"3","dur":1}
+        ]}"#;
+        let set = read_chrome_json(json).unwrap();
+        assert_eq!(set.intervals.len(), 3);
+        assert_eq!(set.counts.ignored_events, 3);
+        assert_eq!(set.threads[0].host.as_deref(), Some("h"));
+        let mm = &set.intervals[0];
+        assert_eq!((mm.start_ns, mm.dur_ns, mm.parent), (1500, 2000, None));
+        assert_eq!(set.intervals[1].parent, Some(0));
+        let sig = set.input_sig(mm).unwrap();
+        assert_eq!(sig.shapes, vec![vec![2, 3], vec![3, 4], vec![]]);
+        assert_eq!(sig.types, vec!["float", "float", ""]);
+        assert_eq!((set.threads[1].pid, set.threads[1].tid), (-1, -2));
+    }
+
+    #[test]
+    fn truncated_json_keeps_complete_events() {
+        let json = br#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","cat":"cpu"#;
+        let set = read_chrome_json(json).unwrap();
+        assert_eq!(set.intervals.len(), 1);
+        assert!(set.warnings.iter().any(|w| w.kind == "truncated"));
+        assert!(matches!(
+            read_chrome_json(br#"{"traceEvents":[{"ph""#),
+            Err(TraceError::Json(_))
+        ));
+        assert!(matches!(
+            read_chrome_json(br#"{"a":1}"#),
+            Err(TraceError::NoEvents(_))
+        ));
+    }
+}

@@ -1,0 +1,238 @@
+//! What every reader produces: closed calls as per-thread intervals, with names, threads
+//! and input signatures interned (a 1M-event trace should not hold 1M name strings).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::Serialize;
+
+use super::detect::TraceFormat;
+
+/// A thread of execution: (host, pid, tid). LTTng gives vpid/vtid; Chrome traces pid/tid.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct ThreadKey {
+    pub host: Option<String>,
+    pub pid: i64,
+    pub tid: i64,
+}
+
+/// Input shapes and dtypes of one call (Chrome traces recorded with `record_shapes`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct InputSig {
+    /// One dim list per input (`[]` for non-tensors and tensor lists).
+    pub shapes: Vec<Vec<i64>>,
+    pub types: Vec<String>,
+}
+
+/// One call. Indices refer to the tables of the owning [`IntervalSet`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interval {
+    pub thread: u32,
+    pub name: u32,
+    pub start_ns: i64,
+    /// 0 for failed calls.
+    pub dur_ns: i64,
+    /// An exit without entry (LTTng): a failed call.
+    pub err: bool,
+    pub inputs: Option<u32>,
+    /// The enclosing call on the same thread. Invariant: `parent < own index`.
+    pub parent: Option<u32>,
+}
+
+/// An entry that was never exited (crash, tracing stopped mid-op).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unterminated {
+    pub name: String,
+    pub host: Option<String>,
+    pub pid: i64,
+    pub tid: i64,
+    pub start_ns: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceWarning {
+    pub kind: String,
+    pub message: String,
+}
+
+/// What was read and what was left aside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct ImportCounts {
+    /// Records (text events or JSON trace events) seen.
+    pub events: u64,
+    /// Operator events used (entry/exit, or complete `X` events).
+    pub op_events: u64,
+    /// Events of other providers, phases or categories.
+    pub ignored_events: u64,
+    /// Fields not used by the importer (LTTng payload/context fields).
+    pub ignored_fields: u64,
+    /// Records that could not be parsed.
+    pub malformed: u64,
+}
+
+/// Reader output: the intervals of all threads with their tables.
+#[derive(Debug, Clone, Default)]
+pub struct IntervalSet {
+    pub format: Option<TraceFormat>,
+    pub threads: Vec<ThreadKey>,
+    pub names: Vec<String>,
+    pub inputs: Vec<InputSig>,
+    pub intervals: Vec<Interval>,
+    pub unterminated: Vec<Unterminated>,
+    pub warnings: Vec<TraceWarning>,
+    pub counts: ImportCounts,
+}
+
+impl IntervalSet {
+    pub fn thread(&self, iv: &Interval) -> &ThreadKey {
+        &self.threads[iv.thread as usize]
+    }
+    pub fn name(&self, iv: &Interval) -> &str {
+        &self.names[iv.name as usize]
+    }
+    pub fn input_sig(&self, iv: &Interval) -> Option<&InputSig> {
+        iv.inputs.map(|i| &self.inputs[i as usize])
+    }
+}
+
+/// A fast non-cryptographic hasher for the interners (keys are trace strings and small
+/// integers; SipHash's DoS resistance buys nothing here and costs ~15% of text import).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf) ^ rest.len() as u64);
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.add(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        // Final avalanche so the low bits (bucket index) depend on every input bit.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^ (h >> 33)
+    }
+}
+
+impl FastHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// String interner returning dense ids.
+#[derive(Debug, Default)]
+pub(crate) struct Interner {
+    ids: FastMap<String, u32>,
+    pub(crate) names: Vec<String>,
+}
+
+impl Interner {
+    pub(crate) fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.to_string());
+        self.ids.insert(s.to_string(), id);
+        id
+    }
+}
+
+/// Thread interner: hosts as strings, then (host id, pid, tid).
+#[derive(Debug, Default)]
+pub(crate) struct ThreadTable {
+    hosts: Interner,
+    ids: FastMap<(u32, i64, i64), u32>,
+    pub(crate) threads: Vec<ThreadKey>,
+}
+
+impl ThreadTable {
+    pub(crate) fn id(&mut self, host: Option<&str>, pid: i64, tid: i64) -> u32 {
+        let h = host.map_or(u32::MAX, |h| self.hosts.id(h));
+        let next = self.threads.len() as u32;
+        let id = *self.ids.entry((h, pid, tid)).or_insert(next);
+        if id == next {
+            self.threads.push(ThreadKey {
+                host: host.map(str::to_string),
+                pid,
+                tid,
+            });
+        }
+        id
+    }
+}
+
+/// Warnings grouped by kind: the first few messages of a kind are kept verbatim, the
+/// rest are summarised in one line, so a damaged 1M-event file gives a readable list.
+#[derive(Debug, Default)]
+pub(crate) struct WarningLog {
+    kinds: Vec<(String, Vec<String>, u64)>,
+}
+
+const KEEP_PER_KIND: usize = 5;
+
+impl WarningLog {
+    pub(crate) fn add(&mut self, kind: &str, message: impl FnOnce() -> String) {
+        let slot = match self.kinds.iter().position(|(k, _, _)| k == kind) {
+            Some(i) => i,
+            None => {
+                self.kinds.push((kind.to_string(), Vec::new(), 0));
+                self.kinds.len() - 1
+            }
+        };
+        let (_, kept, count) = &mut self.kinds[slot];
+        *count += 1;
+        if kept.len() < KEEP_PER_KIND {
+            kept.push(message());
+        }
+    }
+
+    pub(crate) fn finish(self) -> Vec<TraceWarning> {
+        let mut out = Vec::new();
+        for (kind, kept, count) in self.kinds {
+            let extra = count - kept.len() as u64;
+            for message in kept {
+                out.push(TraceWarning {
+                    kind: kind.clone(),
+                    message,
+                });
+            }
+            if extra > 0 {
+                out.push(TraceWarning {
+                    kind: kind.clone(),
+                    message: format!("{extra} more warnings of this kind"),
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,121 @@
+//! The `cpuprof.trace/1` JSON contract (extend, never rename).
+
+use serde::Serialize;
+
+use crate::profile::Stats;
+
+use super::intervals::{ImportCounts, TraceWarning};
+use super::model::TraceProfile;
+
+pub const TRACE_SCHEMA: &str = "cpuprof.trace/1";
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    schema: &'static str,
+    unit: &'static str,
+    source: Source<'a>,
+    ops: Vec<Op<'a>>,
+    threads: Vec<Thread<'a>>,
+    unterminated: Vec<Open<'a>>,
+    warnings: &'a [TraceWarning],
+    // Extension: what was read and left aside.
+    counts: &'a ImportCounts,
+}
+
+#[derive(Serialize)]
+struct Source<'a> {
+    trace: &'a str,
+    format: &'static str,
+}
+
+#[derive(Serialize)]
+struct Op<'a> {
+    name: &'a str,
+    calls: u64,
+    errors: u64,
+    inclusive_total: f64,
+    self_total: f64,
+    stats: &'a Stats,
+    input_shapes: &'a Option<Vec<Vec<Vec<i64>>>>,
+    // Extension: distinct dtype lists.
+    dtypes: &'a Option<Vec<Vec<String>>>,
+}
+
+#[derive(Serialize)]
+struct Thread<'a> {
+    host: &'a Option<String>,
+    pid: i64,
+    tid: i64,
+    calls: u64,
+}
+
+#[derive(Serialize)]
+struct Open<'a> {
+    name: &'a str,
+    pid: i64,
+    tid: i64,
+    // Extensions.
+    host: &'a Option<String>,
+    start_ns: i64,
+}
+
+fn ms(ns: i64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// The report as a JSON value.
+pub fn to_json_value(p: &TraceProfile) -> serde_json::Value {
+    let doc = Doc {
+        schema: TRACE_SCHEMA,
+        unit: "ms",
+        source: Source {
+            trace: &p.trace,
+            format: p.format.label(),
+        },
+        ops: p
+            .ops
+            .iter()
+            .map(|o| Op {
+                name: &o.name,
+                calls: o.calls,
+                errors: o.errors,
+                inclusive_total: ms(o.inclusive_total_ns),
+                self_total: ms(o.self_total_ns),
+                stats: &o.stats,
+                input_shapes: &o.input_shapes,
+                dtypes: &o.dtypes,
+            })
+            .collect(),
+        threads: p
+            .threads
+            .iter()
+            .map(|t| Thread {
+                host: &t.key.host,
+                pid: t.key.pid,
+                tid: t.key.tid,
+                calls: t.calls,
+            })
+            .collect(),
+        unterminated: p
+            .unterminated
+            .iter()
+            .map(|u| Open {
+                name: &u.name,
+                pid: u.pid,
+                tid: u.tid,
+                host: &u.host,
+                start_ns: u.start_ns,
+            })
+            .collect(),
+        warnings: &p.warnings,
+        counts: &p.counts,
+    };
+    serde_json::to_value(doc).unwrap_or(serde_json::Value::Null)
+}
+
+/// Pretty JSON text with a trailing newline.
+pub fn to_json_string(p: &TraceProfile) -> String {
+    let mut s = serde_json::to_string_pretty(&to_json_value(p)).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,280 @@
+//! The trace model: per-op rows (calls, inclusive and self time, statistics, inputs),
+//! threads, unterminated entries, warnings, and a call tree per thread aggregated by
+//! name path. Built from any reader's [`IntervalSet`].
+
+use crate::profile::Stats;
+
+use super::detect::TraceFormat;
+use super::intervals::{FastMap, ImportCounts, IntervalSet, ThreadKey, TraceWarning, Unterminated};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceProfile {
+    /// Path or name given to the loader.
+    pub trace: String,
+    pub format: TraceFormat,
+    /// Sorted by inclusive total (descending), then name: the tally order.
+    pub ops: Vec<TraceOp>,
+    pub threads: Vec<TraceThread>,
+    pub unterminated: Vec<Unterminated>,
+    pub warnings: Vec<TraceWarning>,
+    /// One per thread, in `threads` order.
+    pub call_trees: Vec<CallTree>,
+    pub counts: ImportCounts,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceOp {
+    pub name: String,
+    /// All calls, failed ones included.
+    pub calls: u64,
+    /// Failed calls (exit without entry): duration 0, not in `stats`/min/max.
+    pub errors: u64,
+    pub inclusive_total_ns: i64,
+    /// Inclusive minus the inclusive time of direct children on the same thread.
+    pub self_total_ns: i64,
+    /// Over successful calls; None when every call failed.
+    pub min_ns: Option<i64>,
+    pub max_ns: Option<i64>,
+    /// Over each successful call's inclusive duration in ms; `samples` are in call order
+    /// (start time), i.e. the per-call sparkline.
+    pub stats: Stats,
+    /// Distinct input shape lists, first-seen order; None when the source has none.
+    pub input_shapes: Option<Vec<Vec<Vec<i64>>>>,
+    /// Distinct input dtype lists, first-seen order; None when the source has none.
+    pub dtypes: Option<Vec<Vec<String>>>,
+}
+
+impl TraceOp {
+    /// Per-call inclusive durations in ms, in call order.
+    pub fn call_durations_ms(&self) -> &[f64] {
+        &self.stats.samples
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceThread {
+    pub key: ThreadKey,
+    pub calls: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallTree {
+    pub thread: ThreadKey,
+    /// Top-level calls aggregated by name, first-seen order.
+    pub roots: Vec<CallNode>,
+}
+
+/// All calls reached by the same name path from the thread's root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallNode {
+    pub name: String,
+    pub calls: u64,
+    pub errors: u64,
+    pub inclusive_ns: i64,
+    pub self_ns: i64,
+    /// First-seen order.
+    pub children: Vec<CallNode>,
+}
+
+#[derive(Default)]
+struct OpAcc {
+    calls: u64,
+    errors: u64,
+    inclusive: i64,
+    self_ns: i64,
+    min: Option<i64>,
+    max: Option<i64>,
+    samples_ms: Vec<f64>,
+    sigs: Vec<u32>,
+}
+
+struct NodeAcc {
+    name: u32,
+    calls: u64,
+    errors: u64,
+    inclusive: i64,
+    self_ns: i64,
+    children: Vec<u32>,
+}
+
+impl TraceProfile {
+    pub fn build(set: IntervalSet, trace: &str) -> TraceProfile {
+        let ivs = &set.intervals;
+        let mut child_sum = vec![0i64; ivs.len()];
+        for iv in ivs {
+            if let Some(p) = iv.parent {
+                child_sum[p as usize] = child_sum[p as usize].saturating_add(iv.dur_ns);
+            }
+        }
+        // Call order: start time, then file order.
+        let mut order: Vec<u32> = (0..ivs.len() as u32).collect();
+        order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
+
+        let mut accs: Vec<OpAcc> = (0..set.names.len()).map(|_| OpAcc::default()).collect();
+        for &i in &order {
+            let iv = &ivs[i as usize];
+            let acc = &mut accs[iv.name as usize];
+            acc.calls += 1;
+            if iv.err {
+                acc.errors += 1;
+                continue;
+            }
+            // Saturating: hostile inputs may hold durations near i64::MAX.
+            acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            acc.self_ns = acc
+                .self_ns
+                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
+            acc.min = Some(acc.min.map_or(iv.dur_ns, |m| m.min(iv.dur_ns)));
+            acc.max = Some(acc.max.map_or(iv.dur_ns, |m| m.max(iv.dur_ns)));
+            acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
+            if let Some(s) = iv.inputs {
+                if !acc.sigs.contains(&s) {
+                    acc.sigs.push(s);
+                }
+            }
+        }
+        let mut ops: Vec<TraceOp> = accs
+            .into_iter()
+            .zip(&set.names)
+            .filter(|(a, _)| a.calls > 0)
+            .map(|(a, name)| {
+                let has_inputs = !a.sigs.is_empty();
+                let mut shapes: Vec<Vec<Vec<i64>>> = Vec::new();
+                let mut dtypes: Vec<Vec<String>> = Vec::new();
+                for &s in &a.sigs {
+                    let sig = &set.inputs[s as usize];
+                    if !shapes.contains(&sig.shapes) {
+                        shapes.push(sig.shapes.clone());
+                    }
+                    if !dtypes.contains(&sig.types) {
+                        dtypes.push(sig.types.clone());
+                    }
+                }
+                TraceOp {
+                    name: name.clone(),
+                    calls: a.calls,
+                    errors: a.errors,
+                    inclusive_total_ns: a.inclusive,
+                    self_total_ns: a.self_ns,
+                    min_ns: a.min,
+                    max_ns: a.max,
+                    stats: Stats::from_samples(a.samples_ms),
+                    input_shapes: has_inputs.then_some(shapes),
+                    dtypes: has_inputs.then_some(dtypes),
+                }
+            })
+            .collect();
+        ops.sort_by(|a, b| {
+            b.inclusive_total_ns
+                .cmp(&a.inclusive_total_ns)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+
+        let mut thread_calls = vec![0u64; set.threads.len()];
+        for iv in ivs {
+            thread_calls[iv.thread as usize] += 1;
+        }
+        let threads = set
+            .threads
+            .iter()
+            .zip(&thread_calls)
+            .filter(|(_, &c)| c > 0)
+            .map(|(k, &calls)| TraceThread {
+                key: k.clone(),
+                calls,
+            })
+            .collect::<Vec<_>>();
+
+        let call_trees = build_call_trees(&set, &child_sum);
+        TraceProfile {
+            trace: trace.to_string(),
+            format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
+            ops,
+            threads,
+            unterminated: set.unterminated,
+            warnings: set.warnings,
+            call_trees,
+            counts: set.counts,
+        }
+    }
+
+    pub fn op(&self, name: &str) -> Option<&TraceOp> {
+        self.ops.iter().find(|o| o.name == name)
+    }
+}
+
+/// Deeper call-tree levels are cut (keeps recursion bounded on pathological input).
+pub const MAX_TREE_DEPTH: usize = 2_000;
+
+/// Aggregate calls by name path, per thread. Relies on parents preceding children.
+fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
+    let n_threads = set.threads.len();
+    let mut nodes: Vec<NodeAcc> = Vec::new();
+    let mut roots: Vec<Vec<u32>> = vec![Vec::new(); n_threads];
+    // (thread, parent node or MAX, name) -> node
+    let mut index: FastMap<(u32, u32, u32), u32> = FastMap::default();
+    let mut node_of = vec![u32::MAX; set.intervals.len()];
+    for (i, iv) in set.intervals.iter().enumerate() {
+        let parent_node = iv.parent.map_or(u32::MAX, |p| node_of[p as usize]);
+        let key = (iv.thread, parent_node, iv.name);
+        let node = *index.entry(key).or_insert_with(|| {
+            let id = nodes.len() as u32;
+            nodes.push(NodeAcc {
+                name: iv.name,
+                calls: 0,
+                errors: 0,
+                inclusive: 0,
+                self_ns: 0,
+                children: Vec::new(),
+            });
+            if parent_node == u32::MAX {
+                roots[iv.thread as usize].push(id);
+            } else {
+                nodes[parent_node as usize].children.push(id);
+            }
+            id
+        });
+        node_of[i] = node;
+        let n = &mut nodes[node as usize];
+        n.calls += 1;
+        if iv.err {
+            n.errors += 1;
+        } else {
+            n.inclusive = n.inclusive.saturating_add(iv.dur_ns);
+            n.self_ns = n
+                .self_ns
+                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i]));
+        }
+    }
+    fn materialise(nodes: &[NodeAcc], names: &[String], id: u32, depth: usize) -> CallNode {
+        let n = &nodes[id as usize];
+        CallNode {
+            name: names[n.name as usize].clone(),
+            calls: n.calls,
+            errors: n.errors,
+            inclusive_ns: n.inclusive,
+            self_ns: n.self_ns,
+            // Depth is bounded by the parent chain; recursion guard for pathological input.
+            children: if depth > MAX_TREE_DEPTH {
+                Vec::new()
+            } else {
+                n.children
+                    .iter()
+                    .map(|&c| materialise(nodes, names, c, depth + 1))
+                    .collect()
+            },
+        }
+    }
+    set.threads
+        .iter()
+        .zip(roots)
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(t, r)| CallTree {
+            thread: t.clone(),
+            roots: r
+                .iter()
+                .map(|&id| materialise(&nodes, &set.names, id, 0))
+                .collect(),
+        })
+        .collect()
+}

@@ -1,0 +1,102 @@
+//! Parent/child structure of complete (`X`) events, rebuilt per thread by time
+//! containment.
+//!
+//! Rule: per thread, sort calls by (start ascending, end descending, file order). Walk
+//! them with a stack of open candidates; call E becomes a child of the stack top P iff
+//! `E.start < P.end` and `E.end <= P.end + CONTAINMENT_TOLERANCE_NS`; otherwise P is
+//! popped and the next candidate is tried. The tolerance absorbs µs rounding in traces
+//! whose timestamps are integers of µs (children ending up to 1 µs after the parent).
+
+use super::intervals::Interval;
+
+/// 1 µs.
+pub const CONTAINMENT_TOLERANCE_NS: i64 = 1_000;
+
+/// Assign parents and reorder so that each thread's calls are contiguous, in start order,
+/// with every parent before its children (the `IntervalSet` invariant).
+pub(crate) fn nest_by_containment(intervals: Vec<Interval>, n_threads: usize) -> Vec<Interval> {
+    let mut per_thread: Vec<Vec<u32>> = vec![Vec::new(); n_threads];
+    for (i, iv) in intervals.iter().enumerate() {
+        per_thread[iv.thread as usize].push(i as u32);
+    }
+    let end = |iv: &Interval| iv.start_ns.saturating_add(iv.dur_ns);
+    let mut out = Vec::with_capacity(intervals.len());
+    let mut stack: Vec<(u32, i64)> = Vec::new(); // (new index, end)
+    for mut ids in per_thread {
+        ids.sort_by(|&a, &b| {
+            let (x, y) = (&intervals[a as usize], &intervals[b as usize]);
+            x.start_ns
+                .cmp(&y.start_ns)
+                .then(end(y).cmp(&end(x)))
+                .then(a.cmp(&b))
+        });
+        stack.clear();
+        for id in ids {
+            let iv = intervals[id as usize];
+            let e_end = end(&iv);
+            while let Some(&(_, p_end)) = stack.last() {
+                if iv.start_ns < p_end && e_end <= p_end.saturating_add(CONTAINMENT_TOLERANCE_NS) {
+                    break;
+                }
+                stack.pop();
+            }
+            let new_index = out.len() as u32;
+            out.push(Interval {
+                parent: stack.last().map(|&(p, _)| p),
+                ..iv
+            });
+            stack.push((new_index, e_end));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(start: i64, dur: i64) -> Interval {
+        Interval {
+            thread: 0,
+            name: 0,
+            start_ns: start,
+            dur_ns: dur,
+            err: false,
+            inputs: None,
+            parent: None,
+        }
+    }
+
+    #[test]
+    fn containment_with_tolerance() {
+        // parent [0,100]; child [10,50]; grandchild [20,30]; child ending 0.5 µs late
+        // [60,600] is still a child; sibling [1100, 1200] is not.
+        let out = nest_by_containment(
+            vec![
+                iv(1100, 100),
+                iv(20, 10),
+                iv(0, 100),
+                iv(10, 40),
+                iv(60, 540),
+            ],
+            1,
+        );
+        let starts: Vec<_> = out.iter().map(|i| (i.start_ns, i.parent)).collect();
+        assert_eq!(
+            starts,
+            vec![
+                (0, None),
+                (10, Some(0)),
+                (20, Some(1)),
+                (60, Some(0)),
+                (1100, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn back_to_back_calls_are_siblings() {
+        let out = nest_by_containment(vec![iv(0, 10), iv(10, 10), iv(20, 0)], 1);
+        assert!(out.iter().all(|i| i.parent.is_none()));
+    }
+}

@@ -1,0 +1,152 @@
+//! Output contracts: `cpuprof.trace/1` JSON, CSV, the tally's `--self` column.
+
+use std::path::Path;
+
+use cpuprof_tui::trace::csv::{to_csv, CSV_HEADER};
+use cpuprof_tui::trace::json::{to_json_value, TRACE_SCHEMA};
+use cpuprof_tui::trace::tally::{render_tally, TallyInput, TallyOptions};
+use cpuprof_tui::trace::{load_trace, parse_trace};
+
+fn keys(v: &serde_json::Value) -> Vec<&str> {
+    v.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
+#[test]
+fn json_contract_for_lttng_text() {
+    let p = load_trace(Path::new(
+        "fixtures/thapi/babeltrace2_pretty_clock_seconds.txt",
+    ))
+    .unwrap();
+    let v = to_json_value(&p);
+    assert_eq!(v["schema"], TRACE_SCHEMA);
+    assert_eq!(v["schema"], "cpuprof.trace/1");
+    assert_eq!(v["unit"], "ms");
+    assert_eq!(v["source"]["format"], "babeltrace2_text");
+    assert!(v["source"]["trace"]
+        .as_str()
+        .unwrap()
+        .ends_with("babeltrace2_pretty_clock_seconds.txt"));
+    for k in [
+        "schema",
+        "unit",
+        "source",
+        "ops",
+        "threads",
+        "unterminated",
+        "warnings",
+    ] {
+        assert!(v.get(k).is_some(), "{k}");
+    }
+    let op = &v["ops"][0];
+    for k in [
+        "name",
+        "calls",
+        "errors",
+        "inclusive_total",
+        "self_total",
+        "stats",
+        "input_shapes",
+    ] {
+        assert!(op.get(k).is_some(), "{k}");
+    }
+    assert_eq!(
+        keys(&op["stats"]),
+        ["count", "median", "min", "max", "mean", "p10", "p90", "p99", "stddev", "samples"]
+    );
+    assert!(op["input_shapes"].is_null());
+    let t = &v["threads"][0];
+    assert_eq!(
+        (t["host"].as_str(), t["pid"].as_i64()),
+        (Some("vm"), Some(9852))
+    );
+    let u = &v["unterminated"][0];
+    assert_eq!(
+        (u["name"].as_str(), u["pid"].as_i64(), u["tid"].as_i64()),
+        (
+            Some("aten::never_exits.memory_format"),
+            Some(9852),
+            Some(9852)
+        )
+    );
+    let w = &v["warnings"][0];
+    assert_eq!(keys(w), ["kind", "message"]);
+    // ms: aten::relu's first call is 30.387 us in the text (832547422 -> 832577809 ns).
+    let relu = v["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "aten::relu")
+        .unwrap();
+    assert!((relu["stats"]["samples"][0].as_f64().unwrap() - 0.030387).abs() < 1e-12);
+}
+
+#[test]
+fn json_shapes_for_chrome_trace() {
+    let p = load_trace(Path::new("fixtures/torch/cnn_infer.json")).unwrap();
+    let v = to_json_value(&p);
+    assert_eq!(v["source"]["format"], "chrome_json");
+    let addmm = v["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "aten::addmm")
+        .unwrap();
+    assert_eq!(
+        addmm["input_shapes"],
+        serde_json::json!([[[10], [2, 32], [32, 10], [], []]])
+    );
+    assert_eq!(addmm["calls"], 5);
+    assert_eq!(v["threads"][0]["host"], "vm");
+}
+
+#[test]
+fn csv_has_a_header_and_one_quoted_row_per_op() {
+    let text = "[1.000000000] vm lttng_ust_pytorch:op_entry: { vpid = 1, vtid = 1 }, { name = \"my, \\\"op\\\"\", overload_name = \"\" }\n\
+                [1.000002000] vm lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 1 }, { name = \"my, \\\"op\\\"\", overload_name = \"\" }\n";
+    let p = parse_trace(text.as_bytes(), "t").unwrap();
+    let csv = to_csv(&p);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], CSV_HEADER);
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[1].starts_with("\"my, \"\"op\"\"\",1,0,0.002,0.002,"),
+        "{}",
+        lines[1]
+    );
+    let p = load_trace(Path::new("fixtures/torch/cnn_infer.json")).unwrap();
+    let csv = to_csv(&p);
+    assert_eq!(csv.lines().count(), p.ops.len() + 1);
+    assert!(csv.contains("aten::addmm,5,0,"));
+    assert!(csv.contains("\"[[10],[2,32],[32,10],[],[]]\""));
+}
+
+#[test]
+fn tally_self_column_and_name_cut() {
+    // aten::linear [0, 10 us] holds aten::t [1, 3 us]; a long name is cut to 20 chars.
+    let long = "aten::a_very_long_operator_name_indeed";
+    let text = format!(
+        "[1.000000000] vm lttng_ust_pytorch:op_entry: {{ vpid = 1, vtid = 1 }}, {{ name = \"aten::linear\", overload_name = \"\" }}\n\
+         [1.000001000] vm lttng_ust_pytorch:op_entry: {{ vpid = 1, vtid = 1 }}, {{ name = \"{long}\", overload_name = \"\" }}\n\
+         [1.000003000] vm lttng_ust_pytorch:op_exit: {{ vpid = 1, vtid = 1 }}, {{ name = \"{long}\", overload_name = \"\" }}\n\
+         [1.000010000] vm lttng_ust_pytorch:op_exit: {{ vpid = 1, vtid = 1 }}, {{ name = \"aten::linear\", overload_name = \"\" }}\n"
+    );
+    let p = parse_trace(text.as_bytes(), "t").unwrap();
+    let opts = TallyOptions {
+        self_time: true,
+        max_name_size: 20,
+    };
+    let got = render_tally(&TallyInput::from_profile(&p), opts);
+    // THAPI's cut keeps (20 - 5) / 2 = 7 leading and 8 trailing characters.
+    let want = [
+        "BACKEND_PYTORCH | 1 Hostnames | 1 Processes | 1 Threads | ",
+        "",
+        "                Name |    Time | Time(%) |    Self | Calls | Average |     Min |     Max |         ",
+        "        aten::linear | 10.00us |  83.33% |  8.00us |     1 | 10.00us | 10.00us | 10.00us |         ",
+        "aten::a[...]e_indeed |  2.00us |  16.67% |  2.00us |     1 |  2.00us |  2.00us |  2.00us |         ",
+        "               Total | 12.00us | 100.00% | 10.00us |     2 |                                       ",
+        "",
+        "",
+    ]
+    .join("\n");
+    assert_eq!(got, want);
+}
