@@ -11,6 +11,7 @@ pub mod output;
 pub mod profile;
 pub mod report;
 pub mod runlog;
+pub mod source;
 pub mod trace;
 pub mod tui;
 pub mod ui;

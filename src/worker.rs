@@ -1,4 +1,4 @@
-//! Background loading: a std thread runs `load_profile` and builds the view model,
+//! Background loading: a std thread loads a profile or trace into the view model,
 //! sending progress and the result into the one event channel the UI loop reads.
 //! Each request carries a generation; starting a newer one cancels the older.
 
@@ -10,7 +10,8 @@ use std::thread;
 use ratatui::crossterm::event::Event as TermEvent;
 
 use crate::app::ExplorerData;
-use crate::profile::{load_profile, LoadError, LoadPhase, LoadProgress, ProfileRequest};
+use crate::profile::{LoadError, LoadPhase, LoadProgress, ProfileRequest};
+use crate::source::load_explorer_data;
 
 /// Everything the UI loop waits for, from the input thread and the worker.
 #[derive(Debug)]
@@ -67,8 +68,7 @@ impl Worker {
                         });
                     }
                 };
-                let result = load_profile(&request, &mut progress, &cancel)
-                    .map(|profile| Box::new(ExplorerData::from_profile(&profile)));
+                let result = load_explorer_data(&request, &mut progress, &cancel).map(Box::new);
                 if cancel.load(Ordering::Relaxed) {
                     return; // superseded: nobody wants this result
                 }

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod sample;
 pub mod state;
 pub mod table;
+mod trace_view;
 
 pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, TreeNode};
 pub use keymap::{Command, Mode};
