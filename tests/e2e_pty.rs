@@ -246,6 +246,20 @@ fn demo_opens_the_bundled_profile() {
     ends_restored(&s.final_output());
 }
 
+/// A torch.profiler trace opens in the same explorer: call tree, op table with self time,
+/// filter, quit.
+#[test]
+fn trace_opens_with_call_tree() {
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/torch/cnn_infer.json");
+    let mut s = Session::start(&[trace]);
+    s.wait_for(&["Call tree", "chrome_json", "iteration", "Self"]);
+    s.send("\t/mkldnn\r");
+    s.wait_for(&["1 matching \"mkldnn\"", "aten::mkldnn_convolution"]);
+    s.send("q");
+    assert!(s.wait_exit().success());
+    ends_restored(&s.final_output());
+}
+
 /// A panic (forced in debug builds by an environment variable) still restores the terminal.
 #[test]
 fn panic_restores_the_terminal() {

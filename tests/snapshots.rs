@@ -5,7 +5,8 @@
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
-use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
+use cpuprof_tui::profile::{LoadPhase, ProfileRequest};
+use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -17,9 +18,9 @@ fn request(path: &str, warmup: usize) -> ProfileRequest {
     ProfileRequest::new(path.into(), None, warmup)
 }
 
+/// Loads through the app's own entry, so ETDumps and PyTorch traces both work.
 fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
-    load_profile(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
-        .map(|p| ExplorerData::from_profile(&p))
+    load_explorer_data(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
         .map_err(|e| e.to_string())
 }
 
@@ -204,5 +205,36 @@ fn no_color_theme_uses_modifiers_only() {
                 .iter()
                 .any(|c| c.modifier.contains(Modifier::REVERSED)));
         }
+    }
+}
+
+// torch.profiler trace (fixtures/torch/cnn_infer.json): the call tree replaces the plan
+// tree; checked against cnn_infer.key_averages.json when accepted: `iteration` 5 calls,
+// self 4.597 ms; `aten::conv2d` 10 calls, self 117 µs.
+#[test]
+fn trace_call_tree_and_ops() {
+    for size in SIZES {
+        let mut s = opened("fixtures/torch/cnn_infer.json", 0, size);
+        key(&mut s, KeyCode::Char('e'));
+        snap("trace_call_tree", size, &s);
+        key(&mut s, KeyCode::Tab);
+        keys(&mut s, "/conv");
+        key(&mut s, KeyCode::Enter);
+        snap("trace_ops_filtered", size, &s);
+    }
+}
+
+// THAPI LTTng text (babeltrace2 --clock-seconds): two threads, the orphan exit as a
+// failed call (an error finding), the never-exited entry as a warning.
+#[test]
+fn trace_thapi_findings() {
+    for size in SIZES {
+        let mut s = opened(
+            "fixtures/thapi/babeltrace2_pretty_clock_seconds.txt",
+            0,
+            size,
+        );
+        key(&mut s, KeyCode::Char('w'));
+        snap("trace_thapi_findings", size, &s);
     }
 }

@@ -5,6 +5,7 @@
 use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
 
 use super::format;
+use super::table::Column;
 
 /// What a tree node stands for (drives its label and icon, not its behaviour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,10 @@ pub struct OpRow {
     pub share: f64,
     pub input_shapes: String,
     pub output_shapes: String,
+    /// Total self time in ms (traces), None where it is not known.
+    pub self_total: Option<f64>,
+    /// Input dtypes (traces), empty where not known.
+    pub dtypes: String,
     /// The tree node showing this operator.
     pub node: usize,
 }
@@ -77,8 +82,26 @@ pub struct RunSummary {
     pub kept: usize,
 }
 
+/// Where the data came from; decides which table columns exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourceKind {
+    #[default]
+    Etdump,
+    Trace,
+}
+
+impl SourceKind {
+    pub fn columns(self) -> &'static [Column] {
+        match self {
+            SourceKind::Etdump => &Column::ETDUMP,
+            SourceKind::Trace => &Column::TRACE,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExplorerData {
+    pub kind: SourceKind,
     /// Input files, for the header.
     pub files: Vec<String>,
     pub runs: Option<RunSummary>,
@@ -104,7 +127,7 @@ impl ExplorerData {
         self.findings.iter().filter(|f| !f.error).count()
     }
 
-    fn push_node(&mut self, mut node: TreeNode) -> usize {
+    pub(crate) fn push_node(&mut self, mut node: TreeNode) -> usize {
         let id = self.nodes.len();
         match node.parent {
             Some(p) => {
@@ -150,6 +173,8 @@ impl ExplorerData {
             share: op.share,
             input_shapes: format::shapes(op.input_shapes.as_ref()),
             output_shapes: format::shapes(op.output_shapes.as_ref()),
+            self_total: None,
+            dtypes: String::new(),
             node,
         });
     }

@@ -1,7 +1,7 @@
 //! Unit-aware duration and shape formatting shared by panes and tests.
 
 /// A duration given in milliseconds, printed with a unit that keeps 3–4 significant
-/// digits: `850 ns`, `12.3 µs`, `850 µs`, `1.165 ms`, `12.35 ms`, `1.234 s`.
+/// digits: `850 ns`, `12.3 µs`, `850 µs`, `1.165 ms`, `12.35 ms`, `265.4 ms`, `1.234 s`.
 pub fn duration_ms(ms: f64) -> String {
     if !ms.is_finite() {
         return "-".to_string();
@@ -22,8 +22,11 @@ pub fn duration_ms(ms: f64) -> String {
         }
     } else if abs < 10.0 {
         format!("{ms:.3} ms")
-    } else if abs < 1000.0 {
+    } else if abs < 100.0 {
         format!("{ms:.2} ms")
+    } else if abs < 1000.0 {
+        // One decimal keeps `265.4 ms` as narrow as `12.35 ms` (table cells are 8 wide).
+        format!("{ms:.1} ms")
     } else {
         format!("{:.3} s", ms / 1e3)
     }

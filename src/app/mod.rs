@@ -13,7 +13,7 @@ pub mod state;
 pub mod table;
 mod trace_view;
 
-pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, TreeNode};
+pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, SourceKind, TreeNode};
 pub use keymap::{Command, Mode};
 pub use state::{update, Action, AppState, Effect, Loading, MouseAction, Pane};
 pub use table::Column;

@@ -94,6 +94,8 @@ pub struct TableState {
     pub offset: usize,
     pub longest_name: usize,
     pub longest_step: usize,
+    /// The columns this source has, in display order.
+    pub columns: &'static [Column],
 }
 
 impl Default for TableState {
@@ -110,6 +112,7 @@ impl Default for TableState {
             offset: 0,
             longest_name: 0,
             longest_step: 0,
+            columns: &Column::ETDUMP,
         }
     }
 }
@@ -331,6 +334,10 @@ impl AppState {
                 self.table.scope = None;
             }
         }
+        self.table.columns = data.kind.columns();
+        if !self.table.columns.contains(&self.table.sort) {
+            self.table.sort = Column::Median;
+        }
         self.table.longest_name = data
             .ops
             .iter()
@@ -502,7 +509,7 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.fix_table_offset();
         }
         SortNext => {
-            let next = state.table.sort.next();
+            let next = state.table.sort.next(state.table.columns);
             sort_by(state, next);
         }
         SortReverse => {
@@ -745,6 +752,7 @@ fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) {
                         area.width.saturating_sub(2),
                         state.table.longest_name,
                         state.table.longest_step,
+                        state.table.columns,
                     );
                     let mut left = area.x + 1;
                     for (col, w) in widths {

@@ -15,13 +15,18 @@ pub enum Column {
     Max,
     P90,
     Share,
+    /// Total self time (traces: inclusive minus direct children).
+    SelfTime,
     Inputs,
     Outputs,
+    /// Input dtypes (traces recorded with shapes).
+    Dtypes,
 }
 
 impl Column {
-    /// Display order; columns that do not fit are dropped from the end of this list.
-    pub const ALL: [Column; 11] = [
+    /// Display order for ETDump profiles; columns that do not fit are dropped from the
+    /// end of this list.
+    pub const ETDUMP: [Column; 11] = [
         Column::Name,
         Column::Delegate,
         Column::Step,
@@ -35,6 +40,21 @@ impl Column {
         Column::Outputs,
     ];
 
+    /// Display order for PyTorch traces (no delegates, steps or output shapes; self time
+    /// and dtypes instead).
+    pub const TRACE: [Column; 10] = [
+        Column::Name,
+        Column::Count,
+        Column::Median,
+        Column::Min,
+        Column::Max,
+        Column::P90,
+        Column::Share,
+        Column::SelfTime,
+        Column::Inputs,
+        Column::Dtypes,
+    ];
+
     pub fn title(self) -> &'static str {
         match self {
             Column::Name => "Operator",
@@ -46,8 +66,10 @@ impl Column {
             Column::Max => "Max",
             Column::P90 => "P90",
             Column::Share => "Share",
+            Column::SelfTime => "Self",
             Column::Inputs => "Input shapes",
             Column::Outputs => "Output shapes",
+            Column::Dtypes => "Dtypes",
         }
     }
 
@@ -55,13 +77,19 @@ impl Column {
     pub fn default_descending(self) -> bool {
         !matches!(
             self,
-            Column::Name | Column::Delegate | Column::Step | Column::Inputs | Column::Outputs
+            Column::Name
+                | Column::Delegate
+                | Column::Step
+                | Column::Inputs
+                | Column::Outputs
+                | Column::Dtypes
         )
     }
 
-    pub fn next(self) -> Column {
-        let i = Column::ALL.iter().position(|c| *c == self).unwrap_or(0);
-        Column::ALL[(i + 1) % Column::ALL.len()]
+    /// The column after this one among `columns` (wrapping).
+    pub fn next(self, columns: &[Column]) -> Column {
+        let i = columns.iter().position(|c| *c == self).unwrap_or(0);
+        columns[(i + 1) % columns.len()]
     }
 
     pub fn right_aligned(self) -> bool {
@@ -73,6 +101,7 @@ impl Column {
                 | Column::Max
                 | Column::P90
                 | Column::Share
+                | Column::SelfTime
         )
     }
 }
@@ -81,7 +110,12 @@ impl Column {
 /// columns). The name column gets its content width (16..=33 cells, enough for `Fully Connected (NC, F32) GEMM #13`) as long as the core
 /// columns (delegate, step, count, median) still fit; after that, columns that do not fit
 /// whole are dropped from the right, never squashed.
-pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Vec<(Column, u16)> {
+pub fn column_widths(
+    width: u16,
+    longest_name: usize,
+    longest_step: usize,
+    columns: &[Column],
+) -> Vec<(Column, u16)> {
     let fixed = |c: Column| -> u16 {
         match c {
             Column::Name => 0,
@@ -90,8 +124,10 @@ pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Ve
             Column::Count => 5,
             Column::Median | Column::Min | Column::Max | Column::P90 => 8,
             Column::Share => 6,
+            Column::SelfTime => 8,
             Column::Inputs => 22,
             Column::Outputs => 14,
+            Column::Dtypes => 16,
         }
     };
     const NAME_MIN: u16 = 16;
@@ -103,6 +139,7 @@ pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Ve
         Column::Median,
     ]
     .iter()
+    .filter(|c| columns.contains(c))
     .map(|c| fixed(*c) + 1)
     .sum();
     let name = name_want
@@ -110,7 +147,7 @@ pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Ve
         .min(width);
     let mut cols: Vec<(Column, u16)> = vec![(Column::Name, name)];
     let mut used = name;
-    for c in Column::ALL.iter().skip(1) {
+    for c in columns.iter().filter(|c| **c != Column::Name) {
         let w = fixed(*c);
         if used + 1 + w > width {
             break;
@@ -120,7 +157,7 @@ pub fn column_widths(width: u16, longest_name: usize, longest_step: usize) -> Ve
     }
     // Shapes are long: the last shapes column takes the rest of the line.
     if let Some(last) = cols.last_mut() {
-        if matches!(last.0, Column::Inputs | Column::Outputs) {
+        if matches!(last.0, Column::Inputs | Column::Outputs | Column::Dtypes) {
             last.1 += width - used;
         }
     }
@@ -142,8 +179,10 @@ fn compare(a: &OpRow, b: &OpRow, column: Column) -> Ordering {
         Column::Max => cmp_f64(a.stats.max, b.stats.max),
         Column::P90 => cmp_f64(a.stats.p90, b.stats.p90),
         Column::Share => cmp_f64(a.share, b.share),
+        Column::SelfTime => cmp_f64(a.self_total.unwrap_or(0.0), b.self_total.unwrap_or(0.0)),
         Column::Inputs => a.input_shapes.cmp(&b.input_shapes),
         Column::Outputs => a.output_shapes.cmp(&b.output_shapes),
+        Column::Dtypes => a.dtypes.cmp(&b.dtypes),
     }
 }
 
@@ -219,24 +258,24 @@ mod tests {
         use Column::*;
         // Core columns: delegate 5+1, step 21+1 (capped), count 5+1, median 8+1 = 43.
         // 78 cells: name at its content width 33; Min (9 more) would make 85.
-        let c = column_widths(78, 33, 26);
+        let c = column_widths(78, 33, 26, &Column::ETDUMP);
         assert_eq!(names(&c), [Name, Delegate, Step, Count, Median]);
         assert_eq!(c[0].1, 33);
         // 70 cells: the name gives way to the core columns (70 - 43 = 27).
-        let c = column_widths(70, 33, 26);
+        let c = column_widths(70, 33, 26, &Column::ETDUMP);
         assert_eq!(c[0].1, 27);
         assert_eq!(names(&c).len(), 5);
         // 110 cells: 33 + 43 + Min, Max, P90 (27) + Share (7) = 110 exactly.
-        let c = column_widths(110, 33, 26);
+        let c = column_widths(110, 33, 26, &Column::ETDUMP);
         assert_eq!(
             names(&c),
             [Name, Delegate, Step, Count, Median, Min, Max, P90, Share]
         );
         // Very wide: everything, the outputs column takes the rest.
-        let c = column_widths(200, 33, 26);
+        let c = column_widths(200, 33, 26, &Column::ETDUMP);
         assert_eq!(c.len(), 11);
         for w in [0u16, 5, 20, 40, 78, 110, 158, 200] {
-            let c = column_widths(w, 60, 60);
+            let c = column_widths(w, 60, 60, &Column::ETDUMP);
             let total: u16 = c.iter().map(|x| x.1).sum::<u16>() + c.len() as u16 - 1;
             assert!(total <= w.max(16), "width {w}: {c:?}");
         }

@@ -1,12 +1,194 @@
-//! The explorer's view of a PyTorch operator trace: call trees per thread instead of the
-//! plan tree, and one operator row per op name.
+//! The explorer's view of a PyTorch operator trace: a call tree per thread (aggregated by
+//! name path) where an ETDump has its plan tree, and one operator row per op name with
+//! calls, inclusive statistics, self time, shapes and dtypes.
 
-use super::ExplorerData;
-use crate::trace::TraceProfile;
+use super::data::{ExplorerData, FindingRow, NodeKind, OpRow, SourceKind, TreeNode};
+use super::format;
+use crate::profile::Stats;
+use crate::trace::{CallNode, TraceProfile};
 
 impl ExplorerData {
     pub fn from_trace(trace: &TraceProfile) -> ExplorerData {
-        let _ = trace;
-        ExplorerData::default()
+        let top_level: Vec<f64> = trace
+            .call_trees
+            .iter()
+            .flat_map(|t| t.roots.iter().flat_map(|r| r.samples_ms.iter().copied()))
+            .collect();
+        let mut data = ExplorerData {
+            kind: SourceKind::Trace,
+            files: vec![format!("{} ({})", trace.trace, trace.format.label())],
+            runs: None,
+            total_label: "top-level calls".to_string(),
+            total: (!top_level.is_empty()).then(|| Stats::from_samples(top_level)),
+            ..ExplorerData::default()
+        };
+
+        for (thread, tree) in trace.threads.iter().zip(&trace.call_trees) {
+            let key = &thread.key;
+            let mut info = vec![
+                format!("pid {}", key.pid),
+                format!(
+                    "{} calls, {} top-level",
+                    thread.calls,
+                    tree.roots.iter().map(|r| r.calls).sum::<u64>()
+                ),
+            ];
+            if let Some(host) = &key.host {
+                info.insert(0, host.clone());
+            }
+            let samples: Vec<f64> = tree
+                .roots
+                .iter()
+                .flat_map(|r| r.samples_ms.iter().copied())
+                .collect();
+            let total_ns: i64 = tree.roots.iter().map(|r| r.inclusive_ns).sum();
+            let t = data.push_node(TreeNode {
+                name: format!("thread {}", key.tid),
+                kind: NodeKind::Other,
+                info: info.join(" · "),
+                depth: 0,
+                parent: None,
+                children: Vec::new(),
+                stats: Stats::from_samples(samples),
+                share: None,
+                op_row: None,
+                scope: None,
+            });
+            for root in &tree.roots {
+                push_call(&mut data, t, root, total_ns);
+            }
+        }
+
+        // Operators by name: the table's rows, each with a tree node for the detail view.
+        let total_self: i64 = trace.ops.iter().map(|o| o.self_total_ns.max(0)).sum();
+        let ops_root = data.push_node(TreeNode {
+            name: "operators by name".to_string(),
+            kind: NodeKind::Other,
+            info: format!("{} ops · self time shares", trace.ops.len()),
+            depth: 0,
+            parent: None,
+            children: Vec::new(),
+            stats: Stats::default(),
+            share: None,
+            op_row: None,
+            scope: None,
+        });
+        for op in &trace.ops {
+            let row = data.ops.len();
+            let share = if total_self > 0 {
+                op.self_total_ns.max(0) as f64 / total_self as f64
+            } else {
+                0.0
+            };
+            let mut info = format!(
+                "{} calls · self {}",
+                op.calls,
+                format::duration_ms(op.self_total_ns as f64 / 1e6)
+            );
+            if op.errors > 0 {
+                info.push_str(&format!(" · {} failed", op.errors));
+            }
+            let node = data.push_node(TreeNode {
+                name: op.name.clone(),
+                kind: NodeKind::Operator,
+                info,
+                depth: 0,
+                parent: Some(ops_root),
+                children: Vec::new(),
+                stats: op.stats.clone(),
+                share: Some(share),
+                op_row: Some(row),
+                scope: None,
+            });
+            data.ops.push(OpRow {
+                name: op.name.clone(),
+                delegate: "-".to_string(),
+                scope: None,
+                step: String::new(),
+                stats: op.stats.clone(),
+                share,
+                input_shapes: op
+                    .input_shapes
+                    .as_ref()
+                    .map(|sigs| {
+                        sigs.iter()
+                            .map(|s| format::shapes(Some(s)))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
+                    })
+                    .unwrap_or_default(),
+                output_shapes: String::new(),
+                self_total: Some(op.self_total_ns as f64 / 1e6),
+                dtypes: op
+                    .dtypes
+                    .as_ref()
+                    .map(|sigs| {
+                        sigs.iter()
+                            .map(|s| s.join(", "))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
+                    })
+                    .unwrap_or_default(),
+                node,
+            });
+        }
+
+        let failed: Vec<String> = trace
+            .ops
+            .iter()
+            .filter(|o| o.errors > 0)
+            .map(|o| format!("{} ({})", o.name, o.errors))
+            .collect();
+        if !failed.is_empty() {
+            data.findings.push(FindingRow {
+                error: true,
+                kind: "failed_calls".into(),
+                message: format!("calls that exited without an entry: {}", failed.join(", ")),
+            });
+        }
+        // Unterminated entries are among the importer's warnings.
+        for w in &trace.warnings {
+            data.findings.push(FindingRow {
+                error: false,
+                kind: w.kind.clone(),
+                message: w.message.clone(),
+            });
+        }
+        let c = &trace.counts;
+        data.log = vec![
+            format!("trace: {}", trace.trace),
+            format!("format: {}", trace.format.label()),
+            format!(
+                "{} records, {} operator events, {} other events ignored, {} unused fields, {} malformed",
+                c.events, c.op_events, c.ignored_events, c.ignored_fields, c.malformed
+            ),
+        ];
+        data
+    }
+}
+
+fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns: i64) {
+    let mut info = format!(
+        "{} calls · self {}",
+        call.calls,
+        format::duration_ms(call.self_ns as f64 / 1e6)
+    );
+    if call.errors > 0 {
+        info.push_str(&format!(" · {} failed", call.errors));
+    }
+    let id = data.push_node(TreeNode {
+        name: call.name.clone(),
+        kind: NodeKind::Operator,
+        info,
+        depth: 0,
+        parent: Some(parent),
+        children: Vec::new(),
+        stats: Stats::from_samples(call.samples_ms.clone()),
+        share: (parent_ns > 0).then(|| call.inclusive_ns as f64 / parent_ns as f64),
+        op_row: None,
+        scope: None,
+    });
+    for child in &call.children {
+        push_call(data, id, child, call.inclusive_ns);
     }
 }

@@ -15,6 +15,8 @@ use std::io::Write;
 
 use crate::output::write_atomic_with;
 use crate::profile::{default_log_for, load_profile, LoadError, Profile, ProfileRequest};
+use crate::source::is_trace_file;
+use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::profile_csv;
 pub use table::profile_table;
@@ -30,6 +32,9 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 }
 
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
+    if is_trace_file(&args.file) {
+        return run_trace(args);
+    }
     if args.format == ReportFormat::Tally {
         return Err(format!(
             "{}: --format tally is for PyTorch traces, not ETDumps",
@@ -121,5 +126,55 @@ pub(crate) fn emit(
             let _ = write(&mut out).and_then(|_| out.flush());
             Ok(())
         }
+    }
+}
+
+/// Reports of a PyTorch trace: the iprof tally (optionally with self time), the
+/// `cpuprof.trace/1` JSON, or CSV. Warnings go to stderr; a trace has no checks that fail.
+fn run_trace(args: &ReportArgs) -> Result<ExitCode, String> {
+    if args.log.is_some() {
+        return Err(format!(
+            "{}: --log applies to ETDumps, not PyTorch traces",
+            args.file.display()
+        ));
+    }
+    if args.warmup > 0 {
+        return Err(format!(
+            "{}: --warmup applies to ETDumps, not PyTorch traces",
+            args.file.display()
+        ));
+    }
+    let profile =
+        trace::load_trace(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let inputs: Vec<&Path> = vec![&args.file];
+    emit(
+        &mut |w| w.write_all(render_trace(&profile, args.format, args.self_time).as_bytes()),
+        args.output.as_deref(),
+        &inputs,
+    )?;
+    for w in &profile.warnings {
+        eprintln!("cpuprof-tui: warning: {}: {}", w.kind, w.message);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A trace in the requested format (`table` is the tally).
+pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: bool) -> String {
+    match format {
+        ReportFormat::Json => {
+            let mut s = trace::json::to_json_string(profile);
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+            s
+        }
+        ReportFormat::Csv => trace::csv::to_csv(profile),
+        ReportFormat::Tally | ReportFormat::Table => tally::render_tally(
+            &tally::TallyInput::from_profile(profile),
+            tally::TallyOptions {
+                self_time,
+                ..tally::TallyOptions::default()
+            },
+        ),
     }
 }

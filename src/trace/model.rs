@@ -57,7 +57,7 @@ pub struct TraceThread {
     pub calls: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallTree {
     pub thread: ThreadKey,
     /// Top-level calls aggregated by name, first-seen order.
@@ -65,13 +65,16 @@ pub struct CallTree {
 }
 
 /// All calls reached by the same name path from the thread's root.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallNode {
     pub name: String,
     pub calls: u64,
     pub errors: u64,
     pub inclusive_ns: i64,
     pub self_ns: i64,
+    /// Inclusive duration of each successful call on this path, in ms (interval order,
+    /// parents before children), for the explorer's statistics and histogram.
+    pub samples_ms: Vec<f64>,
     /// First-seen order.
     pub children: Vec<CallNode>,
 }
@@ -94,6 +97,7 @@ struct NodeAcc {
     errors: u64,
     inclusive: i64,
     self_ns: i64,
+    samples_ms: Vec<f64>,
     children: Vec<u32>,
 }
 
@@ -225,6 +229,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
                 errors: 0,
                 inclusive: 0,
                 self_ns: 0,
+                samples_ms: Vec::new(),
                 children: Vec::new(),
             });
             if parent_node == u32::MAX {
@@ -241,6 +246,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             n.errors += 1;
         } else {
             n.inclusive = n.inclusive.saturating_add(iv.dur_ns);
+            n.samples_ms.push(iv.dur_ns as f64 / 1e6);
             n.self_ns = n
                 .self_ns
                 .saturating_add(iv.dur_ns.saturating_sub(child_sum[i]));
@@ -254,6 +260,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             errors: n.errors,
             inclusive_ns: n.inclusive,
             self_ns: n.self_ns,
+            samples_ms: n.samples_ms.clone(),
             // Depth is bounded by the parent chain; recursion guard for pathological input.
             children: if depth > MAX_TREE_DEPTH {
                 Vec::new()

@@ -10,7 +10,7 @@ use super::text::{block, fit};
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
 use crate::app::histogram;
-use crate::app::{AppState, ExplorerData, Pane};
+use crate::app::{AppState, ExplorerData, Pane, SourceKind};
 use crate::profile::Stats;
 
 /// Histogram bars never taller than this many rows.
@@ -40,7 +40,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     if !node.info.is_empty() {
         facts.push(node.info.clone());
     }
-    if let Some(op) = op {
+    if let (Some(op), SourceKind::Etdump) = (op, data.kind) {
         facts.push(format!("delegate {}", op.delegate));
         facts.push(format!("step {}", op.step));
     }
@@ -70,12 +70,11 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             "stddev",
             duration_ms(s.stddev),
         ));
-        lines.push(pair(
-            "total",
-            duration_ms(s.total()),
-            "warm-up",
-            format!("{} dropped", s.warmup_samples.len()),
-        ));
+        let (label, value) = match data.kind {
+            SourceKind::Etdump => ("warm-up", format!("{} dropped", s.warmup_samples.len())),
+            SourceKind::Trace => ("calls", s.count.to_string()),
+        };
+        lines.push(pair("total", duration_ms(s.total()), label, value));
     }
     if let Some(op) = op {
         if !op.input_shapes.is_empty() || !op.output_shapes.is_empty() {
@@ -104,7 +103,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         inner.width,
         spark_h,
     );
-    render_runs(frame, r, s, theme);
+    render_runs(frame, r, s, data.kind, theme);
 }
 
 /// Title row, `area.height - 2` rows of bars, an axis row with unit-aware labels.
@@ -161,7 +160,7 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
 }
 
 /// Per-run sparkline in run order: warm-up runs (dropped) first, marked `w` below.
-fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
+fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme: &Theme) {
     let warm = s.warmup_samples.len();
     let values: Vec<f64> = s.warmup_samples.iter().chain(&s.samples).copied().collect();
     let width = area.width as usize;
@@ -198,14 +197,28 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         bars.push(Span::styled(block(level).to_string(), style));
         marks.push(if *is_warm { 'w' } else { '·' });
     }
-    let mut facts = format!(
-        "  {} warm-up (w) + {} kept · {}–{}",
-        warm,
-        s.samples.len(),
-        duration_ms(lo),
-        duration_ms(hi)
-    );
-    if facts.chars().count() + 7 > width {
+    let (title, mut facts) = match kind {
+        SourceKind::Etdump => (
+            "per run",
+            format!(
+                "  {} warm-up (w) + {} kept · {}–{}",
+                warm,
+                s.samples.len(),
+                duration_ms(lo),
+                duration_ms(hi)
+            ),
+        ),
+        SourceKind::Trace => (
+            "per call",
+            format!(
+                "  {} calls · {}–{}",
+                s.samples.len(),
+                duration_ms(lo),
+                duration_ms(hi)
+            ),
+        ),
+    };
+    if kind == SourceKind::Etdump && facts.chars().count() + 7 > width {
         facts = format!(
             "  {}w + {} · {}–{}",
             warm,
@@ -215,7 +228,7 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         );
     }
     let title = Line::from(vec![
-        Span::styled("per run", theme.title()),
+        Span::styled(title, theme.title()),
         Span::styled(facts, theme.dim()),
     ]);
     let lines = vec![title, Line::from(bars), Line::styled(marks, theme.dim())];

@@ -39,15 +39,18 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             ));
         }
         let dir = if t.descending { "↓" } else { "↑" };
+        // Traces have no runs, so no warm-up to change.
+        let has_runs = state.data.as_ref().is_none_or(|d| d.runs.is_some());
+        let warmup = if has_runs {
+            format!("warm-up {} │ ", state.data_warmup)
+        } else {
+            String::new()
+        };
         spans.push(Span::styled(
-            format!(
-                "sort {}{dir} │ warm-up {} │ ",
-                t.sort.title(),
-                state.data_warmup
-            ),
+            format!("sort {}{dir} │ {warmup}", t.sort.title()),
             theme.dim(),
         ));
-        for (k, what) in [
+        let keys = [
             ("?", "help"),
             ("q", "quit"),
             ("Tab", "pane"),
@@ -55,7 +58,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             ("s", "sort"),
             ("w", "log"),
             ("+/-", "warm-up"),
-        ] {
+        ];
+        for (k, what) in keys.into_iter().filter(|(k, _)| has_runs || *k != "+/-") {
             spans.push(Span::styled(k, theme.key()));
             spans.push(Span::raw(format!(" {what} ")));
         }

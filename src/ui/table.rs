@@ -10,7 +10,7 @@ use super::text::fit;
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
 use crate::app::table::column_widths;
-use crate::app::{AppState, Column, ExplorerData, OpRow, Pane};
+use crate::app::{AppState, Column, ExplorerData, OpRow, Pane, SourceKind};
 
 fn cell(row: &OpRow, column: Column) -> String {
     let s = &row.stats;
@@ -24,8 +24,10 @@ fn cell(row: &OpRow, column: Column) -> String {
         Column::Max => duration_ms(s.max),
         Column::P90 => duration_ms(s.p90),
         Column::Share => percent(row.share),
+        Column::SelfTime => row.self_total.map(duration_ms).unwrap_or_default(),
         Column::Inputs => row.input_shapes.clone(),
         Column::Outputs => row.output_shapes.clone(),
+        Column::Dtypes => row.dtypes.clone(),
     }
 }
 
@@ -36,7 +38,10 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         .scope
         .and_then(|s| data.scopes.get(s))
         .map(|l| format!("delegate {l}"))
-        .unwrap_or_else(|| "all delegates".into());
+        .unwrap_or_else(|| match data.kind {
+            SourceKind::Etdump => "all delegates".into(),
+            SourceKind::Trace => "all threads, by name".into(),
+        });
     let mut title = format!(" Operators · {scope} · {}", t.rows.len());
     if !t.filter.value().is_empty() {
         title.push_str(&format!(" matching \"{}\"", t.filter.value()));
@@ -51,7 +56,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     if inner.height == 0 {
         return;
     }
-    let widths = column_widths(inner.width, t.longest_name, t.longest_step);
+    let widths = column_widths(inner.width, t.longest_name, t.longest_step, t.columns);
     let mut head = Vec::new();
     for (col, w) in &widths {
         let arrow = if *col == t.sort {

@@ -1,4 +1,5 @@
-//! Plan tree pane: a flattened tree; only the visible rows are built.
+//! Plan tree pane (call tree for traces): a flattened tree; only the visible rows are
+//! built.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -8,16 +9,20 @@ use ratatui::Frame;
 use super::text::{fit, share_bar};
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
-use crate::app::{AppState, ExplorerData, Pane};
+use crate::app::{AppState, ExplorerData, Pane, SourceKind};
 
 const NUM: usize = 9;
 const BAR: usize = 8;
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Tree);
+    let name = match data.kind {
+        SourceKind::Etdump => "Plan tree",
+        SourceKind::Trace => "Call tree",
+    };
     let scope = match state.table.scope.and_then(|s| data.scopes.get(s)) {
-        Some(label) => format!(" Plan tree · operators of {label} "),
-        None => " Plan tree ".to_string(),
+        Some(label) => format!(" {name} · operators of {label} "),
+        None => format!(" {name} "),
     };
     let block = Block::default()
         .borders(Borders::ALL)
