@@ -3,24 +3,12 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{fixture, json};
-
-fn report(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
-        .arg("report")
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
+use common::{fixture, json, path, report};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn path(rel: &str) -> String {
-    fixture(rel).display().to_string()
 }
 
 #[test]

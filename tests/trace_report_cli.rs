@@ -4,21 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
-use common::{fixture, json};
-
-fn report(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
-        .arg("report")
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn path(rel: &str) -> String {
-    fixture(rel).display().to_string()
-}
+use common::{fixture, json, path, report};
 
 #[test]
 fn tally_of_babeltrace_text_counts_every_exit() {

@@ -1,45 +1,7 @@
-//! Unit-aware duration and shape formatting shared by panes and tests.
+//! Shape, count and text formatting for the panes. Durations and shares come from
+//! `crate::units`, shared with the text report.
 
-/// A duration given in milliseconds, printed with a unit that keeps 3–4 significant
-/// digits: `850 ns`, `12.3 µs`, `850 µs`, `1.165 ms`, `12.35 ms`, `265.4 ms`, `1.234 s`.
-pub fn duration_ms(ms: f64) -> String {
-    if !ms.is_finite() {
-        return "-".to_string();
-    }
-    let abs = ms.abs();
-    if abs == 0.0 {
-        "0 µs".to_string()
-    } else if abs < 0.001 {
-        format!("{:.0} ns", ms * 1e6)
-    } else if abs < 1.0 {
-        let us = ms * 1e3;
-        if us.abs() < 10.0 {
-            format!("{us:.2} µs")
-        } else if us.abs() < 100.0 {
-            format!("{us:.1} µs")
-        } else {
-            format!("{us:.0} µs")
-        }
-    } else if abs < 10.0 {
-        format!("{ms:.3} ms")
-    } else if abs < 100.0 {
-        format!("{ms:.2} ms")
-    } else if abs < 1000.0 {
-        // One decimal keeps `265.4 ms` as narrow as `12.35 ms` (table cells are 8 wide).
-        format!("{ms:.1} ms")
-    } else {
-        format!("{:.3} s", ms / 1e3)
-    }
-}
-
-/// A share (0..1) as a percentage with one decimal.
-pub fn percent(share: f64) -> String {
-    if share.is_finite() {
-        format!("{:.1}%", share * 100.0)
-    } else {
-        "-".to_string()
-    }
-}
+pub use crate::units::{duration_ms, percent};
 
 /// Shapes as `[1,3,224,224] [64]`; None (unknown) as empty.
 pub fn shapes(shapes: Option<&Vec<Vec<i64>>>) -> String {
@@ -118,19 +80,6 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_pick_a_unit() {
-        assert_eq!(duration_ms(0.0), "0 µs");
-        assert_eq!(duration_ms(0.000_85), "850 ns");
-        assert_eq!(duration_ms(0.001_234), "1.23 µs");
-        assert_eq!(duration_ms(0.012_34), "12.3 µs");
-        assert_eq!(duration_ms(0.85), "850 µs");
-        assert_eq!(duration_ms(1.165_015), "1.165 ms");
-        assert_eq!(duration_ms(12.345_6), "12.35 ms");
-        assert_eq!(duration_ms(1234.0), "1.234 s");
-        assert_eq!(duration_ms(f64::NAN), "-");
-    }
 
     #[test]
     fn wrap_by_words() {

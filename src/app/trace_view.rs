@@ -80,14 +80,7 @@ impl ExplorerData {
             } else {
                 0.0
             };
-            let mut info = format!(
-                "{} calls · self {}",
-                op.calls,
-                format::duration_ms(op.self_total_ns as f64 / 1e6)
-            );
-            if op.errors > 0 {
-                info.push_str(&format!(" · {} failed", op.errors));
-            }
+            let info = calls_info(op.calls, op.self_total_ns, op.errors);
             let node = data.push_node(TreeNode {
                 name: op.name.clone(),
                 kind: NodeKind::Operator,
@@ -168,14 +161,7 @@ impl ExplorerData {
 }
 
 fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns: i64) {
-    let mut info = format!(
-        "{} calls · self {}",
-        call.calls,
-        format::duration_ms(call.self_ns as f64 / 1e6)
-    );
-    if call.errors > 0 {
-        info.push_str(&format!(" · {} failed", call.errors));
-    }
+    let info = calls_info(call.calls, call.self_ns, call.errors);
     let id = data.push_node(TreeNode {
         name: call.name.clone(),
         kind: NodeKind::Operator,
@@ -191,4 +177,16 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
     for child in &call.children {
         push_call(data, id, child, call.inclusive_ns);
     }
+}
+
+/// `10 calls · self 117 µs[ · 1 failed]`.
+fn calls_info(calls: u64, self_ns: i64, errors: u64) -> String {
+    let mut info = format!(
+        "{calls} calls · self {}",
+        format::duration_ms(self_ns as f64 / 1e6)
+    );
+    if errors > 0 {
+        info.push_str(&format!(" · {errors} failed"));
+    }
+    info
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::profile::{Delegate, DelegateKind, OperatorStats, Profile, Stats};
-use crate::units::{format_ms, format_share};
+use crate::units::{duration_ms, percent};
 
 const NAME_WIDTH: usize = 44;
 
@@ -21,10 +21,10 @@ pub fn profile_table(p: &Profile) -> String {
         let _ = writeln!(
             o,
             "Method::execute  median {}  min {}  max {}  p90 {}",
-            format_ms(m.median),
-            format_ms(m.min),
-            format_ms(m.max),
-            format_ms(m.p90)
+            duration_ms(m.median),
+            duration_ms(m.min),
+            duration_ms(m.max),
+            duration_ms(m.p90)
         );
     }
     let _ = writeln!(o);
@@ -77,11 +77,11 @@ fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) 
         o,
         "{indent}{name:<width$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}",
         s.count,
-        format_ms(s.median),
-        format_ms(s.p90),
-        format_ms(s.min),
-        format_ms(s.max),
-        share.map(format_share).unwrap_or_default()
+        duration_ms(s.median),
+        duration_ms(s.p90),
+        duration_ms(s.min),
+        duration_ms(s.max),
+        share.map(percent).unwrap_or_default()
     );
 }
 

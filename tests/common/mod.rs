@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::profile::{load_profile, Profile, ProfileRequest};
@@ -26,4 +27,18 @@ pub fn json(rel: &str) -> serde_json::Value {
 /// |a - b| <= rel * max(|a|, |b|), with an absolute floor for values near zero.
 pub fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()) || (a - b).abs() <= 1e-15
+}
+
+/// Runs `cpuprof-tui report ARGS...`.
+pub fn report(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// A fixture's path as a string argument.
+pub fn path(rel: &str) -> String {
+    fixture(rel).display().to_string()
 }
