@@ -47,15 +47,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             ),
             theme.dim(),
         ));
-        for (k, what) in [
-            ("?", "help"),
-            ("q", "quit"),
-            ("Tab", "pane"),
-            ("/", "filter"),
-            ("s", "sort"),
-            ("w", "log"),
-            ("+/-", "warm-up"),
-        ] {
+        let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
+        for (k, what) in [("?", "help"), ("q", "quit"), ("Tab", "pane")]
+            .into_iter()
+            .chain(watch_hint)
+            .chain([
+                ("/", "filter"),
+                ("s", "sort"),
+                ("w", "log"),
+                ("+/-", "warm-up"),
+            ])
+        {
             spans.push(Span::styled(k, theme.key()));
             spans.push(Span::raw(format!(" {what} ")));
         }
