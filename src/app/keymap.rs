@@ -380,7 +380,7 @@ pub fn help_lines() -> Vec<(String, String)> {
     out.push((String::new(), "── Mouse ──".into()));
     out.push((
         "click".into(),
-        "select a pane, row or run; a click on a column title sorts by it".into(),
+        "select a pane, row or run; click a column title to sort".into(),
     ));
     out.push(("wheel".into(), "scroll the pane under the pointer".into()));
     out

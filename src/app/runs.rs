@@ -449,13 +449,14 @@ fn show_data(state: &mut AppState, id: u64, data: ExplorerData, warmup: usize) {
     let Some(w) = state.watch.as_mut() else {
         return;
     };
-    if let Some(previous) = w.shown.filter(|&s| s != id) {
-        if let (Some(i), Some(old)) = (w.index_of(previous), state.data.take()) {
+    let previous = w.shown.filter(|&s| s != id);
+    w.shown = Some(id);
+    let old = state.install(data, warmup);
+    if let (Some(w), Some(previous), Some(old)) = (state.watch.as_mut(), previous, old) {
+        if let Some(i) = w.index_of(previous) {
             w.entries[i].data = Some(Box::new(old));
         }
     }
-    w.shown = Some(id);
-    state.install(data, warmup);
 }
 
 /// Keep at most `CACHE_LIMIT` profiles besides the one shown: drop the oldest.

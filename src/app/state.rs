@@ -96,6 +96,9 @@ pub struct TreeState {
     pub visible: Vec<usize>,
     pub selected: usize,
     pub offset: usize,
+    /// Open/closed per node name path (`node_keys`) of every profile shown so far, so a
+    /// node keeps its state across profiles that lack it in between.
+    pub remembered: HashMap<String, bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -335,32 +338,24 @@ impl AppState {
     /// Show `data`. Expanded nodes, the selected node and operator row and the delegate
     /// scope carry over from the profile shown before wherever the same rows exist
     /// (matched by name path, not index); sort and filter are kept as they are.
-    pub(super) fn install(&mut self, data: ExplorerData, warmup: usize) {
+    /// Returns the profile shown before.
+    pub(super) fn install(&mut self, data: ExplorerData, warmup: usize) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
         let new_keys = node_keys(&data);
         let mut selected_node = None;
         let mut selected_op = None;
         if let Some(old) = &self.data {
             let old_keys = node_keys(old);
-            let open: HashMap<&str, bool> = old_keys
-                .iter()
-                .enumerate()
-                .map(|(i, k)| {
-                    (
-                        k.as_str(),
-                        self.tree.expanded.get(i).copied().unwrap_or(false),
-                    )
-                })
-                .collect();
+            for (i, k) in old_keys.iter().enumerate() {
+                let open = self.tree.expanded.get(i).copied().unwrap_or(false);
+                self.tree.remembered.insert(k.clone(), open);
+            }
+            let open = &self.tree.remembered;
             self.tree.expanded = data
                 .nodes
                 .iter()
                 .zip(&new_keys)
-                .map(|(n, k)| {
-                    open.get(k.as_str())
-                        .copied()
-                        .unwrap_or_else(|| default_open(n))
-                })
+                .map(|(n, k)| open.get(k).copied().unwrap_or_else(|| default_open(n)))
                 .collect();
             selected_node = self
                 .tree
@@ -402,7 +397,7 @@ impl AppState {
             .max()
             .unwrap_or(0);
         self.table.search = table::search_keys(&data.ops);
-        self.data = Some(data);
+        let previous = self.data.replace(data);
         self.data_warmup = warmup;
         if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
@@ -422,6 +417,7 @@ impl AppState {
             self.table.selected = pos;
             self.fix_table_offset();
         }
+        previous
     }
 }
 
