@@ -188,15 +188,13 @@ impl WatchState {
         self.reselect(selected_id);
     }
 
-    /// Keep the selected entry selected after the list changed; while following, the
-    /// newest row.
+    /// Keep the selected entry selected after the list changed (while following, the
+    /// profile on screen; the newest row before there is one).
     fn reselect(&mut self, selected_id: Option<u64>) {
-        self.selected = if self.follow {
-            0
-        } else {
-            selected_id
-                .and_then(|id| self.index_of(id))
-                .unwrap_or(self.selected)
+        let keep = if self.follow { self.shown } else { selected_id };
+        self.selected = match keep {
+            Some(id) => self.index_of(id).unwrap_or(self.selected),
+            None => 0,
         };
         self.selected = self.selected.min(self.entries.len().saturating_sub(1));
     }
@@ -485,7 +483,10 @@ pub(super) fn select_run(state: &mut AppState, index: usize) -> Vec<Effect> {
     }
     let index = index.min(w.entries.len() - 1);
     w.selected = index;
-    w.follow = index == 0;
+    // Following: nothing newer that could be shown (newer rows are errors or pending).
+    w.follow = w.entries[..index]
+        .iter()
+        .all(|e| e.status != RunStatus::Loaded);
     let id = w.entries[index].id;
     w.wanted = None;
     fix_runs_offset(state);

@@ -643,7 +643,12 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             let index = match cmd {
                 NewerRun => w.selected.saturating_sub(1),
                 OlderRun => w.selected + 1,
-                _ => 0,
+                // The newest profile (rows above it are errors or still loading).
+                _ => w
+                    .entries
+                    .iter()
+                    .position(|e| e.status == runs::RunStatus::Loaded)
+                    .unwrap_or(0),
             };
             return runs::select_run(state, index);
         }
