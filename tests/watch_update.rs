@@ -489,3 +489,106 @@ fn warmup_change_reloads_every_run_shown_first() {
     assert_eq!(shown_name(&s), "x.etdp");
     assert_eq!(s.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 19);
 }
+
+/// Any mix of watcher events, load results, keys, clicks and resizes: no panic, and the
+/// list invariants hold (selection in range, at most one load in flight). A fixed
+/// pseudo-random sequence so a failure reproduces.
+#[test]
+fn random_event_mix_never_panics() {
+    let a = ExplorerData::from_profile(&sample::profile());
+    let b = shifted_sample();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    for (w, h) in [(80, 24), (160, 48), (20, 6), (3, 2)] {
+        let mut s = watching(w, h, 1);
+        let mut pending: Vec<u64> = Vec::new();
+        for step in 0..3000u64 {
+            let path = format!("out/f{}.etdp", next(5));
+            let action = match next(12) {
+                0 | 1 => Action::Watch {
+                    event: WatchEvent::Ready(DumpPair {
+                        etdump: path.into(),
+                        log: None,
+                        modified: at(next(50)),
+                        size: 1,
+                    }),
+                    at: at(step),
+                },
+                2 => Action::Watch {
+                    event: WatchEvent::Removed(path.into()),
+                    at: at(step),
+                },
+                3 => Action::Watch {
+                    event: WatchEvent::Error {
+                        path: path.into(),
+                        message: "not an ETDump\nsecond line".into(),
+                    },
+                    at: at(step),
+                },
+                4 | 5 => match pending.pop() {
+                    Some(generation) => Action::Loaded {
+                        generation,
+                        result: match next(4) {
+                            0 => Err(Some("x: bad".into())),
+                            1 => Err(None),
+                            2 => Ok(Box::new(b.clone())),
+                            _ => Ok(Box::new(a.clone())),
+                        },
+                    },
+                    None => Action::RetryDue,
+                },
+                6 => Action::LoadIncomplete {
+                    generation: pending.pop().unwrap_or(0),
+                    message: "x: incomplete".into(),
+                },
+                7 => Action::RetryDue,
+                8 => Action::Mouse {
+                    kind: [
+                        MouseAction::Click,
+                        MouseAction::ScrollDown,
+                        MouseAction::ScrollUp,
+                    ][next(3) as usize],
+                    x: next(w as u64 + 2) as u16,
+                    y: next(h as u64 + 2) as u16,
+                },
+                9 => Action::Resize(w + next(3) as u16, h + next(3) as u16),
+                _ => {
+                    let keys = ['j', 'k', 'n', 'p', 'N', '+', '-', 'e', 'E', 's', 'g', 'G'];
+                    let code = match next(14) {
+                        12 => KeyCode::Tab,
+                        13 => KeyCode::Esc,
+                        i => KeyCode::Char(keys[i as usize]),
+                    };
+                    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+                }
+            };
+            for e in update(&mut s, action) {
+                if let Effect::Load { generation, .. } = e {
+                    pending.push(generation);
+                }
+            }
+            let ws = s.watch.as_ref().unwrap();
+            assert!(ws.entries.is_empty() || ws.selected < ws.entries.len());
+            let loading = ws
+                .entries
+                .iter()
+                .filter(|e| e.status == RunStatus::Loading)
+                .count();
+            assert!(loading <= 1, "step {step}: {loading} loading");
+            assert!(ws.entries.iter().all(|e| match &e.status {
+                RunStatus::Failed { message, .. } => !message.contains('\n'),
+                _ => true,
+            }));
+            let mut t =
+                ratatui::Terminal::new(ratatui::backend::TestBackend::new(s.width, s.height))
+                    .unwrap();
+            t.draw(|f| cpuprof_tui::ui::draw(f, &s, &cpuprof_tui::ui::Theme::plain()))
+                .unwrap();
+        }
+    }
+}

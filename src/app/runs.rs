@@ -210,6 +210,10 @@ pub fn delta(entries: &[RunEntry], index: usize) -> Option<f64> {
     (before > 0.0).then(|| (now - before) / before)
 }
 
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `+3.2%`, `-1.1%`.
 pub fn delta_label(d: f64) -> String {
     format!("{:+.1}%", d * 100.0)
@@ -261,7 +265,7 @@ pub(super) fn on_watch_event(
         }
         WatchEvent::Error { path, message } => {
             drop_unloaded(w, &path);
-            let message = format!("{}: {message}", file_name(&path));
+            let message = one_line(&format!("{}: {message}", file_name(&path)));
             w.insert(RunEntry {
                 id: 0,
                 etdump: path,
@@ -399,7 +403,7 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
         }
         Outcome::Failed(message) => {
             w.entries[index].status = RunStatus::Failed {
-                message,
+                message: one_line(&message),
                 from_watcher: false,
             };
             if w.wanted == Some(id) {
