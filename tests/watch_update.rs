@@ -378,6 +378,10 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
     // Selecting an error row keeps the last good profile.
     key(&mut s, KeyCode::Char('g'));
     assert_eq!(shown_name(&s), "good.etdp");
+    // N goes to the newest profile, skipping the error rows above it, and follows.
+    key(&mut s, KeyCode::Char('N'));
+    let w = s.watch.as_ref().unwrap();
+    assert_eq!((w.selected, w.follow), (2, true));
 
     // Incomplete: quietly waiting, retried with backoff, then loads.
     let e = ready(&mut s, "out/slow.etdp", 300);

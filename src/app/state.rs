@@ -341,7 +341,12 @@ impl AppState {
     /// Returns the profile shown before.
     pub(super) fn install(&mut self, data: ExplorerData, warmup: usize) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
-        let new_keys = node_keys(&data);
+        // Only needed to match against a profile shown before (big dumps load faster).
+        let new_keys = if first_load {
+            Vec::new()
+        } else {
+            node_keys(&data)
+        };
         let mut selected_node = None;
         let mut selected_op = None;
         if let Some(old) = &self.data {
