@@ -3,13 +3,14 @@
 //! One `mpsc` channel carries input events (from an input thread) and loader events
 //! (from the worker); the loop turns them into `Action`s for the pure `update` and
 //! performs the returned effects. The terminal is restored on every exit path and on
-//! panic.
+//! panic. With `--watch`, the directory watcher feeds the same channel.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
+use std::time::SystemTime;
 
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
@@ -26,6 +27,7 @@ use crate::app::{update, Action, AppState, Effect, MouseAction};
 use crate::cli::ExploreArgs;
 use crate::profile::{LoadError, ProfileRequest};
 use crate::ui::{self, Theme};
+use crate::watch::{spawn_watcher, WatchConfig, WatchHandle};
 use crate::worker::{Event, Worker};
 
 /// The request the command line asks for, or the message for a usage error.
@@ -34,7 +36,7 @@ pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
         return Ok(ProfileRequest::demo(args.warmup));
     }
     if args.watch.is_some() {
-        return Err("--watch is not available yet".into());
+        return Err("--watch opens a directory, not one profile".into());
     }
     match &args.file {
         Some(file) => Ok(ProfileRequest::new(
@@ -46,13 +48,61 @@ pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
     }
 }
 
+/// What the explorer opens.
+enum Start {
+    Profile(ProfileRequest),
+    /// The watcher runs (and stops when this is dropped).
+    Watch {
+        dir: String,
+        warmup: usize,
+        _handle: WatchHandle,
+    },
+}
+
+/// The watcher configuration the command line asks for.
+pub fn watch_config(args: &ExploreArgs) -> Option<WatchConfig> {
+    let dir = args.watch.as_ref()?;
+    Some(WatchConfig {
+        recursive: args.recursive,
+        poll: args.poll,
+        ..WatchConfig::new(dir)
+    })
+}
+
+/// Start watching `config.dir`, sending its events into the explorer's channel.
+pub fn start_watcher(
+    config: WatchConfig,
+    tx: Sender<Event>,
+) -> Result<WatchHandle, crate::watch::WatchError> {
+    spawn_watcher(config, move |ev| tx.send(Event::Watch(ev)).is_ok())
+}
+
 pub fn run(args: &ExploreArgs) -> ExitCode {
-    let request = match request_for(args) {
-        Ok(r) => r,
-        Err(msg) => {
-            eprintln!("cpuprof-tui: {msg}");
-            return ExitCode::from(2);
+    let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
+    // Everything that can fail on bad arguments or a bad directory fails before the
+    // terminal is touched.
+    let start = match watch_config(args) {
+        Some(config) => {
+            let dir = config.dir.display().to_string();
+            match start_watcher(config, tx.clone()) {
+                Ok(handle) => Start::Watch {
+                    dir,
+                    warmup: args.warmup.unwrap_or(0),
+                    _handle: handle,
+                },
+                Err(e) => {
+                    eprintln!("cpuprof-tui: {e}");
+                    return ExitCode::from(2);
+                }
+            }
         }
+        None => match request_for(args) {
+            Ok(r) => Start::Profile(r),
+            Err(msg) => {
+                eprintln!("cpuprof-tui: {msg}");
+                return ExitCode::from(2);
+            }
+        },
     };
     let guard = match TerminalGuard::enter() {
         Ok(g) => g,
@@ -61,8 +111,9 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = main_loop(request);
+    let result = main_loop(&start, tx, rx);
     drop(guard);
+    drop(start);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -168,6 +219,13 @@ pub fn action_for(event: Event) -> Option<Action> {
             bytes_done: progress.bytes_done,
             bytes_total: progress.bytes_total,
         }),
+        Event::Loaded {
+            generation,
+            result: Err(e @ LoadError::Incomplete { .. }),
+        } => Some(Action::LoadIncomplete {
+            generation,
+            message: e.to_string(),
+        }),
         Event::Loaded { generation, result } => Some(Action::Loaded {
             generation,
             result: result.map_err(|e| match e {
@@ -175,22 +233,32 @@ pub fn action_for(event: Event) -> Option<Action> {
                 other => Some(other.to_string()),
             }),
         }),
+        Event::Watch(event) => Some(Action::Watch {
+            event,
+            at: SystemTime::now(),
+        }),
+        Event::RetryDue => Some(Action::RetryDue),
     }
 }
 
-fn main_loop(request: ProfileRequest) -> io::Result<()> {
+fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Result<()> {
     // No `terminal.clear()`: it asks the terminal for the cursor position, which some
     // terminals (and pipes in tests) never answer. The screen was cleared on entry.
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let theme = Theme::from_env();
     let size = terminal.size()?;
     let mut state = AppState::new(size.width, size.height);
-    let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     let mut worker = Worker::new(tx.clone());
-    let effects = state.load(request);
+    let effects = match start {
+        Start::Profile(request) => state.load(request.clone()),
+        Start::Watch { dir, warmup, .. } => {
+            state.start_watch(dir.clone(), *warmup);
+            Vec::new()
+        }
+    };
     // First frame at once: the gauge, before any byte is read.
     terminal.draw(|f| ui::draw(f, &state, &theme))?;
-    if apply(effects, &mut worker) {
+    if apply(effects, &mut worker, &tx) {
         return Ok(());
     }
     // Debug builds only: lets the end-to-end test check the panic path restores the terminal.
@@ -198,7 +266,7 @@ fn main_loop(request: ProfileRequest) -> io::Result<()> {
     if std::env::var_os("CPUPROF_TUI_TEST_PANIC").is_some() {
         panic!("test panic after the first frame");
     }
-    spawn_input(tx);
+    spawn_input(tx.clone());
     while let Ok(first) = rx.recv() {
         let mut pending = vec![first];
         // Coalesce a burst (key repeat, progress) into one frame.
@@ -210,7 +278,7 @@ fn main_loop(request: ProfileRequest) -> io::Result<()> {
         }
         for ev in pending {
             if let Some(action) = action_for(ev) {
-                if apply(update(&mut state, action), &mut worker) {
+                if apply(update(&mut state, action), &mut worker, &tx) {
                     return Ok(());
                 }
             }
@@ -220,8 +288,9 @@ fn main_loop(request: ProfileRequest) -> io::Result<()> {
     Ok(())
 }
 
-/// Perform effects; true when the explorer should quit.
-fn apply(effects: Vec<Effect>, worker: &mut Worker) -> bool {
+/// Perform effects; true when the explorer should quit. `tx` is the loop's channel
+/// (retry timers send into it).
+pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> bool {
     for e in effects {
         match e {
             Effect::Quit => {
@@ -232,6 +301,13 @@ fn apply(effects: Vec<Effect>, worker: &mut Worker) -> bool {
                 request,
                 generation,
             } => worker.start(request, generation),
+            Effect::RetryAfter(delay) => {
+                let tx = tx.clone();
+                let _ = thread::Builder::new().name("retry".into()).spawn(move || {
+                    thread::sleep(delay);
+                    let _ = tx.send(Event::RetryDue);
+                });
+            }
         }
     }
     false

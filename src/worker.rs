@@ -12,6 +12,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 use crate::app::ExplorerData;
 use crate::profile::{LoadError, LoadPhase, LoadProgress, ProfileRequest};
 use crate::source::load_explorer_data;
+use crate::watch::WatchEvent;
 
 /// Everything the UI loop waits for, from the input thread and the worker.
 #[derive(Debug)]
@@ -27,6 +28,10 @@ pub enum Event {
         generation: u64,
         result: Result<Box<ExplorerData>, LoadError>,
     },
+    /// From the directory watcher (`--watch`).
+    Watch(WatchEvent),
+    /// A retry timer for an incomplete dump fired.
+    RetryDue,
 }
 
 pub struct Worker {

@@ -282,3 +282,69 @@ fn panic_restores_the_terminal() {
     // The panic message comes after, on the normal screen.
     assert!(text[leave..].contains("test panic after the first frame"));
 }
+
+/// `--watch` on an empty directory: a fixture pair copied in shows up, a second one makes
+/// two runs. Prints the reload latency (copy finished -> profile on screen).
+/// mlp_basic and cnn2_basic: 23 runs each, 3 warm-up -> 20 kept (truth files).
+#[test]
+fn watch_follows_a_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap().to_string();
+    let mut s = Session::start(&["--watch", &dir, "--warmup", "3"]);
+    s.wait_for(&["waiting for ETDumps in", "watching", "0 profiles"]);
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(from),
+            tmp.path().join(to),
+        )
+        .unwrap();
+    };
+    copy("fixtures/cpu/mlp_basic.log", "mlp_basic.log");
+    copy("fixtures/cpu/mlp_basic.etdp", "mlp_basic.etdp");
+    let written = Instant::now();
+    s.wait_for(&[
+        "mlp_basic.etdp + ",
+        "runs 20 kept, 3 warm-up dropped (of 23)",
+        "Runs · 1",
+        "1 profile",
+    ]);
+    let first = written.elapsed();
+    // A second run under another name.
+    copy("fixtures/cpu/cnn2_basic.log", "run2.log");
+    copy("fixtures/cpu/cnn2_basic.etdp", "run2.etdp");
+    let written = Instant::now();
+    let screen = s.wait_for(&["run2.etdp + ", "Runs · 2", "2 profiles", "0 errors"]);
+    let second = written.elapsed();
+    // Both rows, newest first, with the change against the older one: +602.9%.
+    let run2 = screen.find("run2.etdp  ").expect("run2 row");
+    let mlp = screen.find("mlp_basic.etdp  ").expect("mlp row");
+    assert!(run2 < mlp, "newest first:\n{screen}");
+    assert!(screen.contains("+602.9%"), "{screen}");
+    eprintln!(
+        "reload latency (copy finished -> profile on screen): {} ms, {} ms",
+        first.as_millis(),
+        second.as_millis()
+    );
+    // The older run can be selected again.
+    s.send("p");
+    s.wait_for(&["mlp_basic.etdp + "]);
+    s.send("q");
+    let status = s.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    ends_restored(&s.final_output());
+}
+
+/// A missing directory: one line naming it, exit 2, the terminal untouched.
+#[test]
+fn watch_missing_directory_exits_2() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(["--watch", "/no/such/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "cpuprof-tui: /no/such/dir: no such directory\n"
+    );
+    assert!(out.stdout.is_empty(), "terminal not touched");
+}

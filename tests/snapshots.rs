@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
-use cpuprof_tui::profile::{LoadPhase, ProfileRequest};
+use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
 use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
 use ratatui::backend::TestBackend;
@@ -236,5 +236,48 @@ fn trace_thapi_findings() {
         );
         key(&mut s, KeyCode::Char('w'));
         snap("trace_thapi_findings", size, &s);
+    }
+}
+
+/// Watch mode: two profiles and one error entry, newest (cnn2_basic) shown. Truth medians
+/// with 3 warm-up: mlp_basic 33.52 µs, cnn2_basic 235.6 µs; change (0.23562 - 0.03352) /
+/// 0.03352 = +602.9%. Both 23 runs. Times are fixed (UTC): 10:00:05 and 10:00:20.
+#[test]
+fn watch_runs_list() {
+    use cpuprof_tui::watch::{DumpPair, WatchEvent};
+    use std::path::PathBuf;
+    use std::time::{Duration, UNIX_EPOCH};
+    let at = |s: u64| UNIX_EPOCH + Duration::from_secs(36_000 + s);
+    for size in SIZES {
+        let mut s = AppState::new(size.0, size.1);
+        s.start_watch("fixtures/cpu", 3);
+        for (stem, t) in [("mlp_basic", 5), ("cnn2_basic", 20)] {
+            let etdump = PathBuf::from(format!("fixtures/cpu/{stem}.etdp"));
+            let log = Some(etdump.with_extension("log"));
+            let event = WatchEvent::Ready(DumpPair {
+                etdump,
+                log,
+                modified: at(t),
+                size: 1,
+            });
+            let effects = update(&mut s, Action::Watch { event, at: at(t) });
+            let Some(Effect::Load {
+                request,
+                generation,
+            }) = effects.first().cloned()
+            else {
+                panic!("no load: {effects:?}")
+            };
+            let result = load_profile(&request, &mut |_| {}, &AtomicBool::new(false))
+                .map(|p| Box::new(ExplorerData::from_profile(&p)))
+                .map_err(|e| Some(e.to_string()));
+            update(&mut s, Action::Loaded { generation, result });
+        }
+        let event = WatchEvent::Error {
+            path: "fixtures/cpu/junk.etdp".into(),
+            message: "not an ETDump: identifier is \"XX00\", expected \"ED00\"".into(),
+        };
+        update(&mut s, Action::Watch { event, at: at(30) });
+        snap("watch_runs", size, &s);
     }
 }

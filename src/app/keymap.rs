@@ -30,6 +30,9 @@ pub enum Command {
     ToggleHelp,
     WarmupMore,
     WarmupLess,
+    NewerRun,
+    OlderRun,
+    NewestRun,
     Dismiss,
     FilterAccept,
     FilterCancel,
@@ -110,7 +113,7 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[(KeyCode::Tab, N)],
         command: Command::NextPane,
-        help: "next pane (tree, operators, detail)",
+        help: "next pane (runs when watching, tree, operators, detail)",
     },
     Binding {
         keys: &[(KeyCode::BackTab, N)],
@@ -181,6 +184,21 @@ static NORMAL: &[Binding] = &[
         keys: &[ch('-')],
         command: Command::WarmupLess,
         help: "drop one fewer warm-up run (reloads)",
+    },
+    Binding {
+        keys: &[ch('n')],
+        command: Command::NewerRun,
+        help: "watch: show the next newer run",
+    },
+    Binding {
+        keys: &[ch('p')],
+        command: Command::OlderRun,
+        help: "watch: show the next older run",
+    },
+    Binding {
+        keys: &[ch('N')],
+        command: Command::NewestRun,
+        help: "watch: show the newest run and follow new ones",
     },
     Binding {
         keys: &[ch('?')],
@@ -362,7 +380,7 @@ pub fn help_lines() -> Vec<(String, String)> {
     out.push((String::new(), "── Mouse ──".into()));
     out.push((
         "click".into(),
-        "select a pane or row; click a column title to sort by it".into(),
+        "select a pane, row or run; click a column title to sort".into(),
     ));
     out.push(("wheel".into(), "scroll the pane under the pointer".into()));
     out
@@ -454,7 +472,7 @@ mod tests {
         // The keys the issue promises, written by hand.
         for k in [
             "j", "k", "↑", "↓", "PgUp", "PgDn", "g", "G", "Tab", "Enter", "Esc", "/", "s", "S",
-            "e", "E", "w", "?", "q", "+", "-",
+            "e", "E", "w", "?", "q", "+", "-", "n", "p", "N",
         ] {
             assert!(
                 help.iter().any(|(keys, _)| keys.split(' ').any(|x| x == k)),

@@ -7,12 +7,18 @@ use ratatui::layout::Rect;
 pub const WIDE: u16 = 140;
 pub const DETAIL_WIDTH: u16 = 48;
 pub const HEADER_HEIGHT: u16 = 2;
+/// The runs list (watch mode) takes a quarter of the lists' height, at most this.
+pub const RUNS_MAX_HEIGHT: u16 = 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {
     pub header: Rect,
     pub body: Rect,
     pub footer: Rect,
+    /// Watch mode: the status line above the footer.
+    pub status: Option<Rect>,
+    /// Watch mode: the runs list, above the tree.
+    pub runs: Option<Rect>,
     pub tree: Option<Rect>,
     pub table: Option<Rect>,
     pub detail: Option<Rect>,
@@ -21,18 +27,22 @@ pub struct Areas {
 }
 
 /// `detail_zoomed`: on a narrow screen the focused detail takes the whole body.
-pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool) -> Areas {
+/// `runs`: watch mode (a runs list above the tree and a status line above the footer).
+pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, runs: bool) -> Areas {
     let full = Rect::new(0, 0, width, height);
     let header_h = HEADER_HEIGHT.min(height);
     let footer_h = u16::from(height > header_h);
+    let status_h = u16::from(runs && height > header_h + footer_h);
     let header = Rect::new(0, 0, width, header_h);
-    let body_h = height.saturating_sub(header_h + footer_h);
+    let body_h = height.saturating_sub(header_h + footer_h + status_h);
     let body = Rect::new(0, header_h, width, body_h);
-    let footer = Rect::new(0, header_h + body_h, width, footer_h);
+    let footer = Rect::new(0, header_h + body_h + status_h, width, footer_h);
     let mut areas = Areas {
         header,
         body,
         footer,
+        status: (status_h > 0).then(|| Rect::new(0, header_h + body_h, width, 1)),
+        runs: None,
         tree: None,
         table: None,
         detail: None,
@@ -55,6 +65,17 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool) -> 
     } else {
         (body, None)
     };
+    let mut lists = lists;
+    if runs {
+        let runs_h = (lists.height / 4).clamp(4.min(lists.height), RUNS_MAX_HEIGHT);
+        areas.runs = Some(Rect::new(lists.x, lists.y, lists.width, runs_h));
+        lists = Rect::new(
+            lists.x,
+            lists.y + runs_h,
+            lists.width,
+            lists.height - runs_h,
+        );
+    }
     let tree_h = (lists.height * 2 / 5).max(3.min(lists.height));
     areas.tree = Some(Rect::new(lists.x, lists.y, lists.width, tree_h));
     areas.table = Some(Rect::new(
@@ -83,19 +104,37 @@ mod tests {
 
     #[test]
     fn panes_tile_the_body() {
-        let a = compute(80, 24, false, false);
+        let a = compute(80, 24, false, false, false);
         assert_eq!(a.header, Rect::new(0, 0, 80, 2));
         assert_eq!(a.footer, Rect::new(0, 23, 80, 1));
         let (t, o) = (a.tree.unwrap(), a.table.unwrap());
         assert_eq!((t.y, t.height, o.y, o.height), (2, 8, 10, 13));
         assert!(a.detail.is_none());
-        let z = compute(80, 24, false, true);
+        let z = compute(80, 24, false, true, false);
         assert_eq!(z.detail, Some(Rect::new(0, 2, 80, 21)));
-        let w = compute(160, 48, false, false);
+        let w = compute(160, 48, false, false, false);
         assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 45)));
         assert_eq!(w.table.unwrap().width, 112);
         // Tiny terminals give empty areas, not panics.
-        let tiny = compute(3, 1, false, false);
+        let tiny = compute(3, 1, false, false, false);
         assert_eq!(tiny.body.height, 0);
+        for (w, h) in [(0, 0), (3, 1), (10, 3), (80, 4)] {
+            compute(w, h, false, false, true);
+        }
+    }
+
+    #[test]
+    fn watch_mode_adds_runs_and_status() {
+        // 80x24: header 2, body 20, status row 22, footer row 23; runs 20/4 = 5 rows.
+        let a = compute(80, 24, false, false, true);
+        assert_eq!(a.status, Some(Rect::new(0, 22, 80, 1)));
+        assert_eq!(a.footer, Rect::new(0, 23, 80, 1));
+        assert_eq!(a.runs, Some(Rect::new(0, 2, 80, 5)));
+        let (t, o) = (a.tree.unwrap(), a.table.unwrap());
+        assert_eq!((t.y, t.height, o.y, o.height), (7, 6, 13, 9));
+        // 160x48: body 44, runs capped at 10 rows, beside the detail pane.
+        let w = compute(160, 48, false, false, true);
+        assert_eq!(w.runs, Some(Rect::new(0, 2, 112, 10)));
+        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 44)));
     }
 }

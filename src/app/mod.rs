@@ -7,6 +7,7 @@ pub mod format;
 pub mod histogram;
 pub mod keymap;
 pub mod layout;
+pub mod runs;
 #[doc(hidden)]
 pub mod sample;
 pub mod state;
@@ -15,5 +16,6 @@ mod trace_view;
 
 pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, SourceKind, TreeNode};
 pub use keymap::{Command, Mode};
+pub use runs::{RunEntry, RunFacts, RunStatus, WatchState};
 pub use state::{update, Action, AppState, Effect, Loading, MouseAction, Pane};
 pub use table::Column;

@@ -1,16 +1,23 @@
 //! Explorer state (plain data) and the pure `update(state, action) -> effects`.
 
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime};
+
 use ratatui::crossterm::event::KeyEvent;
 use tui_input::Input;
 
 use super::data::ExplorerData;
 use super::keymap::{self, Command, Mode};
 use super::layout::{self, Areas};
+use super::runs::{self, Outcome, WatchState};
 use super::table::{self, Column};
 use crate::profile::{LoadPhase, ProfileRequest};
+use crate::watch::WatchEvent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
+    /// Watch mode: the runs list.
+    Runs,
     Tree,
     Table,
     Detail,
@@ -45,6 +52,18 @@ pub enum Action {
         generation: u64,
         result: Result<Box<ExplorerData>, Option<String>>,
     },
+    /// A load found the dump still being written (`message` names the file).
+    LoadIncomplete {
+        generation: u64,
+        message: String,
+    },
+    /// The directory watcher reported `event` (received at `at`).
+    Watch {
+        event: WatchEvent,
+        at: SystemTime,
+    },
+    /// A `RetryAfter` timer fired.
+    RetryDue,
 }
 
 /// What the shell must do after an update.
@@ -55,6 +74,8 @@ pub enum Effect {
         request: ProfileRequest,
         generation: u64,
     },
+    /// Send `Action::RetryDue` after this long (incomplete dumps are retried quietly).
+    RetryAfter(Duration),
     Quit,
 }
 
@@ -75,6 +96,9 @@ pub struct TreeState {
     pub visible: Vec<usize>,
     pub selected: usize,
     pub offset: usize,
+    /// Open/closed per node name path (`node_keys`) of every profile shown so far, so a
+    /// node keeps its state across profiles that lack it in between.
+    pub remembered: HashMap<String, bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -140,6 +164,8 @@ pub struct AppState {
     pub width: u16,
     pub height: u16,
     pub quit: bool,
+    /// Watch mode (`--watch DIR`): the runs list.
+    pub watch: Option<WatchState>,
 }
 
 impl AppState {
@@ -163,6 +189,7 @@ impl AppState {
             width,
             height,
             quit: false,
+            watch: None,
         }
     }
 
@@ -184,6 +211,7 @@ impl AppState {
             self.height,
             self.log_view,
             self.focus == Pane::Detail,
+            self.watch.is_some(),
         )
     }
 
@@ -310,34 +338,64 @@ impl AppState {
         self.table.offset = fix_offset(self.table.selected, self.table.offset, page);
     }
 
-    fn install(&mut self, data: ExplorerData, warmup: usize) {
+    /// Show `data`. Expanded nodes, the selected node and operator row and the delegate
+    /// scope carry over from the profile shown before wherever the same rows exist
+    /// (matched by name path, not index); sort and filter are kept as they are.
+    /// Returns the profile shown before.
+    pub(super) fn install(&mut self, data: ExplorerData, warmup: usize) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
-        let same_shape = self
-            .data
-            .as_ref()
-            .is_some_and(|d| d.nodes.len() == data.nodes.len() && d.ops.len() == data.ops.len());
-        if !same_shape {
-            // Method and delegates open; steps closed.
+        // Only needed to match against a profile shown before (big dumps load faster).
+        let new_keys = if first_load {
+            Vec::new()
+        } else {
+            node_keys(&data)
+        };
+        let mut selected_node = None;
+        let mut selected_op = None;
+        if let Some(old) = &self.data {
+            let old_keys = node_keys(old);
+            for (i, k) in old_keys.iter().enumerate() {
+                let open = self.tree.expanded.get(i).copied().unwrap_or(false);
+                self.tree.remembered.insert(k.clone(), open);
+            }
+            let open = &self.tree.remembered;
             self.tree.expanded = data
                 .nodes
                 .iter()
-                .map(|n| {
-                    matches!(
-                        n.kind,
-                        super::data::NodeKind::Method | super::data::NodeKind::Delegate
-                    )
-                })
+                .zip(&new_keys)
+                .map(|(n, k)| open.get(k).copied().unwrap_or_else(|| default_open(n)))
                 .collect();
-            self.tree.selected = 0;
-            self.table.selected = 0;
-            if self.table.scope.is_some_and(|s| s >= data.scopes.len()) {
-                self.table.scope = None;
-            }
+            selected_node = self
+                .tree
+                .visible
+                .get(self.tree.selected)
+                .and_then(|&i| old_keys.get(i))
+                .cloned();
+            selected_op = self
+                .selected_op()
+                .and_then(|r| old.ops.get(r))
+                .and_then(|o| old_keys.get(o.node))
+                .cloned();
+            self.table.scope = self
+                .table
+                .scope
+                .and_then(|s| old.scopes.get(s))
+                .and_then(|label| data.scopes.iter().position(|l| l == label));
+        } else {
+            // Method and delegates open; steps closed.
+            self.tree.expanded = data.nodes.iter().map(default_open).collect();
+            self.table.scope = None;
         }
         self.table.columns = data.kind.columns();
         if !self.table.columns.contains(&self.table.sort) {
             self.table.sort = Column::Median;
         }
+        let find = |key: &Option<String>| {
+            key.as_ref()
+                .and_then(|k| new_keys.iter().position(|n| n == k))
+        };
+        let node_id = find(&selected_node);
+        let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
         self.table.longest_name = data
             .ops
             .iter()
@@ -351,14 +409,53 @@ impl AppState {
             .max()
             .unwrap_or(0);
         self.table.search = table::search_keys(&data.ops);
-        self.data = Some(data);
+        let previous = self.data.replace(data);
         self.data_warmup = warmup;
-        if first_load {
+        if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
         }
+        // Rebuilding keeps the selection by id; point it at the matching rows first.
+        self.tree.visible.clear();
+        self.tree.selected = 0;
         self.rebuild_tree_visible();
+        if let Some(pos) = node_id.and_then(|id| self.tree.visible.iter().position(|&v| v == id)) {
+            self.tree.selected = pos;
+            self.fix_tree_offset();
+        }
+        self.table.rows.clear();
+        self.table.selected = 0;
         self.rebuild_table_rows();
+        if let Some(pos) = op_row.and_then(|r| self.table.rows.iter().position(|&x| x == r)) {
+            self.table.selected = pos;
+            self.fix_table_offset();
+        }
+        previous
     }
+}
+
+fn default_open(n: &super::data::TreeNode) -> bool {
+    matches!(
+        n.kind,
+        super::data::NodeKind::Method | super::data::NodeKind::Delegate
+    )
+}
+
+/// A key per tree node naming its path from the root: names joined, with the position
+/// among same-named siblings so duplicates stay distinct. Nodes come parents first.
+pub fn node_keys(data: &ExplorerData) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::with_capacity(data.nodes.len());
+    let mut seen: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+    for node in &data.nodes {
+        let nth = seen.entry((node.parent, node.name.as_str())).or_insert(0);
+        let parent = node
+            .parent
+            .and_then(|p| keys.get(p))
+            .map_or("", String::as_str);
+        let key = format!("{parent}\u{1f}{}\u{1e}{nth}", node.name);
+        *nth += 1;
+        keys.push(key);
+    }
+    keys
 }
 
 /// The findings section of the log view, wrapped to `width`: (is error, first line of
@@ -407,15 +504,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             None => Vec::new(),
         },
         Action::Command(cmd) => command(state, cmd),
-        Action::Mouse { kind, x, y } => {
-            mouse(state, kind, x, y);
-            Vec::new()
-        }
+        Action::Mouse { kind, x, y } => mouse(state, kind, x, y),
         Action::Resize(w, h) => {
             state.width = w;
             state.height = h;
             state.fix_tree_offset();
             state.fix_table_offset();
+            runs::fix_runs_offset(state);
             Vec::new()
         }
         Action::Progress {
@@ -433,6 +528,29 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::Loaded { generation, result } if state.watch.is_some() => {
+            let outcome = match result {
+                Ok(data) => Outcome::Loaded(data),
+                Err(Some(message)) => Outcome::Failed(message),
+                Err(None) => Outcome::Cancelled,
+            };
+            runs::on_loaded(state, generation, outcome)
+        }
+        Action::LoadIncomplete { generation, .. } if state.watch.is_some() => {
+            runs::on_loaded(state, generation, Outcome::Incomplete)
+        }
+        Action::LoadIncomplete {
+            generation,
+            message,
+        } => update(
+            state,
+            Action::Loaded {
+                generation,
+                result: Err(Some(message)),
+            },
+        ),
+        Action::Watch { event, at } => runs::on_watch_event(state, event, at),
+        Action::RetryDue => runs::on_retry(state),
         Action::Loaded { generation, result } => {
             if generation != state.generation {
                 return Vec::new(); // stale: a newer request superseded it
@@ -462,17 +580,22 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.help = !state.help;
             state.help_scroll = 0;
         }
-        Up | Down | PageUp | PageDown | Top | Bottom => navigate(state, cmd),
+        Up | Down | PageUp | PageDown | Top | Bottom => return navigate(state, cmd),
         NextPane | PrevPane => {
-            let order = [Pane::Tree, Pane::Table, Pane::Detail];
+            let order: &[Pane] = if state.watch.is_some() {
+                &[Pane::Runs, Pane::Tree, Pane::Table, Pane::Detail]
+            } else {
+                &[Pane::Tree, Pane::Table, Pane::Detail]
+            };
+            let n = order.len();
             let i = order.iter().position(|p| *p == state.focus).unwrap_or(0);
             let next = if cmd == NextPane {
-                (i + 1) % 3
+                (i + 1) % n
             } else {
-                (i + 2) % 3
+                (i + n - 1) % n
             };
             state.focus = order[next];
-            if state.focus != Pane::Detail {
+            if matches!(state.focus, Pane::Tree | Pane::Table) {
                 state.detail_source = state.focus;
             }
             state.log_view = false;
@@ -525,6 +648,22 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.log_scroll = 0;
         }
         WarmupMore | WarmupLess => return change_warmup(state, cmd == WarmupMore),
+        NewerRun | OlderRun | NewestRun => {
+            let Some(w) = &state.watch else {
+                return Vec::new();
+            };
+            let index = match cmd {
+                NewerRun => w.selected.saturating_sub(1),
+                OlderRun => w.selected + 1,
+                // The newest profile (rows above it are errors or still loading).
+                _ => w
+                    .entries
+                    .iter()
+                    .position(|e| e.status == runs::RunStatus::Loaded)
+                    .unwrap_or(0),
+            };
+            return runs::select_run(state, index);
+        }
     }
     Vec::new()
 }
@@ -541,6 +680,21 @@ pub fn sort_by(state: &mut AppState, column: Column) {
 }
 
 fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
+    if let Some(w) = &state.watch {
+        let current = w.warmup;
+        let wanted = if more {
+            match state.runs_total() {
+                Some(total) if current + 1 < total => current + 1,
+                _ => return Vec::new(),
+            }
+        } else {
+            match current.checked_sub(1) {
+                Some(n) => n,
+                None => return Vec::new(),
+            }
+        };
+        return runs::change_watch_warmup(state, wanted);
+    }
     let Some(request) = state.request.clone() else {
         return Vec::new();
     };
@@ -562,7 +716,8 @@ fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
     state.load(request)
 }
 
-fn navigate(state: &mut AppState, cmd: Command) {
+/// Returns the effects of showing another run (runs list only).
+fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     use Command::*;
     let delta = |page: usize| -> Option<isize> {
         match cmd {
@@ -578,15 +733,24 @@ fn navigate(state: &mut AppState, cmd: Command) {
     if state.help {
         let d = delta(10).unwrap_or(0);
         state.help_scroll = step(state.help_scroll, d, keymap::help_lines().len());
-        return;
+        return Vec::new();
     }
     if state.log_view {
         let page = layout::inner_rows(state.areas().log).max(1);
         let d = delta(page).unwrap_or(0);
         state.log_scroll = step(state.log_scroll, d, state.log_len());
-        return;
+        return Vec::new();
     }
     match state.focus {
+        Pane::Runs => {
+            let page = layout::inner_rows(state.areas().runs).max(1);
+            let d = delta(page).unwrap_or(0);
+            let Some(w) = &state.watch else {
+                return Vec::new();
+            };
+            let index = step(w.selected, d, w.entries.len());
+            return runs::select_run(state, index);
+        }
         Pane::Tree => {
             let d = delta(state.tree_page()).unwrap_or(0);
             state.tree.selected = step(state.tree.selected, d, state.tree.visible.len());
@@ -605,6 +769,7 @@ fn navigate(state: &mut AppState, cmd: Command) {
             state.focus = Pane::Detail;
         }
     }
+    Vec::new()
 }
 
 fn enter(state: &mut AppState) {
@@ -646,7 +811,7 @@ fn enter(state: &mut AppState) {
                 state.focus = Pane::Detail;
             }
         }
-        Pane::Detail => {}
+        Pane::Detail | Pane::Runs => {}
     }
 }
 
@@ -657,6 +822,7 @@ fn back(state: &mut AppState) {
     }
     match state.focus {
         Pane::Detail => state.focus = state.detail_source,
+        Pane::Runs => state.focus = Pane::Tree,
         Pane::Table => {
             if !state.table.filter.value().is_empty() {
                 state.table.filter.reset();
@@ -696,9 +862,9 @@ fn tree_fold(state: &mut AppState, open: bool) {
     state.rebuild_tree_visible();
 }
 
-fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) {
+fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
     if state.error.is_some() || state.help {
-        return;
+        return Vec::new();
     }
     let areas = state.areas();
     if let Some(log) = areas.log {
@@ -710,16 +876,41 @@ fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) {
             };
             state.log_scroll = step(state.log_scroll, d, state.log_len());
         }
-        return;
+        return Vec::new();
     }
     let hit = [
+        (Pane::Runs, areas.runs),
         (Pane::Tree, areas.tree),
         (Pane::Table, areas.table),
         (Pane::Detail, areas.detail),
     ]
     .into_iter()
     .find_map(|(p, a)| a.filter(|a| layout::contains(*a, x, y)).map(|a| (p, a)));
-    let Some((pane, area)) = hit else { return };
+    let Some((pane, area)) = hit else {
+        return Vec::new();
+    };
+    if pane == Pane::Runs {
+        let Some(w) = &state.watch else {
+            return Vec::new();
+        };
+        let index = match kind {
+            MouseAction::ScrollUp => w.selected.saturating_sub(3),
+            MouseAction::ScrollDown => w.selected + 3,
+            MouseAction::Click => {
+                // Rows start right under the top border; clicks on borders only focus.
+                state.focus = Pane::Runs;
+                if y <= area.y || y + 1 >= area.y + area.height {
+                    return Vec::new();
+                }
+                let i = w.offset + (y - area.y - 1) as usize;
+                if i >= w.entries.len() {
+                    return Vec::new();
+                }
+                i
+            }
+        };
+        return runs::select_run(state, index);
+    }
     match kind {
         MouseAction::ScrollUp | MouseAction::ScrollDown => {
             let before = state.focus;
@@ -773,4 +964,5 @@ fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) {
             }
         }
     }
+    Vec::new()
 }

@@ -50,16 +50,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             format!("sort {}{dir} │ {warmup}", t.sort.title()),
             theme.dim(),
         ));
-        let keys = [
-            ("?", "help"),
-            ("q", "quit"),
-            ("Tab", "pane"),
-            ("/", "filter"),
-            ("s", "sort"),
-            ("w", "log"),
-            ("+/-", "warm-up"),
-        ];
-        for (k, what) in keys.into_iter().filter(|(k, _)| has_runs || *k != "+/-") {
+        let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
+        let keys = [("?", "help"), ("q", "quit"), ("Tab", "pane")]
+            .into_iter()
+            .chain(watch_hint)
+            .chain([
+                ("/", "filter"),
+                ("s", "sort"),
+                ("w", "log"),
+                ("+/-", "warm-up"),
+            ]);
+        for (k, what) in keys.filter(|(k, _)| has_runs || *k != "+/-") {
             spans.push(Span::styled(k, theme.key()));
             spans.push(Span::raw(format!(" {what} ")));
         }

@@ -77,3 +77,10 @@ pub fn render_empty(frame: &mut Frame, body: Rect, theme: &Theme) {
         area,
     );
 }
+
+/// Watch mode before the first profile.
+pub fn render_waiting(frame: &mut Frame, body: Rect, theme: &Theme) {
+    let text = "no profile yet: each complete ETDump in the directory shows up here";
+    let area = centered(body, text.chars().count() as u16, 1);
+    frame.render_widget(Paragraph::new(Span::styled(text, theme.dim())), area);
+}

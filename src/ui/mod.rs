@@ -8,6 +8,8 @@ mod header;
 mod help;
 mod loading;
 mod log;
+mod runs;
+mod status;
 mod table;
 pub mod text;
 mod theme;
@@ -29,6 +31,24 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     // Geometry comes from the same pure function update uses for mouse hits.
     let areas = state.areas();
     header::render(frame, areas.header, state, theme);
+    if let Some(w) = &state.watch {
+        if let Some(a) = areas.runs {
+            runs::render(frame, a, w, state, theme);
+        }
+        if let Some(a) = areas.status {
+            status::render(frame, a, w, theme);
+        }
+    }
+    // Watch mode without a profile yet: messages go below the runs list.
+    let empty_area = match areas.runs {
+        Some(r) if state.data.is_none() => Rect::new(
+            areas.body.x,
+            r.y + r.height,
+            areas.body.width,
+            (areas.body.y + areas.body.height).saturating_sub(r.y + r.height),
+        ),
+        _ => areas.body,
+    };
     match &state.data {
         Some(data) => {
             if let Some(log_area) = areas.log {
@@ -48,7 +68,8 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             }
         }
         None => match &state.loading {
-            Some(l) => loading::render_full(frame, areas.body, l, theme),
+            Some(l) => loading::render_full(frame, empty_area, l, theme),
+            None if state.watch.is_some() => loading::render_waiting(frame, empty_area, theme),
             None => loading::render_empty(frame, areas.body, theme),
         },
     }

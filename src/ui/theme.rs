@@ -78,6 +78,14 @@ impl Theme {
     pub fn warning(&self) -> Style {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
     }
+    /// A run slower than the one before.
+    pub fn slower(&self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+    /// A run faster than the one before.
+    pub fn faster(&self) -> Style {
+        self.fg(Color::Green).add_modifier(Modifier::BOLD)
+    }
     pub fn bar(&self) -> Style {
         self.fg(Color::Green)
     }

@@ -1,0 +1,105 @@
+//! Runs list pane (watch mode): every profile found, newest first, with its time, run
+//! count, method median and the change against the previous profile; errors in one line.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::text::fit;
+use super::{pane_focused, Theme};
+use crate::app::format::duration_ms;
+use crate::app::runs::{clock, delta, delta_label};
+use crate::app::{AppState, Pane, RunStatus, WatchState};
+
+/// Changes smaller than this (either way) are shown dim: noise, not news.
+const NOISE: f64 = 0.005;
+
+pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, theme: &Theme) {
+    let focused = pane_focused(state, Pane::Runs);
+    let title = format!(" Runs · {} · newest first ", w.entries.len());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let width = inner.width as usize;
+    if w.entries.is_empty() {
+        let msg = format!("waiting for ETDumps in {}", w.dir);
+        frame.render_widget(
+            Paragraph::new(Line::styled(fit(&msg, width, false), theme.dim())),
+            inner,
+        );
+        return;
+    }
+    // marker 2, time 8, gap 2, name (rest), runs 9, median 10, change 9
+    const TAIL: usize = 9 + 10 + 9;
+    let name_w = width.saturating_sub(12 + TAIL).max(8);
+    let rows = inner.height as usize;
+    let end = (w.offset + rows).min(w.entries.len());
+    let mut lines = Vec::with_capacity(rows);
+    for pos in w.offset.min(end)..end {
+        let e = &w.entries[pos];
+        let marker = if w.shown == Some(e.id) { "● " } else { "  " };
+        let mut spans = vec![Span::raw(marker), Span::raw(clock(e.time)), Span::raw("  ")];
+        let mut name = e.file_name();
+        if e.removed {
+            name.push_str(" (deleted)");
+        }
+        match &e.status {
+            RunStatus::Failed { message, .. } => {
+                let room = width.saturating_sub(12);
+                spans.push(Span::styled(fit(message, room, false), theme.error_text()));
+            }
+            RunStatus::Loaded => {
+                spans.push(Span::raw(fit(&name, name_w, false)));
+                let facts = e.facts.unwrap_or(crate::app::RunFacts {
+                    runs_total: None,
+                    median_ms: None,
+                });
+                let runs = facts
+                    .runs_total
+                    .map(|n| format!("{n} run{}", if n == 1 { "" } else { "s" }))
+                    .unwrap_or_default();
+                spans.push(Span::raw(fit(&runs, 9, true)));
+                let median = facts
+                    .median_ms
+                    .map(duration_ms)
+                    .unwrap_or_else(|| "-".into());
+                spans.push(Span::raw(fit(&median, 10, true)));
+                match delta(&w.entries, pos) {
+                    Some(d) => {
+                        let style = if d.abs() < NOISE {
+                            theme.dim()
+                        } else if d > 0.0 {
+                            theme.slower()
+                        } else {
+                            theme.faster()
+                        };
+                        spans.push(Span::styled(fit(&delta_label(d), 9, true), style));
+                    }
+                    None => spans.push(Span::raw(fit("", 9, true))),
+                }
+            }
+            pending => {
+                spans.push(Span::raw(fit(&name, name_w, false)));
+                let what = match pending {
+                    RunStatus::Loading => "loading…",
+                    RunStatus::Waiting { .. } => "still being written…",
+                    _ => "queued",
+                };
+                spans.push(Span::styled(fit(what, TAIL, true), theme.dim()));
+            }
+        }
+        let mut line = Line::from(spans);
+        if pos == w.selected {
+            line = line.style(theme.selected(focused));
+        }
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
