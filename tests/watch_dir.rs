@@ -504,3 +504,36 @@ fn a_log_written_all_the_time_does_not_hold_the_dump() {
     assert_eq!(pair.log, Some(log));
     assert_loads(&pair);
 }
+
+/// A dump whose writer stopped half-way is reported once it has been unchanged for
+/// `stall_after` (never silently retried forever); finishing it later still loads it.
+#[test]
+fn stalled_dump_is_reported_then_recovers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (tx, rx) = mpsc::channel();
+    let cfg = WatchConfig {
+        stall_after: Duration::from_millis(400),
+        ..config(dir, false)
+    };
+    let _handle = spawn_watcher(cfg, tx).unwrap();
+    let bytes = dump_bytes();
+    let path = dir.join("half.etdp");
+    fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    match next_event(&rx, EVENT_TIMEOUT) {
+        Some(WatchEvent::Error { path: p, message }) => {
+            assert_eq!(p, path);
+            let want = format!(
+                "size prefix says {} bytes follow, only {} present",
+                bytes.len() - 4,
+                bytes.len() / 2 - 4
+            );
+            assert!(message.contains(&want), "{message}");
+        }
+        other => panic!("expected the stalled dump to be reported, got {other:?}"),
+    }
+    fs::write(&path, &bytes).unwrap();
+    let pair = expect_ready(&rx, "the completed dump");
+    assert_eq!(pair.etdump, path);
+    assert_loads(&pair);
+}

@@ -222,7 +222,7 @@ impl ExplorerData {
                     info.push(policy.clone());
                 }
                 if let Some(threads) = plan.selection_context.as_ref().and_then(|c| c.threads) {
-                    info.push(format!("{threads} threads"));
+                    info.push(format::count(threads as usize, "thread"));
                 }
             } else if delegate.kind == DelegateKind::CpuPlan {
                 info.push("no plan".into());

@@ -57,11 +57,15 @@ pub struct WatchConfig {
     pub log_grace: Duration,
     /// Scan interval of the polling watcher (`poll` only).
     pub poll_interval: Duration,
+    /// An incomplete dump (or a dump-named file too short to tell) that has not changed
+    /// for this long is reported on its row (its writer probably stopped); a new version
+    /// is still picked up.
+    pub stall_after: Duration,
 }
 
 impl WatchConfig {
     /// Defaults: not recursive, native events, debounce 200 ms, quiet 150 ms, log grace
-    /// 1 s, poll interval 250 ms.
+    /// 1 s, poll interval 250 ms, stalled after 10 s.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         WatchConfig {
             dir: dir.into(),
@@ -71,6 +75,7 @@ impl WatchConfig {
             quiet_period: Duration::from_millis(150),
             log_grace: Duration::from_secs(1),
             poll_interval: Duration::from_millis(250),
+            stall_after: Duration::from_secs(10),
         }
     }
 
@@ -81,6 +86,7 @@ impl WatchConfig {
         self.quiet_period = self.quiet_period.min(MAX);
         self.log_grace = self.log_grace.min(MAX);
         self.poll_interval = self.poll_interval.clamp(Duration::from_millis(10), MAX);
+        self.stall_after = self.stall_after.clamp(Duration::from_millis(10), MAX);
         self
     }
 }
@@ -304,6 +310,7 @@ pub fn spawn_watcher<S: WatchSink>(
         recursive: config.recursive,
         quiet: config.quiet_period,
         grace: config.log_grace,
+        stall_after: config.stall_after,
     });
     let rescan_every = if config.poll {
         POLL_RESCAN

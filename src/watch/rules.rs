@@ -106,6 +106,20 @@ pub fn completeness(
     }
 }
 
+/// What to say about a dump that stayed incomplete for `quiet_for`: its writer probably
+/// stopped (crash, full disk), or it is not an ETDump at all.
+pub fn stalled_message(len: u64, sniff: &Sniff, quiet_for: Duration) -> String {
+    let secs = quiet_for.as_secs();
+    match sniff {
+        Sniff::EtDump { prefix } => format!(
+            "incomplete ETDump: size prefix says {prefix} bytes follow, only {} present, \
+             unchanged for {secs} s (did the writer stop?)",
+            len.saturating_sub(4)
+        ),
+        _ => format!("only {len} bytes, too short for an ETDump header, unchanged for {secs} s"),
+    }
+}
+
 /// When the file last changed, as far as we can tell: when we first saw this version, or
 /// earlier if its mtime is already older than that (a file that was finished before we
 /// looked need not wait out the quiet period again). mtimes in the future are ignored.
@@ -276,6 +290,17 @@ mod tests {
             completeness(100, &dump, later, t0, quiet),
             Completeness::Settling(quiet)
         );
+    }
+
+    #[test]
+    fn stalled_messages_say_what_is_missing() {
+        let m = stalled_message(104, &Sniff::EtDump { prefix: 500 }, Duration::from_secs(12));
+        assert!(
+            m.contains("500 bytes follow, only 100 present") && m.contains("12 s"),
+            "{m}"
+        );
+        let m = stalled_message(8, &Sniff::TooShort, Duration::from_secs(10));
+        assert!(m.starts_with("only 8 bytes"), "{m}");
     }
 
     #[test]

@@ -93,6 +93,7 @@ pub(super) struct Settings {
     pub recursive: bool,
     pub quiet: Duration,
     pub grace: Duration,
+    pub stall_after: Duration,
 }
 
 pub(super) struct Tracker {
@@ -310,6 +311,11 @@ impl Tracker {
                 },
             ),
             Completeness::Incomplete => {
+                let quiet_for = now.saturating_duration_since(last_change);
+                if quiet_for >= self.cfg.stall_after {
+                    let why = rules::stalled_message(fp.len, &sniffed, quiet_for);
+                    return self.settle_with_error(path, why, out);
+                }
                 let at = later(now, rules::backoff(attempt));
                 let attempt = attempt.saturating_add(1);
                 self.set_state(path, State::Check { attempt, at })
