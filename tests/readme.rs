@@ -1,0 +1,31 @@
+//! The README documents what the program does: its key table is the keymap's help (so a
+//! new or changed key fails here until the README says so), and its set-up commands are
+//! the ones CI runs.
+
+use cpuprof_tui::app::keymap::help_lines;
+
+fn readme() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+}
+
+#[test]
+fn readme_lists_every_key_binding() {
+    let text = readme();
+    for (keys, help) in help_lines() {
+        let row = if keys.is_empty() {
+            format!("| | **{}** |", help.trim_matches(|c| c == '─' || c == ' '))
+        } else {
+            format!("| `{keys}` | {help} |")
+        };
+        assert!(text.contains(&row), "README.md lacks the key row: {row}");
+    }
+}
+
+#[test]
+fn readme_gives_the_two_commands_and_ci_runs_the_test_one() {
+    let text = readme();
+    assert!(text.contains("cargo run --release -- --demo"));
+    assert!(text.contains("cargo test"));
+    let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
+    assert!(ci.lines().any(|l| l.trim() == "cargo test"), ".ci/run must run `cargo test`");
+}
