@@ -148,10 +148,21 @@ impl TerminalGuard {
     fn enter() -> io::Result<TerminalGuard> {
         enable_raw_mode()?;
         RESTORED.store(false, Ordering::SeqCst);
-        let previous = std::panic::take_hook();
+        // Restore the terminal first, then let color-eyre print a readable report (plain
+        // when NO_COLOR is set) on the normal screen.
+        let theme = if std::env::var_os("NO_COLOR").is_some() {
+            color_eyre::config::Theme::new()
+        } else {
+            color_eyre::config::Theme::dark()
+        };
+        let (panic_hook, _) = color_eyre::config::HookBuilder::default()
+            .theme(theme)
+            .display_env_section(false)
+            .into_hooks();
+        let report = panic_hook.into_panic_hook();
         std::panic::set_hook(Box::new(move |info| {
             restore_terminal();
-            previous(info);
+            report(info);
         }));
         if let Err(e) = execute!(
             io::stdout(),
