@@ -27,5 +27,8 @@ fn readme_gives_the_two_commands_and_ci_runs_the_test_one() {
     assert!(text.contains("cargo run --release -- --demo"));
     assert!(text.contains("cargo test"));
     let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
-    assert!(ci.lines().any(|l| l.trim() == "cargo test"), ".ci/run must run `cargo test`");
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test"),
+        ".ci/run must run `cargo test`"
+    );
 }

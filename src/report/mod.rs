@@ -4,6 +4,7 @@
 //! usage. Every failure prints one line on stderr naming the file.
 
 mod csv;
+mod json_format;
 mod table;
 
 use std::path::Path;
@@ -97,10 +98,9 @@ pub fn profile_json(profile: &Profile) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// `profile.json` streamed to `w` (pretty-printed, newline-terminated).
+/// `profile.json` streamed to `w` (objects indented, number lists on one line).
 pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, profile).map_err(std::io::Error::other)?;
-    w.write_all(b"\n")
+    json_format::write_json(w, profile)
 }
 
 fn write_report(w: &mut dyn Write, profile: &Profile, format: ReportFormat) -> std::io::Result<()> {
@@ -162,11 +162,10 @@ fn run_trace(args: &ReportArgs) -> Result<ExitCode, String> {
 pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: bool) -> String {
     match format {
         ReportFormat::Json => {
-            let mut s = trace::json::to_json_string(profile);
-            if !s.ends_with('\n') {
-                s.push('\n');
-            }
-            s
+            let mut out = Vec::new();
+            json_format::write_json(&mut out, &trace::json::to_json_value(profile))
+                .expect("writing to memory");
+            String::from_utf8(out).expect("serde_json writes UTF-8")
         }
         ReportFormat::Csv => trace::csv::to_csv(profile),
         ReportFormat::Tally | ReportFormat::Table => tally::render_tally(
