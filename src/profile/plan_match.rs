@@ -53,8 +53,14 @@ pub(crate) fn match_plans(
             None => leftovers.push(k),
         }
     }
+    // A plan that names none of the observed steps explains no delegate that has step
+    // events. It can only be the plan of a delegate whose step events are all missing, and
+    // only when sequences and delegates pair up one to one.
     for k in leftovers {
-        match positional(k).filter(|&d| m.plan_for[d].is_none()) {
+        let by_position = (sequences.len() == delegates.len())
+            .then_some(k)
+            .filter(|&d| m.plan_for[d].is_none() && delegates[d].is_empty());
+        match by_position {
             Some(d) => m.plan_for[d] = Some(k),
             None => m.unmatched.push(k),
         }
@@ -107,6 +113,27 @@ mod tests {
         let m = match_plans(&sequences, &delegates);
         assert_eq!(m.plan_for, vec![None, Some(1)]);
         assert_eq!(m.broken_for, vec![Some(0), None]);
+    }
+
+    #[test]
+    fn plan_of_another_model_is_not_forced_on_a_delegate() {
+        let sequences = [seq(&["X/s:linear+3"])];
+        let delegates = [set(&["X/s:conv_1+3", "E/r:neg"]), set(&["X/s:conv_4+5"])];
+        let m = match_plans(&sequences, &delegates);
+        assert_eq!(m.plan_for, vec![None, None]);
+        assert_eq!(m.unmatched, vec![0]);
+    }
+
+    #[test]
+    fn plan_of_a_delegate_with_no_step_events_goes_by_position() {
+        // Delegate 1 logged no step event at all (every one missing): its plan still
+        // belongs to it, so the missing steps are reported against the plan.
+        let sequences = [seq(&["X/s:a"]), seq(&["X/s:b"])];
+        let delegates = [set(&["X/s:a"]), set(&[])];
+        assert_eq!(
+            match_plans(&sequences, &delegates).plan_for,
+            vec![Some(0), Some(1)]
+        );
     }
 
     #[test]
