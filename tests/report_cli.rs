@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::process::Output;
+use std::process::{Command, Output};
 
 use common::{fixture, json, path, report};
 
@@ -176,4 +176,79 @@ fn table_groups_steps_under_delegates() {
         .expect("delegate row");
     assert!(delegate_line < step_line);
     assert!(text.contains("Runs    23 total, 3 warm-up dropped, 20 kept"));
+}
+
+#[path = "support/etdump_build.rs"]
+mod etdump_build;
+
+#[test]
+fn a_failed_write_to_stdout_is_an_error() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let Ok(full) = full else { return }; // not on this system
+    let o = Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(["report", "--format", "json", &path("cpu/mlp_basic.etdp")])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("<stdout>: cannot write the report"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_impossibly_large_file_is_rejected_without_reading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.etdp");
+    let f = std::fs::File::create(&huge).unwrap();
+    f.set_len(5 << 30).unwrap(); // sparse: no disk used, and must not be read
+    let started = std::time::Instant::now();
+    let o = report(&[huge.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("larger than any ETDump"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "it read the file"
+    );
+}
+
+#[test]
+fn labels_with_newlines_keep_messages_on_one_line() {
+    use etdump_build::{build, delegate_op, profile, BuiltEvent, BuiltRun};
+    let run = |with_odd: bool| {
+        let mut events = Vec::new();
+        if with_odd {
+            events.push(delegate_op("Odd\nop #1", 0, 10, 20));
+        }
+        events.push(delegate_op("Fully Connected (NC, F32) GEMM #1", 0, 20, 30));
+        events.push(profile("DELEGATE_CALL", 0, 5, 40));
+        let mut exec = profile("Method::execute", 0, 0, 50);
+        if let BuiltEvent::Profile(p) = &mut exec {
+            p.chain_index = -1;
+        }
+        events.push(exec);
+        BuiltRun {
+            name: Some("Execute".into()),
+            bundled_input_index: -1,
+            events: Some(events),
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("odd.etdp");
+    std::fs::write(&dump, build(0, &[run(true), run(false)])).unwrap();
+    let o = report(&[dump.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    // "Odd\nop #1" has 1 sample in 2 runs: one warning line, label escaped.
+    assert!(
+        err.contains("\"Odd\\nop #1\" has 1 samples in 2 kept runs"),
+        "{err}"
+    );
+    assert!(err.lines().all(|l| l.starts_with("cpuprof-tui: ")), "{err}");
 }

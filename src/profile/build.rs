@@ -1,7 +1,7 @@
 //! Assemble the profile from collected rows: delegates -> plan steps -> operators, other
 //! operators, statistics over kept runs, and the checks.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::classify::parse_step_name;
 use super::collect::{collect, Collected, EventRow, InstructionData, Label, RowKind, Series};
@@ -150,27 +150,23 @@ impl Builder<'_> {
             self.check_count("Method::execute", None, m.count);
         }
         let remainder = method.as_ref().map(|_| self.remainder(c));
-        if !c.negative_durations.is_empty() {
+        if c.negative_durations > 0 {
             self.warnings.push(Finding::new(
                 "negative_duration",
                 format!(
-                    "{} event(s) end before they start and were left out: {}",
-                    c.negative_durations.len(),
-                    c.negative_durations
-                        .iter()
-                        .take(3)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
+                    "{} event(s) end before they start and were left out, e.g. {}",
+                    c.negative_durations,
+                    c.negative_examples.join("; ")
                 ),
             ));
         }
-        if self.dump.skipped.allocation + self.dump.skipped.debug > 0 {
+        let skipped = &self.dump.skipped;
+        if skipped.allocation + skipped.debug + skipped.empty + c.ignored_events > 0 {
             self.warnings.push(Finding::new(
                 "skipped_events",
                 format!(
-                    "{} allocation and {} debug event(s) are not profiled",
-                    self.dump.skipped.allocation, self.dump.skipped.debug
+                    "not profiled: {} allocation, {} debug, {} empty event(s), {} framework event(s) outside instructions",
+                    skipped.allocation, skipped.debug, skipped.empty, c.ignored_events
                 ),
             ));
         }
@@ -223,7 +219,7 @@ impl Builder<'_> {
             let mut f = Finding::new(
                 "unexpected_sample_count",
                 format!(
-                    "'{event}' has {got} samples in {} kept runs; it is still reported with the samples it has",
+                    "{event:?} has {got} samples in {} kept runs; it is still reported with the samples it has",
                     self.kept
                 ),
             );
@@ -277,17 +273,18 @@ impl Builder<'_> {
         let mut steps: Vec<(PlanStep, Option<usize>)> = Vec::new();
         match plan {
             Some((_, p)) => {
-                for (j, region) in p.regions.iter().enumerate() {
+                // Step rows by (name, occurrence), and how often each name came so far in
+                // the plan: both maps keep large plans linear.
+                let by_name: HashMap<(String, u32), usize> = step_rows
+                    .iter()
+                    .map(|&i| ((self.label(&instr.rows[i]), instr.rows[i].occurrence), i))
+                    .collect();
+                let mut seen: HashMap<String, u32> = HashMap::new();
+                for region in &p.regions {
                     let name = region.step_name();
-                    let occurrence = p.regions[..j]
-                        .iter()
-                        .filter(|r| r.step_name() == name)
-                        .count();
-                    let row = step_rows.iter().copied().find(|&i| {
-                        !used[i]
-                            && instr.rows[i].occurrence as usize == occurrence
-                            && self.label(&instr.rows[i]) == name
-                    });
+                    let occurrence = seen.entry(name.clone()).or_insert(0);
+                    let row = by_name.get(&(name.clone(), *occurrence)).copied();
+                    *occurrence += 1;
                     if let Some(i) = row {
                         used[i] = true;
                     }
@@ -339,20 +336,23 @@ impl Builder<'_> {
                 }
             }
         }
+        let step_of_row: HashMap<usize, usize> = steps
+            .iter()
+            .enumerate()
+            .filter_map(|(j, (_, row))| row.map(|r| (r, j)))
+            .collect();
         // Events inside a step go under it; the rest are unattributed, never dropped.
         for (i, row) in instr.rows.iter().enumerate() {
             if row.kind == RowKind::Step {
                 if !used[i] {
-                    delegate.unattributed.push(EventStats {
-                        name: self.label(row),
-                        stats: self.stats(&row.series),
-                    });
+                    let name = self.label(row);
+                    let stats = self.stats(&row.series);
+                    self.check_count(&name, Some(id), stats.count);
+                    delegate.unattributed.push(EventStats { name, stats });
                 }
                 continue;
             }
-            let step = row
-                .voted_step()
-                .and_then(|s| steps.iter().position(|(_, r)| *r == Some(s)));
+            let step = row.voted_step().and_then(|s| step_of_row.get(&s).copied());
             match step {
                 Some(s) => {
                     let parent = steps[s].0.stats.median;
@@ -382,7 +382,7 @@ impl Builder<'_> {
             if step.stats.count == 0 {
                 let mut f = Finding::new(
                     "step_missing",
-                    format!("plan step '{}' has no event in any kept run", step.name),
+                    format!("plan step {:?} has no event in any kept run", step.name),
                 );
                 f.event = Some(step.name.clone());
                 f.instruction_id = Some(id);
@@ -398,7 +398,7 @@ impl Builder<'_> {
                 let mut f = Finding::new(
                     "xnnpack_operator_events_missing",
                     format!(
-                        "XNNPACK step '{}' (delegate at instruction {id}) has no XNNPACK operator events",
+                        "XNNPACK step {:?} (delegate at instruction {id}) has no XNNPACK operator events",
                         step.name
                     ),
                 );
@@ -406,9 +406,6 @@ impl Builder<'_> {
                 f.instruction_id = Some(id);
                 self.errors.push(f);
             }
-        }
-        for e in &delegate.unattributed {
-            self.check_count(&e.name, Some(id), e.stats.count);
         }
     }
 
@@ -435,7 +432,7 @@ impl Builder<'_> {
             Metadata::Malformed(why) => {
                 let mut f = Finding::new(
                     "malformed_operator_metadata",
-                    format!("metadata of '{name}' is not the shape JSON ({why}); reported without shapes"),
+                    format!("metadata of {name:?} is not the shape JSON ({why}); reported without shapes"),
                 );
                 f.event = Some(name.clone());
                 f.instruction_id = Some(instruction_id);
@@ -505,8 +502,18 @@ impl Builder<'_> {
     fn remainder(&self, c: &Collected) -> Stats {
         let mut covered = vec![0.0f64; c.runs];
         for instr in &c.instructions {
+            // Kernel events with no enclosing instruction scope are other operators of
+            // their own (see `other_operators`), so their time is covered too.
+            let bare_kernels = !instr.is_delegate() && instr.instruction_calls.is_empty();
             let series = std::iter::once(&instr.delegate_call)
-                .chain(instr.instruction_calls.iter().map(|(_, s)| s));
+                .chain(instr.instruction_calls.iter().map(|(_, s)| s))
+                .chain(
+                    instr
+                        .rows
+                        .iter()
+                        .filter(|_| bare_kernels)
+                        .map(|r| &r.series),
+                );
             for s in series {
                 for (&r, &ms) in s.runs.iter().zip(&s.ms) {
                     covered[r as usize] += ms;

@@ -40,7 +40,7 @@ pub fn parse_step_name(name: &str) -> Option<StepName> {
         provider: provider.to_string(),
         implementation: implementation.to_string(),
         first_node: first_node.to_string(),
-        node_count: extra + 1,
+        node_count: extra.checked_add(1)?,
     })
 }
 
@@ -102,6 +102,9 @@ mod tests {
         assert_eq!((s.first_node.as_str(), s.node_count), ("add+relu", 1));
         let s = parse_step_name("ET/registry:aten::add+2").unwrap();
         assert_eq!((s.first_node.as_str(), s.node_count), ("aten::add", 3));
+        // A count that overflows is not a step name (and must not panic).
+        assert_eq!(parse_step_name("X/y:z+18446744073709551615"), None);
+        assert_eq!(parse_step_name("X/y:z+99999999999999999999999"), None);
     }
 
     #[test]

@@ -90,7 +90,9 @@ pub(crate) struct Collected {
     /// Sorted by instruction id.
     pub instructions: Vec<InstructionData>,
     /// Events whose end precedes their start (and no 32-bit wrap explains it).
-    pub negative_durations: Vec<String>,
+    pub negative_durations: usize,
+    /// The first few of them, described.
+    pub negative_examples: Vec<String>,
     /// Framework events outside instructions other than `Method::execute`.
     pub ignored_events: usize,
 }
@@ -107,6 +109,10 @@ pub(crate) fn duration_ms(start: u64, end: u64) -> Option<f64> {
     };
     Some(ticks as f64 / 1e6)
 }
+
+/// Steps checked before giving up on finding an event's container (steps do not nest;
+/// a few allow for overlaps from clock jitter).
+const CONTAINER_LOOKBACK: usize = 4;
 
 struct Placed {
     instr: usize,
@@ -136,12 +142,15 @@ pub(crate) fn collect(dump: &EtDump, plan_step_names: &HashSet<String>) -> Colle
         inside_in_run.clear();
         for ev in dump.block_events(block) {
             let Some(ms) = duration_ms(ev.start_ticks, ev.end_ticks) else {
-                out.negative_durations.push(format!(
-                    "'{}' in run {run} (start {} > end {})",
-                    dump.label(ev),
-                    ev.start_ticks,
-                    ev.end_ticks
-                ));
+                out.negative_durations += 1;
+                if out.negative_examples.len() < 3 {
+                    out.negative_examples.push(format!(
+                        "{:?} in run {run} (start {} > end {})",
+                        dump.label(ev),
+                        ev.start_ticks,
+                        ev.end_ticks
+                    ));
+                }
                 continue;
             };
             let (label, kind) = match ev.delegate_id {
@@ -220,10 +229,18 @@ pub(crate) fn collect(dump: &EtDump, plan_step_names: &HashSet<String>) -> Colle
                 inside_in_run.push(placed);
             }
         }
+        // Steps of one delegate call follow each other: sorted by (instruction, start),
+        // the container is among the last steps starting at or before the event. Looking
+        // back a bounded number keeps a hostile run with many steps linear-logarithmic.
+        steps_in_run.sort_unstable_by_key(|s| (s.instr, s.start));
         for p in &inside_in_run {
-            let container = steps_in_run
+            let upto = steps_in_run.partition_point(|s| (s.instr, s.start) <= (p.instr, p.start));
+            let container = steps_in_run[..upto]
                 .iter()
-                .find(|s| s.instr == p.instr && s.start <= p.start && p.end <= s.end);
+                .rev()
+                .take(CONTAINER_LOOKBACK)
+                .take_while(|s| s.instr == p.instr)
+                .find(|s| p.end <= s.end);
             if let Some(step) = container {
                 let votes = &mut out.instructions[p.instr].rows[p.row].step_votes;
                 match votes.iter_mut().find(|v| v.0 == step.row) {

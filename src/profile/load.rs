@@ -138,6 +138,7 @@ pub fn load_profile(
                     read_with_progress(&request.etdump, progress, cancel).map_err(|e| match e {
                         ReadError::Cancelled => LoadError::Cancelled,
                         ReadError::Io(msg) => bad(&dump_name, msg),
+                        ReadError::Invalid(e) => bad(&dump_name, e.to_string()),
                     })?;
                 &owned
             }
@@ -194,6 +195,8 @@ pub fn load_profile(
 
 enum ReadError {
     Io(String),
+    /// The first bytes already show it is not an ETDump.
+    Invalid(EtDumpError),
     Cancelled,
 }
 
@@ -210,7 +213,22 @@ fn read_with_progress(
         return Err(ReadError::Io("is a directory, not an ETDump file".into()));
     }
     let total = meta.len();
+    // Reject what cannot be an ETDump before reading (and allocating for) all of it.
+    if total > u64::from(u32::MAX) + 4 {
+        return Err(ReadError::Invalid(EtDumpError::NotEtDump(format!(
+            "{total} bytes, larger than any ETDump (its size prefix is 32-bit)"
+        ))));
+    }
     let mut bytes = Vec::with_capacity(total as usize);
+    (&mut file)
+        .take(12)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(io_message(&e)))?;
+    if let Err(e @ EtDumpError::NotEtDump(_)) = etdump::parse(&bytes) {
+        if bytes.len() == 12 {
+            return Err(ReadError::Invalid(e));
+        }
+    }
     loop {
         if cancel.load(Ordering::Relaxed) {
             return Err(ReadError::Cancelled);

@@ -31,28 +31,35 @@ pub(crate) fn match_plans(
         .filter(|&d| !delegates[d].is_empty())
         .collect();
     let positional = |k: usize| cpu_positions.get(k).copied();
-    let mut leftovers = Vec::new();
+    // Best matches first, over all (plan, delegate) pairs: a plan that explains more of
+    // a delegate's steps wins it whatever the log order. Ties prefer the positional pair,
+    // then the earlier plan and delegate.
+    let mut pairs: Vec<(usize, bool, usize, usize)> = Vec::new();
     for (k, seq) in sequences.iter().enumerate() {
         let Some(names) = seq else { continue };
-        let best = (0..delegates.len())
-            .filter(|&d| m.plan_for[d].is_none())
-            .map(|d| {
-                (
-                    names.iter().filter(|n| delegates[d].contains(*n)).count(),
-                    d,
-                )
-            })
-            .filter(|&(score, _)| score > 0)
-            .max_by(|a, b| {
-                a.0.cmp(&b.0)
-                    .then((positional(k) == Some(a.1)).cmp(&(positional(k) == Some(b.1))))
-                    .then(b.1.cmp(&a.1))
-            });
-        match best {
-            Some((_, d)) => m.plan_for[d] = Some(k),
-            None => leftovers.push(k),
+        for (d, observed) in delegates.iter().enumerate() {
+            let score = names.iter().filter(|n| observed.contains(*n)).count();
+            if score > 0 {
+                pairs.push((score, positional(k) == Some(d), k, d));
+            }
         }
     }
+    pairs.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(b.1.cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    let mut plan_taken = vec![false; sequences.len()];
+    for (_, _, k, d) in pairs {
+        if !plan_taken[k] && m.plan_for[d].is_none() {
+            plan_taken[k] = true;
+            m.plan_for[d] = Some(k);
+        }
+    }
+    let leftovers: Vec<usize> = (0..sequences.len())
+        .filter(|&k| sequences[k].is_some() && !plan_taken[k])
+        .collect();
     // A plan that names none of the observed steps explains no delegate that has step
     // events. It can only be the plan of a delegate whose step events are all missing, and
     // only when sequences and delegates pair up one to one.
@@ -94,6 +101,18 @@ mod tests {
         let m = match_plans(&sequences, &delegates);
         assert_eq!(m.plan_for, vec![Some(1), Some(0)]);
         assert!(m.unmatched.is_empty());
+    }
+
+    #[test]
+    fn best_match_wins_whatever_the_log_order() {
+        // Plan 0 names only A; plan 1 names A, B and C. Delegate 0 has A, B, C; delegate 1
+        // only A. Greedy log order would give plan 0 to delegate 0 by position.
+        let sequences = [seq(&["X/s:a"]), seq(&["X/s:a", "X/s:b", "X/s:c"])];
+        let delegates = [set(&["X/s:a", "X/s:b", "X/s:c"]), set(&["X/s:a"])];
+        assert_eq!(
+            match_plans(&sequences, &delegates).plan_for,
+            vec![Some(1), Some(0)]
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use std::io::Write;
 
 use crate::output::write_atomic_with;
-use crate::profile::{default_log_for, load_profile, LoadError, Profile, ProfileRequest};
+use crate::profile::{default_log_for, load_profile, Profile, ProfileRequest};
 use crate::source::is_trace_file;
 use crate::trace::{self, tally, TraceProfile};
 
@@ -57,10 +57,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     };
     let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
     let never = AtomicBool::new(false);
-    let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| match e {
-        LoadError::Incomplete { path, detail } => format!("{path}: {detail}"),
-        other => other.to_string(),
-    })?;
+    let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
     let mut inputs: Vec<&Path> = vec![&args.file];
     if let Some(l) = &log {
         inputs.push(l);
@@ -122,9 +119,13 @@ pub(crate) fn emit(
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = write(&mut out).and_then(|_| out.flush());
-            Ok(())
+            match write(&mut out).and_then(|_| out.flush()) {
+                // A closed pipe (`| head`) is the reader's choice, not an error.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("<stdout>: cannot write the report: {e}"))
+                }
+                _ => Ok(()),
+            }
         }
     }
 }

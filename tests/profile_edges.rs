@@ -1,0 +1,72 @@
+//! Pipeline edge cases on small hand-built dumps, with hand-computed expectations.
+
+#[path = "support/etdump_build.rs"]
+mod etdump_build;
+
+use cpuprof_tui::etdump;
+use cpuprof_tui::profile::{build_profile, ProfileSource};
+use etdump_build::{build, delegate_op, profile, BuiltEvent, BuiltRun};
+
+fn method(start: u64, end: u64) -> BuiltEvent {
+    let mut e = profile("Method::execute", 0, start, end);
+    if let BuiltEvent::Profile(p) = &mut e {
+        p.chain_index = -1;
+    }
+    e
+}
+
+fn run(events: Vec<BuiltEvent>) -> BuiltRun {
+    BuiltRun {
+        name: Some("Execute".into()),
+        bundled_input_index: -1,
+        events: Some(events),
+    }
+}
+
+fn profile_of(runs: &[BuiltRun]) -> cpuprof_tui::profile::Profile {
+    let dump = etdump::parse(&build(0, runs)).unwrap();
+    let source = ProfileSource {
+        etdump: "t.etdp".into(),
+        log: None,
+    };
+    build_profile(&dump, None, 0, source).unwrap()
+}
+
+#[test]
+fn kernel_without_instruction_scope_is_not_counted_twice_in_the_remainder() {
+    // Method 0..10_000 ns; a bare kernel at instruction 1 takes 3_000 ns (no OPERATOR_CALL).
+    let p = profile_of(&[run(vec![
+        profile("native_call_add.out", 1, 1_000, 4_000),
+        method(0, 10_000),
+    ])]);
+    assert_eq!(p.other_operators.len(), 1);
+    assert_eq!(p.other_operators[0].stats.samples, vec![0.003]);
+    // 0.010 - 0.003 = 0.007 ms, not 0.010.
+    let rest = p.remainder.unwrap().samples[0];
+    assert!((rest - 0.007).abs() < 1e-12, "{rest}");
+}
+
+#[test]
+fn an_unattributed_event_is_warned_about_once() {
+    // A CPU delegate at instruction 0 with one step "X/s:a" (10..20 ns). Run 0 also has an
+    // XNNPACK op outside the step (30..35); run 1 does not: 1 sample in 2 runs.
+    let r = |odd: bool| {
+        let mut ev = vec![delegate_op("X/s:a", 0, 10, 20)];
+        if odd {
+            ev.push(delegate_op("Add (ND) #1", 0, 30, 35));
+        }
+        ev.extend([profile("DELEGATE_CALL", 0, 5, 40), method(0, 50)]);
+        run(ev)
+    };
+    let p = profile_of(&[r(true), r(false)]);
+    let d = &p.delegates[0];
+    assert_eq!(d.unattributed.len(), 1);
+    assert_eq!(d.unattributed[0].name, "Add (ND) #1");
+    let warned: Vec<_> = p
+        .warnings
+        .iter()
+        .filter(|w| w.event.as_deref() == Some("Add (ND) #1"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", p.warnings);
+    assert_eq!(warned[0].kind, "unexpected_sample_count");
+}
