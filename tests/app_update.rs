@@ -236,6 +236,30 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
     assert!(s.error.is_none());
 }
 
+/// Enter on a node with children toggles it, and the help says so.
+#[test]
+fn enter_toggles_and_help_says_so() {
+    let mut s = loaded(80, 24, 2);
+    let before = tree_names(&s).len();
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Enter);
+    assert!(
+        tree_names(&s).len() < before,
+        "Enter collapses an open node"
+    );
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(tree_names(&s).len(), before, "and expands it again");
+    let help = cpuprof_tui::app::keymap::help_lines();
+    let enter = help
+        .iter()
+        .find(|(k, _)| k == "Enter")
+        .map(|(_, h)| h.as_str());
+    assert_eq!(
+        enter,
+        Some("expand/collapse node, list its operators; operator: detail")
+    );
+}
+
 #[test]
 fn drill_down_and_back() {
     let mut s = loaded(80, 24, 2);
