@@ -442,3 +442,28 @@ fn filter_counts_on_the_wide_browse_fixture() {
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.table.rows.len(), 10);
 }
+
+/// The terminal shrank and `terminal.draw` resized the buffer before the `Resize` action
+/// reached the state: every view must still draw inside the smaller buffer.
+#[test]
+fn drawing_on_a_frame_smaller_than_the_state_does_not_panic() {
+    use cpuprof_tui::ui::{self, Theme};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    let mut gauge = AppState::new(160, 48);
+    gauge.load(ProfileRequest::new("big.etdp".into(), None, 0));
+    let mut reload = loaded(160, 48, 2);
+    key(&mut reload, KeyCode::Char('+'));
+    assert!(reload.loading.is_some());
+    let mut watching = AppState::new(160, 48);
+    watching.start_watch("out", 0);
+    let mut help = loaded(160, 48, 2);
+    key(&mut help, KeyCode::Char('?'));
+    for state in [&gauge, &reload, &watching, &help] {
+        for (w, h) in [(60, 20), (30, 6), (10, 3), (1, 1)] {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
+        }
+    }
+}

@@ -205,10 +205,17 @@ impl AppState {
         }
     }
 
+    /// The geometry of the last handled resize (what update's paging and mouse hits use).
     pub fn areas(&self) -> Areas {
+        self.areas_for(self.width, self.height)
+    }
+
+    /// The geometry of this view on a `width` x `height` screen. Rendering uses the
+    /// frame's own size: the terminal may have changed size since the last `Resize`.
+    pub fn areas_for(&self, width: u16, height: u16) -> Areas {
         layout::compute(
-            self.width,
-            self.height,
+            width,
+            height,
             self.log_view,
             self.focus == Pane::Detail,
             self.watch.is_some(),
