@@ -584,6 +584,14 @@ fn random_event_mix_never_panics() {
                 .filter(|e| e.status == RunStatus::Loading)
                 .count();
             assert!(loading <= 1, "step {step}: {loading} loading");
+            // The gauge, if any, is the load in flight's.
+            let inflight = ws.inflight.map(|(g, _)| g);
+            assert!(
+                s.loading
+                    .as_ref()
+                    .is_none_or(|l| Some(l.generation) == inflight),
+                "step {step}: stale gauge"
+            );
             assert!(ws.entries.iter().all(|e| match &e.status {
                 RunStatus::Failed { message, .. } => !message.contains('\n'),
                 _ => true,
@@ -594,5 +602,47 @@ fn random_event_mix_never_panics() {
             t.draw(|f| cpuprof_tui::ui::draw(f, &s, &cpuprof_tui::ui::Theme::plain()))
                 .unwrap();
         }
+    }
+}
+
+/// The first dump is removed (or turns into garbage) while it loads: its gauge goes at
+/// once, the next queued dump loads, and the late result changes nothing.
+#[test]
+fn gauge_of_a_dump_removed_while_loading_goes() {
+    let a = ExplorerData::from_profile(&sample::profile());
+    for garbage in [false, true] {
+        let mut s = watching(80, 24, 0);
+        let e = ready(&mut s, "out/first.etdp", 100);
+        let (_, first) = the_load(&e);
+        assert_eq!(s.loading.as_ref().map(|l| l.generation), Some(first));
+        let event = if garbage {
+            WatchEvent::Error {
+                path: "out/first.etdp".into(),
+                message: "not an ETDump".into(),
+            }
+        } else {
+            WatchEvent::Removed("out/first.etdp".into())
+        };
+        let fx = update(&mut s, Action::Watch { event, at: at(101) });
+        assert!(fx.is_empty());
+        assert_eq!(s.loading, None, "no load in flight, no gauge");
+        // The late result is stale: nothing shown, no gauge.
+        let fx = update(
+            &mut s,
+            Action::Loaded {
+                generation: first,
+                result: Ok(Box::new(a.clone())),
+            },
+        );
+        assert!(fx.is_empty());
+        assert_eq!(s.loading, None);
+        assert!(s.data.is_none());
+        // The next dump loads normally.
+        let e = ready(&mut s, "out/second.etdp", 200);
+        let (_, second) = the_load(&e);
+        assert_eq!(s.loading.as_ref().map(|l| l.generation), Some(second));
+        settle(&mut s, e, &|_| Ok(a.clone()));
+        assert_eq!(s.loading, None);
+        assert_eq!(shown_name(&s), "second.etdp");
     }
 }

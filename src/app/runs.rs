@@ -288,7 +288,26 @@ pub(super) fn on_watch_event(
         }
     }
     fix_runs_offset(state);
-    pump(state)
+    let effects = pump(state);
+    drop_stale_gauge(state);
+    effects
+}
+
+/// The gauge shows the load in flight only: once that load is gone (its entry removed
+/// or turned into an error), its gauge goes too.
+fn drop_stale_gauge(state: &mut AppState) {
+    let inflight = state
+        .watch
+        .as_ref()
+        .and_then(|w| w.inflight)
+        .map(|(g, _)| g);
+    if state
+        .loading
+        .as_ref()
+        .is_some_and(|l| Some(l.generation) != inflight)
+    {
+        state.loading = None;
+    }
 }
 
 /// Forget entries of `path` that never loaded (queued, loading, waiting).
@@ -357,13 +376,7 @@ pub(super) enum Outcome {
 
 /// A load of the runs list finished (stale generations are ignored).
 pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome) -> Vec<Effect> {
-    let Some(w) = state.watch.as_mut() else {
-        return Vec::new();
-    };
-    let Some((_, id)) = w.inflight.filter(|(g, _)| *g == generation) else {
-        return Vec::new(); // stale: superseded, or its entry is gone
-    };
-    w.inflight = None;
+    // Its gauge goes whether or not the result is still wanted.
     if state
         .loading
         .as_ref()
@@ -371,10 +384,15 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
     {
         state.loading = None;
     }
-    let mut effects = Vec::new();
     let Some(w) = state.watch.as_mut() else {
-        return effects;
+        return Vec::new();
     };
+    let Some((_, id)) = w.inflight.filter(|(g, _)| *g == generation) else {
+        // Stale: superseded, or its entry is gone; the queue moves on.
+        return pump(state);
+    };
+    w.inflight = None;
+    let mut effects = Vec::new();
     let Some(index) = w.index_of(id) else {
         return pump(state);
     };
