@@ -572,12 +572,6 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
 pub(super) fn fix_runs_offset(state: &mut AppState) {
     let page = super::layout::inner_rows(state.areas().runs).max(1);
     if let Some(w) = state.watch.as_mut() {
-        w.offset = if w.selected < w.offset {
-            w.selected
-        } else if w.selected >= w.offset + page {
-            w.selected + 1 - page
-        } else {
-            w.offset
-        };
+        w.offset = super::state::fix_offset(w.selected, w.offset, page);
     }
 }

@@ -485,7 +485,8 @@ pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bo
     out
 }
 
-fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {
+/// The scroll offset that keeps row `selected` on a page of `page` rows.
+pub(super) fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {
     if selected < offset {
         selected
     } else if selected >= offset + page {
@@ -687,40 +688,34 @@ pub fn sort_by(state: &mut AppState, column: Column) {
 }
 
 fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
-    if let Some(w) = &state.watch {
-        let current = w.warmup;
-        let wanted = if more {
-            match state.runs_total() {
-                Some(total) if current + 1 < total => current + 1,
-                _ => return Vec::new(),
-            }
-        } else {
-            match current.checked_sub(1) {
-                Some(n) => n,
-                None => return Vec::new(),
-            }
-        };
-        return runs::change_watch_warmup(state, wanted);
-    }
-    let Some(request) = state.request.clone() else {
+    let current = match (&state.watch, &state.request) {
+        (Some(w), _) => w.warmup,
+        (None, Some(r)) => r.warmup,
+        (None, None) => return Vec::new(),
+    };
+    let Some(wanted) = next_warmup(current, more, state.runs_total()) else {
         return Vec::new();
     };
-    let current = request.warmup;
-    let wanted = if more {
-        match state.runs_total() {
-            // At least one run must stay.
-            Some(total) if current + 1 < total => current + 1,
-            _ => return Vec::new(),
-        }
-    } else {
-        match current.checked_sub(1) {
-            Some(w) => w,
-            None => return Vec::new(),
-        }
+    if state.watch.is_some() {
+        return runs::change_watch_warmup(state, wanted);
+    }
+    let Some(mut request) = state.request.clone() else {
+        return Vec::new();
     };
-    let mut request = request;
     request.warmup = wanted;
     state.load(request)
+}
+
+/// The warm-up one step up or down from `current`, if allowed: never below 0, and at
+/// least one of `runs_total` runs must stay (no step up while the total is unknown).
+fn next_warmup(current: usize, more: bool, runs_total: Option<usize>) -> Option<usize> {
+    if more {
+        runs_total
+            .filter(|&total| current + 1 < total)
+            .map(|_| current + 1)
+    } else {
+        current.checked_sub(1)
+    }
 }
 
 /// Returns the effects of showing another run (runs list only).
