@@ -254,12 +254,14 @@ pub fn action_for(event: Event) -> Option<Action> {
             generation,
             message: e.to_string(),
         }),
+        // The worker drops cancelled loads; one that got here anyway is superseded.
+        Event::Loaded {
+            result: Err(LoadError::Cancelled),
+            ..
+        } => None,
         Event::Loaded { generation, result } => Some(Action::Loaded {
             generation,
-            result: result.map_err(|e| match e {
-                LoadError::Cancelled => None,
-                other => Some(other.to_string()),
-            }),
+            result: result.map_err(|e| e.to_string()),
         }),
         Event::Watch(event) => Some(Action::Watch {
             event,

@@ -216,7 +216,7 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
     key(&mut s, KeyCode::Char('+')); // generation 3 supersedes 2
     let stale = Action::Loaded {
         generation: 2,
-        result: Err(Some("old".into())),
+        result: Err("old".into()),
     };
     update(&mut s, stale);
     assert!(s.error.is_none());
@@ -225,7 +225,7 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
         &mut s,
         Action::Loaded {
             generation: 3,
-            result: Err(Some("x.etdp: not an ETDump".into())),
+            result: Err("x.etdp: not an ETDump".into()),
         },
     );
     assert_eq!(s.error.as_deref(), Some("x.etdp: not an ETDump"));

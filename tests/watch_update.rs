@@ -82,7 +82,7 @@ fn settle(
     }) = effects.first().cloned()
     {
         order.push(request.etdump.clone());
-        let result = answer(&request.etdump).map(Box::new).map_err(Some);
+        let result = answer(&request.etdump).map(Box::new);
         effects = update(s, Action::Loaded { generation, result });
     }
     order
@@ -538,8 +538,8 @@ fn random_event_mix_never_panics() {
                     Some(generation) => Action::Loaded {
                         generation,
                         result: match next(4) {
-                            0 => Err(Some("x: bad".into())),
-                            1 => Err(None),
+                            0 => Err("x: bad".into()),
+                            1 => Err("y: unreadable".into()),
                             2 => Ok(Box::new(b.clone())),
                             _ => Ok(Box::new(a.clone())),
                         },

@@ -371,7 +371,6 @@ pub(super) enum Outcome {
     Loaded(Box<ExplorerData>),
     Failed(String),
     Incomplete,
-    Cancelled,
 }
 
 /// A load of the runs list finished (stale generations are ignored).
@@ -437,7 +436,6 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
             entry.status = RunStatus::Waiting { attempts };
             effects.push(Effect::RetryAfter(retry_delay(attempts)));
         }
-        Outcome::Cancelled => w.entries[index].status = RunStatus::Queued,
     }
     fix_runs_offset(state);
     effects.extend(pump(state));

@@ -47,10 +47,11 @@ pub enum Action {
         bytes_done: u64,
         bytes_total: u64,
     },
-    /// A load finished; `Err` is the one-line message naming the file (None = cancelled).
+    /// A load finished; `Err` is the one-line message naming the file. (Cancelled loads
+    /// send nothing: the worker drops their results.)
     Loaded {
         generation: u64,
-        result: Result<Box<ExplorerData>, Option<String>>,
+        result: Result<Box<ExplorerData>, String>,
     },
     /// A load found the dump still being written (`message` names the file).
     LoadIncomplete {
@@ -539,8 +540,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Loaded { generation, result } if state.watch.is_some() => {
             let outcome = match result {
                 Ok(data) => Outcome::Loaded(data),
-                Err(Some(message)) => Outcome::Failed(message),
-                Err(None) => Outcome::Cancelled,
+                Err(message) => Outcome::Failed(message),
             };
             runs::on_loaded(state, generation, outcome)
         }
@@ -554,7 +554,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state,
             Action::Loaded {
                 generation,
-                result: Err(Some(message)),
+                result: Err(message),
             },
         ),
         Action::Watch { event, at } => runs::on_watch_event(state, event, at),
@@ -568,8 +568,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Ok(data) => {
                     state.install(*data, warmup);
                 }
-                Err(Some(message)) => state.error = Some(message),
-                Err(None) => {}
+                Err(message) => state.error = Some(message),
             }
             Vec::new()
         }
