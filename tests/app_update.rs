@@ -231,7 +231,7 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
     assert_eq!(s.error.as_deref(), Some("x.etdp: not an ETDump"));
     assert_eq!(s.mode(), Mode::Dialog);
     assert!(s.data.is_some(), "last good profile stays");
-    assert_eq!(s.data_warmup, 2);
+    assert_eq!(s.shown_warmup(), Some(2));
     key(&mut s, KeyCode::Enter);
     assert!(s.error.is_none());
 }

@@ -489,7 +489,7 @@ fn warmup_change_reloads_every_run_shown_first() {
     }
     let order = settle(&mut s, e, &|_| Ok(m4.clone()));
     assert_eq!(order.len(), 2);
-    assert_eq!(s.data_warmup, 4);
+    assert_eq!(s.shown_warmup(), Some(4));
     assert_eq!(shown_name(&s), "x.etdp");
     assert_eq!(s.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 19);
 }
@@ -645,4 +645,48 @@ fn gauge_of_a_dump_removed_while_loading_goes() {
         assert_eq!(s.loading, None);
         assert_eq!(shown_name(&s), "second.etdp");
     }
+}
+
+/// A removed run keeps the profile it was built with after a warm-up change; the footer
+/// names that profile's warm-up, not the new one.
+#[test]
+fn footer_names_the_warmup_of_the_profile_shown() {
+    use cpuprof_tui::ui::{self, Theme};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    fn footer(s: &AppState) -> String {
+        let mut t = Terminal::new(TestBackend::new(s.width, s.height)).unwrap();
+        t.draw(|f| ui::draw(f, s, &Theme::plain())).unwrap();
+        let buf = t.backend().buffer();
+        (0..buf.area.width)
+            .map(|x| buf[(x, buf.area.height - 1)].symbol().to_string())
+            .collect()
+    }
+
+    let (m3, m4) = (fixture_data("mlp_basic", 3), fixture_data("mlp_basic", 4));
+    let mut s = watching(120, 30, 3);
+    for (name, t) in [("out/x.etdp", 1), ("out/y.etdp", 2)] {
+        let e = ready(&mut s, name, t);
+        settle(&mut s, e, &|_| Ok(m3.clone()));
+    }
+    update(
+        &mut s,
+        Action::Watch {
+            event: WatchEvent::Removed("out/x.etdp".into()),
+            at: at(10),
+        },
+    );
+    let e = key(&mut s, KeyCode::Char('+'));
+    let order = settle(&mut s, e, &|_| Ok(m4.clone()));
+    assert_eq!(
+        order,
+        [PathBuf::from("out/y.etdp")],
+        "x is gone: not reloaded"
+    );
+    assert!(footer(&s).contains("warm-up 4 │"), "{}", footer(&s));
+    key(&mut s, KeyCode::Char('j')); // show x, built with warm-up 3
+    assert_eq!(shown_name(&s), "x.etdp");
+    assert!(footer(&s).contains("warm-up 3 │"), "{}", footer(&s));
+    assert_eq!(s.shown_warmup(), Some(3));
 }

@@ -58,7 +58,7 @@ fn newer_request_supersedes_older() {
     assert_eq!(loaded.last(), Some(&2));
     let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
     assert_eq!((runs.total, runs.dropped, runs.kept), (35, 4, 31));
-    assert_eq!(state.data_warmup, 4);
+    assert_eq!(state.shown_warmup(), Some(4));
     assert!(state.error.is_none());
     // + reloads in the background with 5 dropped.
     let effects = update(&mut state, Action::Command(Command::WarmupMore));

@@ -233,7 +233,6 @@ impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.
     pub fn start_watch(&mut self, dir: impl Into<String>, warmup: usize) {
         self.watch = Some(WatchState::new(dir, warmup));
-        self.data_warmup = warmup;
         self.focus = super::Pane::Runs;
     }
 }
@@ -411,8 +410,7 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
                 if w.follow {
                     w.selected = index;
                 }
-                let warmup = w.warmup;
-                show_data(state, id, *data, warmup);
+                show_data(state, id, *data);
             } else {
                 w.entries[index].data = Some(data);
             }
@@ -463,13 +461,13 @@ pub(super) fn on_retry(state: &mut AppState) -> Vec<Effect> {
 
 /// Put `data` (entry `id`'s profile) on screen; the profile shown before goes back into
 /// its entry.
-fn show_data(state: &mut AppState, id: u64, data: ExplorerData, warmup: usize) {
+fn show_data(state: &mut AppState, id: u64, data: ExplorerData) {
     let Some(w) = state.watch.as_mut() else {
         return;
     };
     let previous = w.shown.filter(|&s| s != id);
     w.shown = Some(id);
-    let old = state.install(data, warmup);
+    let old = state.install(data);
     if let (Some(w), Some(previous), Some(old)) = (state.watch.as_mut(), previous, old) {
         if let Some(i) = w.index_of(previous) {
             w.entries[i].data = Some(Box::new(old));
@@ -518,8 +516,7 @@ pub(super) fn select_run(state: &mut AppState, index: usize) -> Vec<Effect> {
         RunStatus::Loaded if w.shown == Some(id) => Vec::new(),
         RunStatus::Loaded => match entry.data.take() {
             Some(data) => {
-                let warmup = w.warmup;
-                show_data(state, id, *data, warmup);
+                show_data(state, id, *data);
                 Vec::new()
             }
             // Evicted: load it again if the file still holds this version.
@@ -550,10 +547,11 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
     };
     w.warmup = warmup;
     w.inflight = None; // its result (old warm-up) is ignored
+                       // Removed files cannot be read again: their profiles keep the warm-up they were
+                       // built with (the footer says which). Watcher errors are not dumps at all.
     for e in &mut w.entries {
         let reload = match &e.status {
-            RunStatus::Failed { from_watcher, .. } => !from_watcher && !e.removed,
-            RunStatus::Loaded => !e.removed || w.shown == Some(e.id),
+            RunStatus::Failed { from_watcher, .. } => !from_watcher,
             _ => true,
         };
         if reload && !e.removed {

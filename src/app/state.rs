@@ -149,8 +149,6 @@ pub struct AppState {
     pub generation: u64,
     pub loading: Option<Loading>,
     pub data: Option<ExplorerData>,
-    /// Warm-up runs dropped in `data`.
-    pub data_warmup: usize,
     pub error: Option<String>,
     pub help: bool,
     pub help_scroll: usize,
@@ -176,7 +174,6 @@ impl AppState {
             generation: 0,
             loading: None,
             data: None,
-            data_warmup: 0,
             error: None,
             help: false,
             help_scroll: 0,
@@ -255,6 +252,20 @@ impl AppState {
 
     pub fn selected_op(&self) -> Option<usize> {
         self.table.rows.get(self.table.selected).copied()
+    }
+
+    /// The warm-up runs the footer names: those dropped in the profile on screen (it may
+    /// have been built with an older warm-up), else the warm-up the next load will use.
+    /// None for sources without runs (traces).
+    pub fn shown_warmup(&self) -> Option<usize> {
+        match &self.data {
+            Some(d) => d.runs.as_ref().map(|r| r.dropped),
+            None => Some(match (&self.watch, &self.request) {
+                (Some(w), _) => w.warmup,
+                (None, Some(r)) => r.warmup,
+                (None, None) => 0,
+            }),
+        }
     }
 
     pub fn runs_total(&self) -> Option<usize> {
@@ -350,7 +361,7 @@ impl AppState {
     /// scope carry over from the profile shown before wherever the same rows exist
     /// (matched by name path, not index); sort and filter are kept as they are.
     /// Returns the profile shown before.
-    pub(super) fn install(&mut self, data: ExplorerData, warmup: usize) -> Option<ExplorerData> {
+    pub(super) fn install(&mut self, data: ExplorerData) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
         // Only needed to match against a profile shown before (big dumps load faster).
         let new_keys = if first_load {
@@ -418,7 +429,6 @@ impl AppState {
             .unwrap_or(0);
         self.table.search = table::search_keys(&data.ops);
         let previous = self.data.replace(data);
-        self.data_warmup = warmup;
         if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
         }
@@ -563,10 +573,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             if generation != state.generation {
                 return Vec::new(); // stale: a newer request superseded it
             }
-            let warmup = state.loading.take().map(|l| l.warmup).unwrap_or(0);
+            state.loading = None;
             match result {
                 Ok(data) => {
-                    state.install(*data, warmup);
+                    state.install(*data);
                 }
                 Err(message) => state.error = Some(message),
             }
