@@ -160,9 +160,14 @@ impl TerminalGuard {
             .display_env_section(false)
             .into_hooks();
         let report = panic_hook.into_panic_hook();
+        // Only a main-thread panic ends the process. The other threads catch theirs and
+        // report them in the UI (a failed load, closed input, a watcher error), so the
+        // terminal must stay as it is and nothing may be printed over the screen.
         std::panic::set_hook(Box::new(move |info| {
-            restore_terminal();
-            report(info);
+            if crate::threads::panicking_thread_is_main() {
+                restore_terminal();
+                report(info);
+            }
         }));
         if let Err(e) = execute!(
             io::stdout(),
@@ -184,10 +189,18 @@ impl Drop for TerminalGuard {
 }
 
 fn spawn_input(tx: Sender<Event>) {
-    let _ = thread::Builder::new()
-        .name("input".into())
-        .spawn(move || loop {
-            match event::read() {
+    let _ = spawn_input_from(tx, event::read);
+}
+
+/// The input thread: terminal events from `read` into the channel until it fails (or
+/// panics), which ends with `Event::InputClosed` (the explorer quits, never hangs).
+pub fn spawn_input_from(
+    tx: Sender<Event>,
+    mut read: impl FnMut() -> io::Result<TermEvent> + Send + 'static,
+) -> io::Result<thread::JoinHandle<()>> {
+    thread::Builder::new().name("input".into()).spawn(move || {
+        let pump = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loop {
+            match read() {
                 Ok(ev) => {
                     if tx.send(Event::Input(ev)).is_err() {
                         return;
@@ -198,7 +211,11 @@ fn spawn_input(tx: Sender<Event>) {
                     return;
                 }
             }
-        });
+        }));
+        if pump.is_err() {
+            let _ = tx.send(Event::InputClosed);
+        }
+    })
 }
 
 /// Turn a channel event into an action (None: nothing for `update`).
@@ -237,12 +254,14 @@ pub fn action_for(event: Event) -> Option<Action> {
             generation,
             message: e.to_string(),
         }),
+        // The worker drops cancelled loads; one that got here anyway is superseded.
+        Event::Loaded {
+            result: Err(LoadError::Cancelled),
+            ..
+        } => None,
         Event::Loaded { generation, result } => Some(Action::Loaded {
             generation,
-            result: result.map_err(|e| match e {
-                LoadError::Cancelled => None,
-                other => Some(other.to_string()),
-            }),
+            result: result.map_err(|e| e.to_string()),
         }),
         Event::Watch(event) => Some(Action::Watch {
             event,

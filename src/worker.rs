@@ -2,6 +2,7 @@
 //! sending progress and the result into the one event channel the UI loop reads.
 //! Each request carries a generation; starting a newer one cancels the older.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 use crate::app::ExplorerData;
 use crate::profile::{LoadError, LoadPhase, LoadProgress, ProfileRequest};
 use crate::source::load_explorer_data;
+use crate::threads::panic_message;
 use crate::watch::WatchEvent;
 
 /// Everything the UI loop waits for, from the input thread and the worker.
@@ -34,14 +36,31 @@ pub enum Event {
     RetryDue,
 }
 
+/// What the loader thread runs (the real one is `load_explorer_data`).
+pub type LoadFn = fn(
+    &ProfileRequest,
+    &mut dyn FnMut(LoadProgress),
+    &AtomicBool,
+) -> Result<ExplorerData, LoadError>;
+
 pub struct Worker {
     tx: Sender<Event>,
     current: Option<Arc<AtomicBool>>,
+    load: LoadFn,
 }
 
 impl Worker {
     pub fn new(tx: Sender<Event>) -> Worker {
-        Worker { tx, current: None }
+        Worker::with_loader(tx, load_explorer_data)
+    }
+
+    /// A worker running `load` instead of the real loader (tests).
+    pub fn with_loader(tx: Sender<Event>, load: LoadFn) -> Worker {
+        Worker {
+            tx,
+            current: None,
+            load,
+        }
     }
 
     /// Start loading `request`; the previous load (if any) is cancelled.
@@ -50,6 +69,7 @@ impl Worker {
         let cancel = Arc::new(AtomicBool::new(false));
         self.current = Some(cancel.clone());
         let tx = self.tx.clone();
+        let load = self.load;
         let spawned = thread::Builder::new()
             .name(format!("load-{generation}"))
             .spawn(move || {
@@ -73,7 +93,21 @@ impl Worker {
                         });
                     }
                 };
-                let result = load_explorer_data(&request, &mut progress, &cancel).map(Box::new);
+                // A panic in the loader is a bug on one input, not a reason to hang the
+                // gauge (or the watch queue) forever: it becomes this load's error.
+                let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                    load(&request, &mut progress, &cancel)
+                }))
+                .unwrap_or_else(|payload| {
+                    Err(LoadError::BadInput {
+                        path: request.etdump.display().to_string(),
+                        detail: format!(
+                            "internal error while loading: {}",
+                            panic_message(&*payload)
+                        ),
+                    })
+                })
+                .map(Box::new);
                 if cancel.load(Ordering::Relaxed) {
                     return; // superseded: nobody wants this result
                 }

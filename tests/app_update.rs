@@ -216,7 +216,7 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
     key(&mut s, KeyCode::Char('+')); // generation 3 supersedes 2
     let stale = Action::Loaded {
         generation: 2,
-        result: Err(Some("old".into())),
+        result: Err("old".into()),
     };
     update(&mut s, stale);
     assert!(s.error.is_none());
@@ -225,15 +225,39 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
         &mut s,
         Action::Loaded {
             generation: 3,
-            result: Err(Some("x.etdp: not an ETDump".into())),
+            result: Err("x.etdp: not an ETDump".into()),
         },
     );
     assert_eq!(s.error.as_deref(), Some("x.etdp: not an ETDump"));
     assert_eq!(s.mode(), Mode::Dialog);
     assert!(s.data.is_some(), "last good profile stays");
-    assert_eq!(s.data_warmup, 2);
+    assert_eq!(s.shown_warmup(), Some(2));
     key(&mut s, KeyCode::Enter);
     assert!(s.error.is_none());
+}
+
+/// Enter on a node with children toggles it, and the help says so.
+#[test]
+fn enter_toggles_and_help_says_so() {
+    let mut s = loaded(80, 24, 2);
+    let before = tree_names(&s).len();
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Enter);
+    assert!(
+        tree_names(&s).len() < before,
+        "Enter collapses an open node"
+    );
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(tree_names(&s).len(), before, "and expands it again");
+    let help = cpuprof_tui::app::keymap::help_lines();
+    let enter = help
+        .iter()
+        .find(|(k, _)| k == "Enter")
+        .map(|(_, h)| h.as_str());
+    assert_eq!(
+        enter,
+        Some("expand/collapse node, list its operators; operator: detail")
+    );
 }
 
 #[test]
@@ -417,4 +441,29 @@ fn filter_counts_on_the_wide_browse_fixture() {
     }
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.table.rows.len(), 10);
+}
+
+/// The terminal shrank and `terminal.draw` resized the buffer before the `Resize` action
+/// reached the state: every view must still draw inside the smaller buffer.
+#[test]
+fn drawing_on_a_frame_smaller_than_the_state_does_not_panic() {
+    use cpuprof_tui::ui::{self, Theme};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    let mut gauge = AppState::new(160, 48);
+    gauge.load(ProfileRequest::new("big.etdp".into(), None, 0));
+    let mut reload = loaded(160, 48, 2);
+    key(&mut reload, KeyCode::Char('+'));
+    assert!(reload.loading.is_some());
+    let mut watching = AppState::new(160, 48);
+    watching.start_watch("out", 0);
+    let mut help = loaded(160, 48, 2);
+    key(&mut help, KeyCode::Char('?'));
+    for state in [&gauge, &reload, &watching, &help] {
+        for (w, h) in [(60, 20), (30, 6), (10, 3), (1, 1)] {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
+        }
+    }
 }

@@ -103,7 +103,7 @@ proptest! {
                     bytes_done: done,
                     bytes_total: total,
                 },
-                Step::Fail => Action::Loaded { generation: s.generation, result: Err(Some("x.etdp: bad".into())) },
+                Step::Fail => Action::Loaded { generation: s.generation, result: Err("x.etdp: bad".into()) },
             };
             update(&mut s, action);
             term.draw(|f| ui::draw(f, &s, &Theme::plain())).unwrap();

@@ -57,7 +57,7 @@ fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
     let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
         unreachable!()
     };
-    let result = load(path, warmup).map(Box::new).map_err(Some);
+    let result = load(path, warmup).map(Box::new);
     update(&mut s, Action::Loaded { generation, result });
     s
 }
@@ -177,7 +177,7 @@ fn error_dialog_over_last_good_profile() {
             &mut s,
             Action::Loaded {
                 generation: 2,
-                result: Err(Some(message.clone())),
+                result: Err(message.clone()),
             },
         );
         snap("error_dialog", size, &s);
@@ -270,7 +270,7 @@ fn watch_runs_list() {
             };
             let result = load_profile(&request, &mut |_| {}, &AtomicBool::new(false))
                 .map(|p| Box::new(ExplorerData::from_profile(&p)))
-                .map_err(|e| Some(e.to_string()));
+                .map_err(|e| e.to_string());
             update(&mut s, Action::Loaded { generation, result });
         }
         let event = WatchEvent::Error {

@@ -112,3 +112,29 @@ fn thapi_trace_has_two_threads_and_a_failed_call() {
         .any(|f| f.error && f.message.contains("aten::orphan_exit")));
     assert!(d.findings.iter().any(|f| f.message.contains("never")));
 }
+
+/// Two calls of 5e15 µs (5e18 ns each): their sum does not fit an i64. The totals
+/// saturate instead of panicking (debug) or wrapping negative (release).
+#[test]
+fn huge_durations_saturate() {
+    let text = br#"{"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 5e15, "pid": 1, "tid": 1},
+        {"ph": "X", "cat": "cpu_op", "name": "b", "ts": 6e15, "dur": 5e15, "pid": 1, "tid": 1}
+    ]}"#;
+    let trace = cpuprof_tui::trace::parse_trace(text, "huge.json").unwrap();
+    let data = ExplorerData::from_trace(&trace);
+    let thread = &data.nodes[data.roots[0]];
+    let shares: Vec<f64> = thread
+        .children
+        .iter()
+        .map(|&c| data.nodes[c].share.unwrap())
+        .collect();
+    // Each call is 5e18 of a saturated 9.22e18 total: a positive share below 1.
+    assert_eq!(shares.len(), 2);
+    for s in shares {
+        assert!(s > 0.5 && s < 0.6, "{s}");
+    }
+    for op in &data.ops {
+        assert!(op.share > 0.5 && op.share < 0.6, "{}", op.share);
+    }
+}

@@ -537,3 +537,44 @@ fn stalled_dump_is_reported_then_recovers() {
     assert_eq!(pair.etdump, path);
     assert_loads(&pair);
 }
+
+/// A panic on the watcher thread (here in the sink, on the first event) ends the watch
+/// with one error naming the directory, not a silent stop.
+#[test]
+fn a_panic_in_the_watcher_is_reported_once_and_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("junk.etdp"),
+        b"not an etdump at all, long enough",
+    )
+    .unwrap();
+    let (tx, rx) = mpsc::channel::<WatchEvent>();
+    let mut first = true;
+    let handle = spawn_watcher(config(dir.path(), false), move |ev| {
+        if std::mem::take(&mut first) {
+            panic!("sink exploded");
+        }
+        tx.send(ev).is_ok()
+    })
+    .unwrap();
+    match next_event(&rx, EVENT_TIMEOUT) {
+        Some(WatchEvent::Error { path, message }) => {
+            assert_eq!(path, dir.path());
+            assert!(
+                message.contains("internal error: sink exploded"),
+                "{message}"
+            );
+        }
+        other => panic!("expected the watcher's error, got {other:?}"),
+    }
+    let deadline = Instant::now() + EVENT_TIMEOUT;
+    while handle.is_running() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!handle.is_running(), "the watcher stopped");
+    // Nothing more: the channel closes with the thread.
+    assert!(matches!(
+        rx.recv_timeout(Duration::from_millis(50)),
+        Err(RecvTimeoutError::Disconnected)
+    ));
+}

@@ -82,7 +82,7 @@ fn settle(
     }) = effects.first().cloned()
     {
         order.push(request.etdump.clone());
-        let result = answer(&request.etdump).map(Box::new).map_err(Some);
+        let result = answer(&request.etdump).map(Box::new);
         effects = update(s, Action::Loaded { generation, result });
     }
     order
@@ -489,7 +489,7 @@ fn warmup_change_reloads_every_run_shown_first() {
     }
     let order = settle(&mut s, e, &|_| Ok(m4.clone()));
     assert_eq!(order.len(), 2);
-    assert_eq!(s.data_warmup, 4);
+    assert_eq!(s.shown_warmup(), Some(4));
     assert_eq!(shown_name(&s), "x.etdp");
     assert_eq!(s.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 19);
 }
@@ -538,8 +538,8 @@ fn random_event_mix_never_panics() {
                     Some(generation) => Action::Loaded {
                         generation,
                         result: match next(4) {
-                            0 => Err(Some("x: bad".into())),
-                            1 => Err(None),
+                            0 => Err("x: bad".into()),
+                            1 => Err("y: unreadable".into()),
                             2 => Ok(Box::new(b.clone())),
                             _ => Ok(Box::new(a.clone())),
                         },
@@ -584,6 +584,14 @@ fn random_event_mix_never_panics() {
                 .filter(|e| e.status == RunStatus::Loading)
                 .count();
             assert!(loading <= 1, "step {step}: {loading} loading");
+            // The gauge, if any, is the load in flight's.
+            let inflight = ws.inflight.map(|(g, _)| g);
+            assert!(
+                s.loading
+                    .as_ref()
+                    .is_none_or(|l| Some(l.generation) == inflight),
+                "step {step}: stale gauge"
+            );
             assert!(ws.entries.iter().all(|e| match &e.status {
                 RunStatus::Failed { message, .. } => !message.contains('\n'),
                 _ => true,
@@ -595,4 +603,90 @@ fn random_event_mix_never_panics() {
                 .unwrap();
         }
     }
+}
+
+/// The first dump is removed (or turns into garbage) while it loads: its gauge goes at
+/// once, the next queued dump loads, and the late result changes nothing.
+#[test]
+fn gauge_of_a_dump_removed_while_loading_goes() {
+    let a = ExplorerData::from_profile(&sample::profile());
+    for garbage in [false, true] {
+        let mut s = watching(80, 24, 0);
+        let e = ready(&mut s, "out/first.etdp", 100);
+        let (_, first) = the_load(&e);
+        assert_eq!(s.loading.as_ref().map(|l| l.generation), Some(first));
+        let event = if garbage {
+            WatchEvent::Error {
+                path: "out/first.etdp".into(),
+                message: "not an ETDump".into(),
+            }
+        } else {
+            WatchEvent::Removed("out/first.etdp".into())
+        };
+        let fx = update(&mut s, Action::Watch { event, at: at(101) });
+        assert!(fx.is_empty());
+        assert_eq!(s.loading, None, "no load in flight, no gauge");
+        // The late result is stale: nothing shown, no gauge.
+        let fx = update(
+            &mut s,
+            Action::Loaded {
+                generation: first,
+                result: Ok(Box::new(a.clone())),
+            },
+        );
+        assert!(fx.is_empty());
+        assert_eq!(s.loading, None);
+        assert!(s.data.is_none());
+        // The next dump loads normally.
+        let e = ready(&mut s, "out/second.etdp", 200);
+        let (_, second) = the_load(&e);
+        assert_eq!(s.loading.as_ref().map(|l| l.generation), Some(second));
+        settle(&mut s, e, &|_| Ok(a.clone()));
+        assert_eq!(s.loading, None);
+        assert_eq!(shown_name(&s), "second.etdp");
+    }
+}
+
+/// A removed run keeps the profile it was built with after a warm-up change; the footer
+/// names that profile's warm-up, not the new one.
+#[test]
+fn footer_names_the_warmup_of_the_profile_shown() {
+    use cpuprof_tui::ui::{self, Theme};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    fn footer(s: &AppState) -> String {
+        let mut t = Terminal::new(TestBackend::new(s.width, s.height)).unwrap();
+        t.draw(|f| ui::draw(f, s, &Theme::plain())).unwrap();
+        let buf = t.backend().buffer();
+        (0..buf.area.width)
+            .map(|x| buf[(x, buf.area.height - 1)].symbol().to_string())
+            .collect()
+    }
+
+    let (m3, m4) = (fixture_data("mlp_basic", 3), fixture_data("mlp_basic", 4));
+    let mut s = watching(120, 30, 3);
+    for (name, t) in [("out/x.etdp", 1), ("out/y.etdp", 2)] {
+        let e = ready(&mut s, name, t);
+        settle(&mut s, e, &|_| Ok(m3.clone()));
+    }
+    update(
+        &mut s,
+        Action::Watch {
+            event: WatchEvent::Removed("out/x.etdp".into()),
+            at: at(10),
+        },
+    );
+    let e = key(&mut s, KeyCode::Char('+'));
+    let order = settle(&mut s, e, &|_| Ok(m4.clone()));
+    assert_eq!(
+        order,
+        [PathBuf::from("out/y.etdp")],
+        "x is gone: not reloaded"
+    );
+    assert!(footer(&s).contains("warm-up 4 │"), "{}", footer(&s));
+    key(&mut s, KeyCode::Char('j')); // show x, built with warm-up 3
+    assert_eq!(shown_name(&s), "x.etdp");
+    assert!(footer(&s).contains("warm-up 3 │"), "{}", footer(&s));
+    assert_eq!(s.shown_warmup(), Some(3));
 }

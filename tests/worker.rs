@@ -58,7 +58,7 @@ fn newer_request_supersedes_older() {
     assert_eq!(loaded.last(), Some(&2));
     let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
     assert_eq!((runs.total, runs.dropped, runs.kept), (35, 4, 31));
-    assert_eq!(state.data_warmup, 4);
+    assert_eq!(state.shown_warmup(), Some(4));
     assert!(state.error.is_none());
     // + reloads in the background with 5 dropped.
     let effects = update(&mut state, Action::Command(Command::WarmupMore));
@@ -127,4 +127,92 @@ fn bad_file_error_names_the_file_and_keeps_the_profile() {
         .clone()
         .unwrap()
         .starts_with("fixtures/does_not_exist.etdp"));
+}
+
+fn panicking_loader(
+    _: &ProfileRequest,
+    _: &mut dyn FnMut(cpuprof_tui::profile::LoadProgress),
+    _: &std::sync::atomic::AtomicBool,
+) -> Result<cpuprof_tui::app::ExplorerData, cpuprof_tui::profile::LoadError> {
+    panic!("loader exploded")
+}
+
+/// A panic in the loader becomes this load's error: the gauge goes, an error names the
+/// file, and in watch mode the next dump loads.
+#[test]
+fn a_loader_panic_is_an_error_not_a_hang() {
+    let (tx, rx) = mpsc::channel();
+    let mut worker = Worker::with_loader(tx, panicking_loader);
+    let mut state = AppState::new(80, 24);
+    let effects = state.load(wide(0));
+    settle(&mut state, &mut worker, &rx, effects);
+    assert!(state.loading.is_none());
+    assert_eq!(
+        state.error.as_deref(),
+        Some("fixtures/cpu/wide_browse.etdp: internal error while loading: loader exploded")
+    );
+
+    // Watch mode: the entry fails and the queue moves on.
+    let mut state = AppState::new(80, 24);
+    state.start_watch("out", 0);
+    let mut effects = Vec::new();
+    for (i, name) in ["out/a.etdp", "out/b.etdp"].into_iter().enumerate() {
+        effects.extend(update(
+            &mut state,
+            Action::Watch {
+                event: cpuprof_tui::watch::WatchEvent::Ready(cpuprof_tui::watch::DumpPair {
+                    etdump: name.into(),
+                    log: None,
+                    modified: std::time::UNIX_EPOCH + Duration::from_secs(i as u64),
+                    size: 1,
+                }),
+                at: std::time::UNIX_EPOCH,
+            },
+        ));
+    }
+    let mut loads = 0;
+    while let Some(Effect::Load {
+        request,
+        generation,
+    }) = effects.pop()
+    {
+        loads += 1;
+        worker.start(request, generation);
+        let ev = loop {
+            let ev = rx.recv_timeout(Duration::from_secs(10)).expect("answers");
+            if matches!(ev, Event::Loaded { .. }) {
+                break ev;
+            }
+        };
+        effects = action_for(ev).map_or(Vec::new(), |a| update(&mut state, a));
+    }
+    assert_eq!(loads, 2);
+    let w = state.watch.as_ref().unwrap();
+    assert_eq!(w.errors(), 2);
+    assert!(w.inflight.is_none() && state.loading.is_none());
+}
+
+/// The input thread ends with `InputClosed` when its reader fails or panics.
+#[test]
+fn the_input_thread_reports_a_panic_as_closed_input() {
+    use cpuprof_tui::tui::spawn_input_from;
+    use ratatui::crossterm::event::Event as TermEvent;
+
+    let (tx, rx) = mpsc::channel();
+    let mut n = 0;
+    let handle = spawn_input_from(tx, move || {
+        n += 1;
+        if n == 1 {
+            Ok(TermEvent::FocusGained)
+        } else {
+            panic!("input exploded")
+        }
+    })
+    .unwrap();
+    handle.join().unwrap();
+    assert!(matches!(
+        rx.try_recv(),
+        Ok(Event::Input(TermEvent::FocusGained))
+    ));
+    assert!(matches!(rx.try_recv(), Ok(Event::InputClosed)));
 }

@@ -123,7 +123,7 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[(KeyCode::Enter, N)],
         command: Command::Enter,
-        help: "expand node, list its operators; on an operator: detail",
+        help: "expand/collapse node, list its operators; operator: detail",
     },
     Binding {
         keys: &[(KeyCode::Esc, N)],

@@ -29,7 +29,6 @@ pub struct Areas {
 /// `detail_zoomed`: on a narrow screen the focused detail takes the whole body.
 /// `runs`: watch mode (a runs list above the tree and a status line above the footer).
 pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, runs: bool) -> Areas {
-    let full = Rect::new(0, 0, width, height);
     let header_h = HEADER_HEIGHT.min(height);
     let footer_h = u16::from(height > header_h);
     let status_h = u16::from(runs && height > header_h + footer_h);
@@ -48,7 +47,6 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
         detail: None,
         log: None,
     };
-    let _ = full;
     if log_view {
         areas.log = Some(body);
         return areas;

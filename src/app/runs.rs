@@ -233,7 +233,6 @@ impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.
     pub fn start_watch(&mut self, dir: impl Into<String>, warmup: usize) {
         self.watch = Some(WatchState::new(dir, warmup));
-        self.data_warmup = warmup;
         self.focus = super::Pane::Runs;
     }
 }
@@ -288,7 +287,26 @@ pub(super) fn on_watch_event(
         }
     }
     fix_runs_offset(state);
-    pump(state)
+    let effects = pump(state);
+    drop_stale_gauge(state);
+    effects
+}
+
+/// The gauge shows the load in flight only: once that load is gone (its entry removed
+/// or turned into an error), its gauge goes too.
+fn drop_stale_gauge(state: &mut AppState) {
+    let inflight = state
+        .watch
+        .as_ref()
+        .and_then(|w| w.inflight)
+        .map(|(g, _)| g);
+    if state
+        .loading
+        .as_ref()
+        .is_some_and(|l| Some(l.generation) != inflight)
+    {
+        state.loading = None;
+    }
 }
 
 /// Forget entries of `path` that never loaded (queued, loading, waiting).
@@ -352,18 +370,11 @@ pub(super) enum Outcome {
     Loaded(Box<ExplorerData>),
     Failed(String),
     Incomplete,
-    Cancelled,
 }
 
 /// A load of the runs list finished (stale generations are ignored).
 pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome) -> Vec<Effect> {
-    let Some(w) = state.watch.as_mut() else {
-        return Vec::new();
-    };
-    let Some((_, id)) = w.inflight.filter(|(g, _)| *g == generation) else {
-        return Vec::new(); // stale: superseded, or its entry is gone
-    };
-    w.inflight = None;
+    // Its gauge goes whether or not the result is still wanted.
     if state
         .loading
         .as_ref()
@@ -371,10 +382,15 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
     {
         state.loading = None;
     }
-    let mut effects = Vec::new();
     let Some(w) = state.watch.as_mut() else {
-        return effects;
+        return Vec::new();
     };
+    let Some((_, id)) = w.inflight.filter(|(g, _)| *g == generation) else {
+        // Stale: superseded, or its entry is gone; the queue moves on.
+        return pump(state);
+    };
+    w.inflight = None;
+    let mut effects = Vec::new();
     let Some(index) = w.index_of(id) else {
         return pump(state);
     };
@@ -394,8 +410,7 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
                 if w.follow {
                     w.selected = index;
                 }
-                let warmup = w.warmup;
-                show_data(state, id, *data, warmup);
+                show_data(state, id, *data);
             } else {
                 w.entries[index].data = Some(data);
             }
@@ -419,7 +434,6 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
             entry.status = RunStatus::Waiting { attempts };
             effects.push(Effect::RetryAfter(retry_delay(attempts)));
         }
-        Outcome::Cancelled => w.entries[index].status = RunStatus::Queued,
     }
     fix_runs_offset(state);
     effects.extend(pump(state));
@@ -447,13 +461,13 @@ pub(super) fn on_retry(state: &mut AppState) -> Vec<Effect> {
 
 /// Put `data` (entry `id`'s profile) on screen; the profile shown before goes back into
 /// its entry.
-fn show_data(state: &mut AppState, id: u64, data: ExplorerData, warmup: usize) {
+fn show_data(state: &mut AppState, id: u64, data: ExplorerData) {
     let Some(w) = state.watch.as_mut() else {
         return;
     };
     let previous = w.shown.filter(|&s| s != id);
     w.shown = Some(id);
-    let old = state.install(data, warmup);
+    let old = state.install(data);
     if let (Some(w), Some(previous), Some(old)) = (state.watch.as_mut(), previous, old) {
         if let Some(i) = w.index_of(previous) {
             w.entries[i].data = Some(Box::new(old));
@@ -502,8 +516,7 @@ pub(super) fn select_run(state: &mut AppState, index: usize) -> Vec<Effect> {
         RunStatus::Loaded if w.shown == Some(id) => Vec::new(),
         RunStatus::Loaded => match entry.data.take() {
             Some(data) => {
-                let warmup = w.warmup;
-                show_data(state, id, *data, warmup);
+                show_data(state, id, *data);
                 Vec::new()
             }
             // Evicted: load it again if the file still holds this version.
@@ -534,10 +547,11 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
     };
     w.warmup = warmup;
     w.inflight = None; // its result (old warm-up) is ignored
+                       // Removed files cannot be read again: their profiles keep the warm-up they were
+                       // built with (the footer says which). Watcher errors are not dumps at all.
     for e in &mut w.entries {
         let reload = match &e.status {
-            RunStatus::Failed { from_watcher, .. } => !from_watcher && !e.removed,
-            RunStatus::Loaded => !e.removed || w.shown == Some(e.id),
+            RunStatus::Failed { from_watcher, .. } => !from_watcher,
             _ => true,
         };
         if reload && !e.removed {
@@ -554,12 +568,6 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
 pub(super) fn fix_runs_offset(state: &mut AppState) {
     let page = super::layout::inner_rows(state.areas().runs).max(1);
     if let Some(w) = state.watch.as_mut() {
-        w.offset = if w.selected < w.offset {
-            w.selected
-        } else if w.selected >= w.offset + page {
-            w.selected + 1 - page
-        } else {
-            w.offset
-        };
+        w.offset = super::state::fix_offset(w.selected, w.offset, page);
     }
 }

@@ -47,10 +47,11 @@ pub enum Action {
         bytes_done: u64,
         bytes_total: u64,
     },
-    /// A load finished; `Err` is the one-line message naming the file (None = cancelled).
+    /// A load finished; `Err` is the one-line message naming the file. (Cancelled loads
+    /// send nothing: the worker drops their results.)
     Loaded {
         generation: u64,
-        result: Result<Box<ExplorerData>, Option<String>>,
+        result: Result<Box<ExplorerData>, String>,
     },
     /// A load found the dump still being written (`message` names the file).
     LoadIncomplete {
@@ -148,8 +149,6 @@ pub struct AppState {
     pub generation: u64,
     pub loading: Option<Loading>,
     pub data: Option<ExplorerData>,
-    /// Warm-up runs dropped in `data`.
-    pub data_warmup: usize,
     pub error: Option<String>,
     pub help: bool,
     pub help_scroll: usize,
@@ -175,7 +174,6 @@ impl AppState {
             generation: 0,
             loading: None,
             data: None,
-            data_warmup: 0,
             error: None,
             help: false,
             help_scroll: 0,
@@ -205,10 +203,17 @@ impl AppState {
         }
     }
 
+    /// The geometry of the last handled resize (what update's paging and mouse hits use).
     pub fn areas(&self) -> Areas {
+        self.areas_for(self.width, self.height)
+    }
+
+    /// The geometry of this view on a `width` x `height` screen. Rendering uses the
+    /// frame's own size: the terminal may have changed size since the last `Resize`.
+    pub fn areas_for(&self, width: u16, height: u16) -> Areas {
         layout::compute(
-            self.width,
-            self.height,
+            width,
+            height,
             self.log_view,
             self.focus == Pane::Detail,
             self.watch.is_some(),
@@ -247,6 +252,20 @@ impl AppState {
 
     pub fn selected_op(&self) -> Option<usize> {
         self.table.rows.get(self.table.selected).copied()
+    }
+
+    /// The warm-up runs the footer names: those dropped in the profile on screen (it may
+    /// have been built with an older warm-up), else the warm-up the next load will use.
+    /// None for sources without runs (traces).
+    pub fn shown_warmup(&self) -> Option<usize> {
+        match &self.data {
+            Some(d) => d.runs.as_ref().map(|r| r.dropped),
+            None => Some(match (&self.watch, &self.request) {
+                (Some(w), _) => w.warmup,
+                (None, Some(r)) => r.warmup,
+                (None, None) => 0,
+            }),
+        }
     }
 
     pub fn runs_total(&self) -> Option<usize> {
@@ -342,7 +361,7 @@ impl AppState {
     /// scope carry over from the profile shown before wherever the same rows exist
     /// (matched by name path, not index); sort and filter are kept as they are.
     /// Returns the profile shown before.
-    pub(super) fn install(&mut self, data: ExplorerData, warmup: usize) -> Option<ExplorerData> {
+    pub(super) fn install(&mut self, data: ExplorerData) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
         // Only needed to match against a profile shown before (big dumps load faster).
         let new_keys = if first_load {
@@ -410,7 +429,6 @@ impl AppState {
             .unwrap_or(0);
         self.table.search = table::search_keys(&data.ops);
         let previous = self.data.replace(data);
-        self.data_warmup = warmup;
         if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
         }
@@ -478,7 +496,8 @@ pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bo
     out
 }
 
-fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {
+/// The scroll offset that keeps row `selected` on a page of `page` rows.
+pub(super) fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {
     if selected < offset {
         selected
     } else if selected >= offset + page {
@@ -531,8 +550,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Loaded { generation, result } if state.watch.is_some() => {
             let outcome = match result {
                 Ok(data) => Outcome::Loaded(data),
-                Err(Some(message)) => Outcome::Failed(message),
-                Err(None) => Outcome::Cancelled,
+                Err(message) => Outcome::Failed(message),
             };
             runs::on_loaded(state, generation, outcome)
         }
@@ -546,7 +564,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state,
             Action::Loaded {
                 generation,
-                result: Err(Some(message)),
+                result: Err(message),
             },
         ),
         Action::Watch { event, at } => runs::on_watch_event(state, event, at),
@@ -555,13 +573,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             if generation != state.generation {
                 return Vec::new(); // stale: a newer request superseded it
             }
-            let warmup = state.loading.take().map(|l| l.warmup).unwrap_or(0);
+            state.loading = None;
             match result {
                 Ok(data) => {
-                    state.install(*data, warmup);
+                    state.install(*data);
                 }
-                Err(Some(message)) => state.error = Some(message),
-                Err(None) => {}
+                Err(message) => state.error = Some(message),
             }
             Vec::new()
         }
@@ -680,40 +697,34 @@ pub fn sort_by(state: &mut AppState, column: Column) {
 }
 
 fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
-    if let Some(w) = &state.watch {
-        let current = w.warmup;
-        let wanted = if more {
-            match state.runs_total() {
-                Some(total) if current + 1 < total => current + 1,
-                _ => return Vec::new(),
-            }
-        } else {
-            match current.checked_sub(1) {
-                Some(n) => n,
-                None => return Vec::new(),
-            }
-        };
-        return runs::change_watch_warmup(state, wanted);
-    }
-    let Some(request) = state.request.clone() else {
+    let current = match (&state.watch, &state.request) {
+        (Some(w), _) => w.warmup,
+        (None, Some(r)) => r.warmup,
+        (None, None) => return Vec::new(),
+    };
+    let Some(wanted) = next_warmup(current, more, state.runs_total()) else {
         return Vec::new();
     };
-    let current = request.warmup;
-    let wanted = if more {
-        match state.runs_total() {
-            // At least one run must stay.
-            Some(total) if current + 1 < total => current + 1,
-            _ => return Vec::new(),
-        }
-    } else {
-        match current.checked_sub(1) {
-            Some(w) => w,
-            None => return Vec::new(),
-        }
+    if state.watch.is_some() {
+        return runs::change_watch_warmup(state, wanted);
+    }
+    let Some(mut request) = state.request.clone() else {
+        return Vec::new();
     };
-    let mut request = request;
     request.warmup = wanted;
     state.load(request)
+}
+
+/// The warm-up one step up or down from `current`, if allowed: never below 0, and at
+/// least one of `runs_total` runs must stay (no step up while the total is unknown).
+fn next_warmup(current: usize, more: bool, runs_total: Option<usize>) -> Option<usize> {
+    if more {
+        runs_total
+            .filter(|&total| current + 1 < total)
+            .map(|_| current + 1)
+    } else {
+        current.checked_sub(1)
+    }
 }
 
 /// Returns the effects of showing another run (runs list only).

@@ -230,21 +230,6 @@ pub fn filter_rows(keys: &[String], sorted: &[usize], filter: &str) -> Vec<usize
         .collect()
 }
 
-/// Scope, filter and sort in one go.
-pub fn visible_rows(
-    rows: &[OpRow],
-    scope: Option<usize>,
-    filter: &str,
-    column: Column,
-    descending: bool,
-) -> Vec<usize> {
-    filter_rows(
-        &search_keys(rows),
-        &sorted_rows(rows, scope, column, descending),
-        filter,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,6 +272,21 @@ mod filter_tests {
     use super::*;
     use crate::app::sample;
     use crate::app::ExplorerData;
+
+    /// Scope, filter and sort in one go.
+    fn visible_rows(
+        rows: &[OpRow],
+        scope: Option<usize>,
+        filter: &str,
+        column: Column,
+        descending: bool,
+    ) -> Vec<usize> {
+        filter_rows(
+            &search_keys(rows),
+            &sorted_rows(rows, scope, column, descending),
+            filter,
+        )
+    }
 
     #[test]
     fn sort_and_filter_by_hand() {

@@ -41,7 +41,11 @@ impl ExplorerData {
                 .iter()
                 .flat_map(|r| r.samples_ms.iter().copied())
                 .collect();
-            let total_ns: i64 = tree.roots.iter().map(|r| r.inclusive_ns).sum();
+            // Saturating: hostile traces may hold durations near i64::MAX.
+            let total_ns = tree
+                .roots
+                .iter()
+                .fold(0i64, |a, r| a.saturating_add(r.inclusive_ns));
             let t = data.push_node(TreeNode {
                 name: format!("thread {}", key.tid),
                 kind: NodeKind::Other,
@@ -60,7 +64,10 @@ impl ExplorerData {
         }
 
         // Operators by name: the table's rows, each with a tree node for the detail view.
-        let total_self: i64 = trace.ops.iter().map(|o| o.self_total_ns.max(0)).sum();
+        let total_self = trace
+            .ops
+            .iter()
+            .fold(0i64, |a, o| a.saturating_add(o.self_total_ns.max(0)));
         let ops_root = data.push_node(TreeNode {
             name: "operators by name".to_string(),
             kind: NodeKind::Other,

@@ -268,10 +268,23 @@ fn for_each_op(
         }
         counts.events += 1;
         let mut result = parse_record(rec, format);
-        // Multi-line records (THAPI's pretty printer): extend while a group is open.
         let start = line.as_ptr() as usize - base;
+        // Only THAPI's pretty printer writes multi-line records: extend while a group is
+        // open. babeltrace2 writes one record per line, so an open group there is a line
+        // cut short: malformed on its own (joining would swallow the next record), or
+        // truncated when nothing follows.
+        let multi_line = format == TraceFormat::ThapiText;
+        if !multi_line
+            && matches!(result, Err(ScanError::Incomplete))
+            && !text[start + line.len()..].trim().is_empty()
+        {
+            result = Err(ScanError::Malformed);
+        }
         let mut joined = 0;
-        while matches!(result, Err(ScanError::Incomplete)) && joined < MAX_RECORD_LINES {
+        while multi_line
+            && matches!(result, Err(ScanError::Incomplete))
+            && joined < MAX_RECORD_LINES
+        {
             let Some((_, next)) = lines.next() else {
                 break;
             };
@@ -471,6 +484,28 @@ mod tests {
         assert!(set.warnings.iter().any(|w| w.kind == "midnight_wrap"));
         // Older tracers: no overload_name field; the name is used as is.
         assert_eq!(set.names, ["x"]);
+    }
+
+    #[test]
+    fn cut_babeltrace_line_is_one_malformed_record() {
+        // Line 2 is cut inside its payload group; line 3 must still parse.
+        let text = "[1.0] h lttng_ust_pytorch:op_entry: { vpid = 1, vtid = 1 }, { name = \"a\", overload_name = \"\" }\n\
+[1.2] h lttng_ust_pytorch:op_entry: { vpid = 1, vtid = 1 }, { name = \"b\"\n\
+[1.5] h lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 1 }, { name = \"a\", overload_name = \"\" }\n";
+        let set = read_lttng_text(text, TraceFormat::Babeltrace2Text).unwrap();
+        assert_eq!(set.counts.malformed, 1, "{:?}", set.warnings);
+        assert_eq!(set.counts.op_events, 2);
+        assert_eq!(set.intervals.len(), 1);
+        assert_eq!(set.name(&set.intervals[0]), "a");
+        assert_eq!(set.intervals[0].dur_ns, 500_000_000);
+        assert!(set
+            .warnings
+            .iter()
+            .any(|w| w.kind == "malformed" && w.message.starts_with("line 2:")));
+        // Cut at the very end: a truncated trace.
+        let cut_end = &text[..text.find("[1.5]").unwrap()];
+        let set = read_lttng_text(cut_end, TraceFormat::Babeltrace2Text).unwrap();
+        assert!(set.warnings.iter().any(|w| w.kind == "truncated"));
     }
 
     #[test]

@@ -44,13 +44,6 @@ pub struct TraceOp {
     pub dtypes: Option<Vec<Vec<String>>>,
 }
 
-impl TraceOp {
-    /// Per-call inclusive durations in ms, in call order.
-    pub fn call_durations_ms(&self) -> &[f64] {
-        &self.stats.samples
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceThread {
     pub key: ThreadKey,

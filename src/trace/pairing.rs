@@ -79,11 +79,12 @@ impl Pairer {
             OpEventKind::Exit => match self.stacks[thread as usize].pop() {
                 Some(open) => {
                     let iv = &mut self.intervals[open.slot as usize];
-                    let mut dur = ts_ns - iv.start_ns;
+                    // Saturating: hostile inputs may put entry and exit centuries apart.
+                    let mut dur = ts_ns.saturating_sub(iv.start_ns);
                     if dur < 0 {
                         let names = &self.names.names;
                         self.warnings.add("negative_duration", || {
-                            format!("line {line}: exit of {} is {} ns before its entry; duration set to 0", names[name_id as usize], -dur)
+                            format!("line {line}: exit of {} is {} ns before its entry; duration set to 0", names[name_id as usize], dur.unsigned_abs())
                         });
                         dur = 0;
                     }
@@ -179,4 +180,24 @@ fn compact(intervals: Vec<Interval>) -> Vec<Interval> {
         out.push(Interval { parent, ..iv });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_and_exit_centuries_apart_saturate() {
+        // Entry in 1677, exit in 2262: the true difference does not fit an i64.
+        let mut p = Pairer::default();
+        p.event(OpEventKind::Entry, i64::MIN + 1, None, 1, 1, "a", "", 1);
+        p.event(OpEventKind::Exit, i64::MAX - 1, None, 1, 1, "a", "", 2);
+        // And an exit far before its entry: a negative duration that saturates too.
+        p.event(OpEventKind::Entry, i64::MAX - 1, None, 1, 1, "b", "", 3);
+        p.event(OpEventKind::Exit, i64::MIN + 1, None, 1, 1, "b", "", 4);
+        let set = p.finish();
+        assert_eq!(set.intervals[0].dur_ns, i64::MAX);
+        assert_eq!(set.intervals[1].dur_ns, 0);
+        assert!(set.warnings.iter().any(|w| w.kind == "negative_duration"));
+    }
 }

@@ -102,7 +102,7 @@ impl Clock {
             Stamp::TimeOfDay(tod) => {
                 let mut t = tod.saturating_add(self.day_offset);
                 if let Some(last) = self.last {
-                    if t < last - HALF_DAY_NS {
+                    if t < last.saturating_sub(HALF_DAY_NS) {
                         self.day_offset = self.day_offset.saturating_add(DAY_NS);
                         t = t.saturating_add(DAY_NS);
                         warnings.add("midnight_wrap", || {

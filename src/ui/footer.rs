@@ -40,12 +40,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
         let dir = if t.descending { "↓" } else { "↑" };
         // Traces have no runs, so no warm-up to change.
-        let has_runs = state.data.as_ref().is_none_or(|d| d.runs.is_some());
-        let warmup = if has_runs {
-            format!("warm-up {} │ ", state.data_warmup)
-        } else {
-            String::new()
-        };
+        let shown_warmup = state.shown_warmup();
+        let has_runs = shown_warmup.is_some();
+        let warmup = shown_warmup
+            .map(|w| format!("warm-up {w} │ "))
+            .unwrap_or_default();
         spans.push(Span::styled(
             format!("sort {}{dir} │ {warmup}", t.sort.title()),
             theme.dim(),

@@ -28,8 +28,10 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    // Geometry comes from the same pure function update uses for mouse hits.
-    let areas = state.areas();
+    // Geometry comes from the same pure function update uses for mouse hits, laid out
+    // on the frame itself: a resize may reach the buffer before `Action::Resize`
+    // reaches the state, and widgets must never draw outside the buffer.
+    let areas = state.areas_for(area.width, area.height);
     header::render(frame, areas.header, state, theme);
     if let Some(w) = &state.watch {
         if let Some(a) = areas.runs {

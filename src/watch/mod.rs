@@ -29,6 +29,7 @@ pub mod rules;
 mod tracker;
 
 use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
@@ -39,6 +40,7 @@ use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer_opt, Config as DebounceConfig, Debouncer};
 
 use crate::profile::ProfileRequest;
+use crate::threads::panic_message;
 use tracker::{KnownDirs, Settings, Tracker};
 
 /// What to watch and how patiently.
@@ -186,6 +188,8 @@ impl WatchSink for mpsc::Sender<WatchEvent> {
 enum Msg {
     /// Something changed in the tree (or the backend reported an error): list it again.
     Changed,
+    /// The change callback panicked (its message): report and stop.
+    Failed(String),
     Stop,
 }
 
@@ -262,19 +266,23 @@ pub fn spawn_watcher<S: WatchSink>(
         // Which files changed does not matter: the worker lists the directory. Backend
         // errors (e.g. event queue overflow) also mean "look again". Events only on
         // directories already listed are the worker's own listings (see `KnownDirs`).
-        if let Ok(events) = &result {
+        let only_known = catch_unwind(AssertUnwindSafe(|| {
+            let Ok(events) = &result else {
+                return false;
+            };
             let known = known
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             // A known directory that is no longer one was deleted or renamed away.
-            if events
+            events
                 .iter()
                 .all(|e| known.contains(&e.path) && e.path.is_dir())
-            {
-                return;
-            }
-        }
-        let _ = notify_tx.send(Msg::Changed);
+        }));
+        let _ = notify_tx.send(match only_known {
+            Ok(true) => return,
+            Ok(false) => Msg::Changed,
+            Err(payload) => Msg::Failed(panic_message(&*payload)),
+        });
     };
     let mode = if config.recursive {
         RecursiveMode::Recursive
@@ -319,7 +327,10 @@ pub fn spawn_watcher<S: WatchSink>(
     };
     let worker = std::thread::Builder::new()
         .name("cpuprof-watch".into())
-        .spawn(move || run_worker(tracker, inbox, sink, rescan_every))
+        .spawn({
+            let dir = dir.clone();
+            move || run_guarded(&dir, tracker, inbox, sink, rescan_every)
+        })
         .map_err(|e| WatchError::Watch {
             dir: dir.clone(),
             reason: e.to_string(),
@@ -354,12 +365,39 @@ fn check_dir(dir: &Path) -> Result<(), WatchError> {
     Ok(())
 }
 
-fn run_worker<S: WatchSink>(
-    mut tracker: Tracker,
+/// `run_worker`, but a panic (in the tracker, the sink or the change callback) ends the
+/// watch with one `WatchEvent::Error` naming the directory instead of a silent stop.
+fn run_guarded<S: WatchSink>(
+    dir: &Path,
+    tracker: Tracker,
     inbox: mpsc::Receiver<Msg>,
     mut sink: S,
     rescan_every: Duration,
 ) {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        run_worker(tracker, inbox, &mut sink, rescan_every)
+    }));
+    let failure = match outcome {
+        Ok(Ok(())) => return,
+        Ok(Err(message)) => message,
+        Err(payload) => panic_message(&*payload),
+    };
+    let event = WatchEvent::Error {
+        path: dir.to_path_buf(),
+        message: format!("watching stopped: internal error: {failure}"),
+    };
+    // The sink itself may be what panicked.
+    let _ = catch_unwind(AssertUnwindSafe(|| sink.deliver(event)));
+}
+
+/// Ok when the sink or the handle stopped the watch; Err(message) when the change
+/// callback panicked.
+fn run_worker<S: WatchSink>(
+    mut tracker: Tracker,
+    inbox: mpsc::Receiver<Msg>,
+    sink: &mut S,
+    rescan_every: Duration,
+) -> Result<(), String> {
     let mut out = Vec::new();
     let mut rescan = true; // the initial scan
     let mut next_rescan = Instant::now() + rescan_every;
@@ -376,7 +414,7 @@ fn run_worker<S: WatchSink>(
         tracker.run_due(now, &mut out);
         for event in out.drain(..) {
             if !sink.deliver(event) {
-                return;
+                return Ok(());
             }
         }
 
@@ -386,14 +424,16 @@ fn run_worker<S: WatchSink>(
         let msg = inbox.recv_timeout(wake.saturating_duration_since(Instant::now()));
         match msg {
             Ok(Msg::Changed) => rescan = true,
-            Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+            Ok(Msg::Failed(message)) => return Err(message),
+            Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return Ok(()),
             Err(RecvTimeoutError::Timeout) => {}
         }
         // Coalesce a burst of change messages into one listing.
         loop {
             match inbox.try_recv() {
                 Ok(Msg::Changed) => rescan = true,
-                Ok(Msg::Stop) | Err(mpsc::TryRecvError::Disconnected) => return,
+                Ok(Msg::Failed(message)) => return Err(message),
+                Ok(Msg::Stop) | Err(mpsc::TryRecvError::Disconnected) => return Ok(()),
                 Err(mpsc::TryRecvError::Empty) => break,
             }
         }

@@ -216,6 +216,7 @@ impl Dedupe {
         self.last.remove(path).is_some()
     }
 
+    #[cfg(test)]
     pub fn contains(&self, path: &Path) -> bool {
         self.last.contains_key(path)
     }
