@@ -3,9 +3,10 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_frame;
 use super::text::{block, fit};
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
@@ -18,12 +19,7 @@ const MAX_HIST_ROWS: u16 = 10;
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Detail);
-    let block_w = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Span::styled(" Detail ", theme.title()));
-    let inner = block_w.inner(area);
-    frame.render_widget(block_w, area);
+    let inner = pane_frame(frame, area, " Detail ", focused, theme);
     let Some(id) = state.detail_node() else {
         frame.render_widget(
             Paragraph::new(Line::styled("nothing selected", theme.dim())),

@@ -2,9 +2,10 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_frame;
 use super::Theme;
 use crate::app::format::count;
 use crate::app::state::finding_lines;
@@ -17,12 +18,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
         count(data.warning_count(), "warning"),
         count(data.log.len(), "log line")
     );
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(true))
-        .title(Span::styled(title, theme.title()));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane_frame(frame, area, title, true, theme);
     let rows = inner.height as usize;
     let findings = finding_lines(data, inner.width as usize);
     let total = findings.len() + data.log.len() + 3;

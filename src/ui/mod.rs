@@ -100,3 +100,20 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
         h,
     )
 }
+
+/// Draw a pane's border and title (highlighted when focused); returns the inner area.
+pub(crate) fn pane_frame(
+    frame: &mut Frame,
+    area: Rect,
+    title: impl Into<String>,
+    focused: bool,
+    theme: &Theme,
+) -> Rect {
+    let block = ratatui::widgets::Block::default()
+        .borders(ratatui::widgets::Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(ratatui::text::Span::styled(title.into(), theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}

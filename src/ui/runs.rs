@@ -3,9 +3,10 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_frame;
 use super::text::fit;
 use super::{pane_focused, Theme};
 use crate::app::format::duration_ms;
@@ -18,12 +19,7 @@ const NOISE: f64 = 0.005;
 pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Runs);
     let title = format!(" Runs · {} · newest first ", w.entries.len());
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Span::styled(title, theme.title()));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane_frame(frame, area, title, focused, theme);
     if inner.height == 0 {
         return;
     }

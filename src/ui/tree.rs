@@ -3,9 +3,10 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_frame;
 use super::text::{fit, share_bar};
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
@@ -24,12 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         Some(label) => format!(" {name} · operators of {label} "),
         None => format!(" {name} "),
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Span::styled(scope, theme.title()));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane_frame(frame, area, scope, focused, theme);
     let width = inner.width as usize;
     // Numbers on the right; drop the bar, then p90, when narrow.
     let show_bar = width >= 60;
