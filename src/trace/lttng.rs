@@ -280,18 +280,46 @@ fn for_each_op(
         {
             result = Err(ScanError::Malformed);
         }
+        // A THAPI record is its header line and, when the header leaves a group open, the
+        // lines up to a `}` at the start of a line. The next header line ends it in any
+        // case, so a missing `}` costs that one record (not every record after it), and
+        // each line is read a bounded number of times (no re-parsing per open header).
+        let mut unclosed_before = None;
         let mut joined = 0;
         while multi_line
             && matches!(result, Err(ScanError::Incomplete))
             && joined < MAX_RECORD_LINES
         {
-            let Some((_, next)) = lines.next() else {
+            let mut end = None;
+            while let Some(&(next_idx, next)) = lines.peek() {
+                if super::detect::is_thapi_header(next.as_bytes()) {
+                    unclosed_before = Some(next_idx + 1);
+                    break;
+                }
+                lines.next();
+                joined += 1;
+                end = Some(next.as_ptr() as usize - base + next.len());
+                if next.trim_end().starts_with('}') || joined >= MAX_RECORD_LINES {
+                    break;
+                }
+            }
+            let Some(end) = end else {
                 break;
             };
-            joined += 1;
-            let end = next.as_ptr() as usize - base + next.len();
             rec = text[start..end].trim_end_matches('\r');
             result = parse_record(rec, format);
+            if unclosed_before.is_some() {
+                break;
+            }
+        }
+        if let (Some(next_line), Err(ScanError::Incomplete)) = (unclosed_before, &result) {
+            counts.malformed += 1;
+            warnings.add("malformed", || {
+                format!(
+                    "line {line_no}: record not closed before the next record on line {next_line} (missing `}}`?); skipped"
+                )
+            });
+            continue;
         }
         match result {
             Ok(Record::Op(op)) => {
@@ -307,6 +335,12 @@ fn for_each_op(
                 sink(&op, ts, line_no);
             }
             Ok(Record::Other) => counts.ignored_events += 1,
+            Err(ScanError::Incomplete) if lines.peek().is_some() => {
+                counts.malformed += 1;
+                warnings.add("malformed", || {
+                    format!("line {line_no}: record longer than {MAX_RECORD_LINES} lines; skipped")
+                });
+            }
             Err(ScanError::Incomplete) => {
                 counts.malformed += 1;
                 warnings.add("truncated", || {
