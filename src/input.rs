@@ -248,8 +248,14 @@ mod tests {
     #[test]
     fn limit_stops_an_endless_stream() {
         let mut endless = std::io::repeat(b'y');
-        let err = read_limited(&mut endless, 0, 1000, &mut |_, _| {}, &AtomicBool::new(false))
-            .unwrap_err();
+        let err = read_limited(
+            &mut endless,
+            0,
+            1000,
+            &mut |_, _| {},
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
         assert_eq!(err, InputError::TooLarge { limit: 1000 });
         let mut exact: &[u8] = &[1u8; 1000];
         let ok = read_limited(&mut exact, 0, 1000, &mut |_, _| {}, &AtomicBool::new(false));

@@ -184,10 +184,9 @@ pub fn load_profile_from_bytes(
             path: dump_name.clone(),
             detail: e.to_string(),
         },
-        e @ EtDumpError::NotEtDump(_) => bad(
-            &dump_name,
-            format!("{e}; {}", crate::input::FORMATS_TRIED),
-        ),
+        e @ EtDumpError::NotEtDump(_) => {
+            bad(&dump_name, format!("{e}; {}", crate::input::FORMATS_TRIED))
+        }
         other => bad(&dump_name, other.to_string()),
     })?;
     check_cancel()?;

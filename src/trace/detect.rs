@@ -190,7 +190,11 @@ mod tests {
     #[test]
     fn junk_first_lines_do_not_hide_a_trace() {
         let bt = "[06:48:34.832333283] (+?.?????????) vm lttng_ust_pytorch:op_entry: { }";
-        for junk in ["garbage line", "[NaN] (+?.?????????) vm p:e: { }", "\u{1b}[2J"] {
+        for junk in [
+            "garbage line",
+            "[NaN] (+?.?????????) vm p:e: { }",
+            "\u{1b}[2J",
+        ] {
             let text = format!("{junk}\n\n{bt}\n");
             assert_eq!(
                 detect_format(text.as_bytes()).unwrap(),
@@ -204,7 +208,6 @@ mod tests {
         let far = format!("{}{bt}\n", "junk\n".repeat(SNIFF_LINES + 1));
         assert!(detect_format(far.as_bytes()).is_err());
     }
-
 
     #[test]
     fn etdump_is_not_a_trace() {

@@ -335,7 +335,7 @@ fn for_each_op(
                 sink(&op, ts, line_no);
             }
             Ok(Record::Other) => counts.ignored_events += 1,
-            Err(ScanError::Incomplete) if lines.peek().is_some() => {
+            Err(ScanError::Incomplete) if !text[start + rec.len()..].trim().is_empty() => {
                 counts.malformed += 1;
                 warnings.add("malformed", || {
                     format!("line {line_no}: record longer than {MAX_RECORD_LINES} lines; skipped")

@@ -25,6 +25,7 @@ pub mod csv;
 mod detect;
 mod error;
 mod fields;
+mod gzip;
 mod intervals;
 pub mod json;
 mod lttng;
@@ -34,8 +35,11 @@ mod pairing;
 pub mod tally;
 mod timestamp;
 
+use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
+
+use gzip::{GzProblem, GzStream};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
 pub use error::TraceError;
@@ -47,10 +51,11 @@ pub use model::{CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE
 pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 
-/// Read and import a trace file. The error names the problem, not the path.
+/// Read and import a trace file (read once through [`crate::input`]: `-` is standard
+/// input; FIFOs and process substitutions work). The error names the problem, not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
-    let bytes = std::fs::read(path).map_err(|e| TraceError::Io(e.to_string()))?;
-    parse_trace(&bytes, &path.display().to_string())
+    let input = crate::input::read_input(path).map_err(|e| TraceError::Io(e.to_string()))?;
+    parse_trace(&input.bytes, &input.name)
 }
 
 /// Import a trace held in memory; `name` is recorded as the source.
@@ -58,57 +63,99 @@ pub fn parse_trace(bytes: &[u8], name: &str) -> Result<TraceProfile, TraceError>
     read_intervals(bytes).map(|set| TraceProfile::build(set, name))
 }
 
+/// How much inflated text sniffing looks at in a gzip trace.
+const GZIP_SNIFF_BYTES: u64 = 64 << 10;
+
 /// The reader stage alone (detect, decompress, read): intervals before aggregation.
 pub fn read_intervals(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
-    let mut gzip_warning = None;
-    let owned;
-    let bytes = if is_gzip(bytes) {
-        let (data, warning) = gunzip(bytes)?;
-        gzip_warning = warning;
-        owned = data;
-        &owned[..]
-    } else {
-        bytes
-    };
-    // A UTF-8 byte-order mark (editors on Windows add one) is not content.
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let format = detect_format(bytes)?;
-    let mut set = match format {
-        TraceFormat::ChromeJson => chrome::read_chrome_json(bytes)?,
-        _ => {
-            let text = match std::str::from_utf8(bytes) {
-                Ok(t) => std::borrow::Cow::Borrowed(t),
-                Err(_) => std::borrow::Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
-            };
-            lttng::read_lttng_text(&text, format)?
-        }
-    };
-    if let Some(message) = gzip_warning {
-        set.warnings.insert(
-            0,
-            TraceWarning {
-                kind: "truncated".into(),
-                message,
-            },
-        );
+    if is_gzip(bytes) {
+        return read_gzip(bytes);
     }
-    Ok(set)
+    // A UTF-8 byte-order mark (editors on Windows add one) is not content.
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let format = detect_format(bytes)?;
+    match format {
+        TraceFormat::ChromeJson => chrome::read_chrome_json(bytes),
+        _ => read_text(bytes, format),
+    }
 }
 
-/// Decompress; a cut-off stream keeps what was decoded, with a warning.
-fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Option<String>), TraceError> {
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
-    let mut dec = flate2::read::MultiGzDecoder::new(bytes);
-    match dec.read_to_end(&mut out) {
-        Ok(_) => Ok((out, None)),
-        Err(e) if !out.is_empty() => Ok((
-            out,
-            Some(format!(
-                "gzip stream ends early ({e}); reading what was decompressed"
-            )),
-        )),
-        Err(e) => Err(TraceError::Gzip(e.to_string())),
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+fn read_text(bytes: &[u8], format: TraceFormat) -> Result<IntervalSet, TraceError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => std::borrow::Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+    };
+    lttng::read_lttng_text(&text, format)
+}
+
+/// Gzip: sniff an inflated prefix; stream Chrome JSON through the parser while it
+/// inflates (memory bounded by the events, not the text); inflate text formats whole,
+/// up to the input limit.
+fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
+    let limit = crate::input::max_input_size();
+    let head_problem = RefCell::new(None);
+    let mut head = Vec::new();
+    let head_read = GzStream::new(bytes, limit, &head_problem)
+        .take(GZIP_SNIFF_BYTES)
+        .read_to_end(&mut head);
+    if head_read.is_err() && head.is_empty() {
+        let p = head_problem.borrow().clone();
+        return Err(match p.map(|p| p.verdict()) {
+            Some(Err(e)) => e,
+            Some(Ok(m)) => TraceError::Gzip(m),
+            None => TraceError::Gzip("cannot decompress".into()),
+        });
     }
+    let has_bom = head.starts_with(BOM);
+    let format = detect_format(head.strip_prefix(BOM).unwrap_or(&head))?;
+    let problem = RefCell::new(None);
+    let mut stream = GzStream::new(bytes, limit, &problem);
+    let mut set = if format == TraceFormat::ChromeJson {
+        if has_bom {
+            let mut skip = [0u8; 3];
+            let _ = stream.read_exact(&mut skip);
+        }
+        chrome::read_chrome_json_from(stream, &mut |e| {
+            if e.is_io() {
+                problem.borrow().as_ref().map(GzProblem::verdict)
+            } else {
+                None
+            }
+        })?
+    } else {
+        let mut text = Vec::new();
+        if stream.read_to_end(&mut text).is_err() {
+            let p = problem.borrow().clone();
+            match p.map(|p| p.verdict()) {
+                Some(Err(e)) => return Err(e),
+                Some(Ok(_)) if !text.is_empty() => {}
+                Some(Ok(m)) => return Err(TraceError::Gzip(m)),
+                None => return Err(TraceError::Gzip("cannot decompress".into())),
+            }
+        }
+        let body = text.strip_prefix(BOM).unwrap_or(&text);
+        read_text(body, format)?
+    };
+    let p = problem.borrow().clone();
+    if let Some(Ok(message)) = p.as_ref().map(GzProblem::verdict) {
+        let kind = match p {
+            Some(GzProblem::TrailingJunk(_)) => "gzip_trailing_data",
+            _ => "truncated",
+        };
+        // The JSON reader already named a cut it kept events before.
+        if !set.warnings.iter().any(|w| w.message.starts_with(&message)) {
+            set.warnings.insert(
+                0,
+                TraceWarning {
+                    kind: kind.into(),
+                    message,
+                },
+            );
+        }
+    }
+    Ok(set)
 }
 
 #[cfg(test)]
