@@ -64,7 +64,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputError {
     Io(String),
-    TooLarge { limit: u64 },
+    /// `size`: the file's size when known before reading.
+    TooLarge {
+        limit: u64,
+        size: Option<u64>,
+    },
     Cancelled,
 }
 
@@ -72,7 +76,18 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InputError::Io(m) => f.write_str(m),
-            InputError::TooLarge { limit } => write!(
+            InputError::TooLarge {
+                limit,
+                size: Some(size),
+            } => {
+                write!(f, "{size} bytes, larger than the input limit of {limit} bytes")?;
+                if *size > u64::from(u32::MAX) + 4 {
+                    // ETDumps carry a 32-bit size prefix.
+                    f.write_str(" and larger than any ETDump")?;
+                }
+                f.write_str(" (not read; raise the limit with --max-input-size)")
+            }
+            InputError::TooLarge { limit, size: None } => write!(
                 f,
                 "input larger than the limit of {limit} bytes (stopped reading; raise it with --max-input-size)"
             ),
@@ -173,7 +188,10 @@ pub fn read_input_with_progress(
         let regular = meta.is_file();
         let size = if regular { meta.len() } else { 0 };
         if size > limit {
-            return Err(InputError::TooLarge { limit });
+            return Err(InputError::TooLarge {
+                limit,
+                size: Some(size),
+            });
         }
         (
             read_limited(&mut file, size, limit, progress, cancel)?,
@@ -210,7 +228,7 @@ fn read_limited(
             .read_to_end(&mut bytes)
             .map_err(|e| InputError::Io(io_message(&e)))?;
         if bytes.len() as u64 > limit {
-            return Err(InputError::TooLarge { limit });
+            return Err(InputError::TooLarge { limit, size: None });
         }
         let done = bytes.len() as u64;
         progress(done, size_hint.max(done));
@@ -256,7 +274,13 @@ mod tests {
             &AtomicBool::new(false),
         )
         .unwrap_err();
-        assert_eq!(err, InputError::TooLarge { limit: 1000 });
+        assert_eq!(
+            err,
+            InputError::TooLarge {
+                limit: 1000,
+                size: None
+            }
+        );
         let mut exact: &[u8] = &[1u8; 1000];
         let ok = read_limited(&mut exact, 0, 1000, &mut |_, _| {}, &AtomicBool::new(false));
         assert_eq!(ok.unwrap().len(), 1000);

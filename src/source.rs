@@ -8,8 +8,7 @@ use std::sync::atomic::AtomicBool;
 use crate::app::ExplorerData;
 use crate::input::{self, Content};
 use crate::profile::{
-    load_profile_from_bytes, read_dump, LoadError, LoadPhase, LoadProgress, Profile,
-    ProfileRequest,
+    load_profile_from_bytes, read_dump, LoadError, LoadPhase, LoadProgress, Profile, ProfileRequest,
 };
 use crate::trace::{self, TraceProfile};
 

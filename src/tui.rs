@@ -107,10 +107,7 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
                     || std::fs::metadata(&r.etdump).is_ok_and(|m| !m.is_file() && !m.is_dir());
                 if r.embedded.is_none() && stream {
                     if let Err(e) = crate::input::read_input(&r.etdump) {
-                        eprint_line(&format!(
-                            "{}: {e}",
-                            crate::input::display_name(&r.etdump)
-                        ));
+                        eprint_line(&format!("{}: {e}", crate::input::display_name(&r.etdump)));
                         return ExitCode::from(2);
                     }
                 }

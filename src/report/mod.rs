@@ -130,8 +130,9 @@ pub(crate) fn emit(
     format: ReportFormat,
 ) -> Result<(), String> {
     match output {
-        Some(path) => write_atomic_with(path, inputs, write)
-            .map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => {
+            write_atomic_with(path, inputs, write).map_err(|e| format!("{}: {e}", path.display()))
+        }
         None => {
             let stdout = std::io::stdout();
             let terminal = stdout.is_terminal();
@@ -196,7 +197,7 @@ fn write_trace_report(
     self_time: bool,
 ) -> std::io::Result<()> {
     match format {
-        ReportFormat::Json => json_format::write_json(w, &trace::json::to_json_value(profile)),
+        ReportFormat::Json => json_format::write_json(w, &trace::json::json_doc(profile)),
         other => w.write_all(render_trace(profile, other, self_time).as_bytes()),
     }
 }
@@ -206,7 +207,7 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
     match format {
         ReportFormat::Json => {
             let mut out = Vec::new();
-            json_format::write_json(&mut out, &trace::json::to_json_value(profile))
+            json_format::write_json(&mut out, &trace::json::json_doc(profile))
                 .expect("writing to memory");
             String::from_utf8(out).expect("serde_json writes UTF-8")
         }

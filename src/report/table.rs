@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::profile::{Delegate, DelegateKind, OperatorStats, Profile, Stats};
 use crate::escape::escape;
+use crate::profile::{Delegate, DelegateKind, OperatorStats, Profile, Stats};
 use crate::units::{duration_ms, percent};
 
 const NAME_WIDTH: usize = 44;
