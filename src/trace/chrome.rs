@@ -585,7 +585,7 @@ pub(crate) fn read_chrome_json_from(
     read_chrome(&mut de, io_problem)
 }
 
-fn read_chrome<'de, R: serde_json::de::Read<'de>>(
+pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     de: &mut serde_json::Deserializer<R>,
     io_problem: &mut dyn FnMut(&serde_json::Error) -> Option<Result<String, TraceError>>,
 ) -> Result<IntervalSet, TraceError> {

@@ -181,3 +181,88 @@ mod tests {
         assert_eq!(inflate(&good, 100).1, Some(GzProblem::TooLarge(100)));
     }
 }
+
+/// A JSON byte stream with every run of whitespace outside strings cut to one byte.
+/// JSON means the same; a gigabyte of padding then costs one pass over the bytes here,
+/// not a gigabyte of work in the tokenizer.
+pub(crate) struct SqueezeJsonWhitespace<R> {
+    inner: R,
+    buf: Vec<u8>,
+    in_string: bool,
+    escaped: bool,
+    last_ws: bool,
+}
+
+impl<R: Read> SqueezeJsonWhitespace<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        SqueezeJsonWhitespace {
+            inner,
+            buf: vec![0; 1 << 16],
+            in_string: false,
+            escaped: false,
+            last_ws: false,
+        }
+    }
+}
+
+impl<R: Read> Read for SqueezeJsonWhitespace<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let want = out.len().min(self.buf.len());
+            let n = self.inner.read(&mut self.buf[..want])?;
+            if n == 0 {
+                return Ok(0);
+            }
+            let mut k = 0;
+            for i in 0..n {
+                let b = self.buf[i];
+                if self.in_string {
+                    if self.escaped {
+                        self.escaped = false;
+                    } else if b == b'\\' {
+                        self.escaped = true;
+                    } else if b == b'"' {
+                        self.in_string = false;
+                    }
+                } else if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                    if self.last_ws {
+                        continue;
+                    }
+                    self.last_ws = true;
+                    out[k] = b;
+                    k += 1;
+                    continue;
+                } else if b == b'"' {
+                    self.in_string = true;
+                }
+                self.last_ws = false;
+                out[k] = b;
+                k += 1;
+            }
+            if k > 0 {
+                return Ok(k);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod squeeze_tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_runs_outside_strings_are_cut() {
+        let text = b"{ \"a  b\" :\n\n   [1,   2, \"x\\\"   y\"]   }      ";
+        let mut out = Vec::new();
+        SqueezeJsonWhitespace::new(&text[..])
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, b"{ \"a  b\" :\n[1, 2, \"x\\\"   y\"] } ");
+        let a: serde_json::Value = serde_json::from_slice(text).unwrap();
+        let b: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(a, b);
+    }
+}

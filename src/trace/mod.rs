@@ -39,7 +39,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
 
-use gzip::{GzProblem, GzStream};
+use gzip::{GzProblem, GzStream, SqueezeJsonWhitespace};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
 pub use error::TraceError;
@@ -62,6 +62,9 @@ pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
 pub fn parse_trace(bytes: &[u8], name: &str) -> Result<TraceProfile, TraceError> {
     read_intervals(bytes).map(|set| TraceProfile::build(set, name))
 }
+
+/// Inflated Chrome JSON up to this size is parsed in memory; beyond it, as a stream.
+const GZIP_IN_MEMORY_BYTES: u64 = 64 << 20;
 
 /// How much inflated text sniffing looks at in a gzip trace.
 const GZIP_SNIFF_BYTES: u64 = 64 << 10;
@@ -117,13 +120,27 @@ fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
             let mut skip = [0u8; 3];
             let _ = stream.read_exact(&mut skip);
         }
-        chrome::read_chrome_json_from(stream, &mut |e| {
-            if e.is_io() {
+        // Small traces (the usual case) are inflated whole and parsed from the slice
+        // (fastest); a larger one streams through the parser, so its size costs time,
+        // not memory.
+        let mut first = Vec::new();
+        let first_read = (&mut stream)
+            .take(GZIP_IN_MEMORY_BYTES + 1)
+            .read_to_end(&mut first);
+        let mut io_problem = |e: &serde_json::Error| {
+            if e.is_io() || e.classify() == serde_json::error::Category::Eof {
                 problem.borrow().as_ref().map(GzProblem::verdict)
             } else {
                 None
             }
-        })?
+        };
+        if first_read.is_ok() && first.len() as u64 <= GZIP_IN_MEMORY_BYTES {
+            let mut de = serde_json::Deserializer::from_slice(&first);
+            chrome::read_chrome(&mut de, &mut io_problem)?
+        } else {
+            let rest = std::io::Cursor::new(first).chain(stream);
+            chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(rest), &mut io_problem)?
+        }
     } else {
         let mut text = Vec::new();
         if stream.read_to_end(&mut text).is_err() {
