@@ -124,6 +124,14 @@ fn write_replace(
             })
             .map_err(|e| e.to_string())?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        // Debug builds only: lets a test send a signal while the temp file exists.
+        #[cfg(debug_assertions)]
+        if let Some(ms) = std::env::var("CPUPROF_TUI_TEST_SLOW_WRITE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
         write(&mut w).map_err(|e| e.to_string())?;
         // No fsync: rename already makes the switch atomic for readers, and an output can
         // always be regenerated; syncing a large report would double its run time.

@@ -134,7 +134,13 @@ fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
                 None
             }
         };
-        if first_read.is_ok() && first.len() as u64 <= GZIP_IN_MEMORY_BYTES {
+        if first_read.is_err() {
+            // A corrupt stream is an error; a cut one keeps what was inflated.
+            if let Some(Err(e)) = problem.borrow().as_ref().map(GzProblem::verdict) {
+                return Err(e);
+            }
+        }
+        if first_read.is_err() || first.len() as u64 <= GZIP_IN_MEMORY_BYTES {
             let mut de = serde_json::Deserializer::from_slice(&first);
             chrome::read_chrome(&mut de, &mut io_problem)?
         } else {
@@ -156,6 +162,9 @@ fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
         read_text(body, format)?
     };
     let p = problem.borrow().clone();
+    if let Some(Err(e)) = p.as_ref().map(GzProblem::verdict) {
+        return Err(e);
+    }
     if let Some(Ok(message)) = p.as_ref().map(GzProblem::verdict) {
         let kind = match p {
             Some(GzProblem::TrailingJunk(_)) => "gzip_trailing_data",
