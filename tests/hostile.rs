@@ -653,6 +653,7 @@ fn an_unreadable_log_beside_the_dump_is_a_warning() {
 
 /// Run the binary and return (exit code, peak RSS in KiB) of that child alone.
 #[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes)] // reaped with wait4, which std does not know about
 fn peak_rss_kib(args: &[&str]) -> (Option<i32>, i64) {
     let child = Command::new(BIN)
         .args(args)
@@ -666,6 +667,8 @@ fn peak_rss_kib(args: &[&str]) -> (Option<i32>, i64) {
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid);
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    // Reaped by wait4 above; this only releases the handle.
+    drop(child);
     (code, usage.ru_maxrss)
 }
 
