@@ -124,7 +124,7 @@ pub const FORMATS_TRIED: &str =
 pub struct Input {
     /// For messages: the path, or `<stdin>`.
     pub name: String,
-    pub bytes: Arc<[u8]>,
+    pub bytes: Arc<Vec<u8>>,
 }
 
 /// Whether `path` means standard input.
@@ -142,8 +142,8 @@ pub fn display_name(path: &Path) -> String {
 }
 
 /// Bytes of inputs that cannot be read twice (stdin, FIFOs, devices), by path.
-fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<[u8]>>> {
-    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<[u8]>>>> =
+fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<Vec<u8>>>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<u8>>>>> =
         std::sync::OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
@@ -198,7 +198,8 @@ pub fn read_input_with_progress(
             regular,
         )
     };
-    let bytes: Arc<[u8]> = bytes.into();
+    // Arc<Vec> rather than Arc<[u8]>: converting would copy the whole input once more.
+    let bytes = Arc::new(bytes);
     if !regular {
         once_cache()
             .lock()

@@ -2,9 +2,10 @@
 //!
 //! A thread (signal-hook's iterator: the handler itself only writes to a pipe) receives
 //! the signal, removes the temporary files of outputs being written, restores the
-//! terminal when the explorer had taken it over, and exits. It holds the stdout lock
-//! from the first byte it writes to the exit, so the explorer cannot draw over the
-//! restored screen (or hide the cursor again) in between.
+//! terminal when the explorer had taken it over, and exits. The restore holds the stdout
+//! lock from its first byte to the exit, so the explorer cannot draw over the restored
+//! screen (or hide the cursor again) in between; `report` never waits for that lock (a
+//! report blocked writing into a full pipe still dies on Ctrl-C).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,13 +37,26 @@ pub fn install() {
 }
 
 fn on_signal(sig: i32) -> ! {
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
     remove_temp_files();
-    if let Some(restore) = TERMINAL_RESTORE.get() {
-        restore();
+    if let Some(&restore) = TERMINAL_RESTORE.get() {
+        // The restoring thread takes the stdout lock and keeps it until the exit, so the
+        // explorer cannot draw after the restore. A main thread blocked while holding the
+        // lock (a stalled terminal) must not keep the process alive: wait 1 s at most.
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let _ = std::thread::Builder::new()
+            .name("restore".into())
+            .spawn(move || {
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                restore();
+                let _ = lock.flush();
+                let _ = done_tx.send(());
+                loop {
+                    std::thread::park();
+                }
+            });
+        let _ = done_rx.recv_timeout(std::time::Duration::from_secs(1));
     }
-    let _ = lock.flush();
     std::process::exit(128 + sig);
 }
 
