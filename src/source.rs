@@ -46,6 +46,20 @@ pub fn load_source(
         return load_profile_from_bytes(request, e.etdump, progress, cancel)
             .map(|p| Source::Profile(Box::new(p)));
     }
+    let name = input::display_name(&request.etdump);
+    if let Some(streamed) = trace::load_large_chrome_json(&request.etdump, &name) {
+        progress(LoadProgress {
+            phase: LoadPhase::Parsing,
+            bytes_done: 0,
+            bytes_total: 0,
+        });
+        return streamed
+            .map(|p| Source::Trace(Box::new(p)))
+            .map_err(|e| LoadError::BadInput {
+                path: name,
+                detail: e.to_string(),
+            });
+    }
     let input = read_dump(request, progress, cancel)?;
     load_source_from_bytes(request, &input.bytes, progress, cancel)
 }

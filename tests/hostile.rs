@@ -701,6 +701,34 @@ fn a_gzip_bomb_stays_in_a_memory_budget() {
 
 #[cfg(target_os = "linux")]
 #[test]
+fn a_large_plain_json_file_is_streamed() {
+    // 96 MiB of spaces in the event array of a plain file (past the 64 MiB in-memory
+    // window): parsed from the file as a stream, so the peak stays far below its size.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spaces.json");
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let ev = br#"{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2}"#;
+        f.write_all(b"{\"traceEvents\":[").unwrap();
+        f.write_all(ev).unwrap();
+        f.write_all(b",").unwrap();
+        let spaces = vec![b' '; 1 << 20];
+        for _ in 0..96 {
+            f.write_all(&spaces).unwrap();
+        }
+        f.write_all(ev).unwrap();
+        f.write_all(b"]}").unwrap();
+    }
+    let (code, kib) = peak_rss_kib(&["report", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0));
+    assert!(kib < 48 * 1024, "peak RSS {kib} KiB for a 96 MiB file");
+    let o = run(&["report", path.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ops"][0]["calls"], 2);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
 fn many_distinct_op_names_cost_memory_in_proportion() {
     // 100,000 distinct names in ~9.7 MB of JSON. The first release took 409 MB (a JSON
     // value tree of ~3 KB per op); the budget is 25x the input.

@@ -35,6 +35,11 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
+    if let Some(streamed) = trace::load_large_chrome_json(&args.file, &name) {
+        check_trace_args(args)?;
+        let profile = streamed.map_err(|e| format!("{name}: {e}"))?;
+        return emit_trace(args, &profile);
+    }
     // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
     let input = input::read_input(&args.file).map_err(|e| format!("{name}: {e}"))?;
     if input::sniff(&input.bytes) == Content::Trace {
@@ -164,6 +169,13 @@ pub(crate) fn emit(
 /// Reports of a PyTorch trace: the iprof tally (optionally with self time), the
 /// `cpuprof.trace/1` JSON, or CSV. Warnings go to stderr; a trace has no checks that fail.
 fn run_trace(args: &ReportArgs, bytes: &[u8]) -> Result<ExitCode, String> {
+    check_trace_args(args)?;
+    let name = input::display_name(&args.file);
+    let profile = trace::parse_trace(bytes, &name).map_err(|e| format!("{name}: {e}"))?;
+    emit_trace(args, &profile)
+}
+
+fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
     let name = input::display_name(&args.file);
     if args.log.is_some() {
         return Err(format!(
@@ -175,10 +187,13 @@ fn run_trace(args: &ReportArgs, bytes: &[u8]) -> Result<ExitCode, String> {
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));
     }
-    let profile = trace::parse_trace(bytes, &name).map_err(|e| format!("{name}: {e}"))?;
+    Ok(())
+}
+
+fn emit_trace(args: &ReportArgs, profile: &TraceProfile) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = vec![&args.file];
     emit(
-        &mut |w| write_trace_report(w, &profile, args.format, args.self_time),
+        &mut |w| write_trace_report(w, profile, args.format, args.self_time),
         args.output.as_deref(),
         &inputs,
         args.format,

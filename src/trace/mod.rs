@@ -54,8 +54,60 @@ pub use pairing::OpEventKind;
 /// Read and import a trace file (read once through [`crate::input`]: `-` is standard
 /// input; FIFOs and process substitutions work). The error names the problem, not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
+    if let Some(streamed) = load_large_chrome_json(path, &crate::input::display_name(path)) {
+        return streamed;
+    }
     let input = crate::input::read_input(path).map_err(|e| TraceError::Io(e.to_string()))?;
     parse_trace(&input.bytes, &input.name)
+}
+
+/// When `path` is a regular file larger than the in-memory window (64 MiB) holding plain
+/// Chrome JSON, import it from the file as a stream: memory grows with the events, not
+/// the text (a gigabyte of whitespace costs time, not memory). `None`: anything else,
+/// to be read whole through [`crate::input`] as usual. A regular file can be read
+/// again, so sniffing its head first reads nothing twice that matters.
+pub fn load_large_chrome_json(path: &Path, name: &str) -> Option<Result<TraceProfile, TraceError>> {
+    use std::io::{Seek, SeekFrom};
+    if crate::input::is_stdin(path) {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() <= GZIP_IN_MEMORY_BYTES {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(GZIP_SNIFF_BYTES)
+        .read_to_end(&mut head)
+        .ok()?;
+    if is_gzip(&head) || crate::trace::looks_like_etdump(&head) {
+        return None;
+    }
+    let has_bom = head.starts_with(BOM);
+    let body = head.strip_prefix(BOM).unwrap_or(&head);
+    if detect_format(body).ok()? != TraceFormat::ChromeJson {
+        return None;
+    }
+    let limit = crate::input::max_input_size();
+    if meta.len() > limit {
+        return Some(Err(TraceError::Io(
+            crate::input::InputError::TooLarge {
+                limit,
+                size: Some(meta.len()),
+            }
+            .to_string(),
+        )));
+    }
+    file.seek(SeekFrom::Start(if has_bom { 3 } else { 0 }))
+        .ok()?;
+    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let set = chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(reader), &mut |_| None);
+    Some(set.map(|set| TraceProfile::build(set, name)))
+}
+
+fn looks_like_etdump(head: &[u8]) -> bool {
+    head.len() >= 12 && &head[8..12] == b"ED00"
 }
 
 /// Import a trace held in memory; `name` is recorded as the source.
