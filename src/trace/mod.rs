@@ -239,6 +239,44 @@ fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    const TORCH: &[u8] = include_bytes!("../../fixtures/torch/cnn_infer.json");
+
+    fn summary(
+        r: Result<IntervalSet, TraceError>,
+    ) -> Result<(usize, ImportCounts, Vec<String>), String> {
+        r.map(|s| (s.intervals.len(), s.counts, s.names))
+            .map_err(|e| format!("{:?}", std::mem::discriminant(&e)))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// The streamed Chrome JSON path (large files, large gzip) gives the verdict of
+        /// the in-memory path on mutated input.
+        #[test]
+        fn streamed_json_gets_the_in_memory_verdict(
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            cut in any::<prop::sample::Index>(),
+            do_cut in any::<bool>(),
+        ) {
+            let mut bytes = TORCH.to_vec();
+            for (at, b) in &flips {
+                let i = at.index(bytes.len());
+                bytes[i] = *b;
+            }
+            if do_cut {
+                bytes.truncate(cut.index(bytes.len()));
+            }
+            let in_memory = summary(chrome::read_chrome_json(&bytes));
+            let streamed = summary(chrome::read_chrome_json_from(
+                gzip::SqueezeJsonWhitespace::new(&bytes[..]),
+                &mut |_| None,
+            ));
+            prop_assert_eq!(in_memory, streamed);
+        }
+    }
 
     #[test]
     fn bom_and_gzip_are_transparent() {
