@@ -184,7 +184,7 @@ pub fn load_profile_from_bytes(
             path: dump_name.clone(),
             detail: e.to_string(),
         },
-        e @ EtDumpError::NotEtDump(_) => {
+        e @ EtDumpError::NotEtDump(_) if !bytes.is_empty() => {
             bad(&dump_name, format!("{e}; {}", crate::input::FORMATS_TRIED))
         }
         other => bad(&dump_name, other.to_string()),
