@@ -88,9 +88,10 @@ pub enum ReportFormat {
     Tally,
 }
 
-/// A count such as `--warmup`: a whole number, 0 or more (negative numbers reach this
-/// parser, so the message says what is wrong instead of suggesting `-- -1`).
-fn parse_count(s: &str) -> Result<usize, String> {
+/// A count such as `--warmup`: a whole number, 0 or more. Use with
+/// `allow_negative_numbers = true` so that `-1` reaches this parser and the message says
+/// what is wrong instead of clap suggesting `-- -1`.
+pub fn parse_count(s: &str) -> Result<usize, String> {
     let t = s.trim();
     if t.starts_with('-') && t[1..].chars().all(|c| c.is_ascii_digit()) && t.len() > 1 {
         return Err("must be 0 or more (a number of runs)".into());
@@ -107,14 +108,16 @@ fn parse_size(s: &str) -> Result<u64, String> {
 /// exit 2; `--help` and `--version` print as usual, exit 0.
 pub fn usage_error(e: clap::Error) -> std::process::ExitCode {
     use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        let _ = e.print();
-        return std::process::ExitCode::SUCCESS;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return std::process::ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return std::process::ExitCode::from(2);
+        }
+        _ => {}
     }
     eprintln!("cpuprof-tui: {}", usage_line(&e));
     std::process::ExitCode::from(2)
