@@ -111,6 +111,14 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
                         return ExitCode::from(2);
                     }
                 }
+                // A log named with --log must be readable (one found beside the dump
+                // that cannot be read is only a warning).
+                if let (None, Some(log)) = (r.embedded, &r.log) {
+                    if let Err(e) = crate::input::read_input(log) {
+                        eprint_line(&format!("{}: {e}", log.display()));
+                        return ExitCode::from(2);
+                    }
+                }
                 Start::Profile(r)
             }
             Err(msg) => {

@@ -150,9 +150,8 @@ pub fn read_dump(
     })
 }
 
-/// [`load_profile`] on dump bytes already read (`request.etdump` names them; its log
-/// rules apply: an explicit `--log` must be readable, one found beside the dump that
-/// cannot be read is a warning).
+/// [`load_profile`] on dump bytes already read (`request.etdump` names them). A log that
+/// cannot be read is a `log_unreadable` warning, not a failed load.
 pub fn load_profile_from_bytes(
     request: &ProfileRequest,
     bytes: &[u8],
@@ -196,7 +195,6 @@ pub fn load_profile_from_bytes(
         bytes_done: total,
         bytes_total: total,
     });
-    let found_beside = request.embedded.is_none() && request.log.is_none();
     let mut log_path = match (&request.embedded, &request.log) {
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
@@ -208,17 +206,18 @@ pub fn load_profile_from_bytes(
         (Some(e), _) => Some(runlog::parse(e.log)),
         (None, Some(path)) => match crate::input::read_input(path) {
             Ok(input) => Some(runlog::parse(&input.bytes)),
-            Err(e) if found_beside => {
+            // The dump is what was asked for: it opens without its log. (`report` and
+            // the explorer check a log named with `--log` before loading.)
+            Err(e) => {
                 log_warning = Some(super::Finding::new(
                     "log_unreadable",
                     format!(
-                        "runner log {} found beside the dump cannot be read ({e}); loaded without it",
+                        "runner log {} cannot be read ({e}); loaded without it",
                         path.display()
                     ),
                 ));
                 None
             }
-            Err(e) => return Err(bad(&path.display().to_string(), e.to_string())),
         },
         (None, None) => None,
     };

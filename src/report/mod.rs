@@ -51,7 +51,12 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         ));
     }
     let log = match &args.log {
-        Some(l) => Some(l.clone()),
+        Some(l) => {
+            // A log named on the command line must be readable (read once: a FIFO or
+            // `<(..)` is kept for the loader).
+            input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
+            Some(l.clone())
+        }
         None if input::is_stdin(&args.file) => None,
         None => {
             let found = default_log_for(&args.file);
