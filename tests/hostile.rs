@@ -647,6 +647,12 @@ fn an_unreadable_log_beside_the_dump_is_a_warning() {
         log.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
+    // Watch mode pairs logs itself and passes them on: the dump still loads.
+    let request = cpuprof_tui::profile::ProfileRequest::new(dump.clone(), Some(log.clone()), 0);
+    let p = cpuprof_tui::profile::load_profile(&request, &mut |_| {}, &Default::default())
+        .expect("loads without its log");
+    assert!(p.source.log.is_none());
+    assert!(p.warnings.iter().any(|w| w.kind == "log_unreadable"));
 }
 
 // ---------------------------------------------------------------- memory budgets
