@@ -16,6 +16,9 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub explore: ExploreArgs,
+    /// Largest input read (and gzip trace decompressed), e.g. 512M, 8G [default: 4G].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub max_input_size: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,14 +30,15 @@ pub enum Command {
 /// Open the explorer (the default command).
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExploreArgs {
-    /// ETDump (.etdp) or PyTorch trace (babeltrace2 text, Chrome JSON) to open.
+    /// ETDump (.etdp) or PyTorch trace (babeltrace2 text, Chrome JSON) to open; `-` reads
+    /// standard input.
     #[arg(value_name = "FILE", conflicts_with_all = ["demo", "watch"])]
     pub file: Option<PathBuf>,
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
     /// Number of leading Execute runs to drop as warm-up [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
     pub warmup: Option<usize>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
@@ -52,19 +56,20 @@ pub struct ExploreArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct ReportArgs {
-    /// ETDump (.etdp) or PyTorch trace file.
+    /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
     /// Number of leading Execute runs to drop as warm-up.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
     pub warmup: usize,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
-    /// Write to FILE (atomically) instead of standard output.
+    /// Write to FILE instead of standard output (a regular file is replaced atomically; a
+    /// device or FIFO is written into).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Exit 0 even when a check failed (missing steps or operator events).
@@ -81,4 +86,60 @@ pub enum ReportFormat {
     Json,
     Csv,
     Tally,
+}
+
+/// A count such as `--warmup`: a whole number, 0 or more. Use with
+/// `allow_negative_numbers = true` so that `-1` reaches this parser and the message says
+/// what is wrong instead of clap suggesting `-- -1`.
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    if t.starts_with('-') && t[1..].chars().all(|c| c.is_ascii_digit()) && t.len() > 1 {
+        return Err("must be 0 or more (a number of runs)".into());
+    }
+    t.parse()
+        .map_err(|_| "expected a whole number of runs (0 or more)".to_string())
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    crate::input::parse_size(s)
+}
+
+/// A usage error as one line on stderr (`cpuprof-tui: <what is wrong> (see --help)`),
+/// exit 2; `--help` and `--version` print as usual, exit 0.
+pub fn usage_error(e: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return std::process::ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return std::process::ExitCode::from(2);
+        }
+        _ => {}
+    }
+    eprintln!("cpuprof-tui: {}", usage_line(&e));
+    std::process::ExitCode::from(2)
+}
+
+/// The first line of clap's message, without its `error: ` prefix and tips.
+pub fn usage_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    // The message is its first paragraph (a list of missing arguments is indented under
+    // it); tips and usage follow after a blank line.
+    let first = text
+        .trim_start()
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let first = if first.is_empty() {
+        "invalid arguments".to_string()
+    } else {
+        first
+    };
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
+    crate::escape::message_line(&format!("{first} (see --help)"))
 }

@@ -6,11 +6,14 @@
 
 pub mod app;
 pub mod cli;
+pub mod escape;
 pub mod etdump;
+pub mod input;
 pub mod output;
 pub mod profile;
 pub mod report;
 pub mod runlog;
+pub mod signals;
 pub mod source;
 pub mod threads;
 pub mod trace;

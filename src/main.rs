@@ -4,7 +4,15 @@ use clap::Parser;
 use cpuprof_tui::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return cpuprof_tui::cli::usage_error(e),
+    };
+    // SIGINT/SIGTERM/SIGHUP: remove temp outputs, restore the terminal, exit 128 + signal.
+    cpuprof_tui::signals::install();
+    if let Some(limit) = cli.max_input_size {
+        cpuprof_tui::input::set_max_input_size(limit);
+    }
     match cli.command {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),

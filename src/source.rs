@@ -1,22 +1,96 @@
-//! What the explorer opens: an ETDump profile or a PyTorch trace, told apart by content
-//! (never by file name), loaded into the same view model.
+//! What the explorer and `report` open: an ETDump profile or a PyTorch trace, told apart
+//! by content (never by file name), read once ([`crate::input`]) and loaded into the
+//! same view model.
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use crate::app::ExplorerData;
-use crate::profile::{load_profile, LoadError, LoadPhase, LoadProgress, ProfileRequest};
-use crate::trace;
+use crate::input::{self, Content};
+use crate::profile::{
+    load_profile_from_bytes, read_dump, LoadError, LoadPhase, LoadProgress, Profile, ProfileRequest,
+};
+use crate::trace::{self, TraceProfile};
 
 /// Whether the file at `path` is a PyTorch trace rather than an ETDump (from its first
 /// bytes). Unreadable files count as ETDumps, whose loader reports the error.
+///
+/// This opens the file: for a pipe or FIFO use [`load_source`] instead, which sniffs the
+/// bytes it reads once (stdin and FIFOs read here are kept for that load).
 pub fn is_trace_file(path: &Path) -> bool {
-    let mut head = [0u8; 4096];
+    if input::is_stdin(path) || !path.is_file() {
+        return input::read_input(path).is_ok_and(|i| input::sniff(&i.bytes) == Content::Trace);
+    }
+    let mut head = Vec::with_capacity(4096);
     let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head))
         .unwrap_or(0);
     n > 0 && trace::looks_like_trace(&head[..n])
+}
+
+/// A loaded input: either kind.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Profile(Box<Profile>),
+    Trace(Box<TraceProfile>),
+}
+
+/// Read `request.etdump` once, sniff it, and load it as a trace or an ETDump profile
+/// (with the request's log and warm-up).
+pub fn load_source(
+    request: &ProfileRequest,
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<Source, LoadError> {
+    if let Some(e) = request.embedded {
+        return load_profile_from_bytes(request, e.etdump, progress, cancel)
+            .map(|p| Source::Profile(Box::new(p)));
+    }
+    let name = input::display_name(&request.etdump);
+    if let Some(streamed) = trace::load_large_chrome_json(&request.etdump, &name) {
+        progress(LoadProgress {
+            phase: LoadPhase::Parsing,
+            bytes_done: 0,
+            bytes_total: 0,
+        });
+        return streamed
+            .map(|p| Source::Trace(Box::new(p)))
+            .map_err(|e| LoadError::BadInput {
+                path: name,
+                detail: e.to_string(),
+            });
+    }
+    let input = read_dump(request, progress, cancel)?;
+    load_source_from_bytes(request, &input.bytes, progress, cancel)
+}
+
+/// [`load_source`] on bytes already read (`request.etdump` names them).
+pub fn load_source_from_bytes(
+    request: &ProfileRequest,
+    bytes: &[u8],
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<Source, LoadError> {
+    if request.embedded.is_none() && input::sniff(bytes) == Content::Trace {
+        let total = bytes.len() as u64;
+        progress(LoadProgress {
+            phase: LoadPhase::Parsing,
+            bytes_done: 0,
+            bytes_total: total,
+        });
+        let name = input::display_name(&request.etdump);
+        let profile = trace::parse_trace(bytes, &name).map_err(|e| LoadError::BadInput {
+            path: name.clone(),
+            detail: e.to_string(),
+        })?;
+        progress(LoadProgress {
+            phase: LoadPhase::Analysing,
+            bytes_done: total,
+            bytes_total: total,
+        });
+        return Ok(Source::Trace(Box::new(profile)));
+    }
+    load_profile_from_bytes(request, bytes, progress, cancel).map(|p| Source::Profile(Box::new(p)))
 }
 
 /// Load `request` into the explorer's view model. `request.etdump` may name a trace, in
@@ -26,24 +100,8 @@ pub fn load_explorer_data(
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<ExplorerData, LoadError> {
-    if request.embedded.is_none() && is_trace_file(&request.etdump) {
-        let total = std::fs::metadata(&request.etdump).map_or(0, |m| m.len());
-        progress(LoadProgress {
-            phase: LoadPhase::Parsing,
-            bytes_done: 0,
-            bytes_total: total,
-        });
-        let path = request.etdump.display().to_string();
-        let profile = trace::load_trace(&request.etdump).map_err(|e| LoadError::BadInput {
-            path: path.clone(),
-            detail: e.to_string(),
-        })?;
-        progress(LoadProgress {
-            phase: LoadPhase::Analysing,
-            bytes_done: total,
-            bytes_total: total,
-        });
-        return Ok(ExplorerData::from_trace(&profile));
-    }
-    load_profile(request, progress, cancel).map(|p| ExplorerData::from_profile(&p))
+    Ok(match load_source(request, progress, cancel)? {
+        Source::Profile(p) => ExplorerData::from_profile(&p),
+        Source::Trace(t) => ExplorerData::from_trace(&t),
+    })
 }

@@ -2,8 +2,8 @@
 //!
 //! One `mpsc` channel carries input events (from an input thread) and loader events
 //! (from the worker); the loop turns them into `Action`s for the pure `update` and
-//! performs the returned effects. The terminal is restored on every exit path and on
-//! panic. With `--watch`, the directory watcher feeds the same channel.
+//! performs the returned effects. The terminal is restored on every exit path, on
+//! panic, and on SIGINT/SIGTERM/SIGHUP ([`crate::signals`], exit status 128 + signal). With `--watch`, the directory watcher feeds the same channel.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -25,6 +25,7 @@ use ratatui::Terminal;
 
 use crate::app::{update, Action, AppState, Effect, MouseAction};
 use crate::cli::ExploreArgs;
+use crate::escape::eprint_line;
 use crate::profile::{LoadError, ProfileRequest};
 use crate::ui::{self, Theme};
 use crate::watch::{spawn_watcher, WatchConfig, WatchHandle};
@@ -91,15 +92,37 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
                     _handle: handle,
                 },
                 Err(e) => {
-                    eprintln!("cpuprof-tui: {e}");
+                    eprint_line(&e.to_string());
                     return ExitCode::from(2);
                 }
             }
         }
         None => match request_for(args) {
-            Ok(r) => Start::Profile(r),
+            Ok(r) => {
+                // Standard input (and a FIFO or process substitution) is read now, before
+                // the terminal is taken over: keys then come from /dev/tty (crossterm
+                // opens it when stdin is not a terminal), and the bytes are kept for the
+                // loads that follow.
+                let stream = crate::input::is_stdin(&r.etdump)
+                    || std::fs::metadata(&r.etdump).is_ok_and(|m| !m.is_file() && !m.is_dir());
+                if r.embedded.is_none() && stream {
+                    if let Err(e) = crate::input::read_input(&r.etdump) {
+                        eprint_line(&format!("{}: {e}", crate::input::display_name(&r.etdump)));
+                        return ExitCode::from(2);
+                    }
+                }
+                // A log named with --log must be readable (one found beside the dump
+                // that cannot be read is only a warning).
+                if let (None, Some(log)) = (r.embedded, &r.log) {
+                    if let Err(e) = crate::input::read_input(log) {
+                        eprint_line(&format!("{}: {e}", log.display()));
+                        return ExitCode::from(2);
+                    }
+                }
+                Start::Profile(r)
+            }
             Err(msg) => {
-                eprintln!("cpuprof-tui: {msg}");
+                eprint_line(&msg);
                 return ExitCode::from(2);
             }
         },
@@ -107,7 +130,7 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
     let guard = match TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("cpuprof-tui: cannot open the terminal: {e}");
+            eprint_line(&format!("cannot open the terminal: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -117,7 +140,7 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("cpuprof-tui: terminal error: {e}");
+            eprint_line(&format!("terminal error: {e}"));
             ExitCode::from(1)
         }
     }
@@ -146,6 +169,8 @@ struct TerminalGuard;
 
 impl TerminalGuard {
     fn enter() -> io::Result<TerminalGuard> {
+        // SIGINT/SIGTERM/SIGHUP (a closed terminal) restore it like `q` does.
+        crate::signals::set_terminal_restore(restore_terminal);
         enable_raw_mode()?;
         RESTORED.store(false, Ordering::SeqCst);
         // Restore the terminal first, then let color-eyre print a readable report (plain

@@ -1,8 +1,6 @@
 //! Loading a profile from files: read with progress, parse, build. This is what the
 //! worker thread and the `report` command call.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -108,13 +106,59 @@ pub fn default_log_for(etdump: &Path) -> Option<PathBuf> {
 }
 
 /// Load and build a profile. `progress` is called from this thread; `cancel` is polled
-/// while reading and between phases.
+/// while reading and between phases. The dump is read once through [`crate::input`]
+/// (`-` is standard input; FIFOs and pipes work like files).
 pub fn load_profile(
     request: &ProfileRequest,
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<Profile, LoadError> {
-    let dump_name = request.etdump.display().to_string();
+    match request.embedded {
+        Some(e) => load_profile_from_bytes(request, e.etdump, progress, cancel),
+        None => {
+            let input = read_dump(request, progress, cancel)?;
+            load_profile_from_bytes(request, &input.bytes, progress, cancel)
+        }
+    }
+}
+
+/// Read the dump of `request` once, with progress (the explorer and `report` sniff the
+/// same bytes before choosing a loader).
+pub fn read_dump(
+    request: &ProfileRequest,
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<crate::input::Input, LoadError> {
+    let name = crate::input::display_name(&request.etdump);
+    crate::input::read_input_with_progress(
+        &request.etdump,
+        &mut |done, total| {
+            progress(LoadProgress {
+                phase: LoadPhase::Reading,
+                bytes_done: done,
+                bytes_total: total,
+            })
+        },
+        cancel,
+    )
+    .map_err(|e| match e {
+        crate::input::InputError::Cancelled => LoadError::Cancelled,
+        other => LoadError::BadInput {
+            path: name,
+            detail: other.to_string(),
+        },
+    })
+}
+
+/// [`load_profile`] on dump bytes already read (`request.etdump` names them). A log that
+/// cannot be read is a `log_unreadable` warning, not a failed load.
+pub fn load_profile_from_bytes(
+    request: &ProfileRequest,
+    bytes: &[u8],
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<Profile, LoadError> {
+    let dump_name = crate::input::display_name(&request.etdump);
     let bad = |path: &str, detail: String| LoadError::BadInput {
         path: path.to_string(),
         detail,
@@ -127,38 +171,23 @@ pub fn load_profile(
         }
     };
 
-    // The file bytes are dropped as soon as they are parsed: the dump owns copies of what
-    // it needs, and the bytes are the largest allocation of the whole run.
-    let (dump, total) = {
-        let owned;
-        let bytes: &[u8] = match request.embedded {
-            Some(e) => e.etdump,
-            None => {
-                owned =
-                    read_with_progress(&request.etdump, progress, cancel).map_err(|e| match e {
-                        ReadError::Cancelled => LoadError::Cancelled,
-                        ReadError::Io(msg) => bad(&dump_name, msg),
-                        ReadError::Invalid(e) => bad(&dump_name, e.to_string()),
-                    })?;
-                &owned
-            }
-        };
-        let total = bytes.len() as u64;
-        progress(LoadProgress {
-            phase: LoadPhase::Parsing,
-            bytes_done: total,
-            bytes_total: total,
-        });
-        check_cancel()?;
-        let dump = etdump::parse(bytes).map_err(|e| match e {
-            EtDumpError::Incomplete { .. } => LoadError::Incomplete {
-                path: dump_name.clone(),
-                detail: e.to_string(),
-            },
-            other => bad(&dump_name, other.to_string()),
-        })?;
-        (dump, total)
-    };
+    let total = bytes.len() as u64;
+    progress(LoadProgress {
+        phase: LoadPhase::Parsing,
+        bytes_done: total,
+        bytes_total: total,
+    });
+    check_cancel()?;
+    let dump = etdump::parse(bytes).map_err(|e| match e {
+        EtDumpError::Incomplete { .. } => LoadError::Incomplete {
+            path: dump_name.clone(),
+            detail: e.to_string(),
+        },
+        e @ EtDumpError::NotEtDump(_) if !bytes.is_empty() => {
+            bad(&dump_name, format!("{e}; {}", crate::input::FORMATS_TRIED))
+        }
+        other => bad(&dump_name, other.to_string()),
+    })?;
     check_cancel()?;
 
     progress(LoadProgress {
@@ -166,18 +195,35 @@ pub fn load_profile(
         bytes_done: total,
         bytes_total: total,
     });
-    let log_path = match (&request.embedded, &request.log) {
+    let mut log_path = match (&request.embedded, &request.log) {
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
+        (None, None) if crate::input::is_stdin(&request.etdump) => None,
         (None, None) => default_log_for(&request.etdump),
     };
+    let mut log_warning = None;
     let log = match (&request.embedded, &log_path) {
         (Some(e), _) => Some(runlog::parse(e.log)),
-        (None, Some(path)) => {
-            Some(runlog::read_file(path).map_err(|e| bad(&path.display().to_string(), e))?)
-        }
+        (None, Some(path)) => match crate::input::read_input(path) {
+            Ok(input) => Some(runlog::parse(&input.bytes)),
+            // The dump is what was asked for: it opens without its log. (`report` and
+            // the explorer check a log named with `--log` before loading.)
+            Err(e) => {
+                log_warning = Some(super::Finding::new(
+                    "log_unreadable",
+                    format!(
+                        "runner log {} cannot be read ({e}); loaded without it",
+                        path.display()
+                    ),
+                ));
+                None
+            }
+        },
         (None, None) => None,
     };
+    if log.is_none() {
+        log_path = None;
+    }
     check_cancel()?;
 
     progress(LoadProgress {
@@ -189,70 +235,10 @@ pub fn load_profile(
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    build_profile(&dump, log.as_ref(), request.warmup, source)
-        .map_err(|e| bad(&dump_name, e.to_string()))
-}
-
-enum ReadError {
-    Io(String),
-    /// The first bytes already show it is not an ETDump.
-    Invalid(EtDumpError),
-    Cancelled,
-}
-
-/// Read a whole file in chunks so the caller sees progress and can cancel a big read.
-fn read_with_progress(
-    path: &Path,
-    progress: &mut dyn FnMut(LoadProgress),
-    cancel: &AtomicBool,
-) -> Result<Vec<u8>, ReadError> {
-    const CHUNK: usize = 8 << 20;
-    let mut file = File::open(path).map_err(|e| ReadError::Io(io_message(&e)))?;
-    let meta = file.metadata().map_err(|e| ReadError::Io(io_message(&e)))?;
-    if meta.is_dir() {
-        return Err(ReadError::Io("is a directory, not an ETDump file".into()));
+    let mut profile = build_profile(&dump, log.as_ref(), request.warmup, source)
+        .map_err(|e| bad(&dump_name, e.to_string()))?;
+    if let Some(w) = log_warning {
+        profile.warnings.insert(0, w);
     }
-    let total = meta.len();
-    // Reject what cannot be an ETDump before reading (and allocating for) all of it.
-    if total > u64::from(u32::MAX) + 4 {
-        return Err(ReadError::Invalid(EtDumpError::NotEtDump(format!(
-            "{total} bytes, larger than any ETDump (its size prefix is 32-bit)"
-        ))));
-    }
-    let mut bytes = Vec::with_capacity(total as usize);
-    (&mut file)
-        .take(12)
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(io_message(&e)))?;
-    if let Err(e @ EtDumpError::NotEtDump(_)) = etdump::parse(&bytes) {
-        if bytes.len() == 12 {
-            return Err(ReadError::Invalid(e));
-        }
-    }
-    loop {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(ReadError::Cancelled);
-        }
-        let before = bytes.len();
-        let n = (&mut file)
-            .take(CHUNK as u64)
-            .read_to_end(&mut bytes)
-            .map_err(|e| ReadError::Io(io_message(&e)))?;
-        progress(LoadProgress {
-            phase: LoadPhase::Reading,
-            bytes_done: bytes.len() as u64,
-            bytes_total: total.max(bytes.len() as u64),
-        });
-        if n == 0 || bytes.len() == before {
-            return Ok(bytes);
-        }
-    }
-}
-
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
+    Ok(profile)
 }

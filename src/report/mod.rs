@@ -11,12 +11,13 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use crate::cli::{ReportArgs, ReportFormat};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::escape::{eprint_line, escape, escape_json_for_terminal, escape_keep_newlines};
+use crate::input::{self, Content};
 use crate::output::write_atomic_with;
-use crate::profile::{default_log_for, load_profile, Profile, ProfileRequest};
-use crate::source::is_trace_file;
+use crate::profile::{default_log_for, load_profile_from_bytes, Profile, ProfileRequest};
 use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::profile_csv;
@@ -26,52 +27,70 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     match run_inner(args) {
         Ok(code) => code,
         Err(line) => {
-            eprintln!("cpuprof-tui: {line}");
+            eprint_line(&line);
             ExitCode::from(2)
         }
     }
 }
 
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
-    if is_trace_file(&args.file) {
-        return run_trace(args);
+    let name = input::display_name(&args.file);
+    if let Some(streamed) = trace::load_large_chrome_json(&args.file, &name) {
+        check_trace_args(args)?;
+        let profile = streamed.map_err(|e| format!("{name}: {e}"))?;
+        return emit_trace(args, &profile);
+    }
+    // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
+    let input = input::read_input(&args.file).map_err(|e| format!("{name}: {e}"))?;
+    if input::sniff(&input.bytes) == Content::Trace {
+        return run_trace(args, &input.bytes);
     }
     if args.format == ReportFormat::Tally {
         return Err(format!(
-            "{}: --format tally is for PyTorch traces, not ETDumps",
-            args.file.display()
+            "{name}: --format tally is for PyTorch traces, not ETDumps"
         ));
     }
     let log = match &args.log {
-        Some(l) => Some(l.clone()),
+        Some(l) => {
+            // A log named on the command line must be readable (read once: a FIFO or
+            // `<(..)` is kept for the loader).
+            input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
+            Some(l.clone())
+        }
+        None if input::is_stdin(&args.file) => None,
         None => {
             let found = default_log_for(&args.file);
             if let Some(l) = &found {
-                eprintln!(
-                    "cpuprof-tui: using runner log {} (found beside the dump)",
+                eprint_line(&format!(
+                    "using runner log {} (found beside the dump)",
                     l.display()
-                );
+                ));
             }
-            found
+            // The loader looks for it again (and warns if it cannot be read).
+            None
         }
     };
     let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
     let never = AtomicBool::new(false);
-    let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
+    let profile = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never)
+        .map_err(|e| e.to_string())?;
+    let used_log = profile.source.log.as_ref().map(std::path::PathBuf::from);
     let mut inputs: Vec<&Path> = vec![&args.file];
-    if let Some(l) = &log {
+    if let Some(l) = &used_log {
         inputs.push(l);
     }
+    let format = args.format;
     emit(
-        &mut |w| write_report(w, &profile, args.format),
+        &mut |w| write_report(w, &profile, format),
         args.output.as_deref(),
         &inputs,
+        format,
     )?;
     for w in &profile.warnings {
-        eprintln!("cpuprof-tui: warning: {}: {}", w.kind, w.message);
+        eprint_line(&format!("warning: {}: {}", w.kind, w.message));
     }
     for e in &profile.errors {
-        eprintln!("cpuprof-tui: error: {}: {}", e.kind, e.message);
+        eprint_line(&format!("error: {}: {}", e.kind, e.message));
     }
     if !profile.errors.is_empty() && !args.allow_missing {
         return Ok(ExitCode::from(1));
@@ -103,23 +122,45 @@ pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Resu
 fn write_report(w: &mut dyn Write, profile: &Profile, format: ReportFormat) -> std::io::Result<()> {
     match format {
         ReportFormat::Json => write_profile_json(w, profile),
-        other => w.write_all(render(profile, other).as_bytes()),
+        // The table's names are escaped already; this also covers every other field.
+        ReportFormat::Table | ReportFormat::Tally => {
+            w.write_all(escape_keep_newlines(&render(profile, format)).as_bytes())
+        }
+        // CSV keeps the data as it is (quoted); `emit` escapes it for a terminal.
+        ReportFormat::Csv => w.write_all(render(profile, format).as_bytes()),
     }
 }
 
-/// Send a report to `output` atomically, or to stdout.
+/// Send a report to `output` (see [`crate::output`]), or to stdout. On a terminal, CSV
+/// and JSON are escaped too (tables and tallies always are).
 pub(crate) fn emit(
     write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
     output: Option<&Path>,
     inputs: &[&Path],
+    format: ReportFormat,
 ) -> Result<(), String> {
     match output {
         Some(path) => {
             write_atomic_with(path, inputs, write).map_err(|e| format!("{}: {e}", path.display()))
         }
         None => {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            match write(&mut out).and_then(|_| out.flush()) {
+            let stdout = std::io::stdout();
+            let terminal = stdout.is_terminal();
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+            let result = if terminal {
+                let mut buf = Vec::new();
+                write(&mut buf).and_then(|_| {
+                    let text = String::from_utf8_lossy(&buf);
+                    let safe = match format {
+                        ReportFormat::Json => escape_json_for_terminal(&text),
+                        _ => escape_keep_newlines(&text),
+                    };
+                    out.write_all(safe.as_bytes())
+                })
+            } else {
+                write(&mut out)
+            };
+            match result.and_then(|_| out.flush()) {
                 // A closed pipe (`| head`) is the reader's choice, not an error.
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
                     Err(format!("<stdout>: cannot write the report: {e}"))
@@ -132,31 +173,53 @@ pub(crate) fn emit(
 
 /// Reports of a PyTorch trace: the iprof tally (optionally with self time), the
 /// `cpuprof.trace/1` JSON, or CSV. Warnings go to stderr; a trace has no checks that fail.
-fn run_trace(args: &ReportArgs) -> Result<ExitCode, String> {
+fn run_trace(args: &ReportArgs, bytes: &[u8]) -> Result<ExitCode, String> {
+    check_trace_args(args)?;
+    let name = input::display_name(&args.file);
+    let profile = trace::parse_trace(bytes, &name).map_err(|e| format!("{name}: {e}"))?;
+    emit_trace(args, &profile)
+}
+
+fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
+    let name = input::display_name(&args.file);
     if args.log.is_some() {
         return Err(format!(
-            "{}: --log applies to ETDumps, not PyTorch traces",
-            args.file.display()
+            "{name}: --log applies to ETDumps, not PyTorch traces"
         ));
     }
     if args.warmup > 0 {
         return Err(format!(
-            "{}: --warmup applies to ETDumps, not PyTorch traces",
-            args.file.display()
+            "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));
     }
-    let profile =
-        trace::load_trace(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    Ok(())
+}
+
+fn emit_trace(args: &ReportArgs, profile: &TraceProfile) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = vec![&args.file];
     emit(
-        &mut |w| w.write_all(render_trace(&profile, args.format, args.self_time).as_bytes()),
+        &mut |w| write_trace_report(w, profile, args.format, args.self_time),
         args.output.as_deref(),
         &inputs,
+        args.format,
     )?;
     for w in &profile.warnings {
-        eprintln!("cpuprof-tui: warning: {}: {}", w.kind, w.message);
+        eprint_line(&format!("warning: {}: {}", w.kind, w.message));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A trace report streamed to `w` (JSON is written as it is serialised).
+fn write_trace_report(
+    w: &mut dyn Write,
+    profile: &TraceProfile,
+    format: ReportFormat,
+    self_time: bool,
+) -> std::io::Result<()> {
+    match format {
+        ReportFormat::Json => json_format::write_json(w, &trace::json::json_doc(profile)),
+        other => w.write_all(render_trace(profile, other, self_time).as_bytes()),
+    }
 }
 
 /// A trace in the requested format (`table` is the tally).
@@ -164,17 +227,27 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
     match format {
         ReportFormat::Json => {
             let mut out = Vec::new();
-            json_format::write_json(&mut out, &trace::json::to_json_value(profile))
+            json_format::write_json(&mut out, &trace::json::json_doc(profile))
                 .expect("writing to memory");
             String::from_utf8(out).expect("serde_json writes UTF-8")
         }
         ReportFormat::Csv => trace::csv::to_csv(profile),
-        ReportFormat::Tally | ReportFormat::Table => tally::render_tally(
-            &tally::TallyInput::from_profile(profile),
-            tally::TallyOptions {
-                self_time,
-                ..tally::TallyOptions::default()
-            },
-        ),
+        ReportFormat::Tally | ReportFormat::Table => {
+            let mut input = tally::TallyInput::from_profile(profile);
+            // Names come from the trace: control characters are shown escaped.
+            for row in &mut input.rows {
+                if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
+                    row.name = safe;
+                }
+            }
+            let text = tally::render_tally(
+                &input,
+                tally::TallyOptions {
+                    self_time,
+                    ..tally::TallyOptions::default()
+                },
+            );
+            escape_keep_newlines(&text).into_owned()
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::escape::escape;
 use crate::profile::{Delegate, DelegateKind, OperatorStats, Profile, Stats};
 use crate::units::{duration_ms, percent};
 
@@ -10,8 +11,12 @@ const NAME_WIDTH: usize = 44;
 pub fn profile_table(p: &Profile) -> String {
     let mut out = String::new();
     let o = &mut out;
-    let _ = writeln!(o, "ETDump  {}", p.source.etdump);
-    let _ = writeln!(o, "Log     {}", p.source.log.as_deref().unwrap_or("(none)"));
+    let _ = writeln!(o, "ETDump  {}", escape(&p.source.etdump));
+    let _ = writeln!(
+        o,
+        "Log     {}",
+        escape(p.source.log.as_deref().unwrap_or("(none)"))
+    );
     let _ = writeln!(
         o,
         "Runs    {} total, {} warm-up dropped, {} kept",
@@ -49,7 +54,7 @@ pub fn profile_table(p: &Profile) -> String {
     }
     for (label, list) in [("warning", &p.warnings), ("ERROR", &p.errors)] {
         for f in list.iter() {
-            let _ = writeln!(o, "{label}: [{}] {}", f.kind, f.message);
+            let _ = writeln!(o, "{label}: [{}] {}", escape(&f.kind), escape(&f.message));
         }
     }
     out
@@ -66,6 +71,8 @@ fn header(o: &mut String) {
 fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) {
     let indent = "  ".repeat(depth);
     let width = NAME_WIDTH.saturating_sub(indent.len());
+    // Names come from the dump: control characters are shown escaped, never sent raw.
+    let name = escape(name);
     let name: String = if name.chars().count() > width {
         let mut cut: String = name.chars().take(width.saturating_sub(1)).collect();
         cut.push('…');

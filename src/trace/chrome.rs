@@ -568,18 +568,53 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
 }
 
 pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
-    let mut b = Builder::default();
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let parsed = TopSeed(&mut b).deserialize(&mut de).and_then(|()| de.end());
+    read_chrome(&mut de, &mut |_| None)
+}
+
+/// Stream Chrome JSON from a reader (a gzip stream): memory grows with the events kept,
+/// never with the size of the text. `io_problem` turns a reader error (which the reader
+/// recorded itself) into `Some(Ok(warning))` to keep the events before it, or
+/// `Some(Err(error))`; `None` reports the JSON error.
+pub(crate) fn read_chrome_json_from(
+    reader: impl std::io::Read,
+    io_problem: &mut dyn FnMut(&serde_json::Error) -> Option<Result<String, TraceError>>,
+) -> Result<IntervalSet, TraceError> {
+    let mut de =
+        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
+    read_chrome(&mut de, io_problem)
+}
+
+pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
+    de: &mut serde_json::Deserializer<R>,
+    io_problem: &mut dyn FnMut(&serde_json::Error) -> Option<Result<String, TraceError>>,
+) -> Result<IntervalSet, TraceError> {
+    let mut b = Builder::default();
+    let parsed = TopSeed(&mut b)
+        .deserialize(&mut *de)
+        .and_then(|()| de.end());
     if let Err(e) = parsed {
-        let cut_short = e.classify() == serde_json::error::Category::Eof;
-        if !cut_short || b.intervals.is_empty() {
-            return Err(TraceError::Json(e.to_string()));
-        }
         let kept = b.intervals.len();
-        b.warnings.add("truncated", || {
-            format!("JSON ends early ({e}); kept the {kept} complete op events before the cut")
-        });
+        match io_problem(&e) {
+            Some(Err(fatal)) => return Err(fatal),
+            Some(Ok(message)) if kept > 0 => {
+                b.warnings.add("truncated", || {
+                    format!("{message}; kept the {kept} complete op events before it")
+                });
+            }
+            Some(Ok(message)) => return Err(TraceError::Gzip(message)),
+            None => {
+                let cut_short = e.classify() == serde_json::error::Category::Eof;
+                if !cut_short || kept == 0 {
+                    return Err(TraceError::Json(e.to_string()));
+                }
+                b.warnings.add("truncated", || {
+                    format!(
+                        "JSON ends early ({e}); kept the {kept} complete op events before the cut"
+                    )
+                });
+            }
+        }
     }
     if !b.saw_events_array {
         return Err(TraceError::NoEvents("no traceEvents array".into()));

@@ -77,30 +77,57 @@ fn skip_ws(b: &[u8]) -> &[u8] {
     &b[n..]
 }
 
-/// Look at the first non-blank line only; a prefix of a file is enough.
+/// How far sniffing looks for a recognisable record when the first lines are junk (a
+/// banner, a damaged first record, `[NaN]` times): lines and bytes.
+const SNIFF_LINES: usize = 64;
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// The format of the first non-blank line; when that line is none (junk, a damaged
+/// record), the first of the next [`SNIFF_LINES`] lines in one of the text formats
+/// (JSON only ever starts a file). A prefix of a file is enough.
 fn detect_text(bytes: &[u8]) -> Option<TraceFormat> {
     let s = skip_ws(strip_bom(bytes));
-    let line_end = s.iter().position(|&b| b == b'\n').unwrap_or(s.len());
-    let line = &s[..line_end];
+    let s = &s[..s.len().min(SNIFF_BYTES)];
+    let mut lines = s
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let first = lines.next()?;
+    if let Some(f) = detect_line(first, true) {
+        return Some(f);
+    }
+    lines
+        .take(SNIFF_LINES - 1)
+        .find_map(|l| detect_line(l, false))
+}
+
+/// The format a line is the start of (`first`: the first non-blank line of the input).
+fn detect_line(line: &[u8], first: bool) -> Option<TraceFormat> {
     match *line.first()? {
-        b'{' => Some(TraceFormat::ChromeJson),
+        b'{' if first => Some(TraceFormat::ChromeJson),
         b'[' => {
             // `[06:48:..] `, `[1795934914.8..] `, `[2026-11-29 ..] ` vs a JSON array.
             let rest = skip_ws(&line[1..]);
             if bracketed_time(line) {
                 Some(TraceFormat::Babeltrace2Text)
-            } else if matches!(rest.first(), Some(b'{') | Some(b']') | None) {
+            } else if first && matches!(rest.first(), Some(b'{') | Some(b']') | None) {
                 Some(TraceFormat::ChromeJson)
             } else {
                 None
             }
         }
         b't' if line.starts_with(b"timestamp = ") => Some(TraceFormat::Babeltrace2NamesAll),
-        c if c.is_ascii_digit() && contains(line, b" - ") && contains(line, b"vpid: ") => {
-            Some(TraceFormat::ThapiText)
-        }
+        _ if is_thapi_header(line) => Some(TraceFormat::ThapiText),
         _ => None,
     }
+}
+
+/// `13:35:44.048636859 - host - vpid: N, vtid: N - provider:event: ...`: the first line
+/// of a THAPI pretty-printed record (body lines are indented or `}`).
+pub(crate) fn is_thapi_header(line: &[u8]) -> bool {
+    line.first().is_some_and(u8::is_ascii_digit)
+        && contains(line, b" - ")
+        && contains(line, b"vpid: ")
 }
 
 /// `[06:48:34.83] ..`: a bracket holding only time characters, then a space.
@@ -158,6 +185,28 @@ mod tests {
             Err(TraceError::UnknownFormat(_))
         ));
         assert_eq!(detect_format(b"  \n"), Err(TraceError::Empty));
+    }
+
+    #[test]
+    fn junk_first_lines_do_not_hide_a_trace() {
+        let bt = "[06:48:34.832333283] (+?.?????????) vm lttng_ust_pytorch:op_entry: { }";
+        for junk in [
+            "garbage line",
+            "[NaN] (+?.?????????) vm p:e: { }",
+            "\u{1b}[2J",
+        ] {
+            let text = format!("{junk}\n\n{bt}\n");
+            assert_eq!(
+                detect_format(text.as_bytes()).unwrap(),
+                TraceFormat::Babeltrace2Text,
+                "{junk}"
+            );
+        }
+        // JSON is only recognised at the start; a later `{` line is not a trace.
+        assert!(detect_format(b"junk\n{\"traceEvents\": []}").is_err());
+        // Past the sniffing window: not recognised.
+        let far = format!("{}{bt}\n", "junk\n".repeat(SNIFF_LINES + 1));
+        assert!(detect_format(far.as_bytes()).is_err());
     }
 
     #[test]

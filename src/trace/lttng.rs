@@ -246,8 +246,43 @@ impl<'a> RawOp<'a> {
     }
 }
 
-/// A multi-line record longer than this is treated as damaged (bounds the re-scans).
+/// A multi-line record longer than this is treated as damaged.
 const MAX_RECORD_LINES: usize = 1_000;
+
+/// Bracket depth (`{}` and `[]`) over the lines of a THAPI record, outside strings.
+#[derive(Default)]
+struct BracketDepth {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl BracketDepth {
+    fn feed(&mut self, line: &str) {
+        for &b in line.as_bytes() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+            } else {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => self.depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn closed(&self) -> bool {
+        self.depth <= 0 && !self.in_string
+    }
+}
 
 /// Walk the records of `text`, giving each op event (with its resolved time and line).
 fn for_each_op(
@@ -280,18 +315,46 @@ fn for_each_op(
         {
             result = Err(ScanError::Malformed);
         }
-        let mut joined = 0;
-        while multi_line
-            && matches!(result, Err(ScanError::Incomplete))
-            && joined < MAX_RECORD_LINES
-        {
-            let Some((_, next)) = lines.next() else {
-                break;
-            };
-            joined += 1;
-            let end = next.as_ptr() as usize - base + next.len();
-            rec = text[start..end].trim_end_matches('\r');
-            result = parse_record(rec, format);
+        // A THAPI record is its header line and, when the header leaves a group open, the
+        // lines until its brackets balance (counted incrementally, quote-aware). The next
+        // header line ends it in any case, so a missing `}` costs that one record (not
+        // every record after it). Each line is scanned once and each record parsed at
+        // most twice: linear, however many records are left open.
+        let mut unclosed_before = None;
+        if multi_line && matches!(result, Err(ScanError::Incomplete)) {
+            let mut depth = BracketDepth::default();
+            depth.feed(rec);
+            let mut end = None;
+            let mut joined = 0;
+            while let Some(&(next_idx, next)) = lines.peek() {
+                if super::detect::is_thapi_header(next.as_bytes()) {
+                    unclosed_before = Some(next_idx + 1);
+                    break;
+                }
+                if joined == MAX_RECORD_LINES {
+                    break;
+                }
+                lines.next();
+                joined += 1;
+                end = Some(next.as_ptr() as usize - base + next.len());
+                depth.feed(next);
+                if depth.closed() {
+                    break;
+                }
+            }
+            if let Some(end) = end {
+                rec = text[start..end].trim_end_matches('\r');
+                result = parse_record(rec, format);
+            }
+        }
+        if let (Some(next_line), Err(ScanError::Incomplete)) = (unclosed_before, &result) {
+            counts.malformed += 1;
+            warnings.add("malformed", || {
+                format!(
+                    "line {line_no}: record not closed before the next record on line {next_line} (missing `}}`?); skipped"
+                )
+            });
+            continue;
         }
         match result {
             Ok(Record::Op(op)) => {
@@ -307,6 +370,12 @@ fn for_each_op(
                 sink(&op, ts, line_no);
             }
             Ok(Record::Other) => counts.ignored_events += 1,
+            Err(ScanError::Incomplete) if !text[start + rec.len()..].trim().is_empty() => {
+                counts.malformed += 1;
+                warnings.add("malformed", || {
+                    format!("line {line_no}: record longer than {MAX_RECORD_LINES} lines; skipped")
+                });
+            }
             Err(ScanError::Incomplete) => {
                 counts.malformed += 1;
                 warnings.add("truncated", || {
@@ -506,6 +575,35 @@ mod tests {
         let cut_end = &text[..text.find("[1.5]").unwrap()];
         let set = read_lttng_text(cut_end, TraceFormat::Babeltrace2Text).unwrap();
         assert!(set.warnings.iter().any(|w| w.kind == "truncated"));
+    }
+
+    #[test]
+    fn thapi_records_end_where_their_brackets_balance() {
+        let entry = |t: u32, body: &str| {
+            format!("13:35:44.{t:09} - h - vpid: 1, vtid: 1 - lttng_ust_pytorch:op_entry: {{\n{body}}}\n")
+        };
+        let exit = |t: u32| {
+            format!("13:35:44.{t:09} - h - vpid: 1, vtid: 1 - lttng_ust_pytorch:op_exit: {{ name: \"a\" }}\n")
+        };
+        // A nested group closed at the start of a line, and a `}` inside a string.
+        let text = entry(100, "  name: \"a}\",\n  s: {\n  x: 1\n}\n")
+            + &exit(200)
+            + &entry(300, "  name: \"a\"\n")
+            + &exit(450);
+        let set = read_lttng_text(&text, TraceFormat::ThapiText).unwrap();
+        assert_eq!(set.counts.malformed, 0, "{:?}", set.warnings);
+        assert_eq!(set.intervals.len(), 2);
+        assert_eq!(set.intervals[1].dur_ns, 150);
+        // A body that never closes is cut at MAX_RECORD_LINES; its lines after that are
+        // malformed records of their own, and the next record still counts.
+        let body = "  x: 1,\n".repeat(MAX_RECORD_LINES + 3);
+        let text =
+            entry(100, &body).replace("}\n", "\n") + &entry(300, "  name: \"a\"\n") + &exit(450);
+        let set = read_lttng_text(&text, TraceFormat::ThapiText).unwrap();
+        assert_eq!(set.intervals.len(), 1);
+        assert!(set.warnings.iter().any(|w| w
+            .message
+            .starts_with("line 1: record longer than 1000 lines")));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod csv;
 mod detect;
 mod error;
 mod fields;
+mod gzip;
 mod intervals;
 pub mod json;
 mod lttng;
@@ -34,8 +35,11 @@ mod pairing;
 pub mod tally;
 mod timestamp;
 
+use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
+
+use gzip::{GzProblem, GzStream, SqueezeJsonWhitespace};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
 pub use error::TraceError;
@@ -47,10 +51,63 @@ pub use model::{CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE
 pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 
-/// Read and import a trace file. The error names the problem, not the path.
+/// Read and import a trace file (read once through [`crate::input`]: `-` is standard
+/// input; FIFOs and process substitutions work). The error names the problem, not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
-    let bytes = std::fs::read(path).map_err(|e| TraceError::Io(e.to_string()))?;
-    parse_trace(&bytes, &path.display().to_string())
+    if let Some(streamed) = load_large_chrome_json(path, &crate::input::display_name(path)) {
+        return streamed;
+    }
+    let input = crate::input::read_input(path).map_err(|e| TraceError::Io(e.to_string()))?;
+    parse_trace(&input.bytes, &input.name)
+}
+
+/// When `path` is a regular file larger than the in-memory window (64 MiB) holding plain
+/// Chrome JSON, import it from the file as a stream: memory grows with the events, not
+/// the text (a gigabyte of whitespace costs time, not memory). `None`: anything else,
+/// to be read whole through [`crate::input`] as usual. A regular file can be read
+/// again, so sniffing its head first reads nothing twice that matters.
+pub fn load_large_chrome_json(path: &Path, name: &str) -> Option<Result<TraceProfile, TraceError>> {
+    use std::io::{Seek, SeekFrom};
+    if crate::input::is_stdin(path) {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() <= GZIP_IN_MEMORY_BYTES {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(GZIP_SNIFF_BYTES)
+        .read_to_end(&mut head)
+        .ok()?;
+    if is_gzip(&head) || crate::trace::looks_like_etdump(&head) {
+        return None;
+    }
+    let has_bom = head.starts_with(BOM);
+    let body = head.strip_prefix(BOM).unwrap_or(&head);
+    if detect_format(body).ok()? != TraceFormat::ChromeJson {
+        return None;
+    }
+    let limit = crate::input::max_input_size();
+    if meta.len() > limit {
+        return Some(Err(TraceError::Io(
+            crate::input::InputError::TooLarge {
+                limit,
+                size: Some(meta.len()),
+            }
+            .to_string(),
+        )));
+    }
+    file.seek(SeekFrom::Start(if has_bom { 3 } else { 0 }))
+        .ok()?;
+    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let set = chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(reader), &mut |_| None);
+    Some(set.map(|set| TraceProfile::build(set, name)))
+}
+
+fn looks_like_etdump(head: &[u8]) -> bool {
+    head.len() >= 12 && &head[8..12] == b"ED00"
 }
 
 /// Import a trace held in memory; `name` is recorded as the source.
@@ -58,62 +115,168 @@ pub fn parse_trace(bytes: &[u8], name: &str) -> Result<TraceProfile, TraceError>
     read_intervals(bytes).map(|set| TraceProfile::build(set, name))
 }
 
+/// Inflated Chrome JSON up to this size is parsed in memory; beyond it, as a stream.
+const GZIP_IN_MEMORY_BYTES: u64 = 64 << 20;
+
+/// How much inflated text sniffing looks at in a gzip trace.
+const GZIP_SNIFF_BYTES: u64 = 64 << 10;
+
 /// The reader stage alone (detect, decompress, read): intervals before aggregation.
 pub fn read_intervals(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
-    let mut gzip_warning = None;
-    let owned;
-    let bytes = if is_gzip(bytes) {
-        let (data, warning) = gunzip(bytes)?;
-        gzip_warning = warning;
-        owned = data;
-        &owned[..]
-    } else {
-        bytes
-    };
-    // A UTF-8 byte-order mark (editors on Windows add one) is not content.
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let format = detect_format(bytes)?;
-    let mut set = match format {
-        TraceFormat::ChromeJson => chrome::read_chrome_json(bytes)?,
-        _ => {
-            let text = match std::str::from_utf8(bytes) {
-                Ok(t) => std::borrow::Cow::Borrowed(t),
-                Err(_) => std::borrow::Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
-            };
-            lttng::read_lttng_text(&text, format)?
-        }
-    };
-    if let Some(message) = gzip_warning {
-        set.warnings.insert(
-            0,
-            TraceWarning {
-                kind: "truncated".into(),
-                message,
-            },
-        );
+    if is_gzip(bytes) {
+        return read_gzip(bytes);
     }
-    Ok(set)
+    // A UTF-8 byte-order mark (editors on Windows add one) is not content.
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let format = detect_format(bytes)?;
+    match format {
+        TraceFormat::ChromeJson => chrome::read_chrome_json(bytes),
+        _ => read_text(bytes, format),
+    }
 }
 
-/// Decompress; a cut-off stream keeps what was decoded, with a warning.
-fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Option<String>), TraceError> {
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
-    let mut dec = flate2::read::MultiGzDecoder::new(bytes);
-    match dec.read_to_end(&mut out) {
-        Ok(_) => Ok((out, None)),
-        Err(e) if !out.is_empty() => Ok((
-            out,
-            Some(format!(
-                "gzip stream ends early ({e}); reading what was decompressed"
-            )),
-        )),
-        Err(e) => Err(TraceError::Gzip(e.to_string())),
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+fn read_text(bytes: &[u8], format: TraceFormat) -> Result<IntervalSet, TraceError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => std::borrow::Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+    };
+    lttng::read_lttng_text(&text, format)
+}
+
+/// Gzip: sniff an inflated prefix; stream Chrome JSON through the parser while it
+/// inflates (memory bounded by the events, not the text); inflate text formats whole,
+/// up to the input limit.
+fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
+    let limit = crate::input::max_input_size();
+    let head_problem = RefCell::new(None);
+    let mut head = Vec::new();
+    let head_read = GzStream::new(bytes, limit, &head_problem)
+        .take(GZIP_SNIFF_BYTES)
+        .read_to_end(&mut head);
+    if head_read.is_err() && head.is_empty() {
+        let p = head_problem.borrow().clone();
+        return Err(match p.map(|p| p.verdict()) {
+            Some(Err(e)) => e,
+            Some(Ok(m)) => TraceError::Gzip(m),
+            None => TraceError::Gzip("cannot decompress".into()),
+        });
     }
+    let has_bom = head.starts_with(BOM);
+    let format = detect_format(head.strip_prefix(BOM).unwrap_or(&head))?;
+    let problem = RefCell::new(None);
+    let mut stream = GzStream::new(bytes, limit, &problem);
+    let mut set = if format == TraceFormat::ChromeJson {
+        if has_bom {
+            let mut skip = [0u8; 3];
+            let _ = stream.read_exact(&mut skip);
+        }
+        // Small traces (the usual case) are inflated whole and parsed from the slice
+        // (fastest); a larger one streams through the parser, so its size costs time,
+        // not memory.
+        let mut first = Vec::new();
+        let first_read = (&mut stream)
+            .take(GZIP_IN_MEMORY_BYTES + 1)
+            .read_to_end(&mut first);
+        let mut io_problem = |e: &serde_json::Error| {
+            if e.is_io() || e.classify() == serde_json::error::Category::Eof {
+                problem.borrow().as_ref().map(GzProblem::verdict)
+            } else {
+                None
+            }
+        };
+        if first_read.is_err() {
+            // A corrupt stream is an error; a cut one keeps what was inflated.
+            if let Some(Err(e)) = problem.borrow().as_ref().map(GzProblem::verdict) {
+                return Err(e);
+            }
+        }
+        if first_read.is_err() || first.len() as u64 <= GZIP_IN_MEMORY_BYTES {
+            let mut de = serde_json::Deserializer::from_slice(&first);
+            chrome::read_chrome(&mut de, &mut io_problem)?
+        } else {
+            let rest = std::io::Cursor::new(first).chain(stream);
+            chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(rest), &mut io_problem)?
+        }
+    } else {
+        let mut text = Vec::new();
+        if stream.read_to_end(&mut text).is_err() {
+            let p = problem.borrow().clone();
+            match p.map(|p| p.verdict()) {
+                Some(Err(e)) => return Err(e),
+                Some(Ok(_)) if !text.is_empty() => {}
+                Some(Ok(m)) => return Err(TraceError::Gzip(m)),
+                None => return Err(TraceError::Gzip("cannot decompress".into())),
+            }
+        }
+        let body = text.strip_prefix(BOM).unwrap_or(&text);
+        read_text(body, format)?
+    };
+    let p = problem.borrow().clone();
+    if let Some(Err(e)) = p.as_ref().map(GzProblem::verdict) {
+        return Err(e);
+    }
+    if let Some(Ok(message)) = p.as_ref().map(GzProblem::verdict) {
+        let kind = match p {
+            Some(GzProblem::TrailingJunk(_)) => "gzip_trailing_data",
+            _ => "truncated",
+        };
+        // The JSON reader already named a cut it kept events before.
+        if !set.warnings.iter().any(|w| w.message.starts_with(&message)) {
+            set.warnings.insert(
+                0,
+                TraceWarning {
+                    kind: kind.into(),
+                    message,
+                },
+            );
+        }
+    }
+    Ok(set)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    const TORCH: &[u8] = include_bytes!("../../fixtures/torch/cnn_infer.json");
+
+    fn summary(
+        r: Result<IntervalSet, TraceError>,
+    ) -> Result<(usize, ImportCounts, Vec<String>), String> {
+        r.map(|s| (s.intervals.len(), s.counts, s.names))
+            .map_err(|e| format!("{:?}", std::mem::discriminant(&e)))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// The streamed Chrome JSON path (large files, large gzip) gives the verdict of
+        /// the in-memory path on mutated input.
+        #[test]
+        fn streamed_json_gets_the_in_memory_verdict(
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            cut in any::<prop::sample::Index>(),
+            do_cut in any::<bool>(),
+        ) {
+            let mut bytes = TORCH.to_vec();
+            for (at, b) in &flips {
+                let i = at.index(bytes.len());
+                bytes[i] = *b;
+            }
+            if do_cut {
+                bytes.truncate(cut.index(bytes.len()));
+            }
+            let in_memory = summary(chrome::read_chrome_json(&bytes));
+            let streamed = summary(chrome::read_chrome_json_from(
+                gzip::SqueezeJsonWhitespace::new(&bytes[..]),
+                &mut |_| None,
+            ));
+            prop_assert_eq!(in_memory, streamed);
+        }
+    }
 
     #[test]
     fn bom_and_gzip_are_transparent() {

@@ -1,0 +1,289 @@
+//! One input, read once: a file path, `-` (standard input), a FIFO, `/dev/stdin`, a
+//! process substitution (`<(cmd)`) or a character device. Content sniffing and loading
+//! share the bytes of that one read, so a pipe never loses its first bytes and a FIFO is
+//! never opened twice.
+//!
+//! Inputs that are not regular files can only be read once, so their bytes are kept for
+//! the life of the process (the explorer reloads them on a warm-up change).
+//!
+//! Limit: an input (and the decompressed text of a gzip trace) larger than
+//! [`max_input_size`] (default [`DEFAULT_MAX_INPUT_SIZE`], `--max-input-size`) stops
+//! with an error instead of growing without bound (an endless `yes |` pipe, a gzip bomb).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::trace;
+
+/// 4 GiB: larger than any ETDump (its size prefix is 32-bit) and than any trace text
+/// this tool can show; small enough to stop an endless stream before it swaps.
+pub const DEFAULT_MAX_INPUT_SIZE: u64 = 4 << 30;
+
+static MAX_INPUT_SIZE: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_SIZE);
+
+/// The most bytes read from one input (and decompressed from one gzip stream).
+pub fn max_input_size() -> u64 {
+    MAX_INPUT_SIZE.load(Ordering::Relaxed)
+}
+
+/// Set the limit for this process (`--max-input-size`).
+pub fn set_max_input_size(bytes: u64) {
+    MAX_INPUT_SIZE.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Parse a size: a number of bytes with an optional suffix K, M, G, T (powers of 1024;
+/// `KiB`, `MB`, .. are accepted too).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return Err(format!("expected a size such as 512M or 4G, not {t:?}"));
+    }
+    let n: u64 = t[..digits]
+        .parse()
+        .map_err(|_| format!("{t:?} is too large"))?;
+    let unit = t[digits..].trim().to_ascii_lowercase();
+    let shift = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(format!("unknown size unit in {t:?} (use K, M, G or T)")),
+    };
+    n.checked_mul(1u64 << shift)
+        .filter(|&v| v > 0)
+        .ok_or_else(|| format!("{t:?} is not a usable size"))
+}
+
+/// Why an input could not be read. Display is one line without the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputError {
+    Io(String),
+    /// `size`: the file's size when known before reading.
+    TooLarge {
+        limit: u64,
+        size: Option<u64>,
+    },
+    Cancelled,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::Io(m) => f.write_str(m),
+            InputError::TooLarge {
+                limit,
+                size: Some(size),
+            } => {
+                write!(f, "{size} bytes, larger than the input limit of {limit} bytes")?;
+                if *size > u64::from(u32::MAX) + 4 {
+                    // ETDumps carry a 32-bit size prefix.
+                    f.write_str(" and larger than any ETDump")?;
+                }
+                f.write_str(" (not read; raise the limit with --max-input-size)")
+            }
+            InputError::TooLarge { limit, size: None } => write!(
+                f,
+                "input larger than the limit of {limit} bytes (stopped reading; raise it with --max-input-size)"
+            ),
+            InputError::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+
+/// What the bytes of an input are, judged from the bytes themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    /// A PyTorch trace (text, JSON, or gzip of either).
+    Trace,
+    /// Anything else goes to the ETDump reader, which says what is wrong with it.
+    EtDump,
+}
+
+/// Sniff content from bytes already read (never from the name).
+pub fn sniff(bytes: &[u8]) -> Content {
+    if trace::looks_like_trace(bytes) {
+        Content::Trace
+    } else {
+        Content::EtDump
+    }
+}
+
+/// What an ETDump reader's "not an ETDump" is followed by, so the user learns every
+/// format that was tried.
+pub const FORMATS_TRIED: &str =
+    "and not a recognised trace (tried babeltrace2 text, THAPI text, Chrome JSON, gzip of these)";
+
+/// Bytes of an input.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// For messages: the path, or `<stdin>`.
+    pub name: String,
+    pub bytes: Arc<Vec<u8>>,
+}
+
+/// Whether `path` means standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The name of `path` in messages (`-` is `<stdin>`).
+pub fn display_name(path: &Path) -> String {
+    if is_stdin(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Bytes of inputs that cannot be read twice (stdin, FIFOs, devices), by path.
+fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<Vec<u8>>>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<u8>>>>> =
+        std::sync::OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Read `path` once, without progress.
+pub fn read_input(path: &Path) -> Result<Input, InputError> {
+    read_input_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
+}
+
+/// Read `path` once in chunks; `progress(done, total)` after each chunk (`total` is the
+/// file size, or what was read so far for a stream); `cancel` is polled between chunks.
+pub fn read_input_with_progress(
+    path: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Input, InputError> {
+    let name = display_name(path);
+    let key = path.to_path_buf();
+    if let Some(bytes) = once_cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+    {
+        return Ok(Input {
+            name,
+            bytes: bytes.clone(),
+        });
+    }
+    let limit = max_input_size();
+    let (bytes, regular) = if is_stdin(path) {
+        let stdin = std::io::stdin();
+        let mut lock = stdin.lock();
+        (read_limited(&mut lock, 0, limit, progress, cancel)?, false)
+    } else {
+        let mut file = std::fs::File::open(path).map_err(|e| InputError::Io(io_message(&e)))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| InputError::Io(io_message(&e)))?;
+        if meta.is_dir() {
+            return Err(InputError::Io("is a directory, not a file".into()));
+        }
+        let regular = meta.is_file();
+        let size = if regular { meta.len() } else { 0 };
+        if size > limit {
+            return Err(InputError::TooLarge {
+                limit,
+                size: Some(size),
+            });
+        }
+        (
+            read_limited(&mut file, size, limit, progress, cancel)?,
+            regular,
+        )
+    };
+    // Arc<Vec> rather than Arc<[u8]>: converting would copy the whole input once more.
+    let bytes = Arc::new(bytes);
+    if !regular {
+        once_cache()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, bytes.clone());
+    }
+    Ok(Input { name, bytes })
+}
+
+/// Read at most `limit` bytes; one more is an error (the stream does not end in time).
+fn read_limited(
+    r: &mut dyn Read,
+    size_hint: u64,
+    limit: u64,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Vec<u8>, InputError> {
+    const CHUNK: u64 = 8 << 20;
+    let mut bytes = Vec::with_capacity(size_hint.min(limit) as usize);
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(InputError::Cancelled);
+        }
+        let room = (limit + 1).saturating_sub(bytes.len() as u64);
+        let n = r
+            .take(CHUNK.min(room))
+            .read_to_end(&mut bytes)
+            .map_err(|e| InputError::Io(io_message(&e)))?;
+        if bytes.len() as u64 > limit {
+            return Err(InputError::TooLarge { limit, size: None });
+        }
+        let done = bytes.len() as u64;
+        progress(done, size_hint.max(done));
+        if n == 0 {
+            return Ok(bytes);
+        }
+    }
+}
+
+/// A short reason for an I/O error (no OS error number).
+pub fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("4G").unwrap(), 4 << 30);
+        assert_eq!(parse_size("16 MiB").unwrap(), 16 << 20);
+        assert_eq!(parse_size("2kb").unwrap(), 2048);
+        assert!(parse_size("-1").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("3X").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn limit_stops_an_endless_stream() {
+        let mut endless = std::io::repeat(b'y');
+        let err = read_limited(
+            &mut endless,
+            0,
+            1000,
+            &mut |_, _| {},
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            InputError::TooLarge {
+                limit: 1000,
+                size: None
+            }
+        );
+        let mut exact: &[u8] = &[1u8; 1000];
+        let ok = read_limited(&mut exact, 0, 1000, &mut |_, _| {}, &AtomicBool::new(false));
+        assert_eq!(ok.unwrap().len(), 1000);
+    }
+}

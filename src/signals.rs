@@ -1,0 +1,97 @@
+//! SIGINT, SIGTERM and SIGHUP: leave nothing behind, then exit with 128 + signal.
+//!
+//! A thread (signal-hook's iterator: the handler itself only writes to a pipe) receives
+//! the signal, removes the temporary files of outputs being written, restores the
+//! terminal when the explorer had taken it over, and exits. The restore holds the stdout
+//! lock from its first byte to the exit, so the explorer cannot draw over the restored
+//! screen (or hide the cursor again) in between; `report` never waits for that lock (a
+//! report blocked writing into a full pipe still dies on Ctrl-C).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once, OnceLock};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// The signals handled (anything else keeps its default action).
+pub const HANDLED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static TERMINAL_RESTORE: OnceLock<fn()> = OnceLock::new();
+static INSTALL: Once = Once::new();
+
+/// Start handling the signals (idempotent). Without it they keep their default action.
+pub fn install() {
+    INSTALL.call_once(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new(HANDLED) else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    on_signal(sig);
+                }
+            });
+    });
+}
+
+fn on_signal(sig: i32) -> ! {
+    remove_temp_files();
+    if let Some(&restore) = TERMINAL_RESTORE.get() {
+        // The restoring thread takes the stdout lock and keeps it until the exit, so the
+        // explorer cannot draw after the restore. A main thread blocked while holding the
+        // lock (a stalled terminal) must not keep the process alive: wait 1 s at most.
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let _ = std::thread::Builder::new()
+            .name("restore".into())
+            .spawn(move || {
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                restore();
+                let _ = lock.flush();
+                let _ = done_tx.send(());
+                loop {
+                    std::thread::park();
+                }
+            });
+        let _ = done_rx.recv_timeout(std::time::Duration::from_secs(1));
+    }
+    std::process::exit(128 + sig);
+}
+
+/// Called on a signal to put the terminal back (the explorer registers its restore).
+pub fn set_terminal_restore(restore: fn()) {
+    let _ = TERMINAL_RESTORE.set(restore);
+}
+
+fn remove_temp_files() {
+    let list = TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner());
+    for p in list.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// A temporary file that a signal removes while this guard lives.
+#[must_use]
+pub struct TempFileGuard {
+    path: PathBuf,
+}
+
+/// Register `path` (about to be created) for removal on a signal.
+pub fn register_temp_file(path: &Path) -> TempFileGuard {
+    let mut list = TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner());
+    list.push(path.to_path_buf());
+    TempFileGuard {
+        path: path.to_path_buf(),
+    }
+}
+
+impl Drop for TempFileGuard {
+    fn drop(&mut self) {
+        let mut list = TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = list.iter().position(|p| *p == self.path) {
+            list.swap_remove(i);
+        }
+    }
+}
