@@ -12,6 +12,7 @@ pub mod profile;
 pub mod report;
 pub mod runlog;
 pub mod source;
+pub mod stats;
 pub mod threads;
 pub mod trace;
 pub mod tui;
