@@ -6,10 +6,12 @@
 
 pub mod app;
 pub mod cli;
+pub mod compare;
 pub mod etdump;
 pub mod output;
 pub mod profile;
 pub mod report;
+pub mod rows;
 pub mod runlog;
 pub mod source;
 pub mod stats;

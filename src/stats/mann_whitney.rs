@@ -143,20 +143,21 @@ fn rank_sum_distribution(rank2: &[u64], k: usize) -> Vec<f64> {
     dp[k * width..].to_vec()
 }
 
-/// P(U ≤ u) under the null, without ties, for sample sizes `n_a`, `n_b` (exact counting;
-/// used for the confidence interval of the shift). `u` may be negative (gives 0).
-pub fn u_null_cdf(n_a: usize, n_b: usize, u: i64) -> f64 {
-    if u < 0 {
-        return 0.0;
-    }
-    // Ranks 1..=N doubled; U = R/1 - n_a(n_a+1)/2.
+/// P(U ≤ u) for u = 0, 1, …, n_a·n_b under the null, without ties (exact counting; used
+/// for the confidence interval of the shift).
+pub fn u_null_cdf(n_a: usize, n_b: usize) -> Vec<f64> {
+    // Doubled ranks 2, 4, …, 2N; U = R − n_a(n_a+1)/2, so doubled sums step by 2.
     let rank2: Vec<u64> = (1..=(n_a + n_b) as u64).map(|r| 2 * r).collect();
     let dist = rank_sum_distribution(&rank2, n_a);
     let total: f64 = dist.iter().sum();
-    let offset = n_a * (n_a + 1); // doubled minimum rank sum
-    let limit = offset + 2 * u as usize;
-    let le: f64 = dist[..=limit.min(dist.len() - 1)].iter().sum();
-    le / total
+    let offset = n_a * (n_a + 1);
+    let mut out = Vec::with_capacity(n_a * n_b + 1);
+    let mut acc = 0.0;
+    for u in 0..=n_a * n_b {
+        acc += dist.get(offset + 2 * u).copied().unwrap_or(0.0);
+        out.push(acc / total);
+    }
+    out
 }
 
 /// The smallest two-sided p-value any data can give with these counts: both samples fully

@@ -49,9 +49,20 @@ fn ci_rank(n_a: usize, n_b: usize, alpha: f64) -> Option<u64> {
         return None;
     }
     let k = if n_a <= EXACT_MAX_N && n_b <= EXACT_MAX_N {
-        // P(U ≤ k-1) grows with k; walk up from 0 (k is at most mn/2).
+        // Rows of one comparison mostly share their counts: count each null distribution once.
+        thread_local! {
+            static CDFS: std::cell::RefCell<std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>> =
+                Default::default();
+        }
+        let cdf = CDFS.with(|c| {
+            c.borrow_mut()
+                .entry((n_a, n_b))
+                .or_insert_with(|| std::rc::Rc::new(u_null_cdf(n_a, n_b)))
+                .clone()
+        });
+        // P(U ≤ k-1) grows with k; the largest k with P(U ≤ k-1) ≤ alpha/2 (k ≤ mn/2).
         let mut k = 0u64;
-        while k < mn / 2 && u_null_cdf(n_a, n_b, k as i64) <= alpha / 2.0 {
+        while k < mn / 2 && cdf[k as usize] <= alpha / 2.0 {
             k += 1;
         }
         k

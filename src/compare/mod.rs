@@ -1,0 +1,362 @@
+//! Comparing two profiles of the same kind (two ETDumps, or two PyTorch traces): rows
+//! paired by [`matching`], each matched row tested for a change of its distribution, with
+//! a verdict that respects noise.
+//!
+//! Per matched row: count, median, p10, p90 on each side; the change of the median in
+//! percent of A's median; a (1 − alpha) interval for that change (the Hodges–Lehmann
+//! shift's distribution-free Moses interval, in percent of A's median); a two-sided
+//! Mann–Whitney U p-value, Holm-adjusted across every tested row of the comparison (see
+//! [`crate::stats`] for why Holm). Verdicts:
+//! - `too_few_samples`: the counts cannot give a p-value ≤ alpha at all (2/C(n_A+n_B, n_A)
+//!   > alpha, e.g. 3 runs against 3), or a side has no sample;
+//! - `slower` / `faster`: adjusted p ≤ alpha and the median moved by at least
+//!   `min_change_pct` percent;
+//! - `same`: otherwise;
+//! - `added` / `removed`: the row exists only in B / only in A.
+
+pub mod matching;
+
+use crate::rows::{RowKind, RowTree, TreeSource};
+use crate::stats::{
+    hodges_lehmann, holm_adjust, mann_whitney_u, min_attainable_p, Stats, EXACT_MAX_N,
+};
+
+pub use matching::{match_trees, Pair};
+
+pub const COMPARE_SCHEMA: &str = "cpuprof.compare/1";
+pub const DEFAULT_ALPHA: f64 = 0.05;
+/// A significant change smaller than this (percent of A's median) is `same`. 5%: the
+/// run-to-run drift of a machine between two sessions (clock boost, thermal state, other
+/// load) is of this order, and moves every row together; a change below it is rarely what
+/// a code change did.
+pub const DEFAULT_MIN_CHANGE_PCT: f64 = 5.0;
+/// Runs per side below which the comparison warns that only large changes can be seen
+/// (with 10 against 10 the exact test can reach p ≈ 1e-5 — enough for Holm over about a
+/// thousand rows at alpha 0.05 — and the medians are stable to a few percent).
+pub const RELIABLE_RUNS: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompareOptions {
+    pub alpha: f64,
+    pub min_change_pct: f64,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            alpha: DEFAULT_ALPHA,
+            min_change_pct: DEFAULT_MIN_CHANGE_PCT,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Slower,
+    Faster,
+    Same,
+    TooFewSamples,
+    Added,
+    Removed,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Slower,
+        Verdict::Faster,
+        Verdict::Same,
+        Verdict::TooFewSamples,
+        Verdict::Added,
+        Verdict::Removed,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::Same => "same",
+            Verdict::TooFewSamples => "too_few_samples",
+            Verdict::Added => "added",
+            Verdict::Removed => "removed",
+        }
+    }
+
+    /// Whether the row changed (the compare view's "changed only" filter keeps these).
+    pub fn is_change(self) -> bool {
+        matches!(
+            self,
+            Verdict::Slower | Verdict::Faster | Verdict::Added | Verdict::Removed
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Side {
+    pub source: String,
+    pub runs: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareRow {
+    pub kind: RowKind,
+    pub path: Vec<String>,
+    pub name: String,
+    pub instruction_id: Option<i32>,
+    pub a: Option<Stats>,
+    pub b: Option<Stats>,
+    pub delta_pct: Option<f64>,
+    pub ci_pct: Option<(f64, f64)>,
+    /// Holm-adjusted p-value (compare with alpha directly).
+    pub p_value: Option<f64>,
+    /// The unadjusted Mann–Whitney p-value.
+    pub p_raw: Option<f64>,
+    pub verdict: Verdict,
+    pub depth: usize,
+    /// Index of the parent row in [`Comparison::rows`].
+    pub parent: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Summary {
+    pub slower: usize,
+    pub faster: usize,
+    pub same: usize,
+    pub too_few_samples: usize,
+    pub added: usize,
+    pub removed: usize,
+    /// Geometric mean of median B / median A over matched operators (and kernels, trace
+    /// ops) with both medians above zero.
+    pub geomean_ratio: Option<f64>,
+}
+
+impl Summary {
+    pub fn count(&self, v: Verdict) -> usize {
+        match v {
+            Verdict::Slower => self.slower,
+            Verdict::Faster => self.faster,
+            Verdict::Same => self.same,
+            Verdict::TooFewSamples => self.too_few_samples,
+            Verdict::Added => self.added,
+            Verdict::Removed => self.removed,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompareWarning {
+    pub kind: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub a: Side,
+    pub b: Side,
+    pub alpha: f64,
+    pub min_change_pct: f64,
+    pub method: String,
+    pub rows: Vec<CompareRow>,
+    pub summary: Summary,
+    pub warnings: Vec<CompareWarning>,
+}
+
+impl Comparison {
+    /// The largest change of a `slower` row, in percent (for `--fail-on-regression`).
+    pub fn worst_regression_pct(&self) -> Option<f64> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Slower)
+            .filter_map(|r| r.delta_pct)
+            .reduce(f64::max)
+    }
+}
+
+/// Compare `b` against `a`. Two trees of different kinds (dump and trace) compare as
+/// wholly different (every row added or removed); callers reject that pair earlier.
+pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
+    let pairs = match_trees(a, b);
+    let alpha = opts.alpha;
+    let mut rows: Vec<CompareRow> = Vec::with_capacity(pairs.len());
+    // (row index, raw p) of every tested row, for the Holm adjustment.
+    let mut tested: Vec<(usize, f64)> = Vec::new();
+    for p in &pairs {
+        let ra = p.a.map(|i| &a.rows[i]);
+        let rb = p.b.map(|i| &b.rows[i]);
+        let any = ra.or(rb).expect("a pair has at least one side");
+        let mut row = CompareRow {
+            kind: any.kind,
+            path: any.path.clone(),
+            name: any.name.clone(),
+            instruction_id: ra
+                .and_then(|r| r.instruction_id)
+                .or(rb.and_then(|r| r.instruction_id)),
+            a: ra.map(|r| r.stats.clone()),
+            b: rb.map(|r| r.stats.clone()),
+            delta_pct: None,
+            ci_pct: None,
+            p_value: None,
+            p_raw: None,
+            verdict: Verdict::Same,
+            depth: p.depth,
+            parent: p.parent,
+        };
+        match (ra, rb) {
+            (Some(_), None) => row.verdict = Verdict::Removed,
+            (None, Some(_)) => row.verdict = Verdict::Added,
+            (Some(ra), Some(rb)) => {
+                let (sa, sb) = (&ra.stats, &rb.stats);
+                if sa.count > 0 && sb.count > 0 && sa.median > 0.0 {
+                    row.delta_pct = Some((sb.median - sa.median) / sa.median * 100.0);
+                    if let Some(ci) =
+                        hodges_lehmann(&sa.samples, &sb.samples, alpha).and_then(|e| e.ci)
+                    {
+                        row.ci_pct = Some((ci.0 / sa.median * 100.0, ci.1 / sa.median * 100.0));
+                    }
+                }
+                if sa.count == 0 || sb.count == 0 || min_attainable_p(sa.count, sb.count) > alpha {
+                    row.verdict = Verdict::TooFewSamples;
+                } else if let Some(mw) = mann_whitney_u(&sa.samples, &sb.samples) {
+                    row.p_raw = Some(mw.p_value);
+                    tested.push((rows.len(), mw.p_value));
+                }
+            }
+            (None, None) => {}
+        }
+        rows.push(row);
+    }
+
+    let adjusted = holm_adjust(&tested.iter().map(|t| t.1).collect::<Vec<_>>());
+    for (&(i, _), &padj) in tested.iter().zip(&adjusted) {
+        let row = &mut rows[i];
+        row.p_value = Some(padj);
+        let (ma, mb) = (
+            row.a.as_ref().map_or(0.0, |s| s.median),
+            row.b.as_ref().map_or(0.0, |s| s.median),
+        );
+        row.verdict = if padj > alpha {
+            Verdict::Same
+        } else {
+            match row.delta_pct {
+                Some(d) if d.abs() >= opts.min_change_pct => {
+                    if d > 0.0 {
+                        Verdict::Slower
+                    } else {
+                        Verdict::Faster
+                    }
+                }
+                Some(_) => Verdict::Same,
+                // A's median is zero: any significant rise is a change of unbounded size.
+                None if mb > ma => Verdict::Slower,
+                None => Verdict::Same,
+            }
+        };
+    }
+
+    let mut summary = Summary::default();
+    for r in &rows {
+        match r.verdict {
+            Verdict::Slower => summary.slower += 1,
+            Verdict::Faster => summary.faster += 1,
+            Verdict::Same => summary.same += 1,
+            Verdict::TooFewSamples => summary.too_few_samples += 1,
+            Verdict::Added => summary.added += 1,
+            Verdict::Removed => summary.removed += 1,
+        }
+    }
+    let logs: Vec<f64> = rows
+        .iter()
+        .filter(|r| matches!(r.kind, RowKind::Operator | RowKind::Kernel | RowKind::Op))
+        .filter_map(|r| match (&r.a, &r.b) {
+            (Some(a), Some(b))
+                if a.count > 0 && b.count > 0 && a.median > 0.0 && b.median > 0.0 =>
+            {
+                Some((b.median / a.median).ln())
+            }
+            _ => None,
+        })
+        .collect();
+    if !logs.is_empty() {
+        summary.geomean_ratio = Some((logs.iter().sum::<f64>() / logs.len() as f64).exp());
+    }
+
+    let warnings = warnings_for(a, b, &rows, alpha);
+    Comparison {
+        a: Side {
+            source: a.source.clone(),
+            runs: a.runs,
+        },
+        b: Side {
+            source: b.source.clone(),
+            runs: b.runs,
+        },
+        alpha,
+        min_change_pct: opts.min_change_pct,
+        method: method_text(tested.len()),
+        rows,
+        summary,
+        warnings,
+    }
+}
+
+fn method_text(tested: usize) -> String {
+    format!(
+        "Mann-Whitney U, two-sided (exact permutation distribution, ties included, when both \
+         sides have at most {EXACT_MAX_N} samples; else normal approximation with tie and \
+         continuity correction); Holm correction across the {tested} tested rows (p_value is \
+         Holm-adjusted); ci_pct: Hodges-Lehmann shift interval (Moses, 1 - alpha) in percent \
+         of A's median"
+    )
+}
+
+fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Vec<CompareWarning> {
+    let mut out = Vec::new();
+    let unit = match a.source_kind {
+        TreeSource::Dump => "runs",
+        TreeSource::Trace => "iterations (calls of the top-level op)",
+    };
+    if a.runs < RELIABLE_RUNS || b.runs < RELIABLE_RUNS {
+        let reach = if min_attainable_p(a.runs, b.runs) > alpha {
+            format!(
+                "; {} against {} cannot reach alpha {alpha} at all",
+                a.runs, b.runs
+            )
+        } else {
+            String::new()
+        };
+        out.push(CompareWarning {
+            kind: "few_runs".into(),
+            message: format!(
+                "A has {} {unit}, B has {}: fewer than {RELIABLE_RUNS} per side, so only large \
+                 changes can be told from noise{reach}",
+                a.runs, b.runs
+            ),
+        });
+    }
+    // Different models: most leaf rows without a partner.
+    let leaf = |k: RowKind| matches!(k, RowKind::Operator | RowKind::Kernel | RowKind::Op);
+    let count =
+        |f: &dyn Fn(&CompareRow) -> bool| rows.iter().filter(|r| leaf(r.kind) && f(r)).count();
+    let matched = count(&|r| r.a.is_some() && r.b.is_some());
+    let in_a = count(&|r| r.a.is_some());
+    let in_b = count(&|r| r.b.is_some());
+    let largest = in_a.max(in_b);
+    if largest > 0 && (matched as f64) < 0.5 * largest as f64 {
+        out.push(CompareWarning {
+            kind: "different_models".into(),
+            message: format!(
+                "A and B look like different models: only {matched} of {in_a} operators in A \
+                 and {in_b} in B have a partner; the verdicts compare what matched, not the models"
+            ),
+        });
+    } else if matched < largest {
+        out.push(CompareWarning {
+            kind: "unmatched_rows".into(),
+            message: format!(
+                "{} operators only in A, {} only in B (removed / added)",
+                in_a - matched,
+                in_b - matched
+            ),
+        });
+    }
+    out
+}
