@@ -140,3 +140,192 @@ fn fallback(r: &Row) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rows::{Row, RowTree, TreeSource};
+    use crate::stats::Stats;
+
+    /// (parent index, kind, name, instruction id, group, input shapes)
+    type Spec<'a> = (
+        Option<usize>,
+        RowKind,
+        &'a str,
+        Option<i32>,
+        Option<&'a str>,
+        Option<Vec<Vec<i64>>>,
+    );
+
+    fn tree(spec: &[Spec]) -> RowTree {
+        let mut t = RowTree {
+            source_kind: TreeSource::Dump,
+            source: "t".into(),
+            runs: 1,
+            rows: Vec::new(),
+            roots: Vec::new(),
+        };
+        for (i, (parent, kind, name, iid, group, shapes)) in spec.iter().enumerate() {
+            let path = match parent {
+                Some(p) => {
+                    let mut x = t.rows[*p].path.clone();
+                    x.push(name.to_string());
+                    x
+                }
+                None => vec![name.to_string()],
+            };
+            t.rows.push(Row {
+                kind: *kind,
+                name: name.to_string(),
+                path,
+                instruction_id: *iid,
+                group: group.map(str::to_string),
+                input_shapes: shapes.clone(),
+                output_shapes: None,
+                stats: Stats::from_samples(vec![1.0]),
+                parent: *parent,
+                children: Vec::new(),
+                depth: 0,
+            });
+            match parent {
+                Some(p) => t.rows[*p].children.push(i),
+                None => t.roots.push(i),
+            }
+        }
+        t
+    }
+
+    fn names(t: &RowTree, i: Option<usize>) -> Option<&str> {
+        i.map(|i| t.rows[i].name.as_str())
+    }
+
+    #[test]
+    fn delegates_by_instruction_then_by_kind_and_order() {
+        use RowKind::*;
+        // A: delegates at instructions 0 (xnnpack) and 2 (cpu_plan);
+        // B: the program gained an instruction: 0 (xnnpack) and 3 (cpu_plan).
+        let a = tree(&[
+            (None, Method, "Method::execute", None, None, None),
+            (
+                Some(0),
+                Delegate,
+                "delegate #0",
+                Some(0),
+                Some("xnnpack"),
+                None,
+            ),
+            (
+                Some(0),
+                Delegate,
+                "delegate #2",
+                Some(2),
+                Some("cpu_plan"),
+                None,
+            ),
+        ]);
+        let b = tree(&[
+            (None, Method, "Method::execute", None, None, None),
+            (
+                Some(0),
+                Delegate,
+                "delegate #0",
+                Some(0),
+                Some("xnnpack"),
+                None,
+            ),
+            (Some(0), Operator, "native_call_x", Some(1), None, None),
+            (
+                Some(0),
+                Delegate,
+                "delegate #3",
+                Some(3),
+                Some("cpu_plan"),
+                None,
+            ),
+        ]);
+        let pairs = match_trees(&a, &b);
+        let got: Vec<_> = pairs
+            .iter()
+            .map(|p| (names(&a, p.a), names(&b, p.b)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("Method::execute"), Some("Method::execute")),
+                (Some("delegate #0"), Some("delegate #0")),
+                (Some("delegate #2"), Some("delegate #3")),
+                (None, Some("native_call_x")),
+            ]
+        );
+        assert_eq!(pairs[3].depth, 1);
+        assert_eq!(pairs[3].parent, Some(0));
+    }
+
+    #[test]
+    fn operators_by_name_then_type_shapes_and_order() {
+        use RowKind::*;
+        let conv = Some("Conv");
+        let s1 = Some(vec![vec![1, 8]]);
+        let s2 = Some(vec![vec![1, 16]]);
+        // B lost `Add #1` and its convolutions are numbered differently: `Conv #1` keeps
+        // its name (names identify XNNPACK events first); A's `Conv #5` has no namesake
+        // in B and pairs with the first free convolution of the same shapes (`Conv #4`);
+        // B's `Conv #6` is left over (added).
+        let a = tree(&[
+            (None, Step, "step", Some(0), None, None),
+            (Some(0), Operator, "Conv #1", Some(0), conv, s1.clone()),
+            (
+                Some(0),
+                Operator,
+                "Add #1",
+                Some(0),
+                Some("Add"),
+                s1.clone(),
+            ),
+            (Some(0), Operator, "Conv #5", Some(0), conv, s2.clone()),
+            (Some(0), Kernel, "native_call_a", Some(0), None, None),
+            (Some(0), Kernel, "native_call_a", Some(0), None, None),
+        ]);
+        let b = tree(&[
+            (None, Step, "step", Some(0), None, None),
+            (Some(0), Operator, "Conv #1", Some(0), conv, s1.clone()),
+            (Some(0), Operator, "Conv #4", Some(0), conv, s2.clone()),
+            (Some(0), Operator, "Conv #6", Some(0), conv, s1.clone()),
+            (Some(0), Kernel, "native_call_a", Some(0), None, None),
+            (Some(0), Kernel, "native_call_a", Some(0), None, None),
+        ]);
+        let pairs = match_trees(&a, &b);
+        let got: Vec<_> = pairs
+            .iter()
+            .map(|p| (names(&a, p.a), names(&b, p.b)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("step"), Some("step")),
+                (Some("Conv #1"), Some("Conv #1")),
+                (Some("Add #1"), None),
+                // Numbering shifted: same type and shapes, in order.
+                (Some("Conv #5"), Some("Conv #4")),
+                (Some("native_call_a"), Some("native_call_a")),
+                (Some("native_call_a"), Some("native_call_a")),
+                (None, Some("Conv #6")),
+            ]
+        );
+        // Repeated names pair in order (first with first).
+        assert_eq!(pairs[4].a, Some(4));
+        assert_eq!(pairs[4].b, Some(4));
+        assert_eq!(pairs[5].a, Some(5));
+        assert_eq!(pairs[5].b, Some(5));
+    }
+
+    #[test]
+    fn kinds_never_cross() {
+        use RowKind::*;
+        let a = tree(&[(None, Op, "aten::mm", None, None, None)]);
+        let b = tree(&[(None, Node, "aten::mm", None, None, None)]);
+        let pairs = match_trees(&a, &b);
+        assert_eq!(pairs.len(), 2);
+        assert!(pairs.iter().all(|p| p.a.is_none() || p.b.is_none()));
+    }
+}
