@@ -140,11 +140,21 @@ pub fn compare_pair(pair: &LoadedPair, args: &CompareArgs) -> Comparison {
     c
 }
 
+/// Load both sides and compare both ways (B against A, and A against B for the view's
+/// swap key).
+pub fn load_both(args: &CompareArgs) -> Result<(Comparison, Comparison), String> {
+    let mut pair = load_pair(args)?;
+    let forward = compare_pair(&pair, args);
+    std::mem::swap(&mut pair.a, &mut pair.b);
+    let backward = compare_pair(&pair, args);
+    Ok((forward, backward))
+}
+
 fn run_inner(args: &CompareArgs) -> Result<ExitCode, String> {
     let format = match (args.format, &args.output) {
         (Some(f), _) => f,
         (None, Some(_)) => CompareFormat::Table,
-        (None, None) => CompareFormat::Table,
+        (None, None) => return Ok(crate::tui::run_compare(args)),
     };
     let pair = load_pair(args)?;
     let cmp = compare_pair(&pair, args);
