@@ -7,8 +7,9 @@
 //! shift's distribution-free Moses interval, in percent of A's median); a two-sided
 //! Mann–Whitney U p-value, Holm-adjusted across every tested row of the comparison (see
 //! [`crate::stats`] for why Holm). Verdicts:
-//! - `too_few_samples`: the counts cannot give a p-value ≤ alpha at all (2/C(n_A+n_B, n_A)
-//!   > alpha, e.g. 3 runs against 3), or a side has no sample;
+//! - `too_few_samples`: the counts cannot give a p-value that passes the correction at
+//!   alpha at all (Tarone's rule, see `reachable_rows`; e.g. 3 runs against 3, whose
+//!   best p is 2/C(6,3) = 0.1), or a side has no sample;
 //! - `slower` / `faster`: adjusted p ≤ alpha and the median moved by at least
 //!   `min_change_pct` percent;
 //! - `same`: otherwise;
@@ -177,8 +178,8 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
     let pairs = match_trees(a, b);
     let alpha = opts.alpha;
     let mut rows: Vec<CompareRow> = Vec::with_capacity(pairs.len());
-    // (row index, raw p) of every tested row, for the Holm adjustment.
-    let mut tested: Vec<(usize, f64)> = Vec::new();
+    // (row index, smallest p its counts allow) of every matched row with samples.
+    let mut candidates: Vec<(usize, f64)> = Vec::new();
     for p in &pairs {
         let ra = p.a.map(|i| &a.rows[i]);
         let rb = p.b.map(|i| &b.rows[i]);
@@ -213,11 +214,10 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
                         row.ci_pct = Some((ci.0 / sa.median * 100.0, ci.1 / sa.median * 100.0));
                     }
                 }
-                if sa.count == 0 || sb.count == 0 || min_attainable_p(sa.count, sb.count) > alpha {
+                if sa.count == 0 || sb.count == 0 {
                     row.verdict = Verdict::TooFewSamples;
-                } else if let Some(mw) = mann_whitney_u(&sa.samples, &sb.samples) {
-                    row.p_raw = Some(mw.p_value);
-                    tested.push((rows.len(), mw.p_value));
+                } else {
+                    candidates.push((rows.len(), min_attainable_p(sa.count, sb.count)));
                 }
             }
             (None, None) => {}
@@ -225,6 +225,24 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
         rows.push(row);
     }
 
+    // Rows whose counts could give a significant verdict even in the best case; the
+    // rest are `too_few_samples`. Then the test on each of them, and Holm across them.
+    let reachable = reachable_rows(&candidates, alpha);
+    let mut tested: Vec<(usize, f64)> = Vec::new();
+    for &(i, _) in &candidates {
+        if !reachable.contains(&i) {
+            rows[i].verdict = Verdict::TooFewSamples;
+            continue;
+        }
+        let (sa, sb) = (rows[i].a.as_ref(), rows[i].b.as_ref());
+        if let Some(mw) = sa
+            .zip(sb)
+            .and_then(|(sa, sb)| mann_whitney_u(&sa.samples, &sb.samples))
+        {
+            rows[i].p_raw = Some(mw.p_value);
+            tested.push((i, mw.p_value));
+        }
+    }
     let adjusted = holm_adjust(&tested.iter().map(|t| t.1).collect::<Vec<_>>());
     for (&(i, _), &padj) in tested.iter().zip(&adjusted) {
         let row = &mut rows[i];
@@ -298,12 +316,41 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
     }
 }
 
+/// The rows (by index) whose counts let them reach `alpha` after the correction: Tarone's
+/// rule for discrete tests. A row's counts fix the smallest p-value its test can give
+/// (pmin, [`min_attainable_p`]); K is the smallest number such that at most K rows have
+/// pmin ≤ alpha/K, and those rows form the family that is tested (Holm-corrected). The
+/// others cannot reach alpha at all with these counts — e.g. 3 runs against 3 (pmin =
+/// 2/C(6,3) = 0.1 > 0.05), or 26 rows of 5 runs against 5 (pmin = 2/252 = 0.0079: with 6
+/// rows or fewer they could pass, 26 of them never can). The family depends on the counts
+/// only, never on the outcomes, so the correction keeps its guarantee; rows that could
+/// never be significant do not dilute the others' alpha.
+fn reachable_rows(candidates: &[(usize, f64)], alpha: f64) -> std::collections::HashSet<usize> {
+    let mut pmins: Vec<f64> = candidates.iter().map(|c| c.1).collect();
+    pmins.sort_by(f64::total_cmp);
+    let mut k = 1usize;
+    let limit = loop {
+        let limit = alpha / k as f64;
+        let count = pmins.partition_point(|&p| p <= limit);
+        if count <= k {
+            break limit;
+        }
+        k += 1;
+    };
+    candidates
+        .iter()
+        .filter(|c| c.1 <= limit)
+        .map(|c| c.0)
+        .collect()
+}
+
 fn method_text(tested: usize) -> String {
     format!(
         "Mann-Whitney U, two-sided (exact permutation distribution, ties included, when both \
          sides have at most {EXACT_MAX_N} samples; else normal approximation with tie and \
          continuity correction); Holm correction across the {tested} tested rows (p_value is \
-         Holm-adjusted); ci_pct: Hodges-Lehmann shift interval (Moses, 1 - alpha) in percent \
+         Holm-adjusted; rows whose counts cannot reach alpha after the correction, by \
+         Tarone's rule, are too_few_samples and not tested); ci_pct: Hodges-Lehmann shift interval (Moses, 1 - alpha) in percent \
          of A's median"
     )
 }
@@ -359,4 +406,97 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rows::{Row, RowTree, TreeSource};
+
+    /// A flat tree of operators named op0.. with the given samples.
+    fn flat(samples: &[Vec<f64>]) -> RowTree {
+        let rows = samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Row {
+                kind: RowKind::Operator,
+                name: format!("op{i}"),
+                path: vec![format!("op{i}")],
+                instruction_id: None,
+                group: None,
+                input_shapes: None,
+                output_shapes: None,
+                stats: Stats::from_samples(s.clone()),
+                parent: None,
+                children: Vec::new(),
+                depth: 0,
+            })
+            .collect::<Vec<_>>();
+        RowTree {
+            source_kind: TreeSource::Dump,
+            source: "t".into(),
+            runs: samples.first().map_or(0, Vec::len),
+            roots: (0..rows.len()).collect(),
+            rows,
+        }
+    }
+
+    fn run(n: usize, base: f64) -> Vec<f64> {
+        (0..n).map(|i| base + i as f64 * 0.01).collect()
+    }
+
+    #[test]
+    fn counts_that_cannot_survive_the_correction_are_too_few() {
+        // 26 rows of 5 runs against 5, B fully above A: each raw p = 2/252 = 0.0079 (the
+        // smallest possible), but 26 rows need 0.05/26 = 0.0019 (Tarone: K = 7, no row
+        // has pmin <= 0.05/7): no row can ever be significant, so none may say `same`.
+        let a = flat(&vec![run(5, 1.0); 26]);
+        let b = flat(&vec![run(5, 2.0); 26]);
+        let c = compare(&a, &b, &CompareOptions::default());
+        assert!(c.rows.iter().all(|r| r.verdict == Verdict::TooFewSamples));
+        // Six such rows: 6 * 0.0079 = 0.048 <= 0.05, all reachable, and all slower
+        // (Holm: every adjusted p = 6 * 2/252).
+        let a = flat(&vec![run(5, 1.0); 6]);
+        let b = flat(&vec![run(5, 2.0); 6]);
+        let c = compare(&a, &b, &CompareOptions::default());
+        for r in &c.rows {
+            assert_eq!(r.verdict, Verdict::Slower);
+            assert!((r.p_value.unwrap() - 6.0 * 2.0 / 252.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn one_small_row_among_large_ones_stays_testable() {
+        // Five rows of 30 runs (pmin ~ 1e-17) and one of 5 against 5: the small row is
+        // last in Holm's order, where the multiplier is 1, so it can reach 0.05.
+        let mut sa = vec![run(30, 1.0); 5];
+        let mut sb = vec![run(30, 1.0); 5];
+        sa.push(run(5, 1.0));
+        sb.push(run(5, 2.0));
+        let c = compare(&flat(&sa), &flat(&sb), &CompareOptions::default());
+        assert_eq!(c.rows[5].verdict, Verdict::Slower);
+        assert!(c.rows[..5].iter().all(|r| r.verdict == Verdict::Same));
+    }
+
+    #[test]
+    fn min_change_turns_small_significant_changes_into_same() {
+        // 40 runs each, B = 1.03 A + 0.5 (fully separated ranks): significant, +7.9%,
+        // so slower at the 5% default and same with --min-change 10.
+        let a = flat(&[run(40, 10.0)]);
+        let b = flat(&[a.rows[0]
+            .stats
+            .samples
+            .iter()
+            .map(|x| x * 1.03 + 0.5)
+            .collect()]);
+        let c = compare(&a, &b, &CompareOptions::default());
+        assert!(c.rows[0].p_value.unwrap() < 1e-6);
+        // delta: median A 10.195, B 10.195 * 1.03 + 0.5 = 11.00085 -> +7.9%.
+        assert_eq!(c.rows[0].verdict, Verdict::Slower);
+        let opts = CompareOptions {
+            alpha: 0.05,
+            min_change_pct: 10.0,
+        };
+        assert_eq!(compare(&a, &b, &opts).rows[0].verdict, Verdict::Same);
+    }
 }
