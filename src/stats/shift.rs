@@ -40,6 +40,9 @@ pub fn hodges_lehmann(a: &[f64], b: &[f64], alpha: f64) -> Option<ShiftEstimate>
     Some(ShiftEstimate { shift, ci })
 }
 
+/// Null distributions of U by sample sizes (P(U ≤ u) for every u).
+type CdfCache = std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>;
+
 /// The 1-based rank k of the interval's lower end: the largest k with P(U ≤ k − 1) ≤ alpha/2
 /// (exact null distribution for counts up to [`EXACT_MAX_N`] per side, else the normal
 /// approximation k = floor(mn/2 − z·sqrt(mn(N+1)/12))). None when not even k = 1 qualifies.
@@ -51,8 +54,7 @@ fn ci_rank(n_a: usize, n_b: usize, alpha: f64) -> Option<u64> {
     let k = if n_a <= EXACT_MAX_N && n_b <= EXACT_MAX_N {
         // Rows of one comparison mostly share their counts: count each null distribution once.
         thread_local! {
-            static CDFS: std::cell::RefCell<std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>> =
-                Default::default();
+            static CDFS: std::cell::RefCell<CdfCache> = Default::default();
         }
         let cdf = CDFS.with(|c| {
             c.borrow_mut()
