@@ -29,6 +29,94 @@ pub struct Pair {
 pub fn match_trees(a: &RowTree, b: &RowTree) -> Vec<Pair> {
     let mut out = Vec::new();
     match_level(a, b, &a.roots, &b.roots, 0, None, &mut out);
+    rematch_within_delegates(a, b, out)
+}
+
+/// Operators and kernels are identified by name within their delegate, whatever step
+/// holds them: when two plans cut a delegate into different steps, the steps are added
+/// and removed but their operators still pair. A removed operator takes its partner from
+/// the added operators under the same matched delegate (by name, then type + shapes, in
+/// order); the pair stays at A's place and B's added row goes.
+fn rematch_within_delegates(a: &RowTree, b: &RowTree, mut pairs: Vec<Pair>) -> Vec<Pair> {
+    let movable = |p: &Pair, t: &RowTree, i: usize| {
+        matches!(t.rows[i].kind, RowKind::Operator | RowKind::Kernel)
+            && t.rows[i].children.is_empty()
+            && p.parent.is_some()
+    };
+    // The matched delegate pair above pair `i`, if any.
+    let delegate_of = |pairs: &[Pair], mut i: usize| -> Option<usize> {
+        while let Some(p) = pairs[i].parent {
+            let q = &pairs[p];
+            if let (Some(x), Some(_)) = (q.a, q.b) {
+                if a.rows[x].kind == RowKind::Delegate {
+                    return Some(p);
+                }
+            }
+            i = p;
+        }
+        None
+    };
+    type Groups = HashMap<usize, Vec<usize>>;
+    let (mut removed, mut added): (Groups, Groups) = (HashMap::new(), HashMap::new());
+    for (i, p) in pairs.iter().enumerate() {
+        match (p.a, p.b) {
+            (Some(x), None) if movable(p, a, x) => {
+                if let Some(d) = delegate_of(&pairs, i) {
+                    removed.entry(d).or_default().push(i);
+                }
+            }
+            (None, Some(y)) if movable(p, b, y) => {
+                if let Some(d) = delegate_of(&pairs, i) {
+                    added.entry(d).or_default().push(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut gone = vec![false; pairs.len()];
+    for (d, rem) in &removed {
+        let Some(add) = added.get(d) else { continue };
+        let mut free: Vec<bool> = vec![true; add.len()];
+        for key in [identity as fn(&Row) -> String, |r: &Row| {
+            fallback(r).unwrap_or_default()
+        }] {
+            for &ri in rem {
+                if pairs[ri].b.is_some() {
+                    continue;
+                }
+                let ra = &a.rows[pairs[ri].a.unwrap_or_default()];
+                let ka = key(ra);
+                if ka.is_empty() {
+                    continue;
+                }
+                let hit = add.iter().enumerate().position(|(j, &bi)| {
+                    let rb = &b.rows[pairs[bi].b.unwrap_or_default()];
+                    free[j] && rb.kind == ra.kind && key(rb) == ka
+                });
+                if let Some(j) = hit {
+                    free[j] = false;
+                    pairs[ri].b = pairs[add[j]].b;
+                    gone[add[j]] = true;
+                }
+            }
+        }
+    }
+    if !gone.iter().any(|&g| g) {
+        return pairs;
+    }
+    // Drop the absorbed rows and renumber parents.
+    let mut new_index = vec![usize::MAX; pairs.len()];
+    let mut out = Vec::with_capacity(pairs.len());
+    for (i, p) in pairs.iter().enumerate() {
+        if gone[i] {
+            continue;
+        }
+        new_index[i] = out.len();
+        out.push(Pair {
+            parent: p.parent.map(|q| new_index[q]),
+            ..*p
+        });
+    }
     out
 }
 
@@ -317,6 +405,96 @@ mod tests {
         assert_eq!(pairs[4].b, Some(4));
         assert_eq!(pairs[5].a, Some(5));
         assert_eq!(pairs[5].b, Some(5));
+    }
+
+    #[test]
+    fn operators_pair_across_re_cut_steps_of_one_delegate() {
+        use RowKind::*;
+        let conv = Some("Conv");
+        let a = tree(&[
+            (
+                None,
+                Delegate,
+                "delegate #0",
+                Some(0),
+                Some("xnnpack"),
+                None,
+            ),
+            (
+                Some(0),
+                Step,
+                "XNNPACK/subgraph:conv_1+2",
+                Some(0),
+                None,
+                None,
+            ),
+            (Some(1), Operator, "Conv #1", Some(0), conv, None),
+            (Some(1), Operator, "Add #1", Some(0), Some("Add"), None),
+            (
+                Some(0),
+                Step,
+                "XNNPACK/subgraph:mul_3+1",
+                Some(0),
+                None,
+                None,
+            ),
+            (
+                Some(4),
+                Operator,
+                "Multiply #1",
+                Some(0),
+                Some("Multiply"),
+                None,
+            ),
+        ]);
+        let b = tree(&[
+            (
+                None,
+                Delegate,
+                "delegate #0",
+                Some(0),
+                Some("xnnpack"),
+                None,
+            ),
+            (
+                Some(0),
+                Step,
+                "XNNPACK/subgraph:conv_1+3",
+                Some(0),
+                None,
+                None,
+            ),
+            (Some(1), Operator, "Conv #1", Some(0), conv, None),
+            (Some(1), Operator, "Add #1", Some(0), Some("Add"), None),
+            (
+                Some(1),
+                Operator,
+                "Multiply #1",
+                Some(0),
+                Some("Multiply"),
+                None,
+            ),
+        ]);
+        let pairs = match_trees(&a, &b);
+        let got: Vec<_> = pairs
+            .iter()
+            .map(|p| (names(&a, p.a), names(&b, p.b)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("delegate #0"), Some("delegate #0")),
+                (Some("XNNPACK/subgraph:conv_1+2"), None),
+                (Some("Conv #1"), Some("Conv #1")),
+                (Some("Add #1"), Some("Add #1")),
+                (Some("XNNPACK/subgraph:mul_3+1"), None),
+                (Some("Multiply #1"), Some("Multiply #1")),
+                (None, Some("XNNPACK/subgraph:conv_1+3")),
+            ]
+        );
+        // Parents renumbered after B's absorbed rows went.
+        assert_eq!(pairs[5].parent, Some(4));
+        assert_eq!(pairs[6].parent, Some(0));
     }
 
     #[test]
