@@ -379,6 +379,32 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
             ),
         });
     }
+    // Rows that cannot reach alpha: say why, with the counts of the first of them.
+    let few: Vec<&CompareRow> = rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::TooFewSamples)
+        .collect();
+    if let Some(first) = few.first() {
+        let (na, nb) = (
+            first.a.as_ref().map_or(0, |s| s.count),
+            first.b.as_ref().map_or(0, |s| s.count),
+        );
+        let tested = rows.iter().filter(|r| r.p_value.is_some()).count();
+        out.push(CompareWarning {
+            kind: "too_few_samples".into(),
+            message: format!(
+                "{} of {} matched rows cannot reach alpha {alpha} with their counts (e.g. \
+                 {na} against {nb} samples: the smallest possible p is {:.3}, and \
+                 {} rows would share alpha); record more runs",
+                few.len(),
+                rows.iter()
+                    .filter(|r| r.a.is_some() && r.b.is_some())
+                    .count(),
+                min_attainable_p(na, nb),
+                few.len() + tested
+            ),
+        });
+    }
     // Different models: most leaf rows without a partner.
     let leaf = |k: RowKind| matches!(k, RowKind::Operator | RowKind::Kernel | RowKind::Op);
     let count =

@@ -151,9 +151,14 @@ pub fn comparison_table(c: &Comparison) -> String {
         c.alpha,
         c.min_change_pct
     );
+    // Warnings first: a pair of different models or too few runs must be read before
+    // any percentage.
+    for w in &c.warnings {
+        let _ = writeln!(out, "warning: {}: {}", w.kind, printable(&w.message));
+    }
     let _ = writeln!(
         out,
-        "\n{:<15} {:<8} {:>9} {:>9} {:>8} {:>17} {:>8}  name",
+        "\n{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  name",
         "verdict", "kind", "median A", "median B", "change", "interval", "p"
     );
     for r in &c.rows {
@@ -174,7 +179,7 @@ pub fn comparison_table(c: &Comparison) -> String {
         });
         let _ = writeln!(
             out,
-            "{:<15} {:<8} {:>9} {:>9} {:>8} {:>17} {:>8}  {}{}",
+            "{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  {}{}",
             r.verdict.label(),
             r.kind.label(),
             med(&r.a),
@@ -198,9 +203,6 @@ pub fn comparison_table(c: &Comparison) -> String {
             "geometric mean of operator median ratios (B/A): {g:.4} ({})",
             pct((g - 1.0) * 100.0)
         );
-    }
-    for w in &c.warnings {
-        let _ = writeln!(out, "warning: {}: {}", w.kind, printable(&w.message));
     }
     out
 }
