@@ -170,3 +170,77 @@ fn holm_by_hand() {
     assert_eq!(holm_adjust(&[0.9, 0.8]), vec![1.0, 1.0]);
     assert!(holm_adjust(&[]).is_empty());
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Two-sided exact permutation p-value by enumerating every split of the pooled
+    /// values (midranks for ties): an independent, brute-force version of the test.
+    fn brute_force_p(a: &[f64], b: &[f64]) -> f64 {
+        let pooled: Vec<f64> = a.iter().chain(b).copied().collect();
+        let n = pooled.len();
+        let rank = |x: f64| {
+            let below = pooled.iter().filter(|&&y| y < x).count() as f64;
+            let equal = pooled.iter().filter(|&&y| y == x).count() as f64;
+            below + (equal + 1.0) / 2.0
+        };
+        let ranks: Vec<f64> = pooled.iter().map(|&x| rank(x)).collect();
+        let observed: f64 = ranks[..a.len()].iter().sum();
+        let (mut le, mut ge, mut total) = (0u64, 0u64, 0u64);
+        for mask in 0u32..(1 << n) {
+            if mask.count_ones() as usize != a.len() {
+                continue;
+            }
+            let s: f64 = (0..n)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| ranks[i])
+                .sum();
+            total += 1;
+            if s <= observed + 1e-9 {
+                le += 1;
+            }
+            if s >= observed - 1e-9 {
+                ge += 1;
+            }
+        }
+        (2.0 * le.min(ge) as f64 / total as f64).min(1.0)
+    }
+
+    fn sample(max: usize) -> impl Strategy<Value = Vec<f64>> {
+        // Whole numbers 0..6: ties are common, as with XNNPACK's whole microseconds.
+        prop::collection::vec((0u8..6).prop_map(f64::from), 1..=max)
+    }
+
+    proptest! {
+        #[test]
+        fn exact_p_equals_brute_force(a in sample(6), b in sample(6)) {
+            let r = mann_whitney_u(&a, &b).unwrap();
+            let want = brute_force_p(&a, &b);
+            prop_assert!((r.p_value - want).abs() < 1e-12, "{} vs {}", r.p_value, want);
+            prop_assert!(r.p_value >= min_attainable_p(a.len(), b.len()) - 1e-12);
+        }
+
+        #[test]
+        fn swap_keeps_p_and_mirrors_u(a in sample(25), b in sample(25)) {
+            let x = mann_whitney_u(&a, &b).unwrap();
+            let y = mann_whitney_u(&b, &a).unwrap();
+            prop_assert!((x.p_value - y.p_value).abs() < 1e-12);
+            prop_assert!((0.0..=1.0).contains(&x.p_value));
+            prop_assert_eq!(x.u_a + y.u_a, (a.len() * b.len()) as f64);
+        }
+
+        #[test]
+        fn shift_moves_with_b(a in sample(15), b in sample(15), c in 0u8..50) {
+            let c = f64::from(c);
+            let e = hodges_lehmann(&a, &b, 0.05).unwrap();
+            let moved: Vec<f64> = b.iter().map(|x| x + c).collect();
+            let f = hodges_lehmann(&a, &moved, 0.05).unwrap();
+            prop_assert!((f.shift - e.shift - c).abs() < 1e-9);
+            if let (Some((lo, hi)), Some((flo, fhi))) = (e.ci, f.ci) {
+                prop_assert!(lo <= e.shift && e.shift <= hi);
+                prop_assert!((flo - lo - c).abs() < 1e-9 && (fhi - hi - c).abs() < 1e-9);
+            }
+        }
+    }
+}
