@@ -14,6 +14,10 @@
 //!   `min_change_pct` percent;
 //! - `same`: otherwise;
 //! - `added` / `removed`: the row exists only in B / only in A.
+//!
+//! A row whose two sides hold identical samples is `same` whatever its counts.
+//! [`single_change`] applies the same test to one pair of sample sets (the watch mode's
+//! change of the method median against a baseline run).
 
 pub mod matching;
 
@@ -231,7 +235,13 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
     let mut tested: Vec<(usize, f64)> = Vec::new();
     for &(i, _) in &candidates {
         if !reachable.contains(&i) {
-            rows[i].verdict = Verdict::TooFewSamples;
+            // Identical samples need no test to say nothing changed (a profile against
+            // itself is `same` everywhere, however few its runs).
+            rows[i].verdict = if same_samples(&rows[i]) {
+                Verdict::Same
+            } else {
+                Verdict::TooFewSamples
+            };
             continue;
         }
         let (sa, sb) = (rows[i].a.as_ref(), rows[i].b.as_ref());
@@ -313,6 +323,54 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
         rows,
         summary,
         warnings,
+    }
+}
+
+/// The change from `a` to `b` of one row tested alone (no correction: one test):
+/// change of the median in percent of `a`'s, the Mann–Whitney p-value, and the verdict
+/// under the same rules as [`compare`] (`too_few_samples` when the counts cannot reach
+/// alpha; a significant change below `min_change_pct` is `same`).
+pub fn single_change(
+    a: &Stats,
+    b: &Stats,
+    opts: &CompareOptions,
+) -> (Option<f64>, Option<f64>, Verdict) {
+    let row = |s: &Stats| crate::rows::Row {
+        kind: RowKind::Method,
+        name: "Method::execute".into(),
+        path: vec!["Method::execute".into()],
+        instruction_id: None,
+        group: None,
+        input_shapes: None,
+        output_shapes: None,
+        stats: s.clone(),
+        parent: None,
+        children: Vec::new(),
+        depth: 0,
+    };
+    let tree = |s: &Stats| RowTree {
+        source_kind: TreeSource::Dump,
+        source: String::new(),
+        runs: s.count,
+        rows: vec![row(s)],
+        roots: vec![0],
+    };
+    let c = compare(&tree(a), &tree(b), opts);
+    let r = &c.rows[0];
+    (r.delta_pct, r.p_value, r.verdict)
+}
+
+/// Whether both sides hold the same samples (as multisets).
+fn same_samples(r: &CompareRow) -> bool {
+    match (&r.a, &r.b) {
+        (Some(a), Some(b)) if a.count == b.count => {
+            let mut x = a.samples.clone();
+            let mut y = b.samples.clone();
+            x.sort_by(f64::total_cmp);
+            y.sort_by(f64::total_cmp);
+            x == y
+        }
+        _ => false,
     }
 }
 
@@ -502,6 +560,28 @@ mod tests {
         let c = compare(&flat(&sa), &flat(&sb), &CompareOptions::default());
         assert_eq!(c.rows[5].verdict, Verdict::Slower);
         assert!(c.rows[..5].iter().all(|r| r.verdict == Verdict::Same));
+    }
+
+    #[test]
+    fn single_change_is_one_uncorrected_test() {
+        // 5 against 5, fully separated: p = 2/252 (one test, no correction), +100%.
+        let a = Stats::from_samples(run(5, 1.0));
+        let b = Stats::from_samples(run(5, 2.0));
+        let (d, p, v) = single_change(&a, &b, &CompareOptions::default());
+        assert_eq!(v, Verdict::Slower);
+        assert!((p.unwrap() - 2.0 / 252.0).abs() < 1e-12);
+        assert!((d.unwrap() - (2.02 - 1.02) / 1.02 * 100.0).abs() < 1e-9);
+        // 3 against 3 cannot reach 0.05; against itself it is the same.
+        let a3 = Stats::from_samples(run(3, 1.0));
+        let b3 = Stats::from_samples(run(3, 2.0));
+        assert_eq!(
+            single_change(&a3, &b3, &CompareOptions::default()).2,
+            Verdict::TooFewSamples
+        );
+        assert_eq!(
+            single_change(&a3, &a3, &CompareOptions::default()).2,
+            Verdict::Same
+        );
     }
 
     #[test]
