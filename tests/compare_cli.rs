@@ -387,6 +387,19 @@ fn fail_on_regression_exit_codes() {
 }
 
 #[test]
+fn without_format_and_without_a_terminal_the_table_is_printed() {
+    let out = run(&["compare", &fx("trace_a.json"), &fx("trace_slow_b.json")]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("\x1b["), "no terminal control sequences");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("slower") && l.ends_with("aten::addmm")),
+        "{text}"
+    );
+}
+
+#[test]
 fn csv_has_one_line_per_row() {
     let out = run(&[
         "compare",

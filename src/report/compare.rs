@@ -5,7 +5,7 @@
 //! by more than `--fail-on-regression` percent, 2 bad input or usage (one line on
 //! stderr naming the file).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -154,6 +154,8 @@ fn run_inner(args: &CompareArgs) -> Result<ExitCode, String> {
     let format = match (args.format, &args.output) {
         (Some(f), _) => f,
         (None, Some(_)) => CompareFormat::Table,
+        // Piped or redirected (scripts, CI): the table, not a screen nobody sees.
+        (None, None) if !std::io::stdout().is_terminal() => CompareFormat::Table,
         (None, None) => return Ok(crate::tui::run_compare(args)),
     };
     let pair = load_pair(args)?;
