@@ -25,6 +25,9 @@ pub struct Cli {
 pub enum Command {
     /// Print a profile without a terminal UI (for scripts and CI).
     Report(ReportArgs),
+    /// Compare two profiles (two ETDumps or two PyTorch traces): which rows got slower or
+    /// faster, with verdicts that respect noise. Without --format, opens the compare view.
+    Compare(CompareArgs),
 }
 
 /// Open the explorer (the default command).
@@ -142,4 +145,69 @@ pub fn usage_line(e: &clap::Error) -> String {
     };
     let first = first.strip_prefix("error: ").unwrap_or(&first);
     crate::escape::message_line(&format!("{first} (see --help)"))
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompareArgs {
+    /// The baseline: ETDump (.etdp) or PyTorch trace.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// The profile compared with A (same kind as A).
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// Print instead of opening the compare view.
+    #[arg(long, value_enum)]
+    pub format: Option<CompareFormat>,
+    /// Write to FILE (atomically) instead of standard output (implies --format table
+    /// unless --format is given).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Runner log of A (default: A with extension .log, if it exists).
+    #[arg(long, value_name = "RUN.log", conflicts_with = "no_log")]
+    pub log_a: Option<PathBuf>,
+    /// Runner log of B (default: B with extension .log, if it exists).
+    #[arg(long, value_name = "RUN.log", conflicts_with = "no_log")]
+    pub log_b: Option<PathBuf>,
+    /// Read no runner log for either side.
+    #[arg(long)]
+    pub no_log: bool,
+    /// Leading Execute runs to drop as warm-up, on both sides.
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
+    pub warmup: usize,
+    /// Warm-up runs to drop from A (overrides --warmup).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
+    pub warmup_a: Option<usize>,
+    /// Warm-up runs to drop from B (overrides --warmup).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
+    pub warmup_b: Option<usize>,
+    /// Significance level, for the whole comparison (Holm-corrected across rows).
+    #[arg(long, value_name = "P", default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// A significant change smaller than PCT percent of A's median is `same`.
+    #[arg(long, value_name = "PCT", default_value_t = 5.0, value_parser = parse_pct)]
+    pub min_change: f64,
+    /// Exit 1 when any row is `slower` by more than PCT percent (a CI gate).
+    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
+    pub fail_on_regression: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("`{s}` is not a level between 0 and 1 (exclusive)")),
+    }
+}
+
+fn parse_pct(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!("`{s}` is not a percentage (a number >= 0)")),
+    }
 }

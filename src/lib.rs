@@ -6,15 +6,18 @@
 
 pub mod app;
 pub mod cli;
+pub mod compare;
 pub mod escape;
 pub mod etdump;
 pub mod input;
 pub mod output;
 pub mod profile;
 pub mod report;
+pub mod rows;
 pub mod runlog;
 pub mod signals;
 pub mod source;
+pub mod stats;
 pub mod threads;
 pub mod trace;
 pub mod tui;

@@ -367,3 +367,55 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
     }
     false
 }
+
+/// `compare A B` without `--format`: the compare view (its own state in
+/// `app::compare`, its own panes in `ui::compare`). Both sides load before the terminal
+/// is touched, so bad input is one line and exit 2 as for `report`.
+pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
+    let (forward, backward) = match crate::report::compare::load_both(args) {
+        Ok(x) => x,
+        Err(line) => {
+            crate::escape::eprint_line(&line);
+            return ExitCode::from(2);
+        }
+    };
+    let code = crate::report::compare::exit_code(&forward, args.fail_on_regression);
+    let mut view = crate::app::compare::CompareView::new(forward, backward);
+    let guard = match TerminalGuard::enter() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("cpuprof-tui: cannot open the terminal: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = compare_loop(&mut view);
+    drop(guard);
+    match result {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!("cpuprof-tui: terminal error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn compare_loop(view: &mut crate::app::compare::CompareView) -> io::Result<()> {
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let theme = Theme::from_env();
+    let (tx, rx) = mpsc::channel();
+    spawn_input(tx);
+    loop {
+        let size = terminal.size()?;
+        view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
+        terminal.draw(|f| ui::compare::draw(f, view, &theme))?;
+        match rx.recv() {
+            Ok(Event::Input(TermEvent::Key(k))) if k.kind != KeyEventKind::Release => {
+                if view.key(k) {
+                    return Ok(());
+                }
+            }
+            Ok(Event::InputClosed) | Err(_) => return Ok(()),
+            Ok(_) => {}
+        }
+    }
+}

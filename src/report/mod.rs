@@ -3,6 +3,8 @@
 //! Exit codes: 0 success, 1 a check failed (unless `--allow-missing`), 2 bad input or
 //! usage. Every failure prints one line on stderr naming the file.
 
+pub mod compare;
+mod compare_format;
 mod csv;
 mod json_format;
 mod table;

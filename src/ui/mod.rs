@@ -1,6 +1,7 @@
 //! Rendering: one module per pane, render only (no state changes). `draw` paints a whole
 //! frame from an `AppState`.
 
+pub mod compare;
 mod detail;
 mod dialog;
 mod footer;

@@ -1,0 +1,196 @@
+//! `cpuprof-tui compare A B`: load both sides through the usual entry points, build their
+//! row trees, compare, and print (`--format`) or open the compare view.
+//!
+//! Exit codes: 0 done (no row slower than `--fail-on-regression`), 1 a row is `slower`
+//! by more than `--fail-on-regression` percent, 2 bad input or usage (one line on
+//! stderr naming the file).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+use crate::cli::{CompareArgs, CompareFormat};
+use crate::compare::{compare, CompareOptions, CompareWarning, Comparison};
+use crate::profile::{default_log_for, load_profile, ProfileRequest};
+use crate::rows::RowTree;
+use crate::source::is_trace_file;
+use crate::trace;
+
+pub use super::compare_format::{comparison_csv, comparison_json, comparison_table};
+
+pub fn run(args: &CompareArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(line) => {
+            crate::escape::eprint_line(&line);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Both sides loaded: their row trees, the input files read (never written over), and
+/// the inputs' own warnings (reported with the comparison's).
+pub struct LoadedPair {
+    pub a: RowTree,
+    pub b: RowTree,
+    pub inputs: Vec<PathBuf>,
+    pub warnings: Vec<CompareWarning>,
+}
+
+/// Load A and B as the arguments say. Errors are one line naming the file.
+pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
+    let trace_a = is_trace_file(&args.a);
+    let trace_b = is_trace_file(&args.b);
+    if trace_a != trace_b {
+        let (dump, tr) = if trace_a {
+            (&args.b, &args.a)
+        } else {
+            (&args.a, &args.b)
+        };
+        return Err(format!(
+            "cannot compare the ETDump {} with the PyTorch trace {}: compare two dumps or two traces",
+            dump.display(),
+            tr.display()
+        ));
+    }
+    let mut inputs = vec![args.a.clone(), args.b.clone()];
+    let mut warnings = Vec::new();
+    if trace_a {
+        if args.log_a.is_some() || args.log_b.is_some() {
+            return Err(format!(
+                "{}: --log-a/--log-b apply to ETDumps, not PyTorch traces",
+                args.a.display()
+            ));
+        }
+        if args.warmup > 0 || args.warmup_a.is_some() || args.warmup_b.is_some() {
+            return Err(format!(
+                "{}: --warmup applies to ETDumps, not PyTorch traces",
+                args.a.display()
+            ));
+        }
+        let load = |p: &Path| -> Result<RowTree, String> {
+            let t = trace::load_trace(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Ok(RowTree::from_trace(&t))
+        };
+        let a = load(&args.a)?;
+        let b = load(&args.b)?;
+        return Ok(LoadedPair {
+            a,
+            b,
+            inputs,
+            warnings,
+        });
+    }
+    let never = AtomicBool::new(false);
+    let mut side = |path: &PathBuf,
+                    log: &Option<PathBuf>,
+                    warmup: usize,
+                    tag: &str|
+     -> Result<RowTree, String> {
+        let log = if args.no_log {
+            None
+        } else {
+            log.clone().or_else(|| default_log_for(path))
+        };
+        if let Some(l) = &log {
+            inputs.push(l.clone());
+        }
+        let request = ProfileRequest::new(path.clone(), log, warmup);
+        let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
+        for f in profile.warnings.iter().chain(&profile.errors) {
+            warnings.push(CompareWarning {
+                kind: format!("{tag}_{}", f.kind),
+                message: format!("{}: {}", path.display(), f.message),
+            });
+        }
+        Ok(RowTree::from_profile(&profile))
+    };
+    let a = side(
+        &args.a,
+        &args.log_a,
+        args.warmup_a.unwrap_or(args.warmup),
+        "a",
+    )?;
+    let b = side(
+        &args.b,
+        &args.log_b,
+        args.warmup_b.unwrap_or(args.warmup),
+        "b",
+    )?;
+    Ok(LoadedPair {
+        a,
+        b,
+        inputs,
+        warnings,
+    })
+}
+
+/// The comparison of a loaded pair, the inputs' warnings after the comparison's own.
+pub fn compare_pair(pair: &LoadedPair, args: &CompareArgs) -> Comparison {
+    let mut c = compare(
+        &pair.a,
+        &pair.b,
+        &CompareOptions {
+            alpha: args.alpha,
+            min_change_pct: args.min_change,
+        },
+    );
+    c.warnings.extend(pair.warnings.iter().cloned());
+    c
+}
+
+/// Load both sides and compare both ways (B against A, and A against B for the view's
+/// swap key).
+pub fn load_both(args: &CompareArgs) -> Result<(Comparison, Comparison), String> {
+    let mut pair = load_pair(args)?;
+    let forward = compare_pair(&pair, args);
+    std::mem::swap(&mut pair.a, &mut pair.b);
+    let backward = compare_pair(&pair, args);
+    Ok((forward, backward))
+}
+
+fn run_inner(args: &CompareArgs) -> Result<ExitCode, String> {
+    let format = match (args.format, &args.output) {
+        (Some(f), _) => f,
+        (None, Some(_)) => CompareFormat::Table,
+        // Piped or redirected (scripts, CI): the table, not a screen nobody sees.
+        (None, None) if !std::io::stdout().is_terminal() => CompareFormat::Table,
+        (None, None) => return Ok(crate::tui::run_compare(args)),
+    };
+    let pair = load_pair(args)?;
+    let cmp = compare_pair(&pair, args);
+    let inputs: Vec<&Path> = pair.inputs.iter().map(PathBuf::as_path).collect();
+    super::emit(
+        &mut |w: &mut dyn Write| match format {
+            CompareFormat::Json => super::json_format::write_json(w, &comparison_json(&cmp)),
+            CompareFormat::Csv => w.write_all(comparison_csv(&cmp).as_bytes()),
+            CompareFormat::Table => w.write_all(comparison_table(&cmp).as_bytes()),
+        },
+        args.output.as_deref(),
+        &inputs,
+        match format {
+            CompareFormat::Json => super::ReportFormat::Json,
+            CompareFormat::Csv => super::ReportFormat::Csv,
+            CompareFormat::Table => super::ReportFormat::Table,
+        },
+    )?;
+    // The table carries its warnings; JSON and CSV readers get them on stderr too.
+    if format != CompareFormat::Table || args.output.is_some() {
+        for w in &cmp.warnings {
+            crate::escape::eprint_line(&format!("warning: {}: {}", w.kind, w.message));
+        }
+    }
+    Ok(exit_code(&cmp, args.fail_on_regression))
+}
+
+/// 1 when a row is `slower` by more than `limit` percent, else 0.
+pub fn exit_code(cmp: &Comparison, limit: Option<f64>) -> ExitCode {
+    match (limit, cmp.worst_regression_pct()) {
+        (Some(limit), Some(worst)) if worst > limit => {
+            eprintln!("cpuprof-tui: regression: a row is {worst:.1}% slower (limit {limit}%)");
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}

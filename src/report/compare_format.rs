@@ -1,0 +1,200 @@
+//! Renderers of a [`Comparison`]: the `cpuprof.compare/1` JSON, CSV, and a text table.
+
+use std::fmt::Write;
+
+use serde_json::{json, Value};
+
+use super::csv::quote;
+use crate::compare::{CompareRow, Comparison, Verdict, COMPARE_SCHEMA};
+use crate::stats::Stats;
+use crate::units::duration_ms;
+
+fn num(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+fn opt(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, num)
+}
+
+fn side_stats(s: &Option<Stats>) -> Value {
+    match s {
+        Some(s) => json!({
+            "count": s.count,
+            "median": num(s.median),
+            "p10": num(s.p10),
+            "p90": num(s.p90),
+        }),
+        None => Value::Null,
+    }
+}
+
+fn row_json(r: &CompareRow) -> Value {
+    json!({
+        "kind": r.kind.label(),
+        "path": r.path,
+        "name": r.name,
+        "instruction_id": r.instruction_id,
+        "a": side_stats(&r.a),
+        "b": side_stats(&r.b),
+        "delta_pct": opt(r.delta_pct),
+        "ci_pct": r.ci_pct.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)])),
+        "p_value": opt(r.p_value),
+        "p_raw": opt(r.p_raw),
+        "verdict": r.verdict.label(),
+    })
+}
+
+/// The `cpuprof.compare/1` document (field order as in the README).
+pub fn comparison_json(c: &Comparison) -> Value {
+    let s = &c.summary;
+    json!({
+        "schema": COMPARE_SCHEMA,
+        "unit": "ms",
+        "alpha": c.alpha,
+        "min_change_pct": c.min_change_pct,
+        "method": c.method,
+        "a": { "source": c.a.source, "runs": c.a.runs },
+        "b": { "source": c.b.source, "runs": c.b.runs },
+        "rows": c.rows.iter().map(row_json).collect::<Vec<_>>(),
+        "summary": {
+            "slower": s.slower,
+            "faster": s.faster,
+            "same": s.same,
+            "too_few_samples": s.too_few_samples,
+            "added": s.added,
+            "removed": s.removed,
+            "geomean_ratio": opt(s.geomean_ratio),
+        },
+        "warnings": c.warnings.iter().map(|w| json!({"kind": w.kind, "message": w.message})).collect::<Vec<_>>(),
+    })
+}
+
+const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p10_ms,a_p90_ms,b_count,b_median_ms,b_p10_ms,b_p90_ms,delta_pct,ci_low_pct,ci_high_pct,p_value,p_raw,verdict";
+
+/// One CSV line per row; `path` joined with ` / `.
+pub fn comparison_csv(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{CSV_HEADER}");
+    let f = |x: Option<f64>| {
+        x.filter(|v| v.is_finite())
+            .map_or(String::new(), |v| v.to_string())
+    };
+    for r in &c.rows {
+        let mut cells = vec![
+            r.kind.label().to_string(),
+            quote(&r.path.join(" / ")),
+            quote(&r.name),
+            r.instruction_id.map_or(String::new(), |i| i.to_string()),
+        ];
+        for s in [&r.a, &r.b] {
+            match s {
+                Some(s) => cells.extend([
+                    s.count.to_string(),
+                    f(Some(s.median)),
+                    f(Some(s.p10)),
+                    f(Some(s.p90)),
+                ]),
+                None => cells.extend([String::new(), String::new(), String::new(), String::new()]),
+            }
+        }
+        cells.extend([
+            f(r.delta_pct),
+            f(r.ci_pct.map(|c| c.0)),
+            f(r.ci_pct.map(|c| c.1)),
+            f(r.p_value),
+            f(r.p_raw),
+            r.verdict.label().to_string(),
+        ]);
+        let _ = writeln!(out, "{}", cells.join(","));
+    }
+    out
+}
+
+/// Input-derived text made safe for a terminal: control characters escaped.
+pub fn printable(s: &str) -> String {
+    crate::escape::escape(s).into_owned()
+}
+
+/// A signed percentage: `+12.3%`, `-4.0%`.
+pub fn pct(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.1}%")
+    } else {
+        "-".into()
+    }
+}
+
+/// The text table: a header naming both sides, one line per row (indented by depth),
+/// the summary and the warnings.
+pub fn comparison_table(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "A: {} ({} runs)\nB: {} ({} runs)\nalpha {} (Holm-corrected across rows), min change {}%",
+        printable(&c.a.source),
+        c.a.runs,
+        printable(&c.b.source),
+        c.b.runs,
+        c.alpha,
+        c.min_change_pct
+    );
+    // Warnings first: a pair of different models or too few runs must be read before
+    // any percentage.
+    for w in &c.warnings {
+        let _ = writeln!(out, "warning: {}: {}", w.kind, printable(&w.message));
+    }
+    let _ = writeln!(
+        out,
+        "\n{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  name",
+        "verdict", "kind", "median A", "median B", "change", "interval", "p"
+    );
+    for r in &c.rows {
+        let med = |s: &Option<Stats>| {
+            s.as_ref()
+                .filter(|s| s.count > 0)
+                .map_or("-".to_string(), |s| duration_ms(s.median))
+        };
+        let interval = r.ci_pct.map_or("-".to_string(), |(lo, hi)| {
+            format!("[{}, {}]", pct(lo), pct(hi))
+        });
+        let p = r.p_value.map_or("-".to_string(), |p| {
+            if p < 1e-4 {
+                format!("{p:.0e}")
+            } else {
+                format!("{p:.4}")
+            }
+        });
+        let _ = writeln!(
+            out,
+            "{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  {}{}",
+            r.verdict.label(),
+            r.kind.label(),
+            med(&r.a),
+            med(&r.b),
+            r.delta_pct.map_or("-".to_string(), pct),
+            interval,
+            p,
+            "  ".repeat(r.depth),
+            printable(&r.name)
+        );
+    }
+    let s = &c.summary;
+    let counts: Vec<String> = Verdict::ALL
+        .iter()
+        .map(|v| format!("{} {}", s.count(*v), v.label()))
+        .collect();
+    let _ = writeln!(out, "\nsummary: {}", counts.join(", "));
+    if let Some(g) = s.geomean_ratio {
+        let _ = writeln!(
+            out,
+            "geometric mean of operator median ratios (B/A): {g:.4} ({})",
+            pct((g - 1.0) * 100.0)
+        );
+    }
+    out
+}

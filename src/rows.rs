@@ -1,0 +1,324 @@
+//! One row tree for both kinds of profile: every row an ETDump profile or a PyTorch trace
+//! can show (method, delegates, plan steps, operators, kernels, trace ops, call-tree
+//! nodes) with its name path, kind, instruction id, samples and shapes. `compare` (and
+//! later export and the explorer) consume it, so each feature is written once for both.
+//!
+//! Rows are stored in pre-order (a parent before its children, siblings in profile
+//! order); `parent`/`children` are indices into [`RowTree::rows`].
+
+use crate::profile::{DelegateKind, OperatorKind, OperatorStats, Profile};
+use crate::stats::Stats;
+use crate::trace::{CallNode, TraceProfile};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowKind {
+    Method,
+    Delegate,
+    Step,
+    /// An XNNPACK operator, another delegate event, or a non-delegated instruction.
+    Operator,
+    /// A `native_call_*` event (inside a plan step or a non-delegated instruction).
+    Kernel,
+    /// A trace op (all calls of one name).
+    Op,
+    /// A trace call-tree node (all calls reached by one name path, threads merged).
+    Node,
+}
+
+impl RowKind {
+    /// The name used in `cpuprof.compare/1` (and later contracts).
+    pub fn label(self) -> &'static str {
+        match self {
+            RowKind::Method => "method",
+            RowKind::Delegate => "delegate",
+            RowKind::Step => "step",
+            RowKind::Operator => "operator",
+            RowKind::Kernel => "kernel",
+            RowKind::Op => "op",
+            RowKind::Node => "node",
+        }
+    }
+}
+
+/// Which kind of profile a tree came from (a dump and a trace are never compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeSource {
+    Dump,
+    Trace,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub kind: RowKind,
+    pub name: String,
+    /// Names from the root to this row (this row's name last).
+    pub path: Vec<String>,
+    /// The delegate's instruction id (also on its steps and operators), or the
+    /// non-delegated instruction's.
+    pub instruction_id: Option<i32>,
+    /// What a row is when its name is not enough to find its partner: the delegate kind
+    /// (`cpu_plan`, `xnnpack`, `other`), or an XNNPACK operator's type (its name without
+    /// the `#n` numbering).
+    pub group: Option<String>,
+    pub input_shapes: Option<Vec<Vec<i64>>>,
+    pub output_shapes: Option<Vec<Vec<i64>>>,
+    /// Samples in ms (per kept run for dumps, per call for traces) and their summary.
+    pub stats: Stats,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    pub depth: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowTree {
+    pub source_kind: TreeSource,
+    /// The input's name as given (dump path, or trace path).
+    pub source: String,
+    /// Kept runs (dump), or calls of the most-called top-level call-tree node (trace: one
+    /// call per iteration of the traced loop, as near to "runs" as a trace gets).
+    pub runs: usize,
+    pub rows: Vec<Row>,
+    pub roots: Vec<usize>,
+}
+
+/// The XNNPACK operator type of an event name: `Convolution (NHWC, F32) IGEMM #3` →
+/// `Convolution (NHWC, F32) IGEMM`. Names without a numeric `#n` suffix are their own type.
+pub fn operator_type(name: &str) -> &str {
+    match name.rsplit_once(" #") {
+        Some((ty, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => ty,
+        _ => name,
+    }
+}
+
+impl RowTree {
+    fn new(source_kind: TreeSource, source: String, runs: usize) -> RowTree {
+        RowTree {
+            source_kind,
+            source,
+            runs,
+            rows: Vec::new(),
+            roots: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, parent: Option<usize>, mut row: Row) -> usize {
+        let id = self.rows.len();
+        row.parent = parent;
+        match parent {
+            Some(p) => {
+                let mut path = self.rows[p].path.clone();
+                path.push(row.name.clone());
+                row.path = path;
+                row.depth = self.rows[p].depth + 1;
+                self.rows[p].children.push(id);
+            }
+            None => {
+                row.path = vec![row.name.clone()];
+                row.depth = 0;
+                self.roots.push(id);
+            }
+        }
+        self.rows.push(row);
+        id
+    }
+
+    /// Rows of an ETDump profile: `Method::execute`, its delegates (steps, operators,
+    /// kernels, unattributed events) and non-delegated instructions (their kernels).
+    pub fn from_profile(profile: &Profile) -> RowTree {
+        let mut t = RowTree::new(
+            TreeSource::Dump,
+            profile.source.etdump.clone(),
+            profile.runs.kept,
+        );
+        let method = t.push(
+            None,
+            row(
+                RowKind::Method,
+                "Method::execute",
+                None,
+                profile.method.clone().unwrap_or_default(),
+            ),
+        );
+        for d in &profile.delegates {
+            let mut drow = row(
+                RowKind::Delegate,
+                &format!("delegate #{}", d.instruction_id),
+                Some(d.instruction_id),
+                d.call.clone(),
+            );
+            drow.group = Some(
+                match d.kind {
+                    DelegateKind::CpuPlan => "cpu_plan",
+                    DelegateKind::Xnnpack => "xnnpack",
+                    DelegateKind::Other => "other",
+                }
+                .to_string(),
+            );
+            let di = t.push(Some(method), drow);
+            for s in &d.steps {
+                let si = t.push(
+                    Some(di),
+                    row(
+                        RowKind::Step,
+                        &s.name,
+                        Some(d.instruction_id),
+                        s.stats.clone(),
+                    ),
+                );
+                for op in &s.operators {
+                    t.push(Some(si), op_row(op, d.instruction_id));
+                }
+            }
+            for op in &d.operators {
+                t.push(Some(di), op_row(op, d.instruction_id));
+            }
+            for ev in &d.unattributed {
+                t.push(
+                    Some(di),
+                    row(
+                        RowKind::Operator,
+                        &ev.name,
+                        Some(d.instruction_id),
+                        ev.stats.clone(),
+                    ),
+                );
+            }
+        }
+        for o in &profile.other_operators {
+            let oi = t.push(
+                Some(method),
+                row(
+                    RowKind::Operator,
+                    &o.name,
+                    Some(o.instruction_id),
+                    o.stats.clone(),
+                ),
+            );
+            for k in &o.kernels {
+                t.push(
+                    Some(oi),
+                    row(
+                        RowKind::Kernel,
+                        &k.name,
+                        Some(o.instruction_id),
+                        k.stats.clone(),
+                    ),
+                );
+            }
+        }
+        t
+    }
+
+    /// Rows of a PyTorch trace: one `op` row per op name (all calls), then the call tree
+    /// as `node` rows, the threads' trees merged by name path (thread ids differ between
+    /// two recordings of the same program, call paths do not).
+    pub fn from_trace(trace: &TraceProfile) -> RowTree {
+        let mut merged: Vec<MergedNode> = Vec::new();
+        for tree in &trace.call_trees {
+            for root in &tree.roots {
+                merge_into(&mut merged, root, 0);
+            }
+        }
+        let runs = merged.iter().map(|n| n.samples.len()).max().unwrap_or(0);
+        let mut t = RowTree::new(TreeSource::Trace, trace.trace.clone(), runs);
+        for op in &trace.ops {
+            let mut r = row(RowKind::Op, &op.name, None, op.stats.clone());
+            // One shape list when the op always saw the same inputs.
+            if let Some([only]) = op.input_shapes.as_deref() {
+                r.input_shapes = Some(only.clone());
+            }
+            t.push(None, r);
+        }
+        fn push_nodes(t: &mut RowTree, parent: Option<usize>, nodes: Vec<MergedNode>) {
+            for n in nodes {
+                let id = t.push(
+                    parent,
+                    row(RowKind::Node, &n.name, None, Stats::from_samples(n.samples)),
+                );
+                push_nodes(t, Some(id), n.children);
+            }
+        }
+        push_nodes(&mut t, None, merged);
+        t
+    }
+
+    /// Rows in pre-order with their ids.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Row)> {
+        self.rows.iter().enumerate()
+    }
+}
+
+struct MergedNode {
+    name: String,
+    samples: Vec<f64>,
+    children: Vec<MergedNode>,
+}
+
+fn merge_into(level: &mut Vec<MergedNode>, node: &CallNode, depth: usize) {
+    let idx = match level.iter().position(|m| m.name == node.name) {
+        Some(i) => i,
+        None => {
+            level.push(MergedNode {
+                name: node.name.clone(),
+                samples: Vec::new(),
+                children: Vec::new(),
+            });
+            level.len() - 1
+        }
+    };
+    let m = &mut level[idx];
+    m.samples.extend_from_slice(&node.samples_ms);
+    // The trace model already bounds depth; this keeps recursion bounded here too.
+    if depth < crate::trace::MAX_TREE_DEPTH {
+        for c in &node.children {
+            merge_into(&mut m.children, c, depth + 1);
+        }
+    }
+}
+
+fn row(kind: RowKind, name: &str, instruction_id: Option<i32>, stats: Stats) -> Row {
+    Row {
+        kind,
+        name: name.to_string(),
+        path: Vec::new(),
+        instruction_id,
+        group: None,
+        input_shapes: None,
+        output_shapes: None,
+        stats,
+        parent: None,
+        children: Vec::new(),
+        depth: 0,
+    }
+}
+
+fn op_row(op: &OperatorStats, instruction_id: i32) -> Row {
+    let kind = match op.kind {
+        OperatorKind::Kernel => RowKind::Kernel,
+        OperatorKind::Xnnpack | OperatorKind::Delegate => RowKind::Operator,
+    };
+    let mut r = row(kind, &op.name, Some(instruction_id), op.stats.clone());
+    if op.kind == OperatorKind::Xnnpack {
+        r.group = Some(operator_type(&op.name).to_string());
+    }
+    r.input_shapes = op.input_shapes.clone();
+    r.output_shapes = op.output_shapes.clone();
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operator_type_strips_numbering_only() {
+        assert_eq!(
+            operator_type("Convolution (NHWC, F32) IGEMM #3"),
+            "Convolution (NHWC, F32) IGEMM"
+        );
+        assert_eq!(operator_type("Add (ND) #12"), "Add (ND)");
+        assert_eq!(operator_type("native_call_neg.out"), "native_call_neg.out");
+        assert_eq!(operator_type("odd #"), "odd #");
+        assert_eq!(operator_type("odd #x1"), "odd #x1");
+    }
+}

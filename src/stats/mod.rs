@@ -1,0 +1,19 @@
+//! Statistics below every model: summary statistics of samples ([`Stats`]), the two-sided
+//! Mann–Whitney U test, the Hodges–Lehmann shift with its distribution-free confidence
+//! interval, and the Holm correction across the rows of one comparison.
+//!
+//! No reader or model is imported here; `profile`, `trace` and `compare` build on it.
+
+mod mann_whitney;
+mod multiple;
+mod normal;
+mod shift;
+mod summary;
+
+pub use mann_whitney::{
+    mann_whitney_u, min_attainable_p, u_null_cdf, MannWhitney, MwMethod, EXACT_MAX_N,
+};
+pub use multiple::holm_adjust;
+pub use normal::{normal_quantile, normal_sf};
+pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
+pub use summary::{percentile_sorted, Stats};

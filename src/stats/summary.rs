@@ -1,0 +1,130 @@
+//! Summary statistics over samples in milliseconds.
+//!
+//! Percentiles follow numpy's default (linear) rule, as the ExecuTorch Inspector does, so
+//! the median of an even count is the mean of the two middle samples.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Stats {
+    pub count: usize,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub p10: f64,
+    pub p90: f64,
+    pub p99: f64,
+    /// Population standard deviation (numpy's default ddof=0).
+    pub stddev: f64,
+    /// Kept-run samples, in run order.
+    pub samples: Vec<f64>,
+    /// For each sample, the index of its run among all runs (warm-ups included). Empty
+    /// when every kept run has a sample (sample i is then from run warmup + i).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<usize>,
+    /// Samples of the dropped warm-up runs, in run order (for the per-run view).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup_samples: Vec<f64>,
+}
+
+impl Stats {
+    /// Statistics of `samples` (run order kept). Empty input gives zeros and count 0.
+    pub fn from_samples(samples: Vec<f64>) -> Stats {
+        let n = samples.len();
+        if n == 0 {
+            return Stats::default();
+        }
+        let mut sorted = samples.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mean = samples.iter().sum::<f64>() / n as f64;
+        let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        Stats {
+            count: n,
+            median: percentile_sorted(&sorted, 50.0),
+            min: sorted[0],
+            max: sorted[n - 1],
+            mean,
+            p10: percentile_sorted(&sorted, 10.0),
+            p90: percentile_sorted(&sorted, 90.0),
+            p99: percentile_sorted(&sorted, 99.0),
+            stddev: var.sqrt(),
+            samples,
+            runs: Vec::new(),
+            warmup_samples: Vec::new(),
+        }
+    }
+
+    pub fn with_runs(mut self, runs: Vec<usize>) -> Stats {
+        self.runs = runs;
+        self
+    }
+
+    pub fn with_warmup(mut self, warmup: Vec<f64>) -> Stats {
+        self.warmup_samples = warmup;
+        self
+    }
+
+    pub fn total(&self) -> f64 {
+        self.samples.iter().sum()
+    }
+}
+
+/// numpy.percentile(..., method="linear") on already sorted, non-empty data.
+pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    debug_assert!(n > 0);
+    let pos = (n - 1) as f64 * q / 100.0;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(n - 1);
+    let frac = pos - lo as f64;
+    // numpy's lerp form: exact at the ends and symmetric.
+    let (a, b) = (sorted[lo], sorted[hi]);
+    if frac >= 0.5 {
+        b - (b - a) * (1.0 - frac)
+    } else {
+        a + (b - a) * frac
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_even_count_is_mean_of_middle_two() {
+        let s = Stats::from_samples(vec![4.0, 1.0, 3.0, 2.0]);
+        assert_eq!(s.median, 2.5);
+        assert_eq!(s.min, 1.0);
+        assert_eq!(s.max, 4.0);
+        assert_eq!(s.mean, 2.5);
+    }
+
+    #[test]
+    fn percentiles_match_numpy_linear_rule() {
+        // numpy.percentile([1..10], [10, 90, 99]) = 1.9, 9.1, 9.91 (hand-checked:
+        // positions 0.9, 8.1, 8.91 on 0-based sorted data).
+        let s = Stats::from_samples((1..=10).map(f64::from).collect());
+        assert!((s.p10 - 1.9).abs() < 1e-12);
+        assert!((s.p90 - 9.1).abs() < 1e-12);
+        assert!((s.p99 - 9.91).abs() < 1e-12);
+        assert_eq!(s.median, 5.5);
+        // population stddev of 1..10 = sqrt(8.25)
+        assert!((s.stddev - 8.25f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn single_sample_and_empty() {
+        let s = Stats::from_samples(vec![0.25]);
+        assert_eq!((s.median, s.p10, s.p99, s.stddev), (0.25, 0.25, 0.25, 0.0));
+        let e = Stats::from_samples(vec![]);
+        assert_eq!(e.count, 0);
+    }
+
+    #[test]
+    fn samples_keep_run_order() {
+        let s = Stats::from_samples(vec![3.0, 1.0, 2.0]);
+        assert_eq!(s.samples, vec![3.0, 1.0, 2.0]);
+        assert_eq!(s.median, 2.0);
+    }
+}
