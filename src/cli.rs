@@ -22,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Print a profile without a terminal UI (for scripts and CI).
     Report(ReportArgs),
+    /// Export a timeline: Trace Event JSON for Perfetto (chrome) or folded stacks (folded).
+    Export(ExportArgs),
 }
 
 /// Open the explorer (the default command).
@@ -81,4 +83,39 @@ pub enum ReportFormat {
     Json,
     Csv,
     Tally,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// ETDump (.etdp) or PyTorch trace file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// chrome: Trace Event Format JSON (Perfetto, chrome://tracing); folded: folded stacks
+    /// of self time in ns (flame graphs).
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Runs to export, by 0-based Execute index: A..B (B excluded), A..=B, A.., ..B or N.
+    #[arg(long, value_name = "A..B")]
+    pub runs: Option<String>,
+    /// Also export the warm-up runs.
+    #[arg(long)]
+    pub include_warmup: bool,
+    /// Runner log of the run (default: FILE with extension .log, if it exists).
+    #[arg(long, value_name = "RUN.log", conflicts_with = "no_log")]
+    pub log: Option<PathBuf>,
+    /// Do not read a runner log, even one beside the dump.
+    #[arg(long)]
+    pub no_log: bool,
+    /// Number of leading Execute runs that are warm-up (left out unless --include-warmup).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Chrome,
+    Folded,
 }

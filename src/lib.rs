@@ -13,6 +13,7 @@ pub mod report;
 pub mod runlog;
 pub mod source;
 pub mod threads;
+pub mod timeline;
 pub mod trace;
 pub mod tui;
 pub mod ui;

@@ -1,0 +1,127 @@
+//! Folded stacks (`frame;frame;frame VALUE`), the text flame-graph tools read: one line
+//! per distinct stack, VALUE = self time in integer ns summed over the exported runs.
+//!
+//! Exactness: times are integer ns (ETDump ticks, trace ns) and never rounded. Self time
+//! is computed by [`self_times`], which clips each child into its parent and after its
+//! earlier siblings, so a tree's self times add up to its root's duration exactly and none
+//! is negative; the values therefore add up to the total of `Method::execute` over the
+//! runs (dumps) or of the top-level calls (traces). Stacks whose self time is 0 are left
+//! out. Lines are sorted by stack. `;` in a name becomes `:` and line breaks become
+//! spaces, so every frame stays one frame.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use crate::profile::{Timeline, TimelineRun};
+use crate::timeline::{self_times, Span, TraceTimeline};
+
+fn frame(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            ';' => ':',
+            '\n' | '\r' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// Stacks interned as (parent stack, name id), so a large dump costs a hash lookup per
+/// event rather than a string.
+#[derive(Default)]
+struct Folder {
+    index: HashMap<(u32, u32), u32>,
+    /// (parent stack or `u32::MAX`, name id)
+    stacks: Vec<(u32, u32)>,
+    values: Vec<u64>,
+}
+
+impl Folder {
+    /// Add one tree: `name_ids[i]` names node i; parents precede children.
+    fn add(&mut self, spans: &[Span], name_ids: &[u32]) {
+        let own = self_times(spans);
+        let mut stack_of: Vec<u32> = Vec::with_capacity(spans.len());
+        for (i, s) in spans.iter().enumerate() {
+            let parent = s
+                .parent
+                .filter(|&p| (p as usize) < i)
+                .map_or(u32::MAX, |p| stack_of[p as usize]);
+            let key = (parent, name_ids[i]);
+            let id = match self.index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.stacks.len() as u32;
+                    self.stacks.push(key);
+                    self.values.push(0);
+                    self.index.insert(key, id);
+                    id
+                }
+            };
+            self.values[id as usize] = self.values[id as usize].saturating_add(own[i]);
+            stack_of.push(id);
+        }
+    }
+
+    fn write(&self, w: &mut dyn Write, name: &dyn Fn(u32) -> String) -> io::Result<()> {
+        let mut text: Vec<String> = Vec::with_capacity(self.stacks.len());
+        for &(parent, n) in &self.stacks {
+            // Parents are interned before their children.
+            let f = frame(&name(n));
+            text.push(match text.get(parent as usize) {
+                Some(p) => format!("{p};{f}"),
+                None => f,
+            });
+        }
+        let mut lines: BTreeMap<&str, u64> = BTreeMap::new();
+        for (t, &v) in text.iter().zip(&self.values) {
+            if v > 0 {
+                let e = lines.entry(t.as_str()).or_insert(0);
+                *e = e.saturating_add(v);
+            }
+        }
+        for (stack, v) in lines {
+            writeln!(w, "{stack} {v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The folded stacks of the chosen runs of a dump.
+pub fn write_dump_folded(
+    w: &mut dyn Write,
+    tl: &Timeline,
+    runs: &[&TimelineRun],
+) -> io::Result<()> {
+    let mut folder = Folder::default();
+    for run in runs {
+        let spans: Vec<Span> = run
+            .events
+            .iter()
+            .map(|e| Span {
+                start: i64::try_from(e.start_ns).unwrap_or(i64::MAX),
+                end: i64::try_from(e.end_ns()).unwrap_or(i64::MAX),
+                parent: e.parent,
+            })
+            .collect();
+        let names: Vec<u32> = run.events.iter().map(|e| e.entry).collect();
+        folder.add(&spans, &names);
+    }
+    folder.write(w, &|n| tl.entries[n as usize].name.clone())
+}
+
+/// The folded stacks of a trace's calls (all threads together).
+pub fn write_trace_folded(w: &mut dyn Write, tt: &TraceTimeline) -> io::Result<()> {
+    let set = &tt.set;
+    let spans: Vec<Span> = set
+        .intervals
+        .iter()
+        .map(|iv| Span {
+            start: iv.start_ns,
+            end: iv.start_ns.saturating_add(iv.dur_ns.max(0)),
+            parent: iv.parent,
+        })
+        .collect();
+    let names: Vec<u32> = set.intervals.iter().map(|iv| iv.name).collect();
+    let mut folder = Folder::default();
+    folder.add(&spans, &names);
+    folder.write(w, &|n| set.names[n as usize].clone())
+}
