@@ -1,0 +1,386 @@
+//! The timeline pane: a time axis, one row per lane (label, then bars placed by time;
+//! neighbouring bars alternate `█`/`▓` so back-to-back events stay apart, idle time is
+//! blank), and the selected bar's detail. Render only.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::Frame;
+
+use super::text::fit;
+use super::{pane_frame, Theme};
+use crate::app::timeline::{lane_rows, Bar, TimelineView};
+use crate::profile::TimelineKind;
+use crate::timeline::AnyTimeline;
+use crate::units::duration_ms;
+
+fn ns_text(ns: i64) -> String {
+    duration_ms(ns as f64 / 1e6)
+}
+
+/// Input text without control characters (names come from the files).
+fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, style: Style, right: u16) {
+    let mut x = x;
+    for c in s.chars() {
+        if x >= right {
+            break;
+        }
+        buf[(x, y)].set_char(c).set_style(style);
+        x += 1;
+    }
+}
+
+/// A tick step of 1, 2 or 5 × 10^k ns, at least `min`.
+fn nice_step(min: i64) -> i64 {
+    let mut p: i64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            let s = p.saturating_mul(m);
+            if s >= min {
+                return s;
+            }
+        }
+        if p > i64::MAX / 10 {
+            return i64::MAX;
+        }
+        p *= 10;
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme) {
+    frame.render_widget(ratatui::widgets::Clear, area);
+    let title = title(view);
+    let inner = pane_frame(frame, area, title, true, theme);
+    if inner.width < 10 || inner.height < 3 {
+        return;
+    }
+    let buf = frame.buffer_mut();
+    let right = inner.x + inner.width;
+    if area.height > 2 {
+        let keys = match view.source.as_deref() {
+            Some(AnyTimeline::Trace(_)) => TRACE_KEYS,
+            _ => KEYS,
+        };
+        let hint = fit(keys, inner.width as usize, false);
+        put(
+            buf,
+            inner.x,
+            area.y + area.height - 1,
+            hint.trim_end(),
+            theme.dim(),
+            right,
+        );
+    }
+    if let Some(e) = &view.error {
+        put(buf, inner.x, inner.y, &clean(e), theme.error_text(), right);
+        return;
+    }
+    let Some(source) = view.source.as_deref() else {
+        put(
+            buf,
+            inner.x,
+            inner.y,
+            "loading the timeline…",
+            theme.dim(),
+            right,
+        );
+        return;
+    };
+    let label_w = view
+        .lanes
+        .iter()
+        .map(|l| l.label.chars().count() + 1)
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 22)
+        .min(inner.width as usize / 4) as u16;
+    let plot_x = inner.x + label_w;
+    let plot_w = inner.width.saturating_sub(label_w).max(1);
+    let (v0, v1) = view.view;
+    let w = (v1 - v0).max(1);
+    let col = |t: i64| -> i64 {
+        ((i128::from(t) - i128::from(v0)) * i128::from(plot_w) / i128::from(w)) as i64
+    };
+
+    // Time axis: labels on the first row, ticks on the second.
+    let step = nice_step((w as i128 * 14 / i128::from(plot_w)).max(1) as i64);
+    let first = if v0 <= 0 {
+        v0 - v0 % step
+    } else {
+        v0 + (step - v0 % step) % step
+    };
+    for x in 0..plot_w {
+        buf[(plot_x + x, inner.y + 1)]
+            .set_char('─')
+            .set_style(theme.dim());
+    }
+    put(
+        buf,
+        inner.x,
+        inner.y,
+        &fit("time", label_w as usize, false),
+        theme.dim(),
+        right,
+    );
+    let mut t = first;
+    let mut free_from: i64 = 0;
+    while t <= v1 {
+        let c = col(t);
+        if (0..i64::from(plot_w)).contains(&c) {
+            buf[(plot_x + c as u16, inner.y + 1)].set_char('┬');
+            let label = ns_text(t);
+            let fits = c + label.chars().count() as i64 <= i64::from(plot_w);
+            if c >= free_from && fits {
+                put(buf, plot_x + c as u16, inner.y, &label, theme.dim(), right);
+                free_from = c + label.chars().count() as i64 + 1;
+            }
+        }
+        match t.checked_add(step) {
+            Some(n) => t = n,
+            None => break,
+        }
+    }
+
+    // Lanes.
+    let rows = lane_rows(area).min(inner.height.saturating_sub(2) as usize);
+    let names = |b: &Bar| -> String { bar_name(source, view, b) };
+    for (row, lane_idx) in (view.lane_offset..view.lanes.len()).take(rows).enumerate() {
+        let y = inner.y + 2 + row as u16;
+        let lane = &view.lanes[lane_idx];
+        let selected_lane = lane_idx == view.lane;
+        let style = if selected_lane {
+            theme.selected(true)
+        } else {
+            Style::default()
+        };
+        put(
+            buf,
+            inner.x,
+            y,
+            &fit(
+                &clean(&lane.label),
+                label_w.saturating_sub(1) as usize,
+                false,
+            ),
+            style,
+            plot_x,
+        );
+        // Bars from just before the window's start (a long one may cover it).
+        let from = lane
+            .bars
+            .partition_point(|b| b.start < v0)
+            .saturating_sub(64);
+        let mut last_x: i64 = -1;
+        for (i, b) in lane.bars.iter().enumerate().skip(from) {
+            if b.start > v1 {
+                break;
+            }
+            if b.end < v0 {
+                continue;
+            }
+            let selected = selected_lane && i == view.bar;
+            let x0 = col(b.start.max(v0)).clamp(0, i64::from(plot_w) - 1);
+            let x1 = (col(b.end.min(v1)) - 1).clamp(x0, i64::from(plot_w) - 1);
+            if x1 <= last_x && !selected {
+                continue; // this cell already shows an event
+            }
+            let ch = if selected {
+                '▒'
+            } else if i % 2 == 0 {
+                '█'
+            } else {
+                '▓'
+            };
+            let bar_style = if selected {
+                theme.selected(true)
+            } else {
+                theme.bar()
+            };
+            for x in x0.max(last_x + 1).min(x1)..=x1 {
+                buf[(plot_x + x as u16, y)]
+                    .set_char(ch)
+                    .set_style(bar_style);
+            }
+            let cells = (x1 - x0 + 1) as usize;
+            if cells >= 6 {
+                let name = fit(&clean(&names(b)), cells - 2, false);
+                put(
+                    buf,
+                    plot_x + x0 as u16 + 1,
+                    y,
+                    name.trim_end(),
+                    bar_style,
+                    plot_x + x1 as u16 + 1,
+                );
+            }
+            last_x = last_x.max(x1);
+        }
+    }
+
+    // Detail of the selected bar, below the last lane.
+    let shown = view.lanes.len().saturating_sub(view.lane_offset).min(rows);
+    let detail_y = inner.y + 2 + shown as u16 + u16::from(shown < rows);
+    let lines = detail_lines(source, view);
+    for (k, line) in lines.iter().enumerate() {
+        let y = detail_y + k as u16;
+        if y >= inner.y + inner.height {
+            break;
+        }
+        let style = if k == 0 {
+            theme.title()
+        } else {
+            Style::default()
+        };
+        put(
+            buf,
+            inner.x,
+            y,
+            &fit(&clean(line), inner.width as usize, false),
+            style,
+            right,
+        );
+    }
+}
+
+/// Key hints, drawn on the bottom border.
+const KEYS: &str =
+    " ←/→ bar  ↑/↓ lane  +/- zoom  </> pan  0 fit  p/n run  s slowest  m median  t close ";
+
+const TRACE_KEYS: &str = " ←/→ call  ↑/↓ lane (thread, depth)  +/- zoom  </> pan  0 fit  t close ";
+
+fn title(view: &TimelineView) -> String {
+    match view.source.as_deref() {
+        Some(AnyTimeline::Dump(tl)) => {
+            let Some(&run) = view.runs.get(view.run_pos) else {
+                return " Timeline · no kept run ".to_string();
+            };
+            let r = &tl.runs[run];
+            let method = r
+                .method_ns(tl)
+                .map(|m| ns_text(m as i64))
+                .unwrap_or_else(|| "-".into());
+            format!(
+                " Timeline · run {run} ({}/{} kept) · Method::execute {method} ",
+                view.run_pos + 1,
+                view.runs.len()
+            )
+        }
+        Some(AnyTimeline::Trace(tt)) => format!(
+            " Timeline · {} calls, {} thread(s) ",
+            tt.set.intervals.len(),
+            tt.set.threads.len()
+        ),
+        None => " Timeline ".to_string(),
+    }
+}
+
+fn bar_name(source: &AnyTimeline, view: &TimelineView, b: &Bar) -> String {
+    match source {
+        AnyTimeline::Dump(tl) => view
+            .runs
+            .get(view.run_pos)
+            .and_then(|&r| tl.runs[r].events.get(b.event as usize))
+            .map(|e| tl.entry(e).name.clone())
+            .unwrap_or_default(),
+        AnyTimeline::Trace(tt) => tt
+            .set
+            .intervals
+            .get(b.event as usize)
+            .map(|iv| tt.set.name(iv).to_string())
+            .unwrap_or_default(),
+    }
+}
+
+fn shapes(s: &Option<Vec<Vec<i64>>>) -> String {
+    s.as_ref()
+        .map(|v| serde_json::to_string(v).unwrap_or_default())
+        .unwrap_or_else(|| "-".to_string())
+}
+
+/// Name; start offset, duration, idle time before it in its lane; attribution; shapes.
+fn detail_lines(source: &AnyTimeline, view: &TimelineView) -> Vec<String> {
+    let Some(b) = view.selected() else {
+        return vec!["(no event in this run)".to_string()];
+    };
+    let lane = &view.lanes[view.lane];
+    let gap = view
+        .bar
+        .checked_sub(1)
+        .and_then(|p| lane.bars.get(p))
+        .map(|p| ns_text((b.start - p.end).max(0)))
+        .unwrap_or_else(|| "-".to_string());
+    let timing = format!(
+        "start +{}  duration {}  end +{}  idle before (in lane) {gap}",
+        ns_text(b.start),
+        ns_text(b.end - b.start),
+        ns_text(b.end)
+    );
+    match source {
+        AnyTimeline::Dump(tl) => {
+            let Some(e) = view
+                .runs
+                .get(view.run_pos)
+                .and_then(|&r| tl.runs[r].events.get(b.event as usize))
+            else {
+                return Vec::new();
+            };
+            let entry = tl.entry(e);
+            let step = match entry.kind {
+                TimelineKind::Step => None,
+                _ => entry.step.map(|s| tl.entries[s as usize].name.as_str()),
+            };
+            let mut attribution = entry.kind.label().to_string();
+            if let Some(i) = entry.instruction_id {
+                attribution.push_str(&format!(" · instruction {i}"));
+            }
+            if let Some(s) = step {
+                attribution.push_str(&format!(" · step {s}"));
+            }
+            if entry.kind == TimelineKind::XnnpackOperator {
+                attribution.push_str(" · start synthesized by XNNPACK");
+            }
+            vec![
+                entry.name.clone(),
+                timing,
+                attribution,
+                format!(
+                    "inputs {}  outputs {}",
+                    shapes(&entry.input_shapes),
+                    shapes(&entry.output_shapes)
+                ),
+            ]
+        }
+        AnyTimeline::Trace(tt) => {
+            let Some(iv) = tt.set.intervals.get(b.event as usize) else {
+                return Vec::new();
+            };
+            let key = tt.set.thread(iv);
+            let mut who = format!(
+                "pid {} tid {} · depth {}",
+                key.pid,
+                key.tid,
+                tt.depth.get(b.event as usize).copied().unwrap_or(0)
+            );
+            if iv.err {
+                who.push_str(" · failed call (exit without entry)");
+            }
+            let inputs = tt
+                .set
+                .input_sig(iv)
+                .map(|s| {
+                    format!(
+                        "inputs {}",
+                        serde_json::to_string(&s.shapes).unwrap_or_default()
+                    )
+                })
+                .unwrap_or_else(|| "inputs -".to_string());
+            vec![tt.set.name(iv).to_string(), timing, who, inputs]
+        }
+    }
+}
