@@ -63,11 +63,11 @@ impl RunRange {
 }
 
 /// The runs an export writes: kept runs (or all with `include_warmup`) inside `range`.
-pub fn select_runs<'a>(
-    tl: &'a Timeline,
+pub fn select_runs(
+    tl: &Timeline,
     range: Option<RunRange>,
     include_warmup: bool,
-) -> Vec<&'a TimelineRun> {
+) -> Vec<&TimelineRun> {
     tl.runs
         .iter()
         .filter(|r| include_warmup || !r.warmup)

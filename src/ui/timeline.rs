@@ -26,13 +26,8 @@ fn clean(s: &str) -> String {
 }
 
 fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, style: Style, right: u16) {
-    let mut x = x;
-    for c in s.chars() {
-        if x >= right {
-            break;
-        }
+    for (x, c) in (x..right).zip(s.chars()) {
         buf[(x, y)].set_char(c).set_style(style);
-        x += 1;
     }
 }
 
