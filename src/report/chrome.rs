@@ -176,8 +176,9 @@ pub fn write_dump_chrome(
     out.end(&other)
 }
 
-/// Every paired call of a trace (failed calls with `dur` 0 and `args.failed`), one main
-/// track per thread; entries never exited are instant events with `args.unterminated`.
+/// One complete event per paired call of a trace, one main track per thread; failed calls
+/// (exits without entry) and entries never exited are instant events with `args.failed`
+/// or `args.unterminated`.
 pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -> io::Result<()> {
     let set = &tt.set;
     let origin = set
@@ -189,9 +190,13 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
         .unwrap_or(0);
     let rel = |t: i64| t.saturating_sub(origin);
     // Intervals per thread, each thread's parents mapped into its own list.
+    // Failed calls (an exit without entry) were never paired: they are marked with an
+    // instant event, not given a complete event.
     let mut per_thread: Vec<Vec<u32>> = vec![Vec::new(); set.threads.len()];
+    let mut failed: Vec<Vec<u32>> = vec![Vec::new(); set.threads.len()];
     for (i, iv) in set.intervals.iter().enumerate() {
-        if let Some(v) = per_thread.get_mut(iv.thread as usize) {
+        let list = if iv.err { &mut failed } else { &mut per_thread };
+        if let Some(v) = list.get_mut(iv.thread as usize) {
             v.push(i as u32);
         }
     }
@@ -228,7 +233,7 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
                 &format!("{{\"name\":{}}}", json_str(&name)),
             ))?;
         }
-        if ids.is_empty() {
+        if ids.is_empty() && failed[t].is_empty() {
             continue;
         }
         let mut spans = Vec::with_capacity(ids.len());
@@ -287,9 +292,6 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
             if let Some(h) = &key.host {
                 let _ = write!(line, ",\"host\":{}", json_str(h));
             }
-            if iv.err {
-                line.push_str(",\"failed\":true");
-            }
             if let Some(sig) = set.input_sig(iv) {
                 let _ = write!(line, ",\"input_shapes\":{}", shapes_json(&sig.shapes));
                 let types = serde_json::to_string(&sig.types).unwrap_or_else(|_| "[]".into());
@@ -300,6 +302,16 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
             }
             line.push_str("}}");
             out.event(&line)?;
+        }
+        for &i in &failed[t] {
+            let iv = &set.intervals[i as usize];
+            out.event(&format!(
+                "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":{pid},\"tid\":{base},\"name\":{},\"cat\":\"op\",\"ts\":{},\"args\":{{\"failed\":true,\"pid\":{},\"tid\":{}}}}}",
+                json_str(set.name(iv)),
+                micros(rel(iv.start_ns)),
+                key.pid,
+                key.tid
+            ))?;
         }
     }
     for u in &set.unterminated {
