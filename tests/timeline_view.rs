@@ -249,3 +249,68 @@ fn load_error_is_shown() {
     );
     assert!(s.timeline.is_none());
 }
+
+mod keys_never_panic {
+    use super::*;
+    use cpuprof_tui::profile::{Timeline, TimelineRun};
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    const KEYS: &[char] = &[
+        'h', 'l', 'j', 'k', '+', '=', '-', '<', '>', ',', '.', '0', 'p', 'n', 's', 'm', '?',
+    ];
+
+    fn check(s: &AppState) {
+        let v = view(s);
+        assert!(v.view.0 < v.view.1, "{:?}", v.view);
+        assert!(v.lanes.is_empty() || v.lane < v.lanes.len());
+        if let Some(l) = v.lanes.get(v.lane) {
+            assert!(l.bars.is_empty() || v.bar < l.bars.len());
+        }
+    }
+
+    /// A run with no events at all: every key is harmless.
+    #[test]
+    fn empty_run() {
+        let mut s = AppState::new(80, 24);
+        let mut v = TimelineView::loading_for_tests(0);
+        let tl = Timeline {
+            runs: vec![TimelineRun {
+                index: 0,
+                warmup: false,
+                events: Vec::new(),
+            }],
+            ..Timeline::default()
+        };
+        timeline::install(&mut v, Arc::new(AnyTimeline::Dump(tl)));
+        s.timeline = Some(v);
+        for &c in KEYS {
+            key(&mut s, c);
+            check(&s);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn random_keys_keep_the_view_valid(
+            keys in prop::collection::vec(prop::sample::select(KEYS), 1..60),
+            trace in any::<bool>(),
+        ) {
+            let request = if trace {
+                ProfileRequest::new("fixtures/torch/cnn_infer.json".into(), None, 0)
+            } else {
+                ProfileRequest::demo(None)
+            };
+            let mut s = with_timeline(request, (100, 30));
+            for c in keys {
+                key(&mut s, c);
+                if s.help {
+                    key(&mut s, '?');
+                }
+                check(&s);
+                screen(&s);
+            }
+        }
+    }
+}

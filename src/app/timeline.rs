@@ -92,6 +92,12 @@ impl TimelineView {
         }
     }
 
+    /// A view waiting for its timeline (tests build views without the shell).
+    #[doc(hidden)]
+    pub fn loading_for_tests(generation: u64) -> Self {
+        TimelineView::loading(generation)
+    }
+
     pub fn selected(&self) -> Option<&Bar> {
         self.lanes.get(self.lane)?.bars.get(self.bar)
     }
@@ -326,7 +332,7 @@ pub fn command(state: &mut AppState, cmd: TimelineCommand, visible_lanes: usize)
     if view.source.is_none() {
         return Vec::new();
     }
-    let width = (view.view.1 - view.view.0).max(1);
+    let width = view.view.1.saturating_sub(view.view.0).max(1);
     match cmd {
         TimelineCommand::Close => {}
         TimelineCommand::PrevBar => {
@@ -338,8 +344,10 @@ pub fn command(state: &mut AppState, cmd: TimelineCommand, visible_lanes: usize)
             view.bar = (view.bar + 1).min(n.saturating_sub(1));
             keep_selection_visible(view);
         }
-        TimelineCommand::LaneUp | TimelineCommand::LaneDown => {
-            let at = view.selected().map(|b| b.start + (b.end - b.start) / 2);
+        TimelineCommand::LaneUp | TimelineCommand::LaneDown if !view.lanes.is_empty() => {
+            let at = view
+                .selected()
+                .map(|b| b.start.saturating_add(b.end.saturating_sub(b.start) / 2));
             let lane = if cmd == TimelineCommand::LaneUp {
                 view.lane.saturating_sub(1)
             } else {
@@ -353,27 +361,39 @@ pub fn command(state: &mut AppState, cmd: TimelineCommand, visible_lanes: usize)
             let w = (width / 2).max(MIN_WINDOW);
             let centre = view
                 .selected()
-                .map(|b| b.start + (b.end - b.start) / 2)
-                .unwrap_or(view.view.0 + width / 2);
-            view.view = (centre - w / 2, centre - w / 2 + w);
+                .map(|b| b.start.saturating_add(b.end.saturating_sub(b.start) / 2))
+                .unwrap_or(view.view.0.saturating_add(width / 2));
+            let start = centre.saturating_sub(w / 2);
+            view.view = (start, start.saturating_add(w));
         }
         TimelineCommand::ZoomOut => {
             let span = (view.span.1 - view.span.0).max(1);
             let w = width.saturating_mul(2).min(span.saturating_mul(2));
-            let centre = view.view.0 + width / 2;
-            view.view = (centre - w / 2, centre - w / 2 + w);
+            let centre = view.view.0.saturating_add(width / 2);
+            let start = centre.saturating_sub(w / 2);
+            view.view = (start, start.saturating_add(w));
             if w >= span {
                 fit(view);
             }
         }
-        TimelineCommand::PanLeft => {
+        TimelineCommand::PanLeft | TimelineCommand::PanRight => {
             let d = (width / 4).max(1);
-            view.view = (view.view.0 - d, view.view.1 - d);
+            let d = if cmd == TimelineCommand::PanLeft {
+                -d
+            } else {
+                d
+            };
+            // Never further than one window beyond the run on either side.
+            let lo = view.span.0.saturating_sub(width);
+            let hi = view.span.1.saturating_add(width);
+            let start = view
+                .view
+                .0
+                .saturating_add(d)
+                .clamp(lo, hi.saturating_sub(width).max(lo));
+            view.view = (start, start.saturating_add(width));
         }
-        TimelineCommand::PanRight => {
-            let d = (width / 4).max(1);
-            view.view = (view.view.0 + d, view.view.1 + d);
-        }
+        TimelineCommand::LaneUp | TimelineCommand::LaneDown => {}
         TimelineCommand::Fit => fit(view),
         TimelineCommand::PrevRun | TimelineCommand::NextRun => {
             let pos = if cmd == TimelineCommand::PrevRun {
@@ -432,10 +452,10 @@ fn keep_selection_visible(view: &mut TimelineView) {
     let Some(b) = view.selected().copied() else {
         return;
     };
-    let w = view.view.1 - view.view.0;
+    let w = view.view.1.saturating_sub(view.view.0);
     if b.start < view.view.0 || b.start >= view.view.1 {
-        let start = b.start - w / 8;
-        view.view = (start, start + w);
+        let start = b.start.saturating_sub(w / 8);
+        view.view = (start, start.saturating_add(w));
     }
 }
 

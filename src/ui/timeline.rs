@@ -308,12 +308,12 @@ fn detail_lines(source: &AnyTimeline, view: &TimelineView) -> Vec<String> {
         .bar
         .checked_sub(1)
         .and_then(|p| lane.bars.get(p))
-        .map(|p| ns_text((b.start - p.end).max(0)))
+        .map(|p| ns_text(b.start.saturating_sub(p.end).max(0)))
         .unwrap_or_else(|| "-".to_string());
     let timing = format!(
         "start +{}  duration {}  end +{}  idle before (in lane) {gap}",
         ns_text(b.start),
-        ns_text(b.end - b.start),
+        ns_text(b.end.saturating_sub(b.start)),
         ns_text(b.end)
     );
     match source {
