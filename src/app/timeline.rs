@@ -45,6 +45,48 @@ pub struct Lane {
     pub label: String,
     /// Sorted by start.
     pub bars: Vec<Bar>,
+    /// Per bar: the index of the bar with the latest end among `bars[..=i]`, so whether
+    /// any bar covers a time is one binary search (frames stay fast on a million bars).
+    pub reach: Vec<u32>,
+}
+
+impl Lane {
+    fn new(label: String) -> Self {
+        Lane {
+            label,
+            bars: Vec::new(),
+            reach: Vec::new(),
+        }
+    }
+
+    /// Sort the bars and compute `reach`.
+    fn finish(mut self) -> Self {
+        self.bars
+            .sort_by_key(|b| (b.start, std::cmp::Reverse(b.end), b.event));
+        let mut best = 0u32;
+        self.reach = (0..self.bars.len())
+            .map(|i| {
+                if self.bars[i].end > self.bars[best as usize].end {
+                    best = i as u32;
+                }
+                best
+            })
+            .collect();
+        self
+    }
+
+    /// The bar to show for the time cell `[from, to)`: one that starts in it, else one
+    /// that covers its start.
+    pub fn bar_in(&self, from: i64, to: i64) -> Option<usize> {
+        let k = self.bars.partition_point(|b| b.start < to);
+        let last = k.checked_sub(1)?;
+        let b = &self.bars[last];
+        if b.start >= from || b.end > from {
+            return Some(last);
+        }
+        let r = self.reach[last] as usize;
+        (self.bars[r].end > from).then_some(r)
+    }
 }
 
 /// Deeper trace calls share the last lane of their thread.
@@ -238,10 +280,7 @@ fn dump_lanes(tl: &Timeline, run: usize) -> (i64, Vec<Lane>) {
         };
         lanes
             .entry(key)
-            .or_insert_with(|| Lane {
-                label,
-                bars: Vec::new(),
-            })
+            .or_insert_with(|| Lane::new(label))
             .bars
             .push(Bar {
                 start: rel(e.start_ns),
@@ -249,14 +288,7 @@ fn dump_lanes(tl: &Timeline, run: usize) -> (i64, Vec<Lane>) {
                 event: i as u32,
             });
     }
-    let lanes = lanes
-        .into_values()
-        .map(|mut l| {
-            l.bars
-                .sort_by_key(|b| (b.start, std::cmp::Reverse(b.end), b.event));
-            l
-        })
-        .collect();
+    let lanes = lanes.into_values().map(Lane::finish).collect();
     (i64::try_from(origin).unwrap_or(i64::MAX), lanes)
 }
 
@@ -279,15 +311,14 @@ fn trace_lanes(tt: &TraceTimeline) -> (i64, Vec<Lane>) {
         let key = set.thread(iv);
         lanes
             .entry((iv.thread, depth))
-            .or_insert_with(|| Lane {
-                label: if depth == 0 {
+            .or_insert_with(|| {
+                Lane::new(if depth == 0 {
                     format!("tid {}", key.tid)
                 } else if depth == MAX_TRACE_DEPTH_LANES {
                     format!("  depth {depth}+")
                 } else {
                     format!("  depth {depth}")
-                },
-                bars: Vec::new(),
+                })
             })
             .bars
             .push(Bar {
@@ -299,14 +330,7 @@ fn trace_lanes(tt: &TraceTimeline) -> (i64, Vec<Lane>) {
                 event: i as u32,
             });
     }
-    let lanes = lanes
-        .into_values()
-        .map(|mut l| {
-            l.bars
-                .sort_by_key(|b| (b.start, std::cmp::Reverse(b.end), b.event));
-            l
-        })
-        .collect();
+    let lanes = lanes.into_values().map(Lane::finish).collect();
     (origin, lanes)
 }
 
@@ -465,30 +489,61 @@ mod tests {
 
     #[test]
     fn nearest_bar_prefers_the_covering_one() {
-        let lane = Lane {
-            label: String::new(),
-            bars: vec![
-                Bar {
-                    start: 0,
-                    end: 10,
-                    event: 0,
-                },
-                Bar {
-                    start: 20,
-                    end: 30,
-                    event: 1,
-                },
-                Bar {
-                    start: 100,
-                    end: 110,
-                    event: 2,
-                },
-            ],
-        };
+        let mut lane = Lane::new(String::new());
+        lane.bars = vec![
+            Bar {
+                start: 0,
+                end: 10,
+                event: 0,
+            },
+            Bar {
+                start: 20,
+                end: 30,
+                event: 1,
+            },
+            Bar {
+                start: 100,
+                end: 110,
+                event: 2,
+            },
+        ];
+        let lane = lane.finish();
         assert_eq!(nearest_bar(&lane, 5), 0);
         assert_eq!(nearest_bar(&lane, 14), 0);
         assert_eq!(nearest_bar(&lane, 16), 1);
         assert_eq!(nearest_bar(&lane, 70), 2);
         assert_eq!(nearest_bar(&lane, 500), 2);
+    }
+
+    #[test]
+    fn bar_in_finds_starting_and_covering_bars() {
+        // A long bar [0,100] and short ones after it (as in a lane with an overlap).
+        let mut lane = Lane::new(String::new());
+        lane.bars = vec![
+            Bar {
+                start: 0,
+                end: 100,
+                event: 0,
+            },
+            Bar {
+                start: 10,
+                end: 12,
+                event: 1,
+            },
+            Bar {
+                start: 150,
+                end: 150,
+                event: 2,
+            },
+        ];
+        let lane = lane.finish();
+        assert_eq!(lane.bar_in(-10, -5), None);
+        assert_eq!(lane.bar_in(0, 5), Some(0));
+        // [20,30): bar 1 ended, bar 0 still covers it.
+        assert_eq!(lane.bar_in(20, 30), Some(0));
+        assert_eq!(lane.bar_in(100, 140), None);
+        // A zero-length bar shows in the cell it starts in.
+        assert_eq!(lane.bar_in(145, 155), Some(2));
+        assert_eq!(lane.bar_in(151, 160), None);
     }
 }

@@ -166,55 +166,64 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
             style,
             plot_x,
         );
-        // Bars from just before the window's start (a long one may cover it).
-        let from = lane
-            .bars
-            .partition_point(|b| b.start < v0)
-            .saturating_sub(64);
-        let mut last_x: i64 = -1;
-        for (i, b) in lane.bars.iter().enumerate().skip(from) {
-            if b.start > v1 {
-                break;
-            }
-            if b.end < v0 {
-                continue;
-            }
-            let selected = selected_lane && i == view.bar;
-            let x0 = col(b.start.max(v0)).clamp(0, i64::from(plot_w) - 1);
-            let x1 = (col(b.end.min(v1)) - 1).clamp(x0, i64::from(plot_w) - 1);
-            if x1 <= last_x && !selected {
-                continue; // this cell already shows an event
-            }
-            let ch = if selected {
-                '▒'
-            } else if i % 2 == 0 {
-                '█'
-            } else {
-                '▓'
-            };
-            let bar_style = if selected {
-                theme.selected(true)
-            } else {
-                theme.bar()
-            };
-            for x in x0.max(last_x + 1).min(x1)..=x1 {
-                buf[(plot_x + x as u16, y)]
-                    .set_char(ch)
-                    .set_style(bar_style);
-            }
-            let cells = (x1 - x0 + 1) as usize;
+        // One lookup per cell (a frame costs the same on a million bars); a run of cells
+        // showing the same bar gets its name when it is wide enough.
+        let cell_time = |c: i64| -> i64 {
+            (i128::from(v0) + i128::from(c) * i128::from(w) / i128::from(plot_w)) as i64
+        };
+        let label_run = |buf: &mut Buffer, bar: usize, from: i64, to: i64| {
+            let cells = (to - from + 1) as usize;
             if cells >= 6 {
-                let name = fit(&clean(&names(b)), cells - 2, false);
+                let name = fit(&clean(&names(&lane.bars[bar])), cells - 2, false);
+                let style = if selected_lane && bar == view.bar {
+                    theme.selected(true)
+                } else {
+                    theme.bar()
+                };
                 put(
                     buf,
-                    plot_x + x0 as u16 + 1,
+                    plot_x + from as u16 + 1,
                     y,
                     name.trim_end(),
-                    bar_style,
-                    plot_x + x1 as u16 + 1,
+                    style,
+                    plot_x + to as u16 + 1,
                 );
             }
-            last_x = last_x.max(x1);
+        };
+        let mut run: Option<(usize, i64)> = None; // (bar, first cell)
+        for c in 0..i64::from(plot_w) {
+            let ta = cell_time(c);
+            let tb = cell_time(c + 1).max(ta + 1);
+            let shown = lane.bar_in(ta, tb);
+            if let Some((bar, first)) = run {
+                if shown != Some(bar) {
+                    label_run(buf, bar, first, c - 1);
+                    run = None;
+                }
+            }
+            let Some(bar) = shown else { continue };
+            if run.is_none() {
+                run = Some((bar, c));
+            }
+            let ch = if bar % 2 == 0 { '█' } else { '▓' };
+            buf[(plot_x + c as u16, y)]
+                .set_char(ch)
+                .set_style(theme.bar());
+        }
+        if let Some((bar, first)) = run {
+            label_run(buf, bar, first, i64::from(plot_w) - 1);
+        }
+        // The selected bar over everything, at least one cell wide.
+        if let Some(b) = lane.bars.get(view.bar).filter(|_| selected_lane) {
+            if b.end >= v0 && b.start <= v1 {
+                let x0 = col(b.start.max(v0)).clamp(0, i64::from(plot_w) - 1);
+                let x1 = (col(b.end.min(v1)) - 1).clamp(x0, i64::from(plot_w) - 1);
+                let style = theme.selected(true);
+                for x in x0..=x1 {
+                    buf[(plot_x + x as u16, y)].set_char('▒').set_style(style);
+                }
+                label_run(buf, view.bar, x0, x1);
+            }
         }
     }
 
