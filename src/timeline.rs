@@ -103,7 +103,8 @@ pub struct Span {
 pub enum Moved {
     /// It starts before or ends after its parent.
     OutsideParent,
-    /// It overlaps an earlier sibling.
+    /// It overlaps an earlier sibling, or would nest in it (a zero-length event starting
+    /// with a longer sibling: a flame chart would draw it as that sibling's child).
     OverlapsSibling,
     /// Its parent was moved.
     ParentMoved,
