@@ -6,8 +6,9 @@
 //! earlier siblings, so a tree's self times add up to its root's duration exactly and none
 //! is negative; the values therefore add up to the total of `Method::execute` over the
 //! runs (dumps) or of the top-level calls (traces). Stacks whose self time is 0 are left
-//! out. Lines are sorted by stack. `;` in a name becomes `:` and line breaks become
-//! spaces, so every frame stays one frame.
+//! out. Lines are sorted by stack. `;` in a name becomes `:`, line breaks become spaces
+//! and other control characters `\xNN`, so every frame stays one frame and no input
+//! byte can steer a terminal.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -16,13 +17,17 @@ use crate::profile::{Timeline, TimelineRun};
 use crate::timeline::{self_times, Span, TraceTimeline};
 
 fn frame(name: &str) -> String {
-    name.chars()
-        .map(|c| match c {
-            ';' => ':',
-            '\n' | '\r' => ' ',
-            c => c,
-        })
-        .collect()
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            ';' => out.push(':'),
+            '\n' | '\r' => out.push(' '),
+            // Other control characters (an ESC in a name must not reach a terminal).
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Stacks interned as (parent stack, name id), so a large dump costs a hash lookup per
@@ -124,4 +129,17 @@ pub fn write_trace_folded(w: &mut dyn Write, tt: &TraceTimeline) -> io::Result<(
     let mut folder = Folder::default();
     folder.add(&spans, &names);
     folder.write(w, &|n| set.names[n as usize].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_stay_one_frame_and_printable() {
+        assert_eq!(frame("a;b"), "a:b");
+        assert_eq!(frame("x\ny"), "x y");
+        assert_eq!(frame("\u{1b}[31mred"), "\\x1b[31mred");
+        assert_eq!(frame("Add (ND) #1"), "Add (ND) #1");
+    }
 }
