@@ -314,3 +314,66 @@ mod keys_never_panic {
         }
     }
 }
+
+/// Watching a directory: `t` asks for the timeline of the run on screen, and a newer
+/// profile replacing it closes the timeline (it showed the previous one).
+#[test]
+fn watch_mode_timeline_follows_the_run_on_screen() {
+    use cpuprof_tui::watch::{DumpPair, WatchEvent};
+    use std::time::{Duration, UNIX_EPOCH};
+
+    let mut s = AppState::new(100, 30);
+    s.start_watch("fixtures/cpu", 3);
+    let ready = |s: &mut AppState, path: &str, secs: u64| {
+        update(
+            s,
+            Action::Watch {
+                event: WatchEvent::Ready(DumpPair {
+                    etdump: path.into(),
+                    log: Some(std::path::PathBuf::from(path).with_extension("log")),
+                    modified: UNIX_EPOCH + Duration::from_secs(secs),
+                    size: 100,
+                }),
+                at: UNIX_EPOCH + Duration::from_secs(secs + 1),
+            },
+        )
+    };
+    let answer = |s: &mut AppState, effects: Vec<Effect>| {
+        for e in effects {
+            if let Effect::Load {
+                request,
+                generation,
+            } = e
+            {
+                let data =
+                    load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+                update(
+                    s,
+                    Action::Loaded {
+                        generation,
+                        result: Ok(Box::new(data)),
+                    },
+                );
+            }
+        }
+    };
+    let effects = ready(&mut s, "fixtures/cpu/cnn2_basic.etdp", 10);
+    answer(&mut s, effects);
+    assert!(s.data.is_some());
+    let effects = key(&mut s, 't');
+    let Some(Effect::LoadTimeline { request, .. }) = effects.first().cloned() else {
+        panic!("t asks for the timeline: {effects:?}")
+    };
+    assert_eq!(
+        request.etdump,
+        std::path::PathBuf::from("fixtures/cpu/cnn2_basic.etdp")
+    );
+    assert_eq!(request.warmup, 3);
+    assert!(s.timeline.is_some());
+    let effects = ready(&mut s, "fixtures/cpu/mlp_basic.etdp", 20);
+    answer(&mut s, effects);
+    assert!(
+        s.timeline.is_none(),
+        "a new profile on screen closes the timeline"
+    );
+}

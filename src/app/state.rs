@@ -568,7 +568,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Ok(data) => Outcome::Loaded(data),
                 Err(message) => Outcome::Failed(message),
             };
-            runs::on_loaded(state, generation, outcome)
+            let shown = state.data.as_ref().map(|d| d.files.clone());
+            let effects = runs::on_loaded(state, generation, outcome);
+            if state.data.as_ref().map(|d| &d.files) != shown.as_ref() {
+                state.timeline = None; // it showed the previous profile
+            }
+            effects
         }
         Action::LoadIncomplete { generation, .. } if state.watch.is_some() => {
             runs::on_loaded(state, generation, Outcome::Incomplete)

@@ -166,10 +166,21 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
     if state.timeline.take().is_some() {
         return Vec::new();
     }
-    let (Some(_), Some(request)) = (&state.data, &state.request) else {
+    if state.data.is_none() {
+        return Vec::new();
+    }
+    // Watching: the run on screen; otherwise the last request.
+    let request = match &state.watch {
+        Some(w) => w
+            .shown
+            .and_then(|id| w.index_of(id))
+            .map(|i| &w.entries[i])
+            .map(|e| ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup)),
+        None => state.request.clone(),
+    };
+    let Some(request) = request else {
         return Vec::new();
     };
-    let request = request.clone();
     state.timeline = Some(TimelineView::loading(state.generation));
     vec![Effect::LoadTimeline {
         request,
