@@ -758,3 +758,34 @@ fn atomic_output_and_usage_errors() {
     // Without --format: clap's usage error, exit 2.
     assert_eq!(export(&[&dump]).status.code(), Some(2));
 }
+
+/// The timeline's walk and the profile's `collect` agree on every event of every case
+/// (no event is kept without its row), and each kept run has one Method::execute.
+#[test]
+fn timeline_walk_agrees_with_the_profile() {
+    use cpuprof_tui::profile::{ProfileRequest, TimelineKind};
+    let mut files: Vec<String> = cases().iter().map(|c| format!("{c}.etdp")).collect();
+    files.push("real/mlp_xnnpack.etdp".into());
+    files.push("real/cnn_portable.etdp".into());
+    files.push("real/mlp_portable_debugbuf.etdp".into());
+    for f in files {
+        let request = ProfileRequest::new(fixture(&f), None, 0);
+        let tl = cpuprof_tui::timeline::load_dump_timeline(&request, true).unwrap();
+        assert_eq!(tl.unmatched_events, 0, "{f}");
+        for run in &tl.runs {
+            let methods = run
+                .events
+                .iter()
+                .filter(|e| tl.entry(e).kind == TimelineKind::Method)
+                .count();
+            assert_eq!(methods, 1, "{f} run {}", run.index);
+            // Parents come first and contain their children's start (or are the
+            // fallback container of an event outside every candidate).
+            for (i, e) in run.events.iter().enumerate() {
+                if let Some(p) = e.parent {
+                    assert!((p as usize) < i, "{f}");
+                }
+            }
+        }
+    }
+}

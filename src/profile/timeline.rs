@@ -127,6 +127,9 @@ pub struct Timeline {
     pub warmup: usize,
     /// Events left out because they end before they start (as in the profile).
     pub negative_durations: usize,
+    /// Events kept without attribution because no collected row matched them (0 unless
+    /// this walk and `collect` disagree; the tests check it).
+    pub unmatched_events: usize,
 }
 
 impl Timeline {
@@ -159,6 +162,9 @@ enum Slot {
     DelegateCall(i32),
     InstructionCall(i32, crate::etdump::NameId),
     Row(usize, usize),
+    /// A row event with no collected row (cannot happen while this walk and `collect`
+    /// agree; kept rather than dropped, and counted, if they ever drift apart).
+    Unmatched(i32, Label),
 }
 
 /// Build the timeline of `dump`, with the plans of `log` if given (they decide which
@@ -268,14 +274,35 @@ pub fn build_timeline(
                 TimelineKind::InstructionCall,
                 Some(i),
             ),
-            Slot::Row(..) => unreachable!("rows have entries already"),
+            Slot::Unmatched(i, label) => {
+                let (tag, value) = match label {
+                    Label::Name(n) => (3, n.0),
+                    Label::DelegateStr(n) => (4, n.0),
+                    Label::DelegateInt(v) => (5, v as u32),
+                };
+                (
+                    (tag, i, value),
+                    label_name(label),
+                    if tag == 3 {
+                        TimelineKind::Kernel
+                    } else {
+                        TimelineKind::OtherDelegate
+                    },
+                    Some(i),
+                )
+            }
+            Slot::Row(..) => ((6, 0, 0), String::new(), TimelineKind::Kernel, None),
         };
         *scope_entry.entry(key).or_insert_with(|| {
             tl.entries.push(TimelineEntry {
                 name,
                 kind,
                 instruction_id: instr,
-                in_delegate: kind == TimelineKind::DelegateCall,
+                in_delegate: kind == TimelineKind::DelegateCall
+                    || (matches!(slot, Slot::Unmatched(..))
+                        && instr
+                            .and_then(|i| is_delegate.get(&i).copied())
+                            .unwrap_or(false)),
                 step: None,
                 input_shapes: None,
                 output_shapes: None,
@@ -332,6 +359,10 @@ pub fn build_timeline(
                     Some(&e) => e,
                     None => continue,
                 },
+                Some(s @ Slot::Unmatched(..)) => {
+                    tl.unmatched_events += 1;
+                    scope(&mut tl, s)
+                }
                 Some(s) => scope(&mut tl, s),
             };
             events.push(TimelineEvent {
@@ -360,8 +391,12 @@ fn row_slot(
     let occ = occurrences.entry((instruction_id, label)).or_insert(0);
     let occurrence = *occ;
     *occ += 1;
-    rows.get(&(instruction_id, label, occurrence))
-        .map(|&(i, r)| Slot::Row(i, r))
+    Some(
+        rows.get(&(instruction_id, label, occurrence))
+            .map_or(Slot::Unmatched(instruction_id, label), |&(i, r)| {
+                Slot::Row(i, r)
+            }),
+    )
 }
 
 /// Sort a run's events and give each its parent: method ⊃ delegate call / instruction

@@ -171,7 +171,10 @@ pub fn write_dump_chrome(
         "generator": "cpuprof-tui",
         "source": source,
         "runs": runs.iter().map(|r| r.index).collect::<Vec<_>>(),
+        "runs_total": tl.runs.len(),
+        "warmup": tl.warmup,
         "time_origin_ns": origin,
+        "unattributed_events": tl.unmatched_events,
     });
     out.end(&other)
 }
