@@ -4,6 +4,8 @@
 //! which events share a track ([`assign_tracks`]) and each event's self time with children
 //! clipped into their parent ([`self_times`]).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::path::Path;
 
 use crate::etdump::{self, EtDumpError};
@@ -122,8 +124,8 @@ impl Moved {
 
 /// Track of each span: 0 is the main track, where every span lies inside its parent and
 /// after its earlier siblings (so the main track nests properly); spans that do not fit
-/// go to tracks 1.., filled greedily in start order so that spans sharing a track nest
-/// or are disjoint. Nothing is dropped and no time is changed.
+/// go to tracks 1.., filled in start order so that spans sharing a track are disjoint.
+/// Nothing is dropped and no time is changed.
 pub fn assign_tracks(spans: &[Span]) -> Vec<(u32, Option<Moved>)> {
     let n = spans.len();
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -176,31 +178,30 @@ pub fn assign_tracks(spans: &[Span]) -> Vec<(u32, Option<Moved>)> {
             &mut out,
         );
     }
-    // Moved spans: greedy, in start order, each track a stack of open spans.
+    // Moved spans: interval partitioning in start order (a min-heap of track ends), so
+    // spans sharing an extra track are disjoint and hostile overlaps cost n log n.
     let mut moved: Vec<u32> = (0..n as u32)
         .filter(|&i| out[i as usize].1.is_some())
         .collect();
     moved.sort_by(by_time);
-    let mut tracks: Vec<Vec<i64>> = Vec::new();
+    let mut free: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+    let mut tracks: u32 = 0;
     for i in moved {
         let s = &spans[i as usize];
         let end = s.end.max(s.start);
-        let mut placed = None;
-        for (t, stack) in tracks.iter_mut().enumerate() {
-            while stack.last().is_some_and(|&top| top <= s.start) {
-                stack.pop();
+        let track = match free.peek() {
+            Some(Reverse((e, t))) if *e <= s.start => {
+                let t = *t;
+                free.pop();
+                t
             }
-            if stack.last().is_none_or(|&top| end <= top) {
-                stack.push(end);
-                placed = Some(t);
-                break;
+            _ => {
+                tracks += 1;
+                tracks
             }
-        }
-        let t = placed.unwrap_or_else(|| {
-            tracks.push(vec![end]);
-            tracks.len() - 1
-        });
-        out[i as usize].0 = t as u32 + 1;
+        };
+        free.push(Reverse((end, track)));
+        out[i as usize].0 = track;
     }
     out
 }
@@ -277,10 +278,12 @@ mod tests {
         assert_eq!(t[2].1, Some(Moved::OverlapsSibling));
         assert_eq!(t[3].1, Some(Moved::OutsideParent));
         assert_eq!(t[4].1, Some(Moved::ParentMoved));
-        // 2 [30,60] and 4 [35,40] nest on one track; 3 [90,120] is disjoint from both.
+        // Extra tracks hold disjoint spans: 2 [30,60] on track 1, 4 [35,40] overlaps it
+        // (track 2), 3 [90,120] starts after both end and takes the track that freed
+        // first (track 2, free since 40).
         assert_eq!(t[2].0, 1);
-        assert_eq!(t[4].0, 1);
-        assert_eq!(t[3].0, 1);
+        assert_eq!(t[4].0, 2);
+        assert_eq!(t[3].0, 2);
     }
 
     #[test]

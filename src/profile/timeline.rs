@@ -382,6 +382,9 @@ pub fn build_timeline(
     Ok(tl)
 }
 
+/// Containers checked before falling back (see `pick` in `nest_run`).
+const CANDIDATE_LOOKBACK: usize = 4;
+
 fn row_slot(
     occurrences: &mut FastMap<(i32, Label), u32>,
     rows: &FastMap<(i32, Label, u32), (usize, usize)>,
@@ -447,10 +450,15 @@ fn nest_run(
             let p = &events[*c as usize];
             p.start_ns <= e.start_ns && e.start_ns < p.end_ns()
         };
-        cands
-            .iter()
+        // Candidates are in start order: look at the few starting last at or before the
+        // event (scopes of one instruction do not nest), so a hostile run stays n log n.
+        let upto = cands.partition_point(|c| events[*c as usize].start_ns <= e.start_ns);
+        let near = &cands[upto.saturating_sub(CANDIDATE_LOOKBACK)..upto];
+        near.iter()
+            .rev()
             .find(|c| inside(c))
-            .or_else(|| cands.iter().find(|c| starts_in(c)))
+            .or_else(|| near.iter().rev().find(|c| starts_in(c)))
+            .or_else(|| near.last())
             .or_else(|| cands.first())
             .copied()
     };

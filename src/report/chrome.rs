@@ -9,6 +9,7 @@
 //! synthesized start falls outside their step, calls overlapping a sibling) go, unchanged,
 //! to extra tracks, and say why in `args.moved`.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::profile::{Timeline, TimelineKind, TimelineRun};
@@ -204,16 +205,19 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
         }
     }
     // Process ids: one per (host, pid), numbered from 1 in first-seen order.
-    let mut processes: Vec<(Option<String>, i64)> = Vec::new();
-    let pid_of = |processes: &mut Vec<(Option<String>, i64)>, host: &Option<String>, pid: i64| {
-        match processes.iter().position(|p| p.0 == *host && p.1 == pid) {
-            Some(i) => i as u32 + 1,
-            None => {
-                processes.push((host.clone(), pid));
-                processes.len() as u32
-            }
-        }
-    };
+    let mut processes: HashMap<(Option<String>, i64), u32> = HashMap::new();
+    let pid_of =
+        |processes: &mut HashMap<(Option<String>, i64), u32>, host: &Option<String>, pid: i64| {
+            let next = processes.len() as u32 + 1;
+            *processes.entry((host.clone(), pid)).or_insert(next)
+        };
+    // Thread of each unterminated entry, by key (not a scan per entry).
+    let thread_index: HashMap<&crate::trace::ThreadKey, usize> = set
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k, i))
+        .collect();
     let mut out = EventWriter::begin(w)?;
     let mut next_tid: u32 = 1;
     let mut main_tid: Vec<Option<(u32, u32)>> = vec![None; set.threads.len()];
@@ -318,10 +322,13 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
         }
     }
     for u in &set.unterminated {
-        let t = set
-            .threads
-            .iter()
-            .position(|k| k.host == u.host && k.pid == u.pid && k.tid == u.tid);
+        let t = thread_index
+            .get(&crate::trace::ThreadKey {
+                host: u.host.clone(),
+                pid: u.pid,
+                tid: u.tid,
+            })
+            .copied();
         let (pid, tid) = match t.and_then(|t| main_tid[t]) {
             Some(ids) => ids,
             None => {
