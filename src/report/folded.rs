@@ -32,6 +32,12 @@ fn frame(name: &str) -> String {
 
 /// Stacks interned as (parent stack, name id), so a large dump costs a hash lookup per
 /// event rather than a string.
+/// Frames below this depth are merged into one `[deeper calls]` frame (a hostile trace
+/// nesting a million calls would otherwise make lines of a million frames); their self
+/// time stays, so the sums do not change.
+const MAX_DEPTH: u32 = 1_000;
+const DEEPER: u32 = u32::MAX;
+
 #[derive(Default)]
 struct Folder {
     index: HashMap<(u32, u32), u32>,
@@ -45,12 +51,21 @@ impl Folder {
     fn add(&mut self, spans: &[Span], name_ids: &[u32]) {
         let own = self_times(spans);
         let mut stack_of: Vec<u32> = Vec::with_capacity(spans.len());
+        let mut depth: Vec<u32> = Vec::with_capacity(spans.len());
         for (i, s) in spans.iter().enumerate() {
-            let parent = s
-                .parent
-                .filter(|&p| (p as usize) < i)
-                .map_or(u32::MAX, |p| stack_of[p as usize]);
-            let key = (parent, name_ids[i]);
+            let up = s.parent.filter(|&p| (p as usize) < i);
+            let d = up.map_or(0, |p| depth[p as usize] + 1);
+            depth.push(d);
+            let parent = up.map_or(u32::MAX, |p| stack_of[p as usize]);
+            if d > MAX_DEPTH {
+                // Deeper calls add their time to the one merged frame below the cap.
+                let id = stack_of[up.map_or(0, |p| p as usize)];
+                self.values[id as usize] = self.values[id as usize].saturating_add(own[i]);
+                stack_of.push(id);
+                continue;
+            }
+            let name = if d == MAX_DEPTH { DEEPER } else { name_ids[i] };
+            let key = (parent, name);
             let id = match self.index.get(&key) {
                 Some(&id) => id,
                 None => {
@@ -70,7 +85,11 @@ impl Folder {
         let mut text: Vec<String> = Vec::with_capacity(self.stacks.len());
         for &(parent, n) in &self.stacks {
             // Parents are interned before their children.
-            let f = frame(&name(n));
+            let f = if n == DEEPER {
+                "[deeper calls]".to_string()
+            } else {
+                frame(&name(n))
+            };
             text.push(match text.get(parent as usize) {
                 Some(p) => format!("{p};{f}"),
                 None => f,
@@ -134,6 +153,51 @@ pub fn write_trace_folded(w: &mut dyn Write, tt: &TraceTimeline) -> io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deep_chain_is_capped_and_still_adds_up() {
+        use crate::trace::{Interval, IntervalSet, ThreadKey};
+        // 1,500 calls, each nested in the previous: [i, 3000 - i]. Self time 2 ns each
+        // except the innermost ([1499, 1501]: 2 ns); root length 3000.
+        let n = 1_500u32;
+        let set = IntervalSet {
+            threads: vec![ThreadKey {
+                host: None,
+                pid: 1,
+                tid: 1,
+            }],
+            names: vec!["f".into()],
+            intervals: (0..n)
+                .map(|i| Interval {
+                    thread: 0,
+                    name: 0,
+                    start_ns: i64::from(i),
+                    dur_ns: 3000 - 2 * i64::from(i),
+                    err: false,
+                    inputs: None,
+                    parent: i.checked_sub(1),
+                })
+                .collect(),
+            ..IntervalSet::default()
+        };
+        let mut out = Vec::new();
+        write_trace_folded(&mut out, &TraceTimeline::new(set)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // 1,000 frames of f, then one merged frame holding the 500 deeper calls.
+        assert_eq!(lines.len(), MAX_DEPTH as usize + 1);
+        let total: u64 = lines
+            .iter()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, 3000);
+        let deepest = lines.iter().find(|l| l.contains("[deeper calls]")).unwrap();
+        assert!(
+            deepest.ends_with(" 1000"),
+            "500 calls x 2 ns: {}",
+            &deepest[deepest.len() - 20..]
+        );
+    }
 
     #[test]
     fn frames_stay_one_frame_and_printable() {
