@@ -377,3 +377,58 @@ fn watch_mode_timeline_follows_the_run_on_screen() {
         "a new profile on screen closes the timeline"
     );
 }
+
+/// Mouse: a click selects the bar under the pointer, the wheel zooms. At 160x48 the
+/// pane's inner area starts at (1, 3); lanes start on row 5; labels take 16 columns
+/// ("Method::execute" + 1), so the plot starts at column 17.
+#[test]
+fn mouse_selects_and_zooms() {
+    use cpuprof_tui::app::MouseAction;
+    let mut s = with_timeline(ProfileRequest::demo(None), (160, 48));
+    // Row 7 is lane 2 (the first delegate's plan steps); column 18 is the plot's second
+    // cell, which the first step (starting 0.88 µs into a 1.1 ms run... at 9.6 µs of a
+    // 143-cell plot) covers or starts in.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: MouseAction::Click,
+            x: 18,
+            y: 7,
+        },
+    );
+    let v = view(&s);
+    assert_eq!(v.lane, 2);
+    assert!(v.lanes[2].label.contains("plan steps"));
+    assert_eq!(v.bar, 0);
+    // A click on the last plot column of the method lane keeps the one method bar.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: MouseAction::Click,
+            x: 158,
+            y: 5,
+        },
+    );
+    assert_eq!((view(&s).lane, view(&s).bar), (0, 0));
+    // Clicks outside the plot change nothing.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: MouseAction::Click,
+            x: 3,
+            y: 8,
+        },
+    );
+    assert_eq!(view(&s).lane, 0);
+    let before = view(&s).view;
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: MouseAction::ScrollUp,
+            x: 80,
+            y: 10,
+        },
+    );
+    let after = view(&s).view;
+    assert_eq!(after.1 - after.0, (before.1 - before.0) / 2);
+}

@@ -905,8 +905,11 @@ fn tree_fold(state: &mut AppState, open: bool) {
 }
 
 fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
-    if state.error.is_some() || state.help || state.timeline.is_some() {
+    if state.error.is_some() || state.help {
         return Vec::new();
+    }
+    if state.timeline.is_some() {
+        return super::timeline::mouse(state, kind, x, y);
     }
     let areas = state.areas();
     if let Some(log) = areas.log {

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::state::{AppState, Effect};
+use ratatui::layout::Rect;
+
+use super::state::{AppState, Effect, MouseAction};
 use crate::profile::{ProfileRequest, Timeline, TimelineKind};
 use crate::source::is_trace_file;
 use crate::timeline::{load_dump_timeline, load_trace_timeline, AnyTimeline, TraceTimeline};
@@ -351,6 +353,68 @@ pub const CHROME_ROWS: u16 = 8;
 /// How many lanes fit in a timeline drawn in `body`.
 pub fn lane_rows(body: ratatui::layout::Rect) -> usize {
     body.height.saturating_sub(CHROME_ROWS).max(1) as usize
+}
+
+/// The pane's inner area when drawn in `body` (inside its border).
+pub fn inner_area(body: Rect) -> Rect {
+    Rect::new(
+        body.x.saturating_add(1),
+        body.y.saturating_add(1),
+        body.width.saturating_sub(2),
+        body.height.saturating_sub(2),
+    )
+}
+
+/// First column and width of the time plot in the pane's inner area (right of the
+/// lane labels); shared by rendering and mouse hits.
+pub fn plot_columns(view: &TimelineView, inner: Rect) -> (u16, u16) {
+    let label_w = view
+        .lanes
+        .iter()
+        .map(|l| l.label.chars().count() + 1)
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 22)
+        .min(inner.width as usize / 4) as u16;
+    (
+        inner.x + label_w,
+        inner.width.saturating_sub(label_w).max(1),
+    )
+}
+
+/// A click selects the bar under the pointer (or the nearest in that lane); the wheel
+/// zooms around the selection.
+pub fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
+    let body = state.areas().body;
+    let rows = lane_rows(body);
+    match kind {
+        MouseAction::ScrollUp => return command(state, TimelineCommand::ZoomIn, rows),
+        MouseAction::ScrollDown => return command(state, TimelineCommand::ZoomOut, rows),
+        MouseAction::Click => {}
+    }
+    let Some(view) = state.timeline.as_mut() else {
+        return Vec::new();
+    };
+    let inner = inner_area(body);
+    let first_lane_y = inner.y + 2;
+    if y < first_lane_y || usize::from(y - first_lane_y) >= rows {
+        return Vec::new();
+    }
+    let lane = view.lane_offset + usize::from(y - first_lane_y);
+    let (plot_x, plot_w) = plot_columns(view, inner);
+    if lane >= view.lanes.len() || x < plot_x || x >= plot_x + plot_w {
+        return Vec::new();
+    }
+    let (v0, v1) = view.view;
+    let w = i128::from(v1.saturating_sub(v0).max(1));
+    let at = |c: u16| (i128::from(v0) + i128::from(c) * w / i128::from(plot_w)) as i64;
+    let (from, to) = (at(x - plot_x), at(x - plot_x + 1));
+    let l = &view.lanes[lane];
+    view.bar = l
+        .bar_in(from, to.max(from + 1))
+        .unwrap_or_else(|| nearest_bar(l, from));
+    view.lane = lane;
+    Vec::new()
 }
 
 /// Narrowest window: 40 ns (a few columns per ns-scale event).

@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use super::text::fit;
 use super::{pane_frame, Theme};
-use crate::app::timeline::{lane_rows, Bar, TimelineView};
+use crate::app::timeline::{lane_rows, plot_columns, Bar, TimelineView};
 use crate::profile::TimelineKind;
 use crate::timeline::AnyTimeline;
 use crate::units::duration_ms;
@@ -87,16 +87,8 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
         );
         return;
     };
-    let label_w = view
-        .lanes
-        .iter()
-        .map(|l| l.label.chars().count() + 1)
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 22)
-        .min(inner.width as usize / 4) as u16;
-    let plot_x = inner.x + label_w;
-    let plot_w = inner.width.saturating_sub(label_w).max(1);
+    let (plot_x, plot_w) = plot_columns(view, inner);
+    let label_w = plot_x - inner.x;
     let (v0, v1) = view.view;
     let w = (v1 - v0).max(1);
     let col = |t: i64| -> i64 {
