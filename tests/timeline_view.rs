@@ -385,9 +385,9 @@ fn watch_mode_timeline_follows_the_run_on_screen() {
 fn mouse_selects_and_zooms() {
     use cpuprof_tui::app::MouseAction;
     let mut s = with_timeline(ProfileRequest::demo(None), (160, 48));
-    // Row 7 is lane 2 (the first delegate's plan steps); column 18 is the plot's second
-    // cell, which the first step (starting 0.88 µs into a 1.1 ms run... at 9.6 µs of a
-    // 143-cell plot) covers or starts in.
+    // Row 7 is lane 2 (the first delegate's plan steps). The plot is 158 - 16 = 142
+    // cells for the 1.113 ms run, ~7.8 µs a cell; column 18 is cell 1, [7.8, 15.7) µs,
+    // where the first step starts (9.6 µs into the run, as the export shows).
     update(
         &mut s,
         Action::Mouse {
