@@ -28,6 +28,8 @@ pub enum Command {
     /// Compare two profiles (two ETDumps or two PyTorch traces): which rows got slower or
     /// faster, with verdicts that respect noise. Without --format, opens the compare view.
     Compare(CompareArgs),
+    /// Export a timeline: Trace Event JSON for Perfetto (chrome) or folded stacks (folded).
+    Export(ExportArgs),
 }
 
 /// Open the explorer (the default command).
@@ -210,4 +212,39 @@ fn parse_pct(s: &str) -> Result<f64, String> {
         Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
         _ => Err(format!("`{s}` is not a percentage (a number >= 0)")),
     }
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// chrome: Trace Event Format JSON (Perfetto, chrome://tracing); folded: folded stacks
+    /// of self time in ns (flame graphs).
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Runs to export, by 0-based Execute index: A..B (B excluded), A..=B, A.., ..B or N.
+    #[arg(long, value_name = "A..B")]
+    pub runs: Option<String>,
+    /// Also export the warm-up runs.
+    #[arg(long)]
+    pub include_warmup: bool,
+    /// Runner log of the run (default: FILE with extension .log, if it exists).
+    #[arg(long, value_name = "RUN.log", conflicts_with = "no_log")]
+    pub log: Option<PathBuf>,
+    /// Do not read a runner log, even one beside the dump.
+    #[arg(long)]
+    pub no_log: bool,
+    /// Number of leading Execute runs that are warm-up (left out unless --include-warmup).
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
+    pub warmup: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Chrome,
+    Folded,
 }

@@ -293,6 +293,9 @@ pub fn action_for(event: Event) -> Option<Action> {
             at: SystemTime::now(),
         }),
         Event::RetryDue => Some(Action::RetryDue),
+        Event::TimelineLoaded { generation, result } => {
+            Some(Action::TimelineLoaded { generation, result })
+        }
     }
 }
 
@@ -356,6 +359,28 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
                 request,
                 generation,
             } => worker.start(request, generation),
+            Effect::LoadTimeline {
+                request,
+                generation,
+            } => {
+                let tx = tx.clone();
+                let _ = thread::Builder::new()
+                    .name("timeline".into())
+                    .spawn(move || {
+                        // A panic on one input is that timeline's error, not a view stuck loading.
+                        let result =
+                            std::panic::catch_unwind(|| crate::app::timeline::load(&request))
+                                .unwrap_or_else(|p| {
+                                    Err(format!(
+                                        "{}: internal error while building the timeline: {}",
+                                        request.etdump.display(),
+                                        crate::threads::panic_message(&*p)
+                                    ))
+                                })
+                                .map(Box::new);
+                        let _ = tx.send(Event::TimelineLoaded { generation, result });
+                    });
+            }
             Effect::RetryAfter(delay) => {
                 let tx = tx.clone();
                 let _ = thread::Builder::new().name("retry".into()).spawn(move || {

@@ -4,6 +4,8 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::InputRequest;
 
+use super::timeline::TimelineCommand;
+
 /// What a key asks for. Plain data; `update` decides what it means in the current state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -37,6 +39,8 @@ pub enum Command {
     FilterAccept,
     FilterCancel,
     FilterEdit(InputRequest),
+    ToggleTimeline,
+    Timeline(TimelineCommand),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,10 +49,17 @@ pub enum Mode {
     FilterInput,
     Help,
     Dialog,
+    Timeline,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::Normal, Mode::FilterInput, Mode::Help, Mode::Dialog];
+    pub const ALL: [Mode; 5] = [
+        Mode::Normal,
+        Mode::FilterInput,
+        Mode::Timeline,
+        Mode::Help,
+        Mode::Dialog,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -56,6 +67,7 @@ impl Mode {
             Mode::FilterInput => "Filter input (after /)",
             Mode::Help => "Help",
             Mode::Dialog => "Error dialog",
+            Mode::Timeline => "Timeline (after t)",
         }
     }
 }
@@ -201,6 +213,78 @@ static NORMAL: &[Binding] = &[
         help: "watch: show the newest run and follow new ones",
     },
     Binding {
+        keys: &[ch('t')],
+        command: Command::ToggleTimeline,
+        help: "timeline of one run (trace: of every thread)",
+    },
+    Binding {
+        keys: &[ch('?')],
+        command: Command::ToggleHelp,
+        help: "this help",
+    },
+    QUIT,
+];
+
+const fn tl(
+    keys: &'static [(KeyCode, KeyModifiers)],
+    c: TimelineCommand,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        keys,
+        command: Command::Timeline(c),
+        help,
+    }
+}
+
+static TIMELINE: &[Binding] = &[
+    tl(
+        &[ch('t'), (KeyCode::Esc, N)],
+        TimelineCommand::Close,
+        "close the timeline",
+    ),
+    tl(
+        &[ch('h'), (KeyCode::Left, N)],
+        TimelineCommand::PrevBar,
+        "select the previous bar in the lane",
+    ),
+    tl(
+        &[ch('l'), (KeyCode::Right, N)],
+        TimelineCommand::NextBar,
+        "select the next bar in the lane",
+    ),
+    tl(
+        &[ch('k'), (KeyCode::Up, N)],
+        TimelineCommand::LaneUp,
+        "lane above (the bar nearest in time)",
+    ),
+    tl(
+        &[ch('j'), (KeyCode::Down, N)],
+        TimelineCommand::LaneDown,
+        "lane below (the bar nearest in time)",
+    ),
+    tl(
+        &[ch('+'), ch('=')],
+        TimelineCommand::ZoomIn,
+        "zoom in around the selected bar",
+    ),
+    tl(&[ch('-')], TimelineCommand::ZoomOut, "zoom out"),
+    tl(&[ch('<'), ch(',')], TimelineCommand::PanLeft, "pan left"),
+    tl(&[ch('>'), ch('.')], TimelineCommand::PanRight, "pan right"),
+    tl(&[ch('0')], TimelineCommand::Fit, "whole run in view"),
+    tl(&[ch('p')], TimelineCommand::PrevRun, "previous run"),
+    tl(&[ch('n')], TimelineCommand::NextRun, "next run"),
+    tl(
+        &[ch('s')],
+        TimelineCommand::SlowestRun,
+        "slowest run (longest Method::execute)",
+    ),
+    tl(
+        &[ch('m')],
+        TimelineCommand::MedianRun,
+        "run closest to the median Method::execute",
+    ),
+    Binding {
         keys: &[ch('?')],
         command: Command::ToggleHelp,
         help: "this help",
@@ -295,6 +379,7 @@ pub fn bindings(mode: Mode) -> &'static [Binding] {
         Mode::FilterInput => FILTER,
         Mode::Help => HELP,
         Mode::Dialog => DIALOG,
+        Mode::Timeline => TIMELINE,
     }
 }
 

@@ -13,6 +13,7 @@ pub mod runs;
 pub mod sample;
 pub mod state;
 pub mod table;
+pub mod timeline;
 mod trace_view;
 
 pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, SourceKind, TreeNode};

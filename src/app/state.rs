@@ -65,6 +65,11 @@ pub enum Action {
     },
     /// A `RetryAfter` timer fired.
     RetryDue,
+    /// The timeline asked for by `Effect::LoadTimeline` (`Err`: one line naming the file).
+    TimelineLoaded {
+        generation: u64,
+        result: Result<Box<crate::timeline::AnyTimeline>, String>,
+    },
 }
 
 /// What the shell must do after an update.
@@ -77,6 +82,12 @@ pub enum Effect {
     },
     /// Send `Action::RetryDue` after this long (incomplete dumps are retried quietly).
     RetryAfter(Duration),
+    /// Load the timeline of `request` off the UI thread (`app::timeline::load`), then
+    /// send `Action::TimelineLoaded` with `generation`.
+    LoadTimeline {
+        request: ProfileRequest,
+        generation: u64,
+    },
     Quit,
 }
 
@@ -165,6 +176,8 @@ pub struct AppState {
     pub quit: bool,
     /// Watch mode (`--watch DIR`): the runs list.
     pub watch: Option<WatchState>,
+    /// The timeline view (`t`), when open.
+    pub timeline: Option<super::timeline::TimelineView>,
 }
 
 impl AppState {
@@ -188,6 +201,7 @@ impl AppState {
             height,
             quit: false,
             watch: None,
+            timeline: None,
         }
     }
 
@@ -196,6 +210,8 @@ impl AppState {
             Mode::Dialog
         } else if self.help {
             Mode::Help
+        } else if self.timeline.is_some() {
+            Mode::Timeline
         } else if self.filter_editing {
             Mode::FilterInput
         } else {
@@ -552,7 +568,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Ok(data) => Outcome::Loaded(data),
                 Err(message) => Outcome::Failed(message),
             };
-            runs::on_loaded(state, generation, outcome)
+            let shown = state.data.as_ref().map(|d| d.files.clone());
+            let effects = runs::on_loaded(state, generation, outcome);
+            if state.data.as_ref().map(|d| &d.files) != shown.as_ref() {
+                state.timeline = None; // it showed the previous profile
+            }
+            effects
         }
         Action::LoadIncomplete { generation, .. } if state.watch.is_some() => {
             runs::on_loaded(state, generation, Outcome::Incomplete)
@@ -569,6 +590,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         ),
         Action::Watch { event, at } => runs::on_watch_event(state, event, at),
         Action::RetryDue => runs::on_retry(state),
+        Action::TimelineLoaded { generation, result } => {
+            super::timeline::loaded(state, generation, result);
+            Vec::new()
+        }
         Action::Loaded { generation, result } => {
             if generation != state.generation {
                 return Vec::new(); // stale: a newer request superseded it
@@ -576,6 +601,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.loading = None;
             match result {
                 Ok(data) => {
+                    state.timeline = None; // it showed the previous profile
                     state.install(*data);
                 }
                 Err(message) => state.error = Some(message),
@@ -593,6 +619,11 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             return vec![Effect::Quit];
         }
         Dismiss => state.error = None,
+        ToggleTimeline => return super::timeline::toggle(state),
+        Timeline(c) => {
+            let rows = super::timeline::lane_rows(state.areas().body);
+            return super::timeline::command(state, c, rows);
+        }
         ToggleHelp => {
             state.help = !state.help;
             state.help_scroll = 0;
@@ -876,6 +907,9 @@ fn tree_fold(state: &mut AppState, open: bool) {
 fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
     if state.error.is_some() || state.help {
         return Vec::new();
+    }
+    if state.timeline.is_some() {
+        return super::timeline::mouse(state, kind, x, y);
     }
     let areas = state.areas();
     if let Some(log) = areas.log {

@@ -10,6 +10,7 @@ mod model;
 mod plan_match;
 mod shapes;
 mod stats;
+mod timeline;
 
 pub use build::{build_profile, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
@@ -20,3 +21,6 @@ pub use load::{
 pub use model::*;
 pub use shapes::{decode_metadata, Metadata, Shapes};
 pub use stats::{percentile_sorted, Stats};
+pub use timeline::{
+    build_timeline, Timeline, TimelineEntry, TimelineEvent, TimelineKind, TimelineRun,
+};

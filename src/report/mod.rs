@@ -3,9 +3,12 @@
 //! Exit codes: 0 success, 1 a check failed (unless `--allow-missing`), 2 bad input or
 //! usage. Every failure prints one line on stderr naming the file.
 
+pub mod chrome;
 pub mod compare;
 mod compare_format;
 mod csv;
+pub mod export;
+pub mod folded;
 mod json_format;
 mod table;
 
