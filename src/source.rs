@@ -10,8 +10,12 @@ use crate::profile::{load_profile, LoadError, LoadPhase, LoadProgress, ProfileRe
 use crate::trace;
 
 /// Whether the file at `path` is a PyTorch trace rather than an ETDump (from its first
-/// bytes). Unreadable files count as ETDumps, whose loader reports the error.
+/// bytes). Unreadable files count as ETDumps, whose loader reports the error. A directory
+/// is a CTF trace directory (the trace loader reports one that is not).
 pub fn is_trace_file(path: &Path) -> bool {
+    if path.is_dir() {
+        return true;
+    }
     let mut head = [0u8; 4096];
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut head))

@@ -22,6 +22,7 @@
 
 mod chrome;
 pub mod csv;
+pub mod ctf;
 mod detect;
 mod error;
 mod fields;
@@ -47,8 +48,12 @@ pub use model::{CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE
 pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 
-/// Read and import a trace file. The error names the problem, not the path.
+/// Read and import a trace file, or a CTF trace directory. The error names the problem,
+/// not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
+    if path.is_dir() {
+        return ctf::load_dir(path);
+    }
     let bytes = std::fs::read(path).map_err(|e| TraceError::Io(e.to_string()))?;
     parse_trace(&bytes, &path.display().to_string())
 }

@@ -1,0 +1,428 @@
+//! Decoding CTF 1.8 fields from bytes: bit-level positions and alignment, per-type byte
+//! order, clock-mapped integers that extend the stream clock, variants selected by their
+//! enum tag, static arrays and sequences. Decoded scalars land in a flat list of
+//! [`Leaf`]s (no allocation per event); compound values are not materialised.
+
+use super::tsdl::{ByteOrder, Metadata, Type, TypeId};
+
+/// Marks array/sequence elements: decoded (to move the position) but not kept.
+const NO_NAME: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value<'a> {
+    U(u64),
+    I(i64),
+    F(f64),
+    /// A string's bytes, without the terminating NUL.
+    S(&'a [u8]),
+    /// An enum's integer value and the enum type (for variant selection).
+    Enum(i64, TypeId),
+}
+
+impl Value<'_> {
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::U(v) => i64::try_from(v).ok(),
+            Value::I(v) | Value::Enum(v, _) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::U(v) => Some(v),
+            Value::I(v) | Value::Enum(v, _) => u64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// One decoded scalar: its field name id (see [`Metadata::names`]), whether it is a
+/// direct field of the scope's root struct, and its value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Leaf<'a> {
+    pub name: u32,
+    pub top: bool,
+    pub value: Value<'a>,
+}
+
+/// Why a field could not be decoded; `bit` is the absolute bit position in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    pub bit: u64,
+    pub what: String,
+}
+
+fn fail<T>(bit: u64, what: impl Into<String>) -> Result<T, DecodeError> {
+    Err(DecodeError {
+        bit,
+        what: what.into(),
+    })
+}
+
+/// A bit cursor over one file; reads never pass `end` (bits).
+pub struct BitReader<'a> {
+    pub data: &'a [u8],
+    pub pos: u64,
+    pub end: u64,
+}
+
+impl<'a> BitReader<'a> {
+    #[inline]
+    pub fn align(&mut self, align: u32) -> Result<(), DecodeError> {
+        let a = u64::from(align.max(1));
+        let p = self.pos.div_ceil(a) * a;
+        if p > self.end {
+            return fail(
+                self.pos,
+                "alignment padding runs past the end of the packet content",
+            );
+        }
+        self.pos = p;
+        Ok(())
+    }
+
+    /// An unsigned integer of `size` bits (1..=64) at the current position.
+    #[inline]
+    pub fn read_bits(&mut self, size: u32, order: ByteOrder) -> Result<u64, DecodeError> {
+        let size64 = u64::from(size);
+        if self.pos + size64 > self.end {
+            return fail(
+                self.pos,
+                format!("a {size}-bit field runs past the end of the packet content"),
+            );
+        }
+        let byte = (self.pos / 8) as usize;
+        let shift = (self.pos % 8) as u32;
+        let v = if shift == 0 && size % 8 == 0 {
+            let n = (size / 8) as usize;
+            let b = &self.data[byte..byte + n];
+            let mut buf = [0u8; 8];
+            match order {
+                ByteOrder::Le => {
+                    buf[..n].copy_from_slice(b);
+                    u64::from_le_bytes(buf)
+                }
+                ByteOrder::Be => {
+                    buf[8 - n..].copy_from_slice(b);
+                    u64::from_be_bytes(buf)
+                }
+            }
+        } else {
+            let nbytes = ((u64::from(shift) + size64).div_ceil(8)) as usize;
+            let b = &self.data[byte..byte + nbytes];
+            let mut acc: u128 = 0;
+            let mask: u128 = (1u128 << size) - 1;
+            match order {
+                ByteOrder::Le => {
+                    for (i, &x) in b.iter().enumerate() {
+                        acc |= u128::from(x) << (8 * i);
+                    }
+                    ((acc >> shift) & mask) as u64
+                }
+                ByteOrder::Be => {
+                    for &x in b {
+                        acc = (acc << 8) | u128::from(x);
+                    }
+                    let total = 8 * nbytes as u32;
+                    ((acc >> (total - shift - size)) & mask) as u64
+                }
+            }
+        };
+        self.pos += size64;
+        Ok(v)
+    }
+}
+
+/// The stream clock (cycles) that clock-mapped integers extend.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClockState {
+    pub value: u64,
+    /// Off while decoding a packet context (its `timestamp_end` must not move the clock).
+    pub update: bool,
+}
+
+impl ClockState {
+    /// An N-bit clock field sets the low N bits; a smaller value than the current low
+    /// bits means the counter wrapped, so 2^N is added.
+    #[inline]
+    pub fn extend(&mut self, v: u64, size: u32) {
+        if size >= 64 {
+            self.value = v;
+            return;
+        }
+        let mask = (1u64 << size) - 1;
+        let low = self.value & mask;
+        let mut new = (self.value & !mask) | v;
+        if v < low {
+            new = new.wrapping_add(1u64 << size);
+        }
+        self.value = new;
+    }
+}
+
+pub struct Decoder<'m> {
+    pub meta: &'m Metadata,
+}
+
+/// Variant/sequence references are resolved against earlier leaves; this bounds the
+/// backward scan so a huge event cannot make it quadratic.
+const MAX_SCAN: usize = 4096;
+
+impl<'m> Decoder<'m> {
+    /// Decode the struct `ty` as a scope root: its direct scalar fields are `top` leaves.
+    pub fn decode_root<'a>(
+        &self,
+        ty: TypeId,
+        r: &mut BitReader<'a>,
+        leaves: &mut Vec<Leaf<'a>>,
+        clock: &mut ClockState,
+    ) -> Result<(), DecodeError> {
+        match &self.meta.types[ty as usize] {
+            Type::Struct { fields, .. } => {
+                r.align(self.meta.aligns[ty as usize])?;
+                for f in fields {
+                    self.decode(f.ty, f.name_id, true, r, leaves, clock, 0)?;
+                }
+                Ok(())
+            }
+            _ => self.decode(ty, NO_NAME, true, r, leaves, clock, 0),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn decode<'a>(
+        &self,
+        ty: TypeId,
+        name: u32,
+        top: bool,
+        r: &mut BitReader<'a>,
+        leaves: &mut Vec<Leaf<'a>>,
+        clock: &mut ClockState,
+        depth: u32,
+    ) -> Result<(), DecodeError> {
+        if depth > 256 {
+            return fail(r.pos, "fields nested too deeply");
+        }
+        match &self.meta.types[ty as usize] {
+            Type::Int(it) => {
+                r.align(it.align)?;
+                let raw = r.read_bits(it.size, it.order.unwrap_or(ByteOrder::Le))?;
+                if it.clock.is_some() && clock.update {
+                    clock.extend(raw, it.size);
+                }
+                if name != NO_NAME {
+                    let value = if it.signed {
+                        Value::I(sign_extend(raw, it.size))
+                    } else {
+                        Value::U(raw)
+                    };
+                    leaves.push(Leaf { name, top, value });
+                }
+            }
+            Type::Enum { int, .. } => {
+                r.align(int.align)?;
+                let raw = r.read_bits(int.size, int.order.unwrap_or(ByteOrder::Le))?;
+                let v = if int.signed {
+                    sign_extend(raw, int.size)
+                } else {
+                    raw as i64
+                };
+                if name != NO_NAME {
+                    leaves.push(Leaf {
+                        name,
+                        top,
+                        value: Value::Enum(v, ty),
+                    });
+                }
+            }
+            Type::Float { size, align, order } => {
+                r.align(*align)?;
+                let raw = r.read_bits(*size, order.unwrap_or(ByteOrder::Le))?;
+                if name != NO_NAME {
+                    let f = if *size == 32 {
+                        f64::from(f32::from_bits(raw as u32))
+                    } else {
+                        f64::from_bits(raw)
+                    };
+                    leaves.push(Leaf {
+                        name,
+                        top,
+                        value: Value::F(f),
+                    });
+                }
+            }
+            Type::Str => {
+                r.align(8)?;
+                let start = (r.pos / 8) as usize;
+                let end = (r.end / 8) as usize;
+                let hay = &r.data[start..end.max(start)];
+                let Some(nul) = hay.iter().position(|&b| b == 0) else {
+                    return fail(
+                        r.pos,
+                        "a string runs past the end of the packet content (no NUL)",
+                    );
+                };
+                if name != NO_NAME {
+                    leaves.push(Leaf {
+                        name,
+                        top,
+                        value: Value::S(&hay[..nul]),
+                    });
+                }
+                r.pos += 8 * (nul as u64 + 1);
+            }
+            Type::Struct { fields, .. } => {
+                r.align(self.meta.aligns[ty as usize])?;
+                for f in fields {
+                    self.decode(f.ty, f.name_id, false, r, leaves, clock, depth + 1)?;
+                }
+            }
+            Type::Variant { tag, options } => {
+                let Some(tag_leaf) = find_leaf(leaves, *tag) else {
+                    return fail(
+                        r.pos,
+                        format!(
+                            "variant tag `{}` not found before the variant",
+                            self.name(*tag)
+                        ),
+                    );
+                };
+                let Value::Enum(v, enum_ty) = tag_leaf.value else {
+                    return fail(
+                        r.pos,
+                        format!("variant tag `{}` is not an enum", self.name(*tag)),
+                    );
+                };
+                let Type::Enum { mappings, .. } = &self.meta.types[enum_ty as usize] else {
+                    return fail(r.pos, "variant tag type is not an enum");
+                };
+                let v = i128::from(v);
+                let Some(m) = mappings.iter().find(|m| m.lo <= v && v <= m.hi) else {
+                    return fail(r.pos, format!("variant tag value {v} has no enum label"));
+                };
+                let label = m.label.strip_prefix('_').unwrap_or(&m.label);
+                let Some(opt) = options.iter().find(|o| o.name == label) else {
+                    return fail(r.pos, format!("variant has no option `{label}`"));
+                };
+                self.decode(opt.ty, opt.name_id, top, r, leaves, clock, depth + 1)?;
+            }
+            Type::Array { elem, len } => {
+                self.decode_elems(*elem, *len, r, leaves, clock, depth)?;
+            }
+            Type::Sequence { elem, length } => {
+                let Some(len) = find_leaf(leaves, *length).and_then(|l| l.value.as_u64()) else {
+                    return fail(
+                        r.pos,
+                        format!(
+                            "sequence length `{}` not found (or negative) before the sequence",
+                            self.name(*length)
+                        ),
+                    );
+                };
+                self.decode_elems(*elem, len, r, leaves, clock, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn decode_elems<'a>(
+        &self,
+        elem: TypeId,
+        len: u64,
+        r: &mut BitReader<'a>,
+        leaves: &mut Vec<Leaf<'a>>,
+        clock: &mut ClockState,
+        depth: u32,
+    ) -> Result<(), DecodeError> {
+        if len == 0 {
+            return Ok(());
+        }
+        r.align(self.meta.aligns[elem as usize])?;
+        let min = self.meta.min_bits[elem as usize];
+        let left = r.end - r.pos;
+        if min.saturating_mul(len) > left {
+            return fail(
+                r.pos,
+                format!("an array of {len} elements runs past the end of the packet content"),
+            );
+        }
+        // Zero-size elements: bound the count so a corrupt length cannot spin.
+        if min == 0 && len > 1 << 20 {
+            return fail(r.pos, format!("an array of {len} elements of empty type"));
+        }
+        // Byte-sized integers (uuid, text): skip in one step.
+        if let Type::Int(it) = &self.meta.types[elem as usize] {
+            if it.size == 8 && it.align <= 8 && r.pos % 8 == 0 && it.clock.is_none() {
+                r.pos += 8 * len;
+                return Ok(());
+            }
+        }
+        for _ in 0..len {
+            self.decode(elem, NO_NAME, false, r, leaves, clock, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn name(&self, id: u32) -> &str {
+        self.meta.names.get(id as usize).map_or("?", String::as_str)
+    }
+}
+
+fn find_leaf<'b, 'a>(leaves: &'b [Leaf<'a>], name: u32) -> Option<&'b Leaf<'a>> {
+    leaves.iter().rev().take(MAX_SCAN).find(|l| l.name == name)
+}
+
+fn sign_extend(raw: u64, size: u32) -> i64 {
+    if size >= 64 {
+        raw as i64
+    } else {
+        let shift = 64 - size;
+        ((raw << shift) as i64) >> shift
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_fields_little_and_big_endian() {
+        // LE: 5-bit 0b10101 then 27 bits 0x123_4567 packed from the LSB of byte 0.
+        let word: u32 = 0b10101 | (0x123_4567 << 5);
+        let le = word.to_le_bytes();
+        let mut r = BitReader {
+            data: &le,
+            pos: 0,
+            end: 32,
+        };
+        assert_eq!(r.read_bits(5, ByteOrder::Le).unwrap(), 0b10101);
+        assert_eq!(r.read_bits(27, ByteOrder::Le).unwrap(), 0x123_4567);
+        // BE: fields packed from the MSB of byte 0.
+        let word: u32 = (0b10101 << 27) | 0x123_4567;
+        let be = word.to_be_bytes();
+        let mut r = BitReader {
+            data: &be,
+            pos: 0,
+            end: 32,
+        };
+        assert_eq!(r.read_bits(5, ByteOrder::Be).unwrap(), 0b10101);
+        assert_eq!(r.read_bits(27, ByteOrder::Be).unwrap(), 0x123_4567);
+        assert!(r.read_bits(1, ByteOrder::Be).is_err());
+    }
+
+    #[test]
+    fn clock_extension_wraps() {
+        let mut c = ClockState {
+            value: 0x1_0000_07F0,
+            update: true,
+        };
+        c.extend(0x7F5, 27); // low bits grow: no wrap
+        assert_eq!(c.value, 0x1_0000_07F5);
+        c.extend(0x10, 27); // smaller low bits: wrapped once
+        assert_eq!(c.value, 0x1_0000_0000 + (1 << 27) + 0x10);
+        c.extend(42, 64);
+        assert_eq!(c.value, 42);
+        assert_eq!(sign_extend(0b11111, 5), -1);
+        assert_eq!(sign_extend(0x7FFF_FFFF, 32), 0x7FFF_FFFF);
+    }
+}
