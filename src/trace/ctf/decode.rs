@@ -69,8 +69,9 @@ pub struct BitReader<'a> {
 impl<'a> BitReader<'a> {
     #[inline]
     pub fn align(&mut self, align: u32) -> Result<(), DecodeError> {
-        let a = u64::from(align.max(1));
-        let p = self.pos.div_ceil(a) * a;
+        // Alignments are powers of two (checked by the metadata parser).
+        let m = u64::from(align.max(1)) - 1;
+        let p = (self.pos + m) & !m;
         if p > self.end {
             return fail(
                 self.pos,
@@ -93,7 +94,18 @@ impl<'a> BitReader<'a> {
         }
         let byte = (self.pos / 8) as usize;
         let shift = (self.pos % 8) as u32;
-        let v = if shift == 0 && size % 8 == 0 {
+        let v = if shift == 0
+            && order == ByteOrder::Le
+            && (size == 32 || size == 64 || size == 16 || size == 8)
+        {
+            let b = &self.data[byte..];
+            match size {
+                32 => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                64 => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+                16 => u64::from(u16::from_le_bytes([b[0], b[1]])),
+                _ => u64::from(b[0]),
+            }
+        } else if shift == 0 && size % 8 == 0 {
             let n = (size / 8) as usize;
             let b = &self.data[byte..byte + n];
             let mut buf = [0u8; 8];
@@ -256,7 +268,7 @@ impl<'m> Decoder<'m> {
                 let start = (r.pos / 8) as usize;
                 let end = (r.end / 8) as usize;
                 let hay = &r.data[start..end.max(start)];
-                let Some(nul) = hay.iter().position(|&b| b == 0) else {
+                let Some(nul) = memchr::memchr(0, hay) else {
                     return fail(
                         r.pos,
                         "a string runs past the end of the packet content (no NUL)",
@@ -277,7 +289,11 @@ impl<'m> Decoder<'m> {
                     self.decode(f.ty, f.name_id, false, r, leaves, clock, depth + 1)?;
                 }
             }
-            Type::Variant { tag, options } => {
+            Type::Variant {
+                tag,
+                options,
+                selectors,
+            } => {
                 let Some(tag_leaf) = find_leaf(leaves, *tag) else {
                     return fail(
                         r.pos,
@@ -293,16 +309,16 @@ impl<'m> Decoder<'m> {
                         format!("variant tag `{}` is not an enum", self.name(*tag)),
                     );
                 };
-                let Type::Enum { mappings, .. } = &self.meta.types[enum_ty as usize] else {
-                    return fail(r.pos, "variant tag type is not an enum");
-                };
                 let v = i128::from(v);
-                let Some(m) = mappings.iter().find(|m| m.lo <= v && v <= m.hi) else {
-                    return fail(r.pos, format!("variant tag value {v} has no enum label"));
-                };
-                let label = m.label.strip_prefix('_').unwrap_or(&m.label);
-                let Some(opt) = options.iter().find(|o| o.name == label) else {
-                    return fail(r.pos, format!("variant has no option `{label}`"));
+                let opt = selectors
+                    .iter()
+                    .find(|(t, _)| *t == enum_ty)
+                    .and_then(|(_, entries)| {
+                        entries.iter().find(|(lo, hi, _)| *lo <= v && v <= *hi)
+                    })
+                    .map(|&(_, _, o)| &options[o as usize]);
+                let Some(opt) = opt else {
+                    return fail(r.pos, format!("variant tag value {v} selects no option"));
                 };
                 self.decode(opt.ty, opt.name_id, top, r, leaves, clock, depth + 1)?;
             }

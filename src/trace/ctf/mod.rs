@@ -400,7 +400,10 @@ fn op_kind(event: &str) -> Option<OpEventKind> {
 
 fn text(v: Option<Value<'_>>) -> Option<std::borrow::Cow<'_, str>> {
     match v? {
-        Value::S(b) => Some(String::from_utf8_lossy(b)),
+        Value::S(b) => Some(match std::str::from_utf8(b) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(b),
+        }),
         _ => None,
     }
 }

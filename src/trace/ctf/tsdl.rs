@@ -72,6 +72,9 @@ pub enum Type {
         /// The tag field's name (last path component, underscore stripped).
         tag: u32,
         options: Vec<Field>,
+        /// Per enum type whose labels name options: (value range, option index), so
+        /// decoding selects an option without comparing strings.
+        selectors: Vec<(TypeId, Vec<(i128, i128, u32)>)>,
     },
     Enum {
         int: IntType,
@@ -1064,6 +1067,7 @@ impl Parser {
                     let t = self.add_type(Type::Variant {
                         tag: tag.unwrap_or(u32::MAX),
                         options,
+                        selectors: Vec::new(),
                     });
                     if let Some(n) = name {
                         self.variants.insert(n, t);
@@ -1083,7 +1087,11 @@ impl Parser {
                     })?;
                     match (tag, self.types[t as usize].clone()) {
                         (Some(tag), Type::Variant { options, .. }) => {
-                            Ok(self.add_type(Type::Variant { tag, options }))
+                            Ok(self.add_type(Type::Variant {
+                                tag,
+                                options,
+                                selectors: Vec::new(),
+                            }))
                         }
                         (None, Type::Variant { tag, .. }) if tag != u32::MAX => Ok(t),
                         _ => err(line, format!("variant `{n}` used without a tag")),
@@ -1421,6 +1429,38 @@ impl Parser {
                 Type::Enum { int, .. } => fix(int),
                 Type::Float { order: o, .. } => *o = Some(o.unwrap_or(order)),
                 _ => {}
+            }
+        }
+        // Variant option selection tables.
+        let enums: Vec<(TypeId, Vec<EnumMapping>)> = self
+            .types
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match t {
+                Type::Enum { mappings, .. } => Some((i as TypeId, mappings.clone())),
+                _ => None,
+            })
+            .collect();
+        for t in &mut self.types {
+            if let Type::Variant {
+                options, selectors, ..
+            } = t
+            {
+                for (ety, mappings) in &enums {
+                    let entries: Vec<(i128, i128, u32)> = mappings
+                        .iter()
+                        .filter_map(|m| {
+                            let label = strip_underscore(&m.label);
+                            options
+                                .iter()
+                                .position(|o| o.name == label)
+                                .map(|o| (m.lo, m.hi, o as u32))
+                        })
+                        .collect();
+                    if !entries.is_empty() {
+                        selectors.push((*ety, entries));
+                    }
+                }
             }
         }
         if self.meta.streams.is_empty() && !self.meta.events.is_empty() {
