@@ -47,13 +47,51 @@ pub struct CtfTrace {
     pub streams: Vec<StreamFile>,
     /// Per stream class: the clock its event timestamps are mapped to.
     pub clocks: Vec<Clock>,
+    compiled: stream::Compiled,
 }
 
 pub struct StreamFile {
     /// Path relative to the root, for messages.
     pub rel: String,
-    pub data: Vec<u8>,
+    pub data: StreamBytes,
     pub index: Option<Vec<stream::IndexEntry>>,
+}
+
+/// A stream file's bytes: memory-mapped (no copy, pages shared with the page cache) or,
+/// where mapping fails, read into memory.
+pub enum StreamBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for StreamBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            StreamBytes::Mapped(m) => m,
+            StreamBytes::Read(v) => v,
+        }
+    }
+}
+
+/// Map a stream file read-only, or read it when it cannot be mapped.
+fn stream_bytes(path: &Path) -> std::io::Result<StreamBytes> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(StreamBytes::Read(Vec::new()));
+    }
+    // SAFETY: the map is read-only and private to this import. A finished LTTng trace is
+    // not written any more; a file shrunk by another process while we read it would
+    // fault (the same hazard as every mmap reader, babeltrace2's included).
+    match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(m) => {
+            #[cfg(unix)]
+            let _ = m.advise(memmap2::Advice::Sequential);
+            Ok(StreamBytes::Mapped(m))
+        }
+        Err(_) => std::fs::read(path).map(StreamBytes::Read),
+    }
 }
 
 /// A decoded event, borrowed from its stream's current state.
@@ -190,7 +228,7 @@ fn open_traces_log(root: &Path, warnings: &mut WarningLog) -> Result<Vec<CtfTrac
         for p in names {
             let srel = rel_to(root, &p);
             let data =
-                std::fs::read(&p).map_err(|e| ctf_err(format!("{srel}: cannot read: {e}")))?;
+                stream_bytes(&p).map_err(|e| ctf_err(format!("{srel}: cannot read: {e}")))?;
             if data.is_empty() {
                 continue;
             }
@@ -204,11 +242,13 @@ fn open_traces_log(root: &Path, warnings: &mut WarningLog) -> Result<Vec<CtfTrac
         let clocks = (0..meta.streams.len())
             .map(|i| stream_clock(&meta, i))
             .collect();
+        let compiled = stream::Compiled::new(&meta);
         traces.push(CtfTrace {
             rel,
             meta,
             streams,
             clocks,
+            compiled,
         });
     }
     Ok(traces)
@@ -336,10 +376,10 @@ pub fn for_each_event(
     Ok(warnings.finish())
 }
 
-fn for_each_event_log(
-    traces: &[CtfTrace],
+fn for_each_event_log<'a>(
+    traces: &'a [CtfTrace],
     warnings: &mut WarningLog,
-    mut f: impl FnMut(&CtfEvent<'_, '_>),
+    mut f: impl FnMut(&CtfEvent<'_, 'a>),
 ) -> Result<(), TraceError> {
     let mut sources: Vec<Source<'_>> = Vec::new();
     for (ti, t) in traces.iter().enumerate() {
@@ -348,7 +388,7 @@ fn for_each_event_log(
                 trace: t,
                 trace_index: ti,
                 stream: s,
-                cursor: StreamCursor::new(&t.meta, &s.data, s.index.clone()),
+                cursor: StreamCursor::new(&t.meta, &t.compiled, &s.data, s.index.clone()),
                 cur: None,
                 ts: 0,
             });
@@ -433,6 +473,27 @@ pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>
     Ok((out, warnings.finish()))
 }
 
+/// An op event on its way from the decoding thread to the pairing thread.
+struct OpRec<'a> {
+    kind: OpEventKind,
+    ts: i64,
+    trace: u32,
+    pid: i64,
+    tid: i64,
+    name: &'a [u8],
+    overload: Option<&'a [u8]>,
+    ordinal: u64,
+}
+
+const BATCH: usize = 4096;
+
+fn utf8(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// The reader stage for a CTF directory: op events paired into intervals.
 pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
     let mut warnings = WarningLog::default();
@@ -461,57 +522,105 @@ pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
         .iter()
         .map(|t| t.meta.events.iter().map(|e| op_kind(&e.name)).collect())
         .collect();
-    let mut pairer = Pairer::default();
+    let hosts: Vec<Option<String>> = ids.iter().map(|i| i.host.clone()).collect();
     let mut counts = super::ImportCounts::default();
     let mut missing_ctx = 0u64;
     let mut no_name = 0u64;
-    for_each_event_log(&traces, &mut warnings, |ev| {
-        counts.events += 1;
-        let ti = ev.trace_index;
-        let Some(kind) = kinds[ti][ev.pos.class] else {
-            ids[ti].ignored[ev.pos.class] += 1;
-            counts.ignored_events += 1;
-            return;
-        };
-        let id = &ids[ti];
-        let (mut pid, mut tid, mut name, mut overload) = (None, None, None, None);
-        for l in &ev.leaves[ev.pos.ctx_start..] {
-            if !l.top {
-                continue;
+    // Two stages on two threads: this one decodes and merges the streams, the other
+    // pairs op events (string interning is about half the work). Batches go through a
+    // bounded channel and come back empty for reuse, so memory stays flat.
+    let mut decoded = Ok(());
+    let paired = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpRec<'_>>>(4);
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<OpRec<'_>>>();
+        let hosts = &hosts;
+        let worker = scope.spawn(move || {
+            let mut pairer = Pairer::default();
+            for mut batch in rx {
+                for r in &batch {
+                    let name = utf8(r.name);
+                    let overload = r.overload.map(utf8);
+                    pairer.event(
+                        r.kind,
+                        r.ts,
+                        hosts[r.trace as usize].as_deref(),
+                        r.pid,
+                        r.tid,
+                        &name,
+                        overload.as_deref().unwrap_or(""),
+                        r.ordinal as usize,
+                    );
+                }
+                batch.clear();
+                let _ = back_tx.send(batch);
             }
-            let n = Some(l.name);
-            if n == id.vpid {
-                pid = l.value.as_i64();
-            } else if n == id.vtid {
-                tid = l.value.as_i64();
-            } else if n == id.name {
-                name = Some(l.value);
-            } else if n == id.overload {
-                overload = Some(l.value);
-            } else {
-                counts.ignored_fields += 1;
+            pairer
+        });
+        let mut batch: Vec<OpRec<'_>> = Vec::with_capacity(BATCH);
+        decoded = for_each_event_log(&traces, &mut warnings, |ev| {
+            counts.events += 1;
+            let ti = ev.trace_index;
+            let Some(kind) = kinds[ti][ev.pos.class] else {
+                ids[ti].ignored[ev.pos.class] += 1;
+                counts.ignored_events += 1;
+                return;
+            };
+            let id = &ids[ti];
+            let (mut pid, mut tid, mut name, mut overload) = (None, None, None, None);
+            for l in &ev.leaves[ev.pos.ctx_start..] {
+                if !l.top {
+                    continue;
+                }
+                let n = Some(l.name);
+                if n == id.vpid {
+                    pid = l.value.as_i64();
+                } else if n == id.vtid {
+                    tid = l.value.as_i64();
+                } else if n == id.name {
+                    name = Some(l.value);
+                } else if n == id.overload {
+                    overload = Some(l.value);
+                } else {
+                    counts.ignored_fields += 1;
+                }
             }
+            let Some(Value::S(name)) = name else {
+                no_name += 1;
+                counts.malformed += 1;
+                return;
+            };
+            if pid.is_none() || tid.is_none() {
+                missing_ctx += 1;
+            }
+            batch.push(OpRec {
+                kind,
+                ts: ev.ts_ns,
+                trace: ti as u32,
+                pid: pid.unwrap_or(-1),
+                tid: tid.unwrap_or(-1),
+                name,
+                overload: match overload {
+                    Some(Value::S(o)) => Some(o),
+                    _ => None,
+                },
+                ordinal: counts.events,
+            });
+            if batch.len() == BATCH {
+                let next = back_rx
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                let _ = tx.send(std::mem::replace(&mut batch, next));
+            }
+        });
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
         }
-        let Some(name) = text(name) else {
-            no_name += 1;
-            counts.malformed += 1;
-            return;
-        };
-        if pid.is_none() || tid.is_none() {
-            missing_ctx += 1;
-        }
-        let overload = text(overload);
-        pairer.event(
-            kind,
-            ev.ts_ns,
-            id.host.as_deref(),
-            pid.unwrap_or(-1),
-            tid.unwrap_or(-1),
-            &name,
-            overload.as_deref().unwrap_or(""),
-            counts.events as usize,
-        );
-    })?;
+        drop(tx);
+        worker.join()
+    });
+    decoded?;
+    let mut pairer =
+        paired.map_err(|_| TraceError::Ctf("internal error: the pairing thread stopped".into()))?;
     if no_name > 0 {
         warnings.add("malformed", || {
             format!("{no_name} op events without a `name` string field; skipped")

@@ -2,7 +2,7 @@
 //! (header with compact/extended timestamps, stream and event contexts, payload), the
 //! discarded-event counters, and the LTTng `index/*.idx` file checked against the packets.
 
-use super::decode::{BitReader, ClockState, Decoder, Leaf, Value};
+use super::decode::{BitReader, ClockState, Decoder, Leaf, Program, Value};
 use super::tsdl::Metadata;
 
 /// CTF packet header magic.
@@ -105,9 +105,62 @@ pub struct EventPos {
     pub payload_start: usize,
 }
 
+/// A trace's decoding programs and event-id table, built once from its metadata and
+/// shared by all its streams.
+pub struct Compiled {
+    packet_header: Option<Program>,
+    /// Per stream class: packet context, event header, event context.
+    streams: Vec<[Option<Program>; 3]>,
+    /// Per event class: context, payload.
+    events: Vec<[Option<Program>; 2]>,
+    /// (stream class, event id) -> event class index.
+    classes: Vec<Vec<Option<usize>>>,
+}
+
+impl Compiled {
+    pub fn new(meta: &Metadata) -> Compiled {
+        let dec = Decoder { meta };
+        let prog = |t: Option<u32>| t.map(|t| dec.compile_root(t));
+        let mut classes: Vec<Vec<Option<usize>>> = vec![Vec::new(); meta.streams.len()];
+        for (i, e) in meta.events.iter().enumerate() {
+            let Some(s) = meta.streams.iter().position(|s| s.id == e.stream_id) else {
+                continue;
+            };
+            if e.id < CLASS_TABLE_MAX {
+                let t = &mut classes[s];
+                if t.len() <= e.id as usize {
+                    t.resize(e.id as usize + 1, None);
+                }
+                t[e.id as usize].get_or_insert(i);
+            }
+        }
+        Compiled {
+            packet_header: prog(meta.packet_header),
+            streams: meta
+                .streams
+                .iter()
+                .map(|s| {
+                    [
+                        prog(s.packet_context),
+                        prog(s.event_header),
+                        prog(s.event_context),
+                    ]
+                })
+                .collect(),
+            events: meta
+                .events
+                .iter()
+                .map(|e| [prog(e.context), prog(e.fields)])
+                .collect(),
+            classes,
+        }
+    }
+}
+
 /// Reads one stream file event by event, lazily.
 pub struct StreamCursor<'a> {
     meta: &'a Metadata,
+    compiled: &'a Compiled,
     data: &'a [u8],
     index: Option<Vec<IndexEntry>>,
     /// Next packet to open (bytes).
@@ -118,8 +171,6 @@ pub struct StreamCursor<'a> {
     clock: ClockState,
     discarded: u64,
     pub leaves: Vec<Leaf<'a>>,
-    /// (stream id, event id) -> event class index.
-    classes: Vec<Vec<Option<usize>>>,
     names: Names,
     /// Warnings met while advancing (drained by the caller).
     pub issues: Vec<StreamIssue>,
@@ -140,20 +191,12 @@ struct Names {
 const CLASS_TABLE_MAX: u64 = 1 << 16;
 
 impl<'a> StreamCursor<'a> {
-    pub fn new(meta: &'a Metadata, data: &'a [u8], index: Option<Vec<IndexEntry>>) -> Self {
-        let mut classes: Vec<Vec<Option<usize>>> = vec![Vec::new(); meta.streams.len()];
-        for (i, e) in meta.events.iter().enumerate() {
-            let Some(s) = meta.streams.iter().position(|s| s.id == e.stream_id) else {
-                continue;
-            };
-            if e.id < CLASS_TABLE_MAX {
-                let t = &mut classes[s];
-                if t.len() <= e.id as usize {
-                    t.resize(e.id as usize + 1, None);
-                }
-                t[e.id as usize].get_or_insert(i);
-            }
-        }
+    pub fn new(
+        meta: &'a Metadata,
+        compiled: &'a Compiled,
+        data: &'a [u8],
+        index: Option<Vec<IndexEntry>>,
+    ) -> Self {
         let names = Names {
             magic: meta.name_id("magic"),
             stream_id: meta.name_id("stream_id"),
@@ -165,6 +208,7 @@ impl<'a> StreamCursor<'a> {
         };
         StreamCursor {
             meta,
+            compiled,
             data,
             index,
             next_packet: 0,
@@ -174,7 +218,6 @@ impl<'a> StreamCursor<'a> {
             clock: ClockState::default(),
             discarded: 0,
             leaves: Vec::new(),
-            classes,
             names,
             issues: Vec::new(),
         }
@@ -274,8 +317,8 @@ impl<'a> StreamCursor<'a> {
             kind: "undecodable_packet",
             message: format!("packet at offset {start}: {what}; skipped"),
         };
-        if let Some(h) = self.meta.packet_header {
-            dec.decode_root(h, &mut r, &mut self.leaves, &mut no_clock)
+        if let Some(h) = &self.compiled.packet_header {
+            dec.run(h, &mut r, &mut self.leaves, &mut no_clock)
                 .map_err(|e| {
                     if e.what.contains("past the end") {
                         StreamIssue::Fatal(format!(
@@ -305,8 +348,8 @@ impl<'a> StreamCursor<'a> {
             None => return Err(bad("no stream_id and several stream classes".into())),
         };
         let ctx_from = self.leaves.len();
-        if let Some(c) = self.meta.streams[stream_class].packet_context {
-            dec.decode_root(c, &mut r, &mut self.leaves, &mut no_clock)
+        if let Some(c) = &self.compiled.streams[stream_class][0] {
+            dec.run(c, &mut r, &mut self.leaves, &mut no_clock)
                 .map_err(|e| {
                     if e.what.contains("past the end") {
                         StreamIssue::Fatal(format!(
@@ -414,7 +457,7 @@ impl<'a> StreamCursor<'a> {
             end: pk.content_end,
         };
         self.clock.update = true;
-        let sc = &self.meta.streams[pk.stream_class];
+        let sc = &self.compiled.streams[pk.stream_class];
         let at = |e: super::decode::DecodeError| {
             format!(
                 "event at offset {} (packet at offset {}): {}; rest of the packet skipped",
@@ -423,8 +466,8 @@ impl<'a> StreamCursor<'a> {
                 e.what
             )
         };
-        if let Some(h) = sc.event_header {
-            dec.decode_root(h, &mut r, &mut self.leaves, &mut self.clock)
+        if let Some(h) = &sc[1] {
+            dec.run(h, &mut r, &mut self.leaves, &mut self.clock)
                 .map_err(at)?;
         }
         // The event id: the last `id` decoded in the header (the extended one wins).
@@ -439,7 +482,8 @@ impl<'a> StreamCursor<'a> {
         };
         let id = match id {
             Some(id) => id,
-            None if self.classes[pk.stream_class].iter().flatten().count() == 1 => self
+            None if self.compiled.classes[pk.stream_class].iter().flatten().count() == 1 => self
+                .compiled
                 .classes[pk.stream_class]
                 .iter()
                 .position(Option::is_some)
@@ -461,18 +505,18 @@ impl<'a> StreamCursor<'a> {
             })?;
         let cycles = self.clock.value;
         let ctx_start = self.leaves.len();
-        if let Some(c) = sc.event_context {
-            dec.decode_root(c, &mut r, &mut self.leaves, &mut self.clock)
+        if let Some(c) = &sc[2] {
+            dec.run(c, &mut r, &mut self.leaves, &mut self.clock)
                 .map_err(at)?;
         }
-        let ec = &self.meta.events[class];
-        if let Some(c) = ec.context {
-            dec.decode_root(c, &mut r, &mut self.leaves, &mut self.clock)
+        let ec = &self.compiled.events[class];
+        if let Some(c) = &ec[0] {
+            dec.run(c, &mut r, &mut self.leaves, &mut self.clock)
                 .map_err(at)?;
         }
         let payload_start = self.leaves.len();
-        if let Some(f) = ec.fields {
-            dec.decode_root(f, &mut r, &mut self.leaves, &mut self.clock)
+        if let Some(f) = &ec[1] {
+            dec.run(f, &mut r, &mut self.leaves, &mut self.clock)
                 .map_err(at)?;
         }
         if r.pos == self.pos {
@@ -495,7 +539,7 @@ impl<'a> StreamCursor<'a> {
 
     fn class_of(&self, stream_class: usize, id: u64) -> Option<usize> {
         if id < CLASS_TABLE_MAX {
-            return self.classes[stream_class]
+            return self.compiled.classes[stream_class]
                 .get(id as usize)
                 .copied()
                 .flatten();
