@@ -46,7 +46,7 @@ pub struct CtfTrace {
     pub meta: Metadata,
     pub streams: Vec<StreamFile>,
     /// Per stream class: the clock its event timestamps are mapped to.
-    pub clocks: Vec<Clock>,
+    pub clocks: Vec<ClockConv>,
     compiled: stream::Compiled,
 }
 
@@ -240,7 +240,7 @@ fn open_traces_log(root: &Path, warnings: &mut WarningLog) -> Result<Vec<CtfTrac
             });
         }
         let clocks = (0..meta.streams.len())
-            .map(|i| stream_clock(&meta, i))
+            .map(|i| ClockConv::new(stream_clock(&meta, i)))
             .collect();
         let compiled = stream::Compiled::new(&meta);
         traces.push(CtfTrace {
@@ -336,6 +336,33 @@ pub fn cycles_to_ns(c: &Clock, cycles: u64) -> i64 {
     total.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
+/// A clock with its cycles-to-ns conversion; a 1 GHz clock (LTTng's monotonic) adds a
+/// precomputed base in i64.
+pub struct ClockConv {
+    pub clock: Clock,
+    base_1ghz: Option<i64>,
+}
+
+impl ClockConv {
+    pub fn new(clock: Clock) -> ClockConv {
+        let base = i128::from(clock.offset_s) * 1_000_000_000 + i128::from(clock.offset);
+        let base_1ghz = (clock.freq == 1_000_000_000)
+            .then(|| i64::try_from(base).ok())
+            .flatten();
+        ClockConv { clock, base_1ghz }
+    }
+
+    #[inline]
+    pub fn to_ns(&self, cycles: u64) -> i64 {
+        if let (Some(b), Ok(c)) = (self.base_1ghz, i64::try_from(cycles)) {
+            if let Some(ns) = b.checked_add(c) {
+                return ns;
+            }
+        }
+        cycles_to_ns(&self.clock, cycles)
+    }
+}
+
 struct Source<'t> {
     trace: &'t CtfTrace,
     trace_index: usize,
@@ -348,19 +375,26 @@ struct Source<'t> {
 impl Source<'_> {
     fn advance(&mut self, warnings: &mut WarningLog) -> Result<(), TraceError> {
         let r = self.cursor.next_event();
+        if !self.cursor.issues.is_empty() {
+            self.drain_issues(warnings);
+        }
+        self.cur = r.map_err(|m| ctf_err(format!("{}: {m}", self.stream.rel)))?;
+        if let Some(ev) = &self.cur {
+            if let Some(c) = self.trace.clocks.get(ev.stream_class) {
+                self.ts = c.to_ns(ev.cycles);
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn drain_issues(&mut self, warnings: &mut WarningLog) {
         for issue in self.cursor.issues.drain(..) {
             if let StreamIssue::Packet { kind, message } = issue {
                 let s = &self.stream.rel;
                 warnings.add(kind, || format!("{s}: {message}"));
             }
         }
-        self.cur = r.map_err(|m| ctf_err(format!("{}: {m}", self.stream.rel)))?;
-        if let Some(ev) = &self.cur {
-            if let Some(c) = self.trace.clocks.get(ev.stream_class) {
-                self.ts = cycles_to_ns(c, ev.cycles);
-            }
-        }
-        Ok(())
     }
 }
 
@@ -401,7 +435,9 @@ fn for_each_event_log<'a>(
             heap.push(Reverse((s.ts, i)));
         }
     }
-    while let Some(Reverse((_, i))) = heap.pop() {
+    // The stream on top is advanced in place (one sift instead of a pop and a push).
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((_, i)) = *top;
         let s = &mut sources[i];
         if let Some(pos) = s.cur {
             let ev = CtfEvent {
@@ -419,7 +455,9 @@ fn for_each_event_log<'a>(
         }
         s.advance(warnings)?;
         if s.cur.is_some() {
-            heap.push(Reverse((s.ts, i)));
+            *top = Reverse((s.ts, i));
+        } else {
+            std::collections::binary_heap::PeekMut::pop(top);
         }
     }
     Ok(())

@@ -2,8 +2,8 @@
 //! (header with compact/extended timestamps, stream and event contexts, payload), the
 //! discarded-event counters, and the LTTng `index/*.idx` file checked against the packets.
 
-use super::decode::{BitReader, ClockState, Decoder, Leaf, Program, Value};
-use super::tsdl::Metadata;
+use super::decode::{BitReader, ClockState, DecodeError, Decoder, Leaf, Program, Value};
+use super::tsdl::{ByteOrder, Metadata, Type};
 
 /// CTF packet header magic.
 pub const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
@@ -115,6 +115,152 @@ pub struct Compiled {
     events: Vec<[Option<Program>; 2]>,
     /// (stream class, event id) -> event class index.
     classes: Vec<Vec<Option<usize>>>,
+    /// Per stream class: LTTng's event header decoded without the generic machinery.
+    fast_headers: Vec<Option<FastHeader>>,
+}
+
+/// One integer field of a [`FastHeader`]: alignment mask, size, byte order.
+#[derive(Debug, Clone, Copy)]
+struct IntSpec {
+    mask: u64,
+    size: u32,
+    order: ByteOrder,
+}
+
+impl IntSpec {
+    #[inline]
+    fn read(&self, r: &mut BitReader<'_>) -> Result<u64, DecodeError> {
+        let p = (r.pos + self.mask) & !self.mask;
+        if p > r.end {
+            return Err(DecodeError {
+                bit: r.pos,
+                what: "alignment padding runs past the end of the packet content".into(),
+            });
+        }
+        r.pos = p;
+        r.read_bits(self.size, self.order)
+    }
+}
+
+/// LTTng's event header (`event_header_compact` / `event_header_large`): an enum `id`
+/// whose `compact` range holds the event id and selects a short clock-mapped
+/// `timestamp`, and whose `extended` range selects a 32-bit `id` and a 64-bit
+/// `timestamp`. Recognised from the metadata, decoded directly: the same bits as the
+/// generic decoder reads, without variant lookups.
+#[derive(Debug, Clone, Copy)]
+struct FastHeader {
+    align: u64,
+    id: IntSpec,
+    compact: (i128, i128),
+    extended: (i128, i128),
+    compact_align: u64,
+    compact_ts: IntSpec,
+    extended_align: u64,
+    extended_id: IntSpec,
+    extended_ts: IntSpec,
+}
+
+impl FastHeader {
+    fn detect(meta: &Metadata, ty: u32) -> Option<FastHeader> {
+        let spec = |t: &super::tsdl::IntType| IntSpec {
+            mask: u64::from(t.align) - 1,
+            size: t.size,
+            order: t.order.unwrap_or(ByteOrder::Le),
+        };
+        let Type::Struct { fields, .. } = meta.types.get(ty as usize)? else {
+            return None;
+        };
+        let [idf, vf] = fields.as_slice() else {
+            return None;
+        };
+        let Type::Enum { int, mappings } = &meta.types[idf.ty as usize] else {
+            return None;
+        };
+        if idf.name != "id" || int.signed || int.clock.is_some() {
+            return None;
+        }
+        let Type::Variant { tag, options, .. } = &meta.types[vf.ty as usize] else {
+            return None;
+        };
+        if *tag != idf.name_id || options.len() != 2 || mappings.len() != 2 {
+            return None;
+        }
+        let range = |label: &str| {
+            mappings
+                .iter()
+                .find(|m| m.label == label)
+                .map(|m| (m.lo, m.hi))
+        };
+        let opt = |name: &str| options.iter().find(|o| o.name == name).map(|o| o.ty);
+        let (compact, extended) = (range("compact")?, range("extended")?);
+        let (ct, et) = (opt("compact")?, opt("extended")?);
+        let Type::Struct { fields: cf, .. } = &meta.types[ct as usize] else {
+            return None;
+        };
+        let Type::Struct { fields: ef, .. } = &meta.types[et as usize] else {
+            return None;
+        };
+        let int_of =
+            |f: &super::tsdl::Field, name: &str, clock: bool| match &meta.types[f.ty as usize] {
+                Type::Int(i) if f.name == name && i.clock.is_some() == clock && !i.signed => {
+                    Some(spec(i))
+                }
+                _ => None,
+            };
+        let [cts] = cf.as_slice() else {
+            return None;
+        };
+        let [eid, ets] = ef.as_slice() else {
+            return None;
+        };
+        Some(FastHeader {
+            align: u64::from(meta.aligns[ty as usize].max(1)) - 1,
+            id: spec(int),
+            compact,
+            extended,
+            compact_align: u64::from(meta.aligns[ct as usize].max(1)) - 1,
+            compact_ts: int_of(cts, "timestamp", true)?,
+            extended_align: u64::from(meta.aligns[et as usize].max(1)) - 1,
+            extended_id: int_of(eid, "id", false)?,
+            extended_ts: int_of(ets, "timestamp", true)?,
+        })
+    }
+
+    /// Decode the header, extend the clock, return the event id.
+    #[inline]
+    fn decode(&self, r: &mut BitReader<'_>, clock: &mut ClockState) -> Result<u64, DecodeError> {
+        let align = |r: &mut BitReader<'_>, m: u64| {
+            let p = (r.pos + m) & !m;
+            if p > r.end {
+                return Err(DecodeError {
+                    bit: r.pos,
+                    what: "alignment padding runs past the end of the packet content".into(),
+                });
+            }
+            r.pos = p;
+            Ok(())
+        };
+        align(r, self.align)?;
+        let id = self.id.read(r)?;
+        let v = i128::from(id);
+        if self.compact.0 <= v && v <= self.compact.1 {
+            align(r, self.compact_align)?;
+            let ts = self.compact_ts.read(r)?;
+            clock.extend(ts, self.compact_ts.size);
+            Ok(id)
+        } else if self.extended.0 <= v && v <= self.extended.1 {
+            align(r, self.extended_align)?;
+            let eid = self.extended_id.read(r)?;
+            let ts = self.extended_ts.read(r)?;
+            clock.extend(ts, self.extended_ts.size);
+            Ok(eid)
+        } else {
+            Err(DecodeError {
+                bit: r.pos,
+                what: format!("variant tag value {id} selects no option"),
+            })
+        }
+    }
 }
 
 impl Compiled {
@@ -153,6 +299,11 @@ impl Compiled {
                 .map(|e| [prog(e.context), prog(e.fields)])
                 .collect(),
             classes,
+            fast_headers: meta
+                .streams
+                .iter()
+                .map(|s| s.event_header.and_then(|h| FastHeader::detect(meta, h)))
+                .collect(),
         }
     }
 }
@@ -466,12 +617,16 @@ impl<'a> StreamCursor<'a> {
                 e.what
             )
         };
-        if let Some(h) = &sc[1] {
+        let mut fast_id = None;
+        if let Some(fh) = &self.compiled.fast_headers[pk.stream_class] {
+            fast_id = Some(fh.decode(&mut r, &mut self.clock).map_err(at)?);
+        } else if let Some(h) = &sc[1] {
             dec.run(h, &mut r, &mut self.leaves, &mut self.clock)
                 .map_err(at)?;
         }
         // The event id: the last `id` decoded in the header (the extended one wins).
         let id = match self.names.id {
+            _ if fast_id.is_some() => fast_id,
             Some(n) => self
                 .leaves
                 .iter()
