@@ -3,7 +3,7 @@
 //! enum tag, static arrays and sequences. Decoded scalars land in a flat list of
 //! [`Leaf`]s (no allocation per event); compound values are not materialised.
 
-use super::tsdl::{ByteOrder, Metadata, Type, TypeId};
+use super::tsdl::{ByteOrder, Metadata, Selector, Type, TypeId};
 
 /// Marks array/sequence elements: decoded (to move the position) but not kept.
 const NO_NAME: u32 = u32::MAX;
@@ -409,7 +409,7 @@ pub enum Op {
     Align(u64),
     Variant {
         tag: u32,
-        selectors: Vec<(TypeId, Vec<(i128, i128, u32)>)>,
+        selectors: Vec<Selector>,
         programs: Vec<Program>,
     },
     Tree {

@@ -17,6 +17,12 @@ const MAX_DEPTH: usize = 64;
 
 pub type TypeId = u32;
 
+/// A variant's option selection for one enum type: (lowest value, highest value, option).
+pub type Selector = (TypeId, Vec<(i128, i128, u32)>);
+
+/// A block entry: key, metadata line, and a value (`=`) or a type (`:=`).
+type BlockEntry = (String, usize, Result<Val, TypeId>);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ByteOrder {
     Le,
@@ -74,7 +80,7 @@ pub enum Type {
         options: Vec<Field>,
         /// Per enum type whose labels name options: (value range, option index), so
         /// decoding selects an option without comparing strings.
-        selectors: Vec<(TypeId, Vec<(i128, i128, u32)>)>,
+        selectors: Vec<Selector>,
     },
     Enum {
         int: IntType,
@@ -615,7 +621,7 @@ impl Parser {
     }
 
     /// `key = value;`, `key := type;`, typealias/typedef until `}`.
-    fn block_entries(&mut self) -> Result<Vec<(String, usize, Result<Val, TypeId>)>, MetaError> {
+    fn block_entries(&mut self) -> Result<Vec<BlockEntry>, MetaError> {
         let mut out = Vec::new();
         loop {
             let line = self.line();
@@ -687,7 +693,7 @@ impl Parser {
     fn apply_block(
         &mut self,
         kind: &str,
-        entries: Vec<(String, usize, Result<Val, TypeId>)>,
+        entries: Vec<BlockEntry>,
         line: usize,
     ) -> Result<(), MetaError> {
         let int = |v: &Result<Val, TypeId>, key: &str, l: usize| -> Result<i128, MetaError> {
