@@ -176,6 +176,7 @@ fn write_small(dir: &Path, discard: bool) {
     for i in 0..40 {
         if i == 20 && discard {
             w.discard(0, 7);
+            w.lose_packets(0, 2);
         }
         w.event(
             0,
@@ -234,6 +235,13 @@ fn other_events_are_listed_and_discarded_events_warned() {
     assert_eq!(
         msg("ignored_events"),
         "40 events of other kinds ignored: lttng_ust_statedump:blob (40)"
+    );
+    let lost = msg("discarded_packets");
+    assert!(
+        lost.starts_with(
+            "blocking-channel_0: 2 packets lost by the tracer before the packet at offset "
+        ),
+        "{lost}"
     );
     let d = msg("discarded_events");
     assert!(

@@ -321,6 +321,8 @@ pub struct StreamCursor<'a> {
     pos: u64,
     clock: ClockState,
     discarded: u64,
+    /// The previous packet's `packet_seq_num` (a gap means packets were lost).
+    last_seq: Option<u64>,
     pub leaves: Vec<Leaf<'a>>,
     names: Names,
     /// Warnings met while advancing (drained by the caller).
@@ -335,6 +337,7 @@ struct Names {
     packet_size: Option<u32>,
     timestamp_begin: Option<u32>,
     events_discarded: Option<u32>,
+    packet_seq_num: Option<u32>,
     id: Option<u32>,
 }
 
@@ -355,6 +358,7 @@ impl<'a> StreamCursor<'a> {
             packet_size: meta.name_id("packet_size"),
             timestamp_begin: meta.name_id("timestamp_begin"),
             events_discarded: meta.name_id("events_discarded"),
+            packet_seq_num: meta.name_id("packet_seq_num"),
             id: meta.name_id("id"),
         };
         StreamCursor {
@@ -368,6 +372,7 @@ impl<'a> StreamCursor<'a> {
             pos: 0,
             clock: ClockState::default(),
             discarded: 0,
+            last_seq: None,
             leaves: Vec::new(),
             names,
             issues: Vec::new(),
@@ -558,6 +563,23 @@ impl<'a> StreamCursor<'a> {
                 });
             }
             self.discarded = self.discarded.max(d);
+        }
+        if let Some(seq) = self
+            .top(ctx_from, self.names.packet_seq_num)
+            .and_then(|v| v.as_u64())
+        {
+            if let Some(prev) = self.last_seq {
+                if seq > prev.saturating_add(1) {
+                    let lost = seq - prev - 1;
+                    self.issues.push(StreamIssue::Packet {
+                        kind: "discarded_packets",
+                        message: format!(
+                            "{lost} packets lost by the tracer before the packet at offset {start} (sequence {prev} then {seq})"
+                        ),
+                    });
+                }
+            }
+            self.last_seq = Some(seq);
         }
         if let Some(ts) = self
             .top(ctx_from, self.names.timestamp_begin)

@@ -319,6 +319,13 @@ event {{
         }
     }
 
+    /// Count `n` packets of `stream` as lost (the next packet's sequence number jumps).
+    pub fn lose_packets(&mut self, stream: usize, n: u64) {
+        if let Some(s) = self.streams.get_mut(stream) {
+            s.seq += n;
+        }
+    }
+
     /// Append an event at `ts` cycles to `stream` (timestamps must not decrease per stream).
     pub fn event(&mut self, stream: usize, ts: u64, ev: WriteEvent<'_>) {
         let cfg = &self.cfg;
