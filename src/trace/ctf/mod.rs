@@ -10,6 +10,10 @@
 //! are every regular, non-hidden file beside `metadata`; `index/<stream>.idx` is used to
 //! check the packets and to resynchronise after a damaged packet.
 //!
+//! Stream files are memory-mapped; each stream is decoded one event at a time (a heap
+//! holds each stream's current event), and in `read_dir_intervals` the op events go in
+//! batches to a second thread that pairs them, so decoding and pairing overlap.
+//!
 //! Errors (one line, naming the path relative to the root): no trace directory, an
 //! unreadable file, metadata that does not parse, a packet cut short by the end of its
 //! file. Warnings (the import goes on): discarded events, undecodable packets (the rest
