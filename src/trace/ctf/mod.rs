@@ -88,7 +88,7 @@ fn stream_bytes(path: &Path) -> std::io::Result<StreamBytes> {
     // SAFETY: the map is read-only and private to this import. A finished LTTng trace is
     // not written any more; a file shrunk by another process while we read it would
     // fault (the same hazard as every mmap reader, babeltrace2's included).
-    match unsafe { memmap2::Mmap::map(&file) } {
+    match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
         Ok(m) => {
             #[cfg(unix)]
             let _ = m.advise(memmap2::Advice::Sequential);
