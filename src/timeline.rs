@@ -85,9 +85,15 @@ fn io_words(msg: &str) -> String {
 
 /// The paired calls of the trace at `path`.
 pub fn load_trace_timeline(path: &Path) -> Result<TraceTimeline, TimelineError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
-    let set = trace::read_intervals(&bytes).map_err(|e| format!("{name}: {e}"))?;
+    let name = crate::input::display_name(path);
+    // A CTF trace directory is read by the native reader; a file is read once
+    // (`-`, FIFOs and process substitutions work as for `report`).
+    let set = if path.is_dir() {
+        trace::ctf::read_dir_intervals(path).map_err(|e| format!("{name}: {e}"))?
+    } else {
+        let input = crate::input::read_input(path).map_err(|e| format!("{name}: {e}"))?;
+        trace::read_intervals(&input.bytes).map_err(|e| format!("{name}: {e}"))?
+    };
     Ok(TraceTimeline::new(set))
 }
 

@@ -40,6 +40,12 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
+    // A CTF trace directory: the native reader maps its stream files itself.
+    if args.file.is_dir() {
+        check_trace_args(args)?;
+        let profile = trace::load_trace(&args.file).map_err(|e| format!("{name}: {e}"))?;
+        return emit_trace(args, &profile);
+    }
     if let Some(streamed) = trace::load_large_chrome_json(&args.file, &name) {
         check_trace_args(args)?;
         let profile = streamed.map_err(|e| format!("{name}: {e}"))?;

@@ -22,6 +22,7 @@
 
 mod chrome;
 pub mod csv;
+pub mod ctf;
 mod detect;
 mod error;
 mod fields;
@@ -51,9 +52,13 @@ pub use model::{CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE
 pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 
-/// Read and import a trace file (read once through [`crate::input`]: `-` is standard
+/// Read and import a trace file or a CTF trace directory (a file is read once through [`crate::input`]: `-` is standard
 /// input; FIFOs and process substitutions work). The error names the problem, not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
+    // A CTF trace directory (LTTng / iprof output) is read by the native CTF reader.
+    if path.is_dir() {
+        return ctf::load_dir(path);
+    }
     if let Some(streamed) = load_large_chrome_json(path, &crate::input::display_name(path)) {
         return streamed;
     }
