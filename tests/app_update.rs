@@ -132,10 +132,10 @@ fn sort_cycles_columns_and_reverses() {
     // Min ascending: smallest first (min = base * 0.9).
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
     assert_eq!(table_names(&s)[6], "Convolution (NHWC, F32) IGEMM #2");
-    for _ in 0..7 {
+    for _ in 0..8 {
         key(&mut s, KeyCode::Char('s'));
     }
-    // Min -> Max -> P90 -> Share -> Inputs -> Outputs -> Name -> Delegate
+    // Min -> Max -> P90 -> Share -> ShareMethod -> Inputs -> Outputs -> Name -> Delegate
     assert_eq!(s.table.sort, Column::Delegate);
     key(&mut s, KeyCode::Char('s'));
     key(&mut s, KeyCode::Char('s'));
@@ -383,6 +383,16 @@ fn mouse_selects_sorts_and_scrolls() {
     );
     assert_eq!((s.table.sort, s.table.descending), (Column::Name, false));
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
+    // A second click on the same title reverses.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: Click,
+            x: 3,
+            y: table.y + 1,
+        },
+    );
+    assert_eq!((s.table.sort, s.table.descending), (Column::Name, true));
     // Wheel over the tree moves its selection by 3.
     let tree = s.areas().tree.unwrap();
     update(
@@ -466,4 +476,61 @@ fn drawing_on_a_frame_smaller_than_the_state_does_not_panic() {
             t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
         }
     }
+}
+
+/// Each column has its own key (Shift + the bracketed letter of its title); pressing it
+/// again reverses; the sorted column is on screen at 80x24 whatever it is.
+#[test]
+fn direct_sort_keys_and_the_sorted_column_is_shown() {
+    let mut s = loaded(80, 24, 2);
+    for column in Column::ETDUMP {
+        let k = column.key();
+        key(&mut s, KeyCode::Char(k));
+        assert_eq!(s.table.sort, column, "key {k}");
+        assert_eq!(s.table.descending, column.default_descending());
+        let shown = s.table_layout(78, 10);
+        assert!(
+            shown.iter().any(|(c, _)| *c == column),
+            "{column:?}: {shown:?}"
+        );
+        key(&mut s, KeyCode::Char(k));
+        assert_eq!(
+            s.table.descending,
+            !column.default_descending(),
+            "{column:?}"
+        );
+    }
+    // A trace-only column key does nothing on an ETDump table.
+    key(&mut s, KeyCode::Char('M'));
+    key(&mut s, KeyCode::Char('F'));
+    assert_eq!(s.table.sort, Column::Median);
+}
+
+/// `←`/`→` in the table scroll the columns: the first scrolled-off column is the one
+/// after the name; never past the last.
+#[test]
+fn arrows_scroll_the_table_columns() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Tab);
+    assert_eq!(s.focus, Pane::Table);
+    let before = s.table_layout(78, 10);
+    key(&mut s, KeyCode::Right);
+    assert_eq!(s.table.hscroll, 1);
+    let after = s.table_layout(78, 10);
+    assert_eq!(after[0].0, Column::Name);
+    assert!(
+        !after.iter().any(|(c, _)| *c == Column::Delegate),
+        "{after:?}"
+    );
+    assert!(before.iter().any(|(c, _)| *c == Column::Delegate));
+    for _ in 0..30 {
+        key(&mut s, KeyCode::Right);
+    }
+    let last = s.table_layout(78, 10);
+    assert_eq!(last.last().map(|c| c.0), Some(Column::Outputs), "{last:?}");
+    let most = s.table.hscroll;
+    key(&mut s, KeyCode::Right);
+    assert_eq!(s.table.hscroll, most);
+    key(&mut s, KeyCode::Left);
+    assert_eq!(s.table.hscroll, most - 1);
 }

@@ -1,4 +1,4 @@
-//! Snapshots of every view on a `TestBackend` at 80x24 and 160x48, on the real fixtures
+//! Snapshots of every view on a `TestBackend` at 80x24, 120x40, 160x48 and 230x60, on the real fixtures
 //! loaded through the pipeline (`load_profile`). Numbers were checked against the
 //! fixtures' truth files when the snapshots were accepted (see the comments per test).
 
@@ -12,7 +12,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
 
 fn request(path: &str, warmup: usize) -> ProfileRequest {
     ProfileRequest::new(path.into(), None, warmup)
@@ -48,6 +48,26 @@ fn keys(s: &mut AppState, text: &str) {
     for c in text.chars() {
         key(s, KeyCode::Char(c));
     }
+}
+
+/// The demo as `--demo` opens it (5 warm-up runs).
+fn opened_demo((w, h): (u16, u16)) -> AppState {
+    let mut s = AppState::new(w, h);
+    let request = ProfileRequest::demo(None);
+    let effects = s.load(request.clone());
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+        unreachable!()
+    };
+    let result = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false))
+        .map(Box::new)
+        .map_err(|e| e.to_string());
+    update(&mut s, Action::Loaded { generation, result });
+    s
+}
+
+/// Every row of the table, as text (what a user would read with enough width).
+fn table_text(s: &AppState) -> String {
+    screen(s)
 }
 
 /// The explorer after loading `path` with `warmup` through the same actions the app uses.
@@ -279,5 +299,59 @@ fn watch_runs_list() {
         };
         update(&mut s, Action::Watch { event, at: at(30) });
         snap("watch_runs", size, &s);
+    }
+}
+
+/// The demo: tree, then the operator table (the slowest first), at every size. Nothing
+/// may be cut at 160x48 and wider: the longest demo name, `Fully Connected (NC, F32)
+/// GEMM #13` (33 cells), and the longest step, `XNNPACK/subgraph:constant_pad_nd+18`.
+#[test]
+fn demo_tree_and_table() {
+    for size in SIZES {
+        let mut s = opened_demo(size);
+        snap("demo_tree", size, &s);
+        key(&mut s, KeyCode::Tab);
+        snap("demo_table", size, &s);
+        let text = table_text(&s);
+        if size.0 >= 160 {
+            assert!(!text.contains("GEMM #…"), "{text}");
+            assert!(text.contains("XNNPACK/subgraph:conv2d_10+18"), "{text}");
+            assert!(text.contains("[1,16,32,32] [64,16,1,1] [64]"), "{text}");
+        }
+        // The delegate reads d1, never as part of the name.
+        assert!(text.contains(" d1 "), "{text}");
+    }
+}
+
+/// Sorting by P90 at 80x24 shows the P90 column (it is never the one that leaves).
+#[test]
+fn sorted_column_is_on_screen() {
+    for size in SIZES {
+        let mut s = opened_demo(size);
+        key(&mut s, KeyCode::Tab);
+        keys(&mut s, "P");
+        let text = table_text(&s);
+        assert!(text.contains("[P]90↓"), "{size:?}\n{text}");
+        keys(&mut s, "U");
+        let text = table_text(&s);
+        assert!(text.contains("Inp[u]t shapes↑"), "{size:?}\n{text}");
+        if size.0 == 80 {
+            snap("demo_sorted_inputs", size, &s);
+        }
+    }
+}
+
+/// A CpuBackend case with a fault: operator events of one step are missing (error
+/// `xnnpack_operator_events_missing` on `XNNPACK/subgraph:conv_3+2`, per the README of
+/// fixtures/cpu-faults).
+#[test]
+fn faulty_cpu_case() {
+    for size in SIZES {
+        let mut s = opened("fixtures/cpu-faults/cnn2_drop_ops.etdp", 2, size);
+        snap("fault_drop_ops_tree", size, &s);
+        key(&mut s, KeyCode::Tab);
+        snap("fault_drop_ops_table", size, &s);
+        key(&mut s, KeyCode::Char('w'));
+        snap("fault_drop_ops_log", size, &s);
     }
 }

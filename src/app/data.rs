@@ -52,12 +52,15 @@ pub struct TreeNode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpRow {
     pub name: String,
-    /// Short delegate label (`#1`), `-` outside delegates.
+    /// Short delegate label (`d1`: instruction id 1), `-` outside delegates.
     pub delegate: String,
     pub scope: Option<usize>,
     pub step: String,
     pub stats: Stats,
+    /// Share of the parent row (plan step, delegate or instruction), 0..1.
     pub share: f64,
+    /// Share of `Method::execute` (ETDump), 0..1; None where the method has no time.
+    pub share_method: Option<f64>,
     pub input_shapes: String,
     pub output_shapes: String,
     /// Total self time in ms (traces), None where it is not known.
@@ -150,6 +153,7 @@ impl ExplorerData {
         delegate: &str,
         scope: Option<usize>,
         step: &str,
+        method_median: Option<f64>,
     ) {
         let row = self.ops.len();
         let node = self.push_node(TreeNode {
@@ -171,6 +175,7 @@ impl ExplorerData {
             step: step.to_string(),
             stats: op.stats.clone(),
             share: op.share,
+            share_method: share_of(op.stats.median, method_median),
             input_shapes: format::shapes(op.input_shapes.as_ref()),
             output_shapes: format::shapes(op.output_shapes.as_ref()),
             self_total: None,
@@ -210,6 +215,7 @@ impl ExplorerData {
         for delegate in &profile.delegates {
             let scope = data.scopes.len();
             let label = format!("#{}", delegate.instruction_id);
+            let short = format!("d{}", delegate.instruction_id);
             data.scopes.push(label.clone());
             let kind = match delegate.kind {
                 DelegateKind::CpuPlan => "CpuBackend",
@@ -260,11 +266,11 @@ impl ExplorerData {
                     scope: Some(scope),
                 });
                 for op in &step.operators {
-                    data.push_op(s, op, &label, Some(scope), &step.name);
+                    data.push_op(s, op, &short, Some(scope), &step.name, method_median);
                 }
             }
             for op in &delegate.operators {
-                data.push_op(d, op, &label, Some(scope), "-");
+                data.push_op(d, op, &short, Some(scope), "-", method_median);
             }
             for ev in &delegate.unattributed {
                 data.push_node(TreeNode {
@@ -304,7 +310,7 @@ impl ExplorerData {
                     output_shapes: None,
                 };
                 let step = format!("instr {}", other.instruction_id);
-                data.push_op(o, &op, "-", None, &step);
+                data.push_op(o, &op, "-", None, &step, method_median);
             }
         }
         if let Some(rem) = &profile.remainder {

@@ -4,6 +4,8 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::InputRequest;
 
+use super::table::Column;
+
 /// What a key asks for. Plain data; `update` decides what it means in the current state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -25,6 +27,8 @@ pub enum Command {
     StartFilter,
     SortNext,
     SortReverse,
+    /// Sort by this column (its title's bracketed letter, shifted); again reverses.
+    SortColumn(Column),
     ScopeAll,
     ToggleLog,
     ToggleHelp,
@@ -133,12 +137,12 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[ch('h'), (KeyCode::Left, N)],
         command: Command::Collapse,
-        help: "tree: collapse node / go to parent",
+        help: "tree: collapse node / go to parent; table: scroll columns left",
     },
     Binding {
         keys: &[ch('l'), (KeyCode::Right, N)],
         command: Command::Expand,
-        help: "tree: expand node",
+        help: "tree: expand node; table: scroll columns right",
     },
     Binding {
         keys: &[ch('e')],
@@ -164,6 +168,27 @@ static NORMAL: &[Binding] = &[
         keys: &[ch('S')],
         command: Command::SortReverse,
         help: "reverse sort direction",
+    },
+    Binding {
+        keys: &[
+            ch('O'),
+            ch('D'),
+            ch('T'),
+            ch('C'),
+            ch('M'),
+            ch('I'),
+            ch('X'),
+            ch('P'),
+            ch('R'),
+            ch('H'),
+            ch('F'),
+            ch('L'),
+            ch('U'),
+            ch('A'),
+            ch('Y'),
+        ],
+        command: Command::SortColumn(Column::Name),
+        help: "sort by the column whose title brackets that letter ([M]edian: M); again reverses",
     },
     Binding {
         keys: &[ch('a')],
@@ -312,6 +337,9 @@ fn matches(key: &KeyEvent, code: KeyCode, mods: KeyModifiers) -> bool {
 pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Command> {
     for b in bindings(mode) {
         if b.keys.iter().any(|(c, m)| matches(key, *c, *m)) {
+            if let (Command::SortColumn(_), KeyCode::Char(c)) = (b.command, key.code) {
+                return Column::for_key(c).map(Command::SortColumn);
+            }
             return Some(b.command);
         }
     }
@@ -408,6 +436,15 @@ mod tests {
             Some(Command::Down)
         );
         assert_eq!(lookup(Normal, &key(KeyCode::Down, N)), Some(Command::Down));
+        // Column keys: the bracketed letter of each title, shifted.
+        assert_eq!(
+            lookup(Normal, &key(KeyCode::Char('M'), KeyModifiers::SHIFT)),
+            Some(Command::SortColumn(Column::Median))
+        );
+        assert_eq!(
+            lookup(Normal, &key(KeyCode::Char('X'), KeyModifiers::SHIFT)),
+            Some(Command::SortColumn(Column::Max))
+        );
         // Terminals report shifted letters with SHIFT set.
         let shift = KeyModifiers::SHIFT;
         assert_eq!(
@@ -440,6 +477,21 @@ mod tests {
             lookup(Help, &key(KeyCode::Char('q'), N)),
             Some(Command::Quit)
         );
+    }
+
+    #[test]
+    fn every_column_has_its_own_bound_key() {
+        let mut seen = std::collections::HashSet::new();
+        for c in crate::app::table::ALL_COLUMNS {
+            let k = c.key();
+            assert!(seen.insert(k), "{c:?}: key {k} twice");
+            assert_eq!(Column::for_key(k), Some(c));
+            assert_eq!(
+                lookup(Mode::Normal, &key(KeyCode::Char(k), KeyModifiers::SHIFT)),
+                Some(Command::SortColumn(c)),
+                "{c:?}"
+            );
+        }
     }
 
     #[test]

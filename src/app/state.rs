@@ -117,8 +117,12 @@ pub struct TableState {
     pub search: Vec<String>,
     pub selected: usize,
     pub offset: usize,
-    pub longest_name: usize,
-    pub longest_step: usize,
+    /// Widest content of each text column over `rows` (`table::text_widths`).
+    pub text_widths: Vec<(Column, u16)>,
+    /// The longest `…tail` of a step over `rows` (`table::step_tail_width`).
+    pub step_tail_width: u16,
+    /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
+    pub hscroll: usize,
     /// The columns this source has, in display order.
     pub columns: &'static [Column],
 }
@@ -135,8 +139,9 @@ impl Default for TableState {
             search: Vec::new(),
             selected: 0,
             offset: 0,
-            longest_name: 0,
-            longest_step: 0,
+            text_widths: Vec::new(),
+            step_tail_width: 0,
+            hscroll: 0,
             columns: &Column::ETDUMP,
         }
     }
@@ -341,10 +346,45 @@ impl AppState {
             ),
             None => Vec::new(),
         };
-        self.table.selected = keep
-            .and_then(|k| self.table.rows.iter().position(|&r| r == k))
-            .unwrap_or(0);
+        self.table.text_widths = match &self.data {
+            Some(d) => table::text_widths(&d.ops, &self.table.rows),
+            None => Vec::new(),
+        };
+        self.table.step_tail_width = match &self.data {
+            Some(d) => table::step_tail_width(&d.ops, &self.table.rows),
+            None => 0,
+        };
+        let kept = keep.and_then(|k| self.table.rows.iter().position(|&r| r == k));
+        self.table.selected = kept.unwrap_or(0);
+        if kept.is_none() {
+            // Another list: start at its top (no stale scroll position).
+            self.table.offset = 0;
+        }
         self.fix_table_offset();
+    }
+
+    /// The operator table's columns and widths for a pane whose inside is `width` cells
+    /// wide and shows `rows` rows from the current offset. Rendering and mouse hits both
+    /// use this, so a click on a title sorts the column drawn there.
+    pub fn table_layout(&self, width: u16, rows: usize) -> Vec<(Column, u16)> {
+        let Some(data) = &self.data else {
+            return Vec::new();
+        };
+        let t = &self.table;
+        let start = t.offset.min(t.rows.len());
+        let end = (start + rows).min(t.rows.len());
+        let window = &t.rows[start..end];
+        table::layout(
+            width,
+            t.columns,
+            |c| table::natural_width(c, &data.ops, window, &t.text_widths, c == t.sort),
+            |c| match c {
+                Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
+                _ => table::FLEX_MIN,
+            },
+            t.sort,
+            t.hscroll,
+        )
     }
 
     fn fix_tree_offset(&mut self) {
@@ -415,18 +455,6 @@ impl AppState {
         };
         let node_id = find(&selected_node);
         let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
-        self.table.longest_name = data
-            .ops
-            .iter()
-            .map(|o| o.name.chars().count())
-            .max()
-            .unwrap_or(0);
-        self.table.longest_step = data
-            .ops
-            .iter()
-            .map(|o| o.step.chars().count())
-            .max()
-            .unwrap_or(0);
         self.table.search = table::search_keys(&data.ops);
         let previous = self.data.replace(data);
         if first_load && self.watch.is_none() {
@@ -622,6 +650,9 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         Collapse | Expand if state.focus == Pane::Tree && !state.log_view => {
             tree_fold(state, cmd == Expand)
         }
+        Collapse | Expand if state.focus == Pane::Table && !state.log_view => {
+            scroll_columns(state, cmd == Expand)
+        }
         Collapse | Expand => {}
         ExpandAll | CollapseAll => {
             let open = cmd == ExpandAll;
@@ -651,6 +682,11 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         SortNext => {
             let next = state.table.sort.next(state.table.columns);
             sort_by(state, next);
+        }
+        SortColumn(column) => {
+            if state.table.columns.contains(&column) {
+                sort_by(state, column);
+            }
         }
         SortReverse => {
             state.table.descending = !state.table.descending;
@@ -683,6 +719,24 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// Scroll the operator table's columns one step (no further than the last column).
+fn scroll_columns(state: &mut AppState, right: bool) {
+    if right {
+        let width = state
+            .areas()
+            .table
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(0);
+        let shown = state.table_layout(width, state.table_page()).len();
+        let hidden = state.table.columns.len().saturating_sub(shown);
+        if state.table.hscroll < hidden {
+            state.table.hscroll += 1;
+        }
+    } else {
+        state.table.hscroll = state.table.hscroll.saturating_sub(1);
+    }
 }
 
 /// Sort by `column`: a new column starts in its natural direction.
@@ -950,12 +1004,8 @@ fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect>
                     }
                 }
                 Pane::Table if y == inner_top => {
-                    let widths = table::column_widths(
-                        area.width.saturating_sub(2),
-                        state.table.longest_name,
-                        state.table.longest_step,
-                        state.table.columns,
-                    );
+                    let rows = (area.height as usize).saturating_sub(3);
+                    let widths = state.table_layout(area.width.saturating_sub(2), rows);
                     let mut left = area.x + 1;
                     for (col, w) in widths {
                         if x >= left && x < left + w + 1 {

@@ -107,6 +107,7 @@ impl ExplorerData {
                 step: String::new(),
                 stats: op.stats.clone(),
                 share,
+                share_method: None,
                 input_shapes: op
                     .input_shapes
                     .as_ref()

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::text::{block, fit};
 use super::{pane_focused, Theme};
-use crate::app::format::{duration_ms, percent};
+use crate::app::format::{duration_ms, percent, wrap};
 use crate::app::histogram;
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};
 use crate::profile::Stats;
@@ -31,16 +31,29 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     let op = node.op_row.and_then(|r| data.ops.get(r));
     let s = &node.stats;
     let w = inner.width as usize;
-    let mut lines = vec![Line::styled(fit(&node.name, w, false), theme.title())];
+    // Name, facts and shapes wrap: the detail is where a cut table cell reads in full.
+    let mut lines: Vec<Line> = wrap(&node.name, w)
+        .into_iter()
+        .map(|l| Line::styled(l, theme.title()))
+        .collect();
     let mut facts = vec![node.kind.tag().to_string()];
     if !node.info.is_empty() {
         facts.push(node.info.clone());
     }
+    let mut step = None;
     if let (Some(op), SourceKind::Etdump) = (op, data.kind) {
         facts.push(format!("delegate {}", op.delegate));
-        facts.push(format!("step {}", op.step));
+        if op.step != "-" {
+            step = Some(format!("step {}", op.step));
+        }
     }
-    lines.push(Line::styled(fit(&facts.join(" · "), w, false), theme.dim()));
+    for text in std::iter::once(facts.join(" · ")).chain(step) {
+        lines.extend(
+            wrap(&text, w)
+                .into_iter()
+                .map(|l| Line::styled(l, theme.dim())),
+        );
+    }
     let pair = |a: &str, av: String, b: &str, bv: String| {
         let half = w / 2;
         Line::raw(format!(
@@ -50,7 +63,14 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         ))
     };
     let share = node.share.map(percent).unwrap_or_else(|| "-".into());
-    lines.push(pair("count", s.count.to_string(), "share", share));
+    let share_label = match (op, data.kind) {
+        (Some(_), SourceKind::Trace) => "%self",
+        _ => "%parent",
+    };
+    lines.push(pair("count", s.count.to_string(), share_label, share));
+    if let Some(m) = op.and_then(|o| o.share_method) {
+        lines.push(pair("", String::new(), "%method", percent(m)));
+    }
     if s.count > 0 {
         lines.push(pair(
             "median",
@@ -73,9 +93,13 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         lines.push(pair("total", duration_ms(s.total()), label, value));
     }
     if let Some(op) = op {
-        if !op.input_shapes.is_empty() || !op.output_shapes.is_empty() {
-            let io = format!("in {}  out {}", op.input_shapes, op.output_shapes);
-            lines.push(Line::raw(fit(&io, w, false)));
+        for (label, shapes) in [("in  ", &op.input_shapes), ("out ", &op.output_shapes)] {
+            if !shapes.is_empty() {
+                for (i, l) in wrap(shapes, w.saturating_sub(4)).into_iter().enumerate() {
+                    let head = if i == 0 { label } else { "    " };
+                    lines.push(Line::raw(format!("{head}{l}")));
+                }
+            }
         }
     }
     let used = lines.len() as u16;

@@ -46,7 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
         spans.push(Span::styled(
-            format!("sort {}{dir} │ {warmup}", t.sort.title()),
+            format!("sort {}{dir} │ {warmup}", t.sort.label()),
             theme.dim(),
         ));
         let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
