@@ -209,6 +209,49 @@ fn warmup_change_reloads_within_bounds() {
     );
 }
 
+/// A warm-up change says what moved; a key that cannot change it says why.
+#[test]
+fn warmup_changes_explain_themselves() {
+    use cpuprof_tui::profile::Stats;
+    let mut s = loaded(80, 24, 2);
+    s.data.as_mut().unwrap().total = Some(Stats::from_samples(vec![1.1134]));
+    let effects = key(&mut s, KeyCode::Char('+'));
+    let [Effect::Load { generation, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    let mut next = ExplorerData::from_profile(&sample::profile());
+    next.total = Some(Stats::from_samples(vec![1.1141]));
+    next.runs.as_mut().unwrap().dropped = 3;
+    next.runs.as_mut().unwrap().kept = 5;
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(next)),
+        },
+    );
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("warm-up 2→3: Method::execute 1.113→1.114 ms · 5 runs kept")
+    );
+    // The next key clears it.
+    key(&mut s, KeyCode::Char('j'));
+    assert!(s.notice.is_none());
+    // At 0, `-` says there is nothing to add back; at 7 of 8, `+` says one must stay.
+    let mut s = loaded(80, 24, 0);
+    key(&mut s, KeyCode::Char('-'));
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("warm-up is 0: no dropped run to add back")
+    );
+    let mut s = loaded(80, 24, 7);
+    key(&mut s, KeyCode::Char('+'));
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("warm-up 7 of 8 runs: at least one run must stay")
+    );
+}
+
 #[test]
 fn stale_results_are_dropped_and_errors_keep_the_profile() {
     let mut s = loaded(80, 24, 2);

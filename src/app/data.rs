@@ -203,7 +203,7 @@ impl ExplorerData {
         let root = data.push_node(TreeNode {
             name: "Method::execute".to_string(),
             kind: NodeKind::Method,
-            info: format!("{} runs kept", profile.runs.kept),
+            info: format!("{} kept", format::count(profile.runs.kept, "run")),
             depth: 0,
             parent: None,
             children: Vec::new(),

@@ -18,6 +18,16 @@ pub fn shapes(shapes: Option<&Vec<Vec<i64>>>) -> String {
     }
 }
 
+/// A duration before and after: `1.113→1.114 ms` (one unit when both share it), else
+/// `980 µs→1.002 ms`.
+pub fn duration_change(before: f64, after: f64) -> String {
+    let (a, b) = (duration_ms(before), duration_ms(after));
+    match (a.rsplit_once(' '), b.rsplit_once(' ')) {
+        (Some((x, ua)), Some((y, ub))) if ua == ub => format!("{x}→{y} {ub}"),
+        _ => format!("{a}→{b}"),
+    }
+}
+
 /// `1 warning`, `2 warnings`.
 pub fn count(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
@@ -102,5 +112,7 @@ mod tests {
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(120 * 1024 * 1024), "120.0 MiB");
         assert_eq!(percent(0.1234), "12.3%");
+        assert_eq!(duration_change(1.1134, 1.1141), "1.113→1.114 ms");
+        assert_eq!(duration_change(0.980, 1.002), "980 µs→1.002 ms");
     }
 }

@@ -414,6 +414,47 @@ pub fn help_lines() -> Vec<(String, String)> {
     out
 }
 
+/// Cells of the keys column in the help overlay.
+pub const HELP_KEY_W: usize = 16;
+
+/// The help overlay: the body itself on screens narrower than two help columns, else
+/// centred; its border is part of the area.
+pub fn help_area(body: ratatui::layout::Rect) -> ratatui::layout::Rect {
+    let w = body.width.min(96);
+    ratatui::layout::Rect::new(body.x + (body.width - w) / 2, body.y, w, body.height)
+}
+
+/// The help text laid out `width` cells wide: `(keys, text)` rows, descriptions wrapped
+/// under themselves, key lists too long for their column on a row of their own.
+pub fn help_rows(width: usize) -> Vec<(String, String)> {
+    let text_w = width.saturating_sub(HELP_KEY_W + 1).max(10);
+    let mut out = Vec::new();
+    for (keys, what) in help_lines() {
+        if keys.is_empty() {
+            out.push((keys, what));
+            continue;
+        }
+        let mut keys = keys;
+        if keys.chars().count() > HELP_KEY_W {
+            out.push((keys, String::new()));
+            keys = " ".into();
+        }
+        for (i, line) in super::format::wrap(&what, text_w).into_iter().enumerate() {
+            out.push((if i == 0 { keys.clone() } else { " ".into() }, line));
+        }
+    }
+    out
+}
+
+/// The furthest the help can scroll in `body`: its last row at the bottom.
+pub fn help_max_scroll(body: ratatui::layout::Rect) -> usize {
+    let area = help_area(body);
+    let rows = area.height.saturating_sub(2) as usize;
+    help_rows(area.width.saturating_sub(2) as usize)
+        .len()
+        .saturating_sub(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,6 +533,26 @@ mod tests {
                 "{c:?}"
             );
         }
+    }
+
+    #[test]
+    fn help_wraps_and_scrolls_no_further_than_its_end() {
+        use ratatui::layout::Rect;
+        let rows = help_rows(78);
+        // Every description word is there, nothing is longer than the area.
+        for (k, t) in &rows {
+            let n = if k.chars().count() > HELP_KEY_W {
+                k.chars().count()
+            } else {
+                HELP_KEY_W + 1 + t.chars().count()
+            };
+            assert!(n <= 78, "{k} {t}");
+        }
+        // 80x24: body 21 rows, help inside 19 rows.
+        let body = Rect::new(0, 2, 80, 21);
+        assert_eq!(help_max_scroll(body), rows.len() - 19);
+        // A tall screen holds all of it: no scrolling.
+        assert_eq!(help_max_scroll(Rect::new(0, 2, 230, 500)), 0);
     }
 
     #[test]

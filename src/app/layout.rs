@@ -67,7 +67,7 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
             0
         };
         let rest = body_h - runs_h;
-        let top_h = (runs_h + (rest * 9 / 20).max(18.min(rest * 2 / 3))).min(body_h);
+        let top_h = (runs_h + (rest / 2).max(18.min(rest * 2 / 3))).min(body_h);
         let left_w = width - detail_w;
         if runs {
             areas.runs = Some(Rect::new(0, body.y, left_w, runs_h));
@@ -128,17 +128,17 @@ mod tests {
         let z = compute(80, 24, false, true, false);
         assert_eq!(z.detail, Some(Rect::new(0, 2, 80, 21)));
         // 160x48: body 45 rows; detail 160*3/10 = 48 wide beside the tree, top band
-        // 45*9/20 = 20 rows; the table spans all 160 columns below.
+        // 45/2 = 22 rows; the table spans all 160 columns below.
         let w = compute(160, 48, false, false, false);
-        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 20)));
-        assert_eq!(w.tree, Some(Rect::new(0, 2, 112, 20)));
-        assert_eq!(w.table, Some(Rect::new(0, 22, 160, 25)));
+        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 22)));
+        assert_eq!(w.tree, Some(Rect::new(0, 2, 112, 22)));
+        assert_eq!(w.table, Some(Rect::new(0, 24, 160, 23)));
         // The detail grows with the terminal: 230*3/10 = 69.
         assert_eq!(
             compute(230, 60, false, false, false).detail.unwrap().width,
             69
         );
-        // 120x40: body 37, top band max(37*9/20 = 16, min(18, 24)) = 18.
+        // 120x40: body 37, top band max(37/2 = 18, min(18, 24)) = 18.
         let m = compute(120, 40, false, false, false);
         assert_eq!(m.detail, Some(Rect::new(76, 2, 44, 18)));
         assert_eq!(m.table, Some(Rect::new(0, 20, 120, 19)));
@@ -160,7 +160,7 @@ mod tests {
         let (t, o) = (a.tree.unwrap(), a.table.unwrap());
         assert_eq!((t.y, t.height, o.y, o.height), (7, 6, 13, 9));
         // 160x48: body 44, runs 44/5 = 8 rows above the tree, beside the detail; top
-        // band 8 + 36*9/20 = 16 -> max(16, 18) = 8 + 18 = 26.
+        // band 8 + max(36/2, 18) = 26.
         let w = compute(160, 48, false, false, true);
         assert_eq!(w.runs, Some(Rect::new(0, 2, 112, 8)));
         assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 26)));

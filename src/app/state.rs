@@ -170,6 +170,9 @@ pub struct AppState {
     pub quit: bool,
     /// Watch mode (`--watch DIR`): the runs list.
     pub watch: Option<WatchState>,
+    /// A one-line message for the footer (what a change did, why a key did nothing);
+    /// cleared by the next key.
+    pub notice: Option<String>,
 }
 
 impl AppState {
@@ -193,6 +196,7 @@ impl AppState {
             height,
             quit: false,
             watch: None,
+            notice: None,
         }
     }
 
@@ -546,10 +550,13 @@ fn step(pos: usize, delta: isize, len: usize) -> usize {
 /// Apply one action. Pure: all I/O is in the returned effects.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
-        Action::Key(key) => match keymap::lookup(state.mode(), &key) {
-            Some(cmd) => command(state, cmd),
-            None => Vec::new(),
-        },
+        Action::Key(key) => {
+            state.notice = None;
+            match keymap::lookup(state.mode(), &key) {
+                Some(cmd) => command(state, cmd),
+                None => Vec::new(),
+            }
+        }
         Action::Command(cmd) => command(state, cmd),
         Action::Mouse { kind, x, y } => mouse(state, kind, x, y),
         Action::Resize(w, h) => {
@@ -604,7 +611,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.loading = None;
             match result {
                 Ok(data) => {
-                    state.install(*data);
+                    let before = state.install(*data);
+                    if let (Some(old), Some(new)) = (&before, &state.data) {
+                        state.notice = warmup_change(old, new);
+                    }
                 }
                 Err(message) => state.error = Some(message),
             }
@@ -757,6 +767,14 @@ fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
         (None, None) => return Vec::new(),
     };
     let Some(wanted) = next_warmup(current, more, state.runs_total()) else {
+        state.notice = Some(match (more, state.runs_total()) {
+            (false, _) => format!("warm-up is {current}: no dropped run to add back"),
+            (true, Some(total)) => format!(
+                "warm-up {current} of {}: at least one run must stay",
+                super::format::count(total, "run")
+            ),
+            (true, None) => "warm-up: the number of runs is not known yet".to_string(),
+        });
         return Vec::new();
     };
     if state.watch.is_some() {
@@ -767,6 +785,27 @@ fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
     };
     request.warmup = wanted;
     state.load(request)
+}
+
+/// What a reload with another warm-up moved: `warm-up 5→4: Method::execute 1.113→1.114
+/// ms`. None when the warm-up did not change (a plain reload).
+pub fn warmup_change(old: &ExplorerData, new: &ExplorerData) -> Option<String> {
+    let (a, b) = (old.runs.as_ref()?.dropped, new.runs.as_ref()?.dropped);
+    if a == b {
+        return None;
+    }
+    let mut text = format!("warm-up {a}→{b}");
+    if let (Some(x), Some(y)) = (&old.total, &new.total) {
+        text.push_str(&format!(
+            ": {} {}",
+            new.total_label,
+            super::format::duration_change(x.median, y.median)
+        ));
+    }
+    if let Some(r) = &new.runs {
+        text.push_str(&format!(" · {} kept", super::format::count(r.kept, "run")));
+    }
+    Some(text)
 }
 
 /// The warm-up one step up or down from `current`, if allowed: never below 0, and at
@@ -797,7 +836,8 @@ fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     };
     if state.help {
         let d = delta(10).unwrap_or(0);
-        state.help_scroll = step(state.help_scroll, d, keymap::help_lines().len());
+        let max = keymap::help_max_scroll(state.areas().body);
+        state.help_scroll = step(state.help_scroll, d, max + 1);
         return Vec::new();
     }
     if state.log_view {

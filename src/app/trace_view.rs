@@ -28,8 +28,8 @@ impl ExplorerData {
             let mut info = vec![
                 format!("pid {}", key.pid),
                 format!(
-                    "{} calls, {} top-level",
-                    thread.calls,
+                    "{}, {} top-level",
+                    format::count(thread.calls as usize, "call"),
                     tree.roots.iter().map(|r| r.calls).sum::<u64>()
                 ),
             ];
@@ -71,7 +71,10 @@ impl ExplorerData {
         let ops_root = data.push_node(TreeNode {
             name: "operators by name".to_string(),
             kind: NodeKind::Other,
-            info: format!("{} ops · self time shares", trace.ops.len()),
+            info: format!(
+                "{} · self time shares",
+                format::count(trace.ops.len(), "op")
+            ),
             depth: 0,
             parent: None,
             children: Vec::new(),
@@ -190,7 +193,8 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
 /// `10 calls · self 117 µs[ · 1 failed]`.
 fn calls_info(calls: u64, self_ns: i64, errors: u64) -> String {
     let mut info = format!(
-        "{calls} calls · self {}",
+        "{} · self {}",
+        format::count(calls as usize, "call"),
         format::duration_ms(self_ns as f64 / 1e6)
     );
     if errors > 0 {

@@ -32,6 +32,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.set_cursor_position(Position::new(x, area.y));
         }
     } else {
+        if let Some(notice) = &state.notice {
+            spans.push(Span::styled(format!("{notice} │ "), theme.warning()));
+        }
         if !t.filter.value().is_empty() {
             spans.push(Span::styled(
                 format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
