@@ -3,19 +3,12 @@
 
 pub use crate::units::{duration_ms, percent};
 
-/// Shapes as `[1,3,224,224] [64]`; None (unknown) as empty.
+/// Shapes as `[1,3,224,224] [64]` (`crate::units::shape_list`, as in the report); None
+/// (unknown) as empty.
 pub fn shapes(shapes: Option<&Vec<Vec<i64>>>) -> String {
-    match shapes {
-        None => String::new(),
-        Some(list) => list
-            .iter()
-            .map(|s| {
-                let dims: Vec<String> = s.iter().map(i64::to_string).collect();
-                format!("[{}]", dims.join(","))
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
+    shapes
+        .map(|l| crate::units::shape_list(l))
+        .unwrap_or_default()
 }
 
 /// A duration before and after: `1.113→1.114 ms` (one unit when both share it), else
