@@ -355,3 +355,31 @@ fn faulty_cpu_case() {
         snap("fault_drop_ops_log", size, &s);
     }
 }
+
+/// `mlp_noshapes_hours` was written without shape metadata (fixtures/cpu-faults README):
+/// the XNNPACK operators say "shapes not recorded" in the table and the detail.
+#[test]
+fn dump_without_shapes_says_so() {
+    let mut s = opened("fixtures/cpu-faults/mlp_noshapes_hours.etdp", 2, (160, 48));
+    key(&mut s, KeyCode::Tab);
+    let text = screen(&s);
+    assert!(text.contains("shapes not recorded"), "{text}");
+    snap("noshapes_table", (160, 48), &s);
+}
+
+/// `--no-log`: the dump beside its log opens without it: the header names only the
+/// dump, and the CpuBackend steps cannot be named from a plan (warning
+/// `no_cpu_plan_in_log`).
+#[test]
+fn no_log_opens_the_dump_alone() {
+    let req = request("fixtures/cpu/mlp_basic.etdp", 3).without_log();
+    let data = load_explorer_data(&req, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert_eq!(data.files, ["fixtures/cpu/mlp_basic.etdp"]);
+    assert!(
+        data.findings.iter().any(|f| f.kind == "no_cpu_plan_in_log"),
+        "{:?}",
+        data.findings
+    );
+    let with = load("fixtures/cpu/mlp_basic.etdp", 3).unwrap();
+    assert_eq!(with.files.len(), 2);
+}

@@ -7,6 +7,9 @@ use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
 use super::format;
 use super::table::Column;
 
+/// The input-shapes cell of an XNNPACK operator whose event carried no shape metadata.
+pub const SHAPES_NOT_RECORDED: &str = "shapes not recorded";
+
 /// What a tree node stands for (drives its label and icon, not its behaviour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
@@ -176,7 +179,11 @@ impl ExplorerData {
             stats: op.stats.clone(),
             share: op.share,
             share_method: share_of(op.stats.median, method_median),
-            input_shapes: format::shapes(op.input_shapes.as_ref()),
+            input_shapes: match (&op.input_shapes, op.kind) {
+                // XNNPACK operators carry shapes in their metadata; say when it is absent.
+                (None, crate::profile::OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
+                (s, _) => format::shapes(s.as_ref()),
+            },
             output_shapes: format::shapes(op.output_shapes.as_ref()),
             self_total: None,
             dtypes: String::new(),

@@ -367,6 +367,23 @@ impl AppState {
         self.fix_table_offset();
     }
 
+    /// The columns the operator table can show, in display order. A text column with
+    /// nothing in it (no output shapes recorded) is left out: a blank column only takes
+    /// room from the others.
+    pub fn table_columns(&self) -> Vec<Column> {
+        let t = &self.table;
+        t.columns
+            .iter()
+            .copied()
+            .filter(|c| {
+                *c == Column::Name
+                    || *c == t.sort
+                    || !c.flexible()
+                    || t.text_widths.iter().any(|(x, w)| x == c && *w > 0)
+            })
+            .collect()
+    }
+
     /// The operator table's columns and widths for a pane whose inside is `width` cells
     /// wide and shows `rows` rows from the current offset. Rendering and mouse hits both
     /// use this, so a click on a title sorts the column drawn there.
@@ -378,9 +395,10 @@ impl AppState {
         let start = t.offset.min(t.rows.len());
         let end = (start + rows).min(t.rows.len());
         let window = &t.rows[start..end];
+        let columns = self.table_columns();
         table::layout(
             width,
-            t.columns,
+            &columns,
             |c| table::natural_width(c, &data.ops, window, &t.text_widths, c == t.sort),
             |c| match c {
                 Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
@@ -740,7 +758,7 @@ fn scroll_columns(state: &mut AppState, right: bool) {
             .map(|a| a.width.saturating_sub(2))
             .unwrap_or(0);
         let shown = state.table_layout(width, state.table_page()).len();
-        let hidden = state.table.columns.len().saturating_sub(shown);
+        let hidden = state.table_columns().len().saturating_sub(shown);
         if state.table.hscroll < hidden {
             state.table.hscroll += 1;
         }

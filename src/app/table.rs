@@ -247,12 +247,25 @@ pub fn layout(
     let total = |set: &[Column]| -> u32 {
         set.iter().map(|c| min_w(*c) as u32).sum::<u32>() + set.len().saturating_sub(1) as u32
     };
+    let candidates = shown.clone();
+    let mut left = Vec::new();
     for leaving in DROP_ORDER {
         if total(&shown) <= width as u32 {
             break;
         }
-        if leaving != sort {
+        if leaving != sort && shown.contains(&leaving) {
             shown.retain(|c| *c != leaving);
+            left.push(leaving);
+        }
+    }
+    // A column that left early may still fit in the room the later ones freed (the
+    // input shapes in the cells a long step could not use): back it comes, in place.
+    for back in left.into_iter().rev() {
+        let mut with: Vec<Column> = shown.clone();
+        with.push(back);
+        with.sort_by_key(|c| candidates.iter().position(|x| x == c));
+        if total(&with) <= width as u32 {
+            shown = with;
         }
     }
     let mut widths: Vec<(Column, u16)> = shown.iter().map(|c| (*c, min_w(*c))).collect();
@@ -654,6 +667,33 @@ mod layout_tests {
         let c = layout(78, &Column::ETDUMP, demo_natural, |_| 12, Inputs, 0);
         let w = c.iter().find(|x| x.0 == Inputs).map(|x| x.1);
         assert_eq!(w, Some("Inp[u]t shapes".len() as u16 + 1));
+    }
+
+    #[test]
+    fn a_column_that_left_comes_back_into_room_freed_later() {
+        use Column::*;
+        // 130 cells, minimum widths as above (165 with everything): outputs leave (149),
+        // inputs leave (134), the step leaves (114, spare 16). The step (19 + gap) still
+        // does not fit back; the inputs (14 + gap = 15) do: 129, and take the last cell.
+        let step19 = |c| if c == Step { 19 } else { 12 };
+        let c = layout(130, &Column::ETDUMP, demo_natural, step19, Median, 0);
+        assert_eq!(
+            names(&c),
+            [
+                Name,
+                Delegate,
+                Count,
+                Median,
+                Min,
+                Max,
+                P90,
+                Share,
+                ShareMethod,
+                Inputs
+            ]
+        );
+        assert_eq!(c[9].1, 15);
+        assert_eq!(total(&c), 130);
     }
 
     #[test]

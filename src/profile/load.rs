@@ -14,8 +14,11 @@ use crate::runlog;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileRequest {
     pub etdump: PathBuf,
-    /// Explicit runner log; None means "use `<dump stem>.log` beside the dump if present".
+    /// Explicit runner log; None means "use `<dump stem>.log` beside the dump if present"
+    /// (unless `no_log`).
     pub log: Option<PathBuf>,
+    /// `--no-log`: read no runner log at all, not even the one beside the dump.
+    pub no_log: bool,
     /// Number of leading `Execute` runs to drop.
     pub warmup: usize,
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
@@ -40,9 +43,17 @@ impl ProfileRequest {
         ProfileRequest {
             etdump,
             log,
+            no_log: false,
             warmup,
             embedded: None,
         }
+    }
+
+    /// This request without any runner log (`--no-log`).
+    pub fn without_log(mut self) -> Self {
+        self.no_log = true;
+        self.log = None;
+        self
     }
 
     /// The bundled demo. Its run has 5 warm-up runs, dropped by default.
@@ -50,6 +61,7 @@ impl ProfileRequest {
         ProfileRequest {
             etdump: PathBuf::from("demo.etdp"),
             log: Some(PathBuf::from("demo.log")),
+            no_log: false,
             warmup: warmup.unwrap_or(5),
             embedded: Some(DEMO),
         }
@@ -167,11 +179,13 @@ pub fn load_profile(
         bytes_total: total,
     });
     let log_path = match (&request.embedded, &request.log) {
+        _ if request.no_log => None,
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
         (None, None) => default_log_for(&request.etdump),
     };
     let log = match (&request.embedded, &log_path) {
+        _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),
         (None, Some(path)) => {
             Some(runlog::read_file(path).map_err(|e| bad(&path.display().to_string(), e))?)
@@ -246,6 +260,17 @@ fn read_with_progress(
         if n == 0 || bytes.len() == before {
             return Ok(bytes);
         }
+    }
+}
+
+/// Why `path` cannot be opened, in the words loading would use; None when it can (or
+/// it is a directory, which a trace reader may accept). Checked before the explorer
+/// takes over the terminal.
+pub fn check_openable(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Err(e) => Some(io_message(&e)),
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => File::open(path).err().map(|e| io_message(&e)),
     }
 }
 

@@ -14,8 +14,8 @@ mod stats;
 pub use build::{build_profile, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
-    default_log_for, load_profile, EmbeddedDump, LoadError, LoadPhase, LoadProgress,
-    ProfileRequest, DEMO,
+    check_openable, default_log_for, load_profile, EmbeddedDump, LoadError, LoadPhase,
+    LoadProgress, ProfileRequest, DEMO,
 };
 pub use model::*;
 pub use shapes::{decode_metadata, Metadata, Shapes};

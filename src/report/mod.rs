@@ -44,6 +44,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     }
     let log = match &args.log {
         Some(l) => Some(l.clone()),
+        None if args.no_log => None,
         None => {
             let found = default_log_for(&args.file);
             if let Some(l) = &found {
@@ -55,7 +56,10 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             found
         }
     };
-    let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let mut request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    if args.no_log {
+        request = request.without_log();
+    }
     let never = AtomicBool::new(false);
     let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
     let mut inputs: Vec<&Path> = vec![&args.file];

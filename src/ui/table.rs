@@ -30,7 +30,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     }
     let rows = (area.height as usize).saturating_sub(3);
     let widths = state.table_layout(area.width.saturating_sub(2), rows);
-    let hidden = t.columns.len().saturating_sub(widths.len());
+    let hidden = state.table_columns().len().saturating_sub(widths.len());
     if t.hscroll > 0 || hidden > 0 {
         let left = if t.hscroll > 0 { "←" } else { "" };
         let right = if hidden > t.hscroll { "→" } else { "" };
