@@ -577,3 +577,150 @@ fn arrows_scroll_the_table_columns() {
     key(&mut s, KeyCode::Left);
     assert_eq!(s.table.hscroll, most - 1);
 }
+
+/// The sample with a warning about `Clamp (NC, F32) #1` in delegate #1 (instruction 1).
+fn loaded_with_clamp_warning(w: u16, h: u16) -> AppState {
+    use cpuprof_tui::profile::Finding;
+    let mut p = sample::profile();
+    let mut f = Finding::new(
+        "operator_slow",
+        "Clamp (NC, F32) #1 is slower than expected",
+    );
+    f.event = Some("Clamp (NC, F32) #1".into());
+    f.instruction_id = Some(1);
+    p.warnings.push(f);
+    let mut s = AppState::new(w, h);
+    let effects = s.load(ProfileRequest::new("sample.etdp".into(), None, 2));
+    let [Effect::Load { generation, .. }] = effects[..] else {
+        panic!()
+    };
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(ExplorerData::from_profile(&p))),
+        },
+    );
+    s
+}
+
+fn selected_name(s: &AppState) -> String {
+    let d = s.data.as_ref().unwrap();
+    d.nodes[s.tree.visible[s.tree.selected]].name.clone()
+}
+
+/// Enter on a plan step lists that step's operators only (3 in conv2d+2, by median:
+/// IGEMM #2 0.22, IGEMM #1 0.20, Clamp 0.05); Esc in the tree lists all again; the list
+/// that changed starts at its top.
+#[test]
+fn enter_on_a_step_lists_its_operators() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(selected_name(&s), "XNNPACK/subgraph:conv2d+2");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM #2",
+            "Convolution (NHWC, F32) IGEMM #1",
+            "Clamp (NC, F32) #1"
+        ]
+    );
+    assert_eq!((s.table.selected, s.table.offset), (0, 0));
+    // The cumsum step: its one kernel.
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(selected_name(&s), "ET/registry:cumsum");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(table_names(&s), ["native_call_cumsum.out"]);
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(table_names(&s).len(), 7);
+}
+
+/// A finding names its delegate, and it and its ancestors carry a mark in the tree.
+#[test]
+fn findings_name_their_delegate_and_mark_the_tree() {
+    let s = loaded_with_clamp_warning(80, 24);
+    let d = s.data.as_ref().unwrap();
+    let f = d
+        .findings
+        .iter()
+        .find(|f| f.kind == "operator_slow")
+        .unwrap();
+    assert_eq!(f.delegate.as_deref(), Some("delegate #1"));
+    let node = f.node.expect("points at the Clamp node");
+    assert_eq!(d.nodes[node].name, "Clamp (NC, F32) #1");
+    assert!(cpuprof_tui::app::state::finding_text(f).starts_with("operator_slow · delegate #1: "));
+    let marks = |name: &str| {
+        d.nodes
+            .iter()
+            .find(|n| n.name == name)
+            .map(|n| n.findings)
+            .unwrap()
+    };
+    // One warning: on Clamp, its step, delegate #1, the method; not on delegate #4.
+    assert_eq!(marks("Clamp (NC, F32) #1"), (0, 1));
+    assert_eq!(marks("XNNPACK/subgraph:conv2d+2"), (0, 1));
+    assert_eq!(marks("delegate #1"), (0, 1));
+    assert_eq!(marks("Method::execute"), (0, 1));
+    assert_eq!(marks("delegate #4"), (0, 0));
+}
+
+/// `r` shows the selected table row in the tree (opening its step), and the warning at
+/// the top of the warnings view.
+#[test]
+fn reveal_a_row_and_a_warning_in_the_tree() {
+    let mut s = loaded_with_clamp_warning(80, 24);
+    key(&mut s, KeyCode::Tab);
+    // Clamp is 5th by median (0.22, 0.20, 0.15, 0.10, 0.05).
+    for _ in 0..4 {
+        key(&mut s, KeyCode::Char('j'));
+    }
+    assert_eq!(table_names(&s)[s.table.selected], "Clamp (NC, F32) #1");
+    key(&mut s, KeyCode::Char('r'));
+    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
+    // Back to the top, steps closed again.
+    key(&mut s, KeyCode::Char('E'));
+    key(&mut s, KeyCode::Char('g'));
+    key(&mut s, KeyCode::Char('w'));
+    // Scroll the warnings view until the Clamp warning is the selected one.
+    for _ in 0..5 {
+        let d = s.data.as_ref().unwrap();
+        let f = cpuprof_tui::app::state::selected_finding(d, s.log_scroll, 78);
+        if f.is_some_and(|i| d.findings[i].kind == "operator_slow") {
+            break;
+        }
+        key(&mut s, KeyCode::Char('j'));
+    }
+    key(&mut s, KeyCode::Char('r'));
+    assert!(!s.log_view);
+    assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
+}
+
+/// `/` searches the tree too: `]` and `[` walk the matching nodes (opening parents),
+/// wrapping around.
+#[test]
+fn search_walks_the_tree() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('/'));
+    chars(&mut s, "igemm");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("2 matches in the tree: ] next, [ previous")
+    );
+    key(&mut s, KeyCode::Char(']'));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
+    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.notice.as_deref(), Some("tree match 1 of 2 for \"igemm\""));
+    key(&mut s, KeyCode::Char(']'));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
+    key(&mut s, KeyCode::Char(']'));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
+    key(&mut s, KeyCode::Char('['));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
+}

@@ -382,3 +382,35 @@ fn missing_file_exits_2_before_the_terminal_is_taken() {
         "cpuprof-tui: fixtures/no_such_dump.etdp: no such file\n"
     );
 }
+
+/// `/` searches the tree as well: `]` walks to the one IGEMM convolution of wide_browse
+/// (truth: a single `Convolution (NHWC, F32) IGEMM #1`, in step
+/// `XNNPACK/subgraph:conv2d+18`), opening its step. `r` on a table row shows it in the
+/// tree: `Convolution (NHWC, F32) DWConv #9` lives in `XNNPACK/subgraph:constant_pad_nd+18`.
+#[test]
+fn tree_search_and_reveal() {
+    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    s.wait_for(&["Operators · all delegates · 79"]);
+    s.send("/igemm\r");
+    s.wait_for(&["1 match in the tree: ] next, [ previous"]);
+    s.send("]");
+    s.wait_for(&[
+        "tree match 1 of 1 for \"igemm\"",
+        "▾ XNNPACK/subgraph:conv2d+18",
+        "    Convolution (NHWC, F32) IGEMM #1",
+    ]);
+    // A table row revealed in the tree.
+    s.send("/");
+    s.send("\x15"); // Ctrl-U clears the search text
+    s.send("DWConv #9\r");
+    s.wait_for(&["1 matching \"DWConv #9\""]);
+    s.send("r");
+    // The tree row (indented under delegate #1 and its step), and the detail of it.
+    s.wait_for(&[
+        "│        Convolution (NHWC, F32) DWConv #9",
+        "step XNNPACK/subgraph:constant_pad_nd+18",
+    ]);
+    s.send("q");
+    assert!(s.wait_exit().success());
+    ends_restored(&s.final_output());
+}

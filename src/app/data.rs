@@ -49,6 +49,8 @@ pub struct TreeNode {
     pub op_row: Option<usize>,
     /// Index of the delegate (in `ExplorerData::scopes`) this node belongs to.
     pub scope: Option<usize>,
+    /// Findings about this node or below it: (errors, warnings). The tree marks them.
+    pub findings: (usize, usize),
 }
 
 /// One operator-table row.
@@ -79,6 +81,23 @@ pub struct FindingRow {
     pub error: bool,
     pub kind: String,
     pub message: String,
+    /// The delegate concerned (`delegate #1`: instruction id), when known.
+    pub delegate: Option<String>,
+    /// The tree node it is about (the step or operator named, else its delegate).
+    pub node: Option<usize>,
+}
+
+impl FindingRow {
+    /// A finding not tied to a delegate or a node (traces, load problems).
+    pub fn plain(error: bool, kind: impl Into<String>, message: impl Into<String>) -> Self {
+        FindingRow {
+            error,
+            kind: kind.into(),
+            message: message.into(),
+            delegate: None,
+            node: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +152,24 @@ impl ExplorerData {
         self.findings.iter().filter(|f| !f.error).count()
     }
 
+    /// Count each finding on its node and every ancestor (the tree's marks).
+    pub(crate) fn mark_findings(&mut self) {
+        for f in &self.findings {
+            let mut at = f.node;
+            while let Some(i) = at {
+                let Some(n) = self.nodes.get_mut(i) else {
+                    break;
+                };
+                if f.error {
+                    n.findings.0 += 1;
+                } else {
+                    n.findings.1 += 1;
+                }
+                at = n.parent;
+            }
+        }
+    }
+
     pub(crate) fn push_node(&mut self, mut node: TreeNode) -> usize {
         let id = self.nodes.len();
         match node.parent {
@@ -170,6 +207,7 @@ impl ExplorerData {
             share: Some(op.share),
             op_row: Some(row),
             scope,
+            findings: (0, 0),
         });
         self.ops.push(OpRow {
             name: op.name.clone(),
@@ -218,6 +256,7 @@ impl ExplorerData {
             share: None,
             op_row: None,
             scope: None,
+            findings: (0, 0),
         });
         for delegate in &profile.delegates {
             let scope = data.scopes.len();
@@ -251,6 +290,7 @@ impl ExplorerData {
                 share: share_of(delegate.call.median, method_median),
                 op_row: None,
                 scope: Some(scope),
+                findings: (0, 0),
             });
             for step in &delegate.steps {
                 let nodes = step.node_count.max(step.nodes.len());
@@ -271,6 +311,7 @@ impl ExplorerData {
                     share: Some(step.share),
                     op_row: None,
                     scope: Some(scope),
+                    findings: (0, 0),
                 });
                 for op in &step.operators {
                     data.push_op(s, op, &short, Some(scope), &step.name, method_median);
@@ -291,6 +332,7 @@ impl ExplorerData {
                     share: share_of(ev.stats.median, Some(delegate.call.median)),
                     op_row: None,
                     scope: Some(scope),
+                    findings: (0, 0),
                 });
             }
         }
@@ -306,6 +348,7 @@ impl ExplorerData {
                 share: share_of(other.stats.median, method_median),
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
             for k in &other.kernels {
                 let op = OperatorStats {
@@ -332,6 +375,7 @@ impl ExplorerData {
                 share: share_of(rem.median, method_median),
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
         }
         data.findings = profile
@@ -339,15 +383,48 @@ impl ExplorerData {
             .iter()
             .map(|f| (true, f))
             .chain(profile.warnings.iter().map(|f| (false, f)))
-            .map(|(error, f)| FindingRow {
-                error,
-                kind: f.kind.clone(),
-                message: f.message.clone(),
+            .map(|(error, f)| {
+                let delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                FindingRow {
+                    error,
+                    kind: f.kind.clone(),
+                    message: f.message.clone(),
+                    node: finding_node(&data, delegate.as_deref(), f.event.as_deref()),
+                    delegate,
+                }
             })
             .collect();
+        data.mark_findings();
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
         data
     }
+}
+
+/// The node a finding is about: the node named `event` inside `delegate` (a step or an
+/// operator), else the delegate itself, else a node named `event` anywhere.
+fn finding_node(data: &ExplorerData, delegate: Option<&str>, event: Option<&str>) -> Option<usize> {
+    let d = delegate.and_then(|name| data.nodes.iter().position(|n| n.name == name));
+    let within = |id: usize, root: usize| {
+        let mut at = Some(id);
+        while let Some(i) = at {
+            if i == root {
+                return true;
+            }
+            at = data.nodes[i].parent;
+        }
+        false
+    };
+    if let Some(ev) = event {
+        let named = data
+            .nodes
+            .iter()
+            .enumerate()
+            .find(|(i, n)| n.name == ev && d.is_none_or(|root| within(*i, root)));
+        if let Some((i, _)) = named {
+            return Some(i);
+        }
+    }
+    d
 }
 
 fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {

@@ -30,6 +30,11 @@ pub enum Command {
     /// Sort by this column (its title's bracketed letter, shifted); again reverses.
     SortColumn(Column),
     ScopeAll,
+    /// Show the selected operator (or warning) in the tree.
+    Reveal,
+    /// The next / previous tree node matching the search (`/`).
+    NextMatch,
+    PrevMatch,
     ToggleLog,
     ToggleHelp,
     WarmupMore,
@@ -157,7 +162,7 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[ch('/')],
         command: Command::StartFilter,
-        help: "filter operators by name (live)",
+        help: "search: filter operators by name (live); ] and [ then walk the tree's matches",
     },
     Binding {
         keys: &[ch('s')],
@@ -194,6 +199,22 @@ static NORMAL: &[Binding] = &[
         keys: &[ch('a')],
         command: Command::ScopeAll,
         help: "operators of all delegates",
+    },
+    Binding {
+        keys: &[ch(']')],
+        command: Command::NextMatch,
+        help: "tree: next node matching the / search (opens its parents)",
+    },
+    Binding {
+        keys: &[ch('[')],
+        command: Command::PrevMatch,
+        help: "tree: previous node matching the / search",
+    },
+    Binding {
+        keys: &[ch('r')],
+        command: Command::Reveal,
+        help:
+            "reveal in the tree: the selected operator, or the warning at the top of the log view",
     },
     Binding {
         keys: &[ch('w')],

@@ -109,6 +109,9 @@ pub struct TableState {
     pub filter: Input,
     /// Limit to one delegate (index into `ExplorerData::scopes`); None = all.
     pub scope: Option<usize>,
+    /// Limit to the operators directly under this tree node (a plan step or a
+    /// non-delegated instruction: Enter on it); None = the whole scope.
+    pub within: Option<usize>,
     /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
     pub rows: Vec<usize>,
     /// Row indices after scope and sort only (filtering narrows this, no re-sort).
@@ -134,6 +137,7 @@ impl Default for TableState {
             descending: true,
             filter: Input::default(),
             scope: None,
+            within: None,
             rows: Vec::new(),
             sorted: Vec::new(),
             search: Vec::new(),
@@ -328,12 +332,23 @@ impl AppState {
 
     fn rebuild_table_rows(&mut self) {
         self.table.sorted = match &self.data {
-            Some(d) => table::sorted_rows(
-                &d.ops,
-                self.table.scope,
-                self.table.sort,
-                self.table.descending,
-            ),
+            Some(d) => {
+                let mut rows = table::sorted_rows(
+                    &d.ops,
+                    self.table.scope,
+                    self.table.sort,
+                    self.table.descending,
+                );
+                if let Some(within) = self.table.within {
+                    rows.retain(|&r| {
+                        d.ops
+                            .get(r)
+                            .and_then(|o| d.nodes.get(o.node))
+                            .is_some_and(|n| n.parent == Some(within))
+                    });
+                }
+                rows
+            }
             None => Vec::new(),
         };
         self.refilter_table_rows();
@@ -467,6 +482,7 @@ impl AppState {
             self.tree.expanded = data.nodes.iter().map(default_open).collect();
             self.table.scope = None;
         }
+        self.table.within = None;
         self.table.columns = data.kind.columns();
         if !self.table.columns.contains(&self.table.sort) {
             self.table.sort = Column::Median;
@@ -528,6 +544,14 @@ pub fn node_keys(data: &ExplorerData) -> Vec<String> {
 
 /// The findings section of the log view, wrapped to `width`: (is error, first line of
 /// its finding, text). Shared by rendering and scrolling so both count the same lines.
+/// A finding as the warnings view writes it: `kind · delegate #1: message`.
+pub fn finding_text(f: &super::data::FindingRow) -> String {
+    match &f.delegate {
+        Some(d) => format!("{} · {d}: {}", f.kind, f.message),
+        None => format!("{}: {}", f.kind, f.message),
+    }
+}
+
 pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bool, String)> {
     let mut out = Vec::new();
     if data.findings.is_empty() {
@@ -535,7 +559,7 @@ pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bo
     }
     for f in &data.findings {
         // "ERROR " / "warn  " take 6 cells; continuation lines are indented to match.
-        let text = format!("{}: {}", f.kind, f.message);
+        let text = finding_text(f);
         for (i, line) in super::format::wrap(&text, width.saturating_sub(6))
             .into_iter()
             .enumerate()
@@ -695,7 +719,14 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.focus = Pane::Table;
             state.detail_source = Pane::Table;
         }
-        FilterAccept => state.filter_editing = false,
+        FilterAccept => {
+            state.filter_editing = false;
+            let n = state.tree_matches().len();
+            if n > 0 {
+                let word = if n == 1 { "match" } else { "matches" };
+                state.notice = Some(format!("{n} {word} in the tree: ] next, [ previous"));
+            }
+        }
         FilterCancel => {
             state.filter_editing = false;
             state.table.filter.reset();
@@ -722,8 +753,11 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         ScopeAll => {
             state.table.scope = None;
+            state.table.within = None;
             state.rebuild_table_rows();
         }
+        Reveal => reveal_selected(state),
+        NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
         ToggleLog => {
             state.log_view = !state.log_view;
             state.log_scroll = 0;
@@ -747,6 +781,127 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// Show tree node `id`: open its ancestors, select it, focus the tree.
+pub fn reveal_node(state: &mut AppState, id: usize) {
+    let Some(data) = &state.data else { return };
+    let mut at = data.nodes.get(id).and_then(|n| n.parent);
+    while let Some(p) = at {
+        if let Some(e) = state.tree.expanded.get_mut(p) {
+            *e = true;
+        }
+        at = data.nodes.get(p).and_then(|n| n.parent);
+    }
+    state.rebuild_tree_visible();
+    if let Some(pos) = state.tree.visible.iter().position(|&v| v == id) {
+        state.tree.selected = pos;
+        // In the middle of the pane, with its surroundings.
+        let page = state.tree_page();
+        state.tree.offset = pos.saturating_sub(page / 2);
+        state.fix_tree_offset();
+    }
+    state.log_view = false;
+    state.focus = Pane::Tree;
+    state.detail_source = Pane::Tree;
+}
+
+/// `r`: the selected operator (table or its detail), or the finding at the top of the
+/// warnings view, shown in the tree.
+fn reveal_selected(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let target = if state.log_view {
+        let width = state
+            .areas()
+            .log
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(state.width) as usize;
+        match selected_finding(data, state.log_scroll, width) {
+            Some(f) => match data.findings.get(f).and_then(|f| f.node) {
+                Some(n) => Some(n),
+                None => {
+                    state.notice = Some("this finding names no node of the tree".into());
+                    return;
+                }
+            },
+            None => None,
+        }
+    } else if state.focus == Pane::Table
+        || (state.focus == Pane::Detail && state.detail_source == Pane::Table)
+    {
+        state
+            .selected_op()
+            .and_then(|r| data.ops.get(r))
+            .map(|o| o.node)
+    } else {
+        None
+    };
+    if let Some(id) = target {
+        reveal_node(state, id);
+    }
+}
+
+/// The finding the warnings view scrolled to `scroll` has selected: the one whose lines
+/// hold the top row of the view (or the first one while the heading is at the top).
+pub fn selected_finding(data: &ExplorerData, scroll: usize, width: usize) -> Option<usize> {
+    if data.findings.is_empty() {
+        return None;
+    }
+    let mut line = 1; // row 0 is the "findings" heading
+    for (i, f) in data.findings.iter().enumerate() {
+        let n = super::format::wrap(&finding_text(f), width.saturating_sub(6)).len();
+        if scroll < line + n {
+            return Some(i);
+        }
+        line += n;
+    }
+    None
+}
+
+impl AppState {
+    /// Node ids whose name contains the filter text (ignoring case), in tree order.
+    pub fn tree_matches(&self) -> Vec<usize> {
+        let needle = self.table.filter.value().to_lowercase();
+        match &self.data {
+            Some(d) if !needle.is_empty() => (0..d.nodes.len())
+                .filter(|&i| d.nodes[i].name.to_lowercase().contains(&needle))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// `]` / `[`: the next (previous) tree node matching the filter, after (before) the
+/// selected one, wrapping; shown and selected.
+fn tree_match(state: &mut AppState, next: bool) {
+    let matches = state.tree_matches();
+    if matches.is_empty() {
+        state.notice = Some(if state.table.filter.value().is_empty() {
+            "no search: / types one".to_string()
+        } else {
+            format!("no tree node matches \"{}\"", state.table.filter.value())
+        });
+        return;
+    }
+    let current = state.tree.visible.get(state.tree.selected).copied();
+    // Nodes come parents first, so id order is tree order.
+    let pick = match (current, next) {
+        (Some(c), true) => matches.iter().copied().find(|&m| m > c),
+        (Some(c), false) => matches.iter().rev().copied().find(|&m| m < c),
+        (None, _) => None,
+    };
+    let id = pick.unwrap_or(if next {
+        matches[0]
+    } else {
+        matches[matches.len() - 1]
+    });
+    let k = matches.iter().position(|&m| m == id).unwrap_or(0) + 1;
+    reveal_node(state, id);
+    state.notice = Some(format!(
+        "tree match {k} of {} for \"{}\"",
+        matches.len(),
+        state.table.filter.value()
+    ));
 }
 
 /// Scroll the operator table's columns one step (no further than the last column).
@@ -909,6 +1064,7 @@ fn enter(state: &mut AppState) {
             if let Some(row) = node.op_row {
                 // Operator: show it in the table (in its delegate) and open the detail.
                 state.table.scope = node.scope;
+                state.table.within = None;
                 state.table.filter.reset();
                 state.rebuild_table_rows();
                 if let Some(pos) = state.table.rows.iter().position(|&r| r == row) {
@@ -919,6 +1075,13 @@ fn enter(state: &mut AppState) {
                 state.focus = Pane::Detail;
             } else {
                 state.table.scope = node.scope;
+                // A node whose children are operators (a plan step, an instruction with
+                // kernels) lists just those; a delegate or the method lists its scope.
+                let lists_ops = node
+                    .children
+                    .iter()
+                    .any(|&c| data.nodes.get(c).is_some_and(|n| n.op_row.is_some()));
+                state.table.within = lists_ops.then_some(id);
                 if !node.children.is_empty() {
                     if let Some(e) = state.tree.expanded.get_mut(id) {
                         *e = !*e;
@@ -956,8 +1119,9 @@ fn back(state: &mut AppState) {
             }
         }
         Pane::Tree => {
-            if state.table.scope.is_some() {
+            if state.table.scope.is_some() || state.table.within.is_some() {
                 state.table.scope = None;
+                state.table.within = None;
                 state.rebuild_table_rows();
             }
         }

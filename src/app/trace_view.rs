@@ -57,6 +57,7 @@ impl ExplorerData {
                 share: None,
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
             for root in &tree.roots {
                 push_call(&mut data, t, root, total_ns);
@@ -82,6 +83,7 @@ impl ExplorerData {
             share: None,
             op_row: None,
             scope: None,
+            findings: (0, 0),
         });
         for op in &trace.ops {
             let row = data.ops.len();
@@ -102,6 +104,7 @@ impl ExplorerData {
                 share: Some(share),
                 op_row: Some(row),
                 scope: None,
+                findings: (0, 0),
             });
             data.ops.push(OpRow {
                 name: op.name.clone(),
@@ -144,19 +147,16 @@ impl ExplorerData {
             .map(|o| format!("{} ({})", o.name, o.errors))
             .collect();
         if !failed.is_empty() {
-            data.findings.push(FindingRow {
-                error: true,
-                kind: "failed_calls".into(),
-                message: format!("calls that exited without an entry: {}", failed.join(", ")),
-            });
+            data.findings.push(FindingRow::plain(
+                true,
+                "failed_calls",
+                format!("calls that exited without an entry: {}", failed.join(", ")),
+            ));
         }
         // Unterminated entries are among the importer's warnings.
         for w in &trace.warnings {
-            data.findings.push(FindingRow {
-                error: false,
-                kind: w.kind.clone(),
-                message: w.message.clone(),
-            });
+            data.findings
+                .push(FindingRow::plain(false, w.kind.clone(), w.message.clone()));
         }
         let c = &trace.counts;
         data.log = vec![
@@ -184,6 +184,7 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
         share: (parent_ns > 0).then(|| call.inclusive_ns as f64 / parent_ns as f64),
         op_row: None,
         scope: None,
+        findings: (0, 0),
     });
     for child in &call.children {
         push_call(data, id, child, call.inclusive_ns);

@@ -8,12 +8,17 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::Theme;
 use crate::app::format::count;
-use crate::app::state::finding_lines;
-use crate::app::ExplorerData;
+use crate::app::state::{finding_lines, selected_finding};
+use crate::app::{ExplorerData, SourceKind};
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {
+    // Named for what it holds: a trace has no runner log, only what its reader counted.
+    let log_name = match data.kind {
+        SourceKind::Etdump => "runner log",
+        SourceKind::Trace => "trace reader",
+    };
     let title = format!(
-        " Warnings & log · {} · {} · {} ",
+        " Warnings & {log_name} · {} · {} · {} · r: the highlighted one in the tree ",
         count(data.error_count(), "error"),
         count(data.warning_count(), "warning"),
         count(data.log.len(), "log line")
@@ -21,6 +26,16 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
     let inner = pane_frame(frame, area, title, true, theme);
     let rows = inner.height as usize;
     let findings = finding_lines(data, inner.width as usize);
+    // The finding `r` reveals: its first line is highlighted.
+    let selected = selected_finding(data, scroll, inner.width as usize);
+    let mut first_lines = Vec::new();
+    let mut k = 0;
+    for (i, (sev, first, _)) in findings.iter().enumerate() {
+        if sev.is_some() && *first {
+            first_lines.push((i, k));
+            k += 1;
+        }
+    }
     let total = findings.len() + data.log.len() + 3;
     let number_w = data.log.len().to_string().len();
     let mut lines = Vec::with_capacity(rows);
@@ -39,15 +54,23 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
             if severity.is_none() {
                 Line::styled(text.clone(), theme.dim())
             } else {
-                Line::from(vec![Span::styled(tag, style), Span::raw(text.clone())])
+                let line = Line::from(vec![Span::styled(tag, style), Span::raw(text.clone())]);
+                let is_selected = first_lines
+                    .iter()
+                    .any(|&(at, f)| at == i - 1 && Some(f) == selected);
+                if is_selected {
+                    line.style(theme.selected(true))
+                } else {
+                    line
+                }
             }
         } else if i == findings.len() + 1 {
             Line::raw("")
         } else if i == findings.len() + 2 {
             let t = if data.log.is_empty() {
-                "── runner log: none ──"
+                format!("── {log_name}: none ──")
             } else {
-                "── runner log ──"
+                format!("── {log_name} ──")
             };
             Line::styled(t, theme.title())
         } else {

@@ -16,10 +16,16 @@ use crate::app::{AppState, Column, ExplorerData, Pane, SourceKind};
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Table);
     let t = &state.table;
-    let scope = t
-        .scope
-        .and_then(|s| data.scopes.get(s))
-        .map(|l| format!("delegate {l}"))
+    let within = t
+        .within
+        .and_then(|n| data.nodes.get(n))
+        .map(|n| format!("{} {}", n.kind.tag(), n.name));
+    let scope = within
+        .or_else(|| {
+            t.scope
+                .and_then(|s| data.scopes.get(s))
+                .map(|l| format!("delegate {l}"))
+        })
         .unwrap_or_else(|| match data.kind {
             SourceKind::Etdump => "all delegates".into(),
             SourceKind::Trace => "all threads, by name".into(),
