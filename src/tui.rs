@@ -341,6 +341,12 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
                 request,
                 generation,
             } => worker.start(request, generation),
+            Effect::Copy(text) => {
+                // OSC 52 goes straight to the terminal; it draws nothing.
+                let mut out = io::stdout();
+                let _ = out.write_all(crate::app::copy::osc52(&text).as_bytes());
+                let _ = out.flush();
+            }
             Effect::RetryAfter(delay) => {
                 let tx = tx.clone();
                 let _ = thread::Builder::new().name("retry".into()).spawn(move || {

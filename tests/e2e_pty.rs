@@ -414,3 +414,36 @@ fn tree_search_and_reveal() {
     assert!(s.wait_exit().success());
     ends_restored(&s.final_output());
 }
+
+/// `c` copies the selected table row through OSC 52; the footer confirms. The first row
+/// by median is `Fully Connected (NC, F32) GEMM #3` (truth: median 89.5 µs, the largest
+/// operator median of wide_browse with 5 warm-up runs).
+#[test]
+fn copy_sends_the_row_through_osc52() {
+    use base64::Engine;
+    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    s.wait_for(&["Operators · all delegates · 79"]);
+    s.send("\t");
+    thread::sleep(Duration::from_millis(100));
+    s.send("c");
+    s.wait_for(&["copied Fully Connected (NC, F32) GEMM #3"]);
+    let out = s.output.lock().unwrap().clone();
+    let text = String::from_utf8_lossy(&out);
+    let start = text.find("\x1b]52;c;").expect("an OSC 52 sequence") + 7;
+    let end = start + text[start..].find('\x07').expect("BEL-terminated");
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(&text[start..end])
+        .unwrap();
+    let row = String::from_utf8(decoded).unwrap();
+    assert!(
+        row.starts_with("Fully Connected (NC, F32) GEMM #3 · delegate d1 · step XNNPACK/subgraph:conv2d+18 · count 30 · median 89.5 µs"),
+        "{row}"
+    );
+    assert!(
+        row.contains(" · in [1,16,32,32] [64,16,1,1] [64] · out [1,64,32,32]"),
+        "{row}"
+    );
+    s.send("q");
+    assert!(s.wait_exit().success());
+    ends_restored(&s.final_output());
+}

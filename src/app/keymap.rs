@@ -32,6 +32,8 @@ pub enum Command {
     ScopeAll,
     /// Show the selected operator (or warning) in the tree.
     Reveal,
+    /// Copy the selected row to the clipboard (OSC 52).
+    CopyRow,
     /// The next / previous tree node matching the search (`/`).
     NextMatch,
     PrevMatch,
@@ -215,6 +217,12 @@ static NORMAL: &[Binding] = &[
         command: Command::Reveal,
         help:
             "reveal in the tree: the selected operator, or the warning at the top of the log view",
+    },
+    Binding {
+        keys: &[ch('c')],
+        command: Command::CopyRow,
+        help:
+            "copy the selected row (name, delegate, step, stats, shapes) to the clipboard (OSC 52)",
     },
     Binding {
         keys: &[ch('w')],

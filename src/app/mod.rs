@@ -2,6 +2,7 @@
 //! The view model (`ExplorerData`) is source-agnostic, so ETDump profiles and PyTorch
 //! traces fill the same panes.
 
+pub mod copy;
 pub mod data;
 pub mod format;
 pub mod histogram;

@@ -77,6 +77,8 @@ pub enum Effect {
     },
     /// Send `Action::RetryDue` after this long (incomplete dumps are retried quietly).
     RetryAfter(Duration),
+    /// Put this text on the clipboard (OSC 52, `app::copy::osc52`).
+    Copy(String),
     Quit,
 }
 
@@ -757,6 +759,7 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.rebuild_table_rows();
         }
         Reveal => reveal_selected(state),
+        CopyRow => return copy_selected(state),
         NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
         ToggleLog => {
             state.log_view = !state.log_view;
@@ -804,6 +807,39 @@ pub fn reveal_node(state: &mut AppState, id: usize) {
     state.log_view = false;
     state.focus = Pane::Tree;
     state.detail_source = Pane::Tree;
+}
+
+/// `c`: the selected row (table, or tree node) as text on the clipboard; the footer says
+/// what was copied.
+fn copy_selected(state: &mut AppState) -> Vec<Effect> {
+    let Some(data) = &state.data else {
+        return Vec::new();
+    };
+    let from_table = state.focus == Pane::Table
+        || (state.focus == Pane::Detail && state.detail_source == Pane::Table);
+    let text = if from_table {
+        state
+            .selected_op()
+            .and_then(|r| super::copy::op_text(data, r))
+    } else {
+        state
+            .detail_node()
+            .and_then(|n| super::copy::node_text(data, n))
+    };
+    match text {
+        Some(text) => {
+            let name: String = text.split(" · ").next().unwrap_or("").to_string();
+            state.notice = Some(format!(
+                "copied {name} ({} characters) to the clipboard (OSC 52)",
+                text.chars().count()
+            ));
+            vec![Effect::Copy(text)]
+        }
+        None => {
+            state.notice = Some("nothing selected to copy".into());
+            Vec::new()
+        }
+    }
 }
 
 /// `r`: the selected operator (table or its detail), or the finding at the top of the
