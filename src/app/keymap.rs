@@ -529,7 +529,11 @@ mod tests {
             lookup(Normal, &key(KeyCode::Char('c'), C)),
             Some(Command::Quit)
         );
-        assert_eq!(lookup(Normal, &key(KeyCode::Char('c'), N)), None);
+        // Plain c copies; only Ctrl-C quits.
+        assert_eq!(
+            lookup(Normal, &key(KeyCode::Char('c'), N)),
+            Some(Command::CopyRow)
+        );
         // In filter input, q is text and Ctrl-C still quits.
         assert_eq!(
             lookup(FilterInput, &key(KeyCode::Char('q'), N)),
