@@ -47,7 +47,7 @@ fn table_names(s: &AppState) -> Vec<String> {
     s.table
         .rows
         .iter()
-        .map(|&i| d.ops[i].name.clone())
+        .map(|&i| s.table_ops(d)[i].name.clone())
         .collect()
 }
 
@@ -723,4 +723,49 @@ fn search_walks_the_tree() {
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
     key(&mut s, KeyCode::Char('['));
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
+}
+
+/// `t` groups the table by operator type. The sample's medians are base × 1.075:
+/// IGEMM #1 + #2 = (0.20 + 0.22) × 1.075 = 0.4515 ms; GEMM 0.16125; cumsum 0.1075;
+/// Clamp 0.05375; mean 0.03225; Add 0.01075. Enter lists a type's instances.
+#[test]
+fn group_by_type_and_drill_in() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('t'));
+    assert!(s.table.grouped);
+    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM",
+            "Fully Connected (NC, F32) GEMM",
+            "native_call_cumsum.out",
+            "Clamp (NC, F32)",
+            "native_call_mean.dtype_out",
+            "Add (ND, F32)",
+        ]
+    );
+    let d = s.data.as_ref().unwrap();
+    let first = &d.groups[s.table.rows[0]];
+    assert_eq!(first.instances, 2);
+    assert!((first.summed_median.unwrap() - 0.4515).abs() < 1e-9);
+    // The detail shows the type.
+    let node = s.detail_node().unwrap();
+    assert_eq!(d.nodes[node].name, "Convolution (NHWC, F32) IGEMM");
+    key(&mut s, KeyCode::Enter);
+    assert!(!s.table.grouped);
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM #2",
+            "Convolution (NHWC, F32) IGEMM #1"
+        ]
+    );
+    // Esc: all operators again; t twice: types and back.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(table_names(&s).len(), 7);
+    key(&mut s, KeyCode::Char('t'));
+    key(&mut s, KeyCode::Char('t'));
+    assert!(!s.table.grouped);
+    assert_eq!(table_names(&s).len(), 7);
 }

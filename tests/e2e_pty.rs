@@ -447,3 +447,37 @@ fn copy_sends_the_row_through_osc52() {
     assert!(s.wait_exit().success());
     ends_restored(&s.final_output());
 }
+
+/// `t` groups by operator type. Expected from `report --format json` of the same dump,
+/// summed independently (python: medians of names without ` #N`, 20 types): the 21 GEMMs
+/// sum to 0.644 ms = 57.8% of the method median, the 9 DWConvs to 0.2575 ms = 23.1%.
+/// Enter on the GEMM type lists its 21 instances.
+#[test]
+fn group_by_operator_type() {
+    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    s.wait_for(&["Operators · all delegates · 79"]);
+    s.send("t");
+    let screen = s.wait_for(&["Operator types · all delegates · 20"]);
+    let gemm = screen
+        .lines()
+        .find(|l| l.starts_with("│Fully Connected (NC, F32) GEMM "))
+        .expect("GEMM type row");
+    assert!(
+        gemm.contains("21×") && gemm.contains("644 µs") && gemm.contains("57.8%"),
+        "{gemm}"
+    );
+    let dw = screen
+        .lines()
+        .find(|l| l.starts_with("│Convolution (NHWC, F32) DWConv "))
+        .expect("DWConv type row");
+    // 0.2575 ms is 257.49999… µs in binary floating point: shown as 257 µs.
+    assert!(
+        dw.contains("9×") && dw.contains("257 µs") && dw.contains("23.1%"),
+        "{dw}"
+    );
+    s.send("\r");
+    s.wait_for(&["Operators · all delegates · 21 matching \"Fully Connected (NC, F32) GEMM\""]);
+    s.send("q");
+    assert!(s.wait_exit().success());
+    ends_restored(&s.final_output());
+}

@@ -383,3 +383,19 @@ fn no_log_opens_the_dump_alone() {
     let with = load("fixtures/cpu/mlp_basic.etdp", 3).unwrap();
     assert_eq!(with.files.len(), 2);
 }
+
+/// The demo grouped by operator type (`t`): 20 types; the 21 GEMMs sum to 0.644 ms =
+/// 57.8% of Method::execute (summed from `report --format json`, see e2e_pty).
+#[test]
+fn demo_grouped_by_type() {
+    for size in SIZES {
+        let mut s = opened_demo(size);
+        key(&mut s, KeyCode::Char('t'));
+        let text = screen(&s);
+        assert!(
+            text.contains("Operator types · all delegates · 20"),
+            "{text}"
+        );
+        snap("demo_types", size, &s);
+    }
+}

@@ -10,24 +10,29 @@ use super::table::{cell, Column};
 
 /// The selected operator row as one line: name, delegate, step, statistics, shapes.
 pub fn op_text(data: &ExplorerData, row: usize) -> Option<String> {
-    let op = data.ops.get(row)?;
-    let columns: &[Column] = data.kind.columns();
+    data.ops.get(row).map(|op| row_text(data.kind, op))
+}
+
+/// A table row (operator or type) as one line.
+pub fn row_text(kind: SourceKind, op: &super::data::OpRow) -> String {
+    let columns: &[Column] = kind.columns();
     let mut parts = Vec::new();
     for &c in columns {
         let value = cell(op, c);
-        if value.is_empty() || (c == Column::Step && value == "-") {
+        if value.is_empty() || value == "-" && matches!(c, Column::Step | Column::Share) {
             continue;
         }
         parts.push(match c {
             Column::Name => value,
-            Column::Delegate if data.kind == SourceKind::Etdump => format!("delegate {value}"),
+            Column::Delegate if kind == SourceKind::Etdump => format!("delegate {value}"),
+            Column::Count if op.instances > 0 => format!("{} instances", op.instances),
             Column::Step => format!("step {value}"),
             Column::Inputs => format!("in {value}"),
             Column::Outputs => format!("out {value}"),
             c => format!("{} {value}", c.label().to_lowercase()),
         });
     }
-    Some(parts.join(" · "))
+    parts.join(" · ")
 }
 
 /// A tree node as one line: name, facts, median, p90 and share of its parent.

@@ -74,6 +74,17 @@ pub struct OpRow {
     pub dtypes: String,
     /// The tree node showing this operator.
     pub node: usize,
+    /// A group row (`app::groups`): how many operators it sums; 0 for an operator.
+    pub instances: usize,
+    /// A group row: the sum of its instances' medians (shown as its median).
+    pub summed_median: Option<f64>,
+}
+
+impl OpRow {
+    /// The median the table shows and sorts by (a group's is its summed median).
+    pub fn shown_median(&self) -> f64 {
+        self.summed_median.unwrap_or(self.stats.median)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +148,9 @@ pub struct ExplorerData {
     pub nodes: Vec<TreeNode>,
     pub roots: Vec<usize>,
     pub ops: Vec<OpRow>,
+    /// `ops` grouped by operator type (`app::groups`; empty for traces, whose table is
+    /// by name already).
+    pub groups: Vec<OpRow>,
     /// Scopes the operator table can be limited to (ETDump: delegates), by label.
     pub scopes: Vec<String>,
     pub findings: Vec<FindingRow>,
@@ -226,6 +240,8 @@ impl ExplorerData {
             self_total: None,
             dtypes: String::new(),
             node,
+            instances: 0,
+            summed_median: None,
         });
     }
 
@@ -395,6 +411,7 @@ impl ExplorerData {
             })
             .collect();
         data.mark_findings();
+        super::groups::build(&mut data, method_median);
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
         data
     }

@@ -34,6 +34,8 @@ pub enum Command {
     Reveal,
     /// Copy the selected row to the clipboard (OSC 52).
     CopyRow,
+    /// Operator types instead of operators in the table (and back).
+    GroupByType,
     /// The next / previous tree node matching the search (`/`).
     NextMatch,
     PrevMatch,
@@ -217,6 +219,11 @@ static NORMAL: &[Binding] = &[
         command: Command::Reveal,
         help:
             "reveal in the tree: the selected operator, or the warning at the top of the log view",
+    },
+    Binding {
+        keys: &[ch('t')],
+        command: Command::GroupByType,
+        help: "table: group operators by type (GEMMs, convolutions, each kernel); Enter lists a type's instances",
     },
     Binding {
         keys: &[ch('c')],

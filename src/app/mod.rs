@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod data;
 pub mod format;
+pub mod groups;
 pub mod histogram;
 pub mod keymap;
 pub mod layout;

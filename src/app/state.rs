@@ -111,6 +111,8 @@ pub struct TableState {
     pub filter: Input,
     /// Limit to one delegate (index into `ExplorerData::scopes`); None = all.
     pub scope: Option<usize>,
+    /// Rows are operator types (`ExplorerData::groups`), not operators (`t`).
+    pub grouped: bool,
     /// Limit to the operators directly under this tree node (a plan step or a
     /// non-delegated instruction: Enter on it); None = the whole scope.
     pub within: Option<usize>,
@@ -140,6 +142,7 @@ impl Default for TableState {
             filter: Input::default(),
             scope: None,
             within: None,
+            grouped: false,
             rows: Vec::new(),
             sorted: Vec::new(),
             search: Vec::new(),
@@ -259,9 +262,18 @@ impl AppState {
         match self.detail_source {
             Pane::Table => {
                 let row = *self.table.rows.get(self.table.selected)?;
-                data.ops.get(row).map(|r| r.node)
+                self.table_ops(data).get(row).map(|r| r.node)
             }
             _ => self.tree.visible.get(self.tree.selected).copied(),
+        }
+    }
+
+    /// The rows the table lists: operators, or operator types when grouped.
+    pub fn table_ops<'a>(&self, data: &'a ExplorerData) -> &'a [super::data::OpRow] {
+        if self.table.grouped {
+            &data.groups
+        } else {
+            &data.ops
         }
     }
 
@@ -336,12 +348,12 @@ impl AppState {
         self.table.sorted = match &self.data {
             Some(d) => {
                 let mut rows = table::sorted_rows(
-                    &d.ops,
+                    self.table_ops(d),
                     self.table.scope,
                     self.table.sort,
                     self.table.descending,
                 );
-                if let Some(within) = self.table.within {
+                if let (Some(within), false) = (self.table.within, self.table.grouped) {
                     rows.retain(|&r| {
                         d.ops
                             .get(r)
@@ -368,11 +380,11 @@ impl AppState {
             None => Vec::new(),
         };
         self.table.text_widths = match &self.data {
-            Some(d) => table::text_widths(&d.ops, &self.table.rows),
+            Some(d) => table::text_widths(self.table_ops(d), &self.table.rows),
             None => Vec::new(),
         };
         self.table.step_tail_width = match &self.data {
-            Some(d) => table::step_tail_width(&d.ops, &self.table.rows),
+            Some(d) => table::step_tail_width(self.table_ops(d), &self.table.rows),
             None => 0,
         };
         let kept = keep.and_then(|k| self.table.rows.iter().position(|&r| r == k));
@@ -393,6 +405,10 @@ impl AppState {
             .iter()
             .copied()
             .filter(|c| {
+                // Types have no one parent: no %parent column.
+                if t.grouped && *c == Column::Share && t.sort != Column::Share {
+                    return false;
+                }
                 *c == Column::Name
                     || *c == t.sort
                     || !c.flexible()
@@ -416,7 +432,10 @@ impl AppState {
         table::layout(
             width,
             &columns,
-            |c| table::natural_width(c, &data.ops, window, &t.text_widths, c == t.sort),
+            |c| {
+                let ops = self.table_ops(data);
+                table::natural_width(c, ops, window, &t.text_widths, c == t.sort)
+            },
             |c| match c {
                 Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
                 _ => table::FLEX_MIN,
@@ -471,7 +490,7 @@ impl AppState {
                 .cloned();
             selected_op = self
                 .selected_op()
-                .and_then(|r| old.ops.get(r))
+                .and_then(|r| self.table_ops(old).get(r))
                 .and_then(|o| old_keys.get(o.node))
                 .cloned();
             self.table.scope = self
@@ -495,7 +514,10 @@ impl AppState {
         };
         let node_id = find(&selected_node);
         let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
-        self.table.search = table::search_keys(&data.ops);
+        if data.groups.is_empty() {
+            self.table.grouped = false;
+        }
+        self.table.search = table::search_keys(self.table_ops(&data));
         let previous = self.data.replace(data);
         if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
@@ -759,6 +781,7 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.rebuild_table_rows();
         }
         Reveal => reveal_selected(state),
+        GroupByType => toggle_groups(state),
         CopyRow => return copy_selected(state),
         NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
         ToggleLog => {
@@ -809,6 +832,72 @@ pub fn reveal_node(state: &mut AppState, id: usize) {
     state.detail_source = Pane::Tree;
 }
 
+/// `t`: operator types instead of operators, or back. Enter on a type lists its
+/// instances (`drill_into_group`).
+fn toggle_groups(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    if data.groups.is_empty() {
+        state.notice = Some("traces list operators by name already".into());
+        return;
+    }
+    state.table.grouped = !state.table.grouped;
+    state.table.search = table::search_keys(state.table_ops(data));
+    state.table.filter.reset();
+    state.table.rows.clear();
+    state.table.selected = 0;
+    state.table.offset = 0;
+    state.table.hscroll = 0;
+    state.rebuild_table_rows();
+    state.focus = Pane::Table;
+    state.detail_source = Pane::Table;
+    state.notice = Some(if state.table.grouped {
+        "grouped by operator type: Enter lists a type's instances, t ungroups".into()
+    } else {
+        "operators, one row each".into()
+    });
+}
+
+/// Enter on a type row: its instances (the operators whose name is the type with a
+/// ` #N`, or the kernel itself).
+fn drill_into_group(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let Some(group) = state
+        .selected_op()
+        .and_then(|r| data.groups.get(r))
+        .map(|g| g.name.clone())
+    else {
+        return;
+    };
+    let search = table::search_keys(&data.ops);
+    let exact: Vec<usize> = data
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| super::groups::op_type(&o.name) == group)
+        .map(|(i, _)| i)
+        .collect();
+    state.table.grouped = false;
+    state.table.search = search;
+    state.table.filter.reset();
+    // The instances are exactly the names starting with the type (kernels: the name).
+    for c in group.chars() {
+        state
+            .table
+            .filter
+            .handle(tui_input::InputRequest::InsertChar(c));
+    }
+    state.table.rows.clear();
+    state.rebuild_table_rows();
+    // A longer type containing this one (rare) is filtered out by type, not by text.
+    state.table.rows.retain(|r| exact.contains(r));
+    state.table.selected = 0;
+    state.table.offset = 0;
+    state.notice = Some(format!(
+        "{} of {group}: Esc back to all, t for types",
+        super::format::count(exact.len(), "instance")
+    ));
+}
+
 /// `c`: the selected row (table, or tree node) as text on the clipboard; the footer says
 /// what was copied.
 fn copy_selected(state: &mut AppState) -> Vec<Effect> {
@@ -820,7 +909,8 @@ fn copy_selected(state: &mut AppState) -> Vec<Effect> {
     let text = if from_table {
         state
             .selected_op()
-            .and_then(|r| super::copy::op_text(data, r))
+            .and_then(|r| state.table_ops(data).get(r))
+            .map(|o| super::copy::row_text(data.kind, o))
     } else {
         state
             .detail_node()
@@ -862,6 +952,10 @@ fn reveal_selected(state: &mut AppState) {
             },
             None => None,
         }
+    } else if state.table.grouped {
+        state.notice =
+            Some("a type has no one place in the tree: Enter lists its instances".into());
+        return;
     } else if state.focus == Pane::Table
         || (state.focus == Pane::Detail && state.detail_source == Pane::Table)
     {
@@ -899,9 +993,19 @@ impl AppState {
     pub fn tree_matches(&self) -> Vec<usize> {
         let needle = self.table.filter.value().to_lowercase();
         match &self.data {
-            Some(d) if !needle.is_empty() => (0..d.nodes.len())
-                .filter(|&i| d.nodes[i].name.to_lowercase().contains(&needle))
-                .collect(),
+            Some(d) if !needle.is_empty() => {
+                // Only nodes of the tree: type rows' nodes hang nowhere.
+                let mut in_tree = vec![false; d.nodes.len()];
+                for (i, n) in d.nodes.iter().enumerate() {
+                    in_tree[i] = match n.parent {
+                        Some(p) => in_tree.get(p).copied().unwrap_or(false),
+                        None => d.roots.contains(&i),
+                    };
+                }
+                (0..d.nodes.len())
+                    .filter(|&i| in_tree[i] && d.nodes[i].name.to_lowercase().contains(&needle))
+                    .collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -1127,6 +1231,7 @@ fn enter(state: &mut AppState) {
                 state.rebuild_table_rows();
             }
         }
+        Pane::Table if state.table.grouped => drill_into_group(state),
         Pane::Table => {
             if !state.table.rows.is_empty() {
                 state.detail_source = Pane::Table;

@@ -137,6 +137,8 @@ impl ExplorerData {
                     })
                     .unwrap_or_default(),
                 node,
+                instances: 0,
+                summed_median: None,
             });
         }
 

@@ -30,7 +30,12 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             SourceKind::Etdump => "all delegates".into(),
             SourceKind::Trace => "all threads, by name".into(),
         });
-    let mut title = format!(" Operators · {scope} · {}", t.rows.len());
+    let what = if t.grouped {
+        "Operator types"
+    } else {
+        "Operators"
+    };
+    let mut title = format!(" {what} · {scope} · {}", t.rows.len());
     if !t.filter.value().is_empty() {
         title.push_str(&format!(" matching \"{}\"", t.filter.value()));
     }
@@ -90,7 +95,9 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         .unwrap_or(0);
     let end = (t.offset + rows).min(t.rows.len());
     for pos in t.offset.min(end)..end {
-        let row = &data.ops[t.rows[pos]];
+        let Some(row) = state.table_ops(data).get(t.rows[pos]) else {
+            continue;
+        };
         let mut text = String::with_capacity(inner.width as usize + 8);
         for (col, w) in &widths {
             let value = cell(row, *col);
