@@ -62,9 +62,11 @@ fn first_load_opens_method_and_delegates() {
             "delegate #1",
             "XNNPACK/subgraph:conv2d+2",
             "ET/registry:cumsum",
+            "(overhead)",
             "delegate #4",
             "Fully Connected (NC, F32) GEMM #1",
             "Add (ND, F32) #1",
+            "(overhead)",
             "aten::mean",
             "(remainder)",
         ]
@@ -94,20 +96,21 @@ fn navigation_moves_and_clamps() {
     assert_eq!(s.tree.selected, 2);
     key(&mut s, KeyCode::Up);
     assert_eq!(s.tree.selected, 1);
+    // 11 rows (the first-load list above): the last is 10.
     key(&mut s, KeyCode::Char('G'));
-    assert_eq!(s.tree.selected, 8);
+    assert_eq!(s.tree.selected, 10);
     key(&mut s, KeyCode::Char('g'));
     assert_eq!(s.tree.selected, 0);
     // 80x24: the tree pane is 8 rows: 6 inside the border, 5 below the column titles.
     key(&mut s, KeyCode::PageDown);
     assert_eq!(s.tree.selected, 5);
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.tree.selected, 8);
-    // Offset keeps the selection visible: rows 4..=8 shown.
-    assert_eq!(s.tree.offset, 4);
+    assert_eq!(s.tree.selected, 10);
+    // Offset keeps the selection visible: rows 6..=10 shown.
+    assert_eq!(s.tree.offset, 6);
     key(&mut s, KeyCode::PageUp);
-    assert_eq!(s.tree.selected, 3);
-    assert_eq!(s.tree.offset, 3);
+    assert_eq!(s.tree.selected, 5);
+    assert_eq!(s.tree.offset, 5);
     // Tab cycles panes; navigation then moves the table.
     key(&mut s, KeyCode::Tab);
     assert_eq!(s.focus, Pane::Table);
@@ -311,9 +314,10 @@ fn drill_down_and_back() {
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.table.scope, Some(0));
     assert_eq!(s.table.rows.len(), 4);
-    assert_eq!(tree_names(&s).len(), 7);
+    // 11 rows, less the two steps and the overhead of delegate #1.
+    assert_eq!(tree_names(&s).len(), 8);
     key(&mut s, KeyCode::Enter);
-    assert_eq!(tree_names(&s).len(), 9);
+    assert_eq!(tree_names(&s).len(), 11);
     // Enter on the step expands it; Enter on its operator opens the detail.
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
@@ -351,8 +355,9 @@ fn drill_down_and_back() {
 fn expand_collapse_all_and_fold_keys() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('e'));
-    // 14 nodes: method, 2 delegates, 2 steps, 6 delegate ops, aten::mean + kernel, remainder.
-    assert_eq!(s.tree.visible.len(), 14);
+    // 16 nodes: method, 2 delegates, 2 steps, 6 delegate ops, 2 overheads, aten::mean +
+    // kernel, remainder.
+    assert_eq!(s.tree.visible.len(), 16);
     key(&mut s, KeyCode::Char('E'));
     // Collapse all keeps the root open: its direct children stay in view.
     assert_eq!(
@@ -576,6 +581,24 @@ fn arrows_scroll_the_table_columns() {
     assert_eq!(s.table.hscroll, most);
     key(&mut s, KeyCode::Left);
     assert_eq!(s.table.hscroll, most - 1);
+}
+
+/// Each delegate gets an overhead row: its call minus its steps (or its operators), run
+/// by run. The sample's times are base × the same run factors, so the overhead of
+/// delegate #1 has the median (0.65 - 0.5 - 0.1) × 1.075 = 0.05375 ms and a share of its
+/// call of 0.05 / 0.65 = 7.69%; delegate #4: (0.2 - 0.15 - 0.01) × 1.075 = 0.043 ms.
+#[test]
+fn delegates_have_an_overhead_row() {
+    let s = loaded(80, 24, 2);
+    let d = s.data.as_ref().unwrap();
+    let overheads: Vec<_> = d.nodes.iter().filter(|n| n.name == "(overhead)").collect();
+    assert_eq!(overheads.len(), 2);
+    assert!((overheads[0].stats.median - 0.05375).abs() < 1e-9);
+    assert!((overheads[0].share.unwrap() - 0.05 / 0.65).abs() < 1e-9);
+    assert_eq!(overheads[0].stats.warmup_samples.len(), 2);
+    assert!((overheads[1].stats.median - 0.043).abs() < 1e-9);
+    assert!(overheads[0].info.contains("outside its plan steps"));
+    assert!(overheads[1].info.contains("outside its operators"));
 }
 
 /// The sample with a warning about `Clamp (NC, F32) #1` in delegate #1 (instruction 1).

@@ -336,6 +336,31 @@ impl ExplorerData {
             for op in &delegate.operators {
                 data.push_op(d, op, &short, Some(scope), "-", method_median);
             }
+            let parts: Vec<&Stats> = if delegate.steps.is_empty() {
+                delegate.operators.iter().map(|o| &o.stats).collect()
+            } else {
+                delegate.steps.iter().map(|s| &s.stats).collect()
+            };
+            if let Some(over) = overhead(&delegate.call, &parts) {
+                let what = if delegate.steps.is_empty() {
+                    "its operators"
+                } else {
+                    "its plan steps"
+                };
+                data.push_node(TreeNode {
+                    name: "(overhead)".into(),
+                    kind: NodeKind::Other,
+                    info: format!("delegate time outside {what}: copy-in/out, dispatch"),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    share: share_of(over.median, Some(delegate.call.median)),
+                    stats: over,
+                    op_row: None,
+                    scope: Some(scope),
+                    findings: (0, 0),
+                });
+            }
             for ev in &delegate.unattributed {
                 data.push_node(TreeNode {
                     name: ev.name.clone(),
@@ -415,6 +440,39 @@ impl ExplorerData {
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
         data
     }
+}
+
+/// A delegate's time outside `parts` (its steps, or its operators), run by run: the
+/// call's time in each kept run minus the parts' times in that run (warm-up runs
+/// likewise, in order). None without parts or when the runs cannot be matched.
+fn overhead(call: &Stats, parts: &[&Stats]) -> Option<Stats> {
+    if parts.is_empty() || call.samples.is_empty() || call.runs.len() != call.samples.len() {
+        return None;
+    }
+    let mut kept = Vec::with_capacity(call.samples.len());
+    for (&run, &ms) in call.runs.iter().zip(&call.samples) {
+        let mut rest = ms;
+        for p in parts {
+            let i = p.runs.iter().position(|&r| r == run)?;
+            rest -= p.samples.get(i)?;
+        }
+        kept.push(rest);
+    }
+    let w = call.warmup_samples.len();
+    let warm: Vec<f64> = if parts.iter().all(|p| p.warmup_samples.len() == w) {
+        (0..w)
+            .map(|i| {
+                call.warmup_samples[i] - parts.iter().map(|p| p.warmup_samples[i]).sum::<f64>()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(
+        Stats::from_samples(kept)
+            .with_runs(call.runs.clone())
+            .with_warmup(warm),
+    )
 }
 
 /// The node a finding is about: the node named `event` inside `delegate` (a step or an
