@@ -353,6 +353,19 @@ fn faulty_cpu_case() {
         snap("fault_drop_ops_table", size, &s);
         key(&mut s, KeyCode::Char('w'));
         snap("fault_drop_ops_log", size, &s);
+        // v: the next section, the decoded plan of delegate #0 (3 regions, 16 candidates
+        // in its CPU_PLAN_CHUNK JSON), at the top of the view.
+        key(&mut s, KeyCode::Char('v'));
+        let text = screen(&s);
+        let third = text.lines().nth(3).unwrap_or("");
+        assert!(
+            third.contains("── plan of delegate #0 (CpuBackend) ──"),
+            "{text}"
+        );
+        assert!(text.contains("3 regions:"), "{text}");
+        if size == (80, 24) {
+            snap("fault_drop_ops_plan", size, &s);
+        }
     }
 }
 

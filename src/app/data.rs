@@ -154,6 +154,8 @@ pub struct ExplorerData {
     /// Scopes the operator table can be limited to (ETDump: delegates), by label.
     pub scopes: Vec<String>,
     pub findings: Vec<FindingRow>,
+    /// The decoded CpuBackend plans (ETDump), shown above the raw log.
+    pub plans: Vec<super::plan_view::PlanText>,
     pub log: Vec<String>,
 }
 
@@ -438,6 +440,7 @@ impl ExplorerData {
         data.mark_findings();
         super::groups::build(&mut data, method_median);
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data.plans = super::plan_view::plans(profile);
         data
     }
 }

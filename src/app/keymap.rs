@@ -36,6 +36,8 @@ pub enum Command {
     CopyRow,
     /// Operator types instead of operators in the table (and back).
     GroupByType,
+    /// The warnings & log view, at its next section (findings, plans, raw log).
+    NextLogSection,
     /// The next / previous tree node matching the search (`/`).
     NextMatch,
     PrevMatch,
@@ -234,7 +236,12 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[ch('w')],
         command: Command::ToggleLog,
-        help: "warnings and runner log view",
+        help: "warnings, decoded plans and runner log view",
+    },
+    Binding {
+        keys: &[ch('v')],
+        command: Command::NextLogSection,
+        help: "log view: next section (findings, each decoded CpuBackend plan, the raw log)",
     },
     Binding {
         keys: &[ch('+'), ch('=')],

@@ -9,6 +9,7 @@ pub mod groups;
 pub mod histogram;
 pub mod keymap;
 pub mod layout;
+pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
 pub mod sample;

@@ -308,7 +308,7 @@ impl AppState {
             .unwrap_or(self.width);
         self.data
             .as_ref()
-            .map(|d| finding_lines(d, width as usize).len() + d.log.len() + 3)
+            .map(|d| log_rows(d, width as usize).len() + d.log.len())
             .unwrap_or(0)
     }
 
@@ -782,6 +782,13 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         Reveal => reveal_selected(state),
         GroupByType => toggle_groups(state),
+        NextLogSection => {
+            if !state.log_view {
+                state.log_view = true;
+                state.log_scroll = 0;
+            }
+            next_log_section(state);
+        }
         CopyRow => return copy_selected(state),
         NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
         ToggleLog => {
@@ -972,20 +979,101 @@ fn reveal_selected(state: &mut AppState) {
 }
 
 /// The finding the warnings view scrolled to `scroll` has selected: the one whose lines
-/// hold the top row of the view (or the first one while the heading is at the top).
+/// hold the top row of the view (the first one while the heading is at the top).
 pub fn selected_finding(data: &ExplorerData, scroll: usize, width: usize) -> Option<usize> {
-    if data.findings.is_empty() {
-        return None;
+    let rows = log_rows(data, width);
+    match rows.get(scroll) {
+        Some(LogRow::Finding { index, .. }) => Some(*index),
+        _ if scroll == 0 && !data.findings.is_empty() => Some(0),
+        _ => None,
     }
-    let mut line = 1; // row 0 is the "findings" heading
-    for (i, f) in data.findings.iter().enumerate() {
-        let n = super::format::wrap(&finding_text(f), width.saturating_sub(6)).len();
-        if scroll < line + n {
-            return Some(i);
+}
+
+/// A row of the warnings & log view above the raw log lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogRow {
+    Heading(String),
+    Finding {
+        error: bool,
+        first: bool,
+        index: usize,
+        text: String,
+    },
+    Text(String),
+    Blank,
+}
+
+/// The warnings & log view down to the raw log: the findings, the decoded plans, the
+/// heading of the log (`data.log` lines follow it).
+pub fn log_rows(data: &ExplorerData, width: usize) -> Vec<LogRow> {
+    let mut out = vec![LogRow::Heading("findings".into())];
+    for (sev, first, text) in finding_lines(data, width) {
+        out.push(match sev {
+            None => LogRow::Text(text),
+            Some(error) => LogRow::Finding {
+                error,
+                first,
+                index: 0,
+                text,
+            },
+        });
+    }
+    // Number the findings (each starts at a first line).
+    let mut k = 0;
+    for row in out.iter_mut() {
+        if let LogRow::Finding { first, index, .. } = row {
+            if *first {
+                k += 1;
+            }
+            *index = k - 1;
         }
-        line += n;
     }
-    None
+    out.push(LogRow::Blank);
+    for plan in &data.plans {
+        out.push(LogRow::Heading(plan.title.clone()));
+        for line in &plan.lines {
+            let indent = line.len() - line.trim_start().len();
+            for (i, l) in super::format::wrap(line.trim_start(), width.saturating_sub(indent + 4))
+                .into_iter()
+                .enumerate()
+            {
+                let pad = if i == 0 { indent } else { indent + 4 };
+                out.push(LogRow::Text(format!("{}{l}", " ".repeat(pad))));
+            }
+        }
+        out.push(LogRow::Blank);
+    }
+    let name = match data.kind {
+        super::data::SourceKind::Etdump => "runner log",
+        super::data::SourceKind::Trace => "trace reader",
+    };
+    out.push(LogRow::Heading(if data.log.is_empty() {
+        format!("{name}: none")
+    } else {
+        format!("{name} (raw)")
+    }));
+    out
+}
+
+/// `v` in the warnings & log view: the next section (findings, each plan, the raw log).
+fn next_log_section(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let width = state
+        .areas()
+        .log
+        .map(|a| a.width.saturating_sub(2))
+        .unwrap_or(state.width) as usize;
+    let starts: Vec<usize> = log_rows(data, width)
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, LogRow::Heading(_)))
+        .map(|(i, _)| i)
+        .collect();
+    state.log_scroll = starts
+        .iter()
+        .copied()
+        .find(|&i| i > state.log_scroll)
+        .unwrap_or(0);
 }
 
 impl AppState {
