@@ -126,8 +126,10 @@ pub struct TableState {
     pub offset: usize,
     /// Widest content of each text column over `rows` (`table::text_widths`).
     pub text_widths: Vec<(Column, u16)>,
-    /// The longest `…tail` of a step over `rows` (`table::step_tail_width`).
+    /// The longest `…tail` of a step over `rows`.
     pub step_tail_width: u16,
+    /// Text widths of every row of the listed source (`table::row_widths`).
+    pub row_widths: Vec<table::RowWidths>,
     /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
     pub hscroll: usize,
     /// The columns this source has, in display order.
@@ -150,6 +152,7 @@ impl Default for TableState {
             offset: 0,
             text_widths: Vec::new(),
             step_tail_width: 0,
+            row_widths: Vec::new(),
             hscroll: 0,
             columns: &Column::ETDUMP,
         }
@@ -379,14 +382,9 @@ impl AppState {
             ),
             None => Vec::new(),
         };
-        self.table.text_widths = match &self.data {
-            Some(d) => table::text_widths(self.table_ops(d), &self.table.rows),
-            None => Vec::new(),
-        };
-        self.table.step_tail_width = match &self.data {
-            Some(d) => table::step_tail_width(self.table_ops(d), &self.table.rows),
-            None => 0,
-        };
+        let (widths, tail) = table::text_widths(&self.table.row_widths, &self.table.rows);
+        self.table.text_widths = widths;
+        self.table.step_tail_width = tail;
         let kept = keep.and_then(|k| self.table.rows.iter().position(|&r| r == k));
         self.table.selected = kept.unwrap_or(0);
         if kept.is_none() {
@@ -518,6 +516,7 @@ impl AppState {
             self.table.grouped = false;
         }
         self.table.search = table::search_keys(self.table_ops(&data));
+        self.table.row_widths = table::row_widths(self.table_ops(&data));
         let previous = self.data.replace(data);
         if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
@@ -849,6 +848,7 @@ fn toggle_groups(state: &mut AppState) {
     }
     state.table.grouped = !state.table.grouped;
     state.table.search = table::search_keys(state.table_ops(data));
+    state.table.row_widths = table::row_widths(state.table_ops(data));
     state.table.filter.reset();
     state.table.rows.clear();
     state.table.selected = 0;
@@ -876,6 +876,7 @@ fn drill_into_group(state: &mut AppState) {
         return;
     };
     let search = table::search_keys(&data.ops);
+    let row_widths = table::row_widths(&data.ops);
     let exact: Vec<usize> = data
         .ops
         .iter()
@@ -885,6 +886,7 @@ fn drill_into_group(state: &mut AppState) {
         .collect();
     state.table.grouped = false;
     state.table.search = search;
+    state.table.row_widths = row_widths;
     state.table.filter.reset();
     // The instances are exactly the names starting with the type (kernels: the name).
     for c in group.chars() {

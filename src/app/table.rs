@@ -375,41 +375,38 @@ pub fn step_cell(step: &str, width: usize, whole: usize) -> String {
     step.to_string()
 }
 
-/// The narrowest a cut step column may be: the longest `…tail` over `listed` rows.
-pub fn step_tail_width(rows: &[OpRow], listed: &[usize]) -> u16 {
-    listed
-        .iter()
-        .filter_map(|&i| rows.get(i))
-        .map(|r| step_tail(&r.step).chars().count() + 1)
-        .max()
-        .unwrap_or(0)
-        .min(u16::MAX as usize) as u16
-}
+/// Per row, the widths of its `MEASURED` text columns and of its step's `…tail` (last),
+/// counted once per profile so that a filter keystroke only takes maxima.
+pub type RowWidths = [u16; MEASURED.len() + 1];
 
-/// The widest content of each text column over `listed` rows.
-pub fn text_widths(rows: &[OpRow], listed: &[usize]) -> Vec<(Column, u16)> {
-    MEASURED
-        .iter()
-        .map(|&c| {
-            let w = listed
-                .iter()
-                .filter_map(|&i| rows.get(i))
-                .map(|r| {
-                    let text = match c {
-                        Column::Name => &r.name,
-                        Column::Delegate => &r.delegate,
-                        Column::Step => &r.step,
-                        Column::Inputs => &r.input_shapes,
-                        Column::Outputs => &r.output_shapes,
-                        _ => &r.dtypes,
-                    };
-                    text.chars().count()
-                })
-                .max()
-                .unwrap_or(0);
-            (c, w.min(u16::MAX as usize) as u16)
+pub fn row_widths(rows: &[OpRow]) -> Vec<RowWidths> {
+    let n = |s: &str| s.chars().count().min(u16::MAX as usize) as u16;
+    rows.iter()
+        .map(|r| {
+            [
+                n(&r.name),
+                n(&r.delegate),
+                n(&r.step),
+                n(&r.input_shapes),
+                n(&r.output_shapes),
+                n(&r.dtypes),
+                n(step_tail(&r.step)).saturating_add(1),
+            ]
         })
         .collect()
+}
+
+/// The widest content of each text column over `listed` rows, and the longest `…tail`
+/// of a step (the narrowest a cut step column may be).
+pub fn text_widths(widths: &[RowWidths], listed: &[usize]) -> (Vec<(Column, u16)>, u16) {
+    let mut max: RowWidths = [0; MEASURED.len() + 1];
+    for w in listed.iter().filter_map(|&i| widths.get(i)) {
+        for (m, v) in max.iter_mut().zip(w) {
+            *m = (*m).max(*v);
+        }
+    }
+    let cols = MEASURED.iter().copied().zip(max).collect();
+    (cols, max[MEASURED.len()])
 }
 
 /// The width `column` needs: its title (plus the sort arrow when sorted) and its
