@@ -792,3 +792,39 @@ fn group_by_type_and_drill_in() {
     assert!(!s.table.grouped);
     assert_eq!(table_names(&s).len(), 7);
 }
+
+/// Watch: a run is compared with the previous one only when both are the same model
+/// (same operator names and delegates); its own findings are counted for the list.
+#[test]
+fn runs_of_other_models_are_not_compared() {
+    use cpuprof_tui::app::runs::{change, Change, RunEntry, RunFacts, RunStatus};
+    use cpuprof_tui::profile::Stats;
+    let base = ExplorerData::from_profile(&sample::profile_with_error());
+    let mut slower = base.clone();
+    slower.total = Some(Stats::from_samples(vec![1.2]));
+    let mut other = base.clone();
+    other.ops.pop();
+    let mut before = base.clone();
+    before.total = Some(Stats::from_samples(vec![1.0]));
+    let entry = |d: &ExplorerData| RunEntry {
+        id: 1,
+        etdump: "x.etdp".into(),
+        log: None,
+        time: std::time::UNIX_EPOCH,
+        status: RunStatus::Loaded,
+        facts: Some(RunFacts::of(d)),
+        removed: false,
+        data: None,
+    };
+    // Newest first: 1.2 ms after 1.0 ms of the same model: +20%.
+    let same = [entry(&slower), entry(&before)];
+    match change(&same, 0) {
+        Some(Change::Relative(d)) => assert!((d - 0.2).abs() < 1e-12, "{d}"),
+        other => panic!("{other:?}"),
+    }
+    let mixed = [entry(&other), entry(&before)];
+    assert_eq!(change(&mixed, 0), Some(Change::OtherModel));
+    // The sample with an error: 1 error, 1 warning.
+    let f = RunFacts::of(&base);
+    assert_eq!((f.errors, f.warnings), (1, 1));
+}

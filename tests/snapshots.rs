@@ -260,8 +260,9 @@ fn trace_thapi_findings() {
 }
 
 /// Watch mode: two profiles and one error entry, newest (cnn2_basic) shown. Truth medians
-/// with 3 warm-up: mlp_basic 33.52 µs, cnn2_basic 235.6 µs; change (0.23562 - 0.03352) /
-/// 0.03352 = +602.9%. Both 23 runs. Times are fixed (UTC): 10:00:05 and 10:00:20.
+/// with 3 warm-up: mlp_basic 33.52 µs, cnn2_basic 235.6 µs; they are different models, so
+/// no percentage but "other model". Both 23 runs. Times are fixed (UTC): 10:00:05 and
+/// 10:00:20; the error row (a path that does not exist) keeps its report time 10:00:30.
 #[test]
 fn watch_runs_list() {
     use cpuprof_tui::watch::{DumpPair, WatchEvent};
@@ -298,7 +299,19 @@ fn watch_runs_list() {
             message: "not an ETDump: identifier is \"XX00\", expected \"ED00\"".into(),
         };
         update(&mut s, Action::Watch { event, at: at(30) });
+        let text = screen(&s);
+        assert!(text.contains("other model"), "{text}");
+        assert!(!text.contains("+602.9%"), "{text}");
         snap("watch_runs", size, &s);
+        // The error row selected: its message in full; `p` stops following.
+        update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
+        if size == (80, 24) {
+            s.focus = cpuprof_tui::app::Pane::Runs;
+            update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
+            let text = screen(&s);
+            assert!(text.contains("expected \"ED00\""), "{text}");
+            snap("watch_error_selected", size, &s);
+        }
     }
 }
 
