@@ -98,11 +98,27 @@ impl TraceProfile {
     pub fn build(set: IntervalSet, trace: &str) -> TraceProfile {
         let ivs = &set.intervals;
         let mut child_sum = vec![0i64; ivs.len()];
+        let mut child_count = vec![0u32; ivs.len()];
         for iv in ivs {
             if let Some(p) = iv.parent {
                 child_sum[p as usize] = child_sum[p as usize].saturating_add(iv.dur_ns);
+                child_count[p as usize] += 1;
             }
         }
+        // PyTorch's `key_averages()` merges a call whose only child has the same name
+        // into one call (aten::div_ calling aten::div_): the inner one adds no call and
+        // no inclusive time (it lies inside the outer), only its self time. Parents come
+        // before their children (`IntervalSet` invariant).
+        let merged: Vec<bool> = ivs
+            .iter()
+            .map(|iv| {
+                iv.parent.is_some_and(|p| {
+                    let p = p as usize;
+                    ivs.get(p)
+                        .is_some_and(|pv| pv.name == iv.name && child_count[p] == 1)
+                })
+            })
+            .collect();
         // Call order: start time, then file order.
         let mut order: Vec<u32> = (0..ivs.len() as u32).collect();
         order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
@@ -111,6 +127,12 @@ impl TraceProfile {
         for &i in &order {
             let iv = &ivs[i as usize];
             let acc = &mut accs[iv.name as usize];
+            if merged[i as usize] && !iv.err {
+                acc.self_ns = acc
+                    .self_ns
+                    .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
+                continue;
+            }
             acc.calls += 1;
             if iv.err {
                 acc.errors += 1;
