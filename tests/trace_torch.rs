@@ -156,3 +156,20 @@ fn gzipped_training_trace_matches_key_averages() {
         .iter()
         .any(|o| o.name.contains("ConvolutionBackward0")));
 }
+
+/// The ignored events are listed by kind. Counted independently with python over
+/// `traceEvents` (everything but ph "X" with cat cpu_op/user_annotation):
+/// {('M', None): 8, ('i', None): 2, ('X', 'Trace'): 1}.
+#[test]
+fn ignored_event_kinds_are_listed() {
+    let p = load_trace(&Path::new(DIR).join("cnn_infer.json")).unwrap();
+    let w = p
+        .warnings
+        .iter()
+        .find(|w| w.kind == "ignored_events")
+        .expect("an ignored_events warning");
+    assert_eq!(
+        w.message,
+        "11 events of other phases/categories ignored: 8 × ph \"M\" cat none, 2 × ph \"i\" cat none, 1 × ph \"X\" cat \"Trace\""
+    );
+}
