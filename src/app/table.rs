@@ -296,6 +296,17 @@ pub fn layout(
     {
         grow(w, *c, &mut spare, false);
     }
+    // Room left over spreads the numbers apart (up to 2 more cells each, right-aligned
+    // columns only), rather than leaving a blank band at the end of every row.
+    let numbers = widths.iter().filter(|(c, _)| c.right_aligned()).count() as u32;
+    if numbers > 0 && spare > 0 {
+        let each = (spare / numbers).min(2) as u16;
+        for (c, w) in widths.iter_mut() {
+            if c.right_aligned() {
+                *w += each;
+            }
+        }
+    }
     // Still too wide (tiny tables): the name gives way, then the last columns.
     let mut over = used.saturating_sub(width as u32);
     for i in std::iter::once(0).chain((1..widths.len()).rev()) {
