@@ -111,6 +111,23 @@ fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Option<String>), TraceError> {
     }
 }
 
+/// `12 × ph "i" cat "ac2g", 3 × ph "M" cat none` (most frequent first) for the
+/// ignored-events warnings; names come from the input and are escaped by `{:?}` where
+/// they are formed.
+pub(crate) fn kinds_list(kinds: &std::collections::BTreeMap<String, u64>) -> String {
+    let mut v: Vec<(&String, &u64)> = kinds.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut parts: Vec<String> = v
+        .iter()
+        .take(8)
+        .map(|(k, n)| format!("{n} × {k}"))
+        .collect();
+    if v.len() > 8 {
+        parts.push(format!("{} more kinds", v.len() - 8));
+    }
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,21 +145,4 @@ mod tests {
         assert_eq!(p.ops[0].calls, 1);
         assert!(p.warnings.is_empty());
     }
-}
-
-/// `12 × ph "i" cat "ac2g", 3 × ph "M" cat none` (most frequent first) for the
-/// ignored-events warnings; names come from the input and are escaped by `{:?}` where
-/// they are formed.
-pub(crate) fn kinds_list(kinds: &std::collections::BTreeMap<String, u64>) -> String {
-    let mut v: Vec<(&String, &u64)> = kinds.iter().collect();
-    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let mut parts: Vec<String> = v
-        .iter()
-        .take(8)
-        .map(|(k, n)| format!("{n} × {k}"))
-        .collect();
-    if v.len() > 8 {
-        parts.push(format!("{} more kinds", v.len() - 8));
-    }
-    parts.join(", ")
 }
