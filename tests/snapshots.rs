@@ -425,3 +425,58 @@ fn demo_grouped_by_type() {
         snap("demo_types", size, &s);
     }
 }
+
+/// At 160x48 every fixture's table holds every operator name whole and, where shapes
+/// were recorded, the input shapes whole; the step is whole or shows its distinguishing
+/// tail (after the provider). Longest texts are measured here from the rows themselves.
+#[test]
+fn every_fixture_fits_at_160x48() {
+    use cpuprof_tui::app::Column;
+    let files = [
+        "fixtures/cpu/cnn2_basic.etdp",
+        "fixtures/cpu/cnn2_crlf_noise.etdp",
+        "fixtures/cpu/cnn2_noplan.etdp",
+        "fixtures/cpu/mlp_basic.etdp",
+        "fixtures/cpu/mlp_w0_t1.etdp",
+        "fixtures/cpu/wide_browse.etdp",
+        "fixtures/cpu-faults/cnn2_bad_metadata.etdp",
+        "fixtures/cpu-faults/cnn2_drop_ops.etdp",
+        "fixtures/cpu-faults/cnn2_drop_step.etdp",
+        "fixtures/cpu-faults/cnn2_gap_plan.etdp",
+        "fixtures/cpu-faults/cnn2_truncated_plan.etdp",
+        "fixtures/cpu-faults/mlp_noshapes_hours.etdp",
+        "fixtures/real/cnn_portable.etdp",
+        "fixtures/real/mlp_portable_debugbuf.etdp",
+        "fixtures/real/mlp_xnnpack.etdp",
+    ];
+    for file in files {
+        let mut s = opened(file, 0, (160, 48));
+        key(&mut s, KeyCode::Tab);
+        let d = s.data.as_ref().unwrap();
+        let longest = |f: &dyn Fn(&cpuprof_tui::app::OpRow) -> &str| {
+            d.ops
+                .iter()
+                .map(|o| f(o).chars().count())
+                .max()
+                .unwrap_or(0) as u16
+        };
+        let name = longest(&|o| &o.name);
+        let inputs = longest(&|o| &o.input_shapes);
+        let layout = s.table_layout(158, 20);
+        let width = |c: Column| layout.iter().find(|x| x.0 == c).map(|x| x.1);
+        assert!(width(Column::Name).unwrap() >= name, "{file}: {layout:?}");
+        if inputs > 0 {
+            assert!(
+                width(Column::Inputs).unwrap_or(0) >= inputs,
+                "{file}: {layout:?}"
+            );
+        }
+        let screen = screen(&s);
+        for o in &d.ops {
+            if o.step != "-" && !o.step.is_empty() {
+                let tail = o.step.rsplit_once(':').map(|x| x.1).unwrap_or(&o.step);
+                assert!(screen.contains(tail), "{file}: {} not on screen", o.step);
+            }
+        }
+    }
+}

@@ -130,6 +130,9 @@ pub struct TableState {
     pub step_tail_width: u16,
     /// Text widths of every row of the listed source (`table::row_widths`).
     pub row_widths: Vec<table::RowWidths>,
+    /// The count every listed row has, when they all have the same (the column then
+    /// gives way and the title says it once).
+    pub uniform_count: Option<usize>,
     /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
     pub hscroll: usize,
     /// The columns this source has, in display order.
@@ -153,6 +156,7 @@ impl Default for TableState {
             text_widths: Vec::new(),
             step_tail_width: 0,
             row_widths: Vec::new(),
+            uniform_count: None,
             hscroll: 0,
             columns: &Column::ETDUMP,
         }
@@ -382,6 +386,15 @@ impl AppState {
             ),
             None => Vec::new(),
         };
+        self.table.uniform_count = match &self.data {
+            Some(d) if !self.table.grouped => {
+                let ops = self.table_ops(d);
+                let mut counts = self.table.rows.iter().filter_map(|&r| ops.get(r));
+                let first = counts.next().map(|o| o.stats.count);
+                first.filter(|c| counts.all(|o| o.stats.count == *c))
+            }
+            _ => None,
+        };
         let (widths, tail) = table::text_widths(&self.table.row_widths, &self.table.rows);
         self.table.text_widths = widths;
         self.table.step_tail_width = tail;
@@ -405,6 +418,10 @@ impl AppState {
             .filter(|c| {
                 // Types have no one parent: no %parent column.
                 if t.grouped && *c == Column::Share && t.sort != Column::Share {
+                    return false;
+                }
+                // One count for every row: said in the title instead.
+                if *c == Column::Count && t.uniform_count.is_some() && t.sort != Column::Count {
                     return false;
                 }
                 *c == Column::Name

@@ -260,42 +260,79 @@ pub fn layout(
     }
     // A column that left early may still fit in the room the later ones freed (the
     // input shapes in the cells a long step could not use): back it comes, in place.
+    // Only when the text columns before it (the name, the shapes) can still be whole:
+    // the output shapes do not come back at the cost of cutting the input shapes.
+    let pos = |c: &Column| candidates.iter().position(|x| x == c);
     for back in left.into_iter().rev() {
         let mut with: Vec<Column> = shown.clone();
         with.push(back);
-        with.sort_by_key(|c| candidates.iter().position(|x| x == c));
-        if total(&with) <= width as u32 {
+        with.sort_by_key(pos);
+        let owed: u32 = with
+            .iter()
+            .filter(|c| c.flexible() && **c != Column::Step && pos(c) < pos(&back))
+            .map(|c| (nat(*c) as u32).saturating_sub(min_w(*c) as u32))
+            .sum();
+        if total(&with) + owed <= width as u32 {
             shown = with;
         }
     }
-    let mut widths: Vec<(Column, u16)> = shown.iter().map(|c| (*c, min_w(*c))).collect();
-    // Share the rest: the name first; then the step, whole if it can be (a cut step
-    // shows its tail, which a few more cells do not help); then the shapes and dtypes,
-    // in display order.
-    let used = total(&shown);
-    let mut spare = (width as u32).saturating_sub(used);
-    let grow = |w: &mut u16, c: Column, spare: &mut u32, whole_only: bool| {
-        let want = (nat(c) as u32).saturating_sub(*w as u32);
-        if want == 0 || *spare == 0 || (whole_only && want > *spare) {
-            return;
+    // Share the rest: the name first; then the shapes and dtypes, in display order; then
+    // the step, whole if it can be (a cut step shows its distinguishing tail, which a few
+    // more cells do not help). Returns the widths and the cells left over.
+    let size = |shown: &[Column]| -> (Vec<(Column, u16)>, u32) {
+        let mut widths: Vec<(Column, u16)> = shown.iter().map(|c| (*c, min_w(*c))).collect();
+        let mut spare = (width as u32).saturating_sub(total(shown));
+        let grow = |w: &mut u16, c: Column, spare: &mut u32, whole_only: bool| {
+            let want = (nat(c) as u32).saturating_sub(*w as u32);
+            if want == 0 || *spare == 0 || (whole_only && want > *spare) {
+                return;
+            }
+            let more = want.min(*spare);
+            *w += more as u16;
+            *spare -= more;
+        };
+        if let Some((c, w)) = widths.first_mut() {
+            grow(w, *c, &mut spare, false);
         }
-        let more = want.min(*spare);
-        *w += more as u16;
-        *spare -= more;
+        for (c, w) in widths
+            .iter_mut()
+            .skip(1)
+            .filter(|(c, _)| c.flexible() && *c != Column::Step)
+        {
+            grow(w, *c, &mut spare, false);
+        }
+        for (c, w) in widths.iter_mut().filter(|(c, _)| *c == Column::Step) {
+            grow(w, *c, &mut spare, true);
+        }
+        (widths, spare)
     };
-    if let Some((c, w)) = widths.first_mut() {
-        grow(w, *c, &mut spare, false);
+    let (mut widths, mut spare) = size(&shown);
+    // A cut shapes column is made whole by a less important column leaving (the output
+    // shapes give way to the input shapes), when that is enough.
+    loop {
+        let cut = widths
+            .iter()
+            .skip(1)
+            .find(|(c, w)| c.flexible() && *c != Column::Step && *w < nat(*c));
+        let Some(&(cut, _)) = cut else { break };
+        let rank = DROP_ORDER.iter().position(|d| *d == cut).unwrap_or(0);
+        let Some(&leaving) = DROP_ORDER[..rank]
+            .iter()
+            .find(|d| **d != sort && shown.contains(d))
+        else {
+            break;
+        };
+        let fewer: Vec<Column> = shown.iter().copied().filter(|c| *c != leaving).collect();
+        let (w2, s2) = size(&fewer);
+        let whole = w2.iter().any(|(c, w)| *c == cut && *w >= nat(cut));
+        if !whole {
+            break;
+        }
+        shown = fewer;
+        widths = w2;
+        spare = s2;
     }
-    for (c, w) in widths.iter_mut().filter(|(c, _)| *c == Column::Step) {
-        grow(w, *c, &mut spare, true);
-    }
-    for (c, w) in widths
-        .iter_mut()
-        .skip(1)
-        .filter(|(c, _)| c.flexible() && *c != Column::Step)
-    {
-        grow(w, *c, &mut spare, false);
-    }
+    let used = total(&shown);
     // Room left over spreads the numbers apart (up to 2 more cells each, right-aligned
     // columns only), rather than leaving a blank band at the end of every row.
     let numbers = widths.iter().filter(|(c, _)| c.right_aligned()).count() as u32;
@@ -704,6 +741,30 @@ mod layout_tests {
         );
         assert_eq!(c[9].1, 15);
         assert_eq!(total(&c), 130);
+    }
+
+    #[test]
+    fn output_shapes_leave_rather_than_cut_the_input_shapes() {
+        use Column::*;
+        // The demo at 160x48 (158 inside), one count for all rows (no Count column),
+        // inputs 31 wide. Minimum widths: 46+5+19+9+7+7+7+9+9+14+15 = 147 + 10 gaps = 157:
+        // all fit, but the inputs would get 15 of 31. Without the outputs (16 less):
+        // 141, spare 17: the inputs take 17 -> 31, whole; the step keeps its tail (19).
+        let nat = |c: Column| match c {
+            Inputs => 31,
+            c => demo_natural(c),
+        };
+        let cols: Vec<Column> = Column::ETDUMP
+            .iter()
+            .copied()
+            .filter(|c| *c != Count)
+            .collect();
+        let step19 = |c| if c == Step { 19 } else { 12 };
+        let c = layout(158, &cols, nat, step19, Median, 0);
+        assert!(!names(&c).contains(&Outputs), "{c:?}");
+        assert_eq!(c.iter().find(|x| x.0 == Inputs).map(|x| x.1), Some(31));
+        assert_eq!(c.iter().find(|x| x.0 == Step).map(|x| x.1), Some(19));
+        assert_eq!(total(&c), 158);
     }
 
     #[test]

@@ -36,6 +36,13 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         "Operators"
     };
     let mut title = format!(" {what} · {scope} · {}", t.rows.len());
+    if let (Some(n), true) = (t.uniform_count, t.sort != Column::Count) {
+        let unit = match data.kind {
+            SourceKind::Etdump => "run",
+            SourceKind::Trace => "call",
+        };
+        title.push_str(&format!(" · {} each", crate::app::format::count(n, unit)));
+    }
     if !t.filter.value().is_empty() {
         title.push_str(&format!(" matching \"{}\"", t.filter.value()));
     }
