@@ -480,3 +480,21 @@ fn every_fixture_fits_at_160x48() {
         }
     }
 }
+
+/// Every finding of the CpuBackend fault cases names its delegate (README of
+/// fixtures/cpu-faults: missing step events, missing operator events, bad metadata,
+/// incomplete plans are all about one delegate's step or operator).
+#[test]
+fn fault_findings_name_their_delegate() {
+    for (file, warmup) in [
+        ("fixtures/cpu-faults/cnn2_drop_step.etdp", 2),
+        ("fixtures/cpu-faults/cnn2_drop_ops.etdp", 2),
+        ("fixtures/cpu-faults/cnn2_bad_metadata.etdp", 1),
+    ] {
+        let d = load(file, warmup).unwrap();
+        assert!(!d.findings.is_empty(), "{file}");
+        for f in &d.findings {
+            assert!(f.delegate.is_some(), "{file}: {f:?}");
+        }
+    }
+}

@@ -427,12 +427,20 @@ impl ExplorerData {
             .map(|f| (true, f))
             .chain(profile.warnings.iter().map(|f| (false, f)))
             .map(|(error, f)| {
-                let delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
+                // Without an instruction id, the delegate of the node it names.
+                if delegate.is_none() {
+                    delegate = node
+                        .and_then(|n| data.nodes[n].scope)
+                        .and_then(|s| data.scopes.get(s))
+                        .map(|label| format!("delegate {label}"));
+                }
                 FindingRow {
                     error,
                     kind: f.kind.clone(),
                     message: f.message.clone(),
-                    node: finding_node(&data, delegate.as_deref(), f.event.as_deref()),
+                    node,
                     delegate,
                 }
             })
