@@ -36,15 +36,15 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         "Operators"
     };
     let mut title = format!(" {what} · {scope} · {}", t.rows.len());
+    if !t.filter.value().is_empty() {
+        title.push_str(&format!(" matching \"{}\"", t.filter.value()));
+    }
     if let (Some(n), true) = (t.uniform_count, t.sort != Column::Count) {
         let unit = match data.kind {
             SourceKind::Etdump => "run",
             SourceKind::Trace => "call",
         };
         title.push_str(&format!(" · {} each", crate::app::format::count(n, unit)));
-    }
-    if !t.filter.value().is_empty() {
-        title.push_str(&format!(" matching \"{}\"", t.filter.value()));
     }
     let rows = (area.height as usize).saturating_sub(3);
     let widths = state.table_layout(area.width.saturating_sub(2), rows);
