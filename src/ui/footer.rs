@@ -61,6 +61,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("s", "sort"),
                 ("w", "log"),
                 ("+/-", "warm-up"),
+                ("t", "types"),
+                ("r", "reveal"),
+                ("c", "copy"),
             ]);
         for (k, what) in keys.filter(|(k, _)| has_runs || *k != "+/-") {
             spans.push(Span::styled(k, theme.key()));
