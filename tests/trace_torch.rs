@@ -173,3 +173,30 @@ fn ignored_event_kinds_are_listed() {
         "11 events of other phases/categories ignored: 8 × ph \"M\" cat none, 2 × ph \"i\" cat none, 1 × ph \"X\" cat \"Trace\""
     );
 }
+
+/// A call nested (not as an only child) in a call of the same op: it is a call of its
+/// own, but its time is already inside the outer call's inclusive time. By hand:
+/// aten::sum [0, 100 µs] holds aten::sum [10, 40] and aten::add [50, 70]: sum has 2
+/// calls, inclusive 100 µs (not 130), self (100 - 30 - 20) + 30 = 80 µs.
+#[test]
+fn nested_same_op_time_counts_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested.json");
+    let ev = |name: &str, ts: u32, dur: u32| {
+        format!(
+            r#"{{"ph":"X","cat":"cpu_op","name":"{name}","pid":1,"tid":1,"ts":{ts},"dur":{dur}}}"#
+        )
+    };
+    let text = format!(
+        r#"{{"traceEvents":[{},{},{}]}}"#,
+        ev("aten::sum", 0, 100),
+        ev("aten::sum", 10, 30),
+        ev("aten::add", 50, 20)
+    );
+    std::fs::write(&path, text).unwrap();
+    let p = load_trace(&path).unwrap();
+    let sum = p.op("aten::sum").unwrap();
+    assert_eq!(sum.calls, 2);
+    assert_eq!(sum.inclusive_total_ns, 100_000);
+    assert_eq!(sum.self_total_ns, 80_000);
+}

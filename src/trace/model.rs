@@ -119,6 +119,27 @@ impl TraceProfile {
                 })
             })
             .collect();
+        // A call inside another call of the same op (any depth) adds no inclusive time:
+        // that time is already inside the outer call's.
+        let nested_in_same: Vec<bool> = ivs
+            .iter()
+            .map(|iv| {
+                let mut at = iv.parent;
+                let mut steps = 0;
+                while let Some(p) = at {
+                    let Some(pv) = ivs.get(p as usize) else { break };
+                    if pv.name == iv.name {
+                        return true;
+                    }
+                    at = pv.parent;
+                    steps += 1;
+                    if steps > 100_000 {
+                        break;
+                    }
+                }
+                false
+            })
+            .collect();
         // Call order: start time, then file order.
         let mut order: Vec<u32> = (0..ivs.len() as u32).collect();
         order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
@@ -139,7 +160,9 @@ impl TraceProfile {
                 continue;
             }
             // Saturating: hostile inputs may hold durations near i64::MAX.
-            acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            if !nested_in_same[i as usize] {
+                acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            }
             acc.self_ns = acc
                 .self_ns
                 .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
