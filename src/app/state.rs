@@ -462,12 +462,15 @@ impl AppState {
 
     fn fix_tree_offset(&mut self) {
         let page = self.tree_page();
-        self.tree.offset = fix_offset(self.tree.selected, self.tree.offset, page);
+        let offset = fix_offset(self.tree.selected, self.tree.offset, page);
+        // No blank rows below the list while rows above are hidden.
+        self.tree.offset = offset.min(self.tree.visible.len().saturating_sub(page));
     }
 
     fn fix_table_offset(&mut self) {
         let page = self.table_page();
-        self.table.offset = fix_offset(self.table.selected, self.table.offset, page);
+        let offset = fix_offset(self.table.selected, self.table.offset, page);
+        self.table.offset = offset.min(self.table.rows.len().saturating_sub(page));
     }
 
     /// Show `data`. Expanded nodes, the selected node and operator row and the delegate
