@@ -362,12 +362,6 @@ pub fn layout(
     widths
 }
 
-/// How many columns (after the name) the table can scroll right: columns not shown at
-/// `skip` 0.
-pub fn hidden_columns(columns: &[Column], shown: &[(Column, u16)]) -> usize {
-    columns.len().saturating_sub(shown.len())
-}
-
 /// The text of `row` in `column`, as the table shows it (and the copy key copies it).
 pub fn cell(row: &OpRow, column: Column) -> String {
     use super::format::{duration_ms, percent};
