@@ -42,6 +42,9 @@ pub struct ExploreArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
+    /// Read no runner log, not even the one beside the dump.
+    #[arg(long, conflicts_with = "log")]
+    pub no_log: bool,
     /// Number of leading Execute runs to drop as warm-up [default: 0; 5 with --demo].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
     pub warmup: Option<usize>,
@@ -67,6 +70,9 @@ pub struct ReportArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
+    /// Read no runner log, not even the one beside the dump.
+    #[arg(long, conflicts_with = "log")]
+    pub no_log: bool,
     /// Number of leading Execute runs to drop as warm-up.
     #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
     pub warmup: usize,

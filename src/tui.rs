@@ -40,11 +40,21 @@ pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
         return Err("--watch opens a directory, not one profile".into());
     }
     match &args.file {
-        Some(file) => Ok(ProfileRequest::new(
-            file.clone(),
-            args.log.clone(),
-            args.warmup.unwrap_or(0),
-        )),
+        Some(file) => {
+            // A missing or unreadable file fails here, before the terminal is taken.
+            for path in std::iter::once(file).chain(args.log.as_ref()) {
+                if let Some(why) = crate::profile::check_openable(path) {
+                    return Err(format!("{}: {why}", path.display()));
+                }
+            }
+            let request =
+                ProfileRequest::new(file.clone(), args.log.clone(), args.warmup.unwrap_or(0));
+            Ok(if args.no_log {
+                request.without_log()
+            } else {
+                request
+            })
+        }
         None => Err("nothing to open: give FILE, or --demo (see --help)".into()),
     }
 }
@@ -380,6 +390,12 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
                                 .map(Box::new);
                         let _ = tx.send(Event::TimelineLoaded { generation, result });
                     });
+            }
+            Effect::Copy(text) => {
+                // OSC 52 goes straight to the terminal; it draws nothing.
+                let mut out = io::stdout();
+                let _ = out.write_all(crate::app::copy::osc52(&text).as_bytes());
+                let _ = out.flush();
             }
             Effect::RetryAfter(delay) => {
                 let tx = tx.clone();

@@ -42,6 +42,18 @@ pub fn percent(share: f64) -> String {
     }
 }
 
+/// Tensor shapes in the one notation the explorer, the text report and CSV share:
+/// `[1,16,32,32] [64,16,1,1] [64]` (a scalar is `[]`).
+pub fn shape_list(list: &[Vec<i64>]) -> String {
+    list.iter()
+        .map(|s| {
+            let dims: Vec<String> = s.iter().map(i64::to_string).collect();
+            format!("[{}]", dims.join(","))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

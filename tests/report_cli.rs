@@ -156,7 +156,8 @@ fn csv_has_one_row_per_method_call_step_and_operator() {
     assert_eq!(lines.len() - 1, want);
     // Operator names with commas are quoted, and shapes are filled.
     assert!(text.contains("\"Convolution (NHWC, F32) IGEMM #1\""));
-    assert!(text.contains("1x3x32x32"));
+    // Shapes in the explorer's notation (quoted: they hold commas).
+    assert!(text.contains(",\"[1,3,32,32] "), "{text}");
 }
 
 #[test]

@@ -7,6 +7,9 @@ use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
 use super::format;
 use super::table::Column;
 
+/// The input-shapes cell of an XNNPACK operator whose event carried no shape metadata.
+pub const SHAPES_NOT_RECORDED: &str = "shapes not recorded";
+
 /// What a tree node stands for (drives its label and icon, not its behaviour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
@@ -46,18 +49,23 @@ pub struct TreeNode {
     pub op_row: Option<usize>,
     /// Index of the delegate (in `ExplorerData::scopes`) this node belongs to.
     pub scope: Option<usize>,
+    /// Findings about this node or below it: (errors, warnings). The tree marks them.
+    pub findings: (usize, usize),
 }
 
 /// One operator-table row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpRow {
     pub name: String,
-    /// Short delegate label (`#1`), `-` outside delegates.
+    /// Short delegate label (`d1`: instruction id 1), `-` outside delegates.
     pub delegate: String,
     pub scope: Option<usize>,
     pub step: String,
     pub stats: Stats,
+    /// Share of the parent row (plan step, delegate or instruction), 0..1.
     pub share: f64,
+    /// Share of `Method::execute` (ETDump), 0..1; None where the method has no time.
+    pub share_method: Option<f64>,
     pub input_shapes: String,
     pub output_shapes: String,
     /// Total self time in ms (traces), None where it is not known.
@@ -66,6 +74,17 @@ pub struct OpRow {
     pub dtypes: String,
     /// The tree node showing this operator.
     pub node: usize,
+    /// A group row (`app::groups`): how many operators it sums; 0 for an operator.
+    pub instances: usize,
+    /// A group row: the sum of its instances' medians (shown as its median).
+    pub summed_median: Option<f64>,
+}
+
+impl OpRow {
+    /// The median the table shows and sorts by (a group's is its summed median).
+    pub fn shown_median(&self) -> f64 {
+        self.summed_median.unwrap_or(self.stats.median)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +92,23 @@ pub struct FindingRow {
     pub error: bool,
     pub kind: String,
     pub message: String,
+    /// The delegate concerned (`delegate #1`: instruction id), when known.
+    pub delegate: Option<String>,
+    /// The tree node it is about (the step or operator named, else its delegate).
+    pub node: Option<usize>,
+}
+
+impl FindingRow {
+    /// A finding not tied to a delegate or a node (traces, load problems).
+    pub fn plain(error: bool, kind: impl Into<String>, message: impl Into<String>) -> Self {
+        FindingRow {
+            error,
+            kind: kind.into(),
+            message: message.into(),
+            delegate: None,
+            node: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,9 +148,14 @@ pub struct ExplorerData {
     pub nodes: Vec<TreeNode>,
     pub roots: Vec<usize>,
     pub ops: Vec<OpRow>,
+    /// `ops` grouped by operator type (`app::groups`; empty for traces, whose table is
+    /// by name already).
+    pub groups: Vec<OpRow>,
     /// Scopes the operator table can be limited to (ETDump: delegates), by label.
     pub scopes: Vec<String>,
     pub findings: Vec<FindingRow>,
+    /// The decoded CpuBackend plans (ETDump), shown above the raw log.
+    pub plans: Vec<super::plan_view::PlanText>,
     pub log: Vec<String>,
 }
 
@@ -125,6 +166,24 @@ impl ExplorerData {
 
     pub fn warning_count(&self) -> usize {
         self.findings.iter().filter(|f| !f.error).count()
+    }
+
+    /// Count each finding on its node and every ancestor (the tree's marks).
+    pub(crate) fn mark_findings(&mut self) {
+        for f in &self.findings {
+            let mut at = f.node;
+            while let Some(i) = at {
+                let Some(n) = self.nodes.get_mut(i) else {
+                    break;
+                };
+                if f.error {
+                    n.findings.0 += 1;
+                } else {
+                    n.findings.1 += 1;
+                }
+                at = n.parent;
+            }
+        }
     }
 
     pub(crate) fn push_node(&mut self, mut node: TreeNode) -> usize {
@@ -150,6 +209,7 @@ impl ExplorerData {
         delegate: &str,
         scope: Option<usize>,
         step: &str,
+        method_median: Option<f64>,
     ) {
         let row = self.ops.len();
         let node = self.push_node(TreeNode {
@@ -163,6 +223,7 @@ impl ExplorerData {
             share: Some(op.share),
             op_row: Some(row),
             scope,
+            findings: (0, 0),
         });
         self.ops.push(OpRow {
             name: op.name.clone(),
@@ -171,11 +232,18 @@ impl ExplorerData {
             step: step.to_string(),
             stats: op.stats.clone(),
             share: op.share,
-            input_shapes: format::shapes(op.input_shapes.as_ref()),
+            share_method: share_of(op.stats.median, method_median),
+            input_shapes: match (&op.input_shapes, op.kind) {
+                // XNNPACK operators carry shapes in their metadata; say when it is absent.
+                (None, crate::profile::OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
+                (s, _) => format::shapes(s.as_ref()),
+            },
             output_shapes: format::shapes(op.output_shapes.as_ref()),
             self_total: None,
             dtypes: String::new(),
             node,
+            instances: 0,
+            summed_median: None,
         });
     }
 
@@ -198,7 +266,7 @@ impl ExplorerData {
         let root = data.push_node(TreeNode {
             name: "Method::execute".to_string(),
             kind: NodeKind::Method,
-            info: format!("{} runs kept", profile.runs.kept),
+            info: format!("{} kept", format::count(profile.runs.kept, "run")),
             depth: 0,
             parent: None,
             children: Vec::new(),
@@ -206,10 +274,12 @@ impl ExplorerData {
             share: None,
             op_row: None,
             scope: None,
+            findings: (0, 0),
         });
         for delegate in &profile.delegates {
             let scope = data.scopes.len();
             let label = format!("#{}", delegate.instruction_id);
+            let short = format!("d{}", delegate.instruction_id);
             data.scopes.push(label.clone());
             let kind = match delegate.kind {
                 DelegateKind::CpuPlan => "CpuBackend",
@@ -238,6 +308,7 @@ impl ExplorerData {
                 share: share_of(delegate.call.median, method_median),
                 op_row: None,
                 scope: Some(scope),
+                findings: (0, 0),
             });
             for step in &delegate.steps {
                 let nodes = step.node_count.max(step.nodes.len());
@@ -258,13 +329,39 @@ impl ExplorerData {
                     share: Some(step.share),
                     op_row: None,
                     scope: Some(scope),
+                    findings: (0, 0),
                 });
                 for op in &step.operators {
-                    data.push_op(s, op, &label, Some(scope), &step.name);
+                    data.push_op(s, op, &short, Some(scope), &step.name, method_median);
                 }
             }
             for op in &delegate.operators {
-                data.push_op(d, op, &label, Some(scope), "-");
+                data.push_op(d, op, &short, Some(scope), "-", method_median);
+            }
+            let parts: Vec<&Stats> = if delegate.steps.is_empty() {
+                delegate.operators.iter().map(|o| &o.stats).collect()
+            } else {
+                delegate.steps.iter().map(|s| &s.stats).collect()
+            };
+            if let Some(over) = overhead(&delegate.call, &parts) {
+                let what = if delegate.steps.is_empty() {
+                    "its operators"
+                } else {
+                    "its plan steps"
+                };
+                data.push_node(TreeNode {
+                    name: "(overhead)".into(),
+                    kind: NodeKind::Other,
+                    info: format!("delegate time outside {what}: copy-in/out, dispatch"),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    share: share_of(over.median, Some(delegate.call.median)),
+                    stats: over,
+                    op_row: None,
+                    scope: Some(scope),
+                    findings: (0, 0),
+                });
             }
             for ev in &delegate.unattributed {
                 data.push_node(TreeNode {
@@ -278,6 +375,7 @@ impl ExplorerData {
                     share: share_of(ev.stats.median, Some(delegate.call.median)),
                     op_row: None,
                     scope: Some(scope),
+                    findings: (0, 0),
                 });
             }
         }
@@ -293,6 +391,7 @@ impl ExplorerData {
                 share: share_of(other.stats.median, method_median),
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
             for k in &other.kernels {
                 let op = OperatorStats {
@@ -304,7 +403,7 @@ impl ExplorerData {
                     output_shapes: None,
                 };
                 let step = format!("instr {}", other.instruction_id);
-                data.push_op(o, &op, "-", None, &step);
+                data.push_op(o, &op, "-", None, &step, method_median);
             }
         }
         if let Some(rem) = &profile.remainder {
@@ -319,6 +418,7 @@ impl ExplorerData {
                 share: share_of(rem.median, method_median),
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
         }
         data.findings = profile
@@ -326,15 +426,91 @@ impl ExplorerData {
             .iter()
             .map(|f| (true, f))
             .chain(profile.warnings.iter().map(|f| (false, f)))
-            .map(|(error, f)| FindingRow {
-                error,
-                kind: f.kind.clone(),
-                message: f.message.clone(),
+            .map(|(error, f)| {
+                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
+                // Without an instruction id, the delegate of the node it names.
+                if delegate.is_none() {
+                    delegate = node
+                        .and_then(|n| data.nodes[n].scope)
+                        .and_then(|s| data.scopes.get(s))
+                        .map(|label| format!("delegate {label}"));
+                }
+                FindingRow {
+                    error,
+                    kind: f.kind.clone(),
+                    message: f.message.clone(),
+                    node,
+                    delegate,
+                }
             })
             .collect();
+        data.mark_findings();
+        super::groups::build(&mut data, method_median);
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data.plans = super::plan_view::plans(profile);
         data
     }
+}
+
+/// A delegate's time outside `parts` (its steps, or its operators), run by run: the
+/// call's time in each kept run minus the parts' times in that run (warm-up runs
+/// likewise, in order). None without parts or when the runs cannot be matched.
+fn overhead(call: &Stats, parts: &[&Stats]) -> Option<Stats> {
+    if parts.is_empty() || call.samples.is_empty() || call.runs.len() != call.samples.len() {
+        return None;
+    }
+    let mut kept = Vec::with_capacity(call.samples.len());
+    for (&run, &ms) in call.runs.iter().zip(&call.samples) {
+        let mut rest = ms;
+        for p in parts {
+            let i = p.runs.iter().position(|&r| r == run)?;
+            rest -= p.samples.get(i)?;
+        }
+        kept.push(rest);
+    }
+    let w = call.warmup_samples.len();
+    let warm: Vec<f64> = if parts.iter().all(|p| p.warmup_samples.len() == w) {
+        (0..w)
+            .map(|i| {
+                call.warmup_samples[i] - parts.iter().map(|p| p.warmup_samples[i]).sum::<f64>()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(
+        Stats::from_samples(kept)
+            .with_runs(call.runs.clone())
+            .with_warmup(warm),
+    )
+}
+
+/// The node a finding is about: the node named `event` inside `delegate` (a step or an
+/// operator), else the delegate itself, else a node named `event` anywhere.
+fn finding_node(data: &ExplorerData, delegate: Option<&str>, event: Option<&str>) -> Option<usize> {
+    let d = delegate.and_then(|name| data.nodes.iter().position(|n| n.name == name));
+    let within = |id: usize, root: usize| {
+        let mut at = Some(id);
+        while let Some(i) = at {
+            if i == root {
+                return true;
+            }
+            at = data.nodes[i].parent;
+        }
+        false
+    };
+    if let Some(ev) = event {
+        let named = data
+            .nodes
+            .iter()
+            .enumerate()
+            .find(|(i, n)| n.name == ev && d.is_none_or(|root| within(*i, root)));
+        if let Some((i, _)) = named {
+            return Some(i);
+        }
+    }
+    d
 }
 
 fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {

@@ -3,11 +3,14 @@
 //! traces fill the same panes.
 
 pub mod compare;
+pub mod copy;
 pub mod data;
 pub mod format;
+pub mod groups;
 pub mod histogram;
 pub mod keymap;
 pub mod layout;
+pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
 pub mod sample;

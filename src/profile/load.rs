@@ -12,8 +12,11 @@ use crate::runlog;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileRequest {
     pub etdump: PathBuf,
-    /// Explicit runner log; None means "use `<dump stem>.log` beside the dump if present".
+    /// Explicit runner log; None means "use `<dump stem>.log` beside the dump if present"
+    /// (unless `no_log`).
     pub log: Option<PathBuf>,
+    /// `--no-log`: read no runner log at all, not even the one beside the dump.
+    pub no_log: bool,
     /// Number of leading `Execute` runs to drop.
     pub warmup: usize,
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
@@ -38,9 +41,17 @@ impl ProfileRequest {
         ProfileRequest {
             etdump,
             log,
+            no_log: false,
             warmup,
             embedded: None,
         }
+    }
+
+    /// This request without any runner log (`--no-log`).
+    pub fn without_log(mut self) -> Self {
+        self.no_log = true;
+        self.log = None;
+        self
     }
 
     /// The bundled demo. Its run has 5 warm-up runs, dropped by default.
@@ -48,6 +59,7 @@ impl ProfileRequest {
         ProfileRequest {
             etdump: PathBuf::from("demo.etdp"),
             log: Some(PathBuf::from("demo.log")),
+            no_log: false,
             warmup: warmup.unwrap_or(5),
             embedded: Some(DEMO),
         }
@@ -196,6 +208,7 @@ pub fn load_profile_from_bytes(
         bytes_total: total,
     });
     let mut log_path = match (&request.embedded, &request.log) {
+        _ if request.no_log => None,
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
         (None, None) if crate::input::is_stdin(&request.etdump) => None,
@@ -203,6 +216,7 @@ pub fn load_profile_from_bytes(
     };
     let mut log_warning = None;
     let log = match (&request.embedded, &log_path) {
+        _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),
         (None, Some(path)) => match crate::input::read_input(path) {
             Ok(input) => Some(runlog::parse(&input.bytes)),
@@ -241,4 +255,28 @@ pub fn load_profile_from_bytes(
         profile.warnings.insert(0, w);
     }
     Ok(profile)
+}
+
+/// Why `path` cannot be opened, in the words loading would use; None when it can (or
+/// it is a directory, which a trace reader may accept). Checked before the explorer
+/// takes over the terminal.
+pub fn check_openable(path: &Path) -> Option<String> {
+    if crate::input::is_stdin(path) {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Err(e) => Some(io_message(&e)),
+        // Only a regular file is opened here: opening a FIFO would wait for (and then
+        // cut off) its writer; pipes and devices are read once by the loader.
+        Ok(m) if m.is_file() => std::fs::File::open(path).err().map(|e| io_message(&e)),
+        Ok(_) => None,
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
 }

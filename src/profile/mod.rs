@@ -15,8 +15,8 @@ mod timeline;
 pub use build::{build_profile, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
-    default_log_for, load_profile, load_profile_from_bytes, read_dump, EmbeddedDump, LoadError,
-    LoadPhase, LoadProgress, ProfileRequest, DEMO,
+    check_openable, default_log_for, load_profile, load_profile_from_bytes, read_dump,
+    EmbeddedDump, LoadError, LoadPhase, LoadProgress, ProfileRequest, DEMO,
 };
 pub use model::*;
 pub use shapes::{decode_metadata, Metadata, Shapes};

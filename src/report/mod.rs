@@ -68,7 +68,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
             Some(l.clone())
         }
-        None if input::is_stdin(&args.file) => None,
+        None if args.no_log || input::is_stdin(&args.file) => None,
         None => {
             let found = default_log_for(&args.file);
             if let Some(l) = &found {
@@ -81,7 +81,10 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             None
         }
     };
-    let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let mut request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    if args.no_log {
+        request = request.without_log();
+    }
     let never = AtomicBool::new(false);
     let profile = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never)
         .map_err(|e| e.to_string())?;

@@ -150,14 +150,7 @@ fn operator(o: &mut String, depth: usize, op: &OperatorStats) {
     }
 }
 
+/// Shapes as the explorer writes them (`crate::units::shape_list`).
 pub(crate) fn shapes(list: &[Vec<i64>]) -> String {
-    list.iter()
-        .map(|s| {
-            s.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join("x")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::units::shape_list(list)
 }

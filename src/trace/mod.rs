@@ -241,6 +241,23 @@ fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
     Ok(set)
 }
 
+/// `12 × ph "i" cat "ac2g", 3 × ph "M" cat none` (most frequent first) for the
+/// ignored-events warnings; names come from the input and are escaped by `{:?}` where
+/// they are formed.
+pub(crate) fn kinds_list(kinds: &std::collections::BTreeMap<String, u64>) -> String {
+    let mut v: Vec<(&String, &u64)> = kinds.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut parts: Vec<String> = v
+        .iter()
+        .take(8)
+        .map(|(k, n)| format!("{n} × {k}"))
+        .collect();
+    if v.len() > 8 {
+        parts.push(format!("{} more kinds", v.len() - 8));
+    }
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

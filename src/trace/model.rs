@@ -98,11 +98,48 @@ impl TraceProfile {
     pub fn build(set: IntervalSet, trace: &str) -> TraceProfile {
         let ivs = &set.intervals;
         let mut child_sum = vec![0i64; ivs.len()];
+        let mut child_count = vec![0u32; ivs.len()];
         for iv in ivs {
             if let Some(p) = iv.parent {
                 child_sum[p as usize] = child_sum[p as usize].saturating_add(iv.dur_ns);
+                child_count[p as usize] += 1;
             }
         }
+        // PyTorch's `key_averages()` merges a call whose only child has the same name
+        // into one call (aten::div_ calling aten::div_): the inner one adds no call and
+        // no inclusive time (it lies inside the outer), only its self time. Parents come
+        // before their children (`IntervalSet` invariant).
+        let merged: Vec<bool> = ivs
+            .iter()
+            .map(|iv| {
+                iv.parent.is_some_and(|p| {
+                    let p = p as usize;
+                    ivs.get(p)
+                        .is_some_and(|pv| pv.name == iv.name && child_count[p] == 1)
+                })
+            })
+            .collect();
+        // A call inside another call of the same op (any depth) adds no inclusive time:
+        // that time is already inside the outer call's.
+        let nested_in_same: Vec<bool> = ivs
+            .iter()
+            .map(|iv| {
+                let mut at = iv.parent;
+                let mut steps = 0;
+                while let Some(p) = at {
+                    let Some(pv) = ivs.get(p as usize) else { break };
+                    if pv.name == iv.name {
+                        return true;
+                    }
+                    at = pv.parent;
+                    steps += 1;
+                    if steps > 100_000 {
+                        break;
+                    }
+                }
+                false
+            })
+            .collect();
         // Call order: start time, then file order.
         let mut order: Vec<u32> = (0..ivs.len() as u32).collect();
         order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
@@ -111,13 +148,21 @@ impl TraceProfile {
         for &i in &order {
             let iv = &ivs[i as usize];
             let acc = &mut accs[iv.name as usize];
+            if merged[i as usize] && !iv.err {
+                acc.self_ns = acc
+                    .self_ns
+                    .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
+                continue;
+            }
             acc.calls += 1;
             if iv.err {
                 acc.errors += 1;
                 continue;
             }
             // Saturating: hostile inputs may hold durations near i64::MAX.
-            acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            if !nested_in_same[i as usize] {
+                acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            }
             acc.self_ns = acc
                 .self_ns
                 .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));

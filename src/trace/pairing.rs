@@ -94,7 +94,7 @@ impl Pairer {
                         let names = &self.names.names;
                         self.warnings.add("name_mismatch", || {
                             format!(
-                                "line {line}: exit of {} closes the entry of {} (pid {pid}, tid {tid}); named from the exit",
+                                "line {line}: exit of {} closes the entry of {} (pid {pid}, tid {tid}); named from the exit (babeltrace2 2.0.4 can print an entry with the overload name of an earlier call, so the exit's name is the call's)",
                                 names[name_id as usize], names[open.entry_name as usize]
                             )
                         });

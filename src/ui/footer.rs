@@ -32,6 +32,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.set_cursor_position(Position::new(x, area.y));
         }
     } else {
+        if let Some(notice) = &state.notice {
+            spans.push(Span::styled(format!("{notice} │ "), theme.warning()));
+        }
         if !t.filter.value().is_empty() {
             spans.push(Span::styled(
                 format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
@@ -46,7 +49,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
         spans.push(Span::styled(
-            format!("sort {}{dir} │ {warmup}", t.sort.title()),
+            format!("sort {}{dir} │ {warmup}", t.sort.label()),
             theme.dim(),
         ));
         let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
@@ -58,6 +61,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("s", "sort"),
                 ("w", "log"),
                 ("+/-", "warm-up"),
+                ("t", "timeline"),
+                ("o", "types"),
+                ("r", "reveal"),
+                ("c", "copy"),
             ]);
         for (k, what) in keys.filter(|(k, _)| has_runs || *k != "+/-") {
             spans.push(Span::styled(k, theme.key()));
