@@ -6,12 +6,14 @@ mod classify;
 mod collect;
 mod fast_hash;
 mod load;
+mod methods;
 mod model;
 mod plan_match;
 mod shapes;
 mod stats;
+pub mod warmup;
 
-pub use build::{build_profile, BuildError};
+pub use build::{build_profile, build_profile_with, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
     default_log_for, load_profile, EmbeddedDump, LoadError, LoadPhase, LoadProgress,
