@@ -4,14 +4,16 @@
 //! dump, or one method run on two bundled inputs, are kept apart this way.
 //!
 //! One deviation, for dumps with lost events: a group whose signature is the signature of
-//! another group with a few *delegate* events left out (at most one in four of them, or
-//! one: a step or operator event missing in that run), with the same framework events
+//! another group with a few delegate or kernel events left out (at most one in four of
+//! them, or one: a step, operator or kernel event missing in that run), with the same
+//! framework events
 //! (`DELEGATE_CALL`, `OPERATOR_CALL`, ...), the same bundled input and no more runs, is
 //! that group's runs with missing events, and joins it. Real runs of two methods differ in
 //! their framework events or in their delegate events both ways, so they stay apart.
 
 use std::collections::HashMap;
 
+use super::classify::{classify_framework, FrameworkEvent};
 use crate::etdump::{DelegateId, EtDump, RunBlock};
 
 /// One group of `Execute` runs.
@@ -23,7 +25,8 @@ pub(crate) struct RunGroup {
     pub bundled_input_index: Option<i32>,
 }
 
-/// An event of a signature: (is a delegate event, name or delegate id, instruction id).
+/// An event of a signature: (may be lost: a delegate or kernel event, name or delegate
+/// id, instruction id).
 type SigEvent = (bool, u64, i32);
 
 fn signature(dump: &EtDump, block: &RunBlock) -> (Vec<SigEvent>, i32) {
@@ -35,7 +38,10 @@ fn signature(dump: &EtDump, block: &RunBlock) -> (Vec<SigEvent>, i32) {
             (Some(DelegateId::Int(i)), _) => {
                 (true, (1u64 << 40) | i as u32 as u64, ev.instruction_id)
             }
-            (None, Some(n)) => (false, u64::from(n.0), ev.instruction_id),
+            (None, Some(n)) => {
+                let kernel = classify_framework(dump.names.get(n)) == FrameworkEvent::Kernel;
+                (kernel, u64::from(n.0), ev.instruction_id)
+            }
             (None, None) => (false, u64::MAX, ev.instruction_id),
         })
         .collect();
@@ -48,8 +54,8 @@ fn lost_delegate_events(small: &[SigEvent], big: &[SigEvent]) -> bool {
     if small.len() >= big.len() {
         return false;
     }
-    let delegate_events = big.iter().filter(|e| e.0).count();
-    if big.len() - small.len() > (delegate_events / 4).max(1) {
+    let losable = big.iter().filter(|e| e.0).count();
+    if big.len() - small.len() > (losable / 4).max(1) {
         return false;
     }
     let mut it = small.iter().peekable();

@@ -108,6 +108,8 @@ impl TraceProfile {
         order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
 
         let mut accs: Vec<OpAcc> = (0..set.names.len()).map(|_| OpAcc::default()).collect();
+        let mut seen_sigs: FastMap<(u32, u32), ()> = FastMap::default();
+        let mut clamps = 0u64;
         for &i in &order {
             let iv = &ivs[i as usize];
             let acc = &mut accs[iv.name as usize];
@@ -120,12 +122,13 @@ impl TraceProfile {
             acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
             acc.self_ns = acc
                 .self_ns
-                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
+                .saturating_add(self_time(iv.dur_ns, child_sum[i as usize], &mut clamps));
             acc.min = Some(acc.min.map_or(iv.dur_ns, |m| m.min(iv.dur_ns)));
             acc.max = Some(acc.max.map_or(iv.dur_ns, |m| m.max(iv.dur_ns)));
             acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
             if let Some(s) = iv.inputs {
-                if !acc.sigs.contains(&s) {
+                // Hashed: a dynamic-shape op can have tens of thousands of signatures.
+                if seen_sigs.insert((iv.name, s), ()).is_none() {
                     acc.sigs.push(s);
                 }
             }
@@ -138,12 +141,14 @@ impl TraceProfile {
                 let has_inputs = !a.sigs.is_empty();
                 let mut shapes: Vec<Vec<Vec<i64>>> = Vec::new();
                 let mut dtypes: Vec<Vec<String>> = Vec::new();
+                let mut seen_shapes: FastMap<&[Vec<i64>], ()> = FastMap::default();
+                let mut seen_types: FastMap<&[String], ()> = FastMap::default();
                 for &s in &a.sigs {
                     let sig = &set.inputs[s as usize];
-                    if !shapes.contains(&sig.shapes) {
+                    if seen_shapes.insert(&sig.shapes, ()).is_none() {
                         shapes.push(sig.shapes.clone());
                     }
-                    if !dtypes.contains(&sig.types) {
+                    if seen_types.insert(&sig.types, ()).is_none() {
                         dtypes.push(sig.types.clone());
                     }
                 }
@@ -183,13 +188,22 @@ impl TraceProfile {
             .collect::<Vec<_>>();
 
         let call_trees = build_call_trees(&set, &child_sum);
+        let mut warnings = set.warnings;
+        if clamps > 0 {
+            warnings.push(TraceWarning {
+                kind: "self_time_clamped".to_string(),
+                message: format!(
+                    "{clamps} call(s) have children that end after them (within the 1 µs nesting tolerance); their self time is taken as 0, not negative"
+                ),
+            });
+        }
         TraceProfile {
             trace: trace.to_string(),
             format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
             ops,
             threads,
             unterminated: set.unterminated,
-            warnings: set.warnings,
+            warnings,
             call_trees,
             counts: set.counts,
         }
@@ -197,6 +211,18 @@ impl TraceProfile {
 
     pub fn op(&self, name: &str) -> Option<&TraceOp> {
         self.ops.iter().find(|o| o.name == name)
+    }
+}
+
+/// Inclusive minus children, never below zero: a child may end up to 1 µs after its
+/// parent (the nesting tolerance), which would otherwise give a negative self time.
+fn self_time(dur_ns: i64, children_ns: i64, clamps: &mut u64) -> i64 {
+    let own = dur_ns.saturating_sub(children_ns);
+    if own < 0 {
+        *clamps += 1;
+        0
+    } else {
+        own
     }
 }
 
@@ -242,7 +268,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             n.samples_ms.push(iv.dur_ns as f64 / 1e6);
             n.self_ns = n
                 .self_ns
-                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i]));
+                .saturating_add(self_time(iv.dur_ns, child_sum[i], &mut 0));
         }
     }
     fn materialise(nodes: &[NodeAcc], names: &[String], id: u32, depth: usize) -> CallNode {
