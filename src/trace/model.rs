@@ -304,3 +304,60 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::trace::parse_trace;
+
+    #[test]
+    fn a_child_ending_after_its_parent_gives_zero_self_time_not_negative() {
+        // Parent 0..10 µs with children 0..5 µs and 5..10.5 µs; the second ends 0.5 µs
+        // after the parent, which the 1 µs nesting tolerance keeps as a child. Parent self
+        // time: 10 - 5 - 5.5 = -0.5 µs, clamped to 0, and one clamp is reported.
+        let json = br#"{"traceEvents":[
+            {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":0,"dur":10},
+            {"ph":"X","cat":"cpu_op","name":"aten::t","pid":1,"tid":1,"ts":0,"dur":5},
+            {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":1,"tid":1,"ts":5,"dur":5.5}
+        ]}"#;
+        let p = parse_trace(json, "t.json").unwrap();
+        let parent = p.op("aten::linear").unwrap();
+        assert_eq!(parent.inclusive_total_ns, 10_000);
+        assert_eq!(parent.self_total_ns, 0);
+        assert_eq!(p.op("aten::addmm").unwrap().self_total_ns, 5_500);
+        let root = &p.call_trees[0].roots[0];
+        assert_eq!((root.name.as_str(), root.self_ns), ("aten::linear", 0));
+        let w: Vec<_> = p
+            .warnings
+            .iter()
+            .filter(|w| w.kind == "self_time_clamped")
+            .collect();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].message.starts_with("1 call(s)"), "{}", w[0].message);
+    }
+
+    #[test]
+    fn many_distinct_shapes_are_all_kept_in_first_seen_order() {
+        // 20 000 calls of one op with growing sequence length: 20 000 distinct shapes.
+        // (Linear: this took seconds when each shape was searched for in a list.)
+        let n = 20_000;
+        let mut json = String::from(r#"{"traceEvents":["#);
+        for i in 0..n {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(&format!(
+                r#"{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"Input Dims":[[{},8]],"Input type":["float"]}}}}"#,
+                i * 2,
+                i + 1
+            ));
+        }
+        json.push_str("]}");
+        let p = parse_trace(json.as_bytes(), "t.json").unwrap();
+        let op = p.op("aten::mm").unwrap();
+        let shapes = op.input_shapes.as_ref().unwrap();
+        assert_eq!(shapes.len(), n);
+        assert_eq!(shapes[0], vec![vec![1, 8]]);
+        assert_eq!(shapes[n - 1], vec![vec![n as i64, 8]]);
+        assert_eq!(op.dtypes.as_ref().unwrap().len(), 1);
+    }
+}
