@@ -68,7 +68,12 @@ fn an_xnnpack_operator_ending_one_microsecond_after_its_step_is_attributed() {
         .map(|r| {
             let t = r * 100_000;
             run(vec![
-                delegate_op("Convolution (NHWC, F32) IGEMM #1", 0, t + 11_000, t + 21_000),
+                delegate_op(
+                    "Convolution (NHWC, F32) IGEMM #1",
+                    0,
+                    t + 11_000,
+                    t + 21_000,
+                ),
                 delegate_op("XNNPACK/subgraph:conv", 0, t + 10_000, t + 20_000),
                 profile("DELEGATE_CALL", 0, t + 5_000, t + 30_000),
                 method(t, t + 40_000),
@@ -95,8 +100,18 @@ fn a_stale_plan_is_not_forced_onto_a_plain_xnnpack_delegate() {
         .map(|r| {
             let t = r * 100_000;
             run(vec![
-                delegate_op("Fully Connected (NC, F32) GEMM #1", 0, t + 10_000, t + 15_000),
-                delegate_op("Fully Connected (NC, F32) GEMM #2", 0, t + 15_000, t + 17_000),
+                delegate_op(
+                    "Fully Connected (NC, F32) GEMM #1",
+                    0,
+                    t + 10_000,
+                    t + 15_000,
+                ),
+                delegate_op(
+                    "Fully Connected (NC, F32) GEMM #2",
+                    0,
+                    t + 15_000,
+                    t + 17_000,
+                ),
                 profile("DELEGATE_CALL", 0, t + 5_000, t + 20_000),
                 method(t, t + 30_000),
             ])
@@ -132,7 +147,12 @@ fn a_delegate_called_twice_in_a_run_adds_samples_to_the_same_steps() {
             for (c, conv) in [(0u64, 20_000u64), (100_000, 30_000)] {
                 let s = t + c;
                 ev.extend([
-                    delegate_op("Convolution (NHWC, F32) IGEMM #1", 0, s + 1_000, s + 1_000 + conv),
+                    delegate_op(
+                        "Convolution (NHWC, F32) IGEMM #1",
+                        0,
+                        s + 1_000,
+                        s + 1_000 + conv,
+                    ),
                     delegate_op("XNNPACK/subgraph:conv", 0, s + 1_000, s + 1_000 + conv),
                     profile("native_call_neg.out", 0, s + 40_000, s + 42_000),
                     delegate_op("ET/registry:neg", 0, s + 39_000, s + 43_000),
@@ -143,7 +163,10 @@ fn a_delegate_called_twice_in_a_run_adds_samples_to_the_same_steps() {
             run(ev)
         })
         .collect();
-    let log = plan_log(&[("XNNPACK", "subgraph", &["conv"]), ("ET", "registry", &["neg"])]);
+    let log = plan_log(&[
+        ("XNNPACK", "subgraph", &["conv"]),
+        ("ET", "registry", &["neg"]),
+    ]);
     let p = build_with(&runs, Some(&log));
     let d = &p.delegates[0];
     assert!(d.unattributed.is_empty(), "{:?}", d.unattributed);
@@ -151,18 +174,26 @@ fn a_delegate_called_twice_in_a_run_adds_samples_to_the_same_steps() {
     let conv = &d.steps[0];
     assert_eq!(conv.name, "XNNPACK/subgraph:conv");
     assert_eq!(conv.stats.samples, vec![0.020, 0.030, 0.020, 0.030]);
-    assert_eq!(conv.operators[0].stats.samples, vec![0.020, 0.030, 0.020, 0.030]);
+    assert_eq!(
+        conv.operators[0].stats.samples,
+        vec![0.020, 0.030, 0.020, 0.030]
+    );
     let neg = &d.steps[1];
     assert_eq!(neg.stats.samples, vec![0.004; 4]);
     assert_eq!(neg.operators[0].name, "native_call_neg.out");
     assert_eq!(neg.operators[0].stats.count, 4);
     assert!(p.errors.is_empty(), "{:?}", p.errors);
     assert!(
-        !p.warnings.iter().any(|w| w.kind == "unexpected_sample_count"),
+        !p.warnings
+            .iter()
+            .any(|w| w.kind == "unexpected_sample_count"),
         "{:?}",
         p.warnings
     );
-    assert!(p.warnings.iter().any(|w| w.kind == "repeated_delegate_calls"));
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.kind == "repeated_delegate_calls"));
 }
 
 #[test]
@@ -213,19 +244,31 @@ fn a_step_event_missing_in_one_run_keeps_its_operators_rows() {
         .map(|r| {
             let t = r * 100_000;
             let mut ev = vec![
-                delegate_op("Convolution (NHWC, F32) IGEMM #1", 0, t + 10_000, t + 18_000),
+                delegate_op(
+                    "Convolution (NHWC, F32) IGEMM #1",
+                    0,
+                    t + 10_000,
+                    t + 18_000,
+                ),
                 delegate_op("XNNPACK/subgraph:a", 0, t + 10_000, t + 20_000),
                 delegate_op("Add (ND) #1", 0, t + 30_000, t + 33_000),
             ];
             if r != 2 {
                 ev.push(delegate_op("XNNPACK/subgraph:b", 0, t + 30_000, t + 34_000));
             }
-            ev.extend([profile("DELEGATE_CALL", 0, t + 5_000, t + 40_000), method(t, t + 50_000)]);
+            ev.extend([
+                profile("DELEGATE_CALL", 0, t + 5_000, t + 40_000),
+                method(t, t + 50_000),
+            ]);
             run(ev)
         })
         .collect();
     let p = build_with(&runs, None);
-    assert_eq!(p.methods.len(), 1, "a lost step event is not another method");
+    assert_eq!(
+        p.methods.len(),
+        1,
+        "a lost step event is not another method"
+    );
     let d = &p.delegates[0];
     assert!(d.unattributed.is_empty());
     assert_eq!(d.steps.len(), 2);

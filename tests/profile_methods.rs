@@ -77,7 +77,9 @@ fn two_methods_are_two_profiles_matching_the_inspector_blocks() {
     // No pooled rows, so no count warnings.
     for m in &p.methods {
         assert!(
-            !m.warnings.iter().any(|w| w.kind == "unexpected_sample_count"),
+            !m.warnings
+                .iter()
+                .any(|w| w.kind == "unexpected_sample_count"),
             "{}: {:?}",
             m.name,
             m.warnings

@@ -151,7 +151,11 @@ fn duplicated_last_chunk_is_a_duplicate() {
     lines.extend(sequence_lines(PLAN.as_bytes()));
     let run = parse(&log(&lines));
     assert_eq!(run.sequences.len(), 2);
-    assert!(run.sequences[0].outcome.is_ok(), "{:?}", run.sequences[0].outcome);
+    assert!(
+        run.sequences[0].outcome.is_ok(),
+        "{:?}",
+        run.sequences[0].outcome
+    );
     assert_eq!(run.sequences[0].chunk_indexes, vec![0, 1, 2, 3, 4]);
     assert!(run.warnings.is_empty(), "{:?}", run.warnings);
     assert!(run.sequences[1].outcome.is_ok());

@@ -120,9 +120,11 @@ impl TraceProfile {
             }
             // Saturating: hostile inputs may hold durations near i64::MAX.
             acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
-            acc.self_ns = acc
-                .self_ns
-                .saturating_add(self_time(iv.dur_ns, child_sum[i as usize], &mut clamps));
+            acc.self_ns = acc.self_ns.saturating_add(self_time(
+                iv.dur_ns,
+                child_sum[i as usize],
+                &mut clamps,
+            ));
             acc.min = Some(acc.min.map_or(iv.dur_ns, |m| m.min(iv.dur_ns)));
             acc.max = Some(acc.max.map_or(iv.dur_ns, |m| m.max(iv.dur_ns)));
             acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
