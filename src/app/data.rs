@@ -64,6 +64,11 @@ pub struct OpRow {
     pub self_total: Option<f64>,
     /// Input dtypes (traces), empty where not known.
     pub dtypes: String,
+    /// Some(parent median) for an XNNPACK operator under the 1 µs clock quantum: its
+    /// times read `<1 µs` and its share is an upper bound.
+    pub below_resolution: Option<f64>,
+    /// Failed calls (traces): the count column shows calls and failures as the tally.
+    pub failed: u64,
     /// The tree node showing this operator.
     pub node: usize,
 }
@@ -152,6 +157,7 @@ impl ExplorerData {
         step: &str,
     ) {
         let row = self.ops.len();
+        let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
         let node = self.push_node(TreeNode {
             name: op.name.clone(),
             kind: NodeKind::Operator,
@@ -175,6 +181,8 @@ impl ExplorerData {
             output_shapes: format::shapes(op.output_shapes.as_ref()),
             self_total: None,
             dtypes: String::new(),
+            below_resolution: op.below_resolution().then_some(parent_median),
+            failed: 0,
             node,
         });
     }
@@ -194,22 +202,89 @@ impl ExplorerData {
             total: profile.method.clone(),
             ..ExplorerData::default()
         };
-        let method_median = profile.method.as_ref().map(|s| s.median);
+        if profile.methods.len() > 1 {
+            // One tree root per method (run signature).
+            for (k, m) in profile.methods.iter().enumerate() {
+                let mut root_name = format!("Method::execute · {}", m.name);
+                if let Some(b) = m.bundled_input_index {
+                    root_name.push_str(&format!(" (bundled input {b})"));
+                }
+                data.add_method(&MethodPart {
+                    root_name,
+                    scope_prefix: format!("m{} ", k + 1),
+                    kept: m.runs.kept,
+                    method: m.method.as_ref(),
+                    delegates: &m.delegates,
+                    other_operators: &m.other_operators,
+                    remainder: m.remainder.as_ref(),
+                });
+            }
+        } else {
+            data.add_method(&MethodPart {
+                root_name: "Method::execute".to_string(),
+                scope_prefix: String::new(),
+                kept: profile.runs.kept,
+                method: profile.method.as_ref(),
+                delegates: &profile.delegates,
+                other_operators: &profile.other_operators,
+                remainder: profile.remainder.as_ref(),
+            });
+        }
+        data.findings = profile
+            .errors
+            .iter()
+            .map(|f| (true, f, ""))
+            .chain(profile.warnings.iter().map(|f| (false, f, "")))
+            .chain(profile.methods.iter().skip(1).flat_map(|m| {
+                let errors = m.errors.iter().map(move |f| (true, f, m.name.as_str()));
+                errors.chain(m.warnings.iter().map(move |f| (false, f, m.name.as_str())))
+            }))
+            .map(|(error, f, method)| FindingRow {
+                error,
+                kind: f.kind.clone(),
+                message: if method.is_empty() {
+                    f.message.clone()
+                } else {
+                    format!("{method}: {}", f.message)
+                },
+            })
+            .collect();
+        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data
+    }
+}
+
+/// The parts of one method profile the tree is built from.
+struct MethodPart<'a> {
+    root_name: String,
+    scope_prefix: String,
+    kept: usize,
+    method: Option<&'a crate::profile::Stats>,
+    delegates: &'a [crate::profile::Delegate],
+    other_operators: &'a [crate::profile::OtherOperator],
+    remainder: Option<&'a crate::profile::Stats>,
+}
+
+impl ExplorerData {
+    /// One method's tree: Method::execute -> delegates -> steps -> operators.
+    fn add_method(&mut self, part: &MethodPart<'_>) {
+        let data = self;
+        let method_median = part.method.map(|s| s.median);
         let root = data.push_node(TreeNode {
-            name: "Method::execute".to_string(),
+            name: part.root_name.clone(),
             kind: NodeKind::Method,
-            info: format!("{} runs kept", profile.runs.kept),
+            info: format!("{} runs kept", part.kept),
             depth: 0,
             parent: None,
             children: Vec::new(),
-            stats: profile.method.clone().unwrap_or_default(),
+            stats: part.method.cloned().unwrap_or_default(),
             share: None,
             op_row: None,
             scope: None,
         });
-        for delegate in &profile.delegates {
+        for delegate in part.delegates {
             let scope = data.scopes.len();
-            let label = format!("#{}", delegate.instruction_id);
+            let label = format!("{}#{}", part.scope_prefix, delegate.instruction_id);
             data.scopes.push(label.clone());
             let kind = match delegate.kind {
                 DelegateKind::CpuPlan => "CpuBackend",
@@ -281,7 +356,7 @@ impl ExplorerData {
                 });
             }
         }
-        for other in &profile.other_operators {
+        for other in part.other_operators {
             let o = data.push_node(TreeNode {
                 name: other.name.clone(),
                 kind: NodeKind::Other,
@@ -307,7 +382,7 @@ impl ExplorerData {
                 data.push_op(o, &op, "-", None, &step);
             }
         }
-        if let Some(rem) = &profile.remainder {
+        if let Some(rem) = part.remainder {
             data.push_node(TreeNode {
                 name: "(remainder)".into(),
                 kind: NodeKind::Other,
@@ -321,19 +396,6 @@ impl ExplorerData {
                 scope: None,
             });
         }
-        data.findings = profile
-            .errors
-            .iter()
-            .map(|f| (true, f))
-            .chain(profile.warnings.iter().map(|f| (false, f)))
-            .map(|(error, f)| FindingRow {
-                error,
-                kind: f.kind.clone(),
-                message: f.message.clone(),
-            })
-            .collect();
-        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
-        data
     }
 }
 

@@ -129,6 +129,8 @@ impl ExplorerData {
                             .join(" | ")
                     })
                     .unwrap_or_default(),
+                below_resolution: None,
+                failed: op.errors,
                 node,
             });
         }

@@ -10,8 +10,14 @@ use super::pane_frame;
 use super::text::fit;
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
+use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 use crate::app::table::column_widths;
 use crate::app::{AppState, Column, ExplorerData, OpRow, Pane, SourceKind};
+
+/// A duration of `row`, `<1 µs` when the row is under the clock quantum.
+fn below(row: &OpRow, ms: f64) -> String {
+    duration_or_below(ms, row.below_resolution.is_some() && ms < XNNPACK_QUANTUM_MS)
+}
 
 fn cell(row: &OpRow, column: Column) -> String {
     let s = &row.stats;
@@ -19,12 +25,19 @@ fn cell(row: &OpRow, column: Column) -> String {
         Column::Name => row.name.clone(),
         Column::Delegate => row.delegate.clone(),
         Column::Step => row.step.clone(),
+        // Calls and failures as the tally counts them (a failed call has no duration).
+        Column::Count if row.failed > 0 => {
+            format!("{} ({} failed)", s.count as u64 + row.failed, row.failed)
+        }
         Column::Count => s.count.to_string(),
-        Column::Median => duration_ms(s.median),
-        Column::Min => duration_ms(s.min),
-        Column::Max => duration_ms(s.max),
-        Column::P90 => duration_ms(s.p90),
-        Column::Share => percent(row.share),
+        Column::Median => below(row, s.median),
+        Column::Min => below(row, s.min),
+        Column::Max => below(row, s.max),
+        Column::P90 => below(row, s.p90),
+        Column::Share => match row.below_resolution {
+            Some(parent) => percent_or_bound(row.share, true, XNNPACK_QUANTUM_MS, parent),
+            None => percent(row.share),
+        },
         Column::SelfTime => row.self_total.map(duration_ms).unwrap_or_default(),
         Column::Inputs => row.input_shapes.clone(),
         Column::Outputs => row.output_shapes.clone(),
