@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::profile::warmup::Warmup;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "cpuprof-tui",
@@ -33,9 +35,10 @@ pub struct ExploreArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
-    /// Number of leading Execute runs to drop as warm-up [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N")]
-    pub warmup: Option<usize>,
+    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
+    /// runs of each method) [default: 0; 5 with --demo].
+    #[arg(long, value_name = "N|auto")]
+    pub warmup: Option<Warmup>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
     pub demo: bool,
@@ -58,9 +61,10 @@ pub struct ReportArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
-    /// Number of leading Execute runs to drop as warm-up.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub warmup: usize,
+    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
+    /// runs of each method).
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0))]
+    pub warmup: Warmup,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,

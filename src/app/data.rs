@@ -85,6 +85,8 @@ pub struct RunSummary {
     pub total: usize,
     pub dropped: usize,
     pub kept: usize,
+    /// Cold leading runs by the `auto` warm-up rule (`profile::warmup`).
+    pub cold: usize,
 }
 
 /// Where the data came from; decides which table columns exist.
@@ -197,6 +199,7 @@ impl ExplorerData {
                 total: profile.runs.total,
                 dropped: profile.runs.warmup_dropped,
                 kept: profile.runs.kept,
+                cold: profile.cold_runs.as_ref().map_or(0, |c| c.count),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{build_profile, Profile, ProfileSource};
+use super::{build_profile_with, Profile, ProfileSource};
 use crate::etdump::{self, EtDumpError};
 use crate::runlog;
 
@@ -18,6 +18,8 @@ pub struct ProfileRequest {
     pub log: Option<PathBuf>,
     /// Number of leading `Execute` runs to drop.
     pub warmup: usize,
+    /// `--warmup auto`: drop the cold leading runs of each method instead of `warmup`.
+    pub warmup_auto: bool,
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
     /// only names for display.
     pub embedded: Option<EmbeddedDump>,
@@ -41,7 +43,24 @@ impl ProfileRequest {
             etdump,
             log,
             warmup,
+            warmup_auto: false,
             embedded: None,
+        }
+    }
+
+    /// The same request with warm-up `w` (a number of runs or `auto`).
+    pub fn with_warmup(mut self, w: super::warmup::Warmup) -> Self {
+        self.warmup = w.runs();
+        self.warmup_auto = w.is_auto();
+        self
+    }
+
+    /// The warm-up this request asks for.
+    pub fn warmup_setting(&self) -> super::warmup::Warmup {
+        if self.warmup_auto {
+            super::warmup::Warmup::Auto
+        } else {
+            super::warmup::Warmup::Runs(self.warmup)
         }
     }
 
@@ -51,6 +70,7 @@ impl ProfileRequest {
             etdump: PathBuf::from("demo.etdp"),
             log: Some(PathBuf::from("demo.log")),
             warmup: warmup.unwrap_or(5),
+            warmup_auto: false,
             embedded: Some(DEMO),
         }
     }
@@ -189,7 +209,7 @@ pub fn load_profile(
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    build_profile(&dump, log.as_ref(), request.warmup, source)
+    build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source)
         .map_err(|e| bad(&dump_name, e.to_string()))
 }
 

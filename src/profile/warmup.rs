@@ -36,6 +36,20 @@ impl Default for Warmup {
     }
 }
 
+impl Warmup {
+    /// The fixed number of runs (0 for `auto`, which decides per method when building).
+    pub fn runs(self) -> usize {
+        match self {
+            Warmup::Runs(n) => n,
+            Warmup::Auto => 0,
+        }
+    }
+
+    pub fn is_auto(self) -> bool {
+        self == Warmup::Auto
+    }
+}
+
 impl FromStr for Warmup {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

@@ -55,7 +55,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             found
         }
     };
-    let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let request = ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
     let never = AtomicBool::new(false);
     let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
     let mut inputs: Vec<&Path> = vec![&args.file];
@@ -73,7 +73,21 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     for e in &profile.errors {
         eprintln!("cpuprof-tui: error: {}: {}", e.kind, e.message);
     }
-    if !profile.errors.is_empty() && !args.allow_missing {
+    // The other methods' findings (the top-level ones are the first method's).
+    let mut other_errors = false;
+    for m in profile.methods.iter().skip(1) {
+        for w in &m.warnings {
+            eprintln!(
+                "cpuprof-tui: warning: {}: {}: {}",
+                m.name, w.kind, w.message
+            );
+        }
+        for e in &m.errors {
+            eprintln!("cpuprof-tui: error: {}: {}: {}", m.name, e.kind, e.message);
+            other_errors = true;
+        }
+    }
+    if (!profile.errors.is_empty() || other_errors) && !args.allow_missing {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -139,7 +153,7 @@ fn run_trace(args: &ReportArgs) -> Result<ExitCode, String> {
             args.file.display()
         ));
     }
-    if args.warmup > 0 {
+    if args.warmup != crate::profile::warmup::Warmup::Runs(0) {
         return Err(format!(
             "{}: --warmup applies to ETDumps, not PyTorch traces",
             args.file.display()

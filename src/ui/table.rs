@@ -10,13 +10,16 @@ use super::pane_frame;
 use super::text::fit;
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, percent};
-use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 use crate::app::table::column_widths;
 use crate::app::{AppState, Column, ExplorerData, OpRow, Pane, SourceKind};
+use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 /// A duration of `row`, `<1 µs` when the row is under the clock quantum.
 fn below(row: &OpRow, ms: f64) -> String {
-    duration_or_below(ms, row.below_resolution.is_some() && ms < XNNPACK_QUANTUM_MS)
+    duration_or_below(
+        ms,
+        row.below_resolution.is_some() && ms < XNNPACK_QUANTUM_MS,
+    )
 }
 
 fn cell(row: &OpRow, column: Column) -> String {

@@ -10,8 +10,8 @@ use super::pane_frame;
 use super::text::{fit, share_bar};
 use super::{pane_focused, Theme};
 use crate::app::format::percent;
-use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};
+use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NUM: usize = 9;
 const BAR: usize = 8;
