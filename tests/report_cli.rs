@@ -262,3 +262,56 @@ fn labels_with_newlines_keep_messages_on_one_line() {
     );
     assert!(err.lines().all(|l| l.starts_with("cpuprof-tui: ")), "{err}");
 }
+
+#[test]
+fn warmup_auto_and_one_section_per_method() {
+    // two_method: 12 encode runs and 16 decode runs; by the auto rule (worked out in
+    // tests/profile_warmup.rs) 3 and 2 cold leading runs.
+    let o = report(&[
+        &path("real/two_method.etdp"),
+        "--warmup",
+        "auto",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let methods = p["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 2);
+    for (m, (name, total, dropped)) in methods
+        .iter()
+        .zip([("method 1", 12, 3), ("method 2", 16, 2)])
+    {
+        assert_eq!(m["name"], name);
+        assert_eq!(m["runs"]["total"], total);
+        assert_eq!(m["runs"]["warmup_dropped"], dropped);
+        for key in [
+            "index",
+            "bundled_input_index",
+            "method",
+            "delegates",
+            "other_operators",
+            "remainder",
+            "warnings",
+            "errors",
+        ] {
+            assert!(m.get(key).is_some(), "methods[] has {key}");
+        }
+    }
+    // Top level: the first method.
+    assert_eq!(p["runs"], methods[0]["runs"]);
+    assert!(stderr(&o).contains("several_methods"));
+    assert!(stderr(&o).contains("warmup_auto"));
+    // Table: one section per method.
+    let o = report(&[&path("real/two_method.etdp"), "--warmup", "auto"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("== method 1 "), "{text}");
+    assert!(text.contains("== method 2 "), "{text}");
+    assert!(
+        text.contains("Runs    16 total, 2 warm-up dropped, 14 kept"),
+        "{text}"
+    );
+    // A bad warm-up value is a usage error.
+    let o = report(&[&path("real/two_method.etdp"), "--warmup", "soon"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -281,3 +281,19 @@ fn watch_runs_list() {
         snap("watch_runs", size, &s);
     }
 }
+
+#[test]
+fn footer_names_cold_first_runs_when_opened_without_warmup() {
+    // cnn_portable: by the auto rule its first 2 runs are cold (tests/profile_warmup.rs
+    // works the threshold out by hand). Opened with warm-up 0, the footer says so with the
+    // key that drops one; opened with warm-up 2, it does not.
+    let s = opened("fixtures/real/cnn_portable.etdp", 0, (160, 48));
+    let text = screen(&s);
+    let footer = text.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(
+        footer.contains("2 cold first runs (+ drops one)"),
+        "{footer}"
+    );
+    let s = opened("fixtures/real/cnn_portable.etdp", 2, (160, 48));
+    assert!(!screen(&s).contains("cold first run"));
+}
