@@ -276,3 +276,79 @@ fn a_step_event_missing_in_one_run_keeps_its_operators_rows() {
     assert_eq!(d.steps[1].operators.len(), 1);
     assert_eq!(d.steps[1].operators[0].stats.samples, vec![0.003; 4]);
 }
+
+#[test]
+fn runs_on_two_bundled_inputs_are_two_profiles() {
+    // One method run alternately on bundled input 0 (small: delegate 10 µs) and bundled
+    // input 1 (large: 90 µs), 3 runs each. Pooled, the median would be 50 µs, which no run
+    // has; kept apart, the medians are 10 and 90 µs.
+    let runs: Vec<BuiltRun> = (0..6u64)
+        .map(|r| {
+            let t = r * 1_000_000;
+            let d = if r % 2 == 0 { 10_000 } else { 90_000 };
+            BuiltRun {
+                name: Some("Execute".into()),
+                bundled_input_index: (r % 2) as i32,
+                events: Some(vec![
+                    delegate_op(
+                        "Fully Connected (NC, F32) GEMM #1",
+                        0,
+                        t + 1_000,
+                        t + 1_000 + d,
+                    ),
+                    profile("DELEGATE_CALL", 0, t + 500, t + 1_500 + d),
+                    method(t, t + 2_000 + d),
+                ]),
+            }
+        })
+        .collect();
+    let p = build_with(&runs, None);
+    assert_eq!(p.methods.len(), 2);
+    let m: Vec<(&str, Option<i32>, usize, f64)> = p
+        .methods
+        .iter()
+        .map(|m| {
+            (
+                m.name.as_str(),
+                m.bundled_input_index,
+                m.runs.total,
+                m.delegates[0].operators[0].stats.median,
+            )
+        })
+        .collect();
+    assert_eq!(
+        m,
+        [
+            ("method 1", Some(0), 3, 0.010),
+            ("method 2", Some(1), 3, 0.090)
+        ]
+    );
+    assert!(p.warnings.iter().any(|w| w.kind == "several_methods"));
+}
+
+#[test]
+fn methods_are_named_by_the_log_when_it_says_them() {
+    // Two signatures (one has a portable kernel after the delegate), and a log naming the
+    // methods in the order they were used.
+    let runs: Vec<BuiltRun> = (0..4u64)
+        .map(|r| {
+            let t = r * 1_000_000;
+            let mut ev = vec![
+                delegate_op("Fully Connected (NC, F32) GEMM #1", 0, t + 1_000, t + 5_000),
+                profile("DELEGATE_CALL", 0, t + 500, t + 6_000),
+            ];
+            if r % 2 == 1 {
+                ev.push(profile("native_call_cumsum.out", 1, t + 7_000, t + 8_000));
+                ev.push(profile("OPERATOR_CALL", 1, t + 6_500, t + 8_500));
+            }
+            ev.push(method(t, t + 9_000));
+            run(ev)
+        })
+        .collect();
+    let log = "I 00:00:00.000270 executorch:runner.cpp:158] Using method encode\n\
+               I 00:00:00.000300 executorch:runner.cpp:158] Using method decode\n";
+    let p = build_with(&runs, Some(log));
+    let names: Vec<&str> = p.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["encode", "decode"]);
+    assert_eq!(p.methods[1].other_operators.len(), 1);
+}
