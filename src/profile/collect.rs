@@ -185,6 +185,9 @@ pub(crate) fn collect(
     let mut calls: Vec<(usize, u64, u32)> = Vec::new();
     let mut steps: Vec<PlacedStep> = Vec::new();
     let mut deferred: Vec<Deferred> = Vec::new();
+    // Instructions that had a step event in some run so far: only their step-less events
+    // need deferring (a plain XNNPACK delegate never pays for it).
+    let mut has_step_events: Vec<bool> = Vec::new();
 
     for (run, block) in blocks
         .iter()
@@ -288,6 +291,10 @@ pub(crate) fn collect(
         for p in pending.iter().filter(|p| p.kind == RowKind::Step) {
             let call = call_of(p.instr, p.start);
             let occ = next(&mut counters, (p.instr, call, p.label, u32::MAX));
+            if has_step_events.len() <= p.instr {
+                has_step_events.resize(p.instr + 1, false);
+            }
+            has_step_events[p.instr] = true;
             let row = row_for(&mut out, &mut row_index, p, Slot::StepOccurrence(occ));
             out.instructions[p.instr].rows[row].series.push(run, p.ms);
             steps.push(PlacedStep {
@@ -314,11 +321,11 @@ pub(crate) fn collect(
             });
             let has_steps = steps.get(first).is_some_and(|s| (s.instr, s.call) == key);
             if !has_steps {
-                // A delegate event in a call with no step event: its step may be missing
-                // in this run only, so it is placed after every run is seen.
-                let in_delegate = p.kind != RowKind::Kernel
-                    || calls.binary_search_by(|c| c.0.cmp(&p.instr)).is_ok();
-                if in_delegate {
+                // An event in a call with no step event, of an instruction that had steps
+                // in an earlier run: its step is missing in this run, so it is placed
+                // after every run is seen.
+                let had_steps = has_step_events.get(p.instr).copied().unwrap_or(false);
+                if had_steps {
                     deferred.push(Deferred {
                         run,
                         instr: p.instr,
