@@ -62,7 +62,7 @@ pub fn percent_or_bound(share: f64, below: bool, quantum_ms: f64, parent_ms: f64
     if !below {
         return percent(share);
     }
-    if !(parent_ms > 0.0) || !quantum_ms.is_finite() {
+    if parent_ms.is_nan() || parent_ms <= 0.0 || !quantum_ms.is_finite() {
         return "-".to_string();
     }
     let bound = (quantum_ms / parent_ms * 100.0).max(0.1);

@@ -352,3 +352,22 @@ fn methods_are_named_by_the_log_when_it_says_them() {
     assert_eq!(names, ["encode", "decode"]);
     assert_eq!(p.methods[1].other_operators.len(), 1);
 }
+
+#[test]
+fn resolution_other_than_xnnpack_is_the_dumps_own() {
+    // Non-XNNPACK durations 40_000, 25_000 and 1_500 ns: all multiples of 100 ns, not of
+    // 1 µs, so the dump's resolution is taken as 100 ns = 0.0001 ms. XNNPACK operators
+    // are always 1 µs.
+    let runs = vec![run(vec![
+        delegate_op("Fully Connected (NC, F32) GEMM #1", 0, 6_000, 6_000),
+        profile("DELEGATE_CALL", 0, 5_000, 30_000),
+        profile("native_call_add.out", 1, 31_000, 32_500),
+        method(0, 40_000),
+    ])];
+    let p = build_with(&runs, None);
+    let r = p.resolution.unwrap();
+    assert_eq!(r.xnnpack_operator_ms, 0.001);
+    assert!((r.other_ms - 0.0001).abs() < 1e-15, "{}", r.other_ms);
+    // The 0 ns GEMM is under 1 µs: counted once.
+    assert_eq!(r.operators_below_resolution, 1);
+}

@@ -44,10 +44,8 @@ fn ours<'a>(m: &'a MethodProfile, name: &str, instr: i64) -> Option<&'a Stats> {
         if i64::from(o.instruction_id) != instr {
             continue;
         }
-        if name == "OPERATOR_CALL" || o.name == name {
-            if name == "OPERATOR_CALL" || o.kernels.is_empty() {
-                return Some(&o.stats);
-            }
+        if name == "OPERATOR_CALL" || (o.name == name && o.kernels.is_empty()) {
+            return Some(&o.stats);
         }
         if let Some(k) = o.kernels.iter().find(|k| k.name == name) {
             return Some(&k.stats);

@@ -205,13 +205,24 @@ fn method_names(log: Option<&RunLog>, groups: usize) -> Vec<String> {
 /// largest of 1 ns, 10 ns, 100 ns, 1 µs that every duration is a multiple of).
 fn resolution(dump: &EtDump, methods: &[MethodProfile]) -> Resolution {
     let mut step = 1_000u64;
+    // Whether a delegate id names an XNNPACK operator, decided once per distinct name.
+    let mut is_operator: Vec<Option<bool>> = vec![None; dump.names.len()];
     for block in &dump.blocks {
         for ev in dump.block_events(block) {
             if step == 1 {
                 break;
             }
-            let xnnpack = matches!(ev.delegate_id, Some(crate::etdump::DelegateId::Str(id))
-                if super::classify::parse_operator_name(dump.names.get(id)).is_some());
+            let xnnpack = match ev.delegate_id {
+                Some(crate::etdump::DelegateId::Str(id)) => *is_operator
+                    .get_mut(id.0 as usize)
+                    .map(|c| {
+                        c.get_or_insert_with(|| {
+                            super::classify::parse_operator_name(dump.names.get(id)).is_some()
+                        })
+                    })
+                    .unwrap_or(&mut false),
+                _ => false,
+            };
             if xnnpack {
                 continue;
             }

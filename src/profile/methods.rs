@@ -114,15 +114,16 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
             bundled_input_index: (groups[g].1 >= 0).then_some(groups[g].1),
         });
     }
-    for g in 0..groups.len() {
-        // Follow merges (a chain cannot form: a merged group is smaller than its target).
+    for (g, grp) in groups.iter().enumerate() {
+        // Follow merges to the kept group. No cycle can form: a group only merges into
+        // one that had not merged yet, and a merged group is never a target afterwards.
         let mut t = g;
         while let Some(n) = merged_into[t] {
             t = n;
         }
         if t != g {
             if let Some(s) = slot[t] {
-                out[s].blocks.extend(&groups[g].2);
+                out[s].blocks.extend(&grp.2);
             }
         }
     }
