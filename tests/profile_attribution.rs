@@ -371,3 +371,37 @@ fn resolution_other_than_xnnpack_is_the_dumps_own() {
     // The 0 ns GEMM is under 1 µs: counted once.
     assert_eq!(r.operators_below_resolution, 1);
 }
+
+#[test]
+fn a_method_with_one_operator_less_is_another_method() {
+    // Method A: one XNNPACK delegate with GEMM #1 and GEMM #2; method B: the same
+    // delegate position with GEMM #1 only, run fewer times. B's signature is A's minus one
+    // of two delegate events: another method (as the Inspector says), not a lost event.
+    let runs: Vec<BuiltRun> = (0..5u64)
+        .map(|r| {
+            let t = r * 1_000_000;
+            let mut ev = vec![delegate_op(
+                "Fully Connected (NC, F32) GEMM #1",
+                0,
+                t + 1_000,
+                t + 4_000,
+            )];
+            if r != 2 {
+                ev.push(delegate_op(
+                    "Fully Connected (NC, F32) GEMM #2",
+                    0,
+                    t + 4_000,
+                    t + 6_000,
+                ));
+            }
+            ev.extend([
+                profile("DELEGATE_CALL", 0, t + 500, t + 7_000),
+                method(t, t + 8_000),
+            ]);
+            run(ev)
+        })
+        .collect();
+    let p = build_with(&runs, None);
+    let totals: Vec<usize> = p.methods.iter().map(|m| m.runs.total).collect();
+    assert_eq!(totals, [4, 1]);
+}
