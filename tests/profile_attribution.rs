@@ -405,3 +405,44 @@ fn a_method_with_one_operator_less_is_another_method() {
     let totals: Vec<usize> = p.methods.iter().map(|m| m.runs.total).collect();
     assert_eq!(totals, [4, 1]);
 }
+
+#[test]
+fn an_operator_ending_where_the_next_step_starts_stays_in_its_own_step() {
+    // Steps a (10..20 µs) and b (20..30 µs) laid end to end. Operator X (19..20 µs) lies
+    // exactly inside a; b starts within 1 µs of X's start, but exact containment wins.
+    // Operator Y (20..31 µs) ends 1 µs after b: within the quantum, in b.
+    let runs: Vec<BuiltRun> = (0..2u64)
+        .map(|r| {
+            let t = r * 100_000;
+            run(vec![
+                delegate_op(
+                    "Convolution (NHWC, F32) IGEMM #1",
+                    0,
+                    t + 10_000,
+                    t + 19_000,
+                ),
+                delegate_op("Static Reshape (NC) #1", 0, t + 19_000, t + 20_000),
+                delegate_op("XNNPACK/subgraph:a", 0, t + 10_000, t + 20_000),
+                delegate_op("Add (ND) #1", 0, t + 20_000, t + 31_000),
+                delegate_op("XNNPACK/subgraph:b", 0, t + 20_000, t + 30_000),
+                profile("DELEGATE_CALL", 0, t + 5_000, t + 35_000),
+                method(t, t + 40_000),
+            ])
+        })
+        .collect();
+    let p = build_with(&runs, None);
+    let d = &p.delegates[0];
+    let names = |i: usize| -> Vec<&str> {
+        d.steps[i]
+            .operators
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect()
+    };
+    assert_eq!(
+        names(0),
+        ["Convolution (NHWC, F32) IGEMM #1", "Static Reshape (NC) #1"]
+    );
+    assert_eq!(names(1), ["Add (ND) #1"]);
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+}

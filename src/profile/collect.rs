@@ -342,11 +342,12 @@ pub(crate) fn collect(
                 }
                 continue;
             }
-            let container = steps[first..upto]
-                .iter()
-                .rev()
-                .take(CONTAINER_LOOKBACK)
-                .find(|s| p.end <= s.end.saturating_add(tol));
+            // Exact containment first; only then within one clock quantum, so an
+            // operator ending where the next step starts stays in its own step.
+            let candidates = || steps[first..upto].iter().rev().take(CONTAINER_LOOKBACK + 1);
+            let container = candidates()
+                .find(|s| s.start <= p.start && p.end <= s.end)
+                .or_else(|| candidates().find(|s| p.end <= s.end.saturating_add(tol)));
             match container {
                 Some(step) => {
                     let j = next(&mut counters, (p.instr, call, p.label, step.row as u32));
