@@ -105,3 +105,25 @@ fn two_methods_are_two_profiles_matching_the_inspector_blocks() {
     assert!(p.methods[0].other_operators.is_empty());
     assert_eq!(p.methods[1].other_operators.len(), 1);
 }
+
+#[test]
+fn the_explorer_shows_one_tree_root_per_method() {
+    let p = load("real/two_method.etdp", None, 0);
+    let d = cpuprof_tui::app::ExplorerData::from_profile(&p);
+    let roots: Vec<&str> = d.roots.iter().map(|&r| d.nodes[r].name.as_str()).collect();
+    assert_eq!(
+        roots,
+        ["Method::execute · method 1", "Method::execute · method 2"]
+    );
+    // encode: its delegate; decode: its delegate, the cumsum operator and the remainder.
+    let children = |r: usize| d.nodes[d.roots[r]].children.len();
+    assert_eq!((children(0), children(1)), (2, 3));
+    // The decode GEMM (0 in every run) is a row under the clock quantum.
+    let below: Vec<&str> = d
+        .ops
+        .iter()
+        .filter(|o| o.below_resolution.is_some())
+        .map(|o| o.delegate.as_str())
+        .collect();
+    assert_eq!(below, ["m2 #0"]);
+}
