@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::profile::warmup::Warmup;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "cpuprof-tui",
@@ -45,9 +47,10 @@ pub struct ExploreArgs {
     /// Read no runner log, not even the one beside the dump.
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
-    /// Number of leading Execute runs to drop as warm-up [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: Option<usize>,
+    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
+    /// runs of each method) [default: 0; 5 with --demo].
+    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Option<Warmup>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
     pub demo: bool,
@@ -73,9 +76,10 @@ pub struct ReportArgs {
     /// Read no runner log, not even the one beside the dump.
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
-    /// Number of leading Execute runs to drop as warm-up.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: usize,
+    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
+    /// runs of each method).
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
@@ -109,6 +113,16 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     }
     t.parse()
         .map_err(|_| "expected a whole number of runs (0 or more)".to_string())
+}
+
+/// `--warmup`: a count (as [`parse_count`]) or `auto`.
+pub fn parse_warmup(s: &str) -> Result<Warmup, String> {
+    if s.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Warmup::Auto);
+    }
+    parse_count(s)
+        .map(Warmup::Runs)
+        .map_err(|e| format!("{e}, or `auto`"))
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -180,14 +194,14 @@ pub struct CompareArgs {
     #[arg(long)]
     pub no_log: bool,
     /// Leading Execute runs to drop as warm-up, on both sides.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: usize,
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
     /// Warm-up runs to drop from A (overrides --warmup).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup_a: Option<usize>,
+    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup_a: Option<Warmup>,
     /// Warm-up runs to drop from B (overrides --warmup).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup_b: Option<usize>,
+    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup_b: Option<Warmup>,
     /// Significance level, for the whole comparison (Holm-corrected across rows).
     #[arg(long, value_name = "P", default_value_t = 0.05, value_parser = parse_alpha)]
     pub alpha: f64,
@@ -244,9 +258,10 @@ pub struct ExportArgs {
     /// Do not read a runner log, even one beside the dump.
     #[arg(long)]
     pub no_log: bool,
-    /// Number of leading Execute runs that are warm-up (left out unless --include-warmup).
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: usize,
+    /// Leading Execute runs that are warm-up (left out unless --include-warmup): a number,
+    /// or `auto` (the cold leading runs).
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

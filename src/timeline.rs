@@ -45,34 +45,42 @@ impl TraceTimeline {
 pub type TimelineError = String;
 
 /// The timeline of the dump `request` names. Without `request.log`, the log beside the
-/// dump is read when `default_log` is set (as the explorer does).
+/// dump is read when `default_log` is set (as the explorer does); `--no-log` reads none.
+/// The dump and the log are read once through [`crate::input`] (pipes and FIFOs work), and
+/// a log beside the dump that cannot be read is left out, as when profiling.
 pub fn load_dump_timeline(
     request: &ProfileRequest,
     default_log: bool,
 ) -> Result<Timeline, TimelineError> {
-    let dump_name = request.etdump.display().to_string();
-    let dump = match request.embedded {
-        Some(e) => etdump::parse(e.etdump),
-        None => etdump::read_file(&request.etdump),
-    }
-    .map_err(|e| match e {
+    let dump_name = crate::input::display_name(&request.etdump);
+    let input;
+    let bytes: &[u8] = match request.embedded {
+        Some(e) => e.etdump,
+        None => {
+            input = crate::input::read_input(&request.etdump)
+                .map_err(|e| format!("{dump_name}: {e}"))?;
+            &input.bytes
+        }
+    };
+    let dump = etdump::parse(bytes).map_err(|e| match e {
         EtDumpError::Io(msg) => format!("{dump_name}: {}", io_words(&msg)),
         other => format!("{dump_name}: {other}"),
     })?;
     let log = match (&request.embedded, &request.log) {
+        _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),
         (None, Some(path)) => {
-            Some(runlog::read_file(path).map_err(|e| format!("{}: {e}", path.display()))?)
+            let input = crate::input::read_input(path)
+                .map_err(|e| format!("{}: {e}", crate::input::display_name(path)))?;
+            Some(runlog::parse(&input.bytes))
         }
-        (None, None) if !default_log => None,
-        (None, None) => match default_log_for(&request.etdump) {
-            Some(path) => {
-                Some(runlog::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))?)
-            }
-            None => None,
-        },
+        (None, None) if !default_log || crate::input::is_stdin(&request.etdump) => None,
+        (None, None) => default_log_for(&request.etdump)
+            .and_then(|path| crate::input::read_input(&path).ok())
+            .map(|input| runlog::parse(&input.bytes)),
     };
-    build_timeline(&dump, log.as_ref(), request.warmup).map_err(|e| format!("{dump_name}: {e}"))
+    build_timeline(&dump, log.as_ref(), request.warmup_setting())
+        .map_err(|e| format!("{dump_name}: {e}"))
 }
 
 fn io_words(msg: &str) -> String {

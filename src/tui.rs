@@ -34,7 +34,11 @@ use crate::worker::{Event, Worker};
 /// The request the command line asks for, or the message for a usage error.
 pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
     if args.demo {
-        return Ok(ProfileRequest::demo(args.warmup));
+        let request = ProfileRequest::demo(args.warmup.map(|w| w.runs()));
+        return Ok(match args.warmup {
+            Some(w) if w.is_auto() => request.with_warmup(w),
+            _ => request,
+        });
     }
     if args.watch.is_some() {
         return Err("--watch opens a directory, not one profile".into());
@@ -47,8 +51,8 @@ pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
                     return Err(format!("{}: {why}", path.display()));
                 }
             }
-            let request =
-                ProfileRequest::new(file.clone(), args.log.clone(), args.warmup.unwrap_or(0));
+            let request = ProfileRequest::new(file.clone(), args.log.clone(), 0)
+                .with_warmup(args.warmup.unwrap_or_default());
             Ok(if args.no_log {
                 request.without_log()
             } else {
@@ -66,6 +70,7 @@ enum Start {
     Watch {
         dir: String,
         warmup: usize,
+        warmup_auto: bool,
         _handle: WatchHandle,
     },
 }
@@ -98,7 +103,8 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
             match start_watcher(config, tx.clone()) {
                 Ok(handle) => Start::Watch {
                     dir,
-                    warmup: args.warmup.unwrap_or(0),
+                    warmup: args.warmup.unwrap_or_default().runs(),
+                    warmup_auto: args.warmup.is_some_and(|w| w.is_auto()),
                     _handle: handle,
                 },
                 Err(e) => {
@@ -319,8 +325,16 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
     let mut worker = Worker::new(tx.clone());
     let effects = match start {
         Start::Profile(request) => state.load(request.clone()),
-        Start::Watch { dir, warmup, .. } => {
+        Start::Watch {
+            dir,
+            warmup,
+            warmup_auto,
+            ..
+        } => {
             state.start_watch(dir.clone(), *warmup);
+            if let Some(w) = state.watch.as_mut() {
+                w.warmup_auto = *warmup_auto;
+            }
             Vec::new()
         }
     };

@@ -22,7 +22,7 @@ fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
         log_a: None,
         log_b: None,
         no_log: false,
-        warmup,
+        warmup: cpuprof_tui::profile::warmup::Warmup::Runs(warmup),
         warmup_a: None,
         warmup_b: None,
         alpha: 0.05,

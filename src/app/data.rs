@@ -64,7 +64,8 @@ pub struct OpRow {
     pub stats: Stats,
     /// Share of the parent row (plan step, delegate or instruction), 0..1.
     pub share: f64,
-    /// Share of `Method::execute` (ETDump), 0..1; None where the method has no time.
+    /// Share of `Method::execute` (ETDump), 0..1; None where the method has no time. For
+    /// a row under the clock quantum (`below_resolution`), the upper bound of its share.
     pub share_method: Option<f64>,
     pub input_shapes: String,
     pub output_shapes: String,
@@ -72,6 +73,11 @@ pub struct OpRow {
     pub self_total: Option<f64>,
     /// Input dtypes (traces), empty where not known.
     pub dtypes: String,
+    /// Some(parent median) for an XNNPACK operator under the 1 µs clock quantum: its
+    /// times read `<1 µs` and its share is an upper bound.
+    pub below_resolution: Option<f64>,
+    /// Failed calls (traces): the count column shows calls and failures as the tally.
+    pub failed: u64,
     /// The tree node showing this operator.
     pub node: usize,
     /// A group row (`app::groups`): how many operators it sums; 0 for an operator.
@@ -116,6 +122,8 @@ pub struct RunSummary {
     pub total: usize,
     pub dropped: usize,
     pub kept: usize,
+    /// Cold leading runs by the `auto` warm-up rule (`profile::warmup`).
+    pub cold: usize,
 }
 
 /// Where the data came from; decides which table columns exist.
@@ -212,6 +220,7 @@ impl ExplorerData {
         method_median: Option<f64>,
     ) {
         let row = self.ops.len();
+        let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
         let node = self.push_node(TreeNode {
             name: op.name.clone(),
             kind: NodeKind::Operator,
@@ -232,7 +241,12 @@ impl ExplorerData {
             step: step.to_string(),
             stats: op.stats.clone(),
             share: op.share,
-            share_method: share_of(op.stats.median, method_median),
+            // Under the clock quantum the share of the method is only bounded: 1 µs of it.
+            share_method: if op.below_resolution() {
+                share_of(crate::units::XNNPACK_QUANTUM_MS, method_median)
+            } else {
+                share_of(op.stats.median, method_median)
+            },
             input_shapes: match (&op.input_shapes, op.kind) {
                 // XNNPACK operators carry shapes in their metadata; say when it is absent.
                 (None, crate::profile::OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
@@ -241,6 +255,8 @@ impl ExplorerData {
             output_shapes: format::shapes(op.output_shapes.as_ref()),
             self_total: None,
             dtypes: String::new(),
+            below_resolution: op.below_resolution().then_some(parent_median),
+            failed: 0,
             node,
             instances: 0,
             summed_median: None,
@@ -257,29 +273,118 @@ impl ExplorerData {
                 total: profile.runs.total,
                 dropped: profile.runs.warmup_dropped,
                 kept: profile.runs.kept,
+                cold: profile.cold_runs.as_ref().map_or(0, |c| c.count),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
             ..ExplorerData::default()
         };
-        let method_median = profile.method.as_ref().map(|s| s.median);
+        if profile.methods.len() > 1 {
+            // One tree root per method (run signature).
+            for (k, m) in profile.methods.iter().enumerate() {
+                let mut root_name = format!("Method::execute · {}", m.name);
+                if let Some(b) = m.bundled_input_index {
+                    root_name.push_str(&format!(" (bundled input {b})"));
+                }
+                data.add_method(&MethodPart {
+                    root_name,
+                    scope_prefix: format!("m{} ", k + 1),
+                    kept: m.runs.kept,
+                    method: m.method.as_ref(),
+                    delegates: &m.delegates,
+                    other_operators: &m.other_operators,
+                    remainder: m.remainder.as_ref(),
+                });
+            }
+        } else {
+            data.add_method(&MethodPart {
+                root_name: "Method::execute".to_string(),
+                scope_prefix: String::new(),
+                kept: profile.runs.kept,
+                method: profile.method.as_ref(),
+                delegates: &profile.delegates,
+                other_operators: &profile.other_operators,
+                remainder: profile.remainder.as_ref(),
+            });
+        }
+        data.findings = profile
+            .errors
+            .iter()
+            .map(|f| (true, f, ""))
+            .chain(profile.warnings.iter().map(|f| (false, f, "")))
+            .chain(profile.methods.iter().skip(1).flat_map(|m| {
+                let errors = m.errors.iter().map(move |f| (true, f, m.name.as_str()));
+                errors.chain(m.warnings.iter().map(move |f| (false, f, m.name.as_str())))
+            }))
+            .map(|(error, f, method)| {
+                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
+                // Without an instruction id, the delegate of the node it names.
+                if delegate.is_none() {
+                    delegate = node
+                        .and_then(|n| data.nodes[n].scope)
+                        .and_then(|s| data.scopes.get(s))
+                        .map(|label| format!("delegate {label}"));
+                }
+                FindingRow {
+                    error,
+                    kind: f.kind.clone(),
+                    message: if method.is_empty() {
+                        f.message.clone()
+                    } else {
+                        format!("{method}: {}", f.message)
+                    },
+                    node,
+                    delegate,
+                }
+            })
+            .collect();
+        data.mark_findings();
+        super::groups::build(&mut data, profile.method.as_ref().map(|m| m.median));
+        data.plans = super::plan_view::plans(profile);
+        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data
+    }
+}
+
+/// The parts of one method profile the tree is built from.
+struct MethodPart<'a> {
+    root_name: String,
+    scope_prefix: String,
+    kept: usize,
+    method: Option<&'a crate::profile::Stats>,
+    delegates: &'a [crate::profile::Delegate],
+    other_operators: &'a [crate::profile::OtherOperator],
+    remainder: Option<&'a crate::profile::Stats>,
+}
+
+impl ExplorerData {
+    /// One method's tree: Method::execute -> delegates -> steps -> operators.
+    fn add_method(&mut self, part: &MethodPart<'_>) {
+        let data = self;
+        let method_median = part.method.map(|s| s.median);
         let root = data.push_node(TreeNode {
-            name: "Method::execute".to_string(),
+            name: part.root_name.clone(),
             kind: NodeKind::Method,
-            info: format!("{} kept", format::count(profile.runs.kept, "run")),
+            info: format!("{} kept", format::count(part.kept, "run")),
             depth: 0,
             parent: None,
             children: Vec::new(),
-            stats: profile.method.clone().unwrap_or_default(),
+            stats: part.method.cloned().unwrap_or_default(),
             share: None,
             op_row: None,
             scope: None,
             findings: (0, 0),
         });
-        for delegate in &profile.delegates {
+        for delegate in part.delegates {
             let scope = data.scopes.len();
-            let label = format!("#{}", delegate.instruction_id);
-            let short = format!("d{}", delegate.instruction_id);
+            let label = format!("{}#{}", part.scope_prefix, delegate.instruction_id);
+            // `d1`; with several methods `m2d1` (method 2, instruction 1).
+            let short = format!(
+                "{}d{}",
+                part.scope_prefix.trim_end(),
+                delegate.instruction_id
+            );
             data.scopes.push(label.clone());
             let kind = match delegate.kind {
                 DelegateKind::CpuPlan => "CpuBackend",
@@ -379,7 +484,7 @@ impl ExplorerData {
                 });
             }
         }
-        for other in &profile.other_operators {
+        for other in part.other_operators {
             let o = data.push_node(TreeNode {
                 name: other.name.clone(),
                 kind: NodeKind::Other,
@@ -406,7 +511,7 @@ impl ExplorerData {
                 data.push_op(o, &op, "-", None, &step, method_median);
             }
         }
-        if let Some(rem) = &profile.remainder {
+        if let Some(rem) = part.remainder {
             data.push_node(TreeNode {
                 name: "(remainder)".into(),
                 kind: NodeKind::Other,
@@ -421,35 +526,6 @@ impl ExplorerData {
                 findings: (0, 0),
             });
         }
-        data.findings = profile
-            .errors
-            .iter()
-            .map(|f| (true, f))
-            .chain(profile.warnings.iter().map(|f| (false, f)))
-            .map(|(error, f)| {
-                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
-                let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
-                // Without an instruction id, the delegate of the node it names.
-                if delegate.is_none() {
-                    delegate = node
-                        .and_then(|n| data.nodes[n].scope)
-                        .and_then(|s| data.scopes.get(s))
-                        .map(|label| format!("delegate {label}"));
-                }
-                FindingRow {
-                    error,
-                    kind: f.kind.clone(),
-                    message: f.message.clone(),
-                    node,
-                    delegate,
-                }
-            })
-            .collect();
-        data.mark_findings();
-        super::groups::build(&mut data, method_median);
-        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
-        data.plans = super::plan_view::plans(profile);
-        data
     }
 }
 

@@ -90,6 +90,8 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
             output_shapes: String::new(),
             self_total: None,
             dtypes: String::new(),
+            below_resolution: None,
+            failed: 0,
             node,
             instances: ops.len(),
             summed_median: Some(summed),

@@ -133,6 +133,8 @@ pub struct WatchState {
     pub dir: String,
     /// Warm-up runs dropped from every profile.
     pub warmup: usize,
+    /// `--warmup auto`: each profile drops its own cold leading runs instead.
+    pub warmup_auto: bool,
     /// Newest first (by dump time, then arrival).
     pub entries: Vec<RunEntry>,
     /// Selected row of the runs list.
@@ -156,6 +158,7 @@ impl WatchState {
         WatchState {
             dir: dir.into(),
             warmup,
+            warmup_auto: false,
             entries: Vec::new(),
             selected: 0,
             offset: 0,
@@ -382,7 +385,8 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     };
     let entry = &mut w.entries[index];
     entry.status = RunStatus::Loading;
-    let request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
+    let mut request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
+    request.warmup_auto = w.warmup_auto;
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;
@@ -587,6 +591,7 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
         return Vec::new();
     };
     w.warmup = warmup;
+    w.warmup_auto = false;
     w.inflight = None; // its result (old warm-up) is ignored
                        // Removed files cannot be read again: their profiles keep the warm-up they were
                        // built with (the footer says which). Watcher errors are not dumps at all.

@@ -1215,8 +1215,16 @@ pub fn sort_by(state: &mut AppState, column: Column) {
 }
 
 fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
+    // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
+    let auto_dropped = state
+        .data
+        .as_ref()
+        .and_then(|d| d.runs.as_ref())
+        .map(|r| r.dropped);
     let current = match (&state.watch, &state.request) {
+        (Some(w), _) if w.warmup_auto => auto_dropped.unwrap_or(0),
         (Some(w), _) => w.warmup,
+        (None, Some(r)) if r.warmup_auto => auto_dropped.unwrap_or(0),
         (None, Some(r)) => r.warmup,
         (None, None) => return Vec::new(),
     };
@@ -1238,6 +1246,7 @@ fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
         return Vec::new();
     };
     request.warmup = wanted;
+    request.warmup_auto = false;
     state.load(request)
 }
 

@@ -365,20 +365,41 @@ pub fn layout(
 /// The text of `row` in `column`, as the table shows it (and the copy key copies it).
 pub fn cell(row: &OpRow, column: Column) -> String {
     use super::format::{duration_ms, percent};
+    use crate::units::{duration_or_below, percent_bound, percent_or_bound, XNNPACK_QUANTUM_MS};
     let s = &row.stats;
+    // An XNNPACK operator under the 1 µs clock quantum: `<1 µs`, not a time of 0.
+    let time = |ms: f64| {
+        duration_or_below(
+            ms,
+            row.below_resolution.is_some() && ms < XNNPACK_QUANTUM_MS,
+        )
+    };
     match column {
         Column::Name => row.name.clone(),
         Column::Delegate => row.delegate.clone(),
         Column::Step => row.step.clone(),
         Column::Count if row.instances > 0 => format!("{}×", row.instances),
+        // Calls and failures as the tally counts them (a failed call has no duration).
+        Column::Count if row.failed > 0 => {
+            format!("{} ({} failed)", s.count as u64 + row.failed, row.failed)
+        }
         Column::Count => s.count.to_string(),
-        Column::Median => duration_ms(row.shown_median()),
-        Column::Min => duration_ms(s.min),
-        Column::Max => duration_ms(s.max),
-        Column::P90 => duration_ms(s.p90),
+        Column::Median => time(row.shown_median()),
+        Column::Min => time(s.min),
+        Column::Max => time(s.max),
+        Column::P90 => time(s.p90),
         Column::Share if row.instances > 0 => "-".into(),
-        Column::Share | Column::SelfShare => percent(row.share),
-        Column::ShareMethod => row.share_method.map(percent).unwrap_or_else(|| "-".into()),
+        Column::Share => match row.below_resolution {
+            Some(parent) => percent_or_bound(row.share, true, XNNPACK_QUANTUM_MS, parent),
+            None => percent(row.share),
+        },
+        Column::SelfShare => percent(row.share),
+        // Under the quantum, `share_method` holds the bound (1 µs of the method).
+        Column::ShareMethod => match (row.share_method, row.below_resolution) {
+            (Some(bound), Some(_)) => percent_bound(bound),
+            (Some(x), None) => percent(x),
+            (None, _) => "-".into(),
+        },
         Column::SelfTime => row.self_total.map(duration_ms).unwrap_or_default(),
         Column::Inputs => row.input_shapes.clone(),
         Column::Outputs => row.output_shapes.clone(),

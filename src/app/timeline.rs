@@ -177,7 +177,11 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
             .shown
             .and_then(|id| w.index_of(id))
             .map(|i| &w.entries[i])
-            .map(|e| ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup)),
+            .map(|e| {
+                let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
+                request.warmup_auto = w.warmup_auto;
+                request
+            }),
         None => state.request.clone(),
     };
     let Some(request) = request else {

@@ -136,6 +136,8 @@ impl ExplorerData {
                             .join(" | ")
                     })
                     .unwrap_or_default(),
+                below_resolution: None,
+                failed: op.errors,
                 node,
                 instances: 0,
                 summed_median: None,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{build_profile, Profile, ProfileSource};
+use super::{build_profile_with, Profile, ProfileSource};
 use crate::etdump::{self, EtDumpError};
 use crate::runlog;
 
@@ -19,6 +19,8 @@ pub struct ProfileRequest {
     pub no_log: bool,
     /// Number of leading `Execute` runs to drop.
     pub warmup: usize,
+    /// `--warmup auto`: drop the cold leading runs of each method instead of `warmup`.
+    pub warmup_auto: bool,
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
     /// only names for display.
     pub embedded: Option<EmbeddedDump>,
@@ -43,6 +45,7 @@ impl ProfileRequest {
             log,
             no_log: false,
             warmup,
+            warmup_auto: false,
             embedded: None,
         }
     }
@@ -54,6 +57,22 @@ impl ProfileRequest {
         self
     }
 
+    /// The same request with warm-up `w` (a number of runs or `auto`).
+    pub fn with_warmup(mut self, w: super::warmup::Warmup) -> Self {
+        self.warmup = w.runs();
+        self.warmup_auto = w.is_auto();
+        self
+    }
+
+    /// The warm-up this request asks for.
+    pub fn warmup_setting(&self) -> super::warmup::Warmup {
+        if self.warmup_auto {
+            super::warmup::Warmup::Auto
+        } else {
+            super::warmup::Warmup::Runs(self.warmup)
+        }
+    }
+
     /// The bundled demo. Its run has 5 warm-up runs, dropped by default.
     pub fn demo(warmup: Option<usize>) -> Self {
         ProfileRequest {
@@ -61,6 +80,7 @@ impl ProfileRequest {
             log: Some(PathBuf::from("demo.log")),
             no_log: false,
             warmup: warmup.unwrap_or(5),
+            warmup_auto: false,
             embedded: Some(DEMO),
         }
     }
@@ -249,7 +269,7 @@ pub fn load_profile_from_bytes(
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    let mut profile = build_profile(&dump, log.as_ref(), request.warmup, source)
+    let mut profile = build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source)
         .map_err(|e| bad(&dump_name, e.to_string()))?;
     if let Some(w) = log_warning {
         profile.warnings.insert(0, w);

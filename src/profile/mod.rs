@@ -6,13 +6,15 @@ mod classify;
 mod collect;
 mod fast_hash;
 mod load;
+mod methods;
 mod model;
 mod plan_match;
 mod shapes;
 mod stats;
 mod timeline;
+pub mod warmup;
 
-pub use build::{build_profile, BuildError};
+pub use build::{build_profile, build_profile_with, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
     check_openable, default_log_for, load_profile, load_profile_from_bytes, read_dump,

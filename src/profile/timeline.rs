@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::classify::{classify_framework, FrameworkEvent};
-use super::collect::{collect, Label, RowKind};
+use super::collect::{collect_with_placements, Label, RowKind};
 use super::fast_hash::FastMap;
 use super::shapes::{decode_metadata, Metadata};
 use super::BuildError;
@@ -172,7 +172,7 @@ enum Slot {
 pub fn build_timeline(
     dump: &EtDump,
     log: Option<&RunLog>,
-    warmup: usize,
+    warmup: super::warmup::Warmup,
 ) -> Result<Timeline, BuildError> {
     let plan_step_names: HashSet<String> = log
         .map(|l| {
@@ -183,10 +183,25 @@ pub fn build_timeline(
                 .collect()
         })
         .unwrap_or_default();
-    let collected = collect(dump, &plan_step_names);
+    // Every Execute block, in order; collect records the row of each row event, so the
+    // timeline places events exactly where the statistics counted them.
+    let execute_blocks: Vec<usize> = dump
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.name == "Execute")
+        .map(|(i, _)| i)
+        .collect();
+    let collected = collect_with_placements(dump, &plan_step_names, &execute_blocks);
+    let placements = collected.placements.clone().unwrap_or_default();
     if collected.runs == 0 {
         return Err(BuildError::NoExecuteRuns);
     }
+    // `auto`: the cold leading runs by the profile's rule, over Method::execute.
+    let warmup = match warmup {
+        super::warmup::Warmup::Runs(n) => n,
+        super::warmup::Warmup::Auto => super::warmup::auto_warmup(&collected.method.ms).0,
+    };
     if warmup >= collected.runs {
         return Err(BuildError::WarmupTooLarge {
             warmup,
@@ -200,14 +215,12 @@ pub fn build_timeline(
     };
     // Entries: one per collected row, plus the method and the instruction scopes.
     let mut row_entry: FastMap<(usize, usize), u32> = FastMap::default();
-    let mut row_of_key: FastMap<(i32, Label, u32), (usize, usize)> = FastMap::default();
     let label_name = |label: Label| match label {
         Label::Name(n) | Label::DelegateStr(n) => dump.names.get(n).to_string(),
         Label::DelegateInt(i) => i.to_string(),
     };
     for (ii, instr) in collected.instructions.iter().enumerate() {
         for (ri, row) in instr.rows.iter().enumerate() {
-            row_of_key.insert((instr.instruction_id, row.label, row.occurrence), (ii, ri));
             let (input_shapes, output_shapes) = match decode_metadata(
                 row.metadata
                     .map(|s| dump.metadata.get(s.start as usize..s.end as usize))
@@ -311,13 +324,20 @@ pub fn build_timeline(
         })
     };
 
-    // The same walk as `collect`: same skips, same (instruction, label, occurrence) keys.
-    let mut occurrences: FastMap<(i32, Label), u32> = FastMap::default();
-    let execute_blocks = dump.blocks.iter().filter(|b| b.name == "Execute");
-    for (run, block) in execute_blocks.enumerate() {
-        occurrences.clear();
+    // The same blocks and skips as `collect`; row events take the row it recorded.
+    for (run, &block_index) in execute_blocks.iter().enumerate() {
+        let block = &dump.blocks[block_index];
+        let row_slot = |event_index: usize, instruction_id: i32, label: Label| {
+            Some(
+                placements
+                    .get(&(block_index as u32, event_index as u32))
+                    .map_or(Slot::Unmatched(instruction_id, label), |&(i, r)| {
+                        Slot::Row(i, r)
+                    }),
+            )
+        };
         let mut events: Vec<TimelineEvent> = Vec::new();
-        for ev in dump.block_events(block) {
+        for (event_index, ev) in dump.block_events(block).iter().enumerate() {
             let Some(dur) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
                 tl.negative_durations += 1;
                 continue;
@@ -332,26 +352,17 @@ pub fn build_timeline(
                         FrameworkEvent::InstructionCall => {
                             Some(Slot::InstructionCall(ev.instruction_id, name))
                         }
-                        FrameworkEvent::Kernel => row_slot(
-                            &mut occurrences,
-                            &row_of_key,
-                            ev.instruction_id,
-                            Label::Name(name),
-                        ),
+                        FrameworkEvent::Kernel => {
+                            row_slot(event_index, ev.instruction_id, Label::Name(name))
+                        }
                     }
                 }
-                Some(DelegateId::Str(id)) => row_slot(
-                    &mut occurrences,
-                    &row_of_key,
-                    ev.instruction_id,
-                    Label::DelegateStr(id),
-                ),
-                Some(DelegateId::Int(i)) => row_slot(
-                    &mut occurrences,
-                    &row_of_key,
-                    ev.instruction_id,
-                    Label::DelegateInt(i),
-                ),
+                Some(DelegateId::Str(id)) => {
+                    row_slot(event_index, ev.instruction_id, Label::DelegateStr(id))
+                }
+                Some(DelegateId::Int(i)) => {
+                    row_slot(event_index, ev.instruction_id, Label::DelegateInt(i))
+                }
             };
             let entry = match slot {
                 None => continue,
@@ -384,23 +395,6 @@ pub fn build_timeline(
 
 /// Containers checked before falling back (see `pick` in `nest_run`).
 const CANDIDATE_LOOKBACK: usize = 4;
-
-fn row_slot(
-    occurrences: &mut FastMap<(i32, Label), u32>,
-    rows: &FastMap<(i32, Label, u32), (usize, usize)>,
-    instruction_id: i32,
-    label: Label,
-) -> Option<Slot> {
-    let occ = occurrences.entry((instruction_id, label)).or_insert(0);
-    let occurrence = *occ;
-    *occ += 1;
-    Some(
-        rows.get(&(instruction_id, label, occurrence))
-            .map_or(Slot::Unmatched(instruction_id, label), |&(i, r)| {
-                Slot::Row(i, r)
-            }),
-    )
-}
 
 /// Sort a run's events and give each its parent: method ⊃ delegate call / instruction
 /// scope ⊃ plan step (its voted one) ⊃ operator or kernel. When an instruction has

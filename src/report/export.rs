@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use super::{chrome, emit, folded};
 use crate::cli::{ExportArgs, ExportFormat};
+use crate::profile::warmup::Warmup;
 use crate::profile::{default_log_for, ProfileRequest, Timeline, TimelineRun};
 use crate::source::is_trace_file;
 use crate::timeline::{load_dump_timeline, load_trace_timeline};
@@ -81,7 +82,7 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     if is_trace_file(&args.file) {
         for (given, flag) in [
             (args.log.is_some(), "--log"),
-            (args.warmup > 0, "--warmup"),
+            (args.warmup != Warmup::Runs(0), "--warmup"),
             (args.runs.is_some(), "--runs"),
         ] {
             if given {
@@ -115,7 +116,11 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
             found
         }
     };
-    let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let mut request =
+        ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
+    if args.no_log {
+        request = request.without_log();
+    }
     // `log` is explicit here (found or refused), so the loader must not look again.
     let tl = load_dump_timeline(&request, false)?;
     let runs = select_runs(&tl, range, args.include_warmup);

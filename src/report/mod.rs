@@ -81,7 +81,8 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             None
         }
     };
-    let mut request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let mut request =
+        ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
     if args.no_log {
         request = request.without_log();
     }
@@ -106,7 +107,21 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     for e in &profile.errors {
         eprint_line(&format!("error: {}: {}", e.kind, e.message));
     }
-    if !profile.errors.is_empty() && !args.allow_missing {
+    // The other methods' findings (the top-level ones are the first method's).
+    let mut other_errors = false;
+    for m in profile.methods.iter().skip(1) {
+        for w in &m.warnings {
+            eprintln!(
+                "cpuprof-tui: warning: {}: {}: {}",
+                m.name, w.kind, w.message
+            );
+        }
+        for e in &m.errors {
+            eprintln!("cpuprof-tui: error: {}: {}: {}", m.name, e.kind, e.message);
+            other_errors = true;
+        }
+    }
+    if (!profile.errors.is_empty() || other_errors) && !args.allow_missing {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -201,7 +216,7 @@ fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
             "{name}: --log applies to ETDumps, not PyTorch traces"
         ));
     }
-    if args.warmup > 0 {
+    if args.warmup != crate::profile::warmup::Warmup::Runs(0) {
         return Err(format!(
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));

@@ -297,7 +297,24 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             ),
         ),
     };
-    if kind == SourceKind::Etdump && facts.chars().count() + 7 > width {
+    // A delegate called more than once per run has several samples per run: the bars
+    // are then samples in run order, and the title says how many per run.
+    let several_per_run = s.runs.windows(2).any(|w| w[0] == w[1]);
+    let mut title = title;
+    if kind == SourceKind::Etdump && several_per_run {
+        let mut distinct = s.runs.clone();
+        distinct.dedup();
+        title = "per sample";
+        facts = format!(
+            "  {} samples in {} runs ({:.1} per run) · {}–{}",
+            s.samples.len(),
+            distinct.len(),
+            s.samples.len() as f64 / distinct.len().max(1) as f64,
+            duration_ms(lo),
+            duration_ms(hi)
+        );
+    }
+    if kind == SourceKind::Etdump && !several_per_run && facts.chars().count() + 7 > width {
         facts = format!(
             "  {}w + {} kept · {}–{}",
             warm,

@@ -52,6 +52,22 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             format!("sort {}{dir} │ {warmup}", t.sort.label()),
             theme.dim(),
         ));
+        // Opened with no warm-up while the first runs are cold: say so, with the key.
+        let cold = state
+            .data
+            .as_ref()
+            .and_then(|d| d.runs.as_ref())
+            .filter(|r| r.dropped == 0 && r.cold > 0)
+            .map(|r| r.cold);
+        if let Some(n) = cold {
+            spans.push(Span::styled(
+                format!(
+                    "{n} cold first run{} (+ drops one) │ ",
+                    if n == 1 { "" } else { "s" }
+                ),
+                theme.warning(),
+            ));
+        }
         let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
         let keys = [("?", "help"), ("q", "quit"), ("Tab", "pane")]
             .into_iter()

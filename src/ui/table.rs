@@ -125,3 +125,51 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::table::cell;
+    use crate::app::OpRow;
+
+    fn row() -> OpRow {
+        OpRow {
+            name: "aten::orphan_exit".into(),
+            delegate: "-".into(),
+            scope: None,
+            step: String::new(),
+            stats: crate::profile::Stats::default(),
+            share: 0.0,
+            input_shapes: String::new(),
+            output_shapes: String::new(),
+            self_total: None,
+            dtypes: String::new(),
+            share_method: None,
+            below_resolution: None,
+            failed: 0,
+            node: 0,
+            instances: 0,
+            summed_median: None,
+        }
+    }
+
+    #[test]
+    fn count_shows_calls_and_failures() {
+        // One call, failed: no sample, 1 failure -> "1 (1 failed)", as the tally's
+        // calls and errors columns.
+        let mut r = row();
+        r.failed = 1;
+        assert_eq!(cell(&r, Column::Count), "1 (1 failed)");
+        assert_eq!(cell(&row(), Column::Count), "0");
+    }
+
+    #[test]
+    fn under_resolution_rows_read_below_one_microsecond() {
+        // An XNNPACK operator with all samples 0 in a 2 µs step: <1 µs, share < 50%.
+        let mut r = row();
+        r.stats = crate::profile::Stats::from_samples(vec![0.0, 0.0]);
+        r.below_resolution = Some(0.002);
+        assert_eq!(cell(&r, Column::Median), "<1 µs");
+        assert_eq!(cell(&r, Column::Share), "<50.0%");
+    }
+}

@@ -9,8 +9,9 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::text::{fit, share_bar};
 use super::{pane_focused, Theme};
-use crate::app::format::{duration_ms, percent};
+use crate::app::format::percent;
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};
+use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NUM: usize = 9;
 const BAR: usize = 8;
@@ -108,7 +109,12 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         };
         spans.extend([Span::styled(info_part, theme.dim()), Span::raw(" ")]);
         let has = node.stats.count > 0;
-        let num = |v: f64| fit(&if has { duration_ms(v) } else { "-".into() }, NUM, true);
+        let below = node
+            .op_row
+            .and_then(|r| data.ops.get(r))
+            .and_then(|r| r.below_resolution);
+        let text = |v: f64| duration_or_below(v, below.is_some() && v < XNNPACK_QUANTUM_MS);
+        let num = |v: f64| fit(&if has { text(v) } else { "-".into() }, NUM, true);
         spans.push(Span::raw(num(node.stats.median)));
         if show_p90 {
             spans.push(Span::raw(" "));
@@ -119,7 +125,11 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             match node.share {
                 Some(s) => {
                     spans.push(Span::styled(share_bar(s, BAR), theme.bar()));
-                    spans.push(Span::raw(fit(&percent(s), 6, true)));
+                    let pct = match below {
+                        Some(parent) => percent_or_bound(s, true, XNNPACK_QUANTUM_MS, parent),
+                        None => percent(s),
+                    };
+                    spans.push(Span::raw(fit(&pct, 6, true)));
                 }
                 None => spans.push(Span::raw(fit("", BAR + 6, false))),
             }
