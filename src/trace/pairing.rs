@@ -144,7 +144,8 @@ impl Pairer {
             let n = unterminated.len();
             let first = unterminated[0].name.clone();
             self.warnings.add("unterminated", || {
-                format!("{n} entries never exited (first: {first}); listed as unterminated, not counted")
+                let entries = if n == 1 { "entry" } else { "entries" };
+                format!("{n} {entries} never exited (first: {first}); listed as unterminated, not counted")
             });
         }
         let intervals = compact(self.intervals);
