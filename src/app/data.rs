@@ -441,7 +441,7 @@ impl ExplorerData {
                 }
             }
             for op in &delegate.operators {
-                data.push_op(d, op, &short, Some(scope), "-", method_median);
+                data.push_op(d, op, &short, Some(scope), "", method_median);
             }
             let parts: Vec<&Stats> = if delegate.steps.is_empty() {
                 delegate.operators.iter().map(|o| &o.stats).collect()
