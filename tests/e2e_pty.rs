@@ -3,150 +3,24 @@
 //! (35 runs, 5 warm-up; 76 delegate operators + 3 non-delegated kernels; 10 names
 //! contain "conv").
 
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
+#[path = "support/pty.rs"]
+mod pty;
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
 
-struct Session {
-    child: Box<dyn Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    output: Arc<Mutex<Vec<u8>>>,
-    // Kept open so the child keeps its terminal.
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
+struct Session;
 
 impl Session {
-    fn start(args: &[&str]) -> Session {
-        Session::start_with_env(args, &[])
+    fn start(args: &[&str]) -> pty::Session {
+        pty::Session::start(ROWS, COLS, args)
     }
 
-    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Session {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("openpty");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_cpuprof-tui"));
-        cmd.args(args);
-        cmd.cwd(env!("CARGO_MANIFEST_DIR"));
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("NO_COLOR", "1");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let child = pty.slave.spawn_command(cmd).expect("spawn");
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().expect("reader");
-        let writer = pty.master.take_writer().expect("writer");
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let sink = output.clone();
-        thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Session {
-            child,
-            writer,
-            output,
-            _master: pty.master,
-        }
-    }
-
-    fn screen(&self) -> String {
-        let size = |n: u16| std::num::NonZeroU16::new(n).expect("non-zero size");
-        let mut parser = vt100::Parser::new(size(ROWS), size(COLS), 0);
-        parser.process(&self.output.lock().unwrap());
-        parser.screen().contents()
-    }
-
-    /// Wait until the screen shows every one of `needles` (polling, 10 s at most).
-    fn wait_for(&self, needles: &[&str]) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let screen = self.screen();
-            if needles.iter().all(|n| screen.contains(n)) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needles:?}; screen:\n{screen}"
-            );
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Wait until row `row` of the screen contains `needle`.
-    fn wait_for_row(&self, row: usize, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let screen = self.screen();
-            if screen.lines().nth(row).is_some_and(|l| l.contains(needle)) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?} on row {row}; screen:\n{screen}"
-            );
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn resize(&self, rows: u16, cols: u16) {
-        self._master
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-    }
-
-    fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("explorer did not exit; screen:\n{}", self.screen());
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Everything written after the reader saw EOF or 2 s passed.
-    fn final_output(&self) -> Vec<u8> {
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let mut last = 0;
-        loop {
-            thread::sleep(Duration::from_millis(30));
-            let len = self.output.lock().unwrap().len();
-            if len == last || Instant::now() > deadline {
-                return self.output.lock().unwrap().clone();
-            }
-            last = len;
-        }
+    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> pty::Session {
+        pty::Session::start_with_env(ROWS, COLS, args, env)
     }
 }
 
