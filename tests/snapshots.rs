@@ -8,9 +8,10 @@ use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
 use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
 use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
+
+#[path = "support/render.rs"]
+mod render;
 
 const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
 
@@ -25,19 +26,9 @@ fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
 }
 
 fn screen(state: &AppState) -> String {
-    let mut t = Terminal::new(TestBackend::new(state.width, state.height)).unwrap();
-    t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let mut line = String::new();
-        for x in 0..buf.area.width {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    render::frame_text(state.width, state.height, |f| {
+        ui::draw(f, state, &Theme::plain())
+    })
 }
 
 fn key(s: &mut AppState, code: KeyCode) {
@@ -207,7 +198,9 @@ fn error_dialog_over_last_good_profile() {
 /// NO_COLOR: the plain theme paints no colour at all (selection uses reverse video).
 #[test]
 fn no_color_theme_uses_modifiers_only() {
+    use ratatui::backend::TestBackend;
     use ratatui::style::{Color, Modifier};
+    use ratatui::Terminal;
     let mut s = opened(WIDE, 5, (160, 48));
     key(&mut s, KeyCode::Tab);
     for (theme, want_color) in [(Theme::plain(), false), (Theme { color: true }, true)] {

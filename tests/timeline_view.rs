@@ -10,26 +10,17 @@ use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::timeline::AnyTimeline;
 use cpuprof_tui::ui::{self, Theme};
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
+
+#[path = "support/render.rs"]
+mod render;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
 fn screen(state: &AppState) -> String {
-    let mut t = Terminal::new(TestBackend::new(state.width, state.height)).unwrap();
-    t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let mut line = String::new();
-        for x in 0..buf.area.width {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    render::frame_text(state.width, state.height, |f| {
+        ui::draw(f, state, &Theme::plain())
+    })
 }
 
 fn key(s: &mut AppState, c: char) -> Vec<Effect> {
