@@ -746,6 +746,51 @@ fn a_large_plain_json_file_is_streamed() {
 
 #[cfg(target_os = "linux")]
 #[test]
+fn whitespace_json_through_a_pipe_costs_time_not_memory() {
+    // 160 MiB of spaces between two events, written into the binary's standard input: a
+    // pipe cannot be streamed from a file, so past the 64 MiB kept as read the whitespace
+    // is squeezed as it is read. Kept whole it would take > 160 MiB; the budget is the
+    // window plus the program.
+    let mut child = Command::new(BIN)
+        .args(["report", "-", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin
+            .write_all(br#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2},"#)
+            .unwrap();
+        let spaces = vec![b' '; 1 << 20];
+        for _ in 0..160 {
+            stdin.write_all(&spaces).unwrap();
+        }
+        stdin
+            .write_all(br#"{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":10,"dur":2}]}"#)
+            .unwrap();
+    });
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    writer.join().unwrap();
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    drop(child);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    assert!(
+        usage.ru_maxrss < 100 * 1024,
+        "peak RSS {} KiB",
+        usage.ru_maxrss
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["ops"][0]["calls"], 2);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
 fn many_distinct_op_names_cost_memory_in_proportion() {
     // 100,000 distinct names in ~9.7 MB of JSON. The first release took 409 MB (a JSON
     // value tree of ~3 KB per op); the budget is 25x the input.

@@ -40,7 +40,8 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
 
-use gzip::{GzProblem, GzStream, SqueezeJsonWhitespace};
+pub(crate) use gzip::SqueezeJsonWhitespace;
+use gzip::{GzProblem, GzStream};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
 pub use error::TraceError;
