@@ -751,9 +751,10 @@ fn change_labels(s: &AppState) -> Vec<String> {
     let w = s.watch.as_ref().unwrap();
     (0..w.entries.len())
         .map(|i| {
-            change(&w.entries, w.baseline, i)
-                .map(|c| c.label())
-                .unwrap_or_default()
+            let c = change(&w.entries, w.baseline, i);
+            // What the list draws is the cached change, kept up to date.
+            assert_eq!(w.entries[i].change, c, "entry {i}");
+            c.map(|c| c.label()).unwrap_or_default()
         })
         .collect()
 }

@@ -128,6 +128,16 @@ pub fn baseline_of(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> O
     (index + 1..entries.len()).find(|&i| same_model(&entries[i]))
 }
 
+/// Recompute every entry's cached change (after loads, arrivals, removals, a pin).
+pub fn refresh_changes(w: &mut WatchState) {
+    let changes: Vec<Option<Change>> = (0..w.entries.len())
+        .map(|i| change(&w.entries, w.baseline, i))
+        .collect();
+    for (e, c) in w.entries.iter_mut().zip(changes) {
+        e.change = c;
+    }
+}
+
 /// The change of entry `index` against its baseline (`baseline_of`).
 pub fn change(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> Option<Change> {
     let e = entries.get(index)?;
@@ -175,6 +185,9 @@ pub struct RunEntry {
     /// The profile's row tree, once loaded (kept after eviction: compare with the
     /// baseline needs no reload).
     pub rows: Option<Arc<RowTree>>,
+    /// `change(entries, baseline, index)`, kept up to date by `refresh_changes` after
+    /// every change of the list (the test is not redone per frame).
+    pub change: Option<Change>,
 }
 
 impl RunEntry {
@@ -374,6 +387,7 @@ pub(super) fn on_watch_event(
                 data: None,
                 execute: None,
                 rows: None,
+                change: None,
             });
         }
         WatchEvent::Error { path, message } => {
@@ -398,6 +412,7 @@ pub(super) fn on_watch_event(
                 data: None,
                 execute: None,
                 rows: None,
+                change: None,
             });
         }
         WatchEvent::Removed(path) => {
@@ -410,6 +425,9 @@ pub(super) fn on_watch_event(
     fix_runs_offset(state);
     let effects = pump(state);
     drop_stale_gauge(state);
+    if let Some(w) = state.watch.as_mut() {
+        refresh_changes(w);
+    }
     effects
 }
 
@@ -561,6 +579,9 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
     }
     fix_runs_offset(state);
     effects.extend(pump(state));
+    if let Some(w) = state.watch.as_mut() {
+        refresh_changes(w);
+    }
     effects
 }
 
@@ -685,6 +706,7 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
         }
     }
     w.wanted = w.shown;
+    refresh_changes(w);
     state.loading = None;
     pump(state)
 }
@@ -711,13 +733,15 @@ pub(super) fn pin_baseline(state: &mut AppState) {
         state.notice = Some("only a loaded run can be the baseline".into());
         return;
     }
-    if w.baseline == Some(e.id) {
+    let notice = if w.baseline == Some(e.id) {
         w.baseline = None;
-        state.notice = Some("baseline: the previous run of the same model".into());
+        "baseline: the previous run of the same model".to_string()
     } else {
         w.baseline = Some(e.id);
-        state.notice = Some(format!("baseline: {}", one_line(&e.file_name())));
-    }
+        format!("baseline: {}", one_line(&e.file_name()))
+    };
+    refresh_changes(w);
+    state.notice = Some(notice);
 }
 
 /// `d`: the compare view of the selected run (B) against its baseline (A), over the

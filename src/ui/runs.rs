@@ -11,7 +11,7 @@ use super::pane_frame;
 use super::text::fit;
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, wrap};
-use crate::app::runs::{change, clock, Change};
+use crate::app::runs::{clock, Change};
 use crate::app::{AppState, Pane, RunStatus, WatchState};
 use crate::compare::Verdict;
 
@@ -100,7 +100,7 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
                     .map(duration_ms)
                     .unwrap_or_else(|| "-".into());
                 spans.push(Span::raw(fit(&median, 10, true)));
-                match change(&w.entries, w.baseline, pos) {
+                match e.change {
                     Some(c @ Change::Relative { verdict, .. }) => {
                         let style = match verdict {
                             Verdict::Slower => theme.slower(),
