@@ -202,7 +202,9 @@ pub fn build_timeline(
     if collected.runs == 0 {
         return Err(BuildError::NoExecuteRuns);
     }
-    // `auto`: the cold leading runs by the profile's rule, over Method::execute.
+    let auto = warmup == super::warmup::Warmup::Auto;
+    // `auto`: the cold leading runs by the profile's rule, over Method::execute (per
+    // method when there are several: redone below once the runs are known).
     let warmup = match warmup {
         super::warmup::Warmup::Runs(n) => n,
         super::warmup::Warmup::Auto => super::warmup::auto_warmup(&collected.method.ms).0,
@@ -244,7 +246,7 @@ pub fn build_timeline(
             }
         })
         .collect();
-    if groups.len() > 1 && groups[0].blocks.len() <= warmup {
+    if groups.len() > 1 && !auto && groups[0].blocks.len() <= warmup {
         return Err(BuildError::WarmupTooLarge {
             warmup,
             runs: groups[0].blocks.len(),
@@ -442,6 +444,25 @@ pub fn build_timeline(
             method,
             events,
         });
+    }
+    if auto && groups.len() > 1 {
+        // Each method's own cold leading runs, as the profile drops them.
+        for g in 0..groups.len() {
+            let ms: Vec<f64> = tl
+                .runs
+                .iter()
+                .filter(|r| r.method == g)
+                .filter_map(|r| r.method_ns(&tl))
+                .map(|ns| ns as f64 / 1e6)
+                .collect();
+            let drop = super::warmup::auto_warmup(&ms).0;
+            if g == 0 {
+                tl.warmup = drop;
+            }
+            for (k, r) in tl.runs.iter_mut().filter(|r| r.method == g).enumerate() {
+                r.warmup = k < drop;
+            }
+        }
     }
     Ok(tl)
 }
