@@ -6,7 +6,7 @@
 //! Rows are stored in pre-order (a parent before its children, siblings in profile
 //! order); `parent`/`children` are indices into [`RowTree::rows`].
 
-use crate::profile::{DelegateKind, OperatorKind, OperatorStats, Profile};
+use crate::profile::{Delegate, DelegateKind, OperatorKind, OperatorStats, OtherOperator, Profile};
 use crate::stats::Stats;
 use crate::trace::{CallNode, TraceProfile};
 
@@ -124,22 +124,54 @@ impl RowTree {
 
     /// Rows of an ETDump profile: `Method::execute`, its delegates (steps, operators,
     /// kernels, unattributed events) and non-delegated instructions (their kernels).
+    /// A profile of several methods (run signatures) has one method row per group, named
+    /// by the method (`encode`, `method 2`, with its bundled input when it has one), so
+    /// every path starts with the method; one method keeps the single `Method::execute`
+    /// root. A method row's `group` is its signature (its children's identities), which
+    /// compare pairs methods by when their names differ.
     pub fn from_profile(profile: &Profile) -> RowTree {
         let mut t = RowTree::new(
             TreeSource::Dump,
             profile.source.etdump.clone(),
             profile.runs.kept,
         );
-        let method = t.push(
-            None,
-            row(
-                RowKind::Method,
+        if profile.methods.len() > 1 {
+            for m in &profile.methods {
+                let mut name = m.name.clone();
+                if let Some(b) = m.bundled_input_index {
+                    name.push_str(&format!(" (bundled input {b})"));
+                }
+                t.push_method(
+                    &name,
+                    m.method.clone().unwrap_or_default(),
+                    &m.delegates,
+                    &m.other_operators,
+                    m.bundled_input_index,
+                );
+            }
+        } else {
+            t.push_method(
                 "Method::execute",
-                None,
                 profile.method.clone().unwrap_or_default(),
-            ),
-        );
-        for d in &profile.delegates {
+                &profile.delegates,
+                &profile.other_operators,
+                profile.methods.first().and_then(|m| m.bundled_input_index),
+            );
+        }
+        t
+    }
+
+    fn push_method(
+        &mut self,
+        name: &str,
+        stats: Stats,
+        delegates: &[Delegate],
+        other_operators: &[OtherOperator],
+        bundled_input_index: Option<i32>,
+    ) {
+        let t = self;
+        let method = t.push(None, row(RowKind::Method, name, None, stats));
+        for d in delegates {
             let mut drow = row(
                 RowKind::Delegate,
                 &format!("delegate #{}", d.instruction_id),
@@ -184,7 +216,7 @@ impl RowTree {
                 );
             }
         }
-        for o in &profile.other_operators {
+        for o in other_operators {
             let oi = t.push(
                 Some(method),
                 row(
@@ -206,7 +238,21 @@ impl RowTree {
                 );
             }
         }
-        t
+        // The method's signature: what it calls (delegates by instruction id, other
+        // instructions by name and id) and its bundled input.
+        let mut sig: Vec<String> = delegates
+            .iter()
+            .map(|d| format!("delegate {}", d.instruction_id))
+            .chain(
+                other_operators
+                    .iter()
+                    .map(|o| format!("{} {}", o.name, o.instruction_id)),
+            )
+            .collect();
+        if let Some(b) = bundled_input_index {
+            sig.push(format!("bundled input {b}"));
+        }
+        t.rows[method].group = Some(sig.join("\u{1}"));
     }
 
     /// Rows of a PyTorch trace: one `op` row per op name (all calls), then the call tree

@@ -365,6 +365,11 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
                 }
             }
         }
+        if let Some(view) = state.compare.as_mut() {
+            // As `compare_loop` does: the list's height comes from the compare layout.
+            let size = terminal.size()?;
+            view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
+        }
         terminal.draw(|f| ui::draw(f, &state, &theme))?;
     }
     Ok(())

@@ -815,15 +815,22 @@ fn runs_of_other_models_are_not_compared() {
         facts: Some(RunFacts::of(d)),
         removed: false,
         data: None,
+        execute: d.total.clone(),
+        rows: None,
+        change: None,
     };
-    // Newest first: 1.2 ms after 1.0 ms of the same model: +20%.
+    // Newest first: 1.2 ms after 1.0 ms of the same model: +20%, but one run against
+    // one cannot be significant (too few samples: `~`).
     let same = [entry(&slower), entry(&before)];
-    match change(&same, 0) {
-        Some(Change::Relative(d)) => assert!((d - 0.2).abs() < 1e-12, "{d}"),
+    match change(&same, None, 0) {
+        Some(Change::Relative { delta, verdict }) => {
+            assert!((delta - 0.2).abs() < 1e-12, "{delta}");
+            assert_eq!(verdict, cpuprof_tui::compare::Verdict::TooFewSamples);
+        }
         other => panic!("{other:?}"),
     }
     let mixed = [entry(&other), entry(&before)];
-    assert_eq!(change(&mixed, 0), Some(Change::OtherModel));
+    assert_eq!(change(&mixed, None, 0), Some(Change::OtherModel));
     // The sample with an error: 1 error, 1 warning.
     let f = RunFacts::of(&base);
     assert_eq!((f.errors, f.warnings), (1, 1));

@@ -215,6 +215,38 @@ fn watch_follows_a_directory() {
     ends_restored(&s.final_output());
 }
 
+/// `--watch`: two runs of one model (the same dump twice: identical samples, so the
+/// change is `~+0.0%`, not significant); `d` opens the compare view of the newer run
+/// against the older one over the explorer, `Esc` returns to the runs list.
+#[test]
+fn watch_compares_a_run_with_its_baseline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap().to_string();
+    let mut s = Session::start(&["--watch", &dir, "--warmup", "3"]);
+    s.wait_for(&["waiting for ETDumps in"]);
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(from),
+            tmp.path().join(to),
+        )
+        .unwrap();
+    };
+    copy("fixtures/cpu/mlp_basic.log", "mlp_basic.log");
+    copy("fixtures/cpu/mlp_basic.etdp", "mlp_basic.etdp");
+    s.wait_for(&["Runs · 1", "1 profile"]);
+    copy("fixtures/cpu/mlp_basic.log", "run2.log");
+    copy("fixtures/cpu/mlp_basic.etdp", "run2.etdp");
+    s.wait_for(&["run2.etdp + ", "Runs · 2", "2 profiles", "~+0.0%"]);
+    s.send("d");
+    s.wait_for(&["compare", "A: mlp_basic.etdp", "B: run2.etdp"]);
+    s.send("\x1b");
+    s.wait_for(&["Runs · 2", "~+0.0%"]);
+    s.send("q");
+    let status = s.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    ends_restored(&s.final_output());
+}
+
 /// A missing directory: one line naming it, exit 2, the terminal untouched.
 #[test]
 fn watch_missing_directory_exits_2() {

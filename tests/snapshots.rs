@@ -513,3 +513,98 @@ fn footer_names_cold_first_runs_when_opened_without_warmup() {
     let s = opened("fixtures/real/cnn_portable.etdp", 2, (160, 48));
     assert!(!screen(&s).contains("cold first run"));
 }
+
+/// Watch mode's change column against a baseline: five runs of the sample program with
+/// constructed `Method::execute` samples (eight runs each, `s`, `s + 0.1`, …: a 10.0,
+/// b 10.05, c 11.0, d 11.45, e 9.0) and one of another model. Verdicts (scipy's exact
+/// `mannwhitneyu`, written out in `tests/watch_update.rs::baseline_runs`): default
+/// baselines give e `-20.8%`, d `~+4.0%` (p 0.0047 but under the 5% minimum change),
+/// c `+9.1%`, b `~+0.5%` (p 0.72); with a pinned: e `-9.7%`, d `+14.0%`, c `+9.7%`, b
+/// `~+0.5%`, a `baseline`. The compare view of e against a at 160x48 follows.
+#[test]
+fn watch_runs_against_a_baseline() {
+    use cpuprof_tui::app::{sample, Command};
+    use cpuprof_tui::watch::{DumpPair, WatchEvent};
+    use std::time::{Duration, UNIX_EPOCH};
+    let at = |s: u64| UNIX_EPOCH + Duration::from_secs(36_000 + s);
+    let run = |name: &str, start: f64, other: bool| {
+        let mut p = sample::profile();
+        p.method = Some(cpuprof_tui::stats::Stats::from_samples(
+            (0..8).map(|i| start + 0.1 * i as f64).collect(),
+        ));
+        p.source.etdump = name.into();
+        if other {
+            p.delegates.remove(0);
+        }
+        ExplorerData::from_profile(&p)
+    };
+    for size in [(80, 24), (160, 48)] {
+        let mut s = AppState::new(size.0, size.1);
+        s.start_watch("out", 0);
+        for (i, (name, start, other)) in [
+            ("out/a.etdp", 10.0, false),
+            ("out/b.etdp", 10.05, false),
+            ("out/c.etdp", 11.0, false),
+            ("out/d.etdp", 11.45, false),
+            ("out/e.etdp", 9.0, false),
+            ("out/o.etdp", 5.0, true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let event = WatchEvent::Ready(DumpPair {
+                etdump: name.into(),
+                log: None,
+                modified: at(10 * i as u64),
+                size: 1,
+            });
+            let effects = update(
+                &mut s,
+                Action::Watch {
+                    event,
+                    at: at(10 * i as u64),
+                },
+            );
+            let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+                panic!("no load: {effects:?}")
+            };
+            let result = Ok(Box::new(run(name, start, other)));
+            update(&mut s, Action::Loaded { generation, result });
+        }
+        let text = screen(&s);
+        // 80x24 shows three rows: o, e, d.
+        assert!(text.contains("~+4.0%") && text.contains("-20.8%"), "{text}");
+        if size.1 >= 48 {
+            assert!(text.contains("+9.1%") && text.contains("~+0.5%"), "{text}");
+        }
+        snap("watch_runs_default_baseline", size, &s);
+        for _ in 0..5 {
+            update(&mut s, Action::Command(Command::OlderRun));
+        }
+        key(&mut s, KeyCode::Char('b'));
+        let text = screen(&s);
+        assert!(
+            text.contains("baseline") && text.contains("~+0.5%"),
+            "{text}"
+        );
+        if size.1 >= 48 {
+            assert!(text.contains("+14.0%") && text.contains("-9.7%"), "{text}");
+        }
+        snap("watch_runs_pinned_baseline", size, &s);
+        if size == (160, 48) {
+            for _ in 0..4 {
+                update(&mut s, Action::Command(Command::NewerRun));
+            }
+            key(&mut s, KeyCode::Char('d'));
+            if let Some(v) = s.compare.as_mut() {
+                v.scroll_to_fit(ui::compare::list_height(size.0, size.1));
+            }
+            let text = screen(&s);
+            assert!(
+                text.contains("A: a.etdp") && text.contains("B: e.etdp"),
+                "{text}"
+            );
+            snap("watch_compare_e_against_a", size, &s);
+        }
+    }
+}

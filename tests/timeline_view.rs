@@ -269,6 +269,7 @@ mod keys_never_panic {
             runs: vec![TimelineRun {
                 index: 0,
                 warmup: false,
+                method: 0,
                 events: Vec::new(),
             }],
             ..Timeline::default()

@@ -691,3 +691,231 @@ fn footer_names_the_warmup_of_the_profile_shown() {
     assert!(footer(&s).contains("warm-up 3 │"), "{}", footer(&s));
     assert_eq!(s.shown_warmup(), Some(3));
 }
+
+/// A run of the sample program whose `Method::execute` took `samples` (ms), from `name`;
+/// `other` drops an operator (another model).
+fn run_with(name: &str, samples: Vec<f64>, other: bool) -> ExplorerData {
+    let mut p = sample::profile();
+    p.method = Some(cpuprof_tui::stats::Stats::from_samples(samples));
+    p.source.etdump = name.into();
+    if other {
+        p.delegates.remove(0);
+    }
+    ExplorerData::from_profile(&p)
+}
+
+/// Eight runs `start`, `start + 0.1`, … ms (no ties, so scipy's exact test applies).
+fn eight(start: f64) -> Vec<f64> {
+    (0..8).map(|i| start + 0.1 * i as f64).collect()
+}
+
+/// Five runs of one model (a, b, c, d, e) and a newer run `o` of another. Medians: a
+/// 10.35, b 10.40, c 11.35, d 11.80, e 9.35 ms. Reference verdicts (two-sided exact
+/// Mann–Whitney U; changes under 5% are `same` whatever p, as in `compare`):
+///
+/// ```text
+/// /work/venv/bin/python -c "
+/// from scipy.stats import mannwhitneyu
+/// r = lambda s: [s + 0.1*i for i in range(8)]
+/// for n, x, y in [('b/a',10.05,10.0),('c/b',11.0,10.05),('d/c',11.45,11.0),('e/d',9.0,11.45),
+///                 ('c/a',11.0,10.0),('d/a',11.45,10.0),('e/a',9.0,10.0)]:
+///     print(n, mannwhitneyu(r(y), r(x), alternative='two-sided', method='exact').pvalue)"
+/// b/a 0.7209013209013208      (+0.4831%: not significant -> ~+0.5%)
+/// c/b 0.0001554001554001554   (+9.1346%: slower -> +9.1%)
+/// d/c 0.004662004662004662    (+3.9648%: significant but under 5% -> ~+4.0%)
+/// e/d 0.0001554001554001554   (-20.7627%: faster -> -20.8%)
+/// c/a 0.0001554001554001554   (+9.6618% -> +9.7%)
+/// d/a 0.0001554001554001554   (+14.0097% -> +14.0%)
+/// e/a 0.0001554001554001554   (-9.6618% -> -9.7%)
+/// ```
+fn baseline_runs(w: u16, h: u16) -> AppState {
+    let runs: Vec<(&str, ExplorerData)> = vec![
+        ("out/a.etdp", run_with("out/a.etdp", eight(10.0), false)),
+        ("out/b.etdp", run_with("out/b.etdp", eight(10.05), false)),
+        ("out/c.etdp", run_with("out/c.etdp", eight(11.0), false)),
+        ("out/d.etdp", run_with("out/d.etdp", eight(11.45), false)),
+        ("out/e.etdp", run_with("out/e.etdp", eight(9.0), false)),
+        ("out/o.etdp", run_with("out/o.etdp", eight(5.0), true)),
+    ];
+    let mut s = watching(w, h, 0);
+    for (i, (path, data)) in runs.iter().enumerate() {
+        let e = ready(&mut s, path, 36_000 + 100 * (i as u64 + 1));
+        let data = data.clone();
+        settle(&mut s, e, &move |_| Ok(data.clone()));
+    }
+    s
+}
+
+fn change_labels(s: &AppState) -> Vec<String> {
+    use cpuprof_tui::app::runs::change;
+    let w = s.watch.as_ref().unwrap();
+    (0..w.entries.len())
+        .map(|i| {
+            let c = change(&w.entries, w.baseline, i);
+            // What the list draws is the cached change, kept up to date.
+            assert_eq!(w.entries[i].change, c, "entry {i}");
+            c.map(|c| c.label()).unwrap_or_default()
+        })
+        .collect()
+}
+
+#[test]
+fn change_column_tests_each_run_against_the_previous_run_of_its_model() {
+    use cpuprof_tui::app::runs::{baseline_of, change, Change};
+    use cpuprof_tui::compare::Verdict;
+    let s = baseline_runs(160, 48);
+    assert_eq!(
+        names(&s),
+        ["o.etdp", "e.etdp", "d.etdp", "c.etdp", "b.etdp", "a.etdp"]
+    );
+    let w = s.watch.as_ref().unwrap();
+    // Default baseline: the next older run of the same model; `o` has none.
+    let bases: Vec<Option<usize>> = (0..6).map(|i| baseline_of(&w.entries, None, i)).collect();
+    assert_eq!(bases, [None, Some(2), Some(3), Some(4), Some(5), None]);
+    let verdicts: Vec<Option<Verdict>> = (0..6)
+        .map(|i| match change(&w.entries, None, i) {
+            Some(Change::Relative { verdict, .. }) => Some(verdict),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            None,
+            Some(Verdict::Faster),
+            Some(Verdict::Same),
+            Some(Verdict::Slower),
+            Some(Verdict::Same),
+            None
+        ]
+    );
+    match change(&w.entries, None, 3) {
+        Some(Change::Relative { delta, .. }) => assert!((delta - 0.091346).abs() < 1e-6),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        change_labels(&s),
+        ["other model", "-20.8%", "~+4.0%", "+9.1%", "~+0.5%", ""]
+    );
+}
+
+#[test]
+fn b_pins_the_selected_run_as_baseline_and_again_unpins_it() {
+    let mut s = baseline_runs(160, 48);
+    // Select a (the oldest: five rows down from the newest) and pin it.
+    for _ in 0..5 {
+        update(&mut s, Action::Command(Command::OlderRun));
+    }
+    assert_eq!(s.watch.as_ref().unwrap().selected, 5);
+    key(&mut s, KeyCode::Char('b'));
+    let w = s.watch.as_ref().unwrap();
+    assert_eq!(w.baseline, Some(w.entries[5].id));
+    assert_eq!(s.notice.as_deref(), Some("baseline: a.etdp"));
+    // Every run of a's model against a; `o` (another model) keeps its own (none).
+    assert_eq!(
+        change_labels(&s),
+        [
+            "other model",
+            "-9.7%",
+            "+14.0%",
+            "+9.7%",
+            "~+0.5%",
+            "baseline"
+        ]
+    );
+    // Again on the pinned run: back to the previous run of the same model.
+    key(&mut s, KeyCode::Char('b'));
+    assert_eq!(s.watch.as_ref().unwrap().baseline, None);
+    assert_eq!(
+        change_labels(&s),
+        ["other model", "-20.8%", "~+4.0%", "+9.1%", "~+0.5%", ""]
+    );
+    // A run that is not loaded cannot be the baseline.
+    let e = ready(&mut s, "out/late.etdp", 40_000);
+    assert_eq!(e.len(), 1, "late is loading");
+    update(&mut s, Action::Command(Command::Top));
+    update(&mut s, Action::Command(Command::NewestRun));
+    let w = s.watch.as_ref().unwrap();
+    assert_eq!(w.entries[0].file_name(), "late.etdp");
+    s.watch.as_mut().unwrap().selected = 0;
+    key(&mut s, KeyCode::Char('b'));
+    assert_eq!(s.watch.as_ref().unwrap().baseline, None);
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("only a loaded run can be the baseline")
+    );
+}
+
+#[test]
+fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
+    use cpuprof_tui::compare::Verdict;
+    use cpuprof_tui::rows::RowKind;
+    let mut s = baseline_runs(160, 48);
+    // `o` has no baseline: nothing opens, the footer says why.
+    key(&mut s, KeyCode::Char('d'));
+    assert!(s.compare.is_none());
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("no baseline: no other loaded run of this model")
+    );
+    // e against its default baseline d: Method::execute faster by 20.76% (see
+    // `baseline_runs`; Holm over the one tested row changes nothing).
+    update(&mut s, Action::Command(Command::OlderRun));
+    key(&mut s, KeyCode::Char('d'));
+    let view = s.compare.as_ref().expect("the compare view is open");
+    let c = view.comparison();
+    assert_eq!(
+        (c.a.source.as_str(), c.b.source.as_str()),
+        ("out/d.etdp", "out/e.etdp")
+    );
+    let m = c.rows.iter().find(|r| r.kind == RowKind::Method).unwrap();
+    assert_eq!(m.verdict, Verdict::Faster);
+    assert!(
+        (m.delta_pct.unwrap() + 20.7627).abs() < 1e-3,
+        "{:?}",
+        m.delta_pct
+    );
+    // Its keys go to the view (x swaps A and B), not to the explorer.
+    let selected = s.watch.as_ref().unwrap().selected;
+    key(&mut s, KeyCode::Char('x'));
+    key(&mut s, KeyCode::Char('j'));
+    assert!(s.compare.as_ref().unwrap().swapped);
+    assert_eq!(s.watch.as_ref().unwrap().selected, selected);
+    // Mouse clicks do nothing under it; Esc returns to the explorer as it was.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: MouseAction::Click,
+            x: 5,
+            y: 5,
+        },
+    );
+    assert!(s.compare.is_some());
+    key(&mut s, KeyCode::Esc);
+    assert!(s.compare.is_none());
+    assert_eq!(s.watch.as_ref().unwrap().selected, selected);
+    // Pinned a: e against a (faster by 9.66%).
+    for _ in 0..4 {
+        update(&mut s, Action::Command(Command::OlderRun));
+    }
+    key(&mut s, KeyCode::Char('b'));
+    for _ in 0..4 {
+        update(&mut s, Action::Command(Command::NewerRun));
+    }
+    key(&mut s, KeyCode::Char('d'));
+    let c = s.compare.as_ref().unwrap().comparison();
+    assert_eq!(c.a.source, "out/a.etdp");
+    let m = c.rows.iter().find(|r| r.kind == RowKind::Method).unwrap();
+    assert!(
+        (m.delta_pct.unwrap() + 9.6618).abs() < 1e-3,
+        "{:?}",
+        m.delta_pct
+    );
+    assert_eq!(m.verdict, Verdict::Faster);
+    // Ctrl-C quits from the compare view too.
+    let effects = update(
+        &mut s,
+        Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+    );
+    assert!(effects.contains(&Effect::Quit) || s.quit, "{effects:?}");
+}

@@ -165,6 +165,8 @@ pub struct ExplorerData {
     /// The decoded CpuBackend plans (ETDump), shown above the raw log.
     pub plans: Vec<super::plan_view::PlanText>,
     pub log: Vec<String>,
+    /// The profile's row tree (ETDump), kept for watch mode's compare of two runs.
+    pub rows: Option<std::sync::Arc<crate::rows::RowTree>>,
 }
 
 impl ExplorerData {
@@ -277,6 +279,9 @@ impl ExplorerData {
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
+            rows: Some(std::sync::Arc::new(crate::rows::RowTree::from_profile(
+                profile,
+            ))),
             ..ExplorerData::default()
         };
         if profile.methods.len() > 1 {

@@ -49,6 +49,10 @@ pub enum Command {
     NewerRun,
     OlderRun,
     NewestRun,
+    /// Watch: the selected run becomes the baseline (again: unpinned).
+    PinBaseline,
+    /// Watch: the compare view of the selected run against its baseline.
+    CompareBaseline,
     Dismiss,
     FilterAccept,
     FilterCancel,
@@ -278,6 +282,16 @@ static NORMAL: &[Binding] = &[
         keys: &[ch('N')],
         command: Command::NewestRun,
         help: "watch: show the newest run and follow new ones",
+    },
+    Binding {
+        keys: &[ch('b')],
+        command: Command::PinBaseline,
+        help: "watch: the selected run becomes the baseline of its model's change column (again: the previous run)",
+    },
+    Binding {
+        keys: &[ch('d')],
+        command: Command::CompareBaseline,
+        help: "watch: compare the selected run with its baseline (compare view; Esc returns)",
     },
     Binding {
         keys: &[ch('t')],

@@ -9,9 +9,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use std::sync::Arc;
+
 use super::data::ExplorerData;
 use super::state::{AppState, Effect, Loading};
+use crate::compare::{compare, single_change, CompareOptions, Verdict};
 use crate::profile::{LoadPhase, ProfileRequest};
+use crate::rows::RowTree;
+use crate::stats::Stats;
 use crate::watch::WatchEvent;
 
 /// Loaded profiles kept in memory besides the one on screen.
@@ -73,26 +78,92 @@ impl RunFacts {
     }
 }
 
-/// How a run compares with the previous loaded one.
+/// How a run compares with its baseline run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Change {
-    /// (now - before) / before of the method median.
-    Relative(f64),
-    /// The previous run is of another model: no percentage.
+    /// (now - before) / before of the `Method::execute` median, with the verdict of the
+    /// compare command's test on the two runs' samples (`compare::single_change`:
+    /// Mann–Whitney U, `--alpha` 0.05, `--min-change` 5%). `Same` and `TooFewSamples`
+    /// are not significant: the list shows `~` before the percentage.
+    Relative { delta: f64, verdict: Verdict },
+    /// Older runs exist but none of this model (and the pinned baseline is another
+    /// model): no percentage.
     OtherModel,
+    /// This run is the pinned baseline.
+    Baseline,
 }
 
-/// The change of entry `index` against the next older loaded entry.
-pub fn change(entries: &[RunEntry], index: usize) -> Option<Change> {
-    let now = entries.get(index)?.facts?;
-    now.median_ms?;
-    let before = entries[index + 1..]
-        .iter()
-        .find_map(|e| e.facts.filter(|f| f.median_ms.is_some()))?;
-    if before.model != now.model {
-        return Some(Change::OtherModel);
+impl Change {
+    /// The runs list's label: `+3.2%` (significant), `~+1.2%` (not), `other model`,
+    /// `baseline`.
+    pub fn label(&self) -> String {
+        match self {
+            Change::Relative { delta, verdict } => {
+                if matches!(verdict, Verdict::Slower | Verdict::Faster) {
+                    delta_label(*delta)
+                } else {
+                    format!("~{}", delta_label(*delta))
+                }
+            }
+            Change::OtherModel => "other model".into(),
+            Change::Baseline => "baseline".into(),
+        }
     }
-    delta(entries, index).map(Change::Relative)
+}
+
+/// The baseline of entry `index`: the pinned run when it is another loaded run of the
+/// same model, else the next older loaded run of the same model.
+pub fn baseline_of(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> Option<usize> {
+    let now = entries.get(index)?.facts?;
+    let same_model = |e: &RunEntry| {
+        e.status == RunStatus::Loaded
+            && e.facts
+                .is_some_and(|f| f.model == now.model && f.median_ms.is_some())
+    };
+    if let Some(p) = pinned.and_then(|id| entries.iter().position(|e| e.id == id)) {
+        if p != index && same_model(&entries[p]) {
+            return Some(p);
+        }
+    }
+    (index + 1..entries.len()).find(|&i| same_model(&entries[i]))
+}
+
+/// Recompute every entry's cached change (after loads, arrivals, removals, a pin).
+pub fn refresh_changes(w: &mut WatchState) {
+    let changes: Vec<Option<Change>> = (0..w.entries.len())
+        .map(|i| change(&w.entries, w.baseline, i))
+        .collect();
+    for (e, c) in w.entries.iter_mut().zip(changes) {
+        e.change = c;
+    }
+}
+
+/// The change of entry `index` against its baseline (`baseline_of`).
+pub fn change(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> Option<Change> {
+    let e = entries.get(index)?;
+    let now = e.facts?.median_ms?;
+    if pinned == Some(e.id) {
+        return Some(Change::Baseline);
+    }
+    let Some(b) = baseline_of(entries, pinned, index) else {
+        let older = entries[index + 1..]
+            .iter()
+            .any(|o| o.facts.is_some_and(|f| f.median_ms.is_some()));
+        return older.then_some(Change::OtherModel);
+    };
+    let base = &entries[b];
+    let before = base.facts?.median_ms?;
+    if before <= 0.0 {
+        return None;
+    }
+    let verdict = match (&base.execute, &e.execute) {
+        (Some(a), Some(n)) => single_change(a, n, &CompareOptions::default()).2,
+        _ => Verdict::TooFewSamples,
+    };
+    Some(Change::Relative {
+        delta: (now - before) / before,
+        verdict,
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -109,6 +180,14 @@ pub struct RunEntry {
     pub removed: bool,
     /// The loaded profile when it is not the one on screen (None once evicted).
     pub data: Option<Box<ExplorerData>>,
+    /// `Method::execute` over the kept runs (the change column's test), once loaded.
+    pub execute: Option<Stats>,
+    /// The profile's row tree, once loaded (kept after eviction: compare with the
+    /// baseline needs no reload).
+    pub rows: Option<Arc<RowTree>>,
+    /// `change(entries, baseline, index)`, kept up to date by `refresh_changes` after
+    /// every change of the list (the test is not redone per frame).
+    pub change: Option<Change>,
 }
 
 impl RunEntry {
@@ -150,6 +229,9 @@ pub struct WatchState {
     pub inflight: Option<(u64, u64)>,
     /// When the list last changed (a watcher event).
     pub last_update: Option<SystemTime>,
+    /// The run the user pinned as everyone's baseline (`b`); None: each run against the
+    /// previous run of its model.
+    pub baseline: Option<u64>,
     next_id: u64,
 }
 
@@ -167,6 +249,7 @@ impl WatchState {
             wanted: None,
             inflight: None,
             last_update: None,
+            baseline: None,
             next_id: 1,
         }
     }
@@ -223,6 +306,9 @@ impl WatchState {
         }
         if self.inflight.is_some_and(|(_, id)| id == gone.id) {
             self.inflight = None;
+        }
+        if self.baseline == Some(gone.id) {
+            self.baseline = None;
         }
         self.reselect(selected_id);
     }
@@ -299,6 +385,9 @@ pub(super) fn on_watch_event(
                 facts: None,
                 removed: false,
                 data: None,
+                execute: None,
+                rows: None,
+                change: None,
             });
         }
         WatchEvent::Error { path, message } => {
@@ -321,6 +410,9 @@ pub(super) fn on_watch_event(
                 facts: None,
                 removed: false,
                 data: None,
+                execute: None,
+                rows: None,
+                change: None,
             });
         }
         WatchEvent::Removed(path) => {
@@ -333,6 +425,9 @@ pub(super) fn on_watch_event(
     fix_runs_offset(state);
     let effects = pump(state);
     drop_stale_gauge(state);
+    if let Some(w) = state.watch.as_mut() {
+        refresh_changes(w);
+    }
     effects
 }
 
@@ -442,6 +537,8 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
     match outcome {
         Outcome::Loaded(data) => {
             w.entries[index].facts = Some(RunFacts::of(&data));
+            w.entries[index].execute = data.total.clone();
+            w.entries[index].rows = data.rows.clone();
             w.entries[index].status = RunStatus::Loaded;
             let shown_index = w.shown.and_then(|s| w.index_of(s));
             let show = w.wanted == Some(id)
@@ -482,6 +579,9 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
     }
     fix_runs_offset(state);
     effects.extend(pump(state));
+    if let Some(w) = state.watch.as_mut() {
+        refresh_changes(w);
+    }
     effects
 }
 
@@ -606,6 +706,7 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
         }
     }
     w.wanted = w.shown;
+    refresh_changes(w);
     state.loading = None;
     pump(state)
 }
@@ -616,4 +717,56 @@ pub(super) fn fix_runs_offset(state: &mut AppState) {
     if let Some(w) = state.watch.as_mut() {
         w.offset = super::state::fix_offset(w.selected, w.offset, page);
     }
+}
+
+/// `b`: pin the selected run as the baseline of every run of its model; on the pinned run,
+/// unpin (each run against the previous run of its model again).
+pub(super) fn pin_baseline(state: &mut AppState) {
+    let Some(w) = state.watch.as_mut() else {
+        state.notice = Some("a baseline is for watch mode (--watch DIR)".into());
+        return;
+    };
+    let Some(e) = w.entries.get(w.selected) else {
+        return;
+    };
+    if e.status != RunStatus::Loaded {
+        state.notice = Some("only a loaded run can be the baseline".into());
+        return;
+    }
+    let notice = if w.baseline == Some(e.id) {
+        w.baseline = None;
+        "baseline: the previous run of the same model".to_string()
+    } else {
+        w.baseline = Some(e.id);
+        format!("baseline: {}", one_line(&e.file_name()))
+    };
+    refresh_changes(w);
+    state.notice = Some(notice);
+}
+
+/// `d`: the compare view of the selected run (B) against its baseline (A), over the
+/// explorer until Esc.
+pub(super) fn open_compare(state: &mut AppState) {
+    let Some(w) = state.watch.as_ref() else {
+        state.notice = Some("compare with a baseline is for watch mode (--watch DIR)".into());
+        return;
+    };
+    let index = w.selected;
+    let Some(sel) = w.entries.get(index) else {
+        return;
+    };
+    let Some(b) = baseline_of(&w.entries, w.baseline, index) else {
+        state.notice = Some("no baseline: no other loaded run of this model".into());
+        return;
+    };
+    let (Some(now), Some(base)) = (&sel.rows, &w.entries[b].rows) else {
+        state.notice = Some("no baseline: no other loaded run of this model".into());
+        return;
+    };
+    let opts = CompareOptions::default();
+    let forward = compare(base, now, &opts);
+    let backward = compare(now, base, &opts);
+    state.compare = Some(Box::new(super::compare::CompareView::new(
+        forward, backward,
+    )));
 }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::Input;
 
 use super::data::ExplorerData;
@@ -202,6 +202,9 @@ pub struct AppState {
     /// A one-line message for the footer (what a change did, why a key did nothing);
     /// cleared by the next key.
     pub notice: Option<String>,
+    /// Watch mode: the compare view of a run against its baseline (`d`), drawn over the
+    /// explorer; its keys are `app::compare::COMPARE_KEYS` until it closes (Esc, q).
+    pub compare: Option<Box<super::compare::CompareView>>,
 }
 
 impl AppState {
@@ -227,6 +230,7 @@ impl AppState {
             watch: None,
             timeline: None,
             notice: None,
+            compare: None,
         }
     }
 
@@ -653,12 +657,27 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => {
             state.notice = None;
+            if state.error.is_none() {
+                if let Some(view) = state.compare.as_mut() {
+                    let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL)
+                        && key.code == KeyCode::Char('c');
+                    if ctrl_c {
+                        return command(state, Command::Quit);
+                    }
+                    if view.key(key) {
+                        state.compare = None;
+                    }
+                    return Vec::new();
+                }
+            }
             match keymap::lookup(state.mode(), &key) {
                 Some(cmd) => command(state, cmd),
                 None => Vec::new(),
             }
         }
         Action::Command(cmd) => command(state, cmd),
+        // The compare view (over the explorer) has no mouse handling.
+        Action::Mouse { .. } if state.compare.is_some() => Vec::new(),
         Action::Mouse { kind, x, y } => mouse(state, kind, x, y),
         Action::Resize(w, h) => {
             state.width = w;
@@ -862,6 +881,8 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             };
             return runs::select_run(state, index);
         }
+        PinBaseline => runs::pin_baseline(state),
+        CompareBaseline => runs::open_compare(state),
     }
     Vec::new()
 }

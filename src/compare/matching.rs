@@ -5,7 +5,8 @@
 //!    n-th `foo` with the n-th `foo` when a name repeats among siblings). Plan steps,
 //!    XNNPACK operators (`Conv #3`), kernels, trace ops and call-tree nodes (whose path is
 //!    their parent's path plus their name) all match this way.
-//! 2. the rest by what they are, in order: delegates by kind (CpuBackend, XNNPACK) when
+//! 2. the rest by what they are, in order: methods by signature (what they call, their
+//!    bundled input) when their names differ, then in order; delegates by kind (CpuBackend, XNNPACK) when
 //!    the programs differ; XNNPACK operators by operator type and shapes when the `#n`
 //!    numbering shifted (an operator added or removed earlier in the delegate).
 //!
@@ -178,6 +179,21 @@ fn match_level(
         }
     }
 
+    // Stage 3: methods still without a partner pair in order (one program's methods
+    // under other names, whose calls changed).
+    let mut free_methods: Vec<usize> = (0..b_ids.len())
+        .filter(|&j| !b_taken[j] && tb.rows[b_ids[j]].kind == RowKind::Method)
+        .rev()
+        .collect();
+    for (i, &id) in a_ids.iter().enumerate() {
+        if partner_of_a[i].is_none() && ta.rows[id].kind == RowKind::Method {
+            if let Some(j) = free_methods.pop() {
+                partner_of_a[i] = Some(j);
+                b_taken[j] = true;
+            }
+        }
+    }
+
     for (i, &ida) in a_ids.iter().enumerate() {
         let idb = partner_of_a[i].map(|j| b_ids[j]);
         push_pair(ta, tb, Some(ida), idb, depth, parent, out);
@@ -220,7 +236,8 @@ fn identity(r: &Row) -> String {
 
 fn fallback(r: &Row) -> Option<String> {
     match r.kind {
-        RowKind::Delegate => r.group.clone(),
+        // Methods by signature (what they call, their bundled input); delegates by kind.
+        RowKind::Method | RowKind::Delegate => r.group.clone(),
         RowKind::Operator => r
             .group
             .as_ref()

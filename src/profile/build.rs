@@ -180,7 +180,7 @@ pub fn build_profile_with(
 
 /// Method names from the runner log (`Using method NAME` lines, distinct, in order) when
 /// they name as many methods as the dump has groups; else `method 1`, `method 2`, ...
-fn method_names(log: Option<&RunLog>, groups: usize) -> Vec<String> {
+pub(crate) fn method_names(log: Option<&RunLog>, groups: usize) -> Vec<String> {
     let mut logged: Vec<String> = Vec::new();
     for line in log.map(|l| l.lines.as_slice()).unwrap_or_default() {
         let text = line

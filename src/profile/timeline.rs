@@ -97,6 +97,8 @@ pub struct TimelineRun {
     /// Index among the dump's `Execute` runs (0-based, warm-ups included).
     pub index: usize,
     pub warmup: bool,
+    /// The run's method (run signature group): an index into [`Timeline::methods`].
+    pub method: usize,
     /// In tree order: every parent before its children, siblings by start time.
     pub events: Vec<TimelineEvent>,
 }
@@ -123,8 +125,11 @@ pub struct Timeline {
     pub entries: Vec<TimelineEntry>,
     /// Every `Execute` run in order.
     pub runs: Vec<TimelineRun>,
-    /// Number of leading runs flagged as warm-up.
+    /// Number of leading runs flagged as warm-up (per method when there are several).
     pub warmup: usize,
+    /// The methods (run signature groups, as in the profile: named by the log, else
+    /// `method 1`, ..., with the bundled input when there is one), in order of first run.
+    pub methods: Vec<String>,
     /// Events left out because they end before they start (as in the profile).
     pub negative_durations: usize,
     /// Events kept without attribution because no collected row matched them (0 unless
@@ -197,7 +202,9 @@ pub fn build_timeline(
     if collected.runs == 0 {
         return Err(BuildError::NoExecuteRuns);
     }
-    // `auto`: the cold leading runs by the profile's rule, over Method::execute.
+    let auto = warmup == super::warmup::Warmup::Auto;
+    // `auto`: the cold leading runs by the profile's rule, over Method::execute (per
+    // method when there are several: redone below once the runs are known).
     let warmup = match warmup {
         super::warmup::Warmup::Runs(n) => n,
         super::warmup::Warmup::Auto => super::warmup::auto_warmup(&collected.method.ms).0,
@@ -209,8 +216,46 @@ pub fn build_timeline(
         });
     }
 
+    // The methods, grouped as the profile groups them; warm-up is per method, as there.
+    let groups = super::methods::group_runs(dump);
+    let names = super::build::method_names(log, groups.len());
+    let mut method_of_block: FastMap<usize, usize> = FastMap::default();
+    for (g, group) in groups.iter().enumerate() {
+        for &b in &group.blocks {
+            method_of_block.insert(b, g);
+        }
+    }
+    let method_names: Vec<String> = groups
+        .iter()
+        .zip(&names)
+        .map(|(g, n)| match g.bundled_input_index {
+            Some(b) => format!("{n} (bundled input {b})"),
+            None => n.clone(),
+        })
+        .collect();
+    // Runs dropped per method: the first method's as asked (too many is an error, as
+    // in the profile), the others' at most all but one (the profile warns about those).
+    let drops: Vec<usize> = groups
+        .iter()
+        .enumerate()
+        .map(|(g, grp)| {
+            if g == 0 {
+                warmup
+            } else {
+                warmup.min(grp.blocks.len().saturating_sub(1))
+            }
+        })
+        .collect();
+    if groups.len() > 1 && !auto && groups[0].blocks.len() <= warmup {
+        return Err(BuildError::WarmupTooLarge {
+            warmup,
+            runs: groups[0].blocks.len(),
+        });
+    }
+    let mut seen_in_method = vec![0usize; groups.len().max(1)];
     let mut tl = Timeline {
         warmup,
+        methods: method_names,
         ..Timeline::default()
     };
     // Entries: one per collected row, plus the method and the instruction scopes.
@@ -384,11 +429,40 @@ pub fn build_timeline(
             });
         }
         let events = nest_run(&tl.entries, &is_delegate, events);
+        let method = method_of_block.get(&block_index).copied().unwrap_or(0);
+        let position = seen_in_method.get(method).copied().unwrap_or(0);
+        if let Some(n) = seen_in_method.get_mut(method) {
+            *n += 1;
+        }
         tl.runs.push(TimelineRun {
             index: run,
-            warmup: run < warmup,
+            warmup: if groups.len() > 1 {
+                position < drops.get(method).copied().unwrap_or(warmup)
+            } else {
+                run < warmup
+            },
+            method,
             events,
         });
+    }
+    if auto && groups.len() > 1 {
+        // Each method's own cold leading runs, as the profile drops them.
+        for g in 0..groups.len() {
+            let ms: Vec<f64> = tl
+                .runs
+                .iter()
+                .filter(|r| r.method == g)
+                .filter_map(|r| r.method_ns(&tl))
+                .map(|ns| ns as f64 / 1e6)
+                .collect();
+            let drop = super::warmup::auto_warmup(&ms).0;
+            if g == 0 {
+                tl.warmup = drop;
+            }
+            for (k, r) in tl.runs.iter_mut().filter(|r| r.method == g).enumerate() {
+                r.warmup = k < drop;
+            }
+        }
     }
     Ok(tl)
 }

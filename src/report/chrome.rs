@@ -76,6 +76,49 @@ pub fn write_dump_chrome(
         .filter_map(|r| r.span().map(|s| s.0))
         .min()
         .unwrap_or(0);
+    let mut out = EventWriter::begin(w)?;
+    // Several methods (run signatures): one process per method, on one time axis.
+    let several = tl.methods.len() > 1;
+    for m in 0..tl.methods.len().max(1) {
+        let mine: Vec<&TimelineRun> = runs
+            .iter()
+            .copied()
+            .filter(|r| !several || r.method == m)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let (process, method) = match tl.methods.get(m) {
+            Some(name) if several => (format!("ETDump {source} · {name}"), Some(name.as_str())),
+            _ => (format!("ETDump {source}"), None),
+        };
+        write_dump_process(&mut out, tl, &mine, m as u32 + 1, &process, method, origin)?;
+    }
+    let mut other = serde_json::json!({
+        "generator": "cpuprof-tui",
+        "source": source,
+        "runs": runs.iter().map(|r| r.index).collect::<Vec<_>>(),
+        "runs_total": tl.runs.len(),
+        "warmup": tl.warmup,
+        "time_origin_ns": origin,
+        "unattributed_events": tl.unmatched_events,
+    });
+    if several {
+        other["methods"] = serde_json::json!(tl.methods);
+    }
+    out.end(&other)
+}
+
+/// One process (`pid`) of a dump's export: the runs of one method (or all runs).
+fn write_dump_process(
+    out: &mut EventWriter<'_>,
+    tl: &Timeline,
+    runs: &[&TimelineRun],
+    pid: u32,
+    process: &str,
+    method: Option<&str>,
+    origin: u64,
+) -> io::Result<()> {
     let rel = |t: u64| i64::try_from(t.saturating_sub(origin)).unwrap_or(i64::MAX);
     let mut spans: Vec<Span> = Vec::new();
     let mut owner: Vec<(usize, usize)> = Vec::new(); // (run position, event index)
@@ -93,12 +136,11 @@ pub fn write_dump_chrome(
     let tracks = assign_tracks(&spans);
     let extra = tracks.iter().map(|t| t.0).max().unwrap_or(0);
 
-    let mut out = EventWriter::begin(w)?;
     out.event(&meta(
-        1,
+        pid,
         0,
         "process_name",
-        &format!("{{\"name\":{}}}", json_str(&format!("ETDump {source}"))),
+        &format!("{{\"name\":{}}}", json_str(process)),
     ))?;
     for t in 0..=extra {
         let name = if t == 0 {
@@ -107,13 +149,13 @@ pub fn write_dump_chrome(
             format!("moved events {t} (outside their parent or overlapping a sibling)")
         };
         out.event(&meta(
-            1,
+            pid,
             t + 1,
             "thread_name",
             &format!("{{\"name\":{}}}", json_str(&name)),
         ))?;
         out.event(&meta(
-            1,
+            pid,
             t + 1,
             "thread_sort_index",
             &format!("{{\"sort_index\":{t}}}"),
@@ -129,7 +171,7 @@ pub fn write_dump_chrome(
         use std::fmt::Write as _;
         let _ = write!(
             line,
-            "{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"name\":{},\"cat\":\"{}\",\"ts\":{},\"dur\":{},\"args\":{{\"run\":{}",
+            "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{},\"name\":{},\"cat\":\"{}\",\"ts\":{},\"dur\":{},\"args\":{{\"run\":{}",
             tracks[j].0 + 1,
             json_str(&entry.name),
             entry.kind.label(),
@@ -139,6 +181,9 @@ pub fn write_dump_chrome(
         );
         if run.warmup {
             line.push_str(",\"warmup\":true");
+        }
+        if let Some(m) = method {
+            let _ = write!(line, ",\"method\":{}", json_str(m));
         }
         if let Some(id) = entry.instruction_id {
             let _ = write!(line, ",\"instruction_id\":{id}");
@@ -168,16 +213,7 @@ pub fn write_dump_chrome(
         line.push_str("}}");
         out.event(&line)?;
     }
-    let other = serde_json::json!({
-        "generator": "cpuprof-tui",
-        "source": source,
-        "runs": runs.iter().map(|r| r.index).collect::<Vec<_>>(),
-        "runs_total": tl.runs.len(),
-        "warmup": tl.warmup,
-        "time_origin_ns": origin,
-        "unattributed_events": tl.unmatched_events,
-    });
-    out.end(&other)
+    Ok(())
 }
 
 /// One complete event per paired call of a trace, one main track per thread; failed calls

@@ -6,9 +6,10 @@
 //! earlier siblings, so a tree's self times add up to its root's duration exactly and none
 //! is negative; the values therefore add up to the total of `Method::execute` over the
 //! runs (dumps) or of the top-level calls (traces). Stacks whose self time is 0 are left
-//! out. Lines are sorted by stack. `;` in a name becomes `:`, line breaks become spaces
-//! and other control characters `\xNN`, so every frame stays one frame and no input
-//! byte can steer a terminal.
+//! out. Lines are sorted by stack. A dump of several methods (run signatures) puts each
+//! run's stacks under a frame naming its method (`encode;Method::execute;...`). `;` in a
+//! name becomes `:`, line breaks become spaces and other control characters `\xNN`, so
+//! every frame stays one frame and no input byte can steer a terminal.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -49,14 +50,35 @@ struct Folder {
 impl Folder {
     /// Add one tree: `name_ids[i]` names node i; parents precede children.
     fn add(&mut self, spans: &[Span], name_ids: &[u32]) {
+        self.add_under(spans, name_ids, None)
+    }
+
+    /// The stack id of `(parent, name)`, interned.
+    fn intern(&mut self, key: (u32, u32)) -> u32 {
+        match self.index.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.stacks.len() as u32;
+                self.stacks.push(key);
+                self.values.push(0);
+                self.index.insert(key, id);
+                id
+            }
+        }
+    }
+
+    /// As `add`, below a root frame `root` (a name id) of its own with no self time
+    /// (the method of a dump's run when there are several), so the sums do not change.
+    fn add_under(&mut self, spans: &[Span], name_ids: &[u32], root: Option<u32>) {
         let own = self_times(spans);
+        let base = root.map(|r| self.intern((u32::MAX, r)));
         let mut stack_of: Vec<u32> = Vec::with_capacity(spans.len());
         let mut depth: Vec<u32> = Vec::with_capacity(spans.len());
         for (i, s) in spans.iter().enumerate() {
             let up = s.parent.filter(|&p| (p as usize) < i);
             let d = up.map_or(0, |p| depth[p as usize] + 1);
             depth.push(d);
-            let parent = up.map_or(u32::MAX, |p| stack_of[p as usize]);
+            let parent = up.map_or(base.unwrap_or(u32::MAX), |p| stack_of[p as usize]);
             if d > MAX_DEPTH {
                 // Deeper calls add their time to the one merged frame below the cap.
                 let id = stack_of[up.map_or(0, |p| p as usize)];
@@ -65,17 +87,7 @@ impl Folder {
                 continue;
             }
             let name = if d == MAX_DEPTH { DEEPER } else { name_ids[i] };
-            let key = (parent, name);
-            let id = match self.index.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.stacks.len() as u32;
-                    self.stacks.push(key);
-                    self.values.push(0);
-                    self.index.insert(key, id);
-                    id
-                }
-            };
+            let id = self.intern((parent, name));
             self.values[id as usize] = self.values[id as usize].saturating_add(own[i]);
             stack_of.push(id);
         }
@@ -127,9 +139,16 @@ pub fn write_dump_folded(
             })
             .collect();
         let names: Vec<u32> = run.events.iter().map(|e| e.entry).collect();
-        folder.add(&spans, &names);
+        // Several methods: each run's stacks start with its method (name ids past the
+        // entries).
+        let root = (tl.methods.len() > 1).then(|| (tl.entries.len() + run.method) as u32);
+        folder.add_under(&spans, &names, root);
     }
-    folder.write(w, &|n| tl.entries[n as usize].name.clone())
+    let entries = tl.entries.len();
+    folder.write(w, &|n| match (n as usize).checked_sub(entries) {
+        Some(m) => tl.methods.get(m).cloned().unwrap_or_default(),
+        None => tl.entries[n as usize].name.clone(),
+    })
 }
 
 /// The folded stacks of a trace's calls (all threads together).

@@ -30,6 +30,12 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     if area.width == 0 || area.height == 0 {
         return;
     }
+    // Watch mode's compare of a run with its baseline covers the explorer (an error
+    // dialog still shows: its key goes first).
+    if let (Some(view), None) = (&state.compare, &state.error) {
+        compare::draw(frame, view, theme);
+        return;
+    }
     // Geometry comes from the same pure function update uses for mouse hits, laid out
     // on the frame itself: a resize may reach the buffer before `Action::Resize`
     // reaches the state, and widgets must never draw outside the buffer.

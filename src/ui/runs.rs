@@ -1,5 +1,6 @@
 //! Runs list pane (watch mode): every profile found, newest first, with its time, run
-//! count, method median and the change against the previous profile; errors in one line.
+//! count, method median and the change against its baseline run (`~` when the test
+//! finds no significant change; the pinned baseline says `baseline`); errors in one line.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -10,11 +11,9 @@ use super::pane_frame;
 use super::text::fit;
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, wrap};
-use crate::app::runs::{change, clock, delta_label, Change};
+use crate::app::runs::{clock, Change};
 use crate::app::{AppState, Pane, RunStatus, WatchState};
-
-/// Changes smaller than this (either way) are shown dim: noise, not news.
-const NOISE: f64 = 0.005;
+use crate::compare::Verdict;
 
 pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Runs);
@@ -101,20 +100,17 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
                     .map(duration_ms)
                     .unwrap_or_else(|| "-".into());
                 spans.push(Span::raw(fit(&median, 10, true)));
-                match change(&w.entries, pos) {
-                    Some(Change::Relative(d)) => {
-                        let style = if d.abs() < NOISE {
-                            theme.dim()
-                        } else if d > 0.0 {
-                            theme.slower()
-                        } else {
-                            theme.faster()
+                match e.change {
+                    Some(c @ Change::Relative { verdict, .. }) => {
+                        let style = match verdict {
+                            Verdict::Slower => theme.slower(),
+                            Verdict::Faster => theme.faster(),
+                            // Not significant: noise, not news.
+                            _ => theme.dim(),
                         };
-                        spans.push(Span::styled(fit(&delta_label(d), 12, true), style));
+                        spans.push(Span::styled(fit(&c.label(), 12, true), style));
                     }
-                    Some(Change::OtherModel) => {
-                        spans.push(Span::styled(fit("other model", 12, true), theme.dim()))
-                    }
+                    Some(c) => spans.push(Span::styled(fit(&c.label(), 12, true), theme.dim())),
                     None => spans.push(Span::raw(fit("", 12, true))),
                 }
             }
