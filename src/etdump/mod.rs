@@ -2,6 +2,7 @@
 //!
 //! No statistics here; attribution and stats live in `crate::profile`.
 
+mod checked;
 mod error;
 /// flatc output for `assets/schema/etdump.fbs`. Public so tests and benches can build
 /// dumps with the flatbuffers builder; not a stable API.

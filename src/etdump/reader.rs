@@ -1,12 +1,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use flatbuffers::{
-    ErrorTraceDetail, Follow, ForwardsUOffset, InvalidFlatbuffer, SkipSizePrefix, Vector,
-    Verifiable, Verifier, VerifierOptions,
-};
-
-use super::generated::etdump as fb;
+use super::checked::{self, CheckResult, Cursor, Limits, Trail};
 use super::header::check_header;
 use super::{
     ByteSpan, DelegateId, EtDump, EtDumpError, NameId, NameTable, ProfileEvent, RunBlock,
@@ -18,28 +13,22 @@ const PARALLEL_MIN_BYTES: usize = 4 << 20;
 
 /// Parse the bytes of a whole `.etdp` file.
 ///
-/// The root table and the `run_data` offsets are verified first; then the `RunData`
-/// tables are verified (each with the flatbuffers verifier) and decoded in contiguous
-/// chunks, one per core, and the chunks are merged in file order.
+/// One pass: [`super::checked`] bounds-checks each table as it decodes it (the same checks
+/// the flatbuffers verifier makes, so the verdict is the same), in contiguous chunks of
+/// `RunData` blocks, one per core; the chunks are merged in file order.
 pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     let buf = check_header(bytes)?;
-    let opts = verifier_options(buf.len());
-    let mut verifier = Verifier::new(&opts, buf);
-    <SkipSizePrefix<ForwardsUOffset<ShallowRoot>>>::run_verifier(&mut verifier, 0)
-        .map_err(|e| EtDumpError::Corrupt(describe_invalid(&e, "ETDump")))?;
-    // SAFETY: the root table, its scalar fields and the run_data vector of offsets were
-    // verified just above. RunData tables are only read after their own verification.
-    let root = unsafe { fb::size_prefixed_root_as_etdump_unchecked(buf) };
-    let version = root.version();
-    let Some(runs) = root.run_data() else {
+    let limits = Limits::for_buffer(buf.len());
+    let mut root_cur = Cursor::new(buf, limits);
+    let root = checked::root(&mut root_cur).map_err(|b| b.into_error("ETDump"))?;
+    let Some(runs) = root.run_data else {
         return Ok(EtDump {
-            version,
+            version: root.version,
             ..EtDump::default()
         });
     };
-    // Position of the first element (an offset) of the run_data vector in `buf`.
-    let first_element = runs.bytes().as_ptr() as usize - buf.as_ptr() as usize;
-    let count = runs.len();
+    let first_element = runs.start;
+    let count = runs.len() / 4;
 
     let threads = if buf.len() >= PARALLEL_MIN_BYTES {
         std::thread::available_parallelism()
@@ -53,14 +42,14 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
         .map(|t| count * t / threads..count * (t + 1) / threads)
         .collect();
     let parts: Vec<Result<Part, EtDumpError>> = if threads == 1 {
-        vec![decode_chunk(buf, &opts, first_element, 0..count)]
+        vec![decode_chunk(buf, limits, first_element, 0..count)]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .iter()
                 .map(|range| {
-                    let (opts, range) = (&opts, range.clone());
-                    scope.spawn(move || decode_chunk(buf, opts, first_element, range))
+                    let range = range.clone();
+                    scope.spawn(move || decode_chunk(buf, limits, first_element, range))
                 })
                 .collect();
             handles
@@ -73,31 +62,13 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
                 .collect()
         })
     };
-    merge(version, parts)
+    merge(root.version, parts)
 }
 
 /// Read and parse a file. Errors do not include the path; callers add it.
 pub fn read_file(path: &Path) -> Result<EtDump, EtDumpError> {
     let bytes = std::fs::read(path).map_err(|e| EtDumpError::Io(e.to_string()))?;
     parse(&bytes)
-}
-
-/// The root table with `run_data` checked only as a vector of offsets: the tables behind
-/// them are verified chunk by chunk in [`decode_chunk`].
-struct ShallowRoot;
-
-impl Verifiable for ShallowRoot {
-    fn run_verifier(v: &mut Verifier, pos: usize) -> Result<(), InvalidFlatbuffer> {
-        v.visit_table(pos)?
-            .visit_field::<u32>("version", fb::ETDump::VT_VERSION, false)?
-            .visit_field::<ForwardsUOffset<Vector<'_, u32>>>(
-                "run_data",
-                fb::ETDump::VT_RUN_DATA,
-                false,
-            )?
-            .finish();
-        Ok(())
-    }
 }
 
 /// The decoded events of a contiguous range of RunData blocks, with its own name table
@@ -115,21 +86,17 @@ struct Part {
 
 fn decode_chunk(
     buf: &[u8],
-    opts: &VerifierOptions,
+    limits: Limits,
     first_element: usize,
     range: Range<usize>,
 ) -> Result<Part, EtDumpError> {
-    let mut verifier = Verifier::new(opts, buf);
+    let mut cur = Cursor::new(buf, limits);
     let mut part = Part::default();
     let mut recent = RecentNames::new();
     for index in range {
         let pos = first_element + 4 * index;
-        <ForwardsUOffset<fb::RunData>>::run_verifier(&mut verifier, pos).map_err(|e| {
-            EtDumpError::Corrupt(describe_invalid(&e, &format!("ETDump.run_data[{index}]")))
-        })?;
-        // SAFETY: this RunData (and everything it reaches) was verified just above.
-        let run = unsafe { <ForwardsUOffset<fb::RunData>>::follow(buf, pos) };
-        decode_run(run, &mut part, &mut recent)?;
+        decode_run(&mut cur, pos, &mut part, &mut recent)
+            .map_err(|b| b.into_error(&format!("ETDump.run_data[{index}]")))?;
     }
     Ok(part)
 }
@@ -190,83 +157,39 @@ fn merge(version: u32, parts: Vec<Result<Part, EtDumpError>>) -> Result<EtDump, 
     Ok(out)
 }
 
-/// Limits scaled to the buffer: the default cap of 1M tables rejects real dumps of a few
-/// tens of MB (two tables per event). A genuine buffer cannot hold more tables than
-/// `len / 4` (each starts with a 4-byte soffset; flatcc and flatc share vtables, never
-/// tables), so the cap only trips on offsets that revisit the same tables, which is how a
-/// small malicious file would make verification slow.
-fn verifier_options(buf_len: usize) -> VerifierOptions {
-    VerifierOptions {
-        max_depth: 64,
-        max_tables: buf_len / 4 + 1024,
-        // Bytes the verifier touches, counting shared vtables once per table: about 2x the
-        // buffer in genuine dumps.
-        max_apparent_size: buf_len.saturating_mul(16).saturating_add(1 << 20),
-        ignore_missing_null_terminator: false,
-    }
-}
-
-/// One line: the flatbuffers error, then where it happened as a field path from the root
-/// (`ETDump.run_data[1].events[7].profile_event.name`). Positions are file offsets.
-fn describe_invalid(e: &InvalidFlatbuffer, root: &str) -> String {
-    let text = e.to_string();
-    let message = text.lines().next().unwrap_or("").trim();
-    let trace = match e {
-        InvalidFlatbuffer::MissingRequiredField { error_trace, .. }
-        | InvalidFlatbuffer::InconsistentUnion { error_trace, .. }
-        | InvalidFlatbuffer::Utf8Error { error_trace, .. }
-        | InvalidFlatbuffer::MissingNullTerminator { error_trace, .. }
-        | InvalidFlatbuffer::Unaligned { error_trace, .. }
-        | InvalidFlatbuffer::RangeOutOfBounds { error_trace, .. }
-        | InvalidFlatbuffer::SignedOffsetOutOfBounds { error_trace, .. } => {
-            Some(error_trace.as_ref())
-        }
-        InvalidFlatbuffer::TooManyTables
-        | InvalidFlatbuffer::ApparentSizeTooLarge
-        | InvalidFlatbuffer::DepthLimitReached => None,
-    };
-    let Some(trace) = trace else {
-        return format!("flatbuffer verification failed: {message} (offsets revisit tables?)");
-    };
-    // The trace is innermost first.
-    let mut path = String::from(root);
-    for detail in trace.iter().rev() {
-        match detail {
-            ErrorTraceDetail::TableField { field_name, .. } => {
-                path.push('.');
-                path.push_str(field_name);
-            }
-            ErrorTraceDetail::VectorElement { index, .. } => {
-                path.push_str(&format!("[{index}]"));
-            }
-            ErrorTraceDetail::UnionVariant { variant, .. } => {
-                path.push_str(&format!("<{variant}>"));
-            }
-        }
-    }
-    format!("flatbuffer verification failed at {path}: {message}")
-}
-
-/// Decodes one verified RunData into `part`. Accessors apply the schema defaults.
+/// Decodes the RunData whose offset is at `pos` into `part`, checking every field the
+/// flatbuffers verifier would check (sub-tables we do not decode are handed to it).
 fn decode_run(
-    run: fb::RunData<'_>,
+    cur: &mut Cursor<'_>,
+    pos: usize,
     part: &mut Part,
     recent: &mut RecentNames,
-) -> Result<(), EtDumpError> {
+) -> CheckResult<()> {
+    let run = checked::run_data(cur, pos)?;
     let first = part.events.len();
     let mut allocation_events = 0;
     let mut debug_events = 0;
-    if let Some(events) = run.events() {
-        part.events.reserve(events.len());
-        for event in events.iter() {
+    let name = run.name.unwrap_or("").to_owned();
+    if let Some(events) = run.events.clone() {
+        part.events.reserve(events.len() / 4);
+        for (i, elem) in events.step_by(4).enumerate() {
+            let event = checked::event(cur, elem).at_index(i).at_field("events")?;
+            if let Some(pe) = event.profile_event {
+                let decoded = decode_profile_event(cur, pe, recent, part)
+                    .at_field("profile_event")
+                    .at_index(i)
+                    .at_field("events")?;
+                part.events.push(decoded);
+            }
+            checked::unread_event_members(cur, &event)
+                .at_index(i)
+                .at_field("events")?;
             // The schema says exactly one member is set; if a writer set several, the
             // profile event wins (it is the only one we decode).
-            if let Some(pe) = event.profile_event() {
-                let decoded = decode_profile_event(pe, recent, part)?;
-                part.events.push(decoded);
-            } else if event.debug_event().is_some() {
+            if event.profile_event.is_some() {
+            } else if event.debug_event.is_some() {
                 debug_events += 1;
-            } else if event.allocation_event().is_some() {
+            } else if event.allocation_event.is_some() {
                 allocation_events += 1;
             } else {
                 part.skipped.empty += 1;
@@ -276,8 +199,8 @@ fn decode_run(
     part.skipped.allocation += allocation_events;
     part.skipped.debug += debug_events;
     part.blocks.push(RunBlock {
-        name: run.name().unwrap_or("").to_owned(),
-        bundled_input_index: run.bundled_input_index(),
+        name,
+        bundled_input_index: run.bundled_input_index,
         events: first..part.events.len(),
         allocation_events,
         debug_events,
@@ -286,34 +209,56 @@ fn decode_run(
 }
 
 fn decode_profile_event(
-    pe: fb::ProfileEvent<'_>,
+    cur: &mut Cursor<'_>,
+    pos: usize,
     recent: &mut RecentNames,
     part: &mut Part,
-) -> Result<ProfileEvent, EtDumpError> {
+) -> CheckResult<ProfileEvent> {
+    let pe = checked::profile_event(cur, pos)?;
     let names = &mut part.names;
-    let delegate_id = match pe.delegate_debug_id_str() {
-        Some(s) if !s.is_empty() => Some(DelegateId::Str(recent.intern(names, s))),
-        _ => match pe.delegate_debug_id_int() {
+    let mut intern = |cur: &mut Cursor<'_>, at: usize, field: &'static str| {
+        let bytes = cur.string(at).at_field(field)?;
+        if let Some(id) = recent.lookup(names, bytes) {
+            return Ok((id, bytes.is_empty()));
+        }
+        let s = checked::utf8(cur, bytes).at_field(field)?;
+        Ok::<_, Box<checked::Bad>>((recent.intern(names, s), s.is_empty()))
+    };
+    // Fields in schema order, as the verifier visits them (the first error reported is
+    // the same).
+    let name = match pe.name {
+        Some(at) => Some(intern(cur, at, "name")?.0),
+        None => None,
+    };
+    let delegate_str = match pe.delegate_debug_id_str {
+        Some(at) => Some(intern(cur, at, "delegate_debug_id_str")?),
+        None => None,
+    };
+    let metadata_bytes = match pe.delegate_debug_metadata {
+        Some(at) => Some(cur.byte_vector(at).at_field("delegate_debug_metadata")?),
+        None => None,
+    };
+    let delegate_id = match delegate_str {
+        Some((id, false)) => Some(DelegateId::Str(id)),
+        _ => match pe.delegate_debug_id_int {
             -1 => None,
             i => Some(DelegateId::Int(i)),
         },
     };
-    let name = pe.name().map(|n| recent.intern(names, n));
-    let metadata = match pe.delegate_debug_metadata() {
+    let metadata = match metadata_bytes {
         None => None,
-        Some(v) => Some(pool_metadata(
-            part,
-            delegate_id.map_or(name, label_id),
-            v.bytes(),
-        )?),
+        Some(bytes) => Some(
+            pool_metadata(part, delegate_id.map_or(name, label_id), bytes)
+                .map_err(checked::Bad::from_etdump_error)?,
+        ),
     };
     Ok(ProfileEvent {
         name,
         delegate_id,
-        chain_index: pe.chain_index(),
-        instruction_id: pe.instruction_id(),
-        start_ticks: pe.start_time(),
-        end_ticks: pe.end_time(),
+        chain_index: pe.chain_index,
+        instruction_id: pe.instruction_id,
+        start_ticks: pe.start_time,
+        end_ticks: pe.end_time,
         metadata,
     })
 }
@@ -387,11 +332,23 @@ impl RecentNames {
         id
     }
 
+    /// The id of `bytes` if it is the name cached in its slot (then it is valid UTF-8: it
+    /// equals a name already checked).
+    #[inline]
+    fn lookup(&self, table: &NameTable, bytes: &[u8]) -> Option<NameId> {
+        let id = self.slots[Self::slot_of(bytes)]?;
+        (table.get(id).as_bytes() == bytes).then_some(id)
+    }
+
     /// Mixes the length and the last 8 bytes: names often differ only at the end
     /// (`... GEMM #1`, `... GEMM #2`).
     #[inline]
     fn slot(s: &str) -> usize {
-        let b = s.as_bytes();
+        Self::slot_of(s.as_bytes())
+    }
+
+    #[inline]
+    fn slot_of(b: &[u8]) -> usize {
         let k = b.len().min(8);
         let mut tail = [0u8; 8];
         tail[..k].copy_from_slice(&b[b.len() - k..]);
@@ -423,9 +380,9 @@ mod tests {
 
     #[test]
     fn verifier_limits_scale_with_size() {
-        let small = verifier_options(100);
+        let small = Limits::for_buffer(100);
         assert_eq!(small.max_tables, 100 / 4 + 1024);
-        let big = verifier_options(100 << 20);
+        let big = Limits::for_buffer(100 << 20);
         // A 100 MB dump holds ~2.4M tables, more than the crate default of 1M.
         assert!(big.max_tables > 2_400_000);
         assert!(big.max_apparent_size >= 2 * (100 << 20));
