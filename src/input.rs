@@ -124,7 +124,72 @@ pub const FORMATS_TRIED: &str =
 pub struct Input {
     /// For messages: the path, or `<stdin>`.
     pub name: String,
-    pub bytes: Arc<Vec<u8>>,
+    pub bytes: Arc<InputBytes>,
+}
+
+/// The bytes of an input: read into memory, or a read-only map of a regular file
+/// ([`read_input_mapped`]). Both deref to `[u8]`.
+pub enum InputBytes {
+    Owned(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for InputBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            InputBytes::Owned(v) => v,
+            InputBytes::Mapped(m) => m,
+        }
+    }
+}
+
+impl fmt::Debug for InputBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputBytes::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
+            InputBytes::Mapped(m) => write!(f, "Mapped({} bytes)", m.len()),
+        }
+    }
+}
+
+/// Regular files at least this big are mapped by [`read_input_mapped`]; smaller ones
+/// are cheaper to read.
+const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// Like [`read_input`], but a regular file of 1 MiB or more is mapped instead of read:
+/// no copy, and the pages count once in the resident size (the page cache's). Pipes,
+/// FIFOs, devices and small files are read as by [`read_input`].
+///
+/// For one-shot commands on finished files (`report`): a file truncated by another
+/// process while it is being decoded would fault (SIGBUS), so watched files, which are
+/// rewritten in place, are read with [`read_input`] instead.
+pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
+    if !is_stdin(path) {
+        if let Ok(file) = std::fs::File::open(path) {
+            if let Ok(meta) = file.metadata() {
+                if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
+                    let limit = max_input_size();
+                    if meta.len() > limit {
+                        return Err(InputError::TooLarge {
+                            limit,
+                            size: Some(meta.len()),
+                        });
+                    }
+                    // SAFETY: the map is read-only and private to this process; the
+                    // file is not written by us (see the function comment for the
+                    // truncation caveat).
+                    if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+                        return Ok(Input {
+                            name: display_name(path),
+                            bytes: Arc::new(InputBytes::Mapped(map)),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    read_input(path)
 }
 
 /// Whether `path` means standard input.
@@ -142,8 +207,8 @@ pub fn display_name(path: &Path) -> String {
 }
 
 /// Bytes of inputs that cannot be read twice (stdin, FIFOs, devices), by path.
-fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<Vec<u8>>>> {
-    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<u8>>>>> =
+fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<InputBytes>>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<InputBytes>>>> =
         std::sync::OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
@@ -199,7 +264,7 @@ pub fn read_input_with_progress(
         )
     };
     // Arc<Vec> rather than Arc<[u8]>: converting would copy the whole input once more.
-    let bytes = Arc::new(bytes);
+    let bytes = Arc::new(InputBytes::Owned(bytes));
     if !regular {
         once_cache()
             .lock()
