@@ -161,7 +161,10 @@ fn bench(c: &mut Criterion) {
             dir.path().join("cpu_1gb.log"),
         )
         .expect("log");
-        eprintln!("scale: built 1 GB dump ({runs} runs) in {:.1?}", t.elapsed());
+        eprintln!(
+            "scale: built 1 GB dump ({runs} runs) in {:.1?}",
+            t.elapsed()
+        );
         summary_line("cpu_1gb", &path, &out, 3);
     } else {
         eprintln!("cpu_1gb: skipped (set CPUPROF_BENCH_1GB=1 to build and time a 1 GB dump)");

@@ -134,6 +134,54 @@ pub enum InputBytes {
     Mapped(memmap2::Mmap),
 }
 
+impl Drop for InputBytes {
+    fn drop(&mut self) {
+        if let InputBytes::Mapped(m) = self {
+            let start = m.as_ptr() as usize;
+            live_maps().retain(|r| r.start != start);
+        }
+    }
+}
+
+/// Address ranges of the live maps made by [`read_input_mapped`].
+fn live_maps() -> std::sync::MutexGuard<'static, Vec<std::ops::Range<usize>>> {
+    static MAPS: Mutex<Vec<std::ops::Range<usize>>> = Mutex::new(Vec::new());
+    MAPS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Lets the kernel drop the pages of `bytes` from this process's resident set if they
+/// lie in a file map made by [`read_input_mapped`] (a reader calls this on ranges it has
+/// decoded). The bytes stay readable: touching them again faults them back in from the
+/// page cache. Anything else (heap bytes) is left alone.
+pub fn release_mapped_pages(bytes: &[u8]) {
+    #[cfg(unix)]
+    {
+        let (start, end) = (
+            bytes.as_ptr() as usize,
+            bytes.as_ptr() as usize + bytes.len(),
+        );
+        if !live_maps().iter().any(|r| r.start <= start && end <= r.end) {
+            return;
+        }
+        const PAGE: usize = 4096;
+        let (lo, hi) = (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE);
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside a live read-only private file map; DONTNEED
+            // only drops our page table entries, the contents are unchanged.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = bytes;
+}
+
+/// Files below this are mapped with every page read in at once (faster); bigger ones
+/// are faulted in as they are decoded and released behind the decoder, so the map never
+/// holds the whole file resident.
+const POPULATE_MAX_BYTES: u64 = 64 << 20;
+
 impl std::ops::Deref for InputBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -179,7 +227,14 @@ pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
                     // SAFETY: the map is read-only and private to this process; the
                     // file is not written by us (see the function comment for the
                     // truncation caveat).
-                    if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+                    let mut options = memmap2::MmapOptions::new();
+                    if meta.len() <= POPULATE_MAX_BYTES {
+                        options.populate();
+                    }
+                    if let Ok(map) = unsafe { options.map(&file) } {
+                        let _ = map.advise(memmap2::Advice::Sequential);
+                        let start = map.as_ptr() as usize;
+                        live_maps().push(start..start + map.len());
                         return Ok(Input {
                             name: display_name(path),
                             bytes: Arc::new(InputBytes::Mapped(map)),

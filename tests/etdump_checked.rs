@@ -123,7 +123,9 @@ fn ours(dump: &EtDump) -> (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>)
 
 /// The reference with `parse`'s normalisation of delegate ids: an empty string id counts
 /// as absent, and the int is only kept when no non-empty string id is present.
-fn normalise(mut r: (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>)) -> impl PartialEq + std::fmt::Debug {
+fn normalise(
+    mut r: (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>),
+) -> impl PartialEq + std::fmt::Debug {
     for run in &mut r.1 {
         for ev in &mut run.2 {
             if ev.1.as_deref() == Some("") {
@@ -159,7 +161,9 @@ fn check(bytes: &[u8]) {
         (Err(InvalidFlatbuffer::TooManyTables | InvalidFlatbuffer::ApparentSizeTooLarge), _) => {}
         (Err(e), Ok(_)) => panic!("parse accepted what the verifier rejects: {e}"),
         (Ok(_), Err(e)) => {
-            if !e.to_string().contains("Too many tables") && !e.to_string().contains("Apparent size") {
+            if !e.to_string().contains("Too many tables")
+                && !e.to_string().contains("Apparent size")
+            {
                 panic!("parse rejected what the verifier accepts: {e}")
             }
         }

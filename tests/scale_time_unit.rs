@@ -120,7 +120,10 @@ fn us_and_cycle_clocks_read_as_the_equivalent_ns_dump() {
     // And a 2 GHz counter read as ns is twice as slow.
     let slow = report(&cycles, None);
     let slow_ms = slow["method"]["median"].as_f64().unwrap();
-    assert!((slow_ms - 2.0 * right_ms).abs() < 1e-9, "{slow_ms} {right_ms}");
+    assert!(
+        (slow_ms - 2.0 * right_ms).abs() < 1e-9,
+        "{slow_ms} {right_ms}"
+    );
 }
 
 #[test]
@@ -133,7 +136,11 @@ fn hours_long_method_execute_is_warned_about() {
     let as_ms = report(&path, Some("ms"));
     let w = warnings(&as_ms);
     assert_eq!(w.len(), 1, "{w:?}");
-    assert!(w[0].contains("Method::execute") && w[0].contains("1.5 h"), "{}", w[0]);
+    assert!(
+        w[0].contains("Method::execute") && w[0].contains("1.5 h"),
+        "{}",
+        w[0]
+    );
     // As ns (5.6 ms) or µs (5.6 s) nothing is implausible.
     assert!(warnings(&report(&path, None)).is_empty());
     assert!(warnings(&report(&path, Some("us"))).is_empty());

@@ -93,12 +93,41 @@ fn decode_chunk(
     let mut cur = Cursor::new(buf, limits);
     let mut part = Part::default();
     let mut recent = RecentNames::new();
-    for index in range {
+    // Table positions of the runs decoded since pages were last released.
+    let mut window: Option<(usize, usize)> = None;
+    for (n, index) in range.enumerate() {
         let pos = first_element + 4 * index;
         decode_run(&mut cur, pos, &mut part, &mut recent)
             .map_err(|b| b.into_error(&format!("ETDump.run_data[{index}]")))?;
+        // The offset was just checked: the table is at pos + offset, in the buffer.
+        let table = buf
+            .get(pos..pos + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(pos, |b: [u8; 4]| {
+                pos.saturating_add(u32::from_le_bytes(b) as usize)
+            });
+        window = Some(window.map_or((table, table), |(lo, hi)| (lo.min(table), hi.max(table))));
+        if n % RELEASE_EVERY_RUNS == RELEASE_EVERY_RUNS - 1 {
+            release(buf, window.take());
+        }
     }
+    release(buf, window);
     Ok(part)
+}
+
+/// Runs decoded between two releases of the mapped pages behind the decoder.
+const RELEASE_EVERY_RUNS: usize = 2048;
+
+/// A writer lays out each run's tables together, so the bytes between the first and last
+/// run tables of a window hold those runs: once decoded they need not stay resident
+/// (only has an effect on a file map, see `input::release_mapped_pages`; pages touched
+/// again are faulted back in).
+fn release(buf: &[u8], window: Option<(usize, usize)>) {
+    if let Some((lo, hi)) = window {
+        if let Some(bytes) = buf.get(lo..hi.min(buf.len())) {
+            crate::input::release_mapped_pages(bytes);
+        }
+    }
 }
 
 /// Concatenate parts in order, re-interning each part's names into the first one's table.
