@@ -213,7 +213,11 @@ const MAP_MIN_BYTES: u64 = 1 << 20;
 /// process while it is being decoded would fault (SIGBUS), so watched files, which are
 /// rewritten in place, are read with [`read_input`] instead.
 pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
-    if !is_stdin(path) {
+    // Judged by stat, before opening: opening a FIFO here and then again in
+    // `read_input` would lose what the writer sent to the first open.
+    let regular_and_big = !is_stdin(path)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= MAP_MIN_BYTES);
+    if regular_and_big {
         if let Ok(file) = std::fs::File::open(path) {
             if let Ok(meta) = file.metadata() {
                 if meta.is_file() && meta.len() >= MAP_MIN_BYTES {

@@ -278,3 +278,42 @@ fn error_path_names_the_field() {
     }
     check(&bytes);
 }
+
+/// A dump big enough to be decoded by several threads (>= 4 MB), with debug and
+/// allocation events in some runs (gaps between the threads' slots to close): the
+/// events, blocks and names equal the verifier + accessors reading.
+#[test]
+fn parallel_decode_agrees_with_the_accessors() {
+    let mut runs = build::xnnpack_like(12_000);
+    for (i, run) in runs.iter_mut().enumerate().skip(1) {
+        if i % 997 == 0 {
+            if let Some(events) = run.events.as_mut() {
+                events.insert(
+                    1,
+                    build::BuiltEvent::Debug {
+                        name: Some(format!("dbg{i}")),
+                        output: false,
+                    },
+                );
+                events.push(build::BuiltEvent::Allocation {
+                    allocator_id: 0,
+                    size: i as u64,
+                });
+            }
+        }
+        if i == 7_001 {
+            // A name only the second half of the file has.
+            if let Some(build::BuiltEvent::Profile(p)) =
+                run.events.as_mut().and_then(|e| e.first_mut())
+            {
+                p.delegate_str = Some("only in the second half".into());
+            }
+        }
+    }
+    let bytes = build::build(0, &runs);
+    assert!(bytes.len() > 4 << 20, "{} bytes", bytes.len());
+    check(&bytes);
+    let dump = etdump::parse(&bytes).unwrap();
+    assert_eq!(dump.blocks.len(), 12_001);
+    assert_eq!(dump.skipped.debug, 12);
+}

@@ -1,3 +1,4 @@
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::path::Path;
 
@@ -41,15 +42,39 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     let chunks: Vec<Range<usize>> = (0..threads)
         .map(|t| count * t / threads..count * (t + 1) / threads)
         .collect();
+    // Every chunk decodes straight into its own stretch of one allocation, sized by a
+    // quick count of each run's `Event`s: no growing, no copying parts together. A count
+    // that fails (bad offsets) leaves a chunk no slots; it then collects its events
+    // aside and the decoder reports the problem precisely.
+    let counts: Vec<usize> = chunks
+        .iter()
+        .map(|r| count_events(buf, first_element, r.clone()).unwrap_or(0))
+        .collect();
+    let total: usize = counts.iter().sum();
+    let mut events: Vec<ProfileEvent> = Vec::new();
+    if events.try_reserve_exact(total).is_err() {
+        return Err(EtDumpError::Corrupt(format!(
+            "{total} events do not fit in memory"
+        )));
+    }
+    let mut slots: Vec<&mut [MaybeUninit<ProfileEvent>]> = Vec::with_capacity(threads);
+    let mut rest = &mut events.spare_capacity_mut()[..total];
+    for &n in &counts {
+        let (mine, others) = rest.split_at_mut(n);
+        slots.push(mine);
+        rest = others;
+    }
     let parts: Vec<Result<Part, EtDumpError>> = if threads == 1 {
-        vec![decode_chunk(buf, limits, first_element, 0..count)]
+        let slot = slots.pop().unwrap_or_default();
+        vec![decode_chunk(buf, limits, first_element, 0..count, slot)]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .iter()
-                .map(|range| {
+                .zip(slots)
+                .map(|(range, slot)| {
                     let range = range.clone();
-                    scope.spawn(move || decode_chunk(buf, limits, first_element, range))
+                    scope.spawn(move || decode_chunk(buf, limits, first_element, range, slot))
                 })
                 .collect();
             handles
@@ -62,7 +87,43 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
                 .collect()
         })
     };
-    merge(root.version, parts)
+    merge(root.version, parts, events, &counts)
+}
+
+/// The number of `Event`s of the runs in `range` (an upper bound on their profile
+/// events), read without checks beyond bounds; None if any offset is off (the decoder
+/// then finds and reports it).
+fn count_events(buf: &[u8], first_element: usize, range: Range<usize>) -> Option<usize> {
+    let u32_at = |pos: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(buf.get(pos..pos.checked_add(4)?)?.try_into().ok()?) as usize)
+    };
+    let u16_at = |pos: usize| -> Option<usize> {
+        Some(u16::from_le_bytes(buf.get(pos..pos.checked_add(2)?)?.try_into().ok()?) as usize)
+    };
+    let mut total = 0usize;
+    for index in range {
+        let pos = first_element.checked_add(index.checked_mul(4)?)?;
+        let table = pos.checked_add(u32_at(pos)?)?;
+        let soffset = u32_at(table)? as u32 as i32;
+        let vtable = if soffset > 0 {
+            table.checked_sub(soffset.unsigned_abs() as usize)?
+        } else {
+            table.checked_add(soffset.unsigned_abs() as usize)?
+        };
+        let slot = super::generated::etdump::RunData::VT_EVENTS as usize;
+        if slot >= u16_at(vtable)? {
+            continue;
+        }
+        let field = u16_at(vtable.checked_add(slot)?)?;
+        if field == 0 {
+            continue;
+        }
+        let at = table.checked_add(field)?;
+        let vector = at.checked_add(u32_at(at)?)?;
+        total = total.checked_add(u32_at(vector)?)?;
+    }
+    // Each event takes at least 4 bytes of offsets: more cannot be genuine.
+    (total <= buf.len() / 4).then_some(total)
 }
 
 /// Read and parse a file. Errors do not include the path; callers add it.
@@ -76,7 +137,11 @@ pub fn read_file(path: &Path) -> Result<EtDump, EtDumpError> {
 #[derive(Default)]
 struct Part {
     blocks: Vec<RunBlock>,
-    events: Vec<ProfileEvent>,
+    /// Events written into this chunk's slots, in order; block ranges count from the
+    /// chunk's first event (slots first, then `overflow`).
+    written: usize,
+    /// Events beyond the slots (only when counting failed).
+    overflow: Vec<ProfileEvent>,
     names: NameTable,
     metadata: Vec<u8>,
     skipped: SkippedEvents,
@@ -84,20 +149,46 @@ struct Part {
     last_metadata: Vec<Option<ByteSpan>>,
 }
 
+/// Where a chunk's events go: its slots, then a vector.
+struct Sink<'s> {
+    slots: &'s mut [MaybeUninit<ProfileEvent>],
+    len: usize,
+    overflow: Vec<ProfileEvent>,
+}
+
+impl Sink<'_> {
+    #[inline]
+    fn push(&mut self, ev: ProfileEvent) {
+        match self.slots.get_mut(self.len) {
+            Some(slot) => {
+                slot.write(ev);
+            }
+            None => self.overflow.push(ev),
+        }
+        self.len += 1;
+    }
+}
+
 fn decode_chunk(
     buf: &[u8],
     limits: Limits,
     first_element: usize,
     range: Range<usize>,
+    slots: &mut [MaybeUninit<ProfileEvent>],
 ) -> Result<Part, EtDumpError> {
     let mut cur = Cursor::new(buf, limits);
     let mut part = Part::default();
+    let mut sink = Sink {
+        slots,
+        len: 0,
+        overflow: Vec::new(),
+    };
     let mut recent = RecentNames::new();
     // Table positions of the runs decoded since pages were last released.
     let mut window: Option<(usize, usize)> = None;
     for (n, index) in range.enumerate() {
         let pos = first_element + 4 * index;
-        decode_run(&mut cur, pos, &mut part, &mut recent)
+        decode_run(&mut cur, pos, &mut part, &mut sink, &mut recent)
             .map_err(|b| b.into_error(&format!("ETDump.run_data[{index}]")))?;
         // The offset was just checked: the table is at pos + offset, in the buffer.
         let table = buf
@@ -112,6 +203,8 @@ fn decode_chunk(
         }
     }
     release(buf, window);
+    part.written = sink.len;
+    part.overflow = sink.overflow;
     Ok(part)
 }
 
@@ -130,60 +223,132 @@ fn release(buf: &[u8], window: Option<(usize, usize)>) {
     }
 }
 
-/// Concatenate parts in order, re-interning each part's names into the first one's table.
-fn merge(version: u32, parts: Vec<Result<Part, EtDumpError>>) -> Result<EtDump, EtDumpError> {
+/// Joins the parts in order: each part's events are moved down next to the previous
+/// part's (closing the gaps left by `Event`s that were not profile events), their names
+/// re-interned into the first part's table and their metadata spans rebased.
+fn merge(
+    version: u32,
+    parts: Vec<Result<Part, EtDumpError>>,
+    mut events: Vec<ProfileEvent>,
+    counts: &[usize],
+) -> Result<EtDump, EtDumpError> {
     let parts: Vec<Part> = parts.into_iter().collect::<Result<_, _>>()?;
-    let total_events: usize = parts.iter().map(|p| p.events.len()).sum();
-    let mut parts = parts.into_iter().map(Ok::<Part, EtDumpError>);
-    let first = match parts.next() {
-        Some(p) => p?,
-        None => Part::default(),
-    };
-    let mut events = first.events;
-    // One exact allocation for all events rather than repeated doubling.
-    events.reserve_exact(total_events - events.len());
+    if parts.iter().any(|p| !p.overflow.is_empty()) {
+        return Ok(merge_slow(version, parts, events, counts));
+    }
     let mut out = EtDump {
         version,
-        blocks: first.blocks,
-        events,
-        names: first.names,
-        metadata: first.metadata,
-        skipped: first.skipped,
+        ..EtDump::default()
     };
-    for part in parts {
-        let part = part?;
+    let mut base = 0usize;
+    for (k, part) in parts.into_iter().enumerate() {
+        let slots = counts.get(k).copied().unwrap_or(0);
+        let n = part.written.min(slots);
+        let at = events.len();
+        // SAFETY: this part wrote `n` events into its slots, which start at `base` in
+        // the spare capacity; `at <= base` (earlier parts wrote no more than their
+        // slots), `base + n <= capacity`. `ptr::copy` allows the overlap, and the first
+        // `at + n` elements are initialised once it is done. ProfileEvent is Copy.
+        unsafe {
+            let p = events.as_mut_ptr();
+            std::ptr::copy(p.add(base), p.add(at), n);
+            events.set_len(at + n);
+        }
+        base += slots;
+        if k == 0 {
+            out.names = part.names;
+            out.metadata = part.metadata;
+            out.blocks = part.blocks;
+            out.skipped = part.skipped;
+            continue;
+        }
         let remap: Vec<NameId> = (0..part.names.len())
             .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
             .collect();
-        let event_base = out.events.len();
-        let meta_base = u32::try_from(out.metadata.len())
-            .ok()
-            .filter(|b| b.checked_add(part.metadata.len() as u32).is_some())
-            .ok_or_else(|| {
-                EtDumpError::Corrupt("delegate_debug_metadata larger than 4 GiB".into())
-            })?;
+        let meta_base = metadata_base(&out.metadata, &part.metadata)?;
         out.metadata.extend_from_slice(&part.metadata);
-        out.events.extend(part.events.iter().map(|ev| ProfileEvent {
-            name: ev.name.map(|n| remap[n.0 as usize]),
-            delegate_id: match ev.delegate_id {
-                Some(DelegateId::Str(n)) => Some(DelegateId::Str(remap[n.0 as usize])),
-                other => other,
-            },
-            metadata: ev.metadata.map(|m| ByteSpan {
-                start: m.start + meta_base,
-                end: m.end + meta_base,
-            }),
-            ..*ev
-        }));
+        for ev in &mut events[at..] {
+            *ev = rebase(ev, &remap, meta_base);
+        }
         out.blocks.extend(part.blocks.into_iter().map(|mut b| {
-            b.events = b.events.start + event_base..b.events.end + event_base;
+            b.events = b.events.start + at..b.events.end + at;
             b
         }));
         out.skipped.allocation += part.skipped.allocation;
         out.skipped.debug += part.skipped.debug;
         out.skipped.empty += part.skipped.empty;
     }
+    out.events = events;
     Ok(out)
+}
+
+/// [`merge`] when some part had events beyond its slots (its count failed): copies.
+fn merge_slow(
+    version: u32,
+    parts: Vec<Part>,
+    events: Vec<ProfileEvent>,
+    counts: &[usize],
+) -> EtDump {
+    // The parts' slots, in the (uninitialised) capacity of `events`.
+    let spare = events.as_ptr();
+    let mut out = EtDump {
+        version,
+        ..EtDump::default()
+    };
+    let mut base = 0usize;
+    for (k, part) in parts.into_iter().enumerate() {
+        let slots = counts.get(k).copied().unwrap_or(0);
+        let n = part.written.min(slots);
+        // SAFETY: as in `merge`: the part initialised `n` slots from `base`.
+        let written: &[ProfileEvent] = unsafe { std::slice::from_raw_parts(spare.add(base), n) };
+        base += slots;
+        let remap: Vec<NameId> = (0..part.names.len())
+            .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
+            .collect();
+        // Parts that fail to fit were rejected by the decoder already (4 GiB pool).
+        let meta_base = metadata_base(&out.metadata, &part.metadata).unwrap_or(0);
+        out.metadata.extend_from_slice(&part.metadata);
+        let at = out.events.len();
+        out.events.extend(
+            written
+                .iter()
+                .chain(&part.overflow)
+                .map(|ev| rebase(ev, &remap, meta_base)),
+        );
+        out.blocks.extend(part.blocks.into_iter().map(|mut b| {
+            b.events = b.events.start + at..b.events.end + at;
+            b
+        }));
+        out.skipped.allocation += part.skipped.allocation;
+        out.skipped.debug += part.skipped.debug;
+        out.skipped.empty += part.skipped.empty;
+    }
+    out
+}
+
+fn metadata_base(pool: &[u8], more: &[u8]) -> Result<u32, EtDumpError> {
+    u32::try_from(pool.len())
+        .ok()
+        .filter(|b| u32::try_from(more.len()).is_ok_and(|m| b.checked_add(m).is_some()))
+        .ok_or_else(|| EtDumpError::Corrupt("delegate_debug_metadata larger than 4 GiB".into()))
+}
+
+/// An event of a later part with its names in the merged table and its metadata span
+/// in the merged pool.
+#[inline]
+fn rebase(ev: &ProfileEvent, remap: &[NameId], meta_base: u32) -> ProfileEvent {
+    ProfileEvent {
+        name: ev.name.map(|n| remap[n.0 as usize]),
+        delegate_id: match ev.delegate_id {
+            Some(DelegateId::Str(n)) => Some(DelegateId::Str(remap[n.0 as usize])),
+            other => other,
+        },
+        metadata: ev.metadata.map(|m| ByteSpan {
+            start: m.start + meta_base,
+            end: m.end + meta_base,
+        }),
+        ..*ev
+    }
 }
 
 /// Decodes the RunData whose offset is at `pos` into `part`, checking every field the
@@ -192,15 +357,15 @@ fn decode_run(
     cur: &mut Cursor<'_>,
     pos: usize,
     part: &mut Part,
+    sink: &mut Sink<'_>,
     recent: &mut RecentNames,
 ) -> CheckResult<()> {
     let run = checked::run_data(cur, pos)?;
-    let first = part.events.len();
+    let first = sink.len;
     let mut allocation_events = 0;
     let mut debug_events = 0;
     let name = run.name.unwrap_or("").to_owned();
     if let Some(events) = run.events.clone() {
-        part.events.reserve(events.len() / 4);
         for (i, elem) in events.step_by(4).enumerate() {
             let event = checked::event(cur, elem).at_index(i).at_field("events")?;
             if let Some(pe) = event.profile_event {
@@ -208,7 +373,7 @@ fn decode_run(
                     .at_field("profile_event")
                     .at_index(i)
                     .at_field("events")?;
-                part.events.push(decoded);
+                sink.push(decoded);
             }
             checked::unread_event_members(cur, &event)
                 .at_index(i)
@@ -230,7 +395,7 @@ fn decode_run(
     part.blocks.push(RunBlock {
         name,
         bundled_input_index: run.bundled_input_index,
-        events: first..part.events.len(),
+        events: first..sink.len,
         allocation_events,
         debug_events,
     });
