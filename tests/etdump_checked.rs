@@ -44,10 +44,12 @@ type RefEvent = (
     Option<Vec<u8>>,
 );
 
+/// A whole dump: version, then per run (name, bundled input, events, allocation and
+/// debug event counts).
+type RefDump = (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>);
+
 /// Decodes with the verifier and the generated accessors (the reference).
-fn reference(
-    bytes: &[u8],
-) -> Result<(u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>), InvalidFlatbuffer> {
+fn reference(bytes: &[u8]) -> Result<RefDump, InvalidFlatbuffer> {
     let root = fb::size_prefixed_root_as_etdump_with_opts(&options(bytes.len()), bytes)?;
     let mut runs = Vec::new();
     for run in root.run_data().iter().flat_map(|v| v.iter()) {
@@ -83,7 +85,7 @@ fn reference(
 }
 
 /// `parse`'s output in the reference's shape.
-fn ours(dump: &EtDump) -> (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>) {
+fn ours(dump: &EtDump) -> RefDump {
     let runs = dump
         .blocks
         .iter()
@@ -123,9 +125,7 @@ fn ours(dump: &EtDump) -> (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>)
 
 /// The reference with `parse`'s normalisation of delegate ids: an empty string id counts
 /// as absent, and the int is only kept when no non-empty string id is present.
-fn normalise(
-    mut r: (u32, Vec<(String, i32, Vec<RefEvent>, usize, usize)>),
-) -> impl PartialEq + std::fmt::Debug {
+fn normalise(mut r: RefDump) -> impl PartialEq + std::fmt::Debug {
     for run in &mut r.1 {
         for ev in &mut run.2 {
             if ev.1.as_deref() == Some("") {

@@ -118,6 +118,7 @@ impl Bad {
     /// One line: the verifier's message, then where it happened as a field path from the
     /// root (`ETDump.run_data[1].events[7].profile_event.name`). Positions are file
     /// offsets.
+    #[allow(clippy::boxed_local)] // errors travel boxed; unboxing first would copy
     pub fn into_error(self: Box<Bad>, root: &str) -> EtDumpError {
         if let (InvalidFlatbuffer::MissingRequiredField { required, .. }, Some(Seg::Field(f))) =
             (&self.err, self.trail.first())
