@@ -250,8 +250,10 @@ fn merge(
         // slots), `base + n <= capacity`. `ptr::copy` allows the overlap, and the first
         // `at + n` elements are initialised once it is done. ProfileEvent is Copy.
         unsafe {
-            let p = events.as_mut_ptr();
-            std::ptr::copy(p.add(base), p.add(at), n);
+            if base != at {
+                let p = events.as_mut_ptr();
+                std::ptr::copy(p.add(base), p.add(at), n);
+            }
             events.set_len(at + n);
         }
         base += slots;
@@ -474,7 +476,10 @@ fn pool_metadata(
 ) -> Result<ByteSpan, EtDumpError> {
     if let Some(prev) = label.and_then(|l| part.last_metadata.get(l.0 as usize).copied().flatten())
     {
-        if &part.metadata[prev.start as usize..prev.end as usize] == bytes {
+        if same_bytes(
+            &part.metadata[prev.start as usize..prev.end as usize],
+            bytes,
+        ) {
             return Ok(prev);
         }
     }
@@ -494,6 +499,28 @@ fn pool_metadata(
         part.last_metadata[slot] = Some(span);
     }
     Ok(span)
+}
+
+/// Slice equality inlined for the short names and metadata compared once per event (a
+/// call to `memcmp` per event cost more than the comparison).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut a_words = a.chunks_exact(8);
+    let mut b_words = b.chunks_exact(8);
+    for (x, y) in (&mut a_words).zip(&mut b_words) {
+        let word = |w: &[u8]| u64::from_ne_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a_words
+        .remainder()
+        .iter()
+        .zip(b_words.remainder())
+        .all(|(x, y)| x == y)
 }
 
 /// A small direct-mapped cache in front of `NameTable::intern`: a dump repeats a few dozen
@@ -531,7 +558,7 @@ impl RecentNames {
     #[inline]
     fn lookup(&self, table: &NameTable, bytes: &[u8]) -> Option<NameId> {
         let id = self.slots[Self::slot_of(bytes)]?;
-        (table.get(id).as_bytes() == bytes).then_some(id)
+        same_bytes(table.get(id).as_bytes(), bytes).then_some(id)
     }
 
     /// Mixes the length and the last 8 bytes: names often differ only at the end
@@ -554,6 +581,28 @@ impl RecentNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let cases: [(&[u8], &[u8]); 7] = [
+            (b"", b""),
+            (b"a", b"a"),
+            (b"a", b"b"),
+            (
+                b"Fully Connected (NC, F32) GEMM #1",
+                b"Fully Connected (NC, F32) GEMM #1",
+            ),
+            (
+                b"Fully Connected (NC, F32) GEMM #1",
+                b"Fully Connected (NC, F32) GEMM #2",
+            ),
+            (b"12345678", b"12345679"),
+            (b"123456789", b"12345678"),
+        ];
+        for (a, b) in cases {
+            assert_eq!(same_bytes(a, b), a == b, "{a:?} {b:?}");
+        }
+    }
 
     #[test]
     fn recent_names_survive_slot_collisions() {
