@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Mutex;
 
-use super::{DelegateId, EtDump};
+use super::EtDump;
 
 /// What one tick is.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -142,42 +142,38 @@ impl EtDump {
         let method = self.names.find("Method::execute");
         let call = self.names.find("DELEGATE_CALL");
         let mut longest_method = 0u64;
-        // Runs with a DELEGATE_CALL and delegate events of its instruction, and how many
-        // of them have every delegate event longer than the call.
+        // Per run and instruction: groups with a DELEGATE_CALL and delegate events, and
+        // how many of them have every delegate event longer than the (longest) call.
         let (mut compared, mut all_longer) = (0usize, 0usize);
+        // (instruction, is the call, duration), reused run after run; sorted, so a run
+        // costs O(n log n) however many calls it has.
+        let mut spans: Vec<(i32, bool, u64)> = Vec::new();
         for block in self.blocks.iter().filter(|b| b.name == "Execute") {
-            let events = self.block_events(block);
-            for ev in events {
-                if ev.delegate_id.is_none() && ev.name.is_some() && ev.name == method {
-                    if let Some(d) = ticks(ev.start_ticks, ev.end_ticks) {
-                        longest_method = longest_method.max(d);
-                    }
-                }
-            }
-            if call.is_none() {
-                continue;
-            }
-            for c in events
-                .iter()
-                .filter(|e| e.delegate_id.is_none() && e.name.is_some() && e.name == call)
-            {
-                let Some(call_ns) = ticks(c.start_ticks, c.end_ticks) else {
+            spans.clear();
+            for ev in self.block_events(block) {
+                let Some(d) = ticks(ev.start_ticks, ev.end_ticks) else {
                     continue;
                 };
-                let mut ops = events
-                    .iter()
-                    .filter(|e| {
-                        matches!(e.delegate_id, Some(DelegateId::Str(_) | DelegateId::Int(_)))
-                            && e.instruction_id == c.instruction_id
-                    })
-                    .filter_map(|e| ticks(e.start_ticks, e.end_ticks))
-                    .peekable();
-                if ops.peek().is_none() {
-                    continue;
+                match ev.delegate_id {
+                    Some(_) => spans.push((ev.instruction_id, false, d)),
+                    None if ev.name.is_some() && ev.name == method => {
+                        longest_method = longest_method.max(d)
+                    }
+                    None if ev.name.is_some() && ev.name == call => {
+                        spans.push((ev.instruction_id, true, d))
+                    }
+                    None => {}
                 }
-                compared += 1;
-                if ops.all(|d| d > call_ns) {
-                    all_longer += 1;
+            }
+            spans.sort_unstable();
+            for group in spans.chunk_by(|a, b| a.0 == b.0) {
+                let longest_call = group.iter().filter(|s| s.1).map(|s| s.2).max();
+                let shortest_op = group.iter().filter(|s| !s.1).map(|s| s.2).min();
+                if let (Some(c), Some(o)) = (longest_call, shortest_op) {
+                    compared += 1;
+                    if o > c {
+                        all_longer += 1;
+                    }
                 }
             }
         }
