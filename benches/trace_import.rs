@@ -135,5 +135,36 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// One op called with 40,000 distinct input shapes (a dynamic-shape trace with a growing
+/// sequence length): distinct shapes are hashed, so import stays linear (it was quadratic,
+/// 7.6 s for 40k shapes).
+fn chrome_json_shapes(shapes: usize) -> String {
+    let mut s = String::from("{\"traceEvents\": [\n");
+    for i in 0..shapes {
+        if i > 0 {
+            s.push_str(",\n");
+        }
+        s.push_str(&format!(
+            r#"{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"Input Dims":[[{},64],[64,64]],"Input type":["float","float"]}}}}"#,
+            i * 2,
+            i + 1
+        ));
+    }
+    s.push_str("\n]}\n");
+    s
+}
+
+fn bench_shapes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("trace_import_shapes");
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_secs(1));
+    let json = chrome_json_shapes(40_000);
+    g.bench_function("chrome_json_40k_distinct_shapes", |b| {
+        b.iter(|| black_box(parse_trace(black_box(json.as_bytes()), "bench").unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_shapes);
 criterion_main!(benches);

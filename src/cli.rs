@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::profile::warmup::Warmup;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "cpuprof-tui",
@@ -37,6 +39,8 @@ pub enum Command {
     /// Compare two profiles (two ETDumps or two PyTorch traces): which rows got slower or
     /// faster, with verdicts that respect noise. Without --format, opens the compare view.
     Compare(CompareArgs),
+    /// Export a timeline: Trace Event JSON for Perfetto (chrome) or folded stacks (folded).
+    Export(ExportArgs),
 }
 
 /// Open the explorer (the default command).
@@ -49,9 +53,13 @@ pub struct ExploreArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
-    /// Number of leading Execute runs to drop as warm-up [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: Option<usize>,
+    /// Read no runner log, not even the one beside the dump.
+    #[arg(long, conflicts_with = "log")]
+    pub no_log: bool,
+    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
+    /// runs of each method) [default: 0; 5 with --demo].
+    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Option<Warmup>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
     pub demo: bool,
@@ -74,9 +82,13 @@ pub struct ReportArgs {
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
-    /// Number of leading Execute runs to drop as warm-up.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: usize,
+    /// Read no runner log, not even the one beside the dump.
+    #[arg(long, conflicts_with = "log")]
+    pub no_log: bool,
+    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
+    /// runs of each method).
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
@@ -110,6 +122,16 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     }
     t.parse()
         .map_err(|_| "expected a whole number of runs (0 or more)".to_string())
+}
+
+/// `--warmup`: a count (as [`parse_count`]) or `auto`.
+pub fn parse_warmup(s: &str) -> Result<Warmup, String> {
+    if s.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Warmup::Auto);
+    }
+    parse_count(s)
+        .map(Warmup::Runs)
+        .map_err(|e| format!("{e}, or `auto`"))
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -181,14 +203,14 @@ pub struct CompareArgs {
     #[arg(long)]
     pub no_log: bool,
     /// Leading Execute runs to drop as warm-up, on both sides.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup: usize,
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
     /// Warm-up runs to drop from A (overrides --warmup).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup_a: Option<usize>,
+    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup_a: Option<Warmup>,
     /// Warm-up runs to drop from B (overrides --warmup).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
-    pub warmup_b: Option<usize>,
+    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup_b: Option<Warmup>,
     /// Significance level, for the whole comparison (Holm-corrected across rows).
     #[arg(long, value_name = "P", default_value_t = 0.05, value_parser = parse_alpha)]
     pub alpha: f64,
@@ -219,4 +241,40 @@ fn parse_pct(s: &str) -> Result<f64, String> {
         Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
         _ => Err(format!("`{s}` is not a percentage (a number >= 0)")),
     }
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// chrome: Trace Event Format JSON (Perfetto, chrome://tracing); folded: folded stacks
+    /// of self time in ns (flame graphs).
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Runs to export, by 0-based Execute index: A..B (B excluded), A..=B, A.., ..B or N.
+    #[arg(long, value_name = "A..B")]
+    pub runs: Option<String>,
+    /// Also export the warm-up runs.
+    #[arg(long)]
+    pub include_warmup: bool,
+    /// Runner log of the run (default: FILE with extension .log, if it exists).
+    #[arg(long, value_name = "RUN.log", conflicts_with = "no_log")]
+    pub log: Option<PathBuf>,
+    /// Do not read a runner log, even one beside the dump.
+    #[arg(long)]
+    pub no_log: bool,
+    /// Leading Execute runs that are warm-up (left out unless --include-warmup): a number,
+    /// or `auto` (the cold leading runs).
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Chrome,
+    Folded,
 }

@@ -300,7 +300,7 @@ pub fn read_input_with_progress(
     let (bytes, regular) = if is_stdin(path) {
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();
-        (read_limited(&mut lock, 0, limit, progress, cancel)?, false)
+        (read_stream(&mut lock, limit, progress, cancel)?, false)
     } else {
         let mut file = std::fs::File::open(path).map_err(|e| InputError::Io(io_message(&e)))?;
         let meta = file
@@ -317,10 +317,12 @@ pub fn read_input_with_progress(
                 size: Some(size),
             });
         }
-        (
-            read_limited(&mut file, size, limit, progress, cancel)?,
-            regular,
-        )
+        let bytes = if regular {
+            read_limited(&mut file, size, limit, progress, cancel)?
+        } else {
+            read_stream(&mut file, limit, progress, cancel)?
+        };
+        (bytes, regular)
     };
     // Arc<Vec> rather than Arc<[u8]>: converting would copy the whole input once more.
     let bytes = Arc::new(InputBytes::Owned(bytes));
@@ -331,6 +333,71 @@ pub fn read_input_with_progress(
             .insert(key, bytes.clone());
     }
     Ok(Input { name, bytes })
+}
+
+/// Read a stream (stdin, a pipe, a FIFO, a device) of at most `limit` bytes. One that
+/// ends within [`STREAM_WINDOW`] is kept as read, like a file. One that goes on and is
+/// Chrome-trace JSON keeps one byte of each run of whitespace outside strings as it is
+/// read: the JSON means the same, and a gigabyte of padding costs time, not memory (a
+/// regular file that large is parsed from the file as a stream instead). Every byte read
+/// counts toward the limit, kept or not, so an endless stream still stops there.
+fn read_stream(
+    r: &mut dyn Read,
+    limit: u64,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Vec<u8>, InputError> {
+    let window = STREAM_WINDOW.min(limit.saturating_add(1));
+    let mut head = Vec::new();
+    (&mut *r)
+        .take(window)
+        .read_to_end(&mut head)
+        .map_err(|e| InputError::Io(io_message(&e)))?;
+    progress(head.len() as u64, head.len() as u64);
+    if (head.len() as u64) < window {
+        return Ok(head);
+    }
+    let body = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
+    let json = !trace::is_gzip(&head)
+        && trace::detect_format(body).ok() == Some(trace::TraceFormat::ChromeJson);
+    let mut stream = std::io::Read::chain(&head[..], r);
+    if !json {
+        return read_limited(&mut stream, 0, limit, progress, cancel);
+    }
+    let over = std::cell::Cell::new(false);
+    let counted = LimitedReader {
+        inner: stream,
+        left: limit,
+        over: &over,
+    };
+    let mut squeezed = trace::SqueezeJsonWhitespace::new(counted);
+    match read_limited(&mut squeezed, 0, limit, progress, cancel) {
+        Err(InputError::Io(_)) if over.get() => Err(InputError::TooLarge { limit, size: None }),
+        other => other,
+    }
+}
+
+/// How much of a stream is kept exactly as read before Chrome JSON is squeezed (the
+/// same window as a regular file parsed in memory).
+pub const STREAM_WINDOW: u64 = 64 << 20;
+
+/// A reader that fails once more than `left` bytes have been read from `inner`.
+struct LimitedReader<'a, R> {
+    inner: R,
+    left: u64,
+    over: &'a std::cell::Cell<bool>,
+}
+
+impl<R: Read> Read for LimitedReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n as u64 > self.left {
+            self.over.set(true);
+            return Err(std::io::Error::other("input over the size limit"));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
 }
 
 /// Read at most `limit` bytes; one more is an error (the stream does not end in time).

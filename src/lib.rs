@@ -19,6 +19,7 @@ pub mod signals;
 pub mod source;
 pub mod stats;
 pub mod threads;
+pub mod timeline;
 pub mod trace;
 pub mod tui;
 pub mod ui;

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),
+        Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),
     }
 }

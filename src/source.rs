@@ -18,6 +18,10 @@ use crate::trace::{self, TraceProfile};
 /// This opens the file: for a pipe or FIFO use [`load_source`] instead, which sniffs the
 /// bytes it reads once (stdin and FIFOs read here are kept for that load).
 pub fn is_trace_file(path: &Path) -> bool {
+    // A directory is a CTF trace directory (the trace loader reports one that is not).
+    if path.is_dir() {
+        return true;
+    }
     if input::is_stdin(path) || !path.is_file() {
         return input::read_input(path).is_ok_and(|i| input::sniff(&i.bytes) == Content::Trace);
     }
@@ -47,6 +51,20 @@ pub fn load_source(
             .map(|p| Source::Profile(Box::new(p)));
     }
     let name = input::display_name(&request.etdump);
+    // A CTF trace directory: the native reader maps its stream files itself.
+    if request.etdump.is_dir() {
+        progress(LoadProgress {
+            phase: LoadPhase::Parsing,
+            bytes_done: 0,
+            bytes_total: 0,
+        });
+        return trace::load_trace(&request.etdump)
+            .map(|p| Source::Trace(Box::new(p)))
+            .map_err(|e| LoadError::BadInput {
+                path: name,
+                detail: e.to_string(),
+            });
+    }
     if let Some(streamed) = trace::load_large_chrome_json(&request.etdump, &name) {
         progress(LoadProgress {
             phase: LoadPhase::Parsing,

@@ -34,17 +34,31 @@ use crate::worker::{Event, Worker};
 /// The request the command line asks for, or the message for a usage error.
 pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
     if args.demo {
-        return Ok(ProfileRequest::demo(args.warmup));
+        let request = ProfileRequest::demo(args.warmup.map(|w| w.runs()));
+        return Ok(match args.warmup {
+            Some(w) if w.is_auto() => request.with_warmup(w),
+            _ => request,
+        });
     }
     if args.watch.is_some() {
         return Err("--watch opens a directory, not one profile".into());
     }
     match &args.file {
-        Some(file) => Ok(ProfileRequest::new(
-            file.clone(),
-            args.log.clone(),
-            args.warmup.unwrap_or(0),
-        )),
+        Some(file) => {
+            // A missing or unreadable file fails here, before the terminal is taken.
+            for path in std::iter::once(file).chain(args.log.as_ref()) {
+                if let Some(why) = crate::profile::check_openable(path) {
+                    return Err(format!("{}: {why}", path.display()));
+                }
+            }
+            let request = ProfileRequest::new(file.clone(), args.log.clone(), 0)
+                .with_warmup(args.warmup.unwrap_or_default());
+            Ok(if args.no_log {
+                request.without_log()
+            } else {
+                request
+            })
+        }
         None => Err("nothing to open: give FILE, or --demo (see --help)".into()),
     }
 }
@@ -56,6 +70,7 @@ enum Start {
     Watch {
         dir: String,
         warmup: usize,
+        warmup_auto: bool,
         _handle: WatchHandle,
     },
 }
@@ -88,7 +103,8 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
             match start_watcher(config, tx.clone()) {
                 Ok(handle) => Start::Watch {
                     dir,
-                    warmup: args.warmup.unwrap_or(0),
+                    warmup: args.warmup.unwrap_or_default().runs(),
+                    warmup_auto: args.warmup.is_some_and(|w| w.is_auto()),
                     _handle: handle,
                 },
                 Err(e) => {
@@ -293,6 +309,9 @@ pub fn action_for(event: Event) -> Option<Action> {
             at: SystemTime::now(),
         }),
         Event::RetryDue => Some(Action::RetryDue),
+        Event::TimelineLoaded { generation, result } => {
+            Some(Action::TimelineLoaded { generation, result })
+        }
     }
 }
 
@@ -306,8 +325,16 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
     let mut worker = Worker::new(tx.clone());
     let effects = match start {
         Start::Profile(request) => state.load(request.clone()),
-        Start::Watch { dir, warmup, .. } => {
+        Start::Watch {
+            dir,
+            warmup,
+            warmup_auto,
+            ..
+        } => {
             state.start_watch(dir.clone(), *warmup);
+            if let Some(w) = state.watch.as_mut() {
+                w.warmup_auto = *warmup_auto;
+            }
             Vec::new()
         }
     };
@@ -356,6 +383,34 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
                 request,
                 generation,
             } => worker.start(request, generation),
+            Effect::LoadTimeline {
+                request,
+                generation,
+            } => {
+                let tx = tx.clone();
+                let _ = thread::Builder::new()
+                    .name("timeline".into())
+                    .spawn(move || {
+                        // A panic on one input is that timeline's error, not a view stuck loading.
+                        let result =
+                            std::panic::catch_unwind(|| crate::app::timeline::load(&request))
+                                .unwrap_or_else(|p| {
+                                    Err(format!(
+                                        "{}: internal error while building the timeline: {}",
+                                        request.etdump.display(),
+                                        crate::threads::panic_message(&*p)
+                                    ))
+                                })
+                                .map(Box::new);
+                        let _ = tx.send(Event::TimelineLoaded { generation, result });
+                    });
+            }
+            Effect::Copy(text) => {
+                // OSC 52 goes straight to the terminal; it draws nothing.
+                let mut out = io::stdout();
+                let _ = out.write_all(crate::app::copy::osc52(&text).as_bytes());
+                let _ = out.flush();
+            }
             Effect::RetryAfter(delay) => {
                 let tx = tx.clone();
                 let _ = thread::Builder::new().name("retry".into()).spawn(move || {

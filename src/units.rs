@@ -42,9 +42,72 @@ pub fn percent(share: f64) -> String {
     }
 }
 
+/// Tensor shapes in the one notation the explorer, the text report and CSV share:
+/// `[1,16,32,32] [64,16,1,1] [64]` (a scalar is `[]`).
+pub fn shape_list(list: &[Vec<i64>]) -> String {
+    list.iter()
+        .map(|s| {
+            let dims: Vec<String> = s.iter().map(i64::to_string).collect();
+            format!("[{}]", dims.join(","))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The clock quantum of XNNPACK operator events (ms): their durations are whole µs.
+pub const XNNPACK_QUANTUM_MS: f64 = 0.001;
+
+/// A duration that may be under the clock's resolution: `<1 µs` when `below` (the
+/// samples say 0 or less than one quantum, not that the time is 0), else as
+/// [`duration_ms`].
+pub fn duration_or_below(ms: f64, below: bool) -> String {
+    if below {
+        "<1 µs".to_string()
+    } else {
+        duration_ms(ms)
+    }
+}
+
+/// A share that may be an upper bound: for a row under the clock's resolution the share
+/// is below `quantum / parent`, shown as `<x%` (never `0.0%`); else as [`percent`].
+pub fn percent_or_bound(share: f64, below: bool, quantum_ms: f64, parent_ms: f64) -> String {
+    if !below {
+        return percent(share);
+    }
+    if parent_ms.is_nan() || parent_ms <= 0.0 || !quantum_ms.is_finite() {
+        return "-".to_string();
+    }
+    percent_bound(quantum_ms / parent_ms)
+}
+
+/// An upper bound on a share (0..1) as `<x%`, rounded up to one decimal so the bound
+/// stays a bound (never `<0.0%`).
+pub fn percent_bound(bound: f64) -> String {
+    let bound = (bound * 100.0).max(0.1);
+    if bound >= 100.0 {
+        "<100%".to_string()
+    } else {
+        format!("<{:.1}%", (bound * 10.0).ceil() / 10.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn below_resolution() {
+        assert_eq!(duration_or_below(0.0, true), "<1 µs");
+        assert_eq!(duration_or_below(0.0, false), "0 µs");
+        // Under 1 µs in a 2 ms step: < 0.05%, shown as the floor <0.1%.
+        assert_eq!(percent_or_bound(0.0, true, 0.001, 2.0), "<0.1%");
+        // Under 1 µs in a 4 µs step: < 25%.
+        assert_eq!(percent_or_bound(0.0, true, 0.001, 0.004), "<25.0%");
+        // 1 µs / 3 µs = 33.33..%, rounded up: <33.4%.
+        assert_eq!(percent_or_bound(0.0, true, 0.001, 0.003), "<33.4%");
+        assert_eq!(percent_or_bound(0.5, false, 0.001, 0.003), "50.0%");
+        assert_eq!(percent_or_bound(0.0, true, 0.001, 0.0), "-");
+    }
 
     #[test]
     fn durations_pick_a_unit() {

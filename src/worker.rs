@@ -34,6 +34,11 @@ pub enum Event {
     Watch(WatchEvent),
     /// A retry timer for an incomplete dump fired.
     RetryDue,
+    /// A timeline loaded for the timeline view.
+    TimelineLoaded {
+        generation: u64,
+        result: Result<Box<crate::timeline::AnyTimeline>, String>,
+    },
 }
 
 /// What the loader thread runs (the real one is `load_explorer_data`).

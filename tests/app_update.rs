@@ -47,7 +47,7 @@ fn table_names(s: &AppState) -> Vec<String> {
     s.table
         .rows
         .iter()
-        .map(|&i| d.ops[i].name.clone())
+        .map(|&i| s.table_ops(d)[i].name.clone())
         .collect()
 }
 
@@ -62,9 +62,11 @@ fn first_load_opens_method_and_delegates() {
             "delegate #1",
             "XNNPACK/subgraph:conv2d+2",
             "ET/registry:cumsum",
+            "(overhead)",
             "delegate #4",
             "Fully Connected (NC, F32) GEMM #1",
             "Add (ND, F32) #1",
+            "(overhead)",
             "aten::mean",
             "(remainder)",
         ]
@@ -94,20 +96,21 @@ fn navigation_moves_and_clamps() {
     assert_eq!(s.tree.selected, 2);
     key(&mut s, KeyCode::Up);
     assert_eq!(s.tree.selected, 1);
+    // 11 rows (the first-load list above): the last is 10.
     key(&mut s, KeyCode::Char('G'));
-    assert_eq!(s.tree.selected, 8);
+    assert_eq!(s.tree.selected, 10);
     key(&mut s, KeyCode::Char('g'));
     assert_eq!(s.tree.selected, 0);
     // 80x24: the tree pane is 8 rows: 6 inside the border, 5 below the column titles.
     key(&mut s, KeyCode::PageDown);
     assert_eq!(s.tree.selected, 5);
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.tree.selected, 8);
-    // Offset keeps the selection visible: rows 4..=8 shown.
-    assert_eq!(s.tree.offset, 4);
+    assert_eq!(s.tree.selected, 10);
+    // Offset keeps the selection visible: rows 6..=10 shown.
+    assert_eq!(s.tree.offset, 6);
     key(&mut s, KeyCode::PageUp);
-    assert_eq!(s.tree.selected, 3);
-    assert_eq!(s.tree.offset, 3);
+    assert_eq!(s.tree.selected, 5);
+    assert_eq!(s.tree.offset, 5);
     // Tab cycles panes; navigation then moves the table.
     key(&mut s, KeyCode::Tab);
     assert_eq!(s.focus, Pane::Table);
@@ -132,10 +135,10 @@ fn sort_cycles_columns_and_reverses() {
     // Min ascending: smallest first (min = base * 0.9).
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
     assert_eq!(table_names(&s)[6], "Convolution (NHWC, F32) IGEMM #2");
-    for _ in 0..7 {
+    for _ in 0..8 {
         key(&mut s, KeyCode::Char('s'));
     }
-    // Min -> Max -> P90 -> Share -> Inputs -> Outputs -> Name -> Delegate
+    // Min -> Max -> P90 -> Share -> ShareMethod -> Inputs -> Outputs -> Name -> Delegate
     assert_eq!(s.table.sort, Column::Delegate);
     key(&mut s, KeyCode::Char('s'));
     key(&mut s, KeyCode::Char('s'));
@@ -209,6 +212,49 @@ fn warmup_change_reloads_within_bounds() {
     );
 }
 
+/// A warm-up change says what moved; a key that cannot change it says why.
+#[test]
+fn warmup_changes_explain_themselves() {
+    use cpuprof_tui::profile::Stats;
+    let mut s = loaded(80, 24, 2);
+    s.data.as_mut().unwrap().total = Some(Stats::from_samples(vec![1.1134]));
+    let effects = key(&mut s, KeyCode::Char('+'));
+    let [Effect::Load { generation, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    let mut next = ExplorerData::from_profile(&sample::profile());
+    next.total = Some(Stats::from_samples(vec![1.1141]));
+    next.runs.as_mut().unwrap().dropped = 3;
+    next.runs.as_mut().unwrap().kept = 5;
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(next)),
+        },
+    );
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("warm-up 2→3: Method::execute 1.113→1.114 ms · 5 runs kept")
+    );
+    // The next key clears it.
+    key(&mut s, KeyCode::Char('j'));
+    assert!(s.notice.is_none());
+    // At 0, `-` says there is nothing to add back; at 7 of 8, `+` says one must stay.
+    let mut s = loaded(80, 24, 0);
+    key(&mut s, KeyCode::Char('-'));
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("warm-up is 0: no dropped run to add back")
+    );
+    let mut s = loaded(80, 24, 7);
+    key(&mut s, KeyCode::Char('+'));
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("warm-up 7 of 8 runs: at least one run must stay")
+    );
+}
+
 #[test]
 fn stale_results_are_dropped_and_errors_keep_the_profile() {
     let mut s = loaded(80, 24, 2);
@@ -268,9 +314,10 @@ fn drill_down_and_back() {
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.table.scope, Some(0));
     assert_eq!(s.table.rows.len(), 4);
-    assert_eq!(tree_names(&s).len(), 7);
+    // 11 rows, less the two steps and the overhead of delegate #1.
+    assert_eq!(tree_names(&s).len(), 8);
     key(&mut s, KeyCode::Enter);
-    assert_eq!(tree_names(&s).len(), 9);
+    assert_eq!(tree_names(&s).len(), 11);
     // Enter on the step expands it; Enter on its operator opens the detail.
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
@@ -308,8 +355,9 @@ fn drill_down_and_back() {
 fn expand_collapse_all_and_fold_keys() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('e'));
-    // 14 nodes: method, 2 delegates, 2 steps, 6 delegate ops, aten::mean + kernel, remainder.
-    assert_eq!(s.tree.visible.len(), 14);
+    // 16 nodes: method, 2 delegates, 2 steps, 6 delegate ops, 2 overheads, aten::mean +
+    // kernel, remainder.
+    assert_eq!(s.tree.visible.len(), 16);
     key(&mut s, KeyCode::Char('E'));
     // Collapse all keeps the root open: its direct children stay in view.
     assert_eq!(
@@ -383,6 +431,16 @@ fn mouse_selects_sorts_and_scrolls() {
     );
     assert_eq!((s.table.sort, s.table.descending), (Column::Name, false));
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
+    // A second click on the same title reverses.
+    update(
+        &mut s,
+        Action::Mouse {
+            kind: Click,
+            x: 3,
+            y: table.y + 1,
+        },
+    );
+    assert_eq!((s.table.sort, s.table.descending), (Column::Name, true));
     // Wheel over the tree moves its selection by 3.
     let tree = s.areas().tree.unwrap();
     update(
@@ -466,4 +524,307 @@ fn drawing_on_a_frame_smaller_than_the_state_does_not_panic() {
             t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
         }
     }
+}
+
+/// Each column has its own key (Shift + the bracketed letter of its title); pressing it
+/// again reverses; the sorted column is on screen at 80x24 whatever it is.
+#[test]
+fn direct_sort_keys_and_the_sorted_column_is_shown() {
+    let mut s = loaded(80, 24, 2);
+    for column in Column::ETDUMP {
+        let k = column.key();
+        key(&mut s, KeyCode::Char(k));
+        assert_eq!(s.table.sort, column, "key {k}");
+        assert_eq!(s.table.descending, column.default_descending());
+        let shown = s.table_layout(78, 10);
+        assert!(
+            shown.iter().any(|(c, _)| *c == column),
+            "{column:?}: {shown:?}"
+        );
+        key(&mut s, KeyCode::Char(k));
+        assert_eq!(
+            s.table.descending,
+            !column.default_descending(),
+            "{column:?}"
+        );
+    }
+    // A trace-only column key does nothing on an ETDump table.
+    key(&mut s, KeyCode::Char('M'));
+    key(&mut s, KeyCode::Char('F'));
+    assert_eq!(s.table.sort, Column::Median);
+}
+
+/// `←`/`→` in the table scroll the columns: the first scrolled-off column is the one
+/// after the name; never past the last.
+#[test]
+fn arrows_scroll_the_table_columns() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Tab);
+    assert_eq!(s.focus, Pane::Table);
+    let before = s.table_layout(78, 10);
+    key(&mut s, KeyCode::Right);
+    assert_eq!(s.table.hscroll, 1);
+    let after = s.table_layout(78, 10);
+    assert_eq!(after[0].0, Column::Name);
+    assert!(
+        !after.iter().any(|(c, _)| *c == Column::Delegate),
+        "{after:?}"
+    );
+    assert!(before.iter().any(|(c, _)| *c == Column::Delegate));
+    for _ in 0..30 {
+        key(&mut s, KeyCode::Right);
+    }
+    let last = s.table_layout(78, 10);
+    assert_eq!(last.last().map(|c| c.0), Some(Column::Outputs), "{last:?}");
+    let most = s.table.hscroll;
+    key(&mut s, KeyCode::Right);
+    assert_eq!(s.table.hscroll, most);
+    key(&mut s, KeyCode::Left);
+    assert_eq!(s.table.hscroll, most - 1);
+}
+
+/// Each delegate gets an overhead row: its call minus its steps (or its operators), run
+/// by run. The sample's times are base × the same run factors, so the overhead of
+/// delegate #1 has the median (0.65 - 0.5 - 0.1) × 1.075 = 0.05375 ms and a share of its
+/// call of 0.05 / 0.65 = 7.69%; delegate #4: (0.2 - 0.15 - 0.01) × 1.075 = 0.043 ms.
+#[test]
+fn delegates_have_an_overhead_row() {
+    let s = loaded(80, 24, 2);
+    let d = s.data.as_ref().unwrap();
+    let overheads: Vec<_> = d.nodes.iter().filter(|n| n.name == "(overhead)").collect();
+    assert_eq!(overheads.len(), 2);
+    assert!((overheads[0].stats.median - 0.05375).abs() < 1e-9);
+    assert!((overheads[0].share.unwrap() - 0.05 / 0.65).abs() < 1e-9);
+    assert_eq!(overheads[0].stats.warmup_samples.len(), 2);
+    assert!((overheads[1].stats.median - 0.043).abs() < 1e-9);
+    assert!(overheads[0].info.contains("outside its plan steps"));
+    assert!(overheads[1].info.contains("outside its operators"));
+}
+
+/// The sample with a warning about `Clamp (NC, F32) #1` in delegate #1 (instruction 1).
+fn loaded_with_clamp_warning(w: u16, h: u16) -> AppState {
+    use cpuprof_tui::profile::Finding;
+    let mut p = sample::profile();
+    let mut f = Finding::new(
+        "operator_slow",
+        "Clamp (NC, F32) #1 is slower than expected",
+    );
+    f.event = Some("Clamp (NC, F32) #1".into());
+    f.instruction_id = Some(1);
+    p.warnings.push(f);
+    let mut s = AppState::new(w, h);
+    let effects = s.load(ProfileRequest::new("sample.etdp".into(), None, 2));
+    let [Effect::Load { generation, .. }] = effects[..] else {
+        panic!()
+    };
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(ExplorerData::from_profile(&p))),
+        },
+    );
+    s
+}
+
+fn selected_name(s: &AppState) -> String {
+    let d = s.data.as_ref().unwrap();
+    d.nodes[s.tree.visible[s.tree.selected]].name.clone()
+}
+
+/// Enter on a plan step lists that step's operators only (3 in conv2d+2, by median:
+/// IGEMM #2 0.22, IGEMM #1 0.20, Clamp 0.05); Esc in the tree lists all again; the list
+/// that changed starts at its top.
+#[test]
+fn enter_on_a_step_lists_its_operators() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(selected_name(&s), "XNNPACK/subgraph:conv2d+2");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM #2",
+            "Convolution (NHWC, F32) IGEMM #1",
+            "Clamp (NC, F32) #1"
+        ]
+    );
+    assert_eq!((s.table.selected, s.table.offset), (0, 0));
+    // The cumsum step: its one kernel.
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    key(&mut s, KeyCode::Char('j'));
+    assert_eq!(selected_name(&s), "ET/registry:cumsum");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(table_names(&s), ["native_call_cumsum.out"]);
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(table_names(&s).len(), 7);
+}
+
+/// A finding names its delegate, and it and its ancestors carry a mark in the tree.
+#[test]
+fn findings_name_their_delegate_and_mark_the_tree() {
+    let s = loaded_with_clamp_warning(80, 24);
+    let d = s.data.as_ref().unwrap();
+    let f = d
+        .findings
+        .iter()
+        .find(|f| f.kind == "operator_slow")
+        .unwrap();
+    assert_eq!(f.delegate.as_deref(), Some("delegate #1"));
+    let node = f.node.expect("points at the Clamp node");
+    assert_eq!(d.nodes[node].name, "Clamp (NC, F32) #1");
+    assert!(cpuprof_tui::app::state::finding_text(f).starts_with("operator_slow · delegate #1: "));
+    let marks = |name: &str| {
+        d.nodes
+            .iter()
+            .find(|n| n.name == name)
+            .map(|n| n.findings)
+            .unwrap()
+    };
+    // One warning: on Clamp, its step, delegate #1, the method; not on delegate #4.
+    assert_eq!(marks("Clamp (NC, F32) #1"), (0, 1));
+    assert_eq!(marks("XNNPACK/subgraph:conv2d+2"), (0, 1));
+    assert_eq!(marks("delegate #1"), (0, 1));
+    assert_eq!(marks("Method::execute"), (0, 1));
+    assert_eq!(marks("delegate #4"), (0, 0));
+}
+
+/// `r` shows the selected table row in the tree (opening its step), and the warning at
+/// the top of the warnings view.
+#[test]
+fn reveal_a_row_and_a_warning_in_the_tree() {
+    let mut s = loaded_with_clamp_warning(80, 24);
+    key(&mut s, KeyCode::Tab);
+    // Clamp is 5th by median (0.22, 0.20, 0.15, 0.10, 0.05).
+    for _ in 0..4 {
+        key(&mut s, KeyCode::Char('j'));
+    }
+    assert_eq!(table_names(&s)[s.table.selected], "Clamp (NC, F32) #1");
+    key(&mut s, KeyCode::Char('r'));
+    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
+    // Back to the top, steps closed again.
+    key(&mut s, KeyCode::Char('E'));
+    key(&mut s, KeyCode::Char('g'));
+    key(&mut s, KeyCode::Char('w'));
+    // Scroll the warnings view until the Clamp warning is the selected one.
+    for _ in 0..5 {
+        let d = s.data.as_ref().unwrap();
+        let f = cpuprof_tui::app::state::selected_finding(d, s.log_scroll, 78);
+        if f.is_some_and(|i| d.findings[i].kind == "operator_slow") {
+            break;
+        }
+        key(&mut s, KeyCode::Char('j'));
+    }
+    key(&mut s, KeyCode::Char('r'));
+    assert!(!s.log_view);
+    assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
+}
+
+/// `/` searches the tree too: `]` and `[` walk the matching nodes (opening parents),
+/// wrapping around.
+#[test]
+fn search_walks_the_tree() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('/'));
+    chars(&mut s, "igemm");
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(
+        s.notice.as_deref(),
+        Some("2 matches in the tree: ] next, [ previous")
+    );
+    key(&mut s, KeyCode::Char(']'));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
+    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.notice.as_deref(), Some("tree match 1 of 2 for \"igemm\""));
+    key(&mut s, KeyCode::Char(']'));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
+    key(&mut s, KeyCode::Char(']'));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
+    key(&mut s, KeyCode::Char('['));
+    assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
+}
+
+/// `o` groups the table by operator type. The sample's medians are base × 1.075:
+/// IGEMM #1 + #2 = (0.20 + 0.22) × 1.075 = 0.4515 ms; GEMM 0.16125; cumsum 0.1075;
+/// Clamp 0.05375; mean 0.03225; Add 0.01075. Enter lists a type's instances.
+#[test]
+fn group_by_type_and_drill_in() {
+    let mut s = loaded(80, 24, 2);
+    key(&mut s, KeyCode::Char('o'));
+    assert!(s.table.grouped);
+    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM",
+            "Fully Connected (NC, F32) GEMM",
+            "native_call_cumsum.out",
+            "Clamp (NC, F32)",
+            "native_call_mean.dtype_out",
+            "Add (ND, F32)",
+        ]
+    );
+    let d = s.data.as_ref().unwrap();
+    let first = &d.groups[s.table.rows[0]];
+    assert_eq!(first.instances, 2);
+    assert!((first.summed_median.unwrap() - 0.4515).abs() < 1e-9);
+    // The detail shows the type.
+    let node = s.detail_node().unwrap();
+    assert_eq!(d.nodes[node].name, "Convolution (NHWC, F32) IGEMM");
+    key(&mut s, KeyCode::Enter);
+    assert!(!s.table.grouped);
+    assert_eq!(
+        table_names(&s),
+        [
+            "Convolution (NHWC, F32) IGEMM #2",
+            "Convolution (NHWC, F32) IGEMM #1"
+        ]
+    );
+    // Esc: all operators again; o twice: types and back.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(table_names(&s).len(), 7);
+    key(&mut s, KeyCode::Char('o'));
+    key(&mut s, KeyCode::Char('o'));
+    assert!(!s.table.grouped);
+    assert_eq!(table_names(&s).len(), 7);
+}
+
+/// Watch: a run is compared with the previous one only when both are the same model
+/// (same operator names and delegates); its own findings are counted for the list.
+#[test]
+fn runs_of_other_models_are_not_compared() {
+    use cpuprof_tui::app::runs::{change, Change, RunEntry, RunFacts, RunStatus};
+    use cpuprof_tui::profile::Stats;
+    let base = ExplorerData::from_profile(&sample::profile_with_error());
+    let mut slower = base.clone();
+    slower.total = Some(Stats::from_samples(vec![1.2]));
+    let mut other = base.clone();
+    other.ops.pop();
+    let mut before = base.clone();
+    before.total = Some(Stats::from_samples(vec![1.0]));
+    let entry = |d: &ExplorerData| RunEntry {
+        id: 1,
+        etdump: "x.etdp".into(),
+        log: None,
+        time: std::time::UNIX_EPOCH,
+        status: RunStatus::Loaded,
+        facts: Some(RunFacts::of(d)),
+        removed: false,
+        data: None,
+    };
+    // Newest first: 1.2 ms after 1.0 ms of the same model: +20%.
+    let same = [entry(&slower), entry(&before)];
+    match change(&same, 0) {
+        Some(Change::Relative(d)) => assert!((d - 0.2).abs() < 1e-12, "{d}"),
+        other => panic!("{other:?}"),
+    }
+    let mixed = [entry(&other), entry(&before)];
+    assert_eq!(change(&mixed, 0), Some(Change::OtherModel));
+    // The sample with an error: 1 error, 1 warning.
+    let f = RunFacts::of(&base);
+    assert_eq!((f.errors, f.warnings), (1, 1));
 }

@@ -7,11 +7,12 @@ use cpuprof_tui::cli::CompareArgs;
 use cpuprof_tui::compare::Verdict;
 use cpuprof_tui::report::compare::load_both;
 use cpuprof_tui::ui::{compare as ui_compare, Theme};
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
+
+#[path = "support/render.rs"]
+mod render;
 
 fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
     CompareArgs {
@@ -22,7 +23,7 @@ fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
         log_a: None,
         log_b: None,
         no_log: false,
-        warmup,
+        warmup: cpuprof_tui::profile::warmup::Warmup::Runs(warmup),
         warmup_a: None,
         warmup_b: None,
         alpha: 0.05,
@@ -42,19 +43,7 @@ fn press(v: &mut CompareView, c: char) -> bool {
 
 fn screen(v: &mut CompareView, (w, h): (u16, u16)) -> String {
     v.scroll_to_fit(ui_compare::list_height(w, h));
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui_compare::draw(f, v, &Theme::plain())).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let mut line = String::new();
-        for x in 0..buf.area.width {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    render::frame_text(w, h, |f| ui_compare::draw(f, v, &Theme::plain()))
 }
 
 fn shown(v: &CompareView) -> Vec<(String, Verdict, Option<f64>)> {

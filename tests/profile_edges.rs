@@ -47,21 +47,33 @@ fn kernel_without_instruction_scope_is_not_counted_twice_in_the_remainder() {
 }
 
 #[test]
-fn an_unattributed_event_is_warned_about_once() {
-    // A CPU delegate at instruction 0 with one step "X/s:a" (10..20 ns). Run 0 also has an
-    // XNNPACK op outside the step (30..35); run 1 does not: 1 sample in 2 runs.
+fn an_event_outside_every_step_goes_to_the_nearest_step_and_is_warned_about_once() {
+    // A CPU delegate at instruction 0 with one step "X/s:a" (10..20 µs) holding three
+    // operators. Run 0 also has an XNNPACK op 10 µs after the step (30..35 µs, beyond the
+    // 1 µs quantum); run 1 does not (one lost event in five: the same method): 1 sample in
+    // 2 runs, placed under the only (nearest) step of its call.
     let r = |odd: bool| {
-        let mut ev = vec![delegate_op("X/s:a", 0, 10, 20)];
+        let mut ev = vec![
+            delegate_op("Convolution (NHWC, F32) IGEMM #1", 0, 10_000, 12_000),
+            delegate_op("Convolution (NHWC, F32) IGEMM #2", 0, 12_000, 15_000),
+            delegate_op("Convolution (NHWC, F32) IGEMM #3", 0, 15_000, 19_000),
+            delegate_op("X/s:a", 0, 10_000, 20_000),
+        ];
         if odd {
-            ev.push(delegate_op("Add (ND) #1", 0, 30, 35));
+            ev.push(delegate_op("Add (ND) #1", 0, 30_000, 35_000));
         }
-        ev.extend([profile("DELEGATE_CALL", 0, 5, 40), method(0, 50)]);
+        ev.extend([
+            profile("DELEGATE_CALL", 0, 5_000, 40_000),
+            method(0, 50_000),
+        ]);
         run(ev)
     };
     let p = profile_of(&[r(true), r(false)]);
     let d = &p.delegates[0];
-    assert_eq!(d.unattributed.len(), 1);
-    assert_eq!(d.unattributed[0].name, "Add (ND) #1");
+    assert!(d.unattributed.is_empty(), "{:?}", d.unattributed);
+    assert_eq!(d.steps[0].operators.len(), 4);
+    assert_eq!(d.steps[0].operators[3].name, "Add (ND) #1");
+    assert_eq!(d.steps[0].operators[3].stats.samples, vec![0.005]);
     let warned: Vec<_> = p
         .warnings
         .iter()
@@ -69,4 +81,11 @@ fn an_unattributed_event_is_warned_about_once() {
         .collect();
     assert_eq!(warned.len(), 1, "{:?}", p.warnings);
     assert_eq!(warned[0].kind, "unexpected_sample_count");
+    assert_eq!(
+        p.warnings
+            .iter()
+            .filter(|w| w.kind == "outside_step")
+            .count(),
+        1
+    );
 }

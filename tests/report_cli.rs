@@ -57,7 +57,17 @@ fn json_to_file_is_the_profile_contract() {
     ] {
         assert!(p["method"].get(key).is_some(), "STATS has {key}");
     }
-    assert_eq!(p["warnings"], serde_json::json!([]));
+    // The one warning is the clock-resolution note (XNNPACK times are whole µs).
+    let kinds: Vec<&str> = p["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["below_clock_resolution"]);
+    assert_eq!(p["resolution"]["xnnpack_operator_ms"], 0.001);
+    assert_eq!(p["methods"].as_array().unwrap().len(), 1);
+    assert_eq!(p["methods"][0]["runs"], p["runs"]);
     assert_eq!(p["errors"], serde_json::json!([]));
     // Only the output file is left in the directory (the temp file was renamed).
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
@@ -156,7 +166,8 @@ fn csv_has_one_row_per_method_call_step_and_operator() {
     assert_eq!(lines.len() - 1, want);
     // Operator names with commas are quoted, and shapes are filled.
     assert!(text.contains("\"Convolution (NHWC, F32) IGEMM #1\""));
-    assert!(text.contains("1x3x32x32"));
+    // Shapes in the explorer's notation (quoted: they hold commas).
+    assert!(text.contains(",\"[1,3,32,32] "), "{text}");
 }
 
 #[test]
@@ -226,7 +237,12 @@ fn labels_with_newlines_keep_messages_on_one_line() {
         if with_odd {
             events.push(delegate_op("Odd\nop #1", 0, 10, 20));
         }
-        events.push(delegate_op("Fully Connected (NC, F32) GEMM #1", 0, 20, 30));
+        // Four more operators in every run, so the run without the odd one is the same
+        // method with one lost event (one in five), not a second run signature.
+        for k in 1..=4u64 {
+            let name = format!("Fully Connected (NC, F32) GEMM #{k}");
+            events.push(delegate_op(&name, 0, 20 + k, 21 + k));
+        }
         events.push(profile("DELEGATE_CALL", 0, 5, 40));
         let mut exec = profile("Method::execute", 0, 0, 50);
         if let BuiltEvent::Profile(p) = &mut exec {
@@ -251,4 +267,57 @@ fn labels_with_newlines_keep_messages_on_one_line() {
         "{err}"
     );
     assert!(err.lines().all(|l| l.starts_with("cpuprof-tui: ")), "{err}");
+}
+
+#[test]
+fn warmup_auto_and_one_section_per_method() {
+    // two_method: 12 encode runs and 16 decode runs; by the auto rule (worked out in
+    // tests/profile_warmup.rs) 3 and 2 cold leading runs.
+    let o = report(&[
+        &path("real/two_method.etdp"),
+        "--warmup",
+        "auto",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let methods = p["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 2);
+    for (m, (name, total, dropped)) in methods
+        .iter()
+        .zip([("method 1", 12, 3), ("method 2", 16, 2)])
+    {
+        assert_eq!(m["name"], name);
+        assert_eq!(m["runs"]["total"], total);
+        assert_eq!(m["runs"]["warmup_dropped"], dropped);
+        for key in [
+            "index",
+            "bundled_input_index",
+            "method",
+            "delegates",
+            "other_operators",
+            "remainder",
+            "warnings",
+            "errors",
+        ] {
+            assert!(m.get(key).is_some(), "methods[] has {key}");
+        }
+    }
+    // Top level: the first method.
+    assert_eq!(p["runs"], methods[0]["runs"]);
+    assert!(stderr(&o).contains("several_methods"));
+    assert!(stderr(&o).contains("warmup_auto"));
+    // Table: one section per method.
+    let o = report(&[&path("real/two_method.etdp"), "--warmup", "auto"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("== method 1 "), "{text}");
+    assert!(text.contains("== method 2 "), "{text}");
+    assert!(
+        text.contains("Runs    16 total, 2 warm-up dropped, 14 kept"),
+        "{text}"
+    );
+    // A bad warm-up value is a usage error.
+    let o = report(&[&path("real/two_method.etdp"), "--warmup", "soon"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -1,4 +1,4 @@
-//! Snapshots of every view on a `TestBackend` at 80x24 and 160x48, on the real fixtures
+//! Snapshots of every view on a `TestBackend` at 80x24, 120x40, 160x48 and 230x60, on the real fixtures
 //! loaded through the pipeline (`load_profile`). Numbers were checked against the
 //! fixtures' truth files when the snapshots were accepted (see the comments per test).
 
@@ -8,11 +8,12 @@ use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
 use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
 use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+#[path = "support/render.rs"]
+mod render;
+
+const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
 
 fn request(path: &str, warmup: usize) -> ProfileRequest {
     ProfileRequest::new(path.into(), None, warmup)
@@ -25,19 +26,9 @@ fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
 }
 
 fn screen(state: &AppState) -> String {
-    let mut t = Terminal::new(TestBackend::new(state.width, state.height)).unwrap();
-    t.draw(|f| ui::draw(f, state, &Theme::plain())).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let mut line = String::new();
-        for x in 0..buf.area.width {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    render::frame_text(state.width, state.height, |f| {
+        ui::draw(f, state, &Theme::plain())
+    })
 }
 
 fn key(s: &mut AppState, code: KeyCode) {
@@ -48,6 +39,26 @@ fn keys(s: &mut AppState, text: &str) {
     for c in text.chars() {
         key(s, KeyCode::Char(c));
     }
+}
+
+/// The demo as `--demo` opens it (5 warm-up runs).
+fn opened_demo((w, h): (u16, u16)) -> AppState {
+    let mut s = AppState::new(w, h);
+    let request = ProfileRequest::demo(None);
+    let effects = s.load(request.clone());
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+        unreachable!()
+    };
+    let result = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false))
+        .map(Box::new)
+        .map_err(|e| e.to_string());
+    update(&mut s, Action::Loaded { generation, result });
+    s
+}
+
+/// Every row of the table, as text (what a user would read with enough width).
+fn table_text(s: &AppState) -> String {
+    screen(s)
 }
 
 /// The explorer after loading `path` with `warmup` through the same actions the app uses.
@@ -187,7 +198,9 @@ fn error_dialog_over_last_good_profile() {
 /// NO_COLOR: the plain theme paints no colour at all (selection uses reverse video).
 #[test]
 fn no_color_theme_uses_modifiers_only() {
+    use ratatui::backend::TestBackend;
     use ratatui::style::{Color, Modifier};
+    use ratatui::Terminal;
     let mut s = opened(WIDE, 5, (160, 48));
     key(&mut s, KeyCode::Tab);
     for (theme, want_color) in [(Theme::plain(), false), (Theme { color: true }, true)] {
@@ -240,8 +253,9 @@ fn trace_thapi_findings() {
 }
 
 /// Watch mode: two profiles and one error entry, newest (cnn2_basic) shown. Truth medians
-/// with 3 warm-up: mlp_basic 33.52 µs, cnn2_basic 235.6 µs; change (0.23562 - 0.03352) /
-/// 0.03352 = +602.9%. Both 23 runs. Times are fixed (UTC): 10:00:05 and 10:00:20.
+/// with 3 warm-up: mlp_basic 33.52 µs, cnn2_basic 235.6 µs; they are different models, so
+/// no percentage but "other model". Both 23 runs. Times are fixed (UTC): 10:00:05 and
+/// 10:00:20; the error row (a path that does not exist) keeps its report time 10:00:30.
 #[test]
 fn watch_runs_list() {
     use cpuprof_tui::watch::{DumpPair, WatchEvent};
@@ -278,6 +292,224 @@ fn watch_runs_list() {
             message: "not an ETDump: identifier is \"XX00\", expected \"ED00\"".into(),
         };
         update(&mut s, Action::Watch { event, at: at(30) });
+        let text = screen(&s);
+        assert!(text.contains("other model"), "{text}");
+        assert!(!text.contains("+602.9%"), "{text}");
         snap("watch_runs", size, &s);
+        // The error row selected: its message in full; `p` stops following.
+        update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
+        if size == (80, 24) {
+            s.focus = cpuprof_tui::app::Pane::Runs;
+            update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
+            let text = screen(&s);
+            assert!(text.contains("expected \"ED00\""), "{text}");
+            snap("watch_error_selected", size, &s);
+        }
     }
+}
+
+/// The demo: tree, then the operator table (the slowest first), at every size. Nothing
+/// may be cut at 160x48 and wider: the longest demo name, `Fully Connected (NC, F32)
+/// GEMM #13` (33 cells), and the longest step, `XNNPACK/subgraph:constant_pad_nd+18`.
+#[test]
+fn demo_tree_and_table() {
+    for size in SIZES {
+        let mut s = opened_demo(size);
+        snap("demo_tree", size, &s);
+        key(&mut s, KeyCode::Tab);
+        snap("demo_table", size, &s);
+        let text = table_text(&s);
+        if size.0 >= 160 {
+            assert!(!text.contains("GEMM #…"), "{text}");
+            assert!(text.contains("XNNPACK/subgraph:conv2d_10+18"), "{text}");
+            assert!(text.contains("[1,16,32,32] [64,16,1,1] [64]"), "{text}");
+        }
+        // The delegate reads d1, never as part of the name.
+        assert!(text.contains(" d1 "), "{text}");
+    }
+}
+
+/// Sorting by P90 at 80x24 shows the P90 column (it is never the one that leaves).
+#[test]
+fn sorted_column_is_on_screen() {
+    for size in SIZES {
+        let mut s = opened_demo(size);
+        key(&mut s, KeyCode::Tab);
+        keys(&mut s, "P");
+        let text = table_text(&s);
+        assert!(text.contains("[P]90↓"), "{size:?}\n{text}");
+        keys(&mut s, "U");
+        let text = table_text(&s);
+        assert!(text.contains("Inp[u]t shapes↑"), "{size:?}\n{text}");
+        if size.0 == 80 {
+            snap("demo_sorted_inputs", size, &s);
+        }
+    }
+}
+
+/// A CpuBackend case with a fault: operator events of one step are missing (error
+/// `xnnpack_operator_events_missing` on `XNNPACK/subgraph:conv_3+2`, per the README of
+/// fixtures/cpu-faults).
+#[test]
+fn faulty_cpu_case() {
+    for size in SIZES {
+        let mut s = opened("fixtures/cpu-faults/cnn2_drop_ops.etdp", 2, size);
+        snap("fault_drop_ops_tree", size, &s);
+        key(&mut s, KeyCode::Tab);
+        snap("fault_drop_ops_table", size, &s);
+        key(&mut s, KeyCode::Char('w'));
+        snap("fault_drop_ops_log", size, &s);
+        // v: the next section, the decoded plan of delegate #0 (3 regions, 16 candidates
+        // in its CPU_PLAN_CHUNK JSON), at the top of the view.
+        key(&mut s, KeyCode::Char('v'));
+        let text = screen(&s);
+        let third = text.lines().nth(3).unwrap_or("");
+        assert!(
+            third.contains("── plan of delegate #0 (CpuBackend) ──"),
+            "{text}"
+        );
+        assert!(text.contains("3 regions:"), "{text}");
+        if size == (80, 24) {
+            snap("fault_drop_ops_plan", size, &s);
+        }
+    }
+}
+
+/// `mlp_noshapes_hours` was written without shape metadata (fixtures/cpu-faults README):
+/// the XNNPACK operators say "shapes not recorded" in the table and the detail.
+#[test]
+fn dump_without_shapes_says_so() {
+    let mut s = opened("fixtures/cpu-faults/mlp_noshapes_hours.etdp", 2, (160, 48));
+    key(&mut s, KeyCode::Tab);
+    let text = screen(&s);
+    assert!(text.contains("shapes not recorded"), "{text}");
+    snap("noshapes_table", (160, 48), &s);
+}
+
+/// `--no-log`: the dump beside its log opens without it: the header names only the
+/// dump, and the CpuBackend steps cannot be named from a plan (warning
+/// `no_cpu_plan_in_log`).
+#[test]
+fn no_log_opens_the_dump_alone() {
+    let req = request("fixtures/cpu/mlp_basic.etdp", 3).without_log();
+    let data = load_explorer_data(&req, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert_eq!(data.files, ["fixtures/cpu/mlp_basic.etdp"]);
+    assert!(
+        data.findings.iter().any(|f| f.kind == "no_cpu_plan_in_log"),
+        "{:?}",
+        data.findings
+    );
+    let with = load("fixtures/cpu/mlp_basic.etdp", 3).unwrap();
+    assert_eq!(with.files.len(), 2);
+}
+
+/// The demo grouped by operator type (`t`): 20 types; the 21 GEMMs sum to 0.644 ms =
+/// 57.8% of Method::execute (summed from `report --format json`, see e2e_pty).
+#[test]
+fn demo_grouped_by_type() {
+    for size in SIZES {
+        let mut s = opened_demo(size);
+        key(&mut s, KeyCode::Char('o'));
+        let text = screen(&s);
+        assert!(
+            text.contains("Operator types · all delegates · 20"),
+            "{text}"
+        );
+        snap("demo_types", size, &s);
+    }
+}
+
+/// At 160x48 every fixture's table holds every operator name whole and, where shapes
+/// were recorded, the input shapes whole; the step is whole or shows its distinguishing
+/// tail (after the provider). Longest texts are measured here from the rows themselves.
+#[test]
+fn every_fixture_fits_at_160x48() {
+    use cpuprof_tui::app::Column;
+    let files = [
+        "fixtures/cpu/cnn2_basic.etdp",
+        "fixtures/cpu/cnn2_crlf_noise.etdp",
+        "fixtures/cpu/cnn2_noplan.etdp",
+        "fixtures/cpu/mlp_basic.etdp",
+        "fixtures/cpu/mlp_w0_t1.etdp",
+        "fixtures/cpu/wide_browse.etdp",
+        "fixtures/cpu-faults/cnn2_bad_metadata.etdp",
+        "fixtures/cpu-faults/cnn2_drop_ops.etdp",
+        "fixtures/cpu-faults/cnn2_drop_step.etdp",
+        "fixtures/cpu-faults/cnn2_gap_plan.etdp",
+        "fixtures/cpu-faults/cnn2_truncated_plan.etdp",
+        "fixtures/cpu-faults/mlp_noshapes_hours.etdp",
+        "fixtures/real/cnn_portable.etdp",
+        "fixtures/real/mlp_portable_debugbuf.etdp",
+        "fixtures/real/mlp_xnnpack.etdp",
+    ];
+    for file in files {
+        let mut s = opened(file, 0, (160, 48));
+        key(&mut s, KeyCode::Tab);
+        let d = s.data.as_ref().unwrap();
+        let longest = |f: &dyn Fn(&cpuprof_tui::app::OpRow) -> &str| {
+            d.ops
+                .iter()
+                .map(|o| f(o).chars().count())
+                .max()
+                .unwrap_or(0) as u16
+        };
+        let name = longest(&|o| &o.name);
+        let inputs = longest(&|o| &o.input_shapes);
+        let layout = s.table_layout(158, 20);
+        let width = |c: Column| layout.iter().find(|x| x.0 == c).map(|x| x.1);
+        assert!(width(Column::Name).unwrap() >= name, "{file}: {layout:?}");
+        if inputs > 0 {
+            assert!(
+                width(Column::Inputs).unwrap_or(0) >= inputs,
+                "{file}: {layout:?}"
+            );
+        }
+        let screen = screen(&s);
+        for o in &d.ops {
+            if o.step != "-" && !o.step.is_empty() {
+                let tail = o.step.rsplit_once(':').map(|x| x.1).unwrap_or(&o.step);
+                assert!(screen.contains(tail), "{file}: {} not on screen", o.step);
+            }
+        }
+    }
+}
+
+/// Every finding of the CpuBackend fault cases names its delegate (README of
+/// fixtures/cpu-faults: missing step events, missing operator events, bad metadata,
+/// incomplete plans are all about one delegate's step or operator).
+#[test]
+fn fault_findings_name_their_delegate() {
+    for (file, warmup) in [
+        ("fixtures/cpu-faults/cnn2_drop_step.etdp", 2),
+        ("fixtures/cpu-faults/cnn2_drop_ops.etdp", 2),
+        ("fixtures/cpu-faults/cnn2_bad_metadata.etdp", 1),
+    ] {
+        let d = load(file, warmup).unwrap();
+        assert!(!d.findings.is_empty(), "{file}");
+        // `below_clock_resolution` is about the whole profile (its XNNPACK operators in
+        // every delegate), not one delegate's step or operator.
+        for f in d
+            .findings
+            .iter()
+            .filter(|f| f.kind != "below_clock_resolution")
+        {
+            assert!(f.delegate.is_some(), "{file}: {f:?}");
+        }
+    }
+}
+
+#[test]
+fn footer_names_cold_first_runs_when_opened_without_warmup() {
+    // cnn_portable: by the auto rule its first 2 runs are cold (tests/profile_warmup.rs
+    // works the threshold out by hand). Opened with warm-up 0, the footer says so with the
+    // key that drops one; opened with warm-up 2, it does not.
+    let s = opened("fixtures/real/cnn_portable.etdp", 0, (160, 48));
+    let text = screen(&s);
+    let footer = text.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(
+        footer.contains("2 cold first runs (+ drops one)"),
+        "{footer}"
+    );
+    let s = opened("fixtures/real/cnn_portable.etdp", 2, (160, 48));
+    assert!(!screen(&s).contains("cold first run"));
 }

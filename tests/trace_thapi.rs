@@ -243,7 +243,19 @@ fn text_import_reports_what_babeltrace2_got_wrong() {
     let path = Path::new(DIR).join("babeltrace2_pretty_clock_seconds.txt");
     let p = cpuprof_tui::trace::load_trace(&path).unwrap();
     assert_eq!(p.format, TraceFormat::Babeltrace2Text);
-    assert!(p.warnings.iter().any(|w| w.kind == "name_mismatch"));
+    let mismatch = p
+        .warnings
+        .iter()
+        .find(|w| w.kind == "name_mismatch")
+        .expect("a name_mismatch warning");
+    // It says why: babeltrace2 2.0.4's stale overload names.
+    assert!(
+        mismatch.message.contains(
+            "babeltrace2 2.0.4 can print an entry with the overload name of an earlier call"
+        ),
+        "{}",
+        mismatch.message
+    );
     assert_eq!(p.counts.op_events, 72);
     assert_eq!(p.unterminated.len(), 1);
     assert_eq!(p.unterminated[0].name, "aten::never_exits.memory_format");

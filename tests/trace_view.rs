@@ -138,3 +138,27 @@ fn huge_durations_saturate() {
         assert!(op.share > 0.5 && op.share < 0.6, "{}", op.share);
     }
 }
+
+#[test]
+fn a_trace_op_whose_every_call_failed_shows_its_calls_and_failures() {
+    // The THAPI fixture's `aten::orphan_exit` has one exit with no entry: one call, and it
+    // failed (no duration). The tally counts it as 1 call, 1 error; the explorer's row must
+    // say the same, not count 0.
+    let d = open("thapi/babeltrace2_pretty_clock_seconds.txt");
+    let row = d
+        .ops
+        .iter()
+        .find(|r| r.name == "aten::orphan_exit")
+        .unwrap();
+    assert_eq!(
+        row.stats.count, 0,
+        "no successful call, so no duration sample"
+    );
+    assert_eq!(row.failed, 1);
+    let trace =
+        cpuprof_tui::trace::load_trace(&fixture("thapi/babeltrace2_pretty_clock_seconds.txt"))
+            .unwrap();
+    let op = trace.op("aten::orphan_exit").unwrap();
+    assert_eq!((op.calls, op.errors), (1, 1));
+    assert_eq!(row.stats.count as u64 + row.failed, op.calls);
+}

@@ -263,6 +263,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
             "delegate #4",
             "Fully Connected (NC, F32) GEMM #1",
             "Add (ND, F32) #1",
+            "(overhead)",
             "aten::mean",
             "(remainder)"
         ]

@@ -7,6 +7,9 @@ use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
 use super::format;
 use super::table::Column;
 
+/// The input-shapes cell of an XNNPACK operator whose event carried no shape metadata.
+pub const SHAPES_NOT_RECORDED: &str = "shapes not recorded";
+
 /// What a tree node stands for (drives its label and icon, not its behaviour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
@@ -46,26 +49,48 @@ pub struct TreeNode {
     pub op_row: Option<usize>,
     /// Index of the delegate (in `ExplorerData::scopes`) this node belongs to.
     pub scope: Option<usize>,
+    /// Findings about this node or below it: (errors, warnings). The tree marks them.
+    pub findings: (usize, usize),
 }
 
 /// One operator-table row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpRow {
     pub name: String,
-    /// Short delegate label (`#1`), `-` outside delegates.
+    /// Short delegate label (`d1`: instruction id 1), `-` outside delegates.
     pub delegate: String,
     pub scope: Option<usize>,
     pub step: String,
     pub stats: Stats,
+    /// Share of the parent row (plan step, delegate or instruction), 0..1.
     pub share: f64,
+    /// Share of `Method::execute` (ETDump), 0..1; None where the method has no time. For
+    /// a row under the clock quantum (`below_resolution`), the upper bound of its share.
+    pub share_method: Option<f64>,
     pub input_shapes: String,
     pub output_shapes: String,
     /// Total self time in ms (traces), None where it is not known.
     pub self_total: Option<f64>,
     /// Input dtypes (traces), empty where not known.
     pub dtypes: String,
+    /// Some(parent median) for an XNNPACK operator under the 1 µs clock quantum: its
+    /// times read `<1 µs` and its share is an upper bound.
+    pub below_resolution: Option<f64>,
+    /// Failed calls (traces): the count column shows calls and failures as the tally.
+    pub failed: u64,
     /// The tree node showing this operator.
     pub node: usize,
+    /// A group row (`app::groups`): how many operators it sums; 0 for an operator.
+    pub instances: usize,
+    /// A group row: the sum of its instances' medians (shown as its median).
+    pub summed_median: Option<f64>,
+}
+
+impl OpRow {
+    /// The median the table shows and sorts by (a group's is its summed median).
+    pub fn shown_median(&self) -> f64 {
+        self.summed_median.unwrap_or(self.stats.median)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +98,23 @@ pub struct FindingRow {
     pub error: bool,
     pub kind: String,
     pub message: String,
+    /// The delegate concerned (`delegate #1`: instruction id), when known.
+    pub delegate: Option<String>,
+    /// The tree node it is about (the step or operator named, else its delegate).
+    pub node: Option<usize>,
+}
+
+impl FindingRow {
+    /// A finding not tied to a delegate or a node (traces, load problems).
+    pub fn plain(error: bool, kind: impl Into<String>, message: impl Into<String>) -> Self {
+        FindingRow {
+            error,
+            kind: kind.into(),
+            message: message.into(),
+            delegate: None,
+            node: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +122,8 @@ pub struct RunSummary {
     pub total: usize,
     pub dropped: usize,
     pub kept: usize,
+    /// Cold leading runs by the `auto` warm-up rule (`profile::warmup`).
+    pub cold: usize,
 }
 
 /// Where the data came from; decides which table columns exist.
@@ -112,9 +156,14 @@ pub struct ExplorerData {
     pub nodes: Vec<TreeNode>,
     pub roots: Vec<usize>,
     pub ops: Vec<OpRow>,
+    /// `ops` grouped by operator type (`app::groups`; empty for traces, whose table is
+    /// by name already).
+    pub groups: Vec<OpRow>,
     /// Scopes the operator table can be limited to (ETDump: delegates), by label.
     pub scopes: Vec<String>,
     pub findings: Vec<FindingRow>,
+    /// The decoded CpuBackend plans (ETDump), shown above the raw log.
+    pub plans: Vec<super::plan_view::PlanText>,
     pub log: Vec<String>,
 }
 
@@ -125,6 +174,24 @@ impl ExplorerData {
 
     pub fn warning_count(&self) -> usize {
         self.findings.iter().filter(|f| !f.error).count()
+    }
+
+    /// Count each finding on its node and every ancestor (the tree's marks).
+    pub(crate) fn mark_findings(&mut self) {
+        for f in &self.findings {
+            let mut at = f.node;
+            while let Some(i) = at {
+                let Some(n) = self.nodes.get_mut(i) else {
+                    break;
+                };
+                if f.error {
+                    n.findings.0 += 1;
+                } else {
+                    n.findings.1 += 1;
+                }
+                at = n.parent;
+            }
+        }
     }
 
     pub(crate) fn push_node(&mut self, mut node: TreeNode) -> usize {
@@ -150,8 +217,10 @@ impl ExplorerData {
         delegate: &str,
         scope: Option<usize>,
         step: &str,
+        method_median: Option<f64>,
     ) {
         let row = self.ops.len();
+        let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
         let node = self.push_node(TreeNode {
             name: op.name.clone(),
             kind: NodeKind::Operator,
@@ -163,6 +232,7 @@ impl ExplorerData {
             share: Some(op.share),
             op_row: Some(row),
             scope,
+            findings: (0, 0),
         });
         self.ops.push(OpRow {
             name: op.name.clone(),
@@ -171,11 +241,25 @@ impl ExplorerData {
             step: step.to_string(),
             stats: op.stats.clone(),
             share: op.share,
-            input_shapes: format::shapes(op.input_shapes.as_ref()),
+            // Under the clock quantum the share of the method is only bounded: 1 µs of it.
+            share_method: if op.below_resolution() {
+                share_of(crate::units::XNNPACK_QUANTUM_MS, method_median)
+            } else {
+                share_of(op.stats.median, method_median)
+            },
+            input_shapes: match (&op.input_shapes, op.kind) {
+                // XNNPACK operators carry shapes in their metadata; say when it is absent.
+                (None, crate::profile::OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
+                (s, _) => format::shapes(s.as_ref()),
+            },
             output_shapes: format::shapes(op.output_shapes.as_ref()),
             self_total: None,
             dtypes: String::new(),
+            below_resolution: op.below_resolution().then_some(parent_median),
+            failed: 0,
             node,
+            instances: 0,
+            summed_median: None,
         });
     }
 
@@ -189,27 +273,118 @@ impl ExplorerData {
                 total: profile.runs.total,
                 dropped: profile.runs.warmup_dropped,
                 kept: profile.runs.kept,
+                cold: profile.cold_runs.as_ref().map_or(0, |c| c.count),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
             ..ExplorerData::default()
         };
-        let method_median = profile.method.as_ref().map(|s| s.median);
+        if profile.methods.len() > 1 {
+            // One tree root per method (run signature).
+            for (k, m) in profile.methods.iter().enumerate() {
+                let mut root_name = format!("Method::execute · {}", m.name);
+                if let Some(b) = m.bundled_input_index {
+                    root_name.push_str(&format!(" (bundled input {b})"));
+                }
+                data.add_method(&MethodPart {
+                    root_name,
+                    scope_prefix: format!("m{} ", k + 1),
+                    kept: m.runs.kept,
+                    method: m.method.as_ref(),
+                    delegates: &m.delegates,
+                    other_operators: &m.other_operators,
+                    remainder: m.remainder.as_ref(),
+                });
+            }
+        } else {
+            data.add_method(&MethodPart {
+                root_name: "Method::execute".to_string(),
+                scope_prefix: String::new(),
+                kept: profile.runs.kept,
+                method: profile.method.as_ref(),
+                delegates: &profile.delegates,
+                other_operators: &profile.other_operators,
+                remainder: profile.remainder.as_ref(),
+            });
+        }
+        data.findings = profile
+            .errors
+            .iter()
+            .map(|f| (true, f, ""))
+            .chain(profile.warnings.iter().map(|f| (false, f, "")))
+            .chain(profile.methods.iter().skip(1).flat_map(|m| {
+                let errors = m.errors.iter().map(move |f| (true, f, m.name.as_str()));
+                errors.chain(m.warnings.iter().map(move |f| (false, f, m.name.as_str())))
+            }))
+            .map(|(error, f, method)| {
+                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
+                // Without an instruction id, the delegate of the node it names.
+                if delegate.is_none() {
+                    delegate = node
+                        .and_then(|n| data.nodes[n].scope)
+                        .and_then(|s| data.scopes.get(s))
+                        .map(|label| format!("delegate {label}"));
+                }
+                FindingRow {
+                    error,
+                    kind: f.kind.clone(),
+                    message: if method.is_empty() {
+                        f.message.clone()
+                    } else {
+                        format!("{method}: {}", f.message)
+                    },
+                    node,
+                    delegate,
+                }
+            })
+            .collect();
+        data.mark_findings();
+        super::groups::build(&mut data, profile.method.as_ref().map(|m| m.median));
+        data.plans = super::plan_view::plans(profile);
+        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data
+    }
+}
+
+/// The parts of one method profile the tree is built from.
+struct MethodPart<'a> {
+    root_name: String,
+    scope_prefix: String,
+    kept: usize,
+    method: Option<&'a crate::profile::Stats>,
+    delegates: &'a [crate::profile::Delegate],
+    other_operators: &'a [crate::profile::OtherOperator],
+    remainder: Option<&'a crate::profile::Stats>,
+}
+
+impl ExplorerData {
+    /// One method's tree: Method::execute -> delegates -> steps -> operators.
+    fn add_method(&mut self, part: &MethodPart<'_>) {
+        let data = self;
+        let method_median = part.method.map(|s| s.median);
         let root = data.push_node(TreeNode {
-            name: "Method::execute".to_string(),
+            name: part.root_name.clone(),
             kind: NodeKind::Method,
-            info: format!("{} runs kept", profile.runs.kept),
+            info: format!("{} kept", format::count(part.kept, "run")),
             depth: 0,
             parent: None,
             children: Vec::new(),
-            stats: profile.method.clone().unwrap_or_default(),
+            stats: part.method.cloned().unwrap_or_default(),
             share: None,
             op_row: None,
             scope: None,
+            findings: (0, 0),
         });
-        for delegate in &profile.delegates {
+        for delegate in part.delegates {
             let scope = data.scopes.len();
-            let label = format!("#{}", delegate.instruction_id);
+            let label = format!("{}#{}", part.scope_prefix, delegate.instruction_id);
+            // `d1`; with several methods `m2d1` (method 2, instruction 1).
+            let short = format!(
+                "{}d{}",
+                part.scope_prefix.trim_end(),
+                delegate.instruction_id
+            );
             data.scopes.push(label.clone());
             let kind = match delegate.kind {
                 DelegateKind::CpuPlan => "CpuBackend",
@@ -238,6 +413,7 @@ impl ExplorerData {
                 share: share_of(delegate.call.median, method_median),
                 op_row: None,
                 scope: Some(scope),
+                findings: (0, 0),
             });
             for step in &delegate.steps {
                 let nodes = step.node_count.max(step.nodes.len());
@@ -258,13 +434,39 @@ impl ExplorerData {
                     share: Some(step.share),
                     op_row: None,
                     scope: Some(scope),
+                    findings: (0, 0),
                 });
                 for op in &step.operators {
-                    data.push_op(s, op, &label, Some(scope), &step.name);
+                    data.push_op(s, op, &short, Some(scope), &step.name, method_median);
                 }
             }
             for op in &delegate.operators {
-                data.push_op(d, op, &label, Some(scope), "-");
+                data.push_op(d, op, &short, Some(scope), "", method_median);
+            }
+            let parts: Vec<&Stats> = if delegate.steps.is_empty() {
+                delegate.operators.iter().map(|o| &o.stats).collect()
+            } else {
+                delegate.steps.iter().map(|s| &s.stats).collect()
+            };
+            if let Some(over) = overhead(&delegate.call, &parts) {
+                let what = if delegate.steps.is_empty() {
+                    "its operators"
+                } else {
+                    "its plan steps"
+                };
+                data.push_node(TreeNode {
+                    name: "(overhead)".into(),
+                    kind: NodeKind::Other,
+                    info: format!("delegate time outside {what}: copy-in/out, dispatch"),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    share: share_of(over.median, Some(delegate.call.median)),
+                    stats: over,
+                    op_row: None,
+                    scope: Some(scope),
+                    findings: (0, 0),
+                });
             }
             for ev in &delegate.unattributed {
                 data.push_node(TreeNode {
@@ -278,10 +480,11 @@ impl ExplorerData {
                     share: share_of(ev.stats.median, Some(delegate.call.median)),
                     op_row: None,
                     scope: Some(scope),
+                    findings: (0, 0),
                 });
             }
         }
-        for other in &profile.other_operators {
+        for other in part.other_operators {
             let o = data.push_node(TreeNode {
                 name: other.name.clone(),
                 kind: NodeKind::Other,
@@ -293,6 +496,7 @@ impl ExplorerData {
                 share: share_of(other.stats.median, method_median),
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
             for k in &other.kernels {
                 let op = OperatorStats {
@@ -304,10 +508,10 @@ impl ExplorerData {
                     output_shapes: None,
                 };
                 let step = format!("instr {}", other.instruction_id);
-                data.push_op(o, &op, "-", None, &step);
+                data.push_op(o, &op, "-", None, &step, method_median);
             }
         }
-        if let Some(rem) = &profile.remainder {
+        if let Some(rem) = part.remainder {
             data.push_node(TreeNode {
                 name: "(remainder)".into(),
                 kind: NodeKind::Other,
@@ -319,22 +523,70 @@ impl ExplorerData {
                 share: share_of(rem.median, method_median),
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
         }
-        data.findings = profile
-            .errors
-            .iter()
-            .map(|f| (true, f))
-            .chain(profile.warnings.iter().map(|f| (false, f)))
-            .map(|(error, f)| FindingRow {
-                error,
-                kind: f.kind.clone(),
-                message: f.message.clone(),
-            })
-            .collect();
-        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
-        data
     }
+}
+
+/// A delegate's time outside `parts` (its steps, or its operators), run by run: the
+/// call's time in each kept run minus the parts' times in that run (warm-up runs
+/// likewise, in order). None without parts or when the runs cannot be matched.
+fn overhead(call: &Stats, parts: &[&Stats]) -> Option<Stats> {
+    if parts.is_empty() || call.samples.is_empty() || call.runs.len() != call.samples.len() {
+        return None;
+    }
+    let mut kept = Vec::with_capacity(call.samples.len());
+    for (&run, &ms) in call.runs.iter().zip(&call.samples) {
+        let mut rest = ms;
+        for p in parts {
+            let i = p.runs.iter().position(|&r| r == run)?;
+            rest -= p.samples.get(i)?;
+        }
+        kept.push(rest);
+    }
+    let w = call.warmup_samples.len();
+    let warm: Vec<f64> = if parts.iter().all(|p| p.warmup_samples.len() == w) {
+        (0..w)
+            .map(|i| {
+                call.warmup_samples[i] - parts.iter().map(|p| p.warmup_samples[i]).sum::<f64>()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(
+        Stats::from_samples(kept)
+            .with_runs(call.runs.clone())
+            .with_warmup(warm),
+    )
+}
+
+/// The node a finding is about: the node named `event` inside `delegate` (a step or an
+/// operator), else the delegate itself, else a node named `event` anywhere.
+fn finding_node(data: &ExplorerData, delegate: Option<&str>, event: Option<&str>) -> Option<usize> {
+    let d = delegate.and_then(|name| data.nodes.iter().position(|n| n.name == name));
+    let within = |id: usize, root: usize| {
+        let mut at = Some(id);
+        while let Some(i) = at {
+            if i == root {
+                return true;
+            }
+            at = data.nodes[i].parent;
+        }
+        false
+    };
+    if let Some(ev) = event {
+        let named = data
+            .nodes
+            .iter()
+            .enumerate()
+            .find(|(i, n)| n.name == ev && d.is_none_or(|root| within(*i, root)));
+        if let Some((i, _)) = named {
+            return Some(i);
+        }
+    }
+    d
 }
 
 fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {

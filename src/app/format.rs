@@ -3,18 +3,21 @@
 
 pub use crate::units::{duration_ms, percent};
 
-/// Shapes as `[1,3,224,224] [64]`; None (unknown) as empty.
+/// Shapes as `[1,3,224,224] [64]` (`crate::units::shape_list`, as in the report); None
+/// (unknown) as empty.
 pub fn shapes(shapes: Option<&Vec<Vec<i64>>>) -> String {
-    match shapes {
-        None => String::new(),
-        Some(list) => list
-            .iter()
-            .map(|s| {
-                let dims: Vec<String> = s.iter().map(i64::to_string).collect();
-                format!("[{}]", dims.join(","))
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
+    shapes
+        .map(|l| crate::units::shape_list(l))
+        .unwrap_or_default()
+}
+
+/// A duration before and after: `1.113→1.114 ms` (one unit when both share it), else
+/// `980 µs→1.002 ms`.
+pub fn duration_change(before: f64, after: f64) -> String {
+    let (a, b) = (duration_ms(before), duration_ms(after));
+    match (a.rsplit_once(' '), b.rsplit_once(' ')) {
+        (Some((x, ua)), Some((y, ub))) if ua == ub => format!("{x}→{y} {ub}"),
+        _ => format!("{a}→{b}"),
     }
 }
 
@@ -102,5 +105,7 @@ mod tests {
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(120 * 1024 * 1024), "120.0 MiB");
         assert_eq!(percent(0.1234), "12.3%");
+        assert_eq!(duration_change(1.1134, 1.1141), "1.113→1.114 ms");
+        assert_eq!(duration_change(0.980, 1.002), "980 µs→1.002 ms");
     }
 }

@@ -4,6 +4,9 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::InputRequest;
 
+use super::table::Column;
+use super::timeline::TimelineCommand;
+
 /// What a key asks for. Plain data; `update` decides what it means in the current state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -25,7 +28,20 @@ pub enum Command {
     StartFilter,
     SortNext,
     SortReverse,
+    /// Sort by this column (its title's bracketed letter, shifted); again reverses.
+    SortColumn(Column),
     ScopeAll,
+    /// Show the selected operator (or warning) in the tree.
+    Reveal,
+    /// Copy the selected row to the clipboard (OSC 52).
+    CopyRow,
+    /// Operator types instead of operators in the table (and back).
+    GroupByType,
+    /// The warnings & log view, at its next section (findings, plans, raw log).
+    NextLogSection,
+    /// The next / previous tree node matching the search (`/`).
+    NextMatch,
+    PrevMatch,
     ToggleLog,
     ToggleHelp,
     WarmupMore,
@@ -37,6 +53,8 @@ pub enum Command {
     FilterAccept,
     FilterCancel,
     FilterEdit(InputRequest),
+    ToggleTimeline,
+    Timeline(TimelineCommand),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,10 +63,17 @@ pub enum Mode {
     FilterInput,
     Help,
     Dialog,
+    Timeline,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::Normal, Mode::FilterInput, Mode::Help, Mode::Dialog];
+    pub const ALL: [Mode; 5] = [
+        Mode::Normal,
+        Mode::FilterInput,
+        Mode::Timeline,
+        Mode::Help,
+        Mode::Dialog,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -56,6 +81,7 @@ impl Mode {
             Mode::FilterInput => "Filter input (after /)",
             Mode::Help => "Help",
             Mode::Dialog => "Error dialog",
+            Mode::Timeline => "Timeline (after t)",
         }
     }
 }
@@ -133,12 +159,12 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[ch('h'), (KeyCode::Left, N)],
         command: Command::Collapse,
-        help: "tree: collapse node / go to parent",
+        help: "tree: collapse node / go to parent; table: scroll columns left",
     },
     Binding {
         keys: &[ch('l'), (KeyCode::Right, N)],
         command: Command::Expand,
-        help: "tree: expand node",
+        help: "tree: expand node; table: scroll columns right",
     },
     Binding {
         keys: &[ch('e')],
@@ -153,7 +179,7 @@ static NORMAL: &[Binding] = &[
     Binding {
         keys: &[ch('/')],
         command: Command::StartFilter,
-        help: "filter operators by name (live)",
+        help: "search: filter operators by name (live); ] and [ then walk the tree's matches",
     },
     Binding {
         keys: &[ch('s')],
@@ -166,14 +192,67 @@ static NORMAL: &[Binding] = &[
         help: "reverse sort direction",
     },
     Binding {
+        keys: &[
+            ch('O'),
+            ch('D'),
+            ch('T'),
+            ch('C'),
+            ch('M'),
+            ch('I'),
+            ch('X'),
+            ch('P'),
+            ch('R'),
+            ch('H'),
+            ch('F'),
+            ch('L'),
+            ch('U'),
+            ch('A'),
+            ch('Y'),
+        ],
+        command: Command::SortColumn(Column::Name),
+        help: "sort by the column whose title brackets that letter ([M]edian: M); again reverses",
+    },
+    Binding {
         keys: &[ch('a')],
         command: Command::ScopeAll,
         help: "operators of all delegates",
     },
     Binding {
+        keys: &[ch(']')],
+        command: Command::NextMatch,
+        help: "tree: next node matching the / search (opens its parents)",
+    },
+    Binding {
+        keys: &[ch('[')],
+        command: Command::PrevMatch,
+        help: "tree: previous node matching the / search",
+    },
+    Binding {
+        keys: &[ch('r')],
+        command: Command::Reveal,
+        help:
+            "reveal in the tree: the selected operator, or the warning at the top of the log view",
+    },
+    Binding {
+        keys: &[ch('o')],
+        command: Command::GroupByType,
+        help: "table: group operators by type (GEMMs, convolutions, each kernel); Enter lists a type's instances",
+    },
+    Binding {
+        keys: &[ch('c')],
+        command: Command::CopyRow,
+        help:
+            "copy the selected row (name, delegate, step, stats, shapes) to the clipboard (OSC 52)",
+    },
+    Binding {
         keys: &[ch('w')],
         command: Command::ToggleLog,
-        help: "warnings and runner log view",
+        help: "warnings, decoded plans and runner log view",
+    },
+    Binding {
+        keys: &[ch('v')],
+        command: Command::NextLogSection,
+        help: "log view: next section (findings, each decoded CpuBackend plan, the raw log)",
     },
     Binding {
         keys: &[ch('+'), ch('=')],
@@ -200,6 +279,78 @@ static NORMAL: &[Binding] = &[
         command: Command::NewestRun,
         help: "watch: show the newest run and follow new ones",
     },
+    Binding {
+        keys: &[ch('t')],
+        command: Command::ToggleTimeline,
+        help: "timeline of one run (trace: of every thread)",
+    },
+    Binding {
+        keys: &[ch('?')],
+        command: Command::ToggleHelp,
+        help: "this help",
+    },
+    QUIT,
+];
+
+const fn tl(
+    keys: &'static [(KeyCode, KeyModifiers)],
+    c: TimelineCommand,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        keys,
+        command: Command::Timeline(c),
+        help,
+    }
+}
+
+static TIMELINE: &[Binding] = &[
+    tl(
+        &[ch('t'), (KeyCode::Esc, N)],
+        TimelineCommand::Close,
+        "close the timeline",
+    ),
+    tl(
+        &[ch('h'), (KeyCode::Left, N)],
+        TimelineCommand::PrevBar,
+        "select the previous bar in the lane",
+    ),
+    tl(
+        &[ch('l'), (KeyCode::Right, N)],
+        TimelineCommand::NextBar,
+        "select the next bar in the lane",
+    ),
+    tl(
+        &[ch('k'), (KeyCode::Up, N)],
+        TimelineCommand::LaneUp,
+        "lane above (the bar nearest in time)",
+    ),
+    tl(
+        &[ch('j'), (KeyCode::Down, N)],
+        TimelineCommand::LaneDown,
+        "lane below (the bar nearest in time)",
+    ),
+    tl(
+        &[ch('+'), ch('=')],
+        TimelineCommand::ZoomIn,
+        "zoom in around the selected bar",
+    ),
+    tl(&[ch('-')], TimelineCommand::ZoomOut, "zoom out"),
+    tl(&[ch('<'), ch(',')], TimelineCommand::PanLeft, "pan left"),
+    tl(&[ch('>'), ch('.')], TimelineCommand::PanRight, "pan right"),
+    tl(&[ch('0')], TimelineCommand::Fit, "whole run in view"),
+    tl(&[ch('p')], TimelineCommand::PrevRun, "previous run"),
+    tl(&[ch('n')], TimelineCommand::NextRun, "next run"),
+    tl(
+        &[ch('s')],
+        TimelineCommand::SlowestRun,
+        "slowest run (longest Method::execute)",
+    ),
+    tl(
+        &[ch('m')],
+        TimelineCommand::MedianRun,
+        "run closest to the median Method::execute",
+    ),
     Binding {
         keys: &[ch('?')],
         command: Command::ToggleHelp,
@@ -295,6 +446,7 @@ pub fn bindings(mode: Mode) -> &'static [Binding] {
         Mode::FilterInput => FILTER,
         Mode::Help => HELP,
         Mode::Dialog => DIALOG,
+        Mode::Timeline => TIMELINE,
     }
 }
 
@@ -312,6 +464,9 @@ fn matches(key: &KeyEvent, code: KeyCode, mods: KeyModifiers) -> bool {
 pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Command> {
     for b in bindings(mode) {
         if b.keys.iter().any(|(c, m)| matches(key, *c, *m)) {
+            if let (Command::SortColumn(_), KeyCode::Char(c)) = (b.command, key.code) {
+                return Column::for_key(c).map(Command::SortColumn);
+            }
             return Some(b.command);
         }
     }
@@ -386,6 +541,47 @@ pub fn help_lines() -> Vec<(String, String)> {
     out
 }
 
+/// Cells of the keys column in the help overlay.
+pub const HELP_KEY_W: usize = 16;
+
+/// The help overlay: the body itself on screens narrower than two help columns, else
+/// centred; its border is part of the area.
+pub fn help_area(body: ratatui::layout::Rect) -> ratatui::layout::Rect {
+    let w = body.width.min(96);
+    ratatui::layout::Rect::new(body.x + (body.width - w) / 2, body.y, w, body.height)
+}
+
+/// The help text laid out `width` cells wide: `(keys, text)` rows, descriptions wrapped
+/// under themselves, key lists too long for their column on a row of their own.
+pub fn help_rows(width: usize) -> Vec<(String, String)> {
+    let text_w = width.saturating_sub(HELP_KEY_W + 1).max(10);
+    let mut out = Vec::new();
+    for (keys, what) in help_lines() {
+        if keys.is_empty() {
+            out.push((keys, what));
+            continue;
+        }
+        let mut keys = keys;
+        if keys.chars().count() > HELP_KEY_W {
+            out.push((keys, String::new()));
+            keys = " ".into();
+        }
+        for (i, line) in super::format::wrap(&what, text_w).into_iter().enumerate() {
+            out.push((if i == 0 { keys.clone() } else { " ".into() }, line));
+        }
+    }
+    out
+}
+
+/// The furthest the help can scroll in `body`: its last row at the bottom.
+pub fn help_max_scroll(body: ratatui::layout::Rect) -> usize {
+    let area = help_area(body);
+    let rows = area.height.saturating_sub(2) as usize;
+    help_rows(area.width.saturating_sub(2) as usize)
+        .len()
+        .saturating_sub(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,6 +604,15 @@ mod tests {
             Some(Command::Down)
         );
         assert_eq!(lookup(Normal, &key(KeyCode::Down, N)), Some(Command::Down));
+        // Column keys: the bracketed letter of each title, shifted.
+        assert_eq!(
+            lookup(Normal, &key(KeyCode::Char('M'), KeyModifiers::SHIFT)),
+            Some(Command::SortColumn(Column::Median))
+        );
+        assert_eq!(
+            lookup(Normal, &key(KeyCode::Char('X'), KeyModifiers::SHIFT)),
+            Some(Command::SortColumn(Column::Max))
+        );
         // Terminals report shifted letters with SHIFT set.
         let shift = KeyModifiers::SHIFT;
         assert_eq!(
@@ -422,7 +627,11 @@ mod tests {
             lookup(Normal, &key(KeyCode::Char('c'), C)),
             Some(Command::Quit)
         );
-        assert_eq!(lookup(Normal, &key(KeyCode::Char('c'), N)), None);
+        // Plain c copies; only Ctrl-C quits.
+        assert_eq!(
+            lookup(Normal, &key(KeyCode::Char('c'), N)),
+            Some(Command::CopyRow)
+        );
         // In filter input, q is text and Ctrl-C still quits.
         assert_eq!(
             lookup(FilterInput, &key(KeyCode::Char('q'), N)),
@@ -440,6 +649,41 @@ mod tests {
             lookup(Help, &key(KeyCode::Char('q'), N)),
             Some(Command::Quit)
         );
+    }
+
+    #[test]
+    fn every_column_has_its_own_bound_key() {
+        let mut seen = std::collections::HashSet::new();
+        for c in crate::app::table::ALL_COLUMNS {
+            let k = c.key();
+            assert!(seen.insert(k), "{c:?}: key {k} twice");
+            assert_eq!(Column::for_key(k), Some(c));
+            assert_eq!(
+                lookup(Mode::Normal, &key(KeyCode::Char(k), KeyModifiers::SHIFT)),
+                Some(Command::SortColumn(c)),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn help_wraps_and_scrolls_no_further_than_its_end() {
+        use ratatui::layout::Rect;
+        let rows = help_rows(78);
+        // Every description word is there, nothing is longer than the area.
+        for (k, t) in &rows {
+            let n = if k.chars().count() > HELP_KEY_W {
+                k.chars().count()
+            } else {
+                HELP_KEY_W + 1 + t.chars().count()
+            };
+            assert!(n <= 78, "{k} {t}");
+        }
+        // 80x24: body 21 rows, help inside 19 rows.
+        let body = Rect::new(0, 2, 80, 21);
+        assert_eq!(help_max_scroll(body), rows.len() - 19);
+        // A tall screen holds all of it: no scrolling.
+        assert_eq!(help_max_scroll(Rect::new(0, 2, 230, 500)), 0);
     }
 
     #[test]

@@ -3,9 +3,13 @@
 
 use ratatui::layout::Rect;
 
-/// Terminals at least this wide show the detail pane beside the lists.
-pub const WIDE: u16 = 140;
-pub const DETAIL_WIDTH: u16 = 48;
+/// Terminals at least this wide show the detail pane beside the tree, above a table
+/// that spans the whole width.
+pub const WIDE: u16 = 110;
+/// The detail pane takes this share (tenths) of the width, within these bounds.
+pub const DETAIL_TENTHS: u16 = 3;
+pub const DETAIL_MIN: u16 = 44;
+pub const DETAIL_MAX: u16 = 96;
 pub const HEADER_HEIGHT: u16 = 2;
 /// The runs list (watch mode) takes a quarter of the lists' height, at most this.
 pub const RUNS_MAX_HEIGHT: u16 = 10;
@@ -51,19 +55,33 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
         areas.log = Some(body);
         return areas;
     }
-    let (lists, detail) = if width >= WIDE {
-        let left = width - DETAIL_WIDTH;
-        (
-            Rect::new(0, body.y, left, body_h),
-            Some(Rect::new(left, body.y, DETAIL_WIDTH, body_h)),
-        )
-    } else if detail_zoomed {
+    if width >= WIDE {
+        // Tree (and runs) beside the detail on top; the table spans the width below, so
+        // names, steps and shapes get every column there is.
+        let detail_w = (width * DETAIL_TENTHS / 10)
+            .clamp(DETAIL_MIN, DETAIL_MAX)
+            .min(width / 2);
+        let runs_h = if runs {
+            (body_h / 5).clamp(4.min(body_h), RUNS_MAX_HEIGHT)
+        } else {
+            0
+        };
+        let rest = body_h - runs_h;
+        let top_h = (runs_h + (rest / 2).max(18.min(rest * 2 / 3))).min(body_h);
+        let left_w = width - detail_w;
+        if runs {
+            areas.runs = Some(Rect::new(0, body.y, left_w, runs_h));
+        }
+        areas.tree = Some(Rect::new(0, body.y + runs_h, left_w, top_h - runs_h));
+        areas.detail = Some(Rect::new(left_w, body.y, detail_w, top_h));
+        areas.table = Some(Rect::new(0, body.y + top_h, width, body_h - top_h));
+        return areas;
+    }
+    if detail_zoomed {
         areas.detail = Some(body);
         return areas;
-    } else {
-        (body, None)
-    };
-    let mut lists = lists;
+    }
+    let mut lists = body;
     if runs {
         let runs_h = (lists.height / 4).clamp(4.min(lists.height), RUNS_MAX_HEIGHT);
         areas.runs = Some(Rect::new(lists.x, lists.y, lists.width, runs_h));
@@ -82,7 +100,6 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
         lists.width,
         lists.height - tree_h,
     ));
-    areas.detail = detail;
     areas
 }
 
@@ -110,9 +127,21 @@ mod tests {
         assert!(a.detail.is_none());
         let z = compute(80, 24, false, true, false);
         assert_eq!(z.detail, Some(Rect::new(0, 2, 80, 21)));
+        // 160x48: body 45 rows; detail 160*3/10 = 48 wide beside the tree, top band
+        // 45/2 = 22 rows; the table spans all 160 columns below.
         let w = compute(160, 48, false, false, false);
-        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 45)));
-        assert_eq!(w.table.unwrap().width, 112);
+        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 22)));
+        assert_eq!(w.tree, Some(Rect::new(0, 2, 112, 22)));
+        assert_eq!(w.table, Some(Rect::new(0, 24, 160, 23)));
+        // The detail grows with the terminal: 230*3/10 = 69.
+        assert_eq!(
+            compute(230, 60, false, false, false).detail.unwrap().width,
+            69
+        );
+        // 120x40: body 37, top band max(37/2 = 18, min(18, 24)) = 18.
+        let m = compute(120, 40, false, false, false);
+        assert_eq!(m.detail, Some(Rect::new(76, 2, 44, 18)));
+        assert_eq!(m.table, Some(Rect::new(0, 20, 120, 19)));
         // Tiny terminals give empty areas, not panics.
         let tiny = compute(3, 1, false, false, false);
         assert_eq!(tiny.body.height, 0);
@@ -130,9 +159,11 @@ mod tests {
         assert_eq!(a.runs, Some(Rect::new(0, 2, 80, 5)));
         let (t, o) = (a.tree.unwrap(), a.table.unwrap());
         assert_eq!((t.y, t.height, o.y, o.height), (7, 6, 13, 9));
-        // 160x48: body 44, runs capped at 10 rows, beside the detail pane.
+        // 160x48: body 44, runs 44/5 = 8 rows above the tree, beside the detail; top
+        // band 8 + max(36/2, 18) = 26.
         let w = compute(160, 48, false, false, true);
-        assert_eq!(w.runs, Some(Rect::new(0, 2, 112, 10)));
-        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 44)));
+        assert_eq!(w.runs, Some(Rect::new(0, 2, 112, 8)));
+        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 26)));
+        assert_eq!(w.table, Some(Rect::new(0, 28, 160, 18)));
     }
 }

@@ -3,16 +3,20 @@
 //! traces fill the same panes.
 
 pub mod compare;
+pub mod copy;
 pub mod data;
 pub mod format;
+pub mod groups;
 pub mod histogram;
 pub mod keymap;
 pub mod layout;
+pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
 pub mod sample;
 pub mod state;
 pub mod table;
+pub mod timeline;
 mod trace_view;
 
 pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, SourceKind, TreeNode};

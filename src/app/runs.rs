@@ -39,15 +39,26 @@ pub enum RunStatus {
 }
 
 /// What the runs list shows of a loaded profile.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RunFacts {
     pub runs_total: Option<usize>,
     /// Median of the top-level latency over kept runs, in ms.
     pub median_ms: Option<f64>,
+    /// Which model this is, as far as the profile tells: a hash of its operator names
+    /// (without instance numbers) and delegates. Runs of other models are not compared.
+    pub model: u64,
+    pub warnings: usize,
+    pub errors: usize,
 }
 
 impl RunFacts {
     pub fn of(data: &ExplorerData) -> RunFacts {
+        use std::hash::{Hash, Hasher};
+        let mut names: Vec<&str> = data.ops.iter().map(|o| o.name.as_str()).collect();
+        names.sort_unstable();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        names.hash(&mut h);
+        data.scopes.hash(&mut h);
         RunFacts {
             runs_total: data.runs.as_ref().map(|r| r.total),
             median_ms: data
@@ -55,8 +66,33 @@ impl RunFacts {
                 .as_ref()
                 .filter(|s| s.count > 0 && s.median.is_finite())
                 .map(|s| s.median),
+            model: h.finish(),
+            warnings: data.warning_count(),
+            errors: data.error_count(),
         }
     }
+}
+
+/// How a run compares with the previous loaded one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Change {
+    /// (now - before) / before of the method median.
+    Relative(f64),
+    /// The previous run is of another model: no percentage.
+    OtherModel,
+}
+
+/// The change of entry `index` against the next older loaded entry.
+pub fn change(entries: &[RunEntry], index: usize) -> Option<Change> {
+    let now = entries.get(index)?.facts?;
+    now.median_ms?;
+    let before = entries[index + 1..]
+        .iter()
+        .find_map(|e| e.facts.filter(|f| f.median_ms.is_some()))?;
+    if before.model != now.model {
+        return Some(Change::OtherModel);
+    }
+    delta(entries, index).map(Change::Relative)
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +133,8 @@ pub struct WatchState {
     pub dir: String,
     /// Warm-up runs dropped from every profile.
     pub warmup: usize,
+    /// `--warmup auto`: each profile drops its own cold leading runs instead.
+    pub warmup_auto: bool,
     /// Newest first (by dump time, then arrival).
     pub entries: Vec<RunEntry>,
     /// Selected row of the runs list.
@@ -120,6 +158,7 @@ impl WatchState {
         WatchState {
             dir: dir.into(),
             warmup,
+            warmup_auto: false,
             entries: Vec::new(),
             selected: 0,
             offset: 0,
@@ -265,11 +304,16 @@ pub(super) fn on_watch_event(
         WatchEvent::Error { path, message } => {
             drop_unloaded(w, &path);
             let message = one_line(&format!("{}: {message}", file_name(&path)));
+            // The file's own time, as for dumps (the scan time only when it is gone).
+            // The one read of the file system in this module: a stat, never the bytes.
+            let time = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .unwrap_or(at);
             w.insert(RunEntry {
                 id: 0,
                 etdump: path,
                 log: None,
-                time: at,
+                time,
                 status: RunStatus::Failed {
                     message,
                     from_watcher: true,
@@ -341,7 +385,8 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     };
     let entry = &mut w.entries[index];
     entry.status = RunStatus::Loading;
-    let request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
+    let mut request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
+    request.warmup_auto = w.warmup_auto;
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;
@@ -546,6 +591,7 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
         return Vec::new();
     };
     w.warmup = warmup;
+    w.warmup_auto = false;
     w.inflight = None; // its result (old warm-up) is ignored
                        // Removed files cannot be read again: their profiles keep the warm-up they were
                        // built with (the footer says which). Watcher errors are not dumps at all.

@@ -181,6 +181,9 @@ pub fn profile() -> Profile {
             et_log: None,
         })
         .collect(),
+        methods: Vec::new(),
+        resolution: None,
+        cold_runs: None,
     }
 }
 

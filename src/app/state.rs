@@ -65,6 +65,11 @@ pub enum Action {
     },
     /// A `RetryAfter` timer fired.
     RetryDue,
+    /// The timeline asked for by `Effect::LoadTimeline` (`Err`: one line naming the file).
+    TimelineLoaded {
+        generation: u64,
+        result: Result<Box<crate::timeline::AnyTimeline>, String>,
+    },
 }
 
 /// What the shell must do after an update.
@@ -77,6 +82,14 @@ pub enum Effect {
     },
     /// Send `Action::RetryDue` after this long (incomplete dumps are retried quietly).
     RetryAfter(Duration),
+    /// Load the timeline of `request` off the UI thread (`app::timeline::load`), then
+    /// send `Action::TimelineLoaded` with `generation`.
+    LoadTimeline {
+        request: ProfileRequest,
+        generation: u64,
+    },
+    /// Put this text on the clipboard (OSC 52, `app::copy::osc52`).
+    Copy(String),
     Quit,
 }
 
@@ -109,6 +122,11 @@ pub struct TableState {
     pub filter: Input,
     /// Limit to one delegate (index into `ExplorerData::scopes`); None = all.
     pub scope: Option<usize>,
+    /// Rows are operator types (`ExplorerData::groups`), not operators (`t`).
+    pub grouped: bool,
+    /// Limit to the operators directly under this tree node (a plan step or a
+    /// non-delegated instruction: Enter on it); None = the whole scope.
+    pub within: Option<usize>,
     /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
     pub rows: Vec<usize>,
     /// Row indices after scope and sort only (filtering narrows this, no re-sort).
@@ -117,8 +135,17 @@ pub struct TableState {
     pub search: Vec<String>,
     pub selected: usize,
     pub offset: usize,
-    pub longest_name: usize,
-    pub longest_step: usize,
+    /// Widest content of each text column over `rows` (`table::text_widths`).
+    pub text_widths: Vec<(Column, u16)>,
+    /// The longest `…tail` of a step over `rows`.
+    pub step_tail_width: u16,
+    /// Text widths of every row of the listed source (`table::row_widths`).
+    pub row_widths: Vec<table::RowWidths>,
+    /// The count every listed row has, when they all have the same (the column then
+    /// gives way and the title says it once).
+    pub uniform_count: Option<usize>,
+    /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
+    pub hscroll: usize,
     /// The columns this source has, in display order.
     pub columns: &'static [Column],
 }
@@ -130,13 +157,18 @@ impl Default for TableState {
             descending: true,
             filter: Input::default(),
             scope: None,
+            within: None,
+            grouped: false,
             rows: Vec::new(),
             sorted: Vec::new(),
             search: Vec::new(),
             selected: 0,
             offset: 0,
-            longest_name: 0,
-            longest_step: 0,
+            text_widths: Vec::new(),
+            step_tail_width: 0,
+            row_widths: Vec::new(),
+            uniform_count: None,
+            hscroll: 0,
             columns: &Column::ETDUMP,
         }
     }
@@ -165,6 +197,11 @@ pub struct AppState {
     pub quit: bool,
     /// Watch mode (`--watch DIR`): the runs list.
     pub watch: Option<WatchState>,
+    /// The timeline view (`t`), when open.
+    pub timeline: Option<super::timeline::TimelineView>,
+    /// A one-line message for the footer (what a change did, why a key did nothing);
+    /// cleared by the next key.
+    pub notice: Option<String>,
 }
 
 impl AppState {
@@ -188,6 +225,8 @@ impl AppState {
             height,
             quit: false,
             watch: None,
+            timeline: None,
+            notice: None,
         }
     }
 
@@ -196,6 +235,8 @@ impl AppState {
             Mode::Dialog
         } else if self.help {
             Mode::Help
+        } else if self.timeline.is_some() {
+            Mode::Timeline
         } else if self.filter_editing {
             Mode::FilterInput
         } else {
@@ -244,9 +285,18 @@ impl AppState {
         match self.detail_source {
             Pane::Table => {
                 let row = *self.table.rows.get(self.table.selected)?;
-                data.ops.get(row).map(|r| r.node)
+                self.table_ops(data).get(row).map(|r| r.node)
             }
             _ => self.tree.visible.get(self.tree.selected).copied(),
+        }
+    }
+
+    /// The rows the table lists: operators, or operator types when grouped.
+    pub fn table_ops<'a>(&self, data: &'a ExplorerData) -> &'a [super::data::OpRow] {
+        if self.table.grouped {
+            &data.groups
+        } else {
+            &data.ops
         }
     }
 
@@ -281,7 +331,7 @@ impl AppState {
             .unwrap_or(self.width);
         self.data
             .as_ref()
-            .map(|d| finding_lines(d, width as usize).len() + d.log.len() + 3)
+            .map(|d| log_rows(d, width as usize).len() + d.log.len())
             .unwrap_or(0)
     }
 
@@ -319,12 +369,23 @@ impl AppState {
 
     fn rebuild_table_rows(&mut self) {
         self.table.sorted = match &self.data {
-            Some(d) => table::sorted_rows(
-                &d.ops,
-                self.table.scope,
-                self.table.sort,
-                self.table.descending,
-            ),
+            Some(d) => {
+                let mut rows = table::sorted_rows(
+                    self.table_ops(d),
+                    self.table.scope,
+                    self.table.sort,
+                    self.table.descending,
+                );
+                if let (Some(within), false) = (self.table.within, self.table.grouped) {
+                    rows.retain(|&r| {
+                        d.ops
+                            .get(r)
+                            .and_then(|o| d.nodes.get(o.node))
+                            .is_some_and(|n| n.parent == Some(within))
+                    });
+                }
+                rows
+            }
             None => Vec::new(),
         };
         self.refilter_table_rows();
@@ -341,20 +402,91 @@ impl AppState {
             ),
             None => Vec::new(),
         };
-        self.table.selected = keep
-            .and_then(|k| self.table.rows.iter().position(|&r| r == k))
-            .unwrap_or(0);
+        self.table.uniform_count = match &self.data {
+            Some(d) if !self.table.grouped => {
+                let ops = self.table_ops(d);
+                let mut counts = self.table.rows.iter().filter_map(|&r| ops.get(r));
+                let first = counts.next().map(|o| o.stats.count);
+                first.filter(|c| counts.all(|o| o.stats.count == *c))
+            }
+            _ => None,
+        };
+        let (widths, tail) = table::text_widths(&self.table.row_widths, &self.table.rows);
+        self.table.text_widths = widths;
+        self.table.step_tail_width = tail;
+        let kept = keep.and_then(|k| self.table.rows.iter().position(|&r| r == k));
+        self.table.selected = kept.unwrap_or(0);
+        if kept.is_none() {
+            // Another list: start at its top (no stale scroll position).
+            self.table.offset = 0;
+        }
         self.fix_table_offset();
+    }
+
+    /// The columns the operator table can show, in display order. A text column with
+    /// nothing in it (no output shapes recorded) is left out: a blank column only takes
+    /// room from the others.
+    pub fn table_columns(&self) -> Vec<Column> {
+        let t = &self.table;
+        t.columns
+            .iter()
+            .copied()
+            .filter(|c| {
+                // Types have no one parent: no %parent column.
+                if t.grouped && *c == Column::Share && t.sort != Column::Share {
+                    return false;
+                }
+                // One count for every row: said in the title instead.
+                if *c == Column::Count && t.uniform_count.is_some() && t.sort != Column::Count {
+                    return false;
+                }
+                *c == Column::Name
+                    || *c == t.sort
+                    || !c.flexible()
+                    || t.text_widths.iter().any(|(x, w)| x == c && *w > 0)
+            })
+            .collect()
+    }
+
+    /// The operator table's columns and widths for a pane whose inside is `width` cells
+    /// wide and shows `rows` rows from the current offset. Rendering and mouse hits both
+    /// use this, so a click on a title sorts the column drawn there.
+    pub fn table_layout(&self, width: u16, rows: usize) -> Vec<(Column, u16)> {
+        let Some(data) = &self.data else {
+            return Vec::new();
+        };
+        let t = &self.table;
+        let start = t.offset.min(t.rows.len());
+        let end = (start + rows).min(t.rows.len());
+        let window = &t.rows[start..end];
+        let columns = self.table_columns();
+        table::layout(
+            width,
+            &columns,
+            |c| {
+                let ops = self.table_ops(data);
+                table::natural_width(c, ops, window, &t.text_widths, c == t.sort)
+            },
+            |c| match c {
+                Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
+                _ => table::FLEX_MIN,
+            },
+            t.sort,
+            t.hscroll,
+        )
     }
 
     fn fix_tree_offset(&mut self) {
         let page = self.tree_page();
-        self.tree.offset = fix_offset(self.tree.selected, self.tree.offset, page);
+        let offset = fix_offset(self.tree.selected, self.tree.offset, page);
+        // No blank rows below the list while rows above are hidden.
+        self.tree.offset = offset.min(self.tree.visible.len().saturating_sub(page));
     }
 
     fn fix_table_offset(&mut self) {
         let page = self.table_page();
-        self.table.offset = fix_offset(self.table.selected, self.table.offset, page);
+        let offset = fix_offset(self.table.selected, self.table.offset, page);
+        self.table.offset = offset.min(self.table.rows.len().saturating_sub(page));
     }
 
     /// Show `data`. Expanded nodes, the selected node and operator row and the delegate
@@ -392,7 +524,7 @@ impl AppState {
                 .cloned();
             selected_op = self
                 .selected_op()
-                .and_then(|r| old.ops.get(r))
+                .and_then(|r| self.table_ops(old).get(r))
                 .and_then(|o| old_keys.get(o.node))
                 .cloned();
             self.table.scope = self
@@ -405,6 +537,7 @@ impl AppState {
             self.tree.expanded = data.nodes.iter().map(default_open).collect();
             self.table.scope = None;
         }
+        self.table.within = None;
         self.table.columns = data.kind.columns();
         if !self.table.columns.contains(&self.table.sort) {
             self.table.sort = Column::Median;
@@ -415,19 +548,11 @@ impl AppState {
         };
         let node_id = find(&selected_node);
         let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
-        self.table.longest_name = data
-            .ops
-            .iter()
-            .map(|o| o.name.chars().count())
-            .max()
-            .unwrap_or(0);
-        self.table.longest_step = data
-            .ops
-            .iter()
-            .map(|o| o.step.chars().count())
-            .max()
-            .unwrap_or(0);
-        self.table.search = table::search_keys(&data.ops);
+        if data.groups.is_empty() {
+            self.table.grouped = false;
+        }
+        self.table.search = table::search_keys(self.table_ops(&data));
+        self.table.row_widths = table::row_widths(self.table_ops(&data));
         let previous = self.data.replace(data);
         if first_load && self.watch.is_none() {
             self.focus = Pane::Tree;
@@ -478,6 +603,14 @@ pub fn node_keys(data: &ExplorerData) -> Vec<String> {
 
 /// The findings section of the log view, wrapped to `width`: (is error, first line of
 /// its finding, text). Shared by rendering and scrolling so both count the same lines.
+/// A finding as the warnings view writes it: `kind · delegate #1: message`.
+pub fn finding_text(f: &super::data::FindingRow) -> String {
+    match &f.delegate {
+        Some(d) => format!("{} · {d}: {}", f.kind, f.message),
+        None => format!("{}: {}", f.kind, f.message),
+    }
+}
+
 pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bool, String)> {
     let mut out = Vec::new();
     if data.findings.is_empty() {
@@ -485,7 +618,7 @@ pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bo
     }
     for f in &data.findings {
         // "ERROR " / "warn  " take 6 cells; continuation lines are indented to match.
-        let text = format!("{}: {}", f.kind, f.message);
+        let text = finding_text(f);
         for (i, line) in super::format::wrap(&text, width.saturating_sub(6))
             .into_iter()
             .enumerate()
@@ -518,10 +651,13 @@ fn step(pos: usize, delta: isize, len: usize) -> usize {
 /// Apply one action. Pure: all I/O is in the returned effects.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
-        Action::Key(key) => match keymap::lookup(state.mode(), &key) {
-            Some(cmd) => command(state, cmd),
-            None => Vec::new(),
-        },
+        Action::Key(key) => {
+            state.notice = None;
+            match keymap::lookup(state.mode(), &key) {
+                Some(cmd) => command(state, cmd),
+                None => Vec::new(),
+            }
+        }
         Action::Command(cmd) => command(state, cmd),
         Action::Mouse { kind, x, y } => mouse(state, kind, x, y),
         Action::Resize(w, h) => {
@@ -552,7 +688,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Ok(data) => Outcome::Loaded(data),
                 Err(message) => Outcome::Failed(message),
             };
-            runs::on_loaded(state, generation, outcome)
+            let shown = state.data.as_ref().map(|d| d.files.clone());
+            let effects = runs::on_loaded(state, generation, outcome);
+            if state.data.as_ref().map(|d| &d.files) != shown.as_ref() {
+                state.timeline = None; // it showed the previous profile
+            }
+            effects
         }
         Action::LoadIncomplete { generation, .. } if state.watch.is_some() => {
             runs::on_loaded(state, generation, Outcome::Incomplete)
@@ -569,6 +710,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         ),
         Action::Watch { event, at } => runs::on_watch_event(state, event, at),
         Action::RetryDue => runs::on_retry(state),
+        Action::TimelineLoaded { generation, result } => {
+            super::timeline::loaded(state, generation, result);
+            Vec::new()
+        }
         Action::Loaded { generation, result } => {
             if generation != state.generation {
                 return Vec::new(); // stale: a newer request superseded it
@@ -576,7 +721,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.loading = None;
             match result {
                 Ok(data) => {
-                    state.install(*data);
+                    state.timeline = None; // it showed the previous profile
+                    let before = state.install(*data);
+                    if let (Some(old), Some(new)) = (&before, &state.data) {
+                        state.notice = warmup_change(old, new);
+                    }
                 }
                 Err(message) => state.error = Some(message),
             }
@@ -593,6 +742,11 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             return vec![Effect::Quit];
         }
         Dismiss => state.error = None,
+        ToggleTimeline => return super::timeline::toggle(state),
+        Timeline(c) => {
+            let rows = super::timeline::lane_rows(state.areas().body);
+            return super::timeline::command(state, c, rows);
+        }
         ToggleHelp => {
             state.help = !state.help;
             state.help_scroll = 0;
@@ -622,6 +776,9 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         Collapse | Expand if state.focus == Pane::Tree && !state.log_view => {
             tree_fold(state, cmd == Expand)
         }
+        Collapse | Expand if state.focus == Pane::Table && !state.log_view => {
+            scroll_columns(state, cmd == Expand)
+        }
         Collapse | Expand => {}
         ExpandAll | CollapseAll => {
             let open = cmd == ExpandAll;
@@ -636,7 +793,14 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             state.focus = Pane::Table;
             state.detail_source = Pane::Table;
         }
-        FilterAccept => state.filter_editing = false,
+        FilterAccept => {
+            state.filter_editing = false;
+            let n = state.tree_matches().len();
+            if n > 0 {
+                let word = if n == 1 { "match" } else { "matches" };
+                state.notice = Some(format!("{n} {word} in the tree: ] next, [ previous"));
+            }
+        }
         FilterCancel => {
             state.filter_editing = false;
             state.table.filter.reset();
@@ -652,14 +816,31 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             let next = state.table.sort.next(state.table.columns);
             sort_by(state, next);
         }
+        SortColumn(column) => {
+            if state.table.columns.contains(&column) {
+                sort_by(state, column);
+            }
+        }
         SortReverse => {
             state.table.descending = !state.table.descending;
             state.rebuild_table_rows();
         }
         ScopeAll => {
             state.table.scope = None;
+            state.table.within = None;
             state.rebuild_table_rows();
         }
+        Reveal => reveal_selected(state),
+        GroupByType => toggle_groups(state),
+        NextLogSection => {
+            if !state.log_view {
+                state.log_view = true;
+                state.log_scroll = 0;
+            }
+            next_log_section(state);
+        }
+        CopyRow => return copy_selected(state),
+        NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
         ToggleLog => {
             state.log_view = !state.log_view;
             state.log_scroll = 0;
@@ -685,6 +866,343 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     Vec::new()
 }
 
+/// Show tree node `id`: open its ancestors, select it, focus the tree.
+pub fn reveal_node(state: &mut AppState, id: usize) {
+    let Some(data) = &state.data else { return };
+    let mut at = data.nodes.get(id).and_then(|n| n.parent);
+    while let Some(p) = at {
+        if let Some(e) = state.tree.expanded.get_mut(p) {
+            *e = true;
+        }
+        at = data.nodes.get(p).and_then(|n| n.parent);
+    }
+    state.rebuild_tree_visible();
+    if let Some(pos) = state.tree.visible.iter().position(|&v| v == id) {
+        state.tree.selected = pos;
+        // In the middle of the pane, with its surroundings.
+        let page = state.tree_page();
+        state.tree.offset = pos.saturating_sub(page / 2);
+        state.fix_tree_offset();
+    }
+    state.log_view = false;
+    state.focus = Pane::Tree;
+    state.detail_source = Pane::Tree;
+}
+
+/// `t`: operator types instead of operators, or back. Enter on a type lists its
+/// instances (`drill_into_group`).
+fn toggle_groups(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    if data.groups.is_empty() {
+        state.notice = Some("traces list operators by name already".into());
+        return;
+    }
+    state.table.grouped = !state.table.grouped;
+    state.table.search = table::search_keys(state.table_ops(data));
+    state.table.row_widths = table::row_widths(state.table_ops(data));
+    state.table.filter.reset();
+    state.table.rows.clear();
+    state.table.selected = 0;
+    state.table.offset = 0;
+    state.table.hscroll = 0;
+    state.rebuild_table_rows();
+    state.focus = Pane::Table;
+    state.detail_source = Pane::Table;
+    state.notice = Some(if state.table.grouped {
+        "grouped by operator type: Enter lists a type's instances, t ungroups".into()
+    } else {
+        "operators, one row each".into()
+    });
+}
+
+/// Enter on a type row: its instances (the operators whose name is the type with a
+/// ` #N`, or the kernel itself).
+fn drill_into_group(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let Some(group) = state
+        .selected_op()
+        .and_then(|r| data.groups.get(r))
+        .map(|g| g.name.clone())
+    else {
+        return;
+    };
+    let search = table::search_keys(&data.ops);
+    let row_widths = table::row_widths(&data.ops);
+    let exact: Vec<usize> = data
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| super::groups::op_type(&o.name) == group)
+        .map(|(i, _)| i)
+        .collect();
+    state.table.grouped = false;
+    state.table.search = search;
+    state.table.row_widths = row_widths;
+    state.table.filter.reset();
+    // The instances are exactly the names starting with the type (kernels: the name).
+    for c in group.chars() {
+        state
+            .table
+            .filter
+            .handle(tui_input::InputRequest::InsertChar(c));
+    }
+    state.table.rows.clear();
+    state.rebuild_table_rows();
+    // A longer type containing this one (rare) is filtered out by type, not by text.
+    state.table.rows.retain(|r| exact.contains(r));
+    state.table.selected = 0;
+    state.table.offset = 0;
+    state.notice = Some(format!(
+        "{} of {group}: Esc back to all, t for types",
+        super::format::count(exact.len(), "instance")
+    ));
+}
+
+/// `c`: the selected row (table, or tree node) as text on the clipboard; the footer says
+/// what was copied.
+fn copy_selected(state: &mut AppState) -> Vec<Effect> {
+    let Some(data) = &state.data else {
+        return Vec::new();
+    };
+    let from_table = state.focus == Pane::Table
+        || (state.focus == Pane::Detail && state.detail_source == Pane::Table);
+    let text = if from_table {
+        state
+            .selected_op()
+            .and_then(|r| state.table_ops(data).get(r))
+            .map(|o| super::copy::row_text(data.kind, o))
+    } else {
+        state
+            .detail_node()
+            .and_then(|n| super::copy::node_text(data, n))
+    };
+    match text {
+        Some(text) => {
+            let name: String = text.split(" · ").next().unwrap_or("").to_string();
+            state.notice = Some(format!(
+                "copied {name} ({} characters) to the clipboard (OSC 52)",
+                text.chars().count()
+            ));
+            vec![Effect::Copy(text)]
+        }
+        None => {
+            state.notice = Some("nothing selected to copy".into());
+            Vec::new()
+        }
+    }
+}
+
+/// `r`: the selected operator (table or its detail), or the finding at the top of the
+/// warnings view, shown in the tree.
+fn reveal_selected(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let target = if state.log_view {
+        let width = state
+            .areas()
+            .log
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(state.width) as usize;
+        match selected_finding(data, state.log_scroll, width) {
+            Some(f) => match data.findings.get(f).and_then(|f| f.node) {
+                Some(n) => Some(n),
+                None => {
+                    state.notice = Some("this finding names no node of the tree".into());
+                    return;
+                }
+            },
+            None => None,
+        }
+    } else if state.table.grouped {
+        state.notice =
+            Some("a type has no one place in the tree: Enter lists its instances".into());
+        return;
+    } else if state.focus == Pane::Table
+        || (state.focus == Pane::Detail && state.detail_source == Pane::Table)
+    {
+        state
+            .selected_op()
+            .and_then(|r| data.ops.get(r))
+            .map(|o| o.node)
+    } else {
+        None
+    };
+    if let Some(id) = target {
+        reveal_node(state, id);
+    }
+}
+
+/// The finding the warnings view scrolled to `scroll` has selected: the one whose lines
+/// hold the top row of the view (the first one while the heading is at the top).
+pub fn selected_finding(data: &ExplorerData, scroll: usize, width: usize) -> Option<usize> {
+    let rows = log_rows(data, width);
+    match rows.get(scroll) {
+        Some(LogRow::Finding { index, .. }) => Some(*index),
+        _ if scroll == 0 && !data.findings.is_empty() => Some(0),
+        _ => None,
+    }
+}
+
+/// A row of the warnings & log view above the raw log lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogRow {
+    Heading(String),
+    Finding {
+        error: bool,
+        first: bool,
+        index: usize,
+        text: String,
+    },
+    Text(String),
+    Blank,
+}
+
+/// The warnings & log view down to the raw log: the findings, the decoded plans, the
+/// heading of the log (`data.log` lines follow it).
+pub fn log_rows(data: &ExplorerData, width: usize) -> Vec<LogRow> {
+    let mut out = vec![LogRow::Heading("findings".into())];
+    for (sev, first, text) in finding_lines(data, width) {
+        out.push(match sev {
+            None => LogRow::Text(text),
+            Some(error) => LogRow::Finding {
+                error,
+                first,
+                index: 0,
+                text,
+            },
+        });
+    }
+    // Number the findings (each starts at a first line).
+    let mut k = 0;
+    for row in out.iter_mut() {
+        if let LogRow::Finding { first, index, .. } = row {
+            if *first {
+                k += 1;
+            }
+            *index = k - 1;
+        }
+    }
+    out.push(LogRow::Blank);
+    for plan in &data.plans {
+        out.push(LogRow::Heading(plan.title.clone()));
+        for line in &plan.lines {
+            let indent = line.len() - line.trim_start().len();
+            for (i, l) in super::format::wrap(line.trim_start(), width.saturating_sub(indent + 4))
+                .into_iter()
+                .enumerate()
+            {
+                let pad = if i == 0 { indent } else { indent + 4 };
+                out.push(LogRow::Text(format!("{}{l}", " ".repeat(pad))));
+            }
+        }
+        out.push(LogRow::Blank);
+    }
+    let name = match data.kind {
+        super::data::SourceKind::Etdump => "runner log",
+        super::data::SourceKind::Trace => "trace reader",
+    };
+    out.push(LogRow::Heading(if data.log.is_empty() {
+        format!("{name}: none")
+    } else {
+        format!("{name} (raw)")
+    }));
+    out
+}
+
+/// `v` in the warnings & log view: the next section (findings, each plan, the raw log).
+fn next_log_section(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let width = state
+        .areas()
+        .log
+        .map(|a| a.width.saturating_sub(2))
+        .unwrap_or(state.width) as usize;
+    let starts: Vec<usize> = log_rows(data, width)
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, LogRow::Heading(_)))
+        .map(|(i, _)| i)
+        .collect();
+    state.log_scroll = starts
+        .iter()
+        .copied()
+        .find(|&i| i > state.log_scroll)
+        .unwrap_or(0);
+}
+
+impl AppState {
+    /// Node ids whose name contains the filter text (ignoring case), in tree order.
+    pub fn tree_matches(&self) -> Vec<usize> {
+        let needle = self.table.filter.value().to_lowercase();
+        match &self.data {
+            Some(d) if !needle.is_empty() => {
+                // Only nodes of the tree: type rows' nodes hang nowhere.
+                let mut in_tree = vec![false; d.nodes.len()];
+                for (i, n) in d.nodes.iter().enumerate() {
+                    in_tree[i] = match n.parent {
+                        Some(p) => in_tree.get(p).copied().unwrap_or(false),
+                        None => d.roots.contains(&i),
+                    };
+                }
+                (0..d.nodes.len())
+                    .filter(|&i| in_tree[i] && d.nodes[i].name.to_lowercase().contains(&needle))
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// `]` / `[`: the next (previous) tree node matching the filter, after (before) the
+/// selected one, wrapping; shown and selected.
+fn tree_match(state: &mut AppState, next: bool) {
+    let matches = state.tree_matches();
+    if matches.is_empty() {
+        state.notice = Some(if state.table.filter.value().is_empty() {
+            "no search: / types one".to_string()
+        } else {
+            format!("no tree node matches \"{}\"", state.table.filter.value())
+        });
+        return;
+    }
+    let current = state.tree.visible.get(state.tree.selected).copied();
+    // Nodes come parents first, so id order is tree order.
+    let pick = match (current, next) {
+        (Some(c), true) => matches.iter().copied().find(|&m| m > c),
+        (Some(c), false) => matches.iter().rev().copied().find(|&m| m < c),
+        (None, _) => None,
+    };
+    let id = pick.unwrap_or(if next {
+        matches[0]
+    } else {
+        matches[matches.len() - 1]
+    });
+    let k = matches.iter().position(|&m| m == id).unwrap_or(0) + 1;
+    reveal_node(state, id);
+    state.notice = Some(format!(
+        "tree match {k} of {} for \"{}\"",
+        matches.len(),
+        state.table.filter.value()
+    ));
+}
+
+/// Scroll the operator table's columns one step (no further than the last column).
+fn scroll_columns(state: &mut AppState, right: bool) {
+    if right {
+        let width = state
+            .areas()
+            .table
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(0);
+        let shown = state.table_layout(width, state.table_page()).len();
+        let hidden = state.table_columns().len().saturating_sub(shown);
+        if state.table.hscroll < hidden {
+            state.table.hscroll += 1;
+        }
+    } else {
+        state.table.hscroll = state.table.hscroll.saturating_sub(1);
+    }
+}
+
 /// Sort by `column`: a new column starts in its natural direction.
 pub fn sort_by(state: &mut AppState, column: Column) {
     if state.table.sort == column {
@@ -697,12 +1215,28 @@ pub fn sort_by(state: &mut AppState, column: Column) {
 }
 
 fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
+    // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
+    let auto_dropped = state
+        .data
+        .as_ref()
+        .and_then(|d| d.runs.as_ref())
+        .map(|r| r.dropped);
     let current = match (&state.watch, &state.request) {
+        (Some(w), _) if w.warmup_auto => auto_dropped.unwrap_or(0),
         (Some(w), _) => w.warmup,
+        (None, Some(r)) if r.warmup_auto => auto_dropped.unwrap_or(0),
         (None, Some(r)) => r.warmup,
         (None, None) => return Vec::new(),
     };
     let Some(wanted) = next_warmup(current, more, state.runs_total()) else {
+        state.notice = Some(match (more, state.runs_total()) {
+            (false, _) => format!("warm-up is {current}: no dropped run to add back"),
+            (true, Some(total)) => format!(
+                "warm-up {current} of {}: at least one run must stay",
+                super::format::count(total, "run")
+            ),
+            (true, None) => "warm-up: the number of runs is not known yet".to_string(),
+        });
         return Vec::new();
     };
     if state.watch.is_some() {
@@ -712,7 +1246,29 @@ fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
         return Vec::new();
     };
     request.warmup = wanted;
+    request.warmup_auto = false;
     state.load(request)
+}
+
+/// What a reload with another warm-up moved: `warm-up 5→4: Method::execute 1.113→1.114
+/// ms`. None when the warm-up did not change (a plain reload).
+pub fn warmup_change(old: &ExplorerData, new: &ExplorerData) -> Option<String> {
+    let (a, b) = (old.runs.as_ref()?.dropped, new.runs.as_ref()?.dropped);
+    if a == b {
+        return None;
+    }
+    let mut text = format!("warm-up {a}→{b}");
+    if let (Some(x), Some(y)) = (&old.total, &new.total) {
+        text.push_str(&format!(
+            ": {} {}",
+            new.total_label,
+            super::format::duration_change(x.median, y.median)
+        ));
+    }
+    if let Some(r) = &new.runs {
+        text.push_str(&format!(" · {} kept", super::format::count(r.kept, "run")));
+    }
+    Some(text)
 }
 
 /// The warm-up one step up or down from `current`, if allowed: never below 0, and at
@@ -743,7 +1299,8 @@ fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     };
     if state.help {
         let d = delta(10).unwrap_or(0);
-        state.help_scroll = step(state.help_scroll, d, keymap::help_lines().len());
+        let max = keymap::help_max_scroll(state.areas().body);
+        state.help_scroll = step(state.help_scroll, d, max + 1);
         return Vec::new();
     }
     if state.log_view {
@@ -797,6 +1354,7 @@ fn enter(state: &mut AppState) {
             if let Some(row) = node.op_row {
                 // Operator: show it in the table (in its delegate) and open the detail.
                 state.table.scope = node.scope;
+                state.table.within = None;
                 state.table.filter.reset();
                 state.rebuild_table_rows();
                 if let Some(pos) = state.table.rows.iter().position(|&r| r == row) {
@@ -807,6 +1365,13 @@ fn enter(state: &mut AppState) {
                 state.focus = Pane::Detail;
             } else {
                 state.table.scope = node.scope;
+                // A node whose children are operators (a plan step, an instruction with
+                // kernels) lists just those; a delegate or the method lists its scope.
+                let lists_ops = node
+                    .children
+                    .iter()
+                    .any(|&c| data.nodes.get(c).is_some_and(|n| n.op_row.is_some()));
+                state.table.within = lists_ops.then_some(id);
                 if !node.children.is_empty() {
                     if let Some(e) = state.tree.expanded.get_mut(id) {
                         *e = !*e;
@@ -816,6 +1381,7 @@ fn enter(state: &mut AppState) {
                 state.rebuild_table_rows();
             }
         }
+        Pane::Table if state.table.grouped => drill_into_group(state),
         Pane::Table => {
             if !state.table.rows.is_empty() {
                 state.detail_source = Pane::Table;
@@ -844,8 +1410,9 @@ fn back(state: &mut AppState) {
             }
         }
         Pane::Tree => {
-            if state.table.scope.is_some() {
+            if state.table.scope.is_some() || state.table.within.is_some() {
                 state.table.scope = None;
+                state.table.within = None;
                 state.rebuild_table_rows();
             }
         }
@@ -876,6 +1443,9 @@ fn tree_fold(state: &mut AppState, open: bool) {
 fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
     if state.error.is_some() || state.help {
         return Vec::new();
+    }
+    if state.timeline.is_some() {
+        return super::timeline::mouse(state, kind, x, y);
     }
     let areas = state.areas();
     if let Some(log) = areas.log {
@@ -950,12 +1520,8 @@ fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect>
                     }
                 }
                 Pane::Table if y == inner_top => {
-                    let widths = table::column_widths(
-                        area.width.saturating_sub(2),
-                        state.table.longest_name,
-                        state.table.longest_step,
-                        state.table.columns,
-                    );
+                    let rows = (area.height as usize).saturating_sub(3);
+                    let widths = state.table_layout(area.width.saturating_sub(2), rows);
                     let mut left = area.x + 1;
                     for (col, w) in widths {
                         if x >= left && x < left + w + 1 {

@@ -28,8 +28,8 @@ impl ExplorerData {
             let mut info = vec![
                 format!("pid {}", key.pid),
                 format!(
-                    "{} calls, {} top-level",
-                    thread.calls,
+                    "{}, {} top-level",
+                    format::count(thread.calls as usize, "call"),
                     tree.roots.iter().map(|r| r.calls).sum::<u64>()
                 ),
             ];
@@ -57,6 +57,7 @@ impl ExplorerData {
                 share: None,
                 op_row: None,
                 scope: None,
+                findings: (0, 0),
             });
             for root in &tree.roots {
                 push_call(&mut data, t, root, total_ns);
@@ -71,7 +72,10 @@ impl ExplorerData {
         let ops_root = data.push_node(TreeNode {
             name: "operators by name".to_string(),
             kind: NodeKind::Other,
-            info: format!("{} ops · self time shares", trace.ops.len()),
+            info: format!(
+                "{} · self time shares",
+                format::count(trace.ops.len(), "op")
+            ),
             depth: 0,
             parent: None,
             children: Vec::new(),
@@ -79,6 +83,7 @@ impl ExplorerData {
             share: None,
             op_row: None,
             scope: None,
+            findings: (0, 0),
         });
         for op in &trace.ops {
             let row = data.ops.len();
@@ -99,6 +104,7 @@ impl ExplorerData {
                 share: Some(share),
                 op_row: Some(row),
                 scope: None,
+                findings: (0, 0),
             });
             data.ops.push(OpRow {
                 name: op.name.clone(),
@@ -107,6 +113,7 @@ impl ExplorerData {
                 step: String::new(),
                 stats: op.stats.clone(),
                 share,
+                share_method: None,
                 input_shapes: op
                     .input_shapes
                     .as_ref()
@@ -129,7 +136,11 @@ impl ExplorerData {
                             .join(" | ")
                     })
                     .unwrap_or_default(),
+                below_resolution: None,
+                failed: op.errors,
                 node,
+                instances: 0,
+                summed_median: None,
             });
         }
 
@@ -140,19 +151,16 @@ impl ExplorerData {
             .map(|o| format!("{} ({})", o.name, o.errors))
             .collect();
         if !failed.is_empty() {
-            data.findings.push(FindingRow {
-                error: true,
-                kind: "failed_calls".into(),
-                message: format!("calls that exited without an entry: {}", failed.join(", ")),
-            });
+            data.findings.push(FindingRow::plain(
+                true,
+                "failed_calls",
+                format!("calls that exited without an entry: {}", failed.join(", ")),
+            ));
         }
         // Unterminated entries are among the importer's warnings.
         for w in &trace.warnings {
-            data.findings.push(FindingRow {
-                error: false,
-                kind: w.kind.clone(),
-                message: w.message.clone(),
-            });
+            data.findings
+                .push(FindingRow::plain(false, w.kind.clone(), w.message.clone()));
         }
         let c = &trace.counts;
         data.log = vec![
@@ -180,6 +188,7 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
         share: (parent_ns > 0).then(|| call.inclusive_ns as f64 / parent_ns as f64),
         op_row: None,
         scope: None,
+        findings: (0, 0),
     });
     for child in &call.children {
         push_call(data, id, child, call.inclusive_ns);
@@ -189,7 +198,8 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
 /// `10 calls · self 117 µs[ · 1 failed]`.
 fn calls_info(calls: u64, self_ns: i64, errors: u64) -> String {
     let mut info = format!(
-        "{calls} calls · self {}",
+        "{} · self {}",
+        format::count(calls as usize, "call"),
         format::duration_ms(self_ns as f64 / 1e6)
     );
     if errors > 0 {

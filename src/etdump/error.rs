@@ -8,7 +8,9 @@ pub enum EtDumpError {
     Incomplete { declared: u64, available: u64 },
     #[error("corrupt ETDump: {0}")]
     Corrupt(String),
-    #[error("not an ETDump: {0}")]
+    /// Readers try traces first, so a file that is not an ETDump is no recognised trace
+    /// either (babeltrace2/THAPI text, CTF directory, Chrome JSON).
+    #[error("not an ETDump nor a recognised trace: {0}")]
     NotEtDump(String),
     #[error("cannot read: {0}")]
     Io(String),

@@ -80,8 +80,12 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(EtDumpError::Corrupt("internal error while decoding".into()))
+                    h.join().unwrap_or_else(|payload| {
+                        // The decode thread's own message reaches the user.
+                        Err(EtDumpError::Corrupt(format!(
+                            "internal error while decoding: {}",
+                            crate::threads::panic_message(&*payload)
+                        )))
                     })
                 })
                 .collect()

@@ -5,9 +5,11 @@ use std::collections::{HashMap, HashSet};
 
 use super::classify::parse_step_name;
 use super::collect::{collect, Collected, EventRow, InstructionData, Label, RowKind, Series};
+use super::methods::group_runs;
 use super::model::*;
 use super::plan_match::match_plans;
 use super::shapes::{decode_metadata, Metadata};
+use super::warmup::{auto_warmup, Warmup};
 use super::Stats;
 use crate::etdump::EtDump;
 use crate::runlog::{CpuPlan, RunLog};
@@ -21,11 +23,22 @@ pub enum BuildError {
     WarmupTooLarge { warmup: usize, runs: usize },
 }
 
-/// Build the profile of `dump`, with the plans of `log` if given.
+/// Build the profile of `dump`, with the plans of `log` if given, dropping `warmup`
+/// leading runs of every method.
 pub fn build_profile(
     dump: &EtDump,
     log: Option<&RunLog>,
     warmup: usize,
+    source: ProfileSource,
+) -> Result<Profile, BuildError> {
+    build_profile_with(dump, log, Warmup::Runs(warmup), source)
+}
+
+/// [`build_profile`] with a warm-up that may be `auto` (see [`super::warmup`]).
+pub fn build_profile_with(
+    dump: &EtDump,
+    log: Option<&RunLog>,
+    warmup: Warmup,
     source: ProfileSource,
 ) -> Result<Profile, BuildError> {
     let sequences: Vec<Option<&CpuPlan>> = log
@@ -41,31 +54,210 @@ pub fn build_profile(
         .flatten()
         .flat_map(|p| p.regions.iter().map(|r| r.step_name()))
         .collect();
-    let collected = collect(dump, &plan_step_names);
-    if collected.runs == 0 {
+    let groups = group_runs(dump);
+    if groups.is_empty() {
         return Err(BuildError::NoExecuteRuns);
     }
-    if warmup >= collected.runs {
-        return Err(BuildError::WarmupTooLarge {
-            warmup,
-            runs: collected.runs,
+    let names = method_names(log, groups.len());
+    let loads = load_times(dump);
+    let mut methods: Vec<MethodProfile> = Vec::with_capacity(groups.len());
+    let mut plans_used = vec![false; sequences.len()];
+    let mut log_warnings_done = false;
+    let mut global_warnings: Vec<Finding> = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        let collected = collect(dump, &plan_step_names, &group.blocks);
+        let (cold, why) = auto_warmup(&collected.method.ms);
+        let mut warnings = Vec::new();
+        let drop = match warmup {
+            Warmup::Auto => {
+                warnings.push(Finding::new(
+                    "warmup_auto",
+                    format!("--warmup auto dropped {cold} leading run(s): {why}"),
+                ));
+                cold
+            }
+            Warmup::Runs(n) if n >= collected.runs && g == 0 => {
+                return Err(BuildError::WarmupTooLarge {
+                    warmup: n,
+                    runs: collected.runs,
+                });
+            }
+            Warmup::Runs(n) if n >= collected.runs => {
+                let keep = collected.runs.saturating_sub(1);
+                warnings.push(Finding::new(
+                    "warmup_too_large",
+                    format!(
+                        "--warmup {n} would drop every run of {} ({} run(s)); {keep} dropped",
+                        names[g], collected.runs
+                    ),
+                ));
+                keep
+            }
+            Warmup::Runs(n) => n,
+        };
+        let mut b = Builder {
+            dump,
+            warmup: drop,
+            kept: collected.runs - drop,
+            expected_in_delegate: None,
+            warnings,
+            errors: Vec::new(),
+        };
+        let with_log = if log_warnings_done { None } else { log };
+        log_warnings_done = true;
+        let mut m = b.assemble(&collected, with_log, &sequences, &source, &mut plans_used);
+        m.index = g;
+        m.name = names[g].clone();
+        m.bundled_input_index = group.bundled_input_index;
+        m.load = if loads.len() == groups.len() {
+            loads[g]
+        } else if g == 0 {
+            loads.first().copied().flatten()
+        } else {
+            None
+        };
+        m.cold_runs = Some(ColdRuns {
+            count: cold,
+            dropped: warmup == Warmup::Auto,
+            reason: why,
         });
+        methods.push(m);
     }
-    let mut b = Builder {
-        dump,
-        warmup,
-        kept: collected.runs - warmup,
-        warnings: Vec::new(),
-        errors: Vec::new(),
-    };
-    let profile = b.assemble(&collected, log, &sequences, source);
-    Ok(profile)
+    for (k, used) in plans_used.iter().enumerate() {
+        if sequences[k].is_some() && !used {
+            global_warnings.push(Finding::new(
+                "plan_unmatched",
+                format!("plan {k} of the log explains no delegate call in the dump (different model or run?)"),
+            ));
+        }
+    }
+    if methods.len() > 1 {
+        let list: Vec<String> = methods
+            .iter()
+            .map(|m| format!("{} ({} runs)", m.name, m.runs.total))
+            .collect();
+        global_warnings.push(Finding::new(
+            "several_methods",
+            format!(
+                "the dump holds {} kinds of run (methods or bundled inputs), profiled apart: {}; the top-level figures describe {}",
+                methods.len(),
+                list.join(", "),
+                methods[0].name
+            ),
+        ));
+    }
+    let resolution = resolution(dump, &methods);
+    if resolution.operators_below_resolution > 0 {
+        global_warnings.push(Finding::new(
+            "below_clock_resolution",
+            format!(
+                "XNNPACK operator durations are whole microseconds: {} operator(s) have a median under 1 µs (shown as <1 µs; their shares are upper bounds)",
+                resolution.operators_below_resolution
+            ),
+        ));
+    }
+    let first = &methods[0];
+    let mut warnings = global_warnings;
+    warnings.extend(first.warnings.iter().cloned());
+    Ok(Profile {
+        schema: PROFILE_SCHEMA.to_string(),
+        unit: "ms".to_string(),
+        source,
+        runs: first.runs,
+        method: first.method.clone(),
+        delegates: first.delegates.clone(),
+        other_operators: first.other_operators.clone(),
+        remainder: first.remainder.clone(),
+        load: loads.first().copied().flatten(),
+        warnings,
+        errors: first.errors.clone(),
+        log_lines: log.map(|l| l.lines.clone()).unwrap_or_default(),
+        cold_runs: first.cold_runs.clone(),
+        resolution: Some(resolution),
+        methods,
+    })
+}
+
+/// Method names from the runner log (`Using method NAME` lines, distinct, in order) when
+/// they name as many methods as the dump has groups; else `method 1`, `method 2`, ...
+fn method_names(log: Option<&RunLog>, groups: usize) -> Vec<String> {
+    let mut logged: Vec<String> = Vec::new();
+    for line in log.map(|l| l.lines.as_slice()).unwrap_or_default() {
+        let text = line
+            .et_log
+            .as_ref()
+            .map_or(line.text.as_str(), |e| e.message.as_str());
+        if let Some(rest) = text.trim().strip_prefix("Using method ") {
+            let name = rest.trim().to_string();
+            if !name.is_empty() && !logged.contains(&name) {
+                logged.push(name);
+            }
+        }
+    }
+    if logged.len() == groups {
+        logged
+    } else {
+        (1..=groups).map(|k| format!("method {k}")).collect()
+    }
+}
+
+/// The resolution assumed: XNNPACK operators 1 µs; other events the dump's own (the
+/// largest of 1 ns, 10 ns, 100 ns, 1 µs that every duration is a multiple of).
+fn resolution(dump: &EtDump, methods: &[MethodProfile]) -> Resolution {
+    let mut step = 1_000u64;
+    // Whether a delegate id names an XNNPACK operator, decided once per distinct name.
+    let mut is_operator: Vec<Option<bool>> = vec![None; dump.names.len()];
+    for block in &dump.blocks {
+        for ev in dump.block_events(block) {
+            if step == 1 {
+                break;
+            }
+            let xnnpack = match ev.delegate_id {
+                Some(crate::etdump::DelegateId::Str(id)) => *is_operator
+                    .get_mut(id.0 as usize)
+                    .map(|c| {
+                        c.get_or_insert_with(|| {
+                            super::classify::parse_operator_name(dump.names.get(id)).is_some()
+                        })
+                    })
+                    .unwrap_or(&mut false),
+                _ => false,
+            };
+            if xnnpack {
+                continue;
+            }
+            let d = ev.end_ticks.wrapping_sub(ev.start_ticks);
+            while step > 1 && d % step != 0 {
+                step /= 10;
+            }
+        }
+    }
+    let below = methods
+        .iter()
+        .flat_map(|m| &m.delegates)
+        .map(|d| {
+            d.operators.iter().filter(|o| o.below_resolution()).count()
+                + d.steps
+                    .iter()
+                    .flat_map(|s| &s.operators)
+                    .filter(|o| o.below_resolution())
+                    .count()
+        })
+        .sum();
+    Resolution {
+        xnnpack_operator_ms: XNNPACK_QUANTUM_MS,
+        other_ms: step as f64 / 1e6,
+        operators_below_resolution: below,
+    }
 }
 
 struct Builder<'a> {
     dump: &'a EtDump,
     warmup: usize,
     kept: usize,
+    /// Samples expected per event inside the delegate being built: its calls in kept runs
+    /// (more than `kept` when the delegate is called more than once per run).
+    expected_in_delegate: Option<usize>,
     warnings: Vec<Finding>,
     errors: Vec<Finding>,
 }
@@ -76,8 +268,9 @@ impl Builder<'_> {
         c: &Collected,
         log: Option<&RunLog>,
         sequences: &[Option<&CpuPlan>],
-        source: ProfileSource,
-    ) -> Profile {
+        source: &ProfileSource,
+        plans_used: &mut [bool],
+    ) -> MethodProfile {
         let delegate_instrs: Vec<&InstructionData> =
             c.instructions.iter().filter(|i| i.is_delegate()).collect();
         let observed_steps: Vec<HashSet<String>> = delegate_instrs
@@ -90,11 +283,25 @@ impl Builder<'_> {
                     .collect()
             })
             .collect();
+        // A delegate with XNNPACK operator events and no step event is a plain XNNPACK
+        // delegate: no CpuBackend plan is ever forced onto it.
+        let plain_xnnpack: Vec<bool> = delegate_instrs
+            .iter()
+            .zip(&observed_steps)
+            .map(|(i, steps)| {
+                steps.is_empty() && i.rows.iter().any(|r| r.kind == RowKind::XnnpackOperator)
+            })
+            .collect();
         let seq_names: Vec<Option<Vec<String>>> = sequences
             .iter()
             .map(|p| p.map(|p| p.regions.iter().map(|r| r.step_name()).collect()))
             .collect();
-        let matched = match_plans(&seq_names, &observed_steps);
+        let matched = match_plans(&seq_names, &observed_steps, &plain_xnnpack);
+        for k in matched.plan_for.iter().flatten() {
+            if let Some(u) = plans_used.get_mut(*k) {
+                *u = true;
+            }
+        }
 
         if let Some(log) = log {
             for w in &log.warnings {
@@ -112,12 +319,6 @@ impl Builder<'_> {
                 }
                 self.warnings.push(f);
             }
-        }
-        for &k in &matched.unmatched {
-            self.warnings.push(Finding::new(
-                "plan_unmatched",
-                format!("plan {k} of the log explains no delegate call in the dump (different model or run?)"),
-            ));
         }
         let cpu_without_plan = (0..delegate_instrs.len())
             .any(|d| !observed_steps[d].is_empty() && matched.plan_for[d].is_none());
@@ -160,6 +361,24 @@ impl Builder<'_> {
                 ),
             ));
         }
+        if c.repeated_calls > 0 {
+            self.warnings.push(Finding::new(
+                "repeated_delegate_calls",
+                format!(
+                    "{} delegate call(s) repeat a delegate within a run; each call adds a sample to the same steps and operators",
+                    c.repeated_calls
+                ),
+            ));
+        }
+        if c.nearest_step_events > 0 {
+            self.warnings.push(Finding::new(
+                "outside_step",
+                format!(
+                    "{} delegate event(s) lie outside every step (beyond one clock quantum) and are placed under the nearest step",
+                    c.nearest_step_events
+                ),
+            ));
+        }
         let skipped = &self.dump.skipped;
         if skipped.allocation + skipped.debug + skipped.empty + c.ignored_events > 0 {
             self.warnings.push(Finding::new(
@@ -171,10 +390,10 @@ impl Builder<'_> {
             ));
         }
 
-        Profile {
-            schema: PROFILE_SCHEMA.to_string(),
-            unit: "ms".to_string(),
-            source,
+        MethodProfile {
+            index: 0,
+            name: String::new(),
+            bundled_input_index: None,
             runs: RunCounts {
                 total: c.runs,
                 warmup_dropped: self.warmup,
@@ -184,10 +403,10 @@ impl Builder<'_> {
             delegates,
             other_operators,
             remainder,
-            load: load_times(self.dump),
             warnings: std::mem::take(&mut self.warnings),
             errors: std::mem::take(&mut self.errors),
-            log_lines: log.map(|l| l.lines.clone()).unwrap_or_default(),
+            load: None,
+            cold_runs: None,
         }
     }
 
@@ -215,12 +434,14 @@ impl Builder<'_> {
     }
 
     fn check_count(&mut self, event: &str, instruction_id: Option<i32>, got: usize) {
-        if got != self.kept && got > 0 {
+        let expected = self.expected_in_delegate.unwrap_or(self.kept);
+        if got != expected && got > 0 {
             let mut f = Finding::new(
                 "unexpected_sample_count",
                 format!(
-                    "{event:?} has {got} samples in {} kept runs; it is still reported with the samples it has",
-                    self.kept
+                    "{event:?} has {got} samples in {} kept runs{}; it is still reported with the samples it has",
+                    self.kept,
+                    if expected != self.kept { format!(" ({expected} calls)") } else { String::new() }
                 ),
             );
             f.event = Some(event.to_string());
@@ -232,7 +453,23 @@ impl Builder<'_> {
     fn delegate(&mut self, instr: &InstructionData, plan: Option<(usize, &CpuPlan)>) -> Delegate {
         let id = instr.instruction_id;
         let call = self.stats(&instr.delegate_call);
-        self.check_count("DELEGATE_CALL", Some(id), call.count);
+        let repeated = self.kept > 0 && call.count > self.kept && call.count % self.kept == 0;
+        if !repeated {
+            self.check_count("DELEGATE_CALL", Some(id), call.count);
+        }
+        self.expected_in_delegate = (call.count > self.kept).then_some(call.count);
+        let delegate = self.delegate_body(instr, plan, call);
+        self.expected_in_delegate = None;
+        delegate
+    }
+
+    fn delegate_body(
+        &mut self,
+        instr: &InstructionData,
+        plan: Option<(usize, &CpuPlan)>,
+        call: Stats,
+    ) -> Delegate {
+        let id = instr.instruction_id;
         let has_steps = instr.rows.iter().any(|r| r.kind == RowKind::Step);
         let kind = if has_steps || plan.is_some() {
             DelegateKind::CpuPlan
@@ -542,16 +779,22 @@ fn share(part: f64, whole: f64) -> f64 {
     }
 }
 
-fn load_times(dump: &EtDump) -> Option<LoadTimes> {
-    let block = dump.blocks.iter().find(|b| b.name == "Default")?;
-    let mut t = LoadTimes::default();
-    for ev in dump.block_events(block) {
-        let ms = super::collect::duration_ms(ev.start_ticks, ev.end_ticks);
-        match dump.name(ev) {
-            Some("Method::init") => t.method_init = ms,
-            Some("Program::load_method") => t.program_load_method = ms,
-            _ => {}
-        }
-    }
-    (t.method_init.is_some() || t.program_load_method.is_some()).then_some(t)
+/// Load-time events of each `Default` block (one per method load), in order.
+fn load_times(dump: &EtDump) -> Vec<Option<LoadTimes>> {
+    dump.blocks
+        .iter()
+        .filter(|b| b.name == "Default")
+        .map(|block| {
+            let mut t = LoadTimes::default();
+            for ev in dump.block_events(block) {
+                let ms = super::collect::duration_ms(ev.start_ticks, ev.end_ticks);
+                match dump.name(ev) {
+                    Some("Method::init") => t.method_init = ms,
+                    Some("Program::load_method") => t.program_load_method = ms,
+                    _ => {}
+                }
+            }
+            (t.method_init.is_some() || t.program_load_method.is_some()).then_some(t)
+        })
+        .collect()
 }

@@ -95,6 +95,14 @@ pub(crate) struct Collected {
     pub negative_examples: Vec<String>,
     /// Framework events outside instructions other than `Method::execute`.
     pub ignored_events: usize,
+    /// Delegate calls beyond the first of their instruction within a run.
+    pub repeated_calls: usize,
+    /// Delegate events outside every step, placed under the nearest step.
+    pub nearest_step_events: usize,
+    /// With [`collect_with_placements`]: the row of every row event, keyed by (index of
+    /// its block in `dump.blocks`, its index among that block's events), so a timeline
+    /// places each event exactly where the statistics counted it.
+    pub placements: Option<FastMap<(u32, u32), (usize, usize)>>,
 }
 
 /// Duration in ms with the Inspector's rule for 32-bit tick wrap-around.
@@ -114,33 +122,110 @@ pub(crate) fn duration_ms(start: u64, end: u64) -> Option<f64> {
 /// a few allow for overlaps from clock jitter).
 const CONTAINER_LOOKBACK: usize = 4;
 
-struct Placed {
+/// One clock quantum of XNNPACK operator events: their times are whole microseconds laid
+/// end to end, so an operator may end (or start) up to 1 µs outside the step holding it.
+pub(crate) const XNNPACK_QUANTUM_NS: u64 = 1_000;
+
+/// Where an event sits, which is what tells same-named events of one run apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Slot {
+    /// A step event: its occurrence among same-named steps of the delegate call.
+    StepOccurrence(u32),
+    /// An event contained in a step: (step row, occurrence among same-named events in it).
+    InStep(u32, u32),
+    /// Anything else: occurrence among same-named events of the call.
+    Order(u32),
+}
+
+struct Pending {
+    /// (block, event index in the block): where the event came from.
+    origin: (u32, u32),
     instr: usize,
+    label: Label,
+    kind: RowKind,
+    start: u64,
+    end: u64,
+    ms: f64,
+    metadata: Option<ByteSpan>,
+}
+
+struct PlacedStep {
+    instr: usize,
+    call: u32,
     row: usize,
     start: u64,
     end: u64,
 }
 
+/// A delegate event no step contains; placed once every run is seen.
+struct Deferred {
+    origin: (u32, u32),
+    run: usize,
+    instr: usize,
+    label: Label,
+    kind: RowKind,
+    order: u32,
+    ms: f64,
+    metadata: Option<ByteSpan>,
+    nearest_step: Option<usize>,
+}
+
 /// `plan_step_names`: step names from decoded plans, so steps are recognised even when a
-/// plan names them in a form our parser does not know.
-pub(crate) fn collect(dump: &EtDump, plan_step_names: &HashSet<String>) -> Collected {
+/// plan names them in a form our parser does not know. `blocks`: indexes (into
+/// `dump.blocks`) of the `Execute` runs of one method, in order.
+pub(crate) fn collect(
+    dump: &EtDump,
+    plan_step_names: &HashSet<String>,
+    blocks: &[usize],
+) -> Collected {
+    collect_inner(dump, plan_step_names, blocks, false)
+}
+
+/// [`collect`], also recording the row of every row event (`Collected::placements`).
+pub(crate) fn collect_with_placements(
+    dump: &EtDump,
+    plan_step_names: &HashSet<String>,
+    blocks: &[usize],
+) -> Collected {
+    collect_inner(dump, plan_step_names, blocks, true)
+}
+
+fn collect_inner(
+    dump: &EtDump,
+    plan_step_names: &HashSet<String>,
+    blocks: &[usize],
+    record: bool,
+) -> Collected {
     let mut out = Collected::default();
+    let mut placed: Vec<((u32, u32), usize, usize)> = Vec::new();
     let mut instr_index: FastMap<i32, usize> = FastMap::default();
-    let mut row_index: FastMap<(usize, Label, u32), usize> = FastMap::default();
-    let mut occurrences: FastMap<(usize, Label), u32> = FastMap::default();
+    let mut row_index: FastMap<(usize, Label, Slot), usize> = FastMap::default();
+    // (instr, label, order among same-named events of a call) -> the in-step row that
+    // first held that order: where an event whose step is missing in its run belongs.
+    let mut order_rows: FastMap<(usize, Label, u32), usize> = FastMap::default();
+    let mut counters: FastMap<(usize, u32, Label, u32), u32> = FastMap::default();
     // Per-name classification, computed once per distinct name.
     let mut framework_cache: Vec<Option<FrameworkEvent>> = vec![None; dump.names.len()];
     let mut delegate_cache: Vec<Option<RowKind>> = vec![None; dump.names.len()];
-    let mut steps_in_run: Vec<Placed> = Vec::new();
-    let mut inside_in_run: Vec<Placed> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut calls: Vec<(usize, u64, u32)> = Vec::new();
+    let mut steps: Vec<PlacedStep> = Vec::new();
+    let mut deferred: Vec<Deferred> = Vec::new();
+    // Instructions that had a step event in some run so far: only their step-less events
+    // need deferring (a plain XNNPACK delegate never pays for it).
+    let mut has_step_events: Vec<bool> = Vec::new();
 
-    let execute_blocks = dump.blocks.iter().filter(|b| b.name == "Execute");
-    for (run, block) in execute_blocks.enumerate() {
+    for (run, (block_index, block)) in blocks
+        .iter()
+        .filter_map(|&b| dump.blocks.get(b).map(|block| (b as u32, block)))
+        .enumerate()
+    {
         out.runs += 1;
-        occurrences.clear();
-        steps_in_run.clear();
-        inside_in_run.clear();
-        for ev in dump.block_events(block) {
+        counters.clear();
+        pending.clear();
+        calls.clear();
+        steps.clear();
+        for (event_index, ev) in dump.block_events(block).iter().enumerate() {
             let Some(ms) = duration_ms(ev.start_ticks, ev.end_ticks) else {
                 out.negative_durations += 1;
                 if out.negative_examples.len() < 3 {
@@ -173,6 +258,7 @@ pub(crate) fn collect(dump: &EtDump, plan_step_names: &HashSet<String>) -> Colle
                     match class {
                         FrameworkEvent::DelegateCall => {
                             out.instructions[instr].delegate_call.push(run, ms);
+                            calls.push((instr, ev.start_ticks, 0));
                             continue;
                         }
                         FrameworkEvent::InstructionCall => {
@@ -199,59 +285,246 @@ pub(crate) fn collect(dump: &EtDump, plan_step_names: &HashSet<String>) -> Colle
                 Some(DelegateId::Int(i)) => (Label::DelegateInt(i), RowKind::OtherDelegate),
             };
             let instr = instruction(&mut out, &mut instr_index, ev);
-            let occ = occurrences.entry((instr, label)).or_insert(0);
-            let occurrence = *occ;
-            *occ += 1;
-            let rows = &mut out.instructions[instr].rows;
-            let row = *row_index
-                .entry((instr, label, occurrence))
-                .or_insert_with(|| {
-                    rows.push(EventRow {
-                        label,
-                        occurrence,
-                        kind,
-                        series: Series::default(),
-                        metadata: ev.metadata,
-                        step_votes: Vec::new(),
-                    });
-                    rows.len() - 1
-                });
-            rows[row].series.push(run, ms);
-            let placed = Placed {
+            pending.push(Pending {
+                origin: (block_index, event_index as u32),
                 instr,
-                row,
+                label,
+                kind,
                 start: ev.start_ticks,
                 end: ev.end_ticks,
-            };
-            if kind == RowKind::Step {
-                steps_in_run.push(placed);
-            } else {
-                inside_in_run.push(placed);
+                ms,
+                metadata: ev.metadata,
+            });
+        }
+        // Delegate calls of this run, numbered per instruction: a delegate called twice
+        // in one run gives its steps and operators a second sample in the same rows.
+        calls.sort_unstable();
+        for i in 0..calls.len() {
+            if i > 0 && calls[i - 1].0 == calls[i].0 {
+                calls[i].2 = calls[i - 1].2 + 1;
+                out.repeated_calls += 1;
             }
         }
-        // Steps of one delegate call follow each other: sorted by (instruction, start),
-        // the container is among the last steps starting at or before the event. Looking
-        // back a bounded number keeps a hostile run with many steps linear-logarithmic.
-        steps_in_run.sort_unstable_by_key(|s| (s.instr, s.start));
-        for p in &inside_in_run {
-            let upto = steps_in_run.partition_point(|s| (s.instr, s.start) <= (p.instr, p.start));
-            let container = steps_in_run[..upto]
-                .iter()
-                .rev()
-                .take(CONTAINER_LOOKBACK)
-                .take_while(|s| s.instr == p.instr)
-                .find(|s| p.end <= s.end);
-            if let Some(step) = container {
-                let votes = &mut out.instructions[p.instr].rows[p.row].step_votes;
-                match votes.iter_mut().find(|v| v.0 == step.row) {
-                    Some(v) => v.1 += 1,
-                    None => votes.push((step.row, 1)),
+        let call_of = |instr: usize, start: u64| -> u32 {
+            let upto = calls.partition_point(|c| (c.0, c.1) <= (instr, start));
+            match upto.checked_sub(1).map(|i| calls[i]) {
+                Some((i, _, n)) if i == instr => n,
+                _ => 0,
+            }
+        };
+        // Children end before their parents and are stored first: time order (stable)
+        // makes occurrence numbers follow execution order.
+        pending.sort_by_key(|p| p.start);
+        for p in pending.iter().filter(|p| p.kind == RowKind::Step) {
+            let call = call_of(p.instr, p.start);
+            let occ = next(&mut counters, (p.instr, call, p.label, u32::MAX));
+            if has_step_events.len() <= p.instr {
+                has_step_events.resize(p.instr + 1, false);
+            }
+            has_step_events[p.instr] = true;
+            let row = row_for(&mut out, &mut row_index, p, Slot::StepOccurrence(occ));
+            out.instructions[p.instr].rows[row].series.push(run, p.ms);
+            if record {
+                placed.push((p.origin, p.instr, row));
+            }
+            steps.push(PlacedStep {
+                instr: p.instr,
+                call,
+                row,
+                start: p.start,
+                end: p.end,
+            });
+        }
+        steps.sort_unstable_by_key(|s| (s.instr, s.call, s.start));
+        for p in pending.iter().filter(|p| p.kind != RowKind::Step) {
+            let call = call_of(p.instr, p.start);
+            let order = next(&mut counters, (p.instr, call, p.label, u32::MAX - 1));
+            let tol = if p.kind == RowKind::XnnpackOperator {
+                XNNPACK_QUANTUM_NS
+            } else {
+                0
+            };
+            let key = (p.instr, call);
+            let first = steps.partition_point(|s| (s.instr, s.call) < key);
+            let upto = steps.partition_point(|s| {
+                (s.instr, s.call, s.start) <= (p.instr, call, p.start.saturating_add(tol))
+            });
+            let has_steps = steps.get(first).is_some_and(|s| (s.instr, s.call) == key);
+            if !has_steps {
+                // An event in a call with no step event, of an instruction that had steps
+                // in an earlier run: its step is missing in this run, so it is placed
+                // after every run is seen.
+                let had_steps = has_step_events.get(p.instr).copied().unwrap_or(false);
+                if had_steps {
+                    deferred.push(Deferred {
+                        origin: p.origin,
+                        run,
+                        instr: p.instr,
+                        label: p.label,
+                        kind: p.kind,
+                        order,
+                        ms: p.ms,
+                        metadata: p.metadata,
+                        nearest_step: None,
+                    });
+                } else {
+                    let row = row_for(&mut out, &mut row_index, p, Slot::Order(order));
+                    out.instructions[p.instr].rows[row].series.push(run, p.ms);
+                    if record {
+                        placed.push((p.origin, p.instr, row));
+                    }
+                }
+                continue;
+            }
+            // Exact containment first; only then within one clock quantum, so an
+            // operator ending where the next step starts stays in its own step.
+            let candidates = || steps[first..upto].iter().rev().take(CONTAINER_LOOKBACK + 1);
+            let container = candidates()
+                .find(|s| s.start <= p.start && p.end <= s.end)
+                .or_else(|| candidates().find(|s| p.end <= s.end.saturating_add(tol)));
+            match container {
+                Some(step) => {
+                    let j = next(&mut counters, (p.instr, call, p.label, step.row as u32));
+                    let row = row_for(
+                        &mut out,
+                        &mut row_index,
+                        p,
+                        Slot::InStep(step.row as u32, j),
+                    );
+                    order_rows.entry((p.instr, p.label, order)).or_insert(row);
+                    if record {
+                        placed.push((p.origin, p.instr, row));
+                    }
+                    let r = &mut out.instructions[p.instr].rows[row];
+                    r.series.push(run, p.ms);
+                    vote(r, step.row);
+                }
+                None => {
+                    // The nearest step of the same call: the last one starting before the
+                    // event or the first one after it, whichever is closer in time.
+                    let last = steps[first..].partition_point(|s| (s.instr, s.call) == key) + first;
+                    let before = steps[first..upto].last();
+                    let after = steps[upto..last].first();
+                    let gap_before = before.map(|s| p.start.saturating_sub(s.end));
+                    let gap_after = after.map(|s| s.start.saturating_sub(p.end));
+                    let nearest = match (gap_before, gap_after) {
+                        (Some(b), Some(a)) if a < b => after,
+                        (Some(_), _) => before,
+                        _ => after,
+                    };
+                    deferred.push(Deferred {
+                        origin: p.origin,
+                        run,
+                        instr: p.instr,
+                        label: p.label,
+                        kind: p.kind,
+                        order,
+                        ms: p.ms,
+                        metadata: p.metadata,
+                        nearest_step: nearest.map(|s| s.row),
+                    });
                 }
             }
         }
     }
+    // Events no step contains. When their step event is missing in that run, they belong
+    // to the in-step row that holds the same order elsewhere (and has no sample in this
+    // run); otherwise they get a row of their own, placed under the nearest step.
+    for d in &deferred {
+        let home = order_rows
+            .get(&(d.instr, d.label, d.order))
+            .copied()
+            .filter(|&row| {
+                let runs = &out.instructions[d.instr].rows[row].series.runs;
+                runs.binary_search(&(d.run as u32)).is_err()
+            });
+        match home {
+            Some(row) => {
+                if record {
+                    placed.push((d.origin, d.instr, row));
+                }
+                let s = &mut out.instructions[d.instr].rows[row].series;
+                let at = s.runs.partition_point(|&r| (r as usize) < d.run);
+                s.runs.insert(at, d.run as u32);
+                s.ms.insert(at, d.ms);
+            }
+            None => {
+                let p = Pending {
+                    origin: d.origin,
+                    instr: d.instr,
+                    label: d.label,
+                    kind: d.kind,
+                    start: 0,
+                    end: 0,
+                    ms: d.ms,
+                    metadata: d.metadata,
+                };
+                let row = row_for(&mut out, &mut row_index, &p, Slot::Order(d.order));
+                if record {
+                    placed.push((d.origin, d.instr, row));
+                }
+                let r = &mut out.instructions[d.instr].rows[row];
+                r.series.push(d.run, d.ms);
+                if let Some(step) = d.nearest_step {
+                    vote(r, step);
+                    out.nearest_step_events += 1;
+                }
+            }
+        }
+    }
+    // Sorted by instruction id; placements follow the instructions to their new index.
+    let mut order: Vec<usize> = (0..out.instructions.len()).collect();
+    order.sort_by_key(|&i| out.instructions[i].instruction_id);
+    let mut new_index = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
     out.instructions.sort_by_key(|i| i.instruction_id);
+    if record {
+        out.placements = Some(
+            placed
+                .into_iter()
+                .map(|(origin, instr, row)| (origin, (new_index[instr], row)))
+                .collect(),
+        );
+    }
     out
+}
+
+fn next<K: std::hash::Hash + Eq>(counters: &mut FastMap<K, u32>, key: K) -> u32 {
+    let c = counters.entry(key).or_insert(0);
+    *c += 1;
+    *c - 1
+}
+
+fn vote(row: &mut EventRow, step: usize) {
+    match row.step_votes.iter_mut().find(|v| v.0 == step) {
+        Some(v) => v.1 += 1,
+        None => row.step_votes.push((step, 1)),
+    }
+}
+
+fn row_for(
+    out: &mut Collected,
+    index: &mut FastMap<(usize, Label, Slot), usize>,
+    p: &Pending,
+    slot: Slot,
+) -> usize {
+    let rows = &mut out.instructions[p.instr].rows;
+    *index.entry((p.instr, p.label, slot)).or_insert_with(|| {
+        let occurrence = match slot {
+            Slot::StepOccurrence(n) | Slot::InStep(_, n) | Slot::Order(n) => n,
+        };
+        rows.push(EventRow {
+            label: p.label,
+            occurrence,
+            kind: p.kind,
+            series: Series::default(),
+            metadata: p.metadata,
+            step_votes: Vec::new(),
+        });
+        rows.len() - 1
+    })
 }
 
 fn delegate_row_kind(label: &str, plan_step_names: &HashSet<String>) -> RowKind {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{build_profile, Profile, ProfileSource};
+use super::{build_profile_with, Profile, ProfileSource};
 use crate::etdump::{self, EtDumpError};
 use crate::runlog;
 
@@ -12,10 +12,15 @@ use crate::runlog;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileRequest {
     pub etdump: PathBuf,
-    /// Explicit runner log; None means "use `<dump stem>.log` beside the dump if present".
+    /// Explicit runner log; None means "use `<dump stem>.log` beside the dump if present"
+    /// (unless `no_log`).
     pub log: Option<PathBuf>,
+    /// `--no-log`: read no runner log at all, not even the one beside the dump.
+    pub no_log: bool,
     /// Number of leading `Execute` runs to drop.
     pub warmup: usize,
+    /// `--warmup auto`: drop the cold leading runs of each method instead of `warmup`.
+    pub warmup_auto: bool,
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
     /// only names for display.
     pub embedded: Option<EmbeddedDump>,
@@ -38,8 +43,33 @@ impl ProfileRequest {
         ProfileRequest {
             etdump,
             log,
+            no_log: false,
             warmup,
+            warmup_auto: false,
             embedded: None,
+        }
+    }
+
+    /// This request without any runner log (`--no-log`).
+    pub fn without_log(mut self) -> Self {
+        self.no_log = true;
+        self.log = None;
+        self
+    }
+
+    /// The same request with warm-up `w` (a number of runs or `auto`).
+    pub fn with_warmup(mut self, w: super::warmup::Warmup) -> Self {
+        self.warmup = w.runs();
+        self.warmup_auto = w.is_auto();
+        self
+    }
+
+    /// The warm-up this request asks for.
+    pub fn warmup_setting(&self) -> super::warmup::Warmup {
+        if self.warmup_auto {
+            super::warmup::Warmup::Auto
+        } else {
+            super::warmup::Warmup::Runs(self.warmup)
         }
     }
 
@@ -48,7 +78,9 @@ impl ProfileRequest {
         ProfileRequest {
             etdump: PathBuf::from("demo.etdp"),
             log: Some(PathBuf::from("demo.log")),
+            no_log: false,
             warmup: warmup.unwrap_or(5),
+            warmup_auto: false,
             embedded: Some(DEMO),
         }
     }
@@ -199,6 +231,7 @@ pub fn load_profile_from_bytes(
         bytes_total: total,
     });
     let mut log_path = match (&request.embedded, &request.log) {
+        _ if request.no_log => None,
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
         (None, None) if crate::input::is_stdin(&request.etdump) => None,
@@ -206,6 +239,7 @@ pub fn load_profile_from_bytes(
     };
     let mut log_warning = None;
     let log = match (&request.embedded, &log_path) {
+        _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),
         (None, Some(path)) => match crate::input::read_input(path) {
             Ok(input) => Some(runlog::parse(&input.bytes)),
@@ -238,7 +272,7 @@ pub fn load_profile_from_bytes(
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    let mut profile = build_profile(&dump, log.as_ref(), request.warmup, source)
+    let mut profile = build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source)
         .map_err(|e| bad(&dump_name, e.to_string()))?;
     if let Some(w) = log_warning {
         profile.warnings.insert(0, w);
@@ -249,4 +283,28 @@ pub fn load_profile_from_bytes(
             .push(super::Finding::new("implausible_durations", message));
     }
     Ok(profile)
+}
+
+/// Why `path` cannot be opened, in the words loading would use; None when it can (or
+/// it is a directory, which a trace reader may accept). Checked before the explorer
+/// takes over the terminal.
+pub fn check_openable(path: &Path) -> Option<String> {
+    if crate::input::is_stdin(path) {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Err(e) => Some(io_message(&e)),
+        // Only a regular file is opened here: opening a FIFO would wait for (and then
+        // cut off) its writer; pipes and devices are read once by the loader.
+        Ok(m) if m.is_file() => std::fs::File::open(path).err().map(|e| io_message(&e)),
+        Ok(_) => None,
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
 }

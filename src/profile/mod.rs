@@ -6,17 +6,23 @@ mod classify;
 mod collect;
 mod fast_hash;
 mod load;
+mod methods;
 mod model;
 mod plan_match;
 mod shapes;
 mod stats;
+mod timeline;
+pub mod warmup;
 
-pub use build::{build_profile, BuildError};
+pub use build::{build_profile, build_profile_with, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
-    default_log_for, load_profile, load_profile_from_bytes, read_dump, EmbeddedDump, LoadError,
-    LoadPhase, LoadProgress, ProfileRequest, DEMO,
+    check_openable, default_log_for, load_profile, load_profile_from_bytes, read_dump,
+    EmbeddedDump, LoadError, LoadPhase, LoadProgress, ProfileRequest, DEMO,
 };
 pub use model::*;
 pub use shapes::{decode_metadata, Metadata, Shapes};
 pub use stats::{percentile_sorted, Stats};
+pub use timeline::{
+    build_timeline, Timeline, TimelineEntry, TimelineEvent, TimelineKind, TimelineRun,
+};

@@ -29,7 +29,74 @@ pub struct Profile {
     /// Runner log lines, for the log view (not part of profile.json).
     #[serde(skip)]
     pub log_lines: Vec<LogLine>,
+    /// Every group of runs with one signature (one method, or one bundled input), in
+    /// order of first appearance. The top-level fields describe `methods[0]`.
+    #[serde(default)]
+    pub methods: Vec<MethodProfile>,
+    /// The clock resolution assumed when reading durations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+    /// Cold leading runs found by the `auto` warm-up rule in the first method (whether or
+    /// not they were dropped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_runs: Option<ColdRuns>,
 }
+
+/// One group of `Execute` runs with one signature: a method (or a method on one bundled
+/// input), profiled on its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MethodProfile {
+    pub index: usize,
+    /// The method name when the runner log says it, else `method 1`, `method 2`, ...
+    pub name: String,
+    pub bundled_input_index: Option<i32>,
+    pub runs: RunCounts,
+    pub method: Option<Stats>,
+    pub delegates: Vec<Delegate>,
+    pub other_operators: Vec<OtherOperator>,
+    pub remainder: Option<Stats>,
+    pub warnings: Vec<Finding>,
+    pub errors: Vec<Finding>,
+    #[serde(default)]
+    pub load: Option<LoadTimes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_runs: Option<ColdRuns>,
+}
+
+/// Clock resolution assumed per kind of event (ms).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Resolution {
+    /// XNNPACK operator events: whole microseconds.
+    pub xnnpack_operator_ms: f64,
+    /// Every other event: the dump's tick (ns), or the largest unit all its durations are
+    /// whole multiples of, up to 1 µs.
+    pub other_ms: f64,
+    /// XNNPACK operators whose median is below one quantum (shown as `<1 µs`).
+    pub operators_below_resolution: usize,
+}
+
+/// What the `auto` warm-up rule finds in `Method::execute`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColdRuns {
+    /// Leading runs the rule calls cold.
+    pub count: usize,
+    /// Whether they were dropped (`--warmup auto`).
+    pub dropped: bool,
+    pub reason: String,
+}
+
+impl OperatorStats {
+    /// An XNNPACK operator whose median is under the 1 µs clock quantum: its time is not
+    /// 0 but unknown below 1 µs.
+    pub fn below_resolution(&self) -> bool {
+        self.kind == OperatorKind::Xnnpack
+            && self.stats.count > 0
+            && self.stats.median < XNNPACK_QUANTUM_MS
+    }
+}
+
+/// The clock quantum of XNNPACK operator events (ms).
+pub const XNNPACK_QUANTUM_MS: f64 = 0.001;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileSource {

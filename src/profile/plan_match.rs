@@ -17,10 +17,14 @@ pub(crate) struct PlanMatch {
 /// `sequences[k]`: the step names of sequence k's plan, None when it could not be decoded.
 /// `delegates[d]`: step event names seen for delegate d (instruction order); delegates
 /// with no step events are not CPU delegates and only take plans by position.
+/// `plain_xnnpack[d]`: delegate d is a plain XNNPACK delegate (operator events, no step
+/// events); it never takes a plan and does not count in positions.
 pub(crate) fn match_plans(
     sequences: &[Option<Vec<String>>],
     delegates: &[HashSet<String>],
+    plain_xnnpack: &[bool],
 ) -> PlanMatch {
+    let plain = |d: usize| plain_xnnpack.get(d).copied().unwrap_or(false);
     let mut m = PlanMatch {
         plan_for: vec![None; delegates.len()],
         broken_for: vec![None; delegates.len()],
@@ -30,6 +34,8 @@ pub(crate) fn match_plans(
     let cpu_positions: Vec<usize> = (0..delegates.len())
         .filter(|&d| !delegates[d].is_empty())
         .collect();
+    // Delegates a plan may belong to: every delegate but the plain XNNPACK ones.
+    let eligible: Vec<usize> = (0..delegates.len()).filter(|&d| !plain(d)).collect();
     let positional = |k: usize| cpu_positions.get(k).copied();
     // Best matches first, over all (plan, delegate) pairs: a plan that explains more of
     // a delegate's steps wins it whatever the log order. Ties prefer the positional pair,
@@ -64,8 +70,8 @@ pub(crate) fn match_plans(
     // events. It can only be the plan of a delegate whose step events are all missing, and
     // only when sequences and delegates pair up one to one.
     for k in leftovers {
-        let by_position = (sequences.len() == delegates.len())
-            .then_some(k)
+        let by_position = (sequences.len() == eligible.len())
+            .then(|| eligible[k])
             .filter(|&d| m.plan_for[d].is_none() && delegates[d].is_empty());
         match by_position {
             Some(d) => m.plan_for[d] = Some(k),
@@ -98,7 +104,7 @@ mod tests {
         // The log lists the second delegate's plan first.
         let sequences = [seq(&["X/s:b"]), seq(&["X/s:a", "E/r:n"])];
         let delegates = [set(&["X/s:a", "E/r:n"]), set(&["X/s:b"])];
-        let m = match_plans(&sequences, &delegates);
+        let m = match_plans(&sequences, &delegates, &[]);
         assert_eq!(m.plan_for, vec![Some(1), Some(0)]);
         assert!(m.unmatched.is_empty());
     }
@@ -110,7 +116,7 @@ mod tests {
         let sequences = [seq(&["X/s:a"]), seq(&["X/s:a", "X/s:b", "X/s:c"])];
         let delegates = [set(&["X/s:a", "X/s:b", "X/s:c"]), set(&["X/s:a"])];
         assert_eq!(
-            match_plans(&sequences, &delegates).plan_for,
+            match_plans(&sequences, &delegates, &[]).plan_for,
             vec![Some(1), Some(0)]
         );
     }
@@ -120,7 +126,7 @@ mod tests {
         let sequences = [seq(&["X/s:a"]), seq(&["X/s:a"])];
         let delegates = [set(&["X/s:a"]), set(&["X/s:a"])];
         assert_eq!(
-            match_plans(&sequences, &delegates).plan_for,
+            match_plans(&sequences, &delegates, &[]).plan_for,
             vec![Some(0), Some(1)]
         );
     }
@@ -129,7 +135,7 @@ mod tests {
     fn broken_sequence_keeps_its_slot() {
         let sequences = [None, seq(&["X/s:b"])];
         let delegates = [set(&["X/s:a"]), set(&["X/s:b"])];
-        let m = match_plans(&sequences, &delegates);
+        let m = match_plans(&sequences, &delegates, &[]);
         assert_eq!(m.plan_for, vec![None, Some(1)]);
         assert_eq!(m.broken_for, vec![Some(0), None]);
     }
@@ -138,7 +144,7 @@ mod tests {
     fn plan_of_another_model_is_not_forced_on_a_delegate() {
         let sequences = [seq(&["X/s:linear+3"])];
         let delegates = [set(&["X/s:conv_1+3", "E/r:neg"]), set(&["X/s:conv_4+5"])];
-        let m = match_plans(&sequences, &delegates);
+        let m = match_plans(&sequences, &delegates, &[]);
         assert_eq!(m.plan_for, vec![None, None]);
         assert_eq!(m.unmatched, vec![0]);
     }
@@ -150,16 +156,33 @@ mod tests {
         let sequences = [seq(&["X/s:a"]), seq(&["X/s:b"])];
         let delegates = [set(&["X/s:a"]), set(&[])];
         assert_eq!(
-            match_plans(&sequences, &delegates).plan_for,
+            match_plans(&sequences, &delegates, &[]).plan_for,
             vec![Some(0), Some(1)]
         );
+    }
+
+    #[test]
+    fn stale_plan_is_not_forced_onto_a_plain_xnnpack_delegate() {
+        // One plan in the log; the dump has one plain XNNPACK delegate (no step events):
+        // counting it as a position would give it the plan.
+        let sequences = [seq(&["X/s:a"])];
+        let delegates = [set(&[])];
+        let m = match_plans(&sequences, &delegates, &[true]);
+        assert_eq!(m.plan_for, vec![None]);
+        assert_eq!(m.unmatched, vec![0]);
+        // Positions count CPU-capable delegates only: plan 1 belongs to delegate 2 (the
+        // second non-XNNPACK delegate), whose step events are all missing.
+        let sequences = [seq(&["X/s:a"]), seq(&["X/s:b"])];
+        let delegates = [set(&["X/s:a"]), set(&[]), set(&[])];
+        let m = match_plans(&sequences, &delegates, &[false, true, false]);
+        assert_eq!(m.plan_for, vec![Some(0), None, Some(1)]);
     }
 
     #[test]
     fn plan_without_matching_delegate() {
         let sequences = [seq(&["X/s:a"]), seq(&["X/s:zzz"])];
         let delegates = [set(&["X/s:a"])];
-        let m = match_plans(&sequences, &delegates);
+        let m = match_plans(&sequences, &delegates, &[]);
         assert_eq!(m.plan_for, vec![Some(0)]);
         assert_eq!(m.unmatched, vec![1]);
     }

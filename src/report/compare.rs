@@ -12,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::compare::{compare, CompareOptions, CompareWarning, Comparison};
+use crate::profile::warmup::Warmup;
 use crate::profile::{default_log_for, load_profile, ProfileRequest};
 use crate::rows::RowTree;
 use crate::source::is_trace_file;
@@ -63,7 +64,7 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
                 args.a.display()
             ));
         }
-        if args.warmup > 0 || args.warmup_a.is_some() || args.warmup_b.is_some() {
+        if args.warmup != Warmup::Runs(0) || args.warmup_a.is_some() || args.warmup_b.is_some() {
             return Err(format!(
                 "{}: --warmup applies to ETDumps, not PyTorch traces",
                 args.a.display()
@@ -85,7 +86,7 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
     let never = AtomicBool::new(false);
     let mut side = |path: &PathBuf,
                     log: &Option<PathBuf>,
-                    warmup: usize,
+                    warmup: Warmup,
                     tag: &str|
      -> Result<RowTree, String> {
         let log = if args.no_log {
@@ -96,9 +97,16 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         if let Some(l) = &log {
             inputs.push(l.clone());
         }
-        let request = ProfileRequest::new(path.clone(), log, warmup);
+        let request = ProfileRequest::new(path.clone(), log, 0).with_warmup(warmup);
         let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
-        for f in profile.warnings.iter().chain(&profile.errors) {
+        // The clock-resolution note describes every XNNPACK profile; the compare rows
+        // carry what it means (a `<1 µs` row), so it is not repeated as a warning here.
+        for f in profile
+            .warnings
+            .iter()
+            .chain(&profile.errors)
+            .filter(|f| f.kind != "below_clock_resolution")
+        {
             warnings.push(CompareWarning {
                 kind: format!("{tag}_{}", f.kind),
                 message: format!("{}: {}", path.display(), f.message),

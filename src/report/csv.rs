@@ -4,26 +4,69 @@ use std::fmt::Write;
 
 use super::table::shapes;
 use crate::profile::{Profile, Stats};
+use crate::units::{duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
-const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes";
+/// Columns after `output_shapes` are additions: `median_text` (`<1 µs` for an XNNPACK
+/// operator under the clock quantum, else the readable median), `share_text` (`<x%` for
+/// such rows: an upper bound), `method` (the run signature's name; one section per method).
+const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method";
 
 pub fn profile_csv(p: &Profile) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{HEADER}");
-    if let Some(m) = &p.method {
+    if p.methods.len() > 1 {
+        for m in &p.methods {
+            let mut section = String::new();
+            method_rows(
+                &mut section,
+                m.method.as_ref(),
+                &m.delegates,
+                &m.other_operators,
+            );
+            suffix_method(&mut out, &section, &m.name);
+        }
+        return out;
+    }
+    let mut section = String::new();
+    method_rows(
+        &mut section,
+        p.method.as_ref(),
+        &p.delegates,
+        &p.other_operators,
+    );
+    let name = p.methods.first().map_or("method 1", |m| m.name.as_str());
+    suffix_method(&mut out, &section, name);
+    out
+}
+
+/// Appends the `method` cell to every line of `section`.
+fn suffix_method(out: &mut String, section: &str, method: &str) {
+    for l in section.lines() {
+        let _ = writeln!(out, "{l},{}", quote(method));
+    }
+}
+
+fn method_rows(
+    out: &mut String,
+    method: Option<&Stats>,
+    delegates: &[crate::profile::Delegate],
+    other_operators: &[crate::profile::OtherOperator],
+) {
+    let p = (method, delegates, other_operators);
+    if let Some(m) = p.0 {
         line(
-            &mut out,
+            out,
             &["method", "", "", "", "Method::execute", ""],
             m,
             None,
             None,
         );
     }
-    for d in &p.delegates {
+    for d in p.1 {
         let id = d.instruction_id.to_string();
         let kind = serde_kind(&d.kind);
         line(
-            &mut out,
+            out,
             &["delegate", &id, &kind, "", "DELEGATE_CALL", ""],
             &d.call,
             None,
@@ -31,7 +74,7 @@ pub fn profile_csv(p: &Profile) -> String {
         );
         for s in &d.steps {
             line(
-                &mut out,
+                out,
                 &["step", &id, &kind, &s.name, &s.name, &s.provider],
                 &s.stats,
                 Some(s.share),
@@ -40,29 +83,31 @@ pub fn profile_csv(p: &Profile) -> String {
             for op in &s.operators {
                 let k = serde_kind(&op.kind);
                 let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
-                line(
-                    &mut out,
+                line_below(
+                    out,
                     &["operator", &id, &kind, &s.name, &op.name, &k],
                     &op.stats,
                     Some(op.share),
                     Some(sh),
+                    op.below_resolution().then_some(s.stats.median),
                 );
             }
         }
         for op in &d.operators {
             let k = serde_kind(&op.kind);
             let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
-            line(
-                &mut out,
+            line_below(
+                out,
                 &["operator", &id, &kind, "", &op.name, &k],
                 &op.stats,
                 Some(op.share),
                 Some(sh),
+                op.below_resolution().then_some(d.call.median),
             );
         }
         for u in &d.unattributed {
             line(
-                &mut out,
+                out,
                 &["unattributed", &id, &kind, "", &u.name, ""],
                 &u.stats,
                 None,
@@ -70,17 +115,16 @@ pub fn profile_csv(p: &Profile) -> String {
             );
         }
     }
-    for op in &p.other_operators {
+    for op in p.2 {
         let id = op.instruction_id.to_string();
         line(
-            &mut out,
+            out,
             &["other_operator", &id, "", "", &op.name, ""],
             &op.stats,
             None,
             None,
         );
     }
-    out
 }
 
 fn serde_kind<T: serde::Serialize>(k: &T) -> String {
@@ -104,6 +148,18 @@ fn line(
     share: Option<f64>,
     sh: Option<(String, String)>,
 ) {
+    line_below(out, first, s, share, sh, None);
+}
+
+/// `below`: Some(parent median) for an XNNPACK operator under the clock quantum.
+fn line_below(
+    out: &mut String,
+    first: &[&str; 6],
+    s: &Stats,
+    share: Option<f64>,
+    sh: Option<(String, String)>,
+    below: Option<f64>,
+) {
     let mut cells: Vec<String> = first.iter().map(|c| quote(c)).collect();
     cells.push(s.count.to_string());
     for v in [
@@ -115,6 +171,12 @@ fn line(
     let (i, o) = sh.unwrap_or_default();
     cells.push(quote(&i));
     cells.push(quote(&o));
+    cells.push(quote(&duration_or_below(s.median, below.is_some())));
+    cells.push(match (share, below) {
+        (Some(x), Some(parent)) => quote(&percent_or_bound(x, true, XNNPACK_QUANTUM_MS, parent)),
+        (Some(x), None) => quote(&percent(x)),
+        (None, _) => String::new(),
+    });
     let _ = writeln!(out, "{}", cells.join(","));
 }
 

@@ -3,9 +3,12 @@
 //! Exit codes: 0 success, 1 a check failed (unless `--allow-missing`), 2 bad input or
 //! usage. Every failure prints one line on stderr naming the file.
 
+pub mod chrome;
 pub mod compare;
 mod compare_format;
 mod csv;
+pub mod export;
+pub mod folded;
 mod json_format;
 mod table;
 
@@ -37,6 +40,12 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
+    // A CTF trace directory: the native reader maps its stream files itself.
+    if args.file.is_dir() {
+        check_trace_args(args)?;
+        let profile = trace::load_trace(&args.file).map_err(|e| format!("{name}: {e}"))?;
+        return emit_trace(args, &profile);
+    }
     if let Some(streamed) = trace::load_large_chrome_json(&args.file, &name) {
         check_trace_args(args)?;
         let profile = streamed.map_err(|e| format!("{name}: {e}"))?;
@@ -59,7 +68,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
             Some(l.clone())
         }
-        None if input::is_stdin(&args.file) => None,
+        None if args.no_log || input::is_stdin(&args.file) => None,
         None => {
             let found = default_log_for(&args.file);
             if let Some(l) = &found {
@@ -72,7 +81,11 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             None
         }
     };
-    let request = ProfileRequest::new(args.file.clone(), log.clone(), args.warmup);
+    let mut request =
+        ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
+    if args.no_log {
+        request = request.without_log();
+    }
     let never = AtomicBool::new(false);
     let profile = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never)
         .map_err(|e| e.to_string())?;
@@ -94,7 +107,21 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     for e in &profile.errors {
         eprint_line(&format!("error: {}: {}", e.kind, e.message));
     }
-    if !profile.errors.is_empty() && !args.allow_missing {
+    // The other methods' findings (the top-level ones are the first method's).
+    let mut other_errors = false;
+    for m in profile.methods.iter().skip(1) {
+        for w in &m.warnings {
+            eprintln!(
+                "cpuprof-tui: warning: {}: {}: {}",
+                m.name, w.kind, w.message
+            );
+        }
+        for e in &m.errors {
+            eprintln!("cpuprof-tui: error: {}: {}: {}", m.name, e.kind, e.message);
+            other_errors = true;
+        }
+    }
+    if (!profile.errors.is_empty() || other_errors) && !args.allow_missing {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -189,7 +216,7 @@ fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
             "{name}: --log applies to ETDumps, not PyTorch traces"
         ));
     }
-    if args.warmup > 0 {
+    if args.warmup != crate::profile::warmup::Warmup::Runs(0) {
         return Err(format!(
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));

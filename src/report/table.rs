@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use crate::escape::escape;
-use crate::profile::{Delegate, DelegateKind, OperatorStats, Profile, Stats};
-use crate::units::{duration_ms, percent};
+use crate::profile::{Delegate, DelegateKind, Finding, OperatorStats, Profile, RunCounts, Stats};
+use crate::units::{duration_ms, duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NAME_WIDTH: usize = 44;
 
@@ -17,12 +17,65 @@ pub fn profile_table(p: &Profile) -> String {
         "Log     {}",
         escape(p.source.log.as_deref().unwrap_or("(none)"))
     );
+    if p.methods.len() > 1 {
+        // One section per method (run signature), then the profile-wide findings.
+        for m in &p.methods {
+            let mut title = format!("== {} ", escape(&m.name));
+            if let Some(b) = m.bundled_input_index {
+                let _ = write!(title, "(bundled input {b}) ");
+            }
+            let _ = writeln!(
+                o,
+                "\n{title}{}",
+                "=".repeat(60usize.saturating_sub(title.len()))
+            );
+            section(
+                o,
+                &Section {
+                    runs: &m.runs,
+                    method: m.method.as_ref(),
+                    delegates: &m.delegates,
+                    other: &m.other_operators,
+                    remainder: m.remainder.as_ref(),
+                },
+            );
+            findings(o, &m.warnings, &m.errors);
+        }
+        let first = p.methods[0].warnings.len();
+        let global = &p.warnings[..p.warnings.len().saturating_sub(first)];
+        let _ = writeln!(o);
+        findings(o, global, &[]);
+        return out;
+    }
+    section(
+        o,
+        &Section {
+            runs: &p.runs,
+            method: p.method.as_ref(),
+            delegates: &p.delegates,
+            other: &p.other_operators,
+            remainder: p.remainder.as_ref(),
+        },
+    );
+    findings(o, &p.warnings, &p.errors);
+    out
+}
+
+struct Section<'a> {
+    runs: &'a RunCounts,
+    method: Option<&'a Stats>,
+    delegates: &'a [Delegate],
+    other: &'a [crate::profile::OtherOperator],
+    remainder: Option<&'a Stats>,
+}
+
+fn section(o: &mut String, s: &Section<'_>) {
     let _ = writeln!(
         o,
         "Runs    {} total, {} warm-up dropped, {} kept",
-        p.runs.total, p.runs.warmup_dropped, p.runs.kept
+        s.runs.total, s.runs.warmup_dropped, s.runs.kept
     );
-    if let Some(m) = &p.method {
+    if let Some(m) = s.method {
         let _ = writeln!(
             o,
             "Method::execute  median {}  min {}  max {}  p90 {}",
@@ -34,12 +87,12 @@ pub fn profile_table(p: &Profile) -> String {
     }
     let _ = writeln!(o);
     header(o);
-    for d in &p.delegates {
+    for d in s.delegates {
         delegate(o, d);
     }
-    if !p.other_operators.is_empty() {
+    if !s.other.is_empty() {
         let _ = writeln!(o, "Other operators (not delegated)");
-        for op in &p.other_operators {
+        for op in s.other {
             row(
                 o,
                 1,
@@ -49,15 +102,17 @@ pub fn profile_table(p: &Profile) -> String {
             );
         }
     }
-    if let Some(r) = &p.remainder {
+    if let Some(r) = s.remainder {
         row(o, 0, "Remainder of Method::execute", r, None);
     }
-    for (label, list) in [("warning", &p.warnings), ("ERROR", &p.errors)] {
+}
+
+fn findings(o: &mut String, warnings: &[Finding], errors: &[Finding]) {
+    for (label, list) in [("warning", warnings), ("ERROR", errors)] {
         for f in list.iter() {
             let _ = writeln!(o, "{label}: [{}] {}", escape(&f.kind), escape(&f.message));
         }
     }
-    out
 }
 
 fn header(o: &mut String) {
@@ -69,6 +124,13 @@ fn header(o: &mut String) {
 }
 
 fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) {
+    let share = share.map(percent).unwrap_or_default();
+    row_text(o, depth, name, s, &share, false);
+}
+
+/// A row; `below`: an XNNPACK operator under the 1 µs clock quantum (`<1 µs`).
+fn row_text(o: &mut String, depth: usize, name: &str, s: &Stats, share: &str, below: bool) {
+    let d = |ms: f64| duration_or_below(ms, below && ms < XNNPACK_QUANTUM_MS);
     let indent = "  ".repeat(depth);
     let width = NAME_WIDTH.saturating_sub(indent.len());
     // Names come from the dump: control characters are shown escaped, never sent raw.
@@ -84,11 +146,11 @@ fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) 
         o,
         "{indent}{name:<width$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}",
         s.count,
-        duration_ms(s.median),
-        duration_ms(s.p90),
-        duration_ms(s.min),
-        duration_ms(s.max),
-        share.map(percent).unwrap_or_default()
+        d(s.median),
+        d(s.p90),
+        d(s.min),
+        d(s.max),
+        share
     );
 }
 
@@ -125,11 +187,11 @@ fn delegate(o: &mut String, d: &Delegate) {
             Some(step.share),
         );
         for op in &step.operators {
-            operator(o, 2, op);
+            operator(o, 2, op, step.stats.median);
         }
     }
     for op in &d.operators {
-        operator(o, 1, op);
+        operator(o, 1, op, d.call.median);
     }
     for u in &d.unattributed {
         row(o, 1, &format!("? {}", u.name), &u.stats, None);
@@ -137,8 +199,10 @@ fn delegate(o: &mut String, d: &Delegate) {
     let _ = writeln!(o);
 }
 
-fn operator(o: &mut String, depth: usize, op: &OperatorStats) {
-    row(o, depth, &op.name, &op.stats, Some(op.share));
+fn operator(o: &mut String, depth: usize, op: &OperatorStats, parent_median: f64) {
+    let below = op.below_resolution();
+    let share = percent_or_bound(op.share, below, XNNPACK_QUANTUM_MS, parent_median);
+    row_text(o, depth, &op.name, &op.stats, &share, below);
     if let (Some(i), Some(out)) = (&op.input_shapes, &op.output_shapes) {
         let _ = writeln!(
             o,
@@ -150,14 +214,7 @@ fn operator(o: &mut String, depth: usize, op: &OperatorStats) {
     }
 }
 
+/// Shapes as the explorer writes them (`crate::units::shape_list`).
 pub(crate) fn shapes(list: &[Vec<i64>]) -> String {
-    list.iter()
-        .map(|s| {
-            s.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join("x")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::units::shape_list(list)
 }

@@ -8,7 +8,7 @@
 //!   then reported as a problem of that sequence);
 //! - a non-zero chunk with no open sequence is a *stray*. If it equals the last chunk of
 //!   the previous sequence (same index, count and hex: a duplicated final line), it is a
-//!   repeat in that sequence. Otherwise it starts a new, incomplete sequence: its chunk 0
+//!   duplicate and ignored (the plan stays decodable). Otherwise it starts a new, incomplete sequence: its chunk 0
 //!   was lost, but it is still a delegate's report, so it keeps its slot and later
 //!   sequences keep theirs. (Only the last chunk is compared: two delegates with similar
 //!   plans can share identical earlier chunks.)
@@ -118,9 +118,9 @@ pub(crate) fn assemble<'a>(
             }
             open = !fields.is_last();
         } else if fields.index != 0 && repeats_previous(sequences.last(), &fields) {
-            if let Some(last) = sequences.last_mut() {
-                last.chunks.push(chunk);
-            }
+            // An identical repeat of the closing line (a logger that flushed twice): a
+            // duplicate, neither a broken plan nor the next delegate's report.
+            continue;
         } else {
             sequences.push(RawSequence {
                 chunks: vec![chunk],

@@ -143,16 +143,25 @@ fn duplicated_chunk() {
 }
 
 #[test]
-fn duplicated_last_chunk_stays_in_its_sequence() {
-    // The repeat comes after the sequence closed; it must not take the next delegate's slot.
+fn duplicated_last_chunk_is_a_duplicate() {
+    // The closing line of sequence 0 (line 5) is logged twice (line 6): a duplicate. The
+    // plan still decodes, and the repeat takes no delegate's slot.
     let mut lines = sequence_lines(PLAN.as_bytes());
     lines.push(lines[4].clone());
     lines.extend(sequence_lines(PLAN.as_bytes()));
     let run = parse(&log(&lines));
     assert_eq!(run.sequences.len(), 2);
-    assert_incomplete(&run, 0, &["chunk 4 repeated (line 6)"]);
+    assert!(
+        run.sequences[0].outcome.is_ok(),
+        "{:?}",
+        run.sequences[0].outcome
+    );
+    assert_eq!(run.sequences[0].chunk_indexes, vec![0, 1, 2, 3, 4]);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
     assert!(run.sequences[1].outcome.is_ok());
     assert_eq!(run.sequences[1].first_line, 7);
+    // The plan text is the same as without the repeat.
+    assert_eq!(run.plan_json(0).as_deref(), Some(PLAN));
 }
 
 #[test]

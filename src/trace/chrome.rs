@@ -365,7 +365,7 @@ struct EventSeed<'b>(&'b mut Builder);
 impl EventSeed<'_> {
     fn fallback(self) {
         self.0.counts.events += 1;
-        self.0.counts.ignored_events += 1;
+        self.0.ignore("not an object".into());
     }
 }
 
@@ -421,9 +421,18 @@ struct Builder {
     saw_events_array: bool,
     warnings: WarningLog,
     counts: ImportCounts,
+    /// Ignored events by kind (`ph "i" cat "ac2g"`), for the warning; a bounded set.
+    ignored_kinds: std::collections::BTreeMap<String, u64>,
 }
 
 impl Builder {
+    fn ignore(&mut self, kind: String) {
+        self.counts.ignored_events += 1;
+        if self.ignored_kinds.len() < 64 || self.ignored_kinds.contains_key(&kind) {
+            *self.ignored_kinds.entry(kind).or_insert(0) += 1;
+        }
+    }
+
     fn id_of(&mut self, v: Option<&Scalar<'_>>, what: &str) -> Option<i64> {
         match v? {
             Scalar::Int(i) => Some(*i),
@@ -451,7 +460,11 @@ impl Builder {
         let ph = ev.ph.as_ref().and_then(Scalar::as_str);
         let cat = ev.cat.as_ref().and_then(Scalar::as_str);
         if ph != Some("X") || !matches!(cat, Some("cpu_op" | "user_annotation")) {
-            self.counts.ignored_events += 1;
+            let show = |v: Option<&str>| {
+                v.map(|s| format!("{:?}", s.chars().take(40).collect::<String>()))
+                    .unwrap_or_else(|| "none".into())
+            };
+            self.ignore(format!("ph {} cat {}", show(ph), show(cat)));
             return;
         }
         let n = self.counts.events;
@@ -627,8 +640,9 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     }
     if b.counts.ignored_events > 0 {
         let n = b.counts.ignored_events;
+        let kinds = super::kinds_list(&b.ignored_kinds);
         b.warnings.add("ignored_events", || {
-            format!("{n} events of other phases/categories ignored")
+            format!("{n} events of other phases/categories ignored: {kinds}")
         });
     }
     let mut threads = b.threads.threads;

@@ -15,6 +15,8 @@ pub enum TraceFormat {
     ThapiText,
     /// torch.profiler / Kineto Chrome-trace JSON.
     ChromeJson,
+    /// An LTTng CTF trace directory, decoded natively (`trace::ctf`).
+    CtfDir,
 }
 
 impl TraceFormat {
@@ -24,11 +26,12 @@ impl TraceFormat {
             TraceFormat::Babeltrace2NamesAll => "babeltrace2_names_all",
             TraceFormat::ThapiText => "thapi_text",
             TraceFormat::ChromeJson => "chrome_json",
+            TraceFormat::CtfDir => "ctf",
         }
     }
 
     pub fn is_lttng_text(self) -> bool {
-        !matches!(self, TraceFormat::ChromeJson)
+        !matches!(self, TraceFormat::ChromeJson | TraceFormat::CtfDir)
     }
 }
 

@@ -15,4 +15,7 @@ pub enum TraceError {
     Json(String),
     #[error("no operator events found: {0}")]
     NoEvents(String),
+    /// A CTF trace directory that cannot be read; the message names the file inside it.
+    #[error("{0}")]
+    Ctf(String),
 }

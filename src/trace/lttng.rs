@@ -40,7 +40,8 @@ struct RawOp<'a> {
 
 enum Record<'a> {
     Op(RawOp<'a>),
-    Other,
+    /// Another event (its name, for the ignored-events warning).
+    Other(&'a str),
 }
 
 /// Which op event an event name is: `<provider ending in pytorch>:op_entry|op_exit`.
@@ -85,7 +86,7 @@ fn parse_pretty(rec: &str) -> Result<Record<'_>, ScanError> {
         (Some(tok), &ev[..ev.len() - 1], after2)
     };
     let Some(kind) = op_kind(event) else {
-        return Ok(Record::Other);
+        return Ok(Record::Other(event));
     };
     // Brace groups: contexts first, the payload last (one pass, no pre-split).
     let b = after.as_bytes();
@@ -140,7 +141,7 @@ fn parse_names_all(rec: &str) -> Result<Record<'_>, ScanError> {
         .ok_or(ScanError::Malformed)?;
     let event = bare("name").ok_or(ScanError::Malformed)?;
     let Some(kind) = op_kind(event) else {
-        return Ok(Record::Other);
+        return Ok(Record::Other(event));
     };
     let host = top.iter().find_map(|(k, v)| match v {
         Value::Bare(s) if k.ends_with("hostname") => Some(*s),
@@ -192,7 +193,7 @@ fn parse_thapi(rec: &str) -> Result<Record<'_>, ScanError> {
         &inner[..close - 1]
     };
     let Some(kind) = op_kind(event) else {
-        return Ok(Record::Other);
+        return Ok(Record::Other(event));
     };
     let mut op = RawOp::new(stamp, Some(host.trim()), kind);
     let mut fields = Fields::new();
@@ -293,6 +294,7 @@ fn for_each_op(
     mut sink: impl FnMut(&RawOp<'_>, i64, usize),
 ) {
     let mut clock = Clock::default();
+    let mut ignored_kinds: std::collections::BTreeMap<String, u64> = Default::default();
     let base = text.as_ptr() as usize;
     let mut lines = text.split('\n').enumerate().peekable();
     while let Some((idx, line)) = lines.next() {
@@ -369,7 +371,14 @@ fn for_each_op(
                 let ts = clock.resolve(op.stamp, warnings, line_no);
                 sink(&op, ts, line_no);
             }
-            Ok(Record::Other) => counts.ignored_events += 1,
+            Ok(Record::Other(event)) => {
+                counts.ignored_events += 1;
+                // The kinds ignored, for the warning (a bounded set of names).
+                let kind = format!("{:?}", event.chars().take(60).collect::<String>());
+                if ignored_kinds.len() < 64 || ignored_kinds.contains_key(&kind) {
+                    *ignored_kinds.entry(kind).or_insert(0u64) += 1;
+                }
+            }
             Err(ScanError::Incomplete) if !text[start + rec.len()..].trim().is_empty() => {
                 counts.malformed += 1;
                 warnings.add("malformed", || {
@@ -394,7 +403,10 @@ fn for_each_op(
     if counts.ignored_events > 0 {
         let n = counts.ignored_events;
         warnings.add("ignored_events", || {
-            format!("{n} events of other providers/events ignored")
+            format!(
+                "{n} events of other providers/events ignored: {}",
+                super::kinds_list(&ignored_kinds)
+            )
         });
     }
     // Unknown fields (cpu_id, procname, ..) are only counted: every trace has some.

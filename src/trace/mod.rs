@@ -22,6 +22,7 @@
 
 mod chrome;
 pub mod csv;
+pub mod ctf;
 mod detect;
 mod error;
 mod fields;
@@ -39,7 +40,8 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
 
-use gzip::{GzProblem, GzStream, SqueezeJsonWhitespace};
+pub(crate) use gzip::SqueezeJsonWhitespace;
+use gzip::{GzProblem, GzStream};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
 pub use error::TraceError;
@@ -51,9 +53,13 @@ pub use model::{CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE
 pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 
-/// Read and import a trace file (read once through [`crate::input`]: `-` is standard
+/// Read and import a trace file or a CTF trace directory (a file is read once through [`crate::input`]: `-` is standard
 /// input; FIFOs and process substitutions work). The error names the problem, not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
+    // A CTF trace directory (LTTng / iprof output) is read by the native CTF reader.
+    if path.is_dir() {
+        return ctf::load_dir(path);
+    }
     if let Some(streamed) = load_large_chrome_json(path, &crate::input::display_name(path)) {
         return streamed;
     }
@@ -234,6 +240,23 @@ fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
         }
     }
     Ok(set)
+}
+
+/// `12 × ph "i" cat "ac2g", 3 × ph "M" cat none` (most frequent first) for the
+/// ignored-events warnings; names come from the input and are escaped by `{:?}` where
+/// they are formed.
+pub(crate) fn kinds_list(kinds: &std::collections::BTreeMap<String, u64>) -> String {
+    let mut v: Vec<(&String, &u64)> = kinds.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut parts: Vec<String> = v
+        .iter()
+        .take(8)
+        .map(|(k, n)| format!("{n} × {k}"))
+        .collect();
+    if v.len() > 8 {
+        parts.push(format!("{} more kinds", v.len() - 8));
+    }
+    parts.join(", ")
 }
 
 #[cfg(test)]

@@ -98,34 +98,91 @@ impl TraceProfile {
     pub fn build(set: IntervalSet, trace: &str) -> TraceProfile {
         let ivs = &set.intervals;
         let mut child_sum = vec![0i64; ivs.len()];
+        let mut child_count = vec![0u32; ivs.len()];
         for iv in ivs {
             if let Some(p) = iv.parent {
                 child_sum[p as usize] = child_sum[p as usize].saturating_add(iv.dur_ns);
+                child_count[p as usize] += 1;
             }
         }
+        // PyTorch's `key_averages()` merges a call whose only child has the same name
+        // into one call (aten::div_ calling aten::div_): the inner one adds no call and
+        // no inclusive time (it lies inside the outer), only its self time. Parents come
+        // before their children (`IntervalSet` invariant).
+        // Only for torch.profiler traces, whose reference is `key_averages()`; THAPI's
+        // iprof tally (LTTng text and CTF) counts every call with its whole duration.
+        let pytorch_rules = set.format == Some(super::TraceFormat::ChromeJson);
+        let merged: Vec<bool> = ivs
+            .iter()
+            .map(|iv| {
+                pytorch_rules
+                    && iv.parent.is_some_and(|p| {
+                        let p = p as usize;
+                        ivs.get(p)
+                            .is_some_and(|pv| pv.name == iv.name && child_count[p] == 1)
+                    })
+            })
+            .collect();
+        // A call inside another call of the same op (any depth) adds no inclusive time:
+        // that time is already inside the outer call's.
+        let nested_in_same: Vec<bool> = ivs
+            .iter()
+            .map(|iv| {
+                if !pytorch_rules {
+                    return false;
+                }
+                let mut at = iv.parent;
+                let mut steps = 0;
+                while let Some(p) = at {
+                    let Some(pv) = ivs.get(p as usize) else { break };
+                    if pv.name == iv.name {
+                        return true;
+                    }
+                    at = pv.parent;
+                    steps += 1;
+                    if steps > 100_000 {
+                        break;
+                    }
+                }
+                false
+            })
+            .collect();
         // Call order: start time, then file order.
         let mut order: Vec<u32> = (0..ivs.len() as u32).collect();
         order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
 
         let mut accs: Vec<OpAcc> = (0..set.names.len()).map(|_| OpAcc::default()).collect();
+        let mut seen_sigs: FastMap<(u32, u32), ()> = FastMap::default();
+        let mut clamps = 0u64;
         for &i in &order {
             let iv = &ivs[i as usize];
             let acc = &mut accs[iv.name as usize];
+            if merged[i as usize] && !iv.err {
+                acc.self_ns = acc
+                    .self_ns
+                    .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
+                continue;
+            }
             acc.calls += 1;
             if iv.err {
                 acc.errors += 1;
                 continue;
             }
             // Saturating: hostile inputs may hold durations near i64::MAX.
-            acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
-            acc.self_ns = acc
-                .self_ns
-                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i as usize]));
+            if !nested_in_same[i as usize] {
+                acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+            }
+            acc.self_ns = acc.self_ns.saturating_add(self_time(
+                iv.dur_ns,
+                child_sum[i as usize],
+                &mut clamps,
+            ));
             acc.min = Some(acc.min.map_or(iv.dur_ns, |m| m.min(iv.dur_ns)));
             acc.max = Some(acc.max.map_or(iv.dur_ns, |m| m.max(iv.dur_ns)));
             acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
             if let Some(s) = iv.inputs {
-                if !acc.sigs.contains(&s) {
+                // Hashed: a dynamic-shape op can have tens of thousands of signatures.
+                if seen_sigs.insert((iv.name, s), ()).is_none() {
                     acc.sigs.push(s);
                 }
             }
@@ -138,12 +195,14 @@ impl TraceProfile {
                 let has_inputs = !a.sigs.is_empty();
                 let mut shapes: Vec<Vec<Vec<i64>>> = Vec::new();
                 let mut dtypes: Vec<Vec<String>> = Vec::new();
+                let mut seen_shapes: FastMap<&[Vec<i64>], ()> = FastMap::default();
+                let mut seen_types: FastMap<&[String], ()> = FastMap::default();
                 for &s in &a.sigs {
                     let sig = &set.inputs[s as usize];
-                    if !shapes.contains(&sig.shapes) {
+                    if seen_shapes.insert(&sig.shapes, ()).is_none() {
                         shapes.push(sig.shapes.clone());
                     }
-                    if !dtypes.contains(&sig.types) {
+                    if seen_types.insert(&sig.types, ()).is_none() {
                         dtypes.push(sig.types.clone());
                     }
                 }
@@ -183,13 +242,22 @@ impl TraceProfile {
             .collect::<Vec<_>>();
 
         let call_trees = build_call_trees(&set, &child_sum);
+        let mut warnings = set.warnings;
+        if clamps > 0 {
+            warnings.push(TraceWarning {
+                kind: "self_time_clamped".to_string(),
+                message: format!(
+                    "{clamps} call(s) have children that end after them (within the 1 µs nesting tolerance); their self time is taken as 0, not negative"
+                ),
+            });
+        }
         TraceProfile {
             trace: trace.to_string(),
             format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
             ops,
             threads,
             unterminated: set.unterminated,
-            warnings: set.warnings,
+            warnings,
             call_trees,
             counts: set.counts,
         }
@@ -197,6 +265,18 @@ impl TraceProfile {
 
     pub fn op(&self, name: &str) -> Option<&TraceOp> {
         self.ops.iter().find(|o| o.name == name)
+    }
+}
+
+/// Inclusive minus children, never below zero: a child may end up to 1 µs after its
+/// parent (the nesting tolerance), which would otherwise give a negative self time.
+fn self_time(dur_ns: i64, children_ns: i64, clamps: &mut u64) -> i64 {
+    let own = dur_ns.saturating_sub(children_ns);
+    if own < 0 {
+        *clamps += 1;
+        0
+    } else {
+        own
     }
 }
 
@@ -242,7 +322,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             n.samples_ms.push(iv.dur_ns as f64 / 1e6);
             n.self_ns = n
                 .self_ns
-                .saturating_add(iv.dur_ns.saturating_sub(child_sum[i]));
+                .saturating_add(self_time(iv.dur_ns, child_sum[i], &mut 0));
         }
     }
     fn materialise(nodes: &[NodeAcc], names: &[String], id: u32, depth: usize) -> CallNode {
@@ -277,4 +357,61 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::trace::parse_trace;
+
+    #[test]
+    fn a_child_ending_after_its_parent_gives_zero_self_time_not_negative() {
+        // Parent 0..10 µs with children 0..5 µs and 5..10.5 µs; the second ends 0.5 µs
+        // after the parent, which the 1 µs nesting tolerance keeps as a child. Parent self
+        // time: 10 - 5 - 5.5 = -0.5 µs, clamped to 0, and one clamp is reported.
+        let json = br#"{"traceEvents":[
+            {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":0,"dur":10},
+            {"ph":"X","cat":"cpu_op","name":"aten::t","pid":1,"tid":1,"ts":0,"dur":5},
+            {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":1,"tid":1,"ts":5,"dur":5.5}
+        ]}"#;
+        let p = parse_trace(json, "t.json").unwrap();
+        let parent = p.op("aten::linear").unwrap();
+        assert_eq!(parent.inclusive_total_ns, 10_000);
+        assert_eq!(parent.self_total_ns, 0);
+        assert_eq!(p.op("aten::addmm").unwrap().self_total_ns, 5_500);
+        let root = &p.call_trees[0].roots[0];
+        assert_eq!((root.name.as_str(), root.self_ns), ("aten::linear", 0));
+        let w: Vec<_> = p
+            .warnings
+            .iter()
+            .filter(|w| w.kind == "self_time_clamped")
+            .collect();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].message.starts_with("1 call(s)"), "{}", w[0].message);
+    }
+
+    #[test]
+    fn many_distinct_shapes_are_all_kept_in_first_seen_order() {
+        // 20 000 calls of one op with growing sequence length: 20 000 distinct shapes.
+        // (Linear: this took seconds when each shape was searched for in a list.)
+        let n = 20_000;
+        let mut json = String::from(r#"{"traceEvents":["#);
+        for i in 0..n {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(&format!(
+                r#"{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"Input Dims":[[{},8]],"Input type":["float"]}}}}"#,
+                i * 2,
+                i + 1
+            ));
+        }
+        json.push_str("]}");
+        let p = parse_trace(json.as_bytes(), "t.json").unwrap();
+        let op = p.op("aten::mm").unwrap();
+        let shapes = op.input_shapes.as_ref().unwrap();
+        assert_eq!(shapes.len(), n);
+        assert_eq!(shapes[0], vec![vec![1, 8]]);
+        assert_eq!(shapes[n - 1], vec![vec![n as i64, 8]]);
+        assert_eq!(op.dtypes.as_ref().unwrap().len(), 1);
+    }
 }

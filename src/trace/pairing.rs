@@ -94,7 +94,7 @@ impl Pairer {
                         let names = &self.names.names;
                         self.warnings.add("name_mismatch", || {
                             format!(
-                                "line {line}: exit of {} closes the entry of {} (pid {pid}, tid {tid}); named from the exit",
+                                "line {line}: exit of {} closes the entry of {} (pid {pid}, tid {tid}); named from the exit (babeltrace2 2.0.4 can print an entry with the overload name of an earlier call, so the exit's name is the call's)",
                                 names[name_id as usize], names[open.entry_name as usize]
                             )
                         });
@@ -144,7 +144,8 @@ impl Pairer {
             let n = unterminated.len();
             let first = unterminated[0].name.clone();
             self.warnings.add("unterminated", || {
-                format!("{n} entries never exited (first: {first}); listed as unterminated, not counted")
+                let entries = if n == 1 { "entry" } else { "entries" };
+                format!("{n} {entries} never exited (first: {first}); listed as unterminated, not counted")
             });
         }
         let intervals = compact(self.intervals);

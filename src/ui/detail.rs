@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::text::{block, fit};
 use super::{pane_focused, Theme};
-use crate::app::format::{duration_ms, percent};
+use crate::app::format::{count, duration_ms, percent, wrap};
 use crate::app::histogram;
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};
 use crate::profile::Stats;
@@ -31,16 +31,29 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     let op = node.op_row.and_then(|r| data.ops.get(r));
     let s = &node.stats;
     let w = inner.width as usize;
-    let mut lines = vec![Line::styled(fit(&node.name, w, false), theme.title())];
+    // Name, facts and shapes wrap: the detail is where a cut table cell reads in full.
+    let mut lines: Vec<Line> = wrap(&node.name, w)
+        .into_iter()
+        .map(|l| Line::styled(l, theme.title()))
+        .collect();
     let mut facts = vec![node.kind.tag().to_string()];
     if !node.info.is_empty() {
         facts.push(node.info.clone());
     }
+    let mut step = None;
     if let (Some(op), SourceKind::Etdump) = (op, data.kind) {
         facts.push(format!("delegate {}", op.delegate));
-        facts.push(format!("step {}", op.step));
+        if !op.step.is_empty() && op.step != "-" {
+            step = Some(format!("step {}", op.step));
+        }
     }
-    lines.push(Line::styled(fit(&facts.join(" · "), w, false), theme.dim()));
+    for text in std::iter::once(facts.join(" · ")).chain(step) {
+        lines.extend(
+            wrap(&text, w)
+                .into_iter()
+                .map(|l| Line::styled(l, theme.dim())),
+        );
+    }
     let pair = |a: &str, av: String, b: &str, bv: String| {
         let half = w / 2;
         Line::raw(format!(
@@ -50,7 +63,19 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         ))
     };
     let share = node.share.map(percent).unwrap_or_else(|| "-".into());
-    lines.push(pair("count", s.count.to_string(), "share", share));
+    let share_label = match (op, data.kind) {
+        (Some(_), SourceKind::Trace) => "%self",
+        _ => "%parent",
+    };
+    let method = op
+        .and_then(|o| o.share_method)
+        .map(percent)
+        .unwrap_or_else(|| "-".into());
+    let (label, value) = match data.kind {
+        SourceKind::Etdump => ("warm-up", format!("{} dropped", s.warmup_samples.len())),
+        SourceKind::Trace => ("calls", s.count.to_string()),
+    };
+    lines.push(pair("count", s.count.to_string(), label, value));
     if s.count > 0 {
         lines.push(pair(
             "median",
@@ -66,16 +91,26 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             "stddev",
             duration_ms(s.stddev),
         ));
-        let (label, value) = match data.kind {
-            SourceKind::Etdump => ("warm-up", format!("{} dropped", s.warmup_samples.len())),
-            SourceKind::Trace => ("calls", s.count.to_string()),
-        };
-        lines.push(pair("total", duration_ms(s.total()), label, value));
+    }
+    let total = if s.count > 0 {
+        duration_ms(s.total())
+    } else {
+        "-".into()
+    };
+    if data.kind == SourceKind::Etdump && op.is_some() {
+        lines.push(pair(share_label, share, "%method", method));
+        lines.push(pair("total", total, "", String::new()));
+    } else {
+        lines.push(pair(share_label, share, "total", total));
     }
     if let Some(op) = op {
-        if !op.input_shapes.is_empty() || !op.output_shapes.is_empty() {
-            let io = format!("in {}  out {}", op.input_shapes, op.output_shapes);
-            lines.push(Line::raw(fit(&io, w, false)));
+        for (label, shapes) in [("in  ", &op.input_shapes), ("out ", &op.output_shapes)] {
+            if !shapes.is_empty() {
+                for (i, l) in wrap(shapes, w.saturating_sub(4)).into_iter().enumerate() {
+                    let head = if i == 0 { label } else { "    " };
+                    lines.push(Line::raw(format!("{head}{l}")));
+                }
+            }
         }
     }
     let used = lines.len() as u16;
@@ -85,12 +120,19 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     if s.count == 0 || rest < 4 {
         return;
     }
-    // Sparkline: title + bars + markers (3 rows) at the bottom; histogram above.
+    // Sparkline: title + bars + markers (3 rows) at the bottom; histogram above (a
+    // blank row before it when there is room).
     let spark_h = 3;
-    let hist_h = rest.saturating_sub(spark_h + 1);
+    let gap = u16::from(rest >= spark_h + 5);
+    let hist_h = rest.saturating_sub(spark_h + gap);
     if hist_h >= 3 {
         let bars = (hist_h - 2).min(MAX_HIST_ROWS);
-        let r = Rect::new(inner.x, inner.y + used + 1, inner.width, bars + 2);
+        let r = Rect::new(
+            inner.x,
+            inner.y + used + gap,
+            inner.width,
+            hist_h.min(bars + 3),
+        );
         render_histogram(frame, r, s, theme);
     }
     let r = Rect::new(
@@ -102,16 +144,17 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     render_runs(frame, r, s, data.kind, theme);
 }
 
-/// Title row, `area.height - 2` rows of bars, an axis row with unit-aware labels.
+/// Title row, bars, an axis row with the edges' values. A long tail is left out of
+/// the bins (`histogram::bin_bulk`) and counted beyond the labelled edges.
 fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
-    let h = histogram::bin(&s.samples, area.width);
-    let rows = area.height.saturating_sub(2) as usize;
+    let h = histogram::bin_bulk(&s.samples, area.width);
+    let outliers = h.below + h.above > 0;
+    let rows = area.height.saturating_sub(2 + u16::from(outliers)) as usize;
     let max = h.max_count().max(1);
     let facts = format!(
-        "  {} runs · {} bin{} of {} · peak {}",
-        s.samples.len(),
-        h.counts.len(),
-        if h.counts.len() == 1 { "" } else { "s" },
+        "  {} · {} of {} · peak {}",
+        count(s.samples.len(), "sample"),
+        count(h.counts.len(), "bin"),
         duration_ms(h.bin_width()),
         max
     );
@@ -152,10 +195,37 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         format!("{lo}{}{hi}", " ".repeat(gap)),
         theme.dim(),
     ));
+    if outliers {
+        let mut parts = Vec::new();
+        if h.below > 0 {
+            parts.push(format!(
+                "{} below {lo} (min {})",
+                h.below,
+                duration_ms(s.min)
+            ));
+        }
+        if h.above > 0 {
+            parts.push(format!(
+                "{} above {hi} (max {})",
+                h.above,
+                duration_ms(s.max)
+            ));
+        }
+        lines.push(Line::styled(
+            fit(
+                &format!("outside: {}", parts.join(", ")),
+                area.width as usize,
+                false,
+            ),
+            theme.warning(),
+        ));
+    }
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// Per-run sparkline in run order: warm-up runs (dropped) first, marked `w` below.
+/// Per-run sparkline in run order: warm-up runs (dropped) first, marked `w` below. The
+/// scale is that of the kept runs; a warm-up run beyond it is clipped (drawn full, `^`
+/// below instead of `w`).
 fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme: &Theme) {
     let warm = s.warmup_samples.len();
     let values: Vec<f64> = s.warmup_samples.iter().chain(&s.samples).copied().collect();
@@ -172,16 +242,25 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
         let mean = values[a..b].iter().sum::<f64>() / (b - a) as f64;
         buckets.push((mean, a < warm));
     }
-    let lo = buckets.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
-    let hi = buckets
-        .iter()
-        .map(|b| b.0)
-        .fold(f64::NEG_INFINITY, f64::max);
+    let kept = buckets.iter().filter(|b| !b.1).map(|b| b.0);
+    let lo = kept.clone().fold(f64::INFINITY, f64::min);
+    let hi = kept.fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() {
+        (lo, hi)
+    } else {
+        // Only warm-up runs: their own scale.
+        let all = buckets.iter().map(|b| b.0);
+        (
+            all.clone().fold(f64::INFINITY, f64::min),
+            all.fold(f64::NEG_INFINITY, f64::max),
+        )
+    };
     let mut bars = Vec::with_capacity(cols);
     let mut marks = String::with_capacity(cols);
     for (v, is_warm) in &buckets {
+        let clipped = *v > hi || *v < lo;
         let level = if hi > lo {
-            1 + ((v - lo) / (hi - lo) * 7.0).round() as usize
+            1 + ((v.clamp(lo, hi) - lo) / (hi - lo) * 7.0).round() as usize
         } else {
             4
         };
@@ -191,13 +270,17 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             theme.kept()
         };
         bars.push(Span::styled(block(level).to_string(), style));
-        marks.push(if *is_warm { 'w' } else { '·' });
+        marks.push(match (*is_warm, clipped) {
+            (true, true) => '^',
+            (true, false) => 'w',
+            _ => '·',
+        });
     }
     let (title, mut facts) = match kind {
         SourceKind::Etdump => (
             "per run",
             format!(
-                "  {} warm-up (w) + {} kept · {}–{}",
+                "  {} warm-up (w, ^ off scale) + {} kept · {}–{}",
                 warm,
                 s.samples.len(),
                 duration_ms(lo),
@@ -207,16 +290,33 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
         SourceKind::Trace => (
             "per call",
             format!(
-                "  {} calls · {}–{}",
-                s.samples.len(),
+                "  {} · {}–{}",
+                count(s.samples.len(), "call"),
                 duration_ms(lo),
                 duration_ms(hi)
             ),
         ),
     };
-    if kind == SourceKind::Etdump && facts.chars().count() + 7 > width {
+    // A delegate called more than once per run has several samples per run: the bars
+    // are then samples in run order, and the title says how many per run.
+    let several_per_run = s.runs.windows(2).any(|w| w[0] == w[1]);
+    let mut title = title;
+    if kind == SourceKind::Etdump && several_per_run {
+        let mut distinct = s.runs.clone();
+        distinct.dedup();
+        title = "per sample";
         facts = format!(
-            "  {}w + {} · {}–{}",
+            "  {} samples in {} runs ({:.1} per run) · {}–{}",
+            s.samples.len(),
+            distinct.len(),
+            s.samples.len() as f64 / distinct.len().max(1) as f64,
+            duration_ms(lo),
+            duration_ms(hi)
+        );
+    }
+    if kind == SourceKind::Etdump && !several_per_run && facts.chars().count() + 7 > width {
+        facts = format!(
+            "  {}w + {} kept · {}–{}",
             warm,
             s.samples.len(),
             duration_ms(lo),

@@ -32,6 +32,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.set_cursor_position(Position::new(x, area.y));
         }
     } else {
+        if let Some(notice) = &state.notice {
+            spans.push(Span::styled(format!("{notice} │ "), theme.warning()));
+        }
         if !t.filter.value().is_empty() {
             spans.push(Span::styled(
                 format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
@@ -46,9 +49,25 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
         spans.push(Span::styled(
-            format!("sort {}{dir} │ {warmup}", t.sort.title()),
+            format!("sort {}{dir} │ {warmup}", t.sort.label()),
             theme.dim(),
         ));
+        // Opened with no warm-up while the first runs are cold: say so, with the key.
+        let cold = state
+            .data
+            .as_ref()
+            .and_then(|d| d.runs.as_ref())
+            .filter(|r| r.dropped == 0 && r.cold > 0)
+            .map(|r| r.cold);
+        if let Some(n) = cold {
+            spans.push(Span::styled(
+                format!(
+                    "{n} cold first run{} (+ drops one) │ ",
+                    if n == 1 { "" } else { "s" }
+                ),
+                theme.warning(),
+            ));
+        }
         let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
         let keys = [("?", "help"), ("q", "quit"), ("Tab", "pane")]
             .into_iter()
@@ -58,6 +77,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("s", "sort"),
                 ("w", "log"),
                 ("+/-", "warm-up"),
+                ("t", "timeline"),
+                ("o", "types"),
+                ("r", "reveal"),
+                ("c", "copy"),
             ]);
         for (k, what) in keys.filter(|(k, _)| has_runs || *k != "+/-") {
             spans.push(Span::styled(k, theme.key()));

@@ -1,4 +1,5 @@
-//! Warnings and log view: every finding of the profile, then the runner log lines.
+//! Warnings & log view: every finding (naming its delegate), the decoded CpuBackend
+//! plans, then the raw runner log (or, for traces, what the trace reader counted).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -8,54 +9,65 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::Theme;
 use crate::app::format::count;
-use crate::app::state::finding_lines;
-use crate::app::ExplorerData;
+use crate::app::state::{log_rows, selected_finding, LogRow};
+use crate::app::{ExplorerData, SourceKind};
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {
+    // Named for what it holds: a trace has no runner log, only what its reader counted.
+    let log_name = match data.kind {
+        SourceKind::Etdump => "runner log",
+        SourceKind::Trace => "trace reader",
+    };
+    let plans = if data.plans.is_empty() {
+        String::new()
+    } else {
+        format!("{} · ", count(data.plans.len(), "plan"))
+    };
     let title = format!(
-        " Warnings & log · {} · {} · {} ",
+        " Warnings & {log_name} · {} · {} · {plans}{} · v next section · r: the highlighted finding in the tree ",
         count(data.error_count(), "error"),
         count(data.warning_count(), "warning"),
         count(data.log.len(), "log line")
     );
     let inner = pane_frame(frame, area, title, true, theme);
-    let rows = inner.height as usize;
-    let findings = finding_lines(data, inner.width as usize);
-    let total = findings.len() + data.log.len() + 3;
+    let height = inner.height as usize;
+    let head = log_rows(data, inner.width as usize);
+    let total = head.len() + data.log.len();
     let number_w = data.log.len().to_string().len();
-    let mut lines = Vec::with_capacity(rows);
+    // The finding `r` reveals: its first line is highlighted.
+    let selected = selected_finding(data, scroll, inner.width as usize);
+    let mut lines = Vec::with_capacity(height);
     // Build only what is on screen.
-    for i in scroll.min(total)..(scroll + rows).min(total) {
-        let line = if i == 0 {
-            Line::styled("── findings ──", theme.title())
-        } else if i <= findings.len() {
-            let (severity, first, text) = &findings[i - 1];
-            let (tag, style) = match (severity, first) {
-                (Some(true), true) => ("ERROR ", theme.error_text()),
-                (Some(false), true) => ("warn  ", theme.warning()),
-                (Some(_), false) => ("      ", theme.dim()),
-                (None, _) => ("", theme.dim()),
-            };
-            if severity.is_none() {
-                Line::styled(text.clone(), theme.dim())
-            } else {
-                Line::from(vec![Span::styled(tag, style), Span::raw(text.clone())])
+    for i in scroll.min(total)..(scroll + height).min(total) {
+        let line = match head.get(i) {
+            Some(LogRow::Heading(t)) => Line::styled(format!("── {t} ──"), theme.title()),
+            Some(LogRow::Blank) => Line::raw(""),
+            Some(LogRow::Text(t)) => Line::styled(t.clone(), theme.dim()),
+            Some(LogRow::Finding {
+                error,
+                first,
+                index,
+                text,
+            }) => {
+                let (tag, style) = match (error, first) {
+                    (true, true) => ("ERROR ", theme.error_text()),
+                    (false, true) => ("warn  ", theme.warning()),
+                    _ => ("      ", theme.dim()),
+                };
+                let line = Line::from(vec![Span::styled(tag, style), Span::raw(text.clone())]);
+                if *first && Some(*index) == selected {
+                    line.style(theme.selected(true))
+                } else {
+                    line
+                }
             }
-        } else if i == findings.len() + 1 {
-            Line::raw("")
-        } else if i == findings.len() + 2 {
-            let t = if data.log.is_empty() {
-                "── runner log: none ──"
-            } else {
-                "── runner log ──"
-            };
-            Line::styled(t, theme.title())
-        } else {
-            let n = i - findings.len() - 3;
-            Line::from(vec![
-                Span::styled(format!("{:>number_w$} ", n + 1), theme.dim()),
-                Span::raw(data.log[n].clone()),
-            ])
+            None => {
+                let n = i - head.len();
+                Line::from(vec![
+                    Span::styled(format!("{:>number_w$} ", n + 1), theme.dim()),
+                    Span::raw(data.log[n].clone()),
+                ])
+            }
         };
         lines.push(line);
     }

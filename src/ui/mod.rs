@@ -14,6 +14,7 @@ mod status;
 mod table;
 pub mod text;
 mod theme;
+mod timeline;
 mod tree;
 
 use ratatui::layout::Rect;
@@ -75,6 +76,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             None if state.watch.is_some() => loading::render_waiting(frame, empty_area, theme),
             None => loading::render_empty(frame, areas.body, theme),
         },
+    }
+    if let (Some(view), Some(_)) = (&state.timeline, &state.data) {
+        timeline::render(frame, areas.body, view, theme);
     }
     footer::render(frame, areas.footer, state, theme);
     if state.help {

@@ -15,7 +15,16 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, theme: &Theme) {
         .last_update
         .map(|t| format!("updated {} UTC", clock(t)))
         .unwrap_or_else(|| "no change yet".into());
-    let mut spans = vec![
+    let mut spans = Vec::new();
+    if !w.follow {
+        // First: after n/p the newest run is no longer shown as it lands.
+        spans.push(Span::styled(
+            "not following — N for newest",
+            theme.warning(),
+        ));
+        spans.push(Span::styled(" │ ", theme.dim()));
+    }
+    spans.extend([
         Span::styled("watching ", theme.dim()),
         Span::raw(w.dir.clone()),
         Span::styled(" │ ", theme.dim()),
@@ -23,7 +32,7 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, theme: &Theme) {
         Span::styled(" │ ", theme.dim()),
         Span::raw(count(w.profiles(), "profile")),
         Span::styled(" │ ", theme.dim()),
-    ];
+    ]);
     let errors = w.errors();
     if errors > 0 {
         spans.push(Span::styled(count(errors, "error"), theme.error_text()));

@@ -1,5 +1,6 @@
 //! Operator table pane. Only the rows on screen are formatted, so 100,000 rows cost the
-//! same as 40. Columns that do not fit are dropped from the right.
+//! same as 40. Column widths come from `AppState::table_layout` (content-sized; columns
+//! that do not fit leave in a fixed order, `←`/`→` scroll to them).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -7,52 +8,61 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::pane_frame;
-use super::text::fit;
+use super::text::{fit, fit_middle};
 use super::{pane_focused, Theme};
-use crate::app::format::{duration_ms, percent};
-use crate::app::table::column_widths;
-use crate::app::{AppState, Column, ExplorerData, OpRow, Pane, SourceKind};
-
-fn cell(row: &OpRow, column: Column) -> String {
-    let s = &row.stats;
-    match column {
-        Column::Name => row.name.clone(),
-        Column::Delegate => row.delegate.clone(),
-        Column::Step => row.step.clone(),
-        Column::Count => s.count.to_string(),
-        Column::Median => duration_ms(s.median),
-        Column::Min => duration_ms(s.min),
-        Column::Max => duration_ms(s.max),
-        Column::P90 => duration_ms(s.p90),
-        Column::Share => percent(row.share),
-        Column::SelfTime => row.self_total.map(duration_ms).unwrap_or_default(),
-        Column::Inputs => row.input_shapes.clone(),
-        Column::Outputs => row.output_shapes.clone(),
-        Column::Dtypes => row.dtypes.clone(),
-    }
-}
+use crate::app::table::{cell, step_cell};
+use crate::app::{AppState, Column, ExplorerData, Pane, SourceKind};
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Table);
     let t = &state.table;
-    let scope = t
-        .scope
-        .and_then(|s| data.scopes.get(s))
-        .map(|l| format!("delegate {l}"))
+    let within = t
+        .within
+        .and_then(|n| data.nodes.get(n))
+        .map(|n| format!("{} {}", n.kind.tag(), n.name));
+    let scope = within
+        .or_else(|| {
+            t.scope
+                .and_then(|s| data.scopes.get(s))
+                .map(|l| format!("delegate {l}"))
+        })
         .unwrap_or_else(|| match data.kind {
             SourceKind::Etdump => "all delegates".into(),
             SourceKind::Trace => "all threads, by name".into(),
         });
-    let mut title = format!(" Operators · {scope} · {}", t.rows.len());
+    let what = if t.grouped {
+        "Operator types"
+    } else {
+        "Operators"
+    };
+    let mut title = format!(" {what} · {scope} · {}", t.rows.len());
     if !t.filter.value().is_empty() {
         title.push_str(&format!(" matching \"{}\"", t.filter.value()));
+    }
+    if let (Some(n), true) = (t.uniform_count, t.sort != Column::Count) {
+        let unit = match data.kind {
+            SourceKind::Etdump => "run",
+            SourceKind::Trace => "call",
+        };
+        title.push_str(&format!(" · {} each", crate::app::format::count(n, unit)));
+    }
+    let rows = (area.height as usize).saturating_sub(3);
+    let widths = state.table_layout(area.width.saturating_sub(2), rows);
+    let hidden = state.table_columns().len().saturating_sub(widths.len());
+    if t.hscroll > 0 || hidden > 0 {
+        let left = if t.hscroll > 0 { "←" } else { "" };
+        let right = if hidden > t.hscroll { "→" } else { "" };
+        title.push_str(&format!(
+            " · {left}{} more column{}{right}",
+            hidden,
+            if hidden == 1 { "" } else { "s" }
+        ));
     }
     title.push(' ');
     let inner = pane_frame(frame, area, title, focused, theme);
     if inner.height == 0 {
         return;
     }
-    let widths = column_widths(inner.width, t.longest_name, t.longest_step, t.columns);
     let mut head = Vec::new();
     for (col, w) in &widths {
         let arrow = if *col == t.sort {
@@ -84,12 +94,27 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         };
         lines.push(Line::styled(msg, theme.dim()));
     }
+    let step_whole = t
+        .text_widths
+        .iter()
+        .find(|(c, _)| *c == Column::Step)
+        .map(|(_, w)| *w as usize)
+        .unwrap_or(0);
     let end = (t.offset + rows).min(t.rows.len());
     for pos in t.offset.min(end)..end {
-        let row = &data.ops[t.rows[pos]];
+        let Some(row) = state.table_ops(data).get(t.rows[pos]) else {
+            continue;
+        };
         let mut text = String::with_capacity(inner.width as usize + 8);
         for (col, w) in &widths {
-            text.push_str(&fit(&cell(row, *col), *w as usize, col.right_aligned()));
+            let value = cell(row, *col);
+            // A cut step keeps its distinguishing end (`…conv2d_10+18`).
+            let shown = if *col == Column::Step {
+                fit_middle(&step_cell(&value, *w as usize, step_whole), *w as usize)
+            } else {
+                fit(&value, *w as usize, col.right_aligned())
+            };
+            text.push_str(&shown);
             text.push(' ');
         }
         let mut line = Line::raw(text);
@@ -99,4 +124,52 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         lines.push(line);
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::table::cell;
+    use crate::app::OpRow;
+
+    fn row() -> OpRow {
+        OpRow {
+            name: "aten::orphan_exit".into(),
+            delegate: "-".into(),
+            scope: None,
+            step: String::new(),
+            stats: crate::profile::Stats::default(),
+            share: 0.0,
+            input_shapes: String::new(),
+            output_shapes: String::new(),
+            self_total: None,
+            dtypes: String::new(),
+            share_method: None,
+            below_resolution: None,
+            failed: 0,
+            node: 0,
+            instances: 0,
+            summed_median: None,
+        }
+    }
+
+    #[test]
+    fn count_shows_calls_and_failures() {
+        // One call, failed: no sample, 1 failure -> "1 (1 failed)", as the tally's
+        // calls and errors columns.
+        let mut r = row();
+        r.failed = 1;
+        assert_eq!(cell(&r, Column::Count), "1 (1 failed)");
+        assert_eq!(cell(&row(), Column::Count), "0");
+    }
+
+    #[test]
+    fn under_resolution_rows_read_below_one_microsecond() {
+        // An XNNPACK operator with all samples 0 in a 2 µs step: <1 µs, share < 50%.
+        let mut r = row();
+        r.stats = crate::profile::Stats::from_samples(vec![0.0, 0.0]);
+        r.below_resolution = Some(0.002);
+        assert_eq!(cell(&r, Column::Median), "<1 µs");
+        assert_eq!(cell(&r, Column::Share), "<50.0%");
+    }
 }

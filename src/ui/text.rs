@@ -17,6 +17,21 @@ pub fn fit(s: &str, width: usize, right: bool) -> String {
     }
 }
 
+/// `s` padded to `width` cells, or cut in the middle (`XNNPACK/…conv2d_10+18`) so both
+/// ends stay readable.
+pub fn fit_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width || width < 5 {
+        return fit(s, width, false);
+    }
+    let head = (width - 1) / 2;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
 /// A horizontal bar `width` cells wide filled to `share` (0..1), in eighths.
 pub fn share_bar(share: f64, width: usize) -> String {
     const PARTS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -51,6 +66,9 @@ mod tests {
         assert_eq!(fit("ab", 4, false), "ab  ");
         assert_eq!(fit("ab", 4, true), "  ab");
         assert_eq!(fit("ab", 0, true), "");
+        assert_eq!(fit_middle("abcdefghij", 7), "abc…hij");
+        assert_eq!(fit_middle("abc", 5), "abc  ");
+        assert_eq!(fit_middle("abcdefghij", 4), "abc…");
     }
 
     #[test]

@@ -9,8 +9,9 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::text::{fit, share_bar};
 use super::{pane_focused, Theme};
-use crate::app::format::{duration_ms, percent};
+use crate::app::format::percent;
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};
+use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NUM: usize = 9;
 const BAR: usize = 8;
@@ -27,9 +28,21 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     };
     let inner = pane_frame(frame, area, scope, focused, theme);
     let width = inner.width as usize;
-    // Numbers on the right; drop the bar, then p90, when narrow.
-    let show_bar = width >= 60;
-    let show_p90 = width >= 44;
+    // Numbers on the right; the bar, then p90, give way to names that do not fit.
+    let rows = (inner.height as usize).saturating_sub(1);
+    let end = (state.tree.offset + rows).min(state.tree.visible.len());
+    let longest = state.tree.visible[state.tree.offset.min(end)..end]
+        .iter()
+        .map(|&id| {
+            let n = &data.nodes[id];
+            let mark = if n.findings == (0, 0) { 0 } else { 2 };
+            2 * n.depth + 2 + mark + n.name.chars().count()
+        })
+        .max()
+        .unwrap_or(0);
+    let fits = |right: usize| longest + right < width;
+    let show_bar = width >= 60 && fits(2 * (NUM + 1) + BAR + 7);
+    let show_p90 = width >= 44 && (show_bar || fits(2 * (NUM + 1)));
     let right = NUM + 1 + if show_p90 { NUM + 1 } else { 0 } + if show_bar { BAR + 7 } else { 0 };
     let name_w = width.saturating_sub(right + 1);
     let mut lines = Vec::with_capacity(inner.height as usize + 1);
@@ -40,9 +53,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     if show_bar {
         title.push_str(&fit("of parent", BAR + 7, true));
     }
-    let rows = (inner.height as usize).saturating_sub(1);
     lines.push(Line::styled(title, theme.dim()));
-    let end = (state.tree.offset + rows).min(state.tree.visible.len());
     for (i, &id) in state.tree.visible[state.tree.offset.min(end)..end]
         .iter()
         .enumerate()
@@ -58,7 +69,13 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             "▸ "
         };
         let indent = "  ".repeat(node.depth);
-        let label = format!("{indent}{marker}{}", node.name);
+        // Nodes with findings (here or below) carry a mark: `✗` errors, `!` warnings.
+        let mark = match node.findings {
+            (0, 0) => "",
+            (0, _) => "! ",
+            _ => "✗ ",
+        };
+        let label = format!("{indent}{marker}{mark}{}", node.name);
         let label_len = label.chars().count();
         let info = if node.info.is_empty() || label_len + 3 >= name_w {
             String::new()
@@ -71,13 +88,33 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             name_w.saturating_sub(name_part.chars().count()),
             false,
         );
-        let mut spans = vec![
-            Span::raw(name_part),
-            Span::styled(info_part, theme.dim()),
-            Span::raw(" "),
-        ];
+        let mark_style = if node.findings.0 > 0 {
+            theme.error_text()
+        } else {
+            theme.warning()
+        };
+        let mut spans = if mark.is_empty() {
+            vec![Span::raw(name_part)]
+        } else {
+            // The mark keeps its colour; the rest of the label is plain.
+            let head = indent.chars().count() + marker.chars().count();
+            let chars: Vec<char> = name_part.chars().collect();
+            let cut = head.min(chars.len());
+            let mark_end = (head + 2).min(chars.len());
+            vec![
+                Span::raw(chars[..cut].iter().collect::<String>()),
+                Span::styled(chars[cut..mark_end].iter().collect::<String>(), mark_style),
+                Span::raw(chars[mark_end..].iter().collect::<String>()),
+            ]
+        };
+        spans.extend([Span::styled(info_part, theme.dim()), Span::raw(" ")]);
         let has = node.stats.count > 0;
-        let num = |v: f64| fit(&if has { duration_ms(v) } else { "-".into() }, NUM, true);
+        let below = node
+            .op_row
+            .and_then(|r| data.ops.get(r))
+            .and_then(|r| r.below_resolution);
+        let text = |v: f64| duration_or_below(v, below.is_some() && v < XNNPACK_QUANTUM_MS);
+        let num = |v: f64| fit(&if has { text(v) } else { "-".into() }, NUM, true);
         spans.push(Span::raw(num(node.stats.median)));
         if show_p90 {
             spans.push(Span::raw(" "));
@@ -88,7 +125,11 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             match node.share {
                 Some(s) => {
                     spans.push(Span::styled(share_bar(s, BAR), theme.bar()));
-                    spans.push(Span::raw(fit(&percent(s), 6, true)));
+                    let pct = match below {
+                        Some(parent) => percent_or_bound(s, true, XNNPACK_QUANTUM_MS, parent),
+                        None => percent(s),
+                    };
+                    spans.push(Span::raw(fit(&pct, 6, true)));
                 }
                 None => spans.push(Span::raw(fit("", BAR + 6, false))),
             }

@@ -1,0 +1,170 @@
+//! Operators grouped by type: one row per XNNPACK operator type (the name without its
+//! ` #N` instance number) and per kernel, answering "is it the GEMMs or the
+//! convolutions?". Each group row sums its instances' medians; its share is of the
+//! method. Built once per profile, beside the operator rows.
+
+use std::collections::BTreeMap;
+
+use super::data::{ExplorerData, NodeKind, OpRow, TreeNode};
+use crate::profile::Stats;
+
+/// `Fully Connected (NC, F32) GEMM #13` -> `Fully Connected (NC, F32) GEMM`; names
+/// without an instance number (kernels) are their own type.
+pub fn op_type(name: &str) -> &str {
+    match name.rsplit_once(" #") {
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => head,
+        _ => name,
+    }
+}
+
+/// The group rows of `data.ops`, largest first is up to the table's sort; each with a
+/// tree node of its own (not in the tree: `roots` does not list it) for the detail pane.
+pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
+    let mut by_type: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, op) in data.ops.iter().enumerate() {
+        by_type
+            .entry(op_type(&op.name).to_string())
+            .or_default()
+            .push(i);
+    }
+    let mut groups = Vec::with_capacity(by_type.len());
+    for (name, members) in by_type {
+        let ops: Vec<&OpRow> = members.iter().map(|&i| &data.ops[i]).collect();
+        let summed: f64 = ops.iter().map(|o| o.stats.median).sum();
+        let stats = per_run_sums(&ops).unwrap_or_else(|| Stats::from_samples(vec![summed]));
+        let mut delegates: Vec<&str> = ops.iter().map(|o| o.delegate.as_str()).collect();
+        delegates.sort_unstable();
+        delegates.dedup();
+        let mut steps: Vec<&str> = ops.iter().map(|o| o.step.as_str()).collect();
+        steps.sort_unstable();
+        steps.dedup();
+        let step = match steps.as_slice() {
+            [one] => one.to_string(),
+            many => format!("{} steps", many.len()),
+        };
+        let share_method = match method_median {
+            Some(m) if m > 0.0 => Some(summed / m),
+            _ => None,
+        };
+        let scope = {
+            let mut s: Vec<Option<usize>> = ops.iter().map(|o| o.scope).collect();
+            s.dedup();
+            if s.len() == 1 {
+                s[0]
+            } else {
+                None
+            }
+        };
+        let info = format!(
+            "{} · sum of medians {}{}",
+            super::format::count(ops.len(), "instance"),
+            super::format::duration_ms(summed),
+            share_method
+                .map(|s| format!(" · {} of Method::execute", super::format::percent(s)))
+                .unwrap_or_default()
+        );
+        // A node outside the tree, for the detail pane.
+        let node = data.nodes.len();
+        data.nodes.push(TreeNode {
+            name: name.clone(),
+            kind: NodeKind::Operator,
+            info,
+            depth: 0,
+            parent: None,
+            children: Vec::new(),
+            stats: stats.clone(),
+            share: None,
+            op_row: None,
+            scope,
+            findings: (0, 0),
+        });
+        groups.push(OpRow {
+            name,
+            delegate: delegates.join(" "),
+            scope,
+            step,
+            stats,
+            share: f64::NAN,
+            share_method,
+            input_shapes: String::new(),
+            output_shapes: String::new(),
+            self_total: None,
+            dtypes: String::new(),
+            below_resolution: None,
+            failed: 0,
+            node,
+            instances: ops.len(),
+            summed_median: Some(summed),
+        });
+    }
+    data.groups = groups;
+}
+
+/// Per-run totals of a group when every instance has one sample per kept run (the same
+/// runs): the group's time in each run, with its warm-up runs likewise.
+fn per_run_sums(ops: &[&OpRow]) -> Option<Stats> {
+    let first = ops.first()?;
+    let n = first.stats.samples.len();
+    let w = first.stats.warmup_samples.len();
+    if n == 0
+        || ops.iter().any(|o| {
+            o.stats.samples.len() != n
+                || o.stats.warmup_samples.len() != w
+                || o.stats.runs != first.stats.runs
+        })
+    {
+        return None;
+    }
+    let sum = |f: &dyn Fn(&OpRow) -> &Vec<f64>, len: usize| -> Vec<f64> {
+        (0..len)
+            .map(|i| ops.iter().map(|o| f(o)[i]).sum())
+            .collect()
+    };
+    let kept = sum(&|o: &OpRow| &o.stats.samples, n);
+    let warm = sum(&|o: &OpRow| &o.stats.warmup_samples, w);
+    Some(
+        Stats::from_samples(kept)
+            .with_runs(first.stats.runs.clone())
+            .with_warmup(warm),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample;
+
+    #[test]
+    fn types_drop_the_instance_number_only() {
+        assert_eq!(
+            op_type("Fully Connected (NC, F32) GEMM #13"),
+            "Fully Connected (NC, F32) GEMM"
+        );
+        assert_eq!(op_type("native_call_cumsum.out"), "native_call_cumsum.out");
+        assert_eq!(op_type("weird #x"), "weird #x");
+        assert_eq!(op_type("trailing #"), "trailing #");
+    }
+
+    /// The sample: IGEMM #1 (0.20) and #2 (0.22) make one group of 2; every other name
+    /// is alone. Medians are base × 1.075: (0.20 + 0.22) × 1.075 = 0.4515 ms, of a method
+    /// median of 1.075 ms: 42.0%.
+    #[test]
+    fn the_sample_groups_its_two_convolutions() {
+        let d = ExplorerData::from_profile(&sample::profile());
+        assert_eq!(d.groups.len(), 6);
+        let conv = d
+            .groups
+            .iter()
+            .find(|g| g.name == "Convolution (NHWC, F32) IGEMM")
+            .unwrap();
+        assert_eq!(conv.instances, 2);
+        assert!((conv.summed_median.unwrap() - 0.4515).abs() < 1e-9);
+        assert!((conv.share_method.unwrap() - 0.42).abs() < 1e-9);
+        assert_eq!(conv.delegate, "d1");
+        assert_eq!(conv.step, "XNNPACK/subgraph:conv2d+2");
+        // Per-run sums: the same run factors, so the per-run median is 0.42 × 1.075 too.
+        assert!((conv.stats.median - 0.4515).abs() < 1e-9);
+        assert_eq!(d.nodes[conv.node].name, "Convolution (NHWC, F32) IGEMM");
+        assert!(!d.roots.contains(&conv.node));
+    }
+}

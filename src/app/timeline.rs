@@ -1,0 +1,628 @@
+//! The timeline view: one run of a dump (lanes for the method, each delegate's call, its
+//! plan steps and its operators) or a whole trace (one lane per thread and call depth),
+//! with a movable selection, zoom around it and pan. Plain state and pure commands; the
+//! timeline itself is loaded off the UI thread (`Effect::LoadTimeline`, then
+//! `Action::TimelineLoaded`) with [`load`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ratatui::layout::Rect;
+
+use super::state::{AppState, Effect, MouseAction};
+use crate::profile::{ProfileRequest, Timeline, TimelineKind};
+use crate::source::is_trace_file;
+use crate::timeline::{load_dump_timeline, load_trace_timeline, AnyTimeline, TraceTimeline};
+
+/// What a timeline key asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimelineCommand {
+    Close,
+    PrevBar,
+    NextBar,
+    LaneUp,
+    LaneDown,
+    ZoomIn,
+    ZoomOut,
+    PanLeft,
+    PanRight,
+    Fit,
+    PrevRun,
+    NextRun,
+    SlowestRun,
+    MedianRun,
+}
+
+/// One bar: an event of the run shown, in ns from the run's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bar {
+    pub start: i64,
+    pub end: i64,
+    /// Index into the run's events (dumps) or the trace's intervals.
+    pub event: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lane {
+    pub label: String,
+    /// Sorted by start.
+    pub bars: Vec<Bar>,
+    /// Per bar: the index of the bar with the latest end among `bars[..=i]`, so whether
+    /// any bar covers a time is one binary search (frames stay fast on a million bars).
+    pub reach: Vec<u32>,
+}
+
+impl Lane {
+    fn new(label: String) -> Self {
+        Lane {
+            label,
+            bars: Vec::new(),
+            reach: Vec::new(),
+        }
+    }
+
+    /// Sort the bars and compute `reach`.
+    fn finish(mut self) -> Self {
+        self.bars
+            .sort_by_key(|b| (b.start, std::cmp::Reverse(b.end), b.event));
+        let mut best = 0u32;
+        self.reach = (0..self.bars.len())
+            .map(|i| {
+                if self.bars[i].end > self.bars[best as usize].end {
+                    best = i as u32;
+                }
+                best
+            })
+            .collect();
+        self
+    }
+
+    /// The bar to show for the time cell `[from, to)`: one that starts in it, else one
+    /// that covers its start.
+    pub fn bar_in(&self, from: i64, to: i64) -> Option<usize> {
+        let k = self.bars.partition_point(|b| b.start < to);
+        let last = k.checked_sub(1)?;
+        let b = &self.bars[last];
+        if b.start >= from || b.end > from {
+            return Some(last);
+        }
+        let r = self.reach[last] as usize;
+        (self.bars[r].end > from).then_some(r)
+    }
+}
+
+/// Deeper trace calls share the last lane of their thread.
+pub const MAX_TRACE_DEPTH_LANES: u32 = 12;
+
+#[derive(Debug, Clone)]
+pub struct TimelineView {
+    /// The data generation this view belongs to (a newer profile closes it).
+    pub generation: u64,
+    /// None while loading.
+    pub source: Option<Arc<AnyTimeline>>,
+    pub error: Option<String>,
+    /// Dumps: indexes into `Timeline::runs` of the kept runs, in run order.
+    pub runs: Vec<usize>,
+    /// Position in `runs` of the run shown.
+    pub run_pos: usize,
+    /// Absolute time (ns) of the run's (or trace's) first event: bars count from it.
+    pub origin: i64,
+    /// Extent of the run, relative to `origin`.
+    pub span: (i64, i64),
+    pub lanes: Vec<Lane>,
+    pub lane: usize,
+    pub bar: usize,
+    /// First lane on screen.
+    pub lane_offset: usize,
+    /// Visible time window, relative to `origin`.
+    pub view: (i64, i64),
+}
+
+impl TimelineView {
+    fn loading(generation: u64) -> Self {
+        TimelineView {
+            generation,
+            source: None,
+            error: None,
+            runs: Vec::new(),
+            run_pos: 0,
+            origin: 0,
+            span: (0, 1),
+            lanes: Vec::new(),
+            lane: 0,
+            bar: 0,
+            lane_offset: 0,
+            view: (0, 1),
+        }
+    }
+
+    /// A view waiting for its timeline (tests build views without the shell).
+    #[doc(hidden)]
+    pub fn loading_for_tests(generation: u64) -> Self {
+        TimelineView::loading(generation)
+    }
+
+    pub fn selected(&self) -> Option<&Bar> {
+        self.lanes.get(self.lane)?.bars.get(self.bar)
+    }
+
+    /// The dump run shown, if the source is a dump.
+    pub fn dump_run(&self) -> Option<(&Timeline, usize)> {
+        match self.source.as_deref()? {
+            AnyTimeline::Dump(tl) => Some((tl, *self.runs.get(self.run_pos)?)),
+            AnyTimeline::Trace(_) => None,
+        }
+    }
+}
+
+/// Load the timeline for `request` (on a background thread: this reads the files).
+pub fn load(request: &ProfileRequest) -> Result<AnyTimeline, String> {
+    if request.embedded.is_none() && is_trace_file(&request.etdump) {
+        return load_trace_timeline(&request.etdump).map(AnyTimeline::Trace);
+    }
+    load_dump_timeline(request, true).map(AnyTimeline::Dump)
+}
+
+/// `t`: open the timeline of the profile on screen (loading it), or close it.
+pub fn toggle(state: &mut AppState) -> Vec<Effect> {
+    if state.timeline.take().is_some() {
+        return Vec::new();
+    }
+    if state.data.is_none() {
+        return Vec::new();
+    }
+    // Watching: the run on screen; otherwise the last request.
+    let request = match &state.watch {
+        Some(w) => w
+            .shown
+            .and_then(|id| w.index_of(id))
+            .map(|i| &w.entries[i])
+            .map(|e| {
+                let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
+                request.warmup_auto = w.warmup_auto;
+                request
+            }),
+        None => state.request.clone(),
+    };
+    let Some(request) = request else {
+        return Vec::new();
+    };
+    state.timeline = Some(TimelineView::loading(state.generation));
+    vec![Effect::LoadTimeline {
+        request,
+        generation: state.generation,
+    }]
+}
+
+/// A timeline finished loading.
+pub fn loaded(state: &mut AppState, generation: u64, result: Result<Box<AnyTimeline>, String>) {
+    let Some(view) = state.timeline.as_mut() else {
+        return;
+    };
+    if view.generation != generation || view.source.is_some() {
+        return;
+    }
+    match result {
+        Err(e) => view.error = Some(e),
+        Ok(source) => install(view, Arc::new(*source)),
+    }
+}
+
+/// Show `source`: a dump opens on the run closest to the median `Method::execute`.
+pub fn install(view: &mut TimelineView, source: Arc<AnyTimeline>) {
+    view.runs = match &*source {
+        AnyTimeline::Dump(tl) => (0..tl.runs.len()).filter(|&i| !tl.runs[i].warmup).collect(),
+        AnyTimeline::Trace(_) => vec![0],
+    };
+    view.source = Some(source);
+    view.run_pos = median_run(view).unwrap_or(0);
+    show_run(view);
+}
+
+fn run_length(tl: &Timeline, run: usize) -> u64 {
+    let r = &tl.runs[run];
+    r.method_ns(tl)
+        .or_else(|| r.span().map(|(a, b)| b - a))
+        .unwrap_or(0)
+}
+
+/// Position in `view.runs` of the run whose `Method::execute` is closest to the median.
+pub fn median_run(view: &TimelineView) -> Option<usize> {
+    let (tl, _) = view.dump_run().or_else(|| match view.source.as_deref()? {
+        AnyTimeline::Dump(tl) => Some((tl, 0)),
+        _ => None,
+    })?;
+    let mut lengths: Vec<u64> = view.runs.iter().map(|&r| run_length(tl, r)).collect();
+    if lengths.is_empty() {
+        return None;
+    }
+    lengths.sort_unstable();
+    let median = lengths[(lengths.len() - 1) / 2];
+    (0..view.runs.len()).min_by_key(|&p| run_length(tl, view.runs[p]).abs_diff(median))
+}
+
+fn slowest_run(view: &TimelineView) -> Option<usize> {
+    let (tl, _) = view.dump_run()?;
+    (0..view.runs.len()).max_by_key(|&p| (run_length(tl, view.runs[p]), std::cmp::Reverse(p)))
+}
+
+/// Lanes of the run at `view.run_pos`, selection on the first bar, whole run in view.
+fn show_run(view: &mut TimelineView) {
+    let Some(source) = view.source.clone() else {
+        return;
+    };
+    let (origin, lanes) = match &*source {
+        AnyTimeline::Dump(tl) => match view.runs.get(view.run_pos) {
+            Some(&run) => dump_lanes(tl, run),
+            None => (0, Vec::new()),
+        },
+        AnyTimeline::Trace(tt) => trace_lanes(tt),
+    };
+    view.origin = origin;
+    let end = lanes
+        .iter()
+        .flat_map(|l| l.bars.iter().map(|b| b.end))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    view.span = (0, end);
+    view.lanes = lanes;
+    view.lane = 0;
+    view.bar = 0;
+    view.lane_offset = 0;
+    fit(view);
+}
+
+fn fit(view: &mut TimelineView) {
+    view.view = (view.span.0, view.span.1.max(view.span.0 + 1));
+}
+
+fn dump_lanes(tl: &Timeline, run: usize) -> (i64, Vec<Lane>) {
+    let r = &tl.runs[run];
+    let origin = r.span().map_or(0, |s| s.0);
+    let rel = |t: u64| i64::try_from(t.saturating_sub(origin)).unwrap_or(i64::MAX);
+    // Lane keys: (group, instruction, sub-lane) so lanes come out method, delegates by
+    // instruction (call, steps, operators), then non-delegated operators and kernels.
+    let mut lanes: BTreeMap<(u8, i32, u8), Lane> = BTreeMap::new();
+    for (i, e) in r.events.iter().enumerate() {
+        let entry = tl.entry(e);
+        let instr = entry.instruction_id.unwrap_or(-1);
+        let (key, label) = match entry.kind {
+            TimelineKind::Method => ((0, 0, 0), "Method::execute".to_string()),
+            TimelineKind::DelegateCall => ((1, instr, 0), format!("delegate @{instr}")),
+            TimelineKind::Step => ((1, instr, 1), "  plan steps".to_string()),
+            _ if entry.in_delegate => ((1, instr, 2), "  operators".to_string()),
+            TimelineKind::InstructionCall => ((2, 0, 0), "operator calls".to_string()),
+            _ => ((2, 0, 1), "  kernels".to_string()),
+        };
+        lanes
+            .entry(key)
+            .or_insert_with(|| Lane::new(label))
+            .bars
+            .push(Bar {
+                start: rel(e.start_ns),
+                end: rel(e.end_ns()),
+                event: i as u32,
+            });
+    }
+    let lanes = lanes.into_values().map(Lane::finish).collect();
+    (i64::try_from(origin).unwrap_or(i64::MAX), lanes)
+}
+
+fn trace_lanes(tt: &TraceTimeline) -> (i64, Vec<Lane>) {
+    let set = &tt.set;
+    let origin = set
+        .intervals
+        .iter()
+        .map(|iv| iv.start_ns)
+        .min()
+        .unwrap_or(0);
+    let mut lanes: BTreeMap<(u32, u32), Lane> = BTreeMap::new();
+    for (i, iv) in set.intervals.iter().enumerate() {
+        let depth = tt
+            .depth
+            .get(i)
+            .copied()
+            .unwrap_or(0)
+            .min(MAX_TRACE_DEPTH_LANES);
+        let key = set.thread(iv);
+        lanes
+            .entry((iv.thread, depth))
+            .or_insert_with(|| {
+                Lane::new(if depth == 0 {
+                    format!("tid {}", key.tid)
+                } else if depth == MAX_TRACE_DEPTH_LANES {
+                    format!("  depth {depth}+")
+                } else {
+                    format!("  depth {depth}")
+                })
+            })
+            .bars
+            .push(Bar {
+                start: iv.start_ns.saturating_sub(origin),
+                end: iv
+                    .start_ns
+                    .saturating_add(iv.dur_ns.max(0))
+                    .saturating_sub(origin),
+                event: i as u32,
+            });
+    }
+    let lanes = lanes.into_values().map(Lane::finish).collect();
+    (origin, lanes)
+}
+
+/// Rows inside the timeline pane: border (2), time axis (2), detail (4).
+pub const CHROME_ROWS: u16 = 8;
+
+/// How many lanes fit in a timeline drawn in `body`.
+pub fn lane_rows(body: ratatui::layout::Rect) -> usize {
+    body.height.saturating_sub(CHROME_ROWS).max(1) as usize
+}
+
+/// The pane's inner area when drawn in `body` (inside its border).
+pub fn inner_area(body: Rect) -> Rect {
+    Rect::new(
+        body.x.saturating_add(1),
+        body.y.saturating_add(1),
+        body.width.saturating_sub(2),
+        body.height.saturating_sub(2),
+    )
+}
+
+/// First column and width of the time plot in the pane's inner area (right of the
+/// lane labels); shared by rendering and mouse hits.
+pub fn plot_columns(view: &TimelineView, inner: Rect) -> (u16, u16) {
+    let label_w = view
+        .lanes
+        .iter()
+        .map(|l| l.label.chars().count() + 1)
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 22)
+        .min(inner.width as usize / 4) as u16;
+    (
+        inner.x + label_w,
+        inner.width.saturating_sub(label_w).max(1),
+    )
+}
+
+/// A click selects the bar under the pointer (or the nearest in that lane); the wheel
+/// zooms around the selection.
+pub fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
+    let body = state.areas().body;
+    let rows = lane_rows(body);
+    match kind {
+        MouseAction::ScrollUp => return command(state, TimelineCommand::ZoomIn, rows),
+        MouseAction::ScrollDown => return command(state, TimelineCommand::ZoomOut, rows),
+        MouseAction::Click => {}
+    }
+    let Some(view) = state.timeline.as_mut() else {
+        return Vec::new();
+    };
+    let inner = inner_area(body);
+    let first_lane_y = inner.y + 2;
+    if y < first_lane_y || usize::from(y - first_lane_y) >= rows {
+        return Vec::new();
+    }
+    let lane = view.lane_offset + usize::from(y - first_lane_y);
+    let (plot_x, plot_w) = plot_columns(view, inner);
+    if lane >= view.lanes.len() || x < plot_x || x >= plot_x + plot_w {
+        return Vec::new();
+    }
+    let (v0, v1) = view.view;
+    let w = i128::from(v1.saturating_sub(v0).max(1));
+    let at = |c: u16| (i128::from(v0) + i128::from(c) * w / i128::from(plot_w)) as i64;
+    let (from, to) = (at(x - plot_x), at(x - plot_x + 1));
+    let l = &view.lanes[lane];
+    view.bar = l
+        .bar_in(from, to.max(from + 1))
+        .unwrap_or_else(|| nearest_bar(l, from));
+    view.lane = lane;
+    Vec::new()
+}
+
+/// Narrowest window: 40 ns (a few columns per ns-scale event).
+const MIN_WINDOW: i64 = 40;
+
+pub fn command(state: &mut AppState, cmd: TimelineCommand, visible_lanes: usize) -> Vec<Effect> {
+    if cmd == TimelineCommand::Close {
+        state.timeline = None;
+        return Vec::new();
+    }
+    let Some(view) = state.timeline.as_mut() else {
+        return Vec::new();
+    };
+    if view.source.is_none() {
+        return Vec::new();
+    }
+    let width = view.view.1.saturating_sub(view.view.0).max(1);
+    match cmd {
+        TimelineCommand::Close => {}
+        TimelineCommand::PrevBar => {
+            view.bar = view.bar.saturating_sub(1);
+            keep_selection_visible(view);
+        }
+        TimelineCommand::NextBar => {
+            let n = view.lanes.get(view.lane).map_or(0, |l| l.bars.len());
+            view.bar = (view.bar + 1).min(n.saturating_sub(1));
+            keep_selection_visible(view);
+        }
+        TimelineCommand::LaneUp | TimelineCommand::LaneDown if !view.lanes.is_empty() => {
+            let at = view
+                .selected()
+                .map(|b| b.start.saturating_add(b.end.saturating_sub(b.start) / 2));
+            let lane = if cmd == TimelineCommand::LaneUp {
+                view.lane.saturating_sub(1)
+            } else {
+                (view.lane + 1).min(view.lanes.len().saturating_sub(1))
+            };
+            view.lane = lane;
+            view.bar = nearest_bar(&view.lanes[lane], at.unwrap_or(view.view.0));
+            keep_selection_visible(view);
+        }
+        TimelineCommand::ZoomIn => {
+            let w = (width / 2).max(MIN_WINDOW);
+            let centre = view
+                .selected()
+                .map(|b| b.start.saturating_add(b.end.saturating_sub(b.start) / 2))
+                .unwrap_or(view.view.0.saturating_add(width / 2));
+            let start = centre.saturating_sub(w / 2);
+            view.view = (start, start.saturating_add(w));
+        }
+        TimelineCommand::ZoomOut => {
+            let span = (view.span.1 - view.span.0).max(1);
+            let w = width.saturating_mul(2).min(span.saturating_mul(2));
+            let centre = view.view.0.saturating_add(width / 2);
+            let start = centre.saturating_sub(w / 2);
+            view.view = (start, start.saturating_add(w));
+            if w >= span {
+                fit(view);
+            }
+        }
+        TimelineCommand::PanLeft | TimelineCommand::PanRight => {
+            let d = (width / 4).max(1);
+            let d = if cmd == TimelineCommand::PanLeft {
+                -d
+            } else {
+                d
+            };
+            // Never further than one window beyond the run on either side.
+            let lo = view.span.0.saturating_sub(width);
+            let hi = view.span.1.saturating_add(width);
+            let start = view
+                .view
+                .0
+                .saturating_add(d)
+                .clamp(lo, hi.saturating_sub(width).max(lo));
+            view.view = (start, start.saturating_add(width));
+        }
+        TimelineCommand::LaneUp | TimelineCommand::LaneDown => {}
+        TimelineCommand::Fit => fit(view),
+        TimelineCommand::PrevRun | TimelineCommand::NextRun => {
+            let pos = if cmd == TimelineCommand::PrevRun {
+                view.run_pos.saturating_sub(1)
+            } else {
+                (view.run_pos + 1).min(view.runs.len().saturating_sub(1))
+            };
+            if pos != view.run_pos {
+                view.run_pos = pos;
+                show_run(view);
+            }
+        }
+        TimelineCommand::SlowestRun => {
+            if let Some(p) = slowest_run(view) {
+                view.run_pos = p;
+                show_run(view);
+            }
+        }
+        TimelineCommand::MedianRun => {
+            if let Some(p) = median_run(view) {
+                view.run_pos = p;
+                show_run(view);
+            }
+        }
+    }
+    // Keep the selected lane on screen.
+    let rows = visible_lanes.max(1);
+    if view.lane < view.lane_offset {
+        view.lane_offset = view.lane;
+    } else if view.lane >= view.lane_offset + rows {
+        view.lane_offset = view.lane + 1 - rows;
+    }
+    Vec::new()
+}
+
+fn nearest_bar(lane: &Lane, at: i64) -> usize {
+    let i = lane.bars.partition_point(|b| b.start <= at);
+    // The bar starting at or before `at` if it covers it, else the closer neighbour.
+    match i {
+        0 => 0,
+        i if i >= lane.bars.len() => lane.bars.len() - 1,
+        i => {
+            let before = &lane.bars[i - 1];
+            let after = &lane.bars[i];
+            if before.end >= at || at - before.end <= after.start - at {
+                i - 1
+            } else {
+                i
+            }
+        }
+    }
+}
+
+/// Pan (never zoom) so the selected bar's start is in view.
+fn keep_selection_visible(view: &mut TimelineView) {
+    let Some(b) = view.selected().copied() else {
+        return;
+    };
+    let w = view.view.1.saturating_sub(view.view.0);
+    if b.start < view.view.0 || b.start >= view.view.1 {
+        let start = b.start.saturating_sub(w / 8);
+        view.view = (start, start.saturating_add(w));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_bar_prefers_the_covering_one() {
+        let mut lane = Lane::new(String::new());
+        lane.bars = vec![
+            Bar {
+                start: 0,
+                end: 10,
+                event: 0,
+            },
+            Bar {
+                start: 20,
+                end: 30,
+                event: 1,
+            },
+            Bar {
+                start: 100,
+                end: 110,
+                event: 2,
+            },
+        ];
+        let lane = lane.finish();
+        assert_eq!(nearest_bar(&lane, 5), 0);
+        assert_eq!(nearest_bar(&lane, 14), 0);
+        assert_eq!(nearest_bar(&lane, 16), 1);
+        assert_eq!(nearest_bar(&lane, 70), 2);
+        assert_eq!(nearest_bar(&lane, 500), 2);
+    }
+
+    #[test]
+    fn bar_in_finds_starting_and_covering_bars() {
+        // A long bar [0,100] and short ones after it (as in a lane with an overlap).
+        let mut lane = Lane::new(String::new());
+        lane.bars = vec![
+            Bar {
+                start: 0,
+                end: 100,
+                event: 0,
+            },
+            Bar {
+                start: 10,
+                end: 12,
+                event: 1,
+            },
+            Bar {
+                start: 150,
+                end: 150,
+                event: 2,
+            },
+        ];
+        let lane = lane.finish();
+        assert_eq!(lane.bar_in(-10, -5), None);
+        assert_eq!(lane.bar_in(0, 5), Some(0));
+        // [20,30): bar 1 ended, bar 0 still covers it.
+        assert_eq!(lane.bar_in(20, 30), Some(0));
+        assert_eq!(lane.bar_in(100, 140), None);
+        // A zero-length bar shows in the cell it starts in.
+        assert_eq!(lane.bar_in(145, 155), Some(2));
+        assert_eq!(lane.bar_in(151, 160), None);
+    }
+}

@@ -1,0 +1,181 @@
+//! Which `Execute` runs belong together: one group per run signature, as the ExecuTorch
+//! Inspector groups them (the events of the run in order, each by name or delegate id and
+//! instruction id, and the bundled input index). Two methods of one program run into one
+//! dump, or one method run on two bundled inputs, are kept apart this way.
+//!
+//! One deviation, for dumps with lost events: a group whose signature is the signature of
+//! another group with a few delegate or kernel events left out (at most one in four of
+//! them: a step, operator or kernel event missing in that run), with the same
+//! framework events
+//! (`DELEGATE_CALL`, `OPERATOR_CALL`, ...), the same bundled input and no more runs, is
+//! that group's runs with missing events, and joins it. Real runs of two methods differ in
+//! their framework events or in their delegate events both ways, so they stay apart.
+
+use std::collections::HashMap;
+
+use super::classify::{classify_framework, FrameworkEvent};
+use crate::etdump::{DelegateId, EtDump, RunBlock};
+
+/// One group of `Execute` runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunGroup {
+    /// Indexes into `dump.blocks`, in run order.
+    pub blocks: Vec<usize>,
+    /// None when the runs have no bundled input (-1).
+    pub bundled_input_index: Option<i32>,
+}
+
+/// An event of a signature: (may be lost: a delegate or kernel event, name or delegate
+/// id, instruction id).
+type SigEvent = (bool, u64, i32);
+
+fn signature(dump: &EtDump, block: &RunBlock) -> (Vec<SigEvent>, i32) {
+    let events = dump
+        .block_events(block)
+        .iter()
+        .map(|ev| match (ev.delegate_id, ev.name) {
+            (Some(DelegateId::Str(s)), _) => (true, u64::from(s.0), ev.instruction_id),
+            (Some(DelegateId::Int(i)), _) => {
+                (true, (1u64 << 40) | i as u32 as u64, ev.instruction_id)
+            }
+            (None, Some(n)) => {
+                let kernel = classify_framework(dump.names.get(n)) == FrameworkEvent::Kernel;
+                (kernel, u64::from(n.0), ev.instruction_id)
+            }
+            (None, None) => (false, u64::MAX, ev.instruction_id),
+        })
+        .collect();
+    (events, block.bundled_input_index)
+}
+
+/// True when `small` is `big` with a few delegate or kernel events removed (order kept):
+/// at most one in four of them. (A method whose delegate has one operator less than
+/// another's is another method: with two operators, one lost is one in two.)
+fn lost_delegate_events(small: &[SigEvent], big: &[SigEvent]) -> bool {
+    if small.len() >= big.len() {
+        return false;
+    }
+    let losable = big.iter().filter(|e| e.0).count();
+    if big.len() - small.len() > losable / 4 {
+        return false;
+    }
+    let mut it = small.iter().peekable();
+    for b in big {
+        match it.peek() {
+            Some(s) if *s == b => {
+                it.next();
+            }
+            _ if b.0 => {} // a delegate event lost in `small`
+            _ => return false,
+        }
+    }
+    it.peek().is_none()
+}
+
+/// Group the `Execute` runs of `dump` (first appearance order).
+pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
+    let mut index: HashMap<(Vec<SigEvent>, i32), usize> = HashMap::new();
+    let mut groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)> = Vec::new();
+    for (b, block) in dump.blocks.iter().enumerate() {
+        if block.name != "Execute" {
+            continue;
+        }
+        let sig = signature(dump, block);
+        match index.get(&sig) {
+            Some(&g) => groups[g].2.push(b),
+            None => {
+                index.insert(sig.clone(), groups.len());
+                groups.push((sig.0, sig.1, vec![b]));
+            }
+        }
+    }
+    // Merge groups of runs with lost delegate events into their full group.
+    let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
+    for g in 0..groups.len() {
+        let target = (0..groups.len())
+            .filter(|&h| h != g && merged_into[h].is_none())
+            .filter(|&h| groups[h].1 == groups[g].1 && groups[g].2.len() <= groups[h].2.len())
+            .filter(|&h| lost_delegate_events(&groups[g].0, &groups[h].0))
+            .max_by_key(|&h| groups[h].2.len());
+        merged_into[g] = target;
+    }
+    let mut out: Vec<RunGroup> = Vec::new();
+    let mut slot: Vec<Option<usize>> = vec![None; groups.len()];
+    let mut order: Vec<(usize, usize)> = Vec::new(); // (first block, group)
+    for (g, grp) in groups.iter().enumerate() {
+        if merged_into[g].is_none() {
+            order.push((grp.2[0], g));
+        }
+    }
+    order.sort_unstable();
+    for &(_, g) in &order {
+        slot[g] = Some(out.len());
+        out.push(RunGroup {
+            blocks: groups[g].2.clone(),
+            bundled_input_index: (groups[g].1 >= 0).then_some(groups[g].1),
+        });
+    }
+    for (g, grp) in groups.iter().enumerate() {
+        // Follow merges to the kept group. No cycle can form: a group only merges into
+        // one that had not merged yet, and a merged group is never a target afterwards.
+        let mut t = g;
+        while let Some(n) = merged_into[t] {
+            t = n;
+        }
+        if t != g {
+            if let Some(s) = slot[t] {
+                out[s].blocks.extend(&grp.2);
+            }
+        }
+    }
+    for grp in &mut out {
+        grp.blocks.sort_unstable();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lost_delegate_events_only() {
+        let big = [(false, 1, 0), (true, 2, 0), (true, 3, 0), (false, 4, 0)];
+        // One of two delegate events lost, or two of two: more than one in four.
+        assert!(!lost_delegate_events(
+            &[(false, 1, 0), (true, 2, 0), (false, 4, 0)],
+            &big
+        ));
+        assert!(!lost_delegate_events(&[(false, 1, 0), (false, 4, 0)], &big));
+        // One of four lost: the same method with a missing event.
+        let big4 = [
+            (true, 2, 0),
+            (true, 3, 0),
+            (true, 5, 0),
+            (true, 6, 0),
+            (false, 4, 0),
+        ];
+        assert!(lost_delegate_events(
+            &[(true, 2, 0), (true, 5, 0), (true, 6, 0), (false, 4, 0)],
+            &big4
+        ));
+        // A lost framework event is another method, not a lost event.
+        let big5 = [
+            (false, 1, 0),
+            (true, 2, 0),
+            (true, 3, 0),
+            (true, 5, 0),
+            (true, 6, 0),
+        ];
+        assert!(!lost_delegate_events(
+            &[(true, 2, 0), (true, 3, 0), (true, 5, 0), (true, 6, 0)],
+            &big5
+        ));
+        // An event the big signature does not have.
+        assert!(!lost_delegate_events(
+            &[(true, 2, 0), (true, 9, 0), (true, 6, 0), (false, 4, 0)],
+            &big4
+        ));
+        assert!(!lost_delegate_events(&big, &big));
+    }
+}

@@ -1,0 +1,206 @@
+//! `cpuprof-tui export FILE --format chrome|folded`: a dump's runs or a trace's calls as
+//! Trace Event JSON or folded stacks. Exit codes as `report`: 0 success, 2 bad input or
+//! usage (one line on stderr naming the file).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::{chrome, emit, folded};
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::profile::warmup::Warmup;
+use crate::profile::{default_log_for, ProfileRequest, Timeline, TimelineRun};
+use crate::source::is_trace_file;
+use crate::timeline::{load_dump_timeline, load_trace_timeline};
+
+pub fn run(args: &ExportArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(line) => {
+            crate::escape::eprint_line(&line);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs chosen by `--runs`: 0-based `Execute` indexes, `start..end` with `end` excluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunRange {
+    pub start: usize,
+    pub end: Option<usize>,
+}
+
+impl RunRange {
+    /// `A..B`, `A..=B`, `A..`, `..B`, `..=B` or `N`.
+    pub fn parse(text: &str) -> Result<RunRange, String> {
+        let t = text.trim();
+        let num = |s: &str| -> Result<usize, String> {
+            s.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("--runs {text:?}: expected A..B, A..=B, A.., ..B or N"))
+        };
+        let Some((a, b)) = t.split_once("..") else {
+            let n = num(t)?;
+            return Ok(RunRange {
+                start: n,
+                end: Some(n.saturating_add(1)),
+            });
+        };
+        let start = if a.trim().is_empty() { 0 } else { num(a)? };
+        let end = match b.strip_prefix('=') {
+            Some(b) => Some(num(b)?.saturating_add(1)),
+            None if b.trim().is_empty() => None,
+            None => Some(num(b)?),
+        };
+        if end.is_some_and(|e| e <= start) {
+            return Err(format!("--runs {text:?} selects no run (empty range)"));
+        }
+        Ok(RunRange { start, end })
+    }
+
+    pub fn contains(&self, index: usize) -> bool {
+        index >= self.start && self.end.is_none_or(|e| index < e)
+    }
+}
+
+/// The runs an export writes: kept runs (or all with `include_warmup`) inside `range`.
+pub fn select_runs(
+    tl: &Timeline,
+    range: Option<RunRange>,
+    include_warmup: bool,
+) -> Vec<&TimelineRun> {
+    tl.runs
+        .iter()
+        .filter(|r| include_warmup || !r.warmup)
+        .filter(|r| range.is_none_or(|g| g.contains(r.index)))
+        .collect()
+}
+
+fn run_inner(args: &ExportArgs) -> Result<(), String> {
+    let name = args.file.display().to_string();
+    let range = args.runs.as_deref().map(RunRange::parse).transpose()?;
+    if is_trace_file(&args.file) {
+        for (given, flag) in [
+            (args.log.is_some(), "--log"),
+            (args.warmup != Warmup::Runs(0), "--warmup"),
+            (args.runs.is_some(), "--runs"),
+        ] {
+            if given {
+                return Err(format!(
+                    "{name}: {flag} applies to ETDumps, not PyTorch traces"
+                ));
+            }
+        }
+        let tt = load_trace_timeline(&args.file)?;
+        return emit(
+            &mut |w: &mut dyn Write| match args.format {
+                ExportFormat::Chrome => chrome::write_trace_chrome(w, &tt, &name),
+                ExportFormat::Folded => folded::write_trace_folded(w, &tt),
+            },
+            args.output.as_deref(),
+            &[&args.file],
+            terminal_format(args.format),
+        );
+    }
+    let log = match (&args.log, args.no_log) {
+        (Some(l), _) => Some(l.clone()),
+        (None, true) => None,
+        (None, false) => {
+            let found = default_log_for(&args.file);
+            if let Some(l) = &found {
+                crate::escape::eprint_line(&format!(
+                    "using runner log {} (found beside the dump)",
+                    l.display()
+                ));
+            }
+            found
+        }
+    };
+    let mut request =
+        ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
+    if args.no_log {
+        request = request.without_log();
+    }
+    // `log` is explicit here (found or refused), so the loader must not look again.
+    let tl = load_dump_timeline(&request, false)?;
+    let runs = select_runs(&tl, range, args.include_warmup);
+    if runs.is_empty() {
+        return Err(format!(
+            "{name}: --runs {} selects no {}run (the dump has {} Execute run(s), {} warm-up)",
+            args.runs.as_deref().unwrap_or(".."),
+            if args.include_warmup { "" } else { "kept " },
+            tl.runs.len(),
+            tl.warmup
+        ));
+    }
+    let mut inputs: Vec<&Path> = vec![&args.file];
+    if let Some(l) = &log {
+        inputs.push(l);
+    }
+    emit(
+        &mut |w: &mut dyn Write| match args.format {
+            ExportFormat::Chrome => chrome::write_dump_chrome(w, &tl, &runs, &name),
+            ExportFormat::Folded => folded::write_dump_folded(w, &tl, &runs),
+        },
+        args.output.as_deref(),
+        &inputs,
+        terminal_format(args.format),
+    )
+}
+
+/// How `emit` escapes the export for a terminal: chrome is JSON, folded is plain text.
+fn terminal_format(format: ExportFormat) -> crate::cli::ReportFormat {
+    match format {
+        ExportFormat::Chrome => crate::cli::ReportFormat::Json,
+        ExportFormat::Folded => crate::cli::ReportFormat::Table,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ranges() {
+        let r = |s: &str| RunRange::parse(s);
+        assert_eq!(
+            r("2..5"),
+            Ok(RunRange {
+                start: 2,
+                end: Some(5)
+            })
+        );
+        assert_eq!(
+            r("2..=5"),
+            Ok(RunRange {
+                start: 2,
+                end: Some(6)
+            })
+        );
+        assert_eq!(
+            r("3.."),
+            Ok(RunRange {
+                start: 3,
+                end: None
+            })
+        );
+        assert_eq!(
+            r("..4"),
+            Ok(RunRange {
+                start: 0,
+                end: Some(4)
+            })
+        );
+        assert_eq!(
+            r("7"),
+            Ok(RunRange {
+                start: 7,
+                end: Some(8)
+            })
+        );
+        assert!(r("5..5").is_err());
+        assert!(r("a..b").is_err());
+        assert!(r("-1").is_err());
+        assert!(r("1..2..3").is_err());
+    }
+}
