@@ -21,6 +21,15 @@ pub struct Cli {
     /// Largest input read (and gzip trace decompressed), e.g. 512M, 8G [default: 4G].
     #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
     pub max_input_size: Option<u64>,
+    /// Unit of ETDump ticks: ns (Linux), us, ms, or cycles:HZ (e.g. cycles:2.4GHz)
+    /// [default: ns].
+    #[arg(long, global = true, value_name = "UNIT", value_parser = parse_time_unit)]
+    pub time_unit: Option<crate::etdump::TimeUnit>,
+}
+
+/// `--time-unit`: ns, us, ms or cycles:HZ.
+pub fn parse_time_unit(s: &str) -> Result<crate::etdump::TimeUnit, String> {
+    s.parse()
 }
 
 #[derive(Debug, Subcommand)]

@@ -124,7 +124,131 @@ pub const FORMATS_TRIED: &str =
 pub struct Input {
     /// For messages: the path, or `<stdin>`.
     pub name: String,
-    pub bytes: Arc<Vec<u8>>,
+    pub bytes: Arc<InputBytes>,
+}
+
+/// The bytes of an input: read into memory, or a read-only map of a regular file
+/// ([`read_input_mapped`]). Both deref to `[u8]`.
+pub enum InputBytes {
+    Owned(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl Drop for InputBytes {
+    fn drop(&mut self) {
+        if let InputBytes::Mapped(m) = self {
+            let start = m.as_ptr() as usize;
+            live_maps().retain(|r| r.start != start);
+        }
+    }
+}
+
+/// Address ranges of the live maps made by [`read_input_mapped`].
+fn live_maps() -> std::sync::MutexGuard<'static, Vec<std::ops::Range<usize>>> {
+    static MAPS: Mutex<Vec<std::ops::Range<usize>>> = Mutex::new(Vec::new());
+    MAPS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Lets the kernel drop the pages of `bytes` from this process's resident set if they
+/// lie in a file map made by [`read_input_mapped`] (a reader calls this on ranges it has
+/// decoded). The bytes stay readable: touching them again faults them back in from the
+/// page cache. Anything else (heap bytes) is left alone.
+pub fn release_mapped_pages(bytes: &[u8]) {
+    #[cfg(unix)]
+    {
+        let (start, end) = (
+            bytes.as_ptr() as usize,
+            bytes.as_ptr() as usize + bytes.len(),
+        );
+        if !live_maps().iter().any(|r| r.start <= start && end <= r.end) {
+            return;
+        }
+        const PAGE: usize = 4096;
+        let (lo, hi) = (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE);
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside a live read-only private file map; DONTNEED
+            // only drops our page table entries, the contents are unchanged.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = bytes;
+}
+
+/// Files below this are mapped with every page read in at once (faster); bigger ones
+/// are faulted in as they are decoded and released behind the decoder, so the map never
+/// holds the whole file resident.
+const POPULATE_MAX_BYTES: u64 = 64 << 20;
+
+impl std::ops::Deref for InputBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            InputBytes::Owned(v) => v,
+            InputBytes::Mapped(m) => m,
+        }
+    }
+}
+
+impl fmt::Debug for InputBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputBytes::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
+            InputBytes::Mapped(m) => write!(f, "Mapped({} bytes)", m.len()),
+        }
+    }
+}
+
+/// Regular files at least this big are mapped by [`read_input_mapped`]; smaller ones
+/// are cheaper to read.
+const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// Like [`read_input`], but a regular file of 1 MiB or more is mapped instead of read:
+/// no copy, and the pages count once in the resident size (the page cache's). Pipes,
+/// FIFOs, devices and small files are read as by [`read_input`].
+///
+/// For one-shot commands on finished files (`report`): a file truncated by another
+/// process while it is being decoded would fault (SIGBUS), so watched files, which are
+/// rewritten in place, are read with [`read_input`] instead.
+pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
+    // Judged by stat, before opening: opening a FIFO here and then again in
+    // `read_input` would lose what the writer sent to the first open.
+    let regular_and_big = !is_stdin(path)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= MAP_MIN_BYTES);
+    if regular_and_big {
+        if let Ok(file) = std::fs::File::open(path) {
+            if let Ok(meta) = file.metadata() {
+                if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
+                    let limit = max_input_size();
+                    if meta.len() > limit {
+                        return Err(InputError::TooLarge {
+                            limit,
+                            size: Some(meta.len()),
+                        });
+                    }
+                    // SAFETY: the map is read-only and private to this process; the
+                    // file is not written by us (see the function comment for the
+                    // truncation caveat).
+                    let mut options = memmap2::MmapOptions::new();
+                    if meta.len() <= POPULATE_MAX_BYTES {
+                        options.populate();
+                    }
+                    if let Ok(map) = unsafe { options.map(&file) } {
+                        let _ = map.advise(memmap2::Advice::Sequential);
+                        let start = map.as_ptr() as usize;
+                        live_maps().push(start..start + map.len());
+                        return Ok(Input {
+                            name: display_name(path),
+                            bytes: Arc::new(InputBytes::Mapped(map)),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    read_input(path)
 }
 
 /// Whether `path` means standard input.
@@ -142,8 +266,8 @@ pub fn display_name(path: &Path) -> String {
 }
 
 /// Bytes of inputs that cannot be read twice (stdin, FIFOs, devices), by path.
-fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<Vec<u8>>>> {
-    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<u8>>>>> =
+fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<InputBytes>>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<InputBytes>>>> =
         std::sync::OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
@@ -201,7 +325,7 @@ pub fn read_input_with_progress(
         (bytes, regular)
     };
     // Arc<Vec> rather than Arc<[u8]>: converting would copy the whole input once more.
-    let bytes = Arc::new(bytes);
+    let bytes = Arc::new(InputBytes::Owned(bytes));
     if !regular {
         once_cache()
             .lock()

@@ -13,6 +13,9 @@ fn main() -> ExitCode {
     if let Some(limit) = cli.max_input_size {
         cpuprof_tui::input::set_max_input_size(limit);
     }
+    if let Some(unit) = cli.time_unit {
+        cpuprof_tui::etdump::set_time_unit(unit);
+    }
     match cli.command {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),

@@ -62,10 +62,12 @@ pub fn load_dump_timeline(
             &input.bytes
         }
     };
-    let dump = etdump::parse(bytes).map_err(|e| match e {
+    let mut dump = etdump::parse(bytes).map_err(|e| match e {
         EtDumpError::Io(msg) => format!("{dump_name}: {}", io_words(&msg)),
         other => format!("{dump_name}: {other}"),
     })?;
+    // `--time-unit`: the same ns ticks as the profile.
+    dump.convert_ticks_to_ns(etdump::time_unit());
     let log = match (&request.embedded, &request.log) {
         _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),

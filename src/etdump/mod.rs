@@ -2,6 +2,8 @@
 //!
 //! No statistics here; attribution and stats live in `crate::profile`.
 
+mod checked;
+mod clock;
 mod error;
 /// flatc output for `assets/schema/etdump.fbs`. Public so tests and benches can build
 /// dumps with the flatbuffers builder; not a stable API.
@@ -13,6 +15,7 @@ mod header;
 mod names;
 mod reader;
 
+pub use clock::{set_time_unit, time_unit, TimeUnit};
 pub use error::EtDumpError;
 pub use names::{NameId, NameTable};
 pub use reader::{parse, read_file};

@@ -1,12 +1,8 @@
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::path::Path;
 
-use flatbuffers::{
-    ErrorTraceDetail, Follow, ForwardsUOffset, InvalidFlatbuffer, SkipSizePrefix, Vector,
-    Verifiable, Verifier, VerifierOptions,
-};
-
-use super::generated::etdump as fb;
+use super::checked::{self, CheckResult, Cursor, Limits, Trail};
 use super::header::check_header;
 use super::{
     ByteSpan, DelegateId, EtDump, EtDumpError, NameId, NameTable, ProfileEvent, RunBlock,
@@ -18,28 +14,22 @@ const PARALLEL_MIN_BYTES: usize = 4 << 20;
 
 /// Parse the bytes of a whole `.etdp` file.
 ///
-/// The root table and the `run_data` offsets are verified first; then the `RunData`
-/// tables are verified (each with the flatbuffers verifier) and decoded in contiguous
-/// chunks, one per core, and the chunks are merged in file order.
+/// One pass: [`super::checked`] bounds-checks each table as it decodes it (the same checks
+/// the flatbuffers verifier makes, so the verdict is the same), in contiguous chunks of
+/// `RunData` blocks, one per core; the chunks are merged in file order.
 pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     let buf = check_header(bytes)?;
-    let opts = verifier_options(buf.len());
-    let mut verifier = Verifier::new(&opts, buf);
-    <SkipSizePrefix<ForwardsUOffset<ShallowRoot>>>::run_verifier(&mut verifier, 0)
-        .map_err(|e| EtDumpError::Corrupt(describe_invalid(&e, "ETDump")))?;
-    // SAFETY: the root table, its scalar fields and the run_data vector of offsets were
-    // verified just above. RunData tables are only read after their own verification.
-    let root = unsafe { fb::size_prefixed_root_as_etdump_unchecked(buf) };
-    let version = root.version();
-    let Some(runs) = root.run_data() else {
+    let limits = Limits::for_buffer(buf.len());
+    let mut root_cur = Cursor::new(buf, limits);
+    let root = checked::root(&mut root_cur).map_err(|b| b.into_error("ETDump"))?;
+    let Some(runs) = root.run_data else {
         return Ok(EtDump {
-            version,
+            version: root.version,
             ..EtDump::default()
         });
     };
-    // Position of the first element (an offset) of the run_data vector in `buf`.
-    let first_element = runs.bytes().as_ptr() as usize - buf.as_ptr() as usize;
-    let count = runs.len();
+    let first_element = runs.start;
+    let count = runs.len() / 4;
 
     let threads = if buf.len() >= PARALLEL_MIN_BYTES {
         std::thread::available_parallelism()
@@ -52,15 +42,39 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     let chunks: Vec<Range<usize>> = (0..threads)
         .map(|t| count * t / threads..count * (t + 1) / threads)
         .collect();
+    // Every chunk decodes straight into its own stretch of one allocation, sized by a
+    // quick count of each run's `Event`s: no growing, no copying parts together. A count
+    // that fails (bad offsets) leaves a chunk no slots; it then collects its events
+    // aside and the decoder reports the problem precisely.
+    let counts: Vec<usize> = chunks
+        .iter()
+        .map(|r| count_events(buf, first_element, r.clone()).unwrap_or(0))
+        .collect();
+    let total: usize = counts.iter().sum();
+    let mut events: Vec<ProfileEvent> = Vec::new();
+    if events.try_reserve_exact(total).is_err() {
+        return Err(EtDumpError::Corrupt(format!(
+            "{total} events do not fit in memory"
+        )));
+    }
+    let mut slots: Vec<&mut [MaybeUninit<ProfileEvent>]> = Vec::with_capacity(threads);
+    let mut rest = &mut events.spare_capacity_mut()[..total];
+    for &n in &counts {
+        let (mine, others) = rest.split_at_mut(n);
+        slots.push(mine);
+        rest = others;
+    }
     let parts: Vec<Result<Part, EtDumpError>> = if threads == 1 {
-        vec![decode_chunk(buf, &opts, first_element, 0..count)]
+        let slot = slots.pop().unwrap_or_default();
+        vec![decode_chunk(buf, limits, first_element, 0..count, slot)]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .iter()
-                .map(|range| {
-                    let (opts, range) = (&opts, range.clone());
-                    scope.spawn(move || decode_chunk(buf, opts, first_element, range))
+                .zip(slots)
+                .map(|(range, slot)| {
+                    let range = range.clone();
+                    scope.spawn(move || decode_chunk(buf, limits, first_element, range, slot))
                 })
                 .collect();
             handles
@@ -77,7 +91,43 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
                 .collect()
         })
     };
-    merge(version, parts)
+    merge(root.version, parts, events, &counts)
+}
+
+/// The number of `Event`s of the runs in `range` (an upper bound on their profile
+/// events), read without checks beyond bounds; None if any offset is off (the decoder
+/// then finds and reports it).
+fn count_events(buf: &[u8], first_element: usize, range: Range<usize>) -> Option<usize> {
+    let u32_at = |pos: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(buf.get(pos..pos.checked_add(4)?)?.try_into().ok()?) as usize)
+    };
+    let u16_at = |pos: usize| -> Option<usize> {
+        Some(u16::from_le_bytes(buf.get(pos..pos.checked_add(2)?)?.try_into().ok()?) as usize)
+    };
+    let mut total = 0usize;
+    for index in range {
+        let pos = first_element.checked_add(index.checked_mul(4)?)?;
+        let table = pos.checked_add(u32_at(pos)?)?;
+        let soffset = u32_at(table)? as u32 as i32;
+        let vtable = if soffset > 0 {
+            table.checked_sub(soffset.unsigned_abs() as usize)?
+        } else {
+            table.checked_add(soffset.unsigned_abs() as usize)?
+        };
+        let slot = super::generated::etdump::RunData::VT_EVENTS as usize;
+        if slot >= u16_at(vtable)? {
+            continue;
+        }
+        let field = u16_at(vtable.checked_add(slot)?)?;
+        if field == 0 {
+            continue;
+        }
+        let at = table.checked_add(field)?;
+        let vector = at.checked_add(u32_at(at)?)?;
+        total = total.checked_add(u32_at(vector)?)?;
+    }
+    // Each event takes at least 4 bytes of offsets: more cannot be genuine.
+    (total <= buf.len() / 4).then_some(total)
 }
 
 /// Read and parse a file. Errors do not include the path; callers add it.
@@ -86,30 +136,16 @@ pub fn read_file(path: &Path) -> Result<EtDump, EtDumpError> {
     parse(&bytes)
 }
 
-/// The root table with `run_data` checked only as a vector of offsets: the tables behind
-/// them are verified chunk by chunk in [`decode_chunk`].
-struct ShallowRoot;
-
-impl Verifiable for ShallowRoot {
-    fn run_verifier(v: &mut Verifier, pos: usize) -> Result<(), InvalidFlatbuffer> {
-        v.visit_table(pos)?
-            .visit_field::<u32>("version", fb::ETDump::VT_VERSION, false)?
-            .visit_field::<ForwardsUOffset<Vector<'_, u32>>>(
-                "run_data",
-                fb::ETDump::VT_RUN_DATA,
-                false,
-            )?
-            .finish();
-        Ok(())
-    }
-}
-
 /// The decoded events of a contiguous range of RunData blocks, with its own name table
 /// and metadata pool (merged afterwards).
 #[derive(Default)]
 struct Part {
     blocks: Vec<RunBlock>,
-    events: Vec<ProfileEvent>,
+    /// Events written into this chunk's slots, in order; block ranges count from the
+    /// chunk's first event (slots first, then `overflow`).
+    written: usize,
+    /// Events beyond the slots (only when counting failed).
+    overflow: Vec<ProfileEvent>,
     names: NameTable,
     metadata: Vec<u8>,
     skipped: SkippedEvents,
@@ -117,160 +153,243 @@ struct Part {
     last_metadata: Vec<Option<ByteSpan>>,
 }
 
+/// Where a chunk's events go: its slots, then a vector.
+struct Sink<'s> {
+    slots: &'s mut [MaybeUninit<ProfileEvent>],
+    len: usize,
+    overflow: Vec<ProfileEvent>,
+}
+
+impl Sink<'_> {
+    #[inline]
+    fn push(&mut self, ev: ProfileEvent) {
+        match self.slots.get_mut(self.len) {
+            Some(slot) => {
+                slot.write(ev);
+            }
+            None => self.overflow.push(ev),
+        }
+        self.len += 1;
+    }
+}
+
 fn decode_chunk(
     buf: &[u8],
-    opts: &VerifierOptions,
+    limits: Limits,
     first_element: usize,
     range: Range<usize>,
+    slots: &mut [MaybeUninit<ProfileEvent>],
 ) -> Result<Part, EtDumpError> {
-    let mut verifier = Verifier::new(opts, buf);
+    let mut cur = Cursor::new(buf, limits);
     let mut part = Part::default();
+    let mut sink = Sink {
+        slots,
+        len: 0,
+        overflow: Vec::new(),
+    };
     let mut recent = RecentNames::new();
-    for index in range {
+    // Table positions of the runs decoded since pages were last released.
+    let mut window: Option<(usize, usize)> = None;
+    for (n, index) in range.enumerate() {
         let pos = first_element + 4 * index;
-        <ForwardsUOffset<fb::RunData>>::run_verifier(&mut verifier, pos).map_err(|e| {
-            EtDumpError::Corrupt(describe_invalid(&e, &format!("ETDump.run_data[{index}]")))
-        })?;
-        // SAFETY: this RunData (and everything it reaches) was verified just above.
-        let run = unsafe { <ForwardsUOffset<fb::RunData>>::follow(buf, pos) };
-        decode_run(run, &mut part, &mut recent)?;
+        decode_run(&mut cur, pos, &mut part, &mut sink, &mut recent)
+            .map_err(|b| b.into_error(&format!("ETDump.run_data[{index}]")))?;
+        // The offset was just checked: the table is at pos + offset, in the buffer.
+        let table = buf
+            .get(pos..pos + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(pos, |b: [u8; 4]| {
+                pos.saturating_add(u32::from_le_bytes(b) as usize)
+            });
+        window = Some(window.map_or((table, table), |(lo, hi)| (lo.min(table), hi.max(table))));
+        if n % RELEASE_EVERY_RUNS == RELEASE_EVERY_RUNS - 1 {
+            release(buf, window.take());
+        }
     }
+    release(buf, window);
+    part.written = sink.len;
+    part.overflow = sink.overflow;
     Ok(part)
 }
 
-/// Concatenate parts in order, re-interning each part's names into the first one's table.
-fn merge(version: u32, parts: Vec<Result<Part, EtDumpError>>) -> Result<EtDump, EtDumpError> {
+/// Runs decoded between two releases of the mapped pages behind the decoder.
+const RELEASE_EVERY_RUNS: usize = 2048;
+
+/// A writer lays out each run's tables together, so the bytes between the first and last
+/// run tables of a window hold those runs: once decoded they need not stay resident
+/// (only has an effect on a file map, see `input::release_mapped_pages`; pages touched
+/// again are faulted back in).
+fn release(buf: &[u8], window: Option<(usize, usize)>) {
+    if let Some((lo, hi)) = window {
+        if let Some(bytes) = buf.get(lo..hi.min(buf.len())) {
+            crate::input::release_mapped_pages(bytes);
+        }
+    }
+}
+
+/// Joins the parts in order: each part's events are moved down next to the previous
+/// part's (closing the gaps left by `Event`s that were not profile events), their names
+/// re-interned into the first part's table and their metadata spans rebased.
+fn merge(
+    version: u32,
+    parts: Vec<Result<Part, EtDumpError>>,
+    mut events: Vec<ProfileEvent>,
+    counts: &[usize],
+) -> Result<EtDump, EtDumpError> {
     let parts: Vec<Part> = parts.into_iter().collect::<Result<_, _>>()?;
-    let total_events: usize = parts.iter().map(|p| p.events.len()).sum();
-    let mut parts = parts.into_iter().map(Ok::<Part, EtDumpError>);
-    let first = match parts.next() {
-        Some(p) => p?,
-        None => Part::default(),
-    };
-    let mut events = first.events;
-    // One exact allocation for all events rather than repeated doubling.
-    events.reserve_exact(total_events - events.len());
+    if parts.iter().any(|p| !p.overflow.is_empty()) {
+        return Ok(merge_slow(version, parts, events, counts));
+    }
     let mut out = EtDump {
         version,
-        blocks: first.blocks,
-        events,
-        names: first.names,
-        metadata: first.metadata,
-        skipped: first.skipped,
+        ..EtDump::default()
     };
-    for part in parts {
-        let part = part?;
+    let mut base = 0usize;
+    for (k, part) in parts.into_iter().enumerate() {
+        let slots = counts.get(k).copied().unwrap_or(0);
+        let n = part.written.min(slots);
+        let at = events.len();
+        // SAFETY: this part wrote `n` events into its slots, which start at `base` in
+        // the spare capacity; `at <= base` (earlier parts wrote no more than their
+        // slots), `base + n <= capacity`. `ptr::copy` allows the overlap, and the first
+        // `at + n` elements are initialised once it is done. ProfileEvent is Copy.
+        unsafe {
+            if base != at {
+                let p = events.as_mut_ptr();
+                std::ptr::copy(p.add(base), p.add(at), n);
+            }
+            events.set_len(at + n);
+        }
+        base += slots;
+        if k == 0 {
+            out.names = part.names;
+            out.metadata = part.metadata;
+            out.blocks = part.blocks;
+            out.skipped = part.skipped;
+            continue;
+        }
         let remap: Vec<NameId> = (0..part.names.len())
             .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
             .collect();
-        let event_base = out.events.len();
-        let meta_base = u32::try_from(out.metadata.len())
-            .ok()
-            .filter(|b| b.checked_add(part.metadata.len() as u32).is_some())
-            .ok_or_else(|| {
-                EtDumpError::Corrupt("delegate_debug_metadata larger than 4 GiB".into())
-            })?;
+        let meta_base = metadata_base(&out.metadata, &part.metadata)?;
         out.metadata.extend_from_slice(&part.metadata);
-        out.events.extend(part.events.iter().map(|ev| ProfileEvent {
-            name: ev.name.map(|n| remap[n.0 as usize]),
-            delegate_id: match ev.delegate_id {
-                Some(DelegateId::Str(n)) => Some(DelegateId::Str(remap[n.0 as usize])),
-                other => other,
-            },
-            metadata: ev.metadata.map(|m| ByteSpan {
-                start: m.start + meta_base,
-                end: m.end + meta_base,
-            }),
-            ..*ev
-        }));
+        for ev in &mut events[at..] {
+            *ev = rebase(ev, &remap, meta_base);
+        }
         out.blocks.extend(part.blocks.into_iter().map(|mut b| {
-            b.events = b.events.start + event_base..b.events.end + event_base;
+            b.events = b.events.start + at..b.events.end + at;
             b
         }));
         out.skipped.allocation += part.skipped.allocation;
         out.skipped.debug += part.skipped.debug;
         out.skipped.empty += part.skipped.empty;
     }
+    out.events = events;
     Ok(out)
 }
 
-/// Limits scaled to the buffer: the default cap of 1M tables rejects real dumps of a few
-/// tens of MB (two tables per event). A genuine buffer cannot hold more tables than
-/// `len / 4` (each starts with a 4-byte soffset; flatcc and flatc share vtables, never
-/// tables), so the cap only trips on offsets that revisit the same tables, which is how a
-/// small malicious file would make verification slow.
-fn verifier_options(buf_len: usize) -> VerifierOptions {
-    VerifierOptions {
-        max_depth: 64,
-        max_tables: buf_len / 4 + 1024,
-        // Bytes the verifier touches, counting shared vtables once per table: about 2x the
-        // buffer in genuine dumps.
-        max_apparent_size: buf_len.saturating_mul(16).saturating_add(1 << 20),
-        ignore_missing_null_terminator: false,
+/// [`merge`] when some part had events beyond its slots (its count failed): copies.
+fn merge_slow(
+    version: u32,
+    parts: Vec<Part>,
+    events: Vec<ProfileEvent>,
+    counts: &[usize],
+) -> EtDump {
+    // The parts' slots, in the (uninitialised) capacity of `events`.
+    let spare = events.as_ptr();
+    let mut out = EtDump {
+        version,
+        ..EtDump::default()
+    };
+    let mut base = 0usize;
+    for (k, part) in parts.into_iter().enumerate() {
+        let slots = counts.get(k).copied().unwrap_or(0);
+        let n = part.written.min(slots);
+        // SAFETY: as in `merge`: the part initialised `n` slots from `base`.
+        let written: &[ProfileEvent] = unsafe { std::slice::from_raw_parts(spare.add(base), n) };
+        base += slots;
+        let remap: Vec<NameId> = (0..part.names.len())
+            .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
+            .collect();
+        // Parts that fail to fit were rejected by the decoder already (4 GiB pool).
+        let meta_base = metadata_base(&out.metadata, &part.metadata).unwrap_or(0);
+        out.metadata.extend_from_slice(&part.metadata);
+        let at = out.events.len();
+        out.events.extend(
+            written
+                .iter()
+                .chain(&part.overflow)
+                .map(|ev| rebase(ev, &remap, meta_base)),
+        );
+        out.blocks.extend(part.blocks.into_iter().map(|mut b| {
+            b.events = b.events.start + at..b.events.end + at;
+            b
+        }));
+        out.skipped.allocation += part.skipped.allocation;
+        out.skipped.debug += part.skipped.debug;
+        out.skipped.empty += part.skipped.empty;
+    }
+    out
+}
+
+fn metadata_base(pool: &[u8], more: &[u8]) -> Result<u32, EtDumpError> {
+    u32::try_from(pool.len())
+        .ok()
+        .filter(|b| u32::try_from(more.len()).is_ok_and(|m| b.checked_add(m).is_some()))
+        .ok_or_else(|| EtDumpError::Corrupt("delegate_debug_metadata larger than 4 GiB".into()))
+}
+
+/// An event of a later part with its names in the merged table and its metadata span
+/// in the merged pool.
+#[inline]
+fn rebase(ev: &ProfileEvent, remap: &[NameId], meta_base: u32) -> ProfileEvent {
+    ProfileEvent {
+        name: ev.name.map(|n| remap[n.0 as usize]),
+        delegate_id: match ev.delegate_id {
+            Some(DelegateId::Str(n)) => Some(DelegateId::Str(remap[n.0 as usize])),
+            other => other,
+        },
+        metadata: ev.metadata.map(|m| ByteSpan {
+            start: m.start + meta_base,
+            end: m.end + meta_base,
+        }),
+        ..*ev
     }
 }
 
-/// One line: the flatbuffers error, then where it happened as a field path from the root
-/// (`ETDump.run_data[1].events[7].profile_event.name`). Positions are file offsets.
-fn describe_invalid(e: &InvalidFlatbuffer, root: &str) -> String {
-    let text = e.to_string();
-    let message = text.lines().next().unwrap_or("").trim();
-    let trace = match e {
-        InvalidFlatbuffer::MissingRequiredField { error_trace, .. }
-        | InvalidFlatbuffer::InconsistentUnion { error_trace, .. }
-        | InvalidFlatbuffer::Utf8Error { error_trace, .. }
-        | InvalidFlatbuffer::MissingNullTerminator { error_trace, .. }
-        | InvalidFlatbuffer::Unaligned { error_trace, .. }
-        | InvalidFlatbuffer::RangeOutOfBounds { error_trace, .. }
-        | InvalidFlatbuffer::SignedOffsetOutOfBounds { error_trace, .. } => {
-            Some(error_trace.as_ref())
-        }
-        InvalidFlatbuffer::TooManyTables
-        | InvalidFlatbuffer::ApparentSizeTooLarge
-        | InvalidFlatbuffer::DepthLimitReached => None,
-    };
-    let Some(trace) = trace else {
-        return format!("flatbuffer verification failed: {message} (offsets revisit tables?)");
-    };
-    // The trace is innermost first.
-    let mut path = String::from(root);
-    for detail in trace.iter().rev() {
-        match detail {
-            ErrorTraceDetail::TableField { field_name, .. } => {
-                path.push('.');
-                path.push_str(field_name);
-            }
-            ErrorTraceDetail::VectorElement { index, .. } => {
-                path.push_str(&format!("[{index}]"));
-            }
-            ErrorTraceDetail::UnionVariant { variant, .. } => {
-                path.push_str(&format!("<{variant}>"));
-            }
-        }
-    }
-    format!("flatbuffer verification failed at {path}: {message}")
-}
-
-/// Decodes one verified RunData into `part`. Accessors apply the schema defaults.
+/// Decodes the RunData whose offset is at `pos` into `part`, checking every field the
+/// flatbuffers verifier would check (sub-tables we do not decode are handed to it).
 fn decode_run(
-    run: fb::RunData<'_>,
+    cur: &mut Cursor<'_>,
+    pos: usize,
     part: &mut Part,
+    sink: &mut Sink<'_>,
     recent: &mut RecentNames,
-) -> Result<(), EtDumpError> {
-    let first = part.events.len();
+) -> CheckResult<()> {
+    let run = checked::run_data(cur, pos)?;
+    let first = sink.len;
     let mut allocation_events = 0;
     let mut debug_events = 0;
-    if let Some(events) = run.events() {
-        part.events.reserve(events.len());
-        for event in events.iter() {
+    let name = run.name.unwrap_or("").to_owned();
+    if let Some(events) = run.events.clone() {
+        for (i, elem) in events.step_by(4).enumerate() {
+            let event = checked::event(cur, elem).at_index(i).at_field("events")?;
+            if let Some(pe) = event.profile_event {
+                let decoded = decode_profile_event(cur, pe, recent, part)
+                    .at_field("profile_event")
+                    .at_index(i)
+                    .at_field("events")?;
+                sink.push(decoded);
+            }
+            checked::unread_event_members(cur, &event)
+                .at_index(i)
+                .at_field("events")?;
             // The schema says exactly one member is set; if a writer set several, the
             // profile event wins (it is the only one we decode).
-            if let Some(pe) = event.profile_event() {
-                let decoded = decode_profile_event(pe, recent, part)?;
-                part.events.push(decoded);
-            } else if event.debug_event().is_some() {
+            if event.profile_event.is_some() {
+            } else if event.debug_event.is_some() {
                 debug_events += 1;
-            } else if event.allocation_event().is_some() {
+            } else if event.allocation_event.is_some() {
                 allocation_events += 1;
             } else {
                 part.skipped.empty += 1;
@@ -280,9 +399,9 @@ fn decode_run(
     part.skipped.allocation += allocation_events;
     part.skipped.debug += debug_events;
     part.blocks.push(RunBlock {
-        name: run.name().unwrap_or("").to_owned(),
-        bundled_input_index: run.bundled_input_index(),
-        events: first..part.events.len(),
+        name,
+        bundled_input_index: run.bundled_input_index,
+        events: first..sink.len,
         allocation_events,
         debug_events,
     });
@@ -290,34 +409,56 @@ fn decode_run(
 }
 
 fn decode_profile_event(
-    pe: fb::ProfileEvent<'_>,
+    cur: &mut Cursor<'_>,
+    pos: usize,
     recent: &mut RecentNames,
     part: &mut Part,
-) -> Result<ProfileEvent, EtDumpError> {
+) -> CheckResult<ProfileEvent> {
+    let pe = checked::profile_event(cur, pos)?;
     let names = &mut part.names;
-    let delegate_id = match pe.delegate_debug_id_str() {
-        Some(s) if !s.is_empty() => Some(DelegateId::Str(recent.intern(names, s))),
-        _ => match pe.delegate_debug_id_int() {
+    let mut intern = |cur: &mut Cursor<'_>, at: usize, field: &'static str| {
+        let bytes = cur.string(at).at_field(field)?;
+        if let Some(id) = recent.lookup(names, bytes) {
+            return Ok((id, bytes.is_empty()));
+        }
+        let s = checked::utf8(cur, bytes).at_field(field)?;
+        Ok::<_, Box<checked::Bad>>((recent.intern(names, s), s.is_empty()))
+    };
+    // Fields in schema order, as the verifier visits them (the first error reported is
+    // the same).
+    let name = match pe.name {
+        Some(at) => Some(intern(cur, at, "name")?.0),
+        None => None,
+    };
+    let delegate_str = match pe.delegate_debug_id_str {
+        Some(at) => Some(intern(cur, at, "delegate_debug_id_str")?),
+        None => None,
+    };
+    let metadata_bytes = match pe.delegate_debug_metadata {
+        Some(at) => Some(cur.byte_vector(at).at_field("delegate_debug_metadata")?),
+        None => None,
+    };
+    let delegate_id = match delegate_str {
+        Some((id, false)) => Some(DelegateId::Str(id)),
+        _ => match pe.delegate_debug_id_int {
             -1 => None,
             i => Some(DelegateId::Int(i)),
         },
     };
-    let name = pe.name().map(|n| recent.intern(names, n));
-    let metadata = match pe.delegate_debug_metadata() {
+    let metadata = match metadata_bytes {
         None => None,
-        Some(v) => Some(pool_metadata(
-            part,
-            delegate_id.map_or(name, label_id),
-            v.bytes(),
-        )?),
+        Some(bytes) => Some(
+            pool_metadata(part, delegate_id.map_or(name, label_id), bytes)
+                .map_err(checked::Bad::from_etdump_error)?,
+        ),
     };
     Ok(ProfileEvent {
         name,
         delegate_id,
-        chain_index: pe.chain_index(),
-        instruction_id: pe.instruction_id(),
-        start_ticks: pe.start_time(),
-        end_ticks: pe.end_time(),
+        chain_index: pe.chain_index,
+        instruction_id: pe.instruction_id,
+        start_ticks: pe.start_time,
+        end_ticks: pe.end_time,
         metadata,
     })
 }
@@ -339,7 +480,10 @@ fn pool_metadata(
 ) -> Result<ByteSpan, EtDumpError> {
     if let Some(prev) = label.and_then(|l| part.last_metadata.get(l.0 as usize).copied().flatten())
     {
-        if &part.metadata[prev.start as usize..prev.end as usize] == bytes {
+        if same_bytes(
+            &part.metadata[prev.start as usize..prev.end as usize],
+            bytes,
+        ) {
             return Ok(prev);
         }
     }
@@ -359,6 +503,28 @@ fn pool_metadata(
         part.last_metadata[slot] = Some(span);
     }
     Ok(span)
+}
+
+/// Slice equality inlined for the short names and metadata compared once per event (a
+/// call to `memcmp` per event cost more than the comparison).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut a_words = a.chunks_exact(8);
+    let mut b_words = b.chunks_exact(8);
+    for (x, y) in (&mut a_words).zip(&mut b_words) {
+        let word = |w: &[u8]| u64::from_ne_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a_words
+        .remainder()
+        .iter()
+        .zip(b_words.remainder())
+        .all(|(x, y)| x == y)
 }
 
 /// A small direct-mapped cache in front of `NameTable::intern`: a dump repeats a few dozen
@@ -391,11 +557,23 @@ impl RecentNames {
         id
     }
 
+    /// The id of `bytes` if it is the name cached in its slot (then it is valid UTF-8: it
+    /// equals a name already checked).
+    #[inline]
+    fn lookup(&self, table: &NameTable, bytes: &[u8]) -> Option<NameId> {
+        let id = self.slots[Self::slot_of(bytes)]?;
+        same_bytes(table.get(id).as_bytes(), bytes).then_some(id)
+    }
+
     /// Mixes the length and the last 8 bytes: names often differ only at the end
     /// (`... GEMM #1`, `... GEMM #2`).
     #[inline]
     fn slot(s: &str) -> usize {
-        let b = s.as_bytes();
+        Self::slot_of(s.as_bytes())
+    }
+
+    #[inline]
+    fn slot_of(b: &[u8]) -> usize {
         let k = b.len().min(8);
         let mut tail = [0u8; 8];
         tail[..k].copy_from_slice(&b[b.len() - k..]);
@@ -407,6 +585,28 @@ impl RecentNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let cases: [(&[u8], &[u8]); 7] = [
+            (b"", b""),
+            (b"a", b"a"),
+            (b"a", b"b"),
+            (
+                b"Fully Connected (NC, F32) GEMM #1",
+                b"Fully Connected (NC, F32) GEMM #1",
+            ),
+            (
+                b"Fully Connected (NC, F32) GEMM #1",
+                b"Fully Connected (NC, F32) GEMM #2",
+            ),
+            (b"12345678", b"12345679"),
+            (b"123456789", b"12345678"),
+        ];
+        for (a, b) in cases {
+            assert_eq!(same_bytes(a, b), a == b, "{a:?} {b:?}");
+        }
+    }
 
     #[test]
     fn recent_names_survive_slot_collisions() {
@@ -427,9 +627,9 @@ mod tests {
 
     #[test]
     fn verifier_limits_scale_with_size() {
-        let small = verifier_options(100);
+        let small = Limits::for_buffer(100);
         assert_eq!(small.max_tables, 100 / 4 + 1024);
-        let big = verifier_options(100 << 20);
+        let big = Limits::for_buffer(100 << 20);
         // A 100 MB dump holds ~2.4M tables, more than the crate default of 1M.
         assert!(big.max_tables > 2_400_000);
         assert!(big.max_apparent_size >= 2 * (100 << 20));

@@ -210,7 +210,7 @@ pub fn load_profile_from_bytes(
         bytes_total: total,
     });
     check_cancel()?;
-    let dump = etdump::parse(bytes).map_err(|e| match e {
+    let mut dump = etdump::parse(bytes).map_err(|e| match e {
         EtDumpError::Incomplete { .. } => LoadError::Incomplete {
             path: dump_name.clone(),
             detail: e.to_string(),
@@ -220,6 +220,9 @@ pub fn load_profile_from_bytes(
         }
         other => bad(&dump_name, other.to_string()),
     })?;
+    // Ticks in another unit than ns (`--time-unit`) become ns before anything is timed.
+    let time_unit = etdump::time_unit();
+    dump.convert_ticks_to_ns(time_unit);
     check_cancel()?;
 
     progress(LoadProgress {
@@ -273,6 +276,11 @@ pub fn load_profile_from_bytes(
         .map_err(|e| bad(&dump_name, e.to_string()))?;
     if let Some(w) = log_warning {
         profile.warnings.insert(0, w);
+    }
+    for message in dump.implausible_durations(time_unit) {
+        profile
+            .warnings
+            .push(super::Finding::new("implausible_durations", message));
     }
     Ok(profile)
 }

@@ -52,7 +52,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         return emit_trace(args, &profile);
     }
     // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
-    let input = input::read_input(&args.file).map_err(|e| format!("{name}: {e}"))?;
+    let input = input::read_input_mapped(&args.file).map_err(|e| format!("{name}: {e}"))?;
     if input::sniff(&input.bytes) == Content::Trace {
         return run_trace(args, &input.bytes);
     }

@@ -1,0 +1,175 @@
+//! Scale targets of issue #13, side by side in one run (inputs generated here, never
+//! committed):
+//! - `xnnpack_100k`: 100,000 runs of a 3-operator XNNPACK model (`etdump_build::
+//!   xnnpack_like`, the shape of the 43.6 MB real dump): the reader as it was (the
+//!   flatbuffers verifier over the whole buffer, then a walk with the generated accessors)
+//!   against the checked one-pass decoder, in process; then `report --format json`
+//!   end to end. Target: report <= ~90 ms on 2 cores.
+//! - `cpu_1gb` (only with `CPUPROF_BENCH_1GB=1`: ~1 GB on disk, ~20 s to build): a
+//!   CpuBackend dump made by repeating `fixtures/cpu/wide_browse.etdp`; `report` time and
+//!   peak RSS. Targets: <= 2.5 s, peak RSS <= file + 64 MB.
+//!
+//! Before this change `report --format json` on a 43.9 MB dump of this shape took
+//! 0.25 s wall / 0.27 s CPU (`perf stat -r 8 cpuprof-tui report --format json -o o.json
+//! x46.etdp`, the binary of commit 909e99d, same machine, shared load).
+
+#[path = "../tests/support/big_dump.rs"]
+mod big_dump;
+#[path = "../tests/support/etdump_build.rs"]
+mod etdump_build;
+
+use std::hint::black_box;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cpuprof_tui::etdump::{self, generated::etdump as fb};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
+
+/// What the reader did before the checked decoder: verify everything with the
+/// flatbuffers verifier, then read the profile fields with the generated accessors.
+fn verifier_then_accessors(bytes: &[u8]) -> usize {
+    let opts = flatbuffers::VerifierOptions {
+        max_depth: 64,
+        max_tables: bytes.len() / 4 + 1024,
+        max_apparent_size: bytes.len() * 16 + (1 << 20),
+        ignore_missing_null_terminator: false,
+    };
+    let root = fb::size_prefixed_root_as_etdump_with_opts(&opts, bytes).expect("valid");
+    let mut n = 0usize;
+    for run in root.run_data().iter().flat_map(|v| v.iter()) {
+        for ev in run.events().iter().flat_map(|v| v.iter()) {
+            if let Some(pe) = ev.profile_event() {
+                n += pe.name().map_or(0, str::len)
+                    + pe.delegate_debug_id_str().map_or(0, str::len)
+                    + pe.delegate_debug_metadata().map_or(0, |m| m.len())
+                    + (pe.end_time().wrapping_sub(pe.start_time()) & 1) as usize
+                    + pe.chain_index() as usize
+                    + pe.instruction_id() as usize;
+            }
+        }
+    }
+    n
+}
+
+fn report(path: &Path, out: &Path) {
+    let status = Command::new(BIN)
+        .args(["report", "--format", "json", "-o"])
+        .arg(out)
+        .arg(path)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("report runs");
+    assert!(status.success(), "report failed on {}", path.display());
+}
+
+fn median_of(n: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[n / 2]
+}
+
+/// Peak RSS of `report` in KiB, from `/usr/bin/time` when installed.
+fn peak_rss_kib(path: &Path, out: &Path) -> Option<u64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.is_file() {
+        return None;
+    }
+    let o = Command::new(time)
+        .args(["-f", "%M", BIN, "report", "--format", "json", "-o"])
+        .arg(out)
+        .arg(path)
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn summary_line(label: &str, path: &Path, out: &Path, runs: usize) {
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let t = median_of(runs, || report(path, out));
+    let rss = peak_rss_kib(path, out);
+    let mb = bytes as f64 / 1e6;
+    let rss_text = rss.map_or("n/a".into(), |k| {
+        let rss_mb = k as f64 * 1024.0 / 1e6;
+        format!(
+            "{rss_mb:.0} MB (file + {:.0} MB)",
+            rss_mb - bytes as f64 / 1e6
+        )
+    });
+    eprintln!(
+        "{label:<14} {mb:>8.1} MB  report median of {runs}: {:>8.1} ms  peak RSS {rss_text}",
+        t.as_secs_f64() * 1e3
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("profile.json");
+    let t = Instant::now();
+    let bytes = etdump_build::build(0, &etdump_build::xnnpack_like(100_000));
+    let xnn = dir.path().join("xnnpack_100k.etdp");
+    std::fs::write(&xnn, &bytes).expect("write");
+    eprintln!(
+        "scale: built {} ({:.1} MB) in {:.1?}",
+        xnn.display(),
+        bytes.len() as f64 / 1e6,
+        t.elapsed()
+    );
+
+    let mut g = c.benchmark_group("scale/xnnpack_100k");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(3));
+    g.warm_up_time(Duration::from_millis(500));
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("reader before: verifier + accessors", |b| {
+        b.iter(|| verifier_then_accessors(black_box(&bytes)))
+    });
+    g.bench_function("reader now: checked one-pass decode", |b| {
+        b.iter(|| etdump::parse(black_box(&bytes)).map(|d| d.events.len()))
+    });
+    g.bench_function("report --format json (process)", |b| {
+        b.iter(|| report(&xnn, &out))
+    });
+    g.finish();
+
+    eprintln!("\nscale summary (warm page cache)");
+    summary_line("xnnpack_100k", &xnn, &out, 7);
+
+    if std::env::var_os("CPUPROF_BENCH_1GB").is_some() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read(root.join("fixtures/cpu/wide_browse.etdp")).expect("fixture");
+        let t = Instant::now();
+        let (big, runs) = big_dump::repeat_execute_runs(&source, 1_000_000_000);
+        let path = dir.path().join("cpu_1gb.etdp");
+        std::fs::write(&path, &big).expect("write 1 GB");
+        drop(big);
+        std::fs::copy(
+            root.join("fixtures/cpu/wide_browse.log"),
+            dir.path().join("cpu_1gb.log"),
+        )
+        .expect("log");
+        eprintln!(
+            "scale: built 1 GB dump ({runs} runs) in {:.1?}",
+            t.elapsed()
+        );
+        summary_line("cpu_1gb", &path, &out, 3);
+    } else {
+        eprintln!("cpu_1gb: skipped (set CPUPROF_BENCH_1GB=1 to build and time a 1 GB dump)");
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
