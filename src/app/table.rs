@@ -332,6 +332,29 @@ pub fn layout(
         widths = w2;
         spare = s2;
     }
+    // A cut step is made whole by min and max leaving, when that is enough: the step
+    // says where an operator runs, and the detail pane still shows min and max.
+    let step_cut = |widths: &[(Column, u16)]| {
+        widths
+            .iter()
+            .any(|(c, w)| *c == Column::Step && *w < nat(Column::Step))
+    };
+    if step_cut(&widths) {
+        let mut fewer = shown.clone();
+        for leaving in [Column::Min, Column::Max] {
+            if leaving == sort || !fewer.contains(&leaving) {
+                continue;
+            }
+            fewer.retain(|c| *c != leaving);
+            let (w2, s2) = size(&fewer);
+            if !step_cut(&w2) {
+                shown = fewer;
+                widths = w2;
+                spare = s2;
+                break;
+            }
+        }
+    }
     let used = total(&shown);
     // Room left over spreads the numbers apart (up to 2 more cells each, right-aligned
     // columns only), rather than leaving a blank band at the end of every row.
@@ -764,7 +787,9 @@ mod layout_tests {
         // The demo at 160x48 (158 inside), one count for all rows (no Count column),
         // inputs 31 wide. Minimum widths: 46+5+19+9+7+7+7+9+9+14+15 = 147 + 10 gaps = 157:
         // all fit, but the inputs would get 15 of 31. Without the outputs (16 less):
-        // 141, spare 17: the inputs take 17 -> 31, whole; the step keeps its tail (19).
+        // 141, spare 17: the inputs take 17 -> 31, whole; the step would keep its tail
+        // (19 of 35). Min and max leave too (14 + 2 gaps): 125, spare 33 >= 35 - 19 = 16,
+        // so the step is whole: 46+5+35+9+7+9+9+31 = 151 + 7 gaps = 158.
         let nat = |c: Column| match c {
             Inputs => 31,
             c => demo_natural(c),
@@ -777,8 +802,12 @@ mod layout_tests {
         let step19 = |c| if c == Step { 19 } else { 12 };
         let c = layout(158, &cols, nat, step19, Median, 0);
         assert!(!names(&c).contains(&Outputs), "{c:?}");
+        assert!(
+            !names(&c).contains(&Min) && !names(&c).contains(&Max),
+            "{c:?}"
+        );
         assert_eq!(c.iter().find(|x| x.0 == Inputs).map(|x| x.1), Some(31));
-        assert_eq!(c.iter().find(|x| x.0 == Step).map(|x| x.1), Some(19));
+        assert_eq!(c.iter().find(|x| x.0 == Step).map(|x| x.1), Some(35));
         assert_eq!(total(&c), 158);
     }
 
