@@ -68,6 +68,13 @@ pub fn duration_or_below(ms: f64, below: bool) -> String {
     }
 }
 
+/// The median of a compared row: `<1 µs` for an operator whose median is 0 (XNNPACK
+/// reports whole microseconds; no other operator event takes 0 ns), else as
+/// [`duration_ms`].
+pub fn operator_median(is_operator: bool, ms: f64) -> String {
+    duration_or_below(ms, is_operator && ms == 0.0)
+}
+
 /// A share that may be an upper bound: for a row under the clock's resolution the share
 /// is below `quantum / parent`, shown as `<x%` (never `0.0%`); else as [`percent`].
 pub fn percent_or_bound(share: f64, below: bool, quantum_ms: f64, parent_ms: f64) -> String {

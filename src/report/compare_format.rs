@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 use super::csv::quote;
 use crate::compare::{CompareRow, Comparison, Verdict, COMPARE_SCHEMA};
 use crate::stats::Stats;
-use crate::units::duration_ms;
 
 fn num(x: f64) -> Value {
     if x.is_finite() {
@@ -154,10 +153,13 @@ pub fn comparison_table(c: &Comparison) -> String {
         "verdict", "kind", "median A", "median B", "change", "interval", "p"
     );
     for r in &c.rows {
+        let operator = r.kind == crate::rows::RowKind::Operator;
         let med = |s: &Option<Stats>| {
             s.as_ref()
                 .filter(|s| s.count > 0)
-                .map_or("-".to_string(), |s| duration_ms(s.median))
+                .map_or("-".to_string(), |s| {
+                    crate::units::operator_median(operator, s.median)
+                })
         };
         let interval = r.ci_pct.map_or("-".to_string(), |(lo, hi)| {
             format!("[{}, {}]", pct(lo), pct(hi))

@@ -256,10 +256,13 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         } else {
             String::new()
         };
+        let operator = r.kind == crate::rows::RowKind::Operator;
         let med = |s: &Option<Stats>| {
             s.as_ref()
                 .filter(|s| s.count > 0)
-                .map_or("-".to_string(), |s| duration_ms(s.median))
+                .map_or("-".to_string(), |s| {
+                    crate::units::operator_median(operator, s.median)
+                })
         };
         let mut text = format!(
             "{}{:>10}{:>10}{:>9}",
@@ -424,7 +427,7 @@ fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
             Some(s) if s.count > 0 => format!(
                 "      {label}{:>6}{:>10}{:>10}{:>10}",
                 s.count,
-                duration_ms(s.median),
+                crate::units::operator_median(r.kind == crate::rows::RowKind::Operator, s.median),
                 duration_ms(s.p10),
                 duration_ms(s.p90)
             ),
