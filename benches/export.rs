@@ -13,8 +13,7 @@ mod big_dump;
 mod etdump_build;
 
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cpuprof_tui::app::timeline::{self, TimelineView};
 use cpuprof_tui::app::AppState;
@@ -25,7 +24,10 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use std::sync::Arc;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
+#[path = "support/run.rs"]
+mod run;
+
+use run::*;
 
 const RUNS: [(&str, &[&str]); 3] = [
     ("report --format json", &["report", "--format", "json"]),
@@ -38,54 +40,6 @@ const RUNS: [(&str, &[&str]); 3] = [
         &["export", "--format", "chrome", "--warmup", "5"],
     ),
 ];
-
-fn run(args: &[&str], input: &Path, out: &Path) {
-    let status = Command::new(BIN)
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .arg(input)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("binary runs");
-    assert!(status.success(), "{args:?} failed on {}", input.display());
-}
-
-fn median_of(n: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[n / 2]
-}
-
-fn peak_rss_mb(args: &[&str], input: &Path, out: &Path) -> String {
-    let time = Path::new("/usr/bin/time");
-    if !time.is_file() {
-        return "n/a".into();
-    }
-    Command::new(time)
-        .args(["-f", "%M", BIN])
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .arg(input)
-        .output()
-        .ok()
-        .and_then(|o| {
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .last()?
-                .trim()
-                .parse::<f64>()
-                .ok()
-        })
-        .map_or("n/a".into(), |k| format!("{:.0} MB", k / 1024.0))
-}
 
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -130,7 +84,8 @@ fn bench(c: &mut Criterion) {
             t.as_secs_f64() * 1e3,
             t.as_secs_f64() / base.as_secs_f64(),
             size as f64 / 1e6,
-            peak_rss_mb(args, &input, &out)
+            peak_rss_kib(args, &input, &out)
+                .map_or("n/a".into(), |k| format!("{:.0} MB", k as f64 / 1024.0))
         );
     }
 }

@@ -16,11 +16,13 @@ mod etdump_build;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
+#[path = "support/run.rs"]
+mod run;
+
+use run::*;
 
 struct Input {
     label: &'static str,
@@ -83,48 +85,6 @@ fn wc(path: &Path) {
     assert!(out.status.success());
 }
 
-fn report(path: &Path, out: &Path) {
-    let status = Command::new(BIN)
-        .args(["report", "--format", "json", "-o"])
-        .arg(out)
-        .arg(path)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("report runs");
-    assert!(status.success(), "report failed on {}", path.display());
-}
-
-fn median_of(n: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[n / 2]
-}
-
-fn peak_rss_kib(path: &Path, out: &Path) -> Option<u64> {
-    let time = Path::new("/usr/bin/time");
-    if !time.is_file() {
-        return None;
-    }
-    let o = Command::new(time)
-        .args(["-f", "%M", BIN, "report", "--format", "json", "-o"])
-        .arg(out)
-        .arg(path)
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .last()?
-        .trim()
-        .parse()
-        .ok()
-}
-
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("profile.json");
@@ -145,9 +105,10 @@ fn bench(c: &mut Criterion) {
     for i in &inputs {
         let t_wc = median_of(7, || wc(&i.path));
         let t_rep = median_of(7, || report(&i.path, &out));
-        let rss = peak_rss_kib(&i.path, &out).map_or("n/a".to_string(), |k| {
-            format!("{:.0} MB", k as f64 / 1024.0)
-        });
+        let rss = peak_rss_kib(&["report", "--format", "json"], &i.path, &out)
+            .map_or("n/a".to_string(), |k| {
+                format!("{:.0} MB", k as f64 / 1024.0)
+            });
         let mb = i.bytes as f64 / 1e6;
         eprintln!(
             "{:<16} {:>9.1} {:>9.1}ms {:>9.1}ms {:>7.1}x {:>10.0} {:>13.0} {:>12}",

@@ -20,13 +20,15 @@ mod etdump_build;
 
 use std::hint::black_box;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cpuprof_tui::etdump::{self, generated::etdump as fb};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
+#[path = "support/run.rs"]
+mod run;
+
+use run::*;
 
 /// What the reader did before the checked decoder: verify everything with the
 /// flatbuffers verifier, then read the profile fields with the generated accessors.
@@ -54,53 +56,10 @@ fn verifier_then_accessors(bytes: &[u8]) -> usize {
     n
 }
 
-fn report(path: &Path, out: &Path) {
-    let status = Command::new(BIN)
-        .args(["report", "--format", "json", "-o"])
-        .arg(out)
-        .arg(path)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("report runs");
-    assert!(status.success(), "report failed on {}", path.display());
-}
-
-fn median_of(n: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[n / 2]
-}
-
-/// Peak RSS of `report` in KiB, from `/usr/bin/time` when installed.
-fn peak_rss_kib(path: &Path, out: &Path) -> Option<u64> {
-    let time = Path::new("/usr/bin/time");
-    if !time.is_file() {
-        return None;
-    }
-    let o = Command::new(time)
-        .args(["-f", "%M", BIN, "report", "--format", "json", "-o"])
-        .arg(out)
-        .arg(path)
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .last()?
-        .trim()
-        .parse()
-        .ok()
-}
-
 fn summary_line(label: &str, path: &Path, out: &Path, runs: usize) {
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let t = median_of(runs, || report(path, out));
-    let rss = peak_rss_kib(path, out);
+    let rss = peak_rss_kib(&["report", "--format", "json"], path, out);
     let mb = bytes as f64 / 1e6;
     let rss_text = rss.map_or("n/a".into(), |k| {
         let rss_mb = k as f64 * 1024.0 / 1e6;
