@@ -75,10 +75,66 @@ macro_rules! scalar {
     )*};
 }
 
+/// A duration in ms that came from whole nanoseconds (`ns as f64 / 1e6`, how every
+/// sample is made), for 1 µs ≤ value < 10^9 ms: its ns. In that range the exact decimal
+/// `ns / 10^6` is the shortest text that reads back as `value`, and the one serde_json
+/// writes (no exponent), so it can be written from the integer, much faster than a
+/// general float formatter (most numbers in a profile are samples).
+fn whole_ns_ms(value: f64) -> Option<u64> {
+    if !(1e-3..1e9).contains(&value) {
+        return None;
+    }
+    let ns = (value * 1e6).round() as u64;
+    (ns as f64 / 1e6 == value).then_some(ns)
+}
+
+/// `ns / 10^6` as a JSON number: integer part, then the fraction without trailing zeros
+/// (`.0` for a whole number, as serde_json writes floats).
+fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, ns: u64) -> io::Result<()> {
+    let mut buf = [0u8; 32];
+    let mut at = buf.len();
+    let (whole, mut frac) = (ns / 1_000_000, ns % 1_000_000);
+    if frac == 0 {
+        at -= 2;
+        buf[at..].copy_from_slice(b".0");
+    } else {
+        let mut digits = 6;
+        while frac % 10 == 0 {
+            frac /= 10;
+            digits -= 1;
+        }
+        for _ in 0..digits {
+            at -= 1;
+            buf[at] = b'0' + (frac % 10) as u8;
+            frac /= 10;
+        }
+        at -= 1;
+        buf[at] = b'.';
+    }
+    let mut n = whole;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    w.write_all(&buf[at..])
+}
+
 impl Formatter for ScalarArraysInline {
     scalar!(write_bool: bool, write_i8: i8, write_i16: i16, write_i32: i32, write_i64: i64,
         write_i128: i128, write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64,
-        write_u128: u128, write_f32: f32, write_f64: f64, write_number_str: &str);
+        write_u128: u128, write_f32: f32, write_number_str: &str);
+
+    fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, value: f64) -> io::Result<()> {
+        self.flush(w, true)?;
+        match whole_ns_ms(value) {
+            Some(ns) => write_ms_of_ns(w, ns),
+            None => serde_json::ser::CompactFormatter.write_f64(w, value),
+        }
+    }
 
     fn write_null<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.flush(w, true)?;
@@ -167,6 +223,55 @@ impl Formatter for ScalarArraysInline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// serde_json's own text for a float (its general formatter).
+    fn serde_text(v: f64) -> String {
+        let mut out = Vec::new();
+        serde_json::ser::CompactFormatter
+            .write_f64(&mut out, v)
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn fast_text(v: f64) -> Option<String> {
+        let ns = whole_ns_ms(v)?;
+        let mut out = Vec::new();
+        write_ms_of_ns(&mut out, ns).unwrap();
+        Some(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn durations_from_whole_ns_read_as_serde_writes_them() {
+        // Hand-checked: 34,306 ns = 0.034306 ms; 1 ms; 1 µs; 12.5 ms; 1,234,567,891 ns.
+        for (ns, want) in [
+            (34_306u64, "0.034306"),
+            (1_000_000, "1.0"),
+            (1_000, "0.001"),
+            (12_500_000, "12.5"),
+            (1_234_567_891, "1234.567891"),
+        ] {
+            assert_eq!(fast_text(ns as f64 / 1e6).as_deref(), Some(want));
+            assert_eq!(serde_text(ns as f64 / 1e6), want);
+        }
+        // Outside the range, or not from whole ns: the general formatter.
+        assert_eq!(fast_text(0.0005), None);
+        assert_eq!(fast_text(0.1 / 3.0), None);
+        assert_eq!(fast_text(-1.0), None);
+    }
+
+    proptest! {
+        /// Every duration made from whole ns (as samples are) is written exactly as
+        /// serde_json writes it, so the JSON reads back to the same value.
+        #[test]
+        fn fast_path_equals_serde(ns in 1_000u64..1_000_000_000_000_000) {
+            let v = ns as f64 / 1e6;
+            if let Some(fast) = fast_text(v) {
+                prop_assert_eq!(&fast, &serde_text(v));
+                prop_assert_eq!(fast.parse::<f64>().unwrap(), v);
+            }
+        }
+    }
 
     fn text(v: &serde_json::Value) -> String {
         let mut out = Vec::new();
