@@ -82,6 +82,23 @@ impl<'a> BitReader<'a> {
         Ok(())
     }
 
+    /// A NUL-terminated string at the current (byte-aligned) position, without its NUL;
+    /// the position moves past the NUL.
+    #[inline]
+    pub fn read_cstr(&mut self) -> Result<&'a [u8], DecodeError> {
+        let start = (self.pos / 8) as usize;
+        let end = (self.end / 8) as usize;
+        let hay = &self.data[start..end.max(start)];
+        let Some(nul) = memchr::memchr(0, hay) else {
+            return fail(
+                self.pos,
+                "a string runs past the end of the packet content (no NUL)",
+            );
+        };
+        self.pos += 8 * (nul as u64 + 1);
+        Ok(&hay[..nul])
+    }
+
     /// An unsigned integer of `size` bits (1..=64) at the current position.
     #[inline]
     pub fn read_bits(&mut self, size: u32, order: ByteOrder) -> Result<u64, DecodeError> {
@@ -265,23 +282,14 @@ impl<'m> Decoder<'m> {
             }
             Type::Str => {
                 r.align(8)?;
-                let start = (r.pos / 8) as usize;
-                let end = (r.end / 8) as usize;
-                let hay = &r.data[start..end.max(start)];
-                let Some(nul) = memchr::memchr(0, hay) else {
-                    return fail(
-                        r.pos,
-                        "a string runs past the end of the packet content (no NUL)",
-                    );
-                };
+                let text = r.read_cstr()?;
                 if name != NO_NAME {
                     leaves.push(Leaf {
                         name,
                         top,
-                        value: Value::S(&hay[..nul]),
+                        value: Value::S(text),
                     });
                 }
-                r.pos += 8 * (nul as u64 + 1);
             }
             Type::Struct { fields, .. } => {
                 r.align(self.meta.aligns[ty as usize])?;
@@ -552,23 +560,14 @@ impl Decoder<'_> {
                         );
                     }
                     r.pos = p;
-                    let start = (r.pos / 8) as usize;
-                    let end = (r.end / 8) as usize;
-                    let hay = &r.data[start..end.max(start)];
-                    let Some(nul) = memchr::memchr(0, hay) else {
-                        return fail(
-                            r.pos,
-                            "a string runs past the end of the packet content (no NUL)",
-                        );
-                    };
+                    let text = r.read_cstr()?;
                     if name != NO_NAME {
                         leaves.push(Leaf {
                             name,
                             top,
-                            value: Value::S(&hay[..nul]),
+                            value: Value::S(text),
                         });
                     }
-                    r.pos += 8 * (nul as u64 + 1);
                 }
                 Op::Align(mask) => {
                     let p = (r.pos + mask) & !mask;
