@@ -73,6 +73,16 @@ fn assert_terminal_safe(what: &str, bytes: &[u8]) {
 // ---------------------------------------------------------------- outputs
 
 #[cfg(unix)]
+/// The sum of a count field (`calls`, `errors`) over the ops of a trace report's JSON.
+fn ops_total(v: &serde_json::Value, field: &str) -> u64 {
+    v["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o[field].as_u64().unwrap())
+        .sum()
+}
+
 #[test]
 fn output_onto_a_character_device_writes_into_it() {
     use std::os::unix::fs::FileTypeExt;
@@ -375,18 +385,8 @@ fn a_missing_brace_costs_one_record() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // 40 exits are all kept: 39 close their entry, the exit of call 3 has none (a failed
     // call). 39 entries + 40 exits = 79 op events; 1 malformed record.
-    let calls: u64 = v["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["calls"].as_u64().unwrap())
-        .sum();
-    let errors: u64 = v["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["errors"].as_u64().unwrap())
-        .sum();
+    let calls: u64 = ops_total(&v, "calls");
+    let errors: u64 = ops_total(&v, "errors");
     assert_eq!((calls, errors), (40, 1));
     assert_eq!(v["counts"]["malformed"], 1);
     assert_eq!(v["counts"]["op_events"], 79);
@@ -419,12 +419,7 @@ fn a_cut_thapi_record_at_the_end_is_one_warning() {
     let o = run(&["report", path.to_str().unwrap(), "--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let calls: u64 = v["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["calls"].as_u64().unwrap())
-        .sum();
+    let calls: u64 = ops_total(&v, "calls");
     assert_eq!(calls, 9);
     assert!(
         stderr(&o).contains("line 46: record cut short"),
