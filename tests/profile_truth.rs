@@ -10,20 +10,7 @@ use common::{fixture, json, load};
 use cpuprof_tui::profile::{Delegate, OperatorKind, Profile, Stats};
 use serde_json::Value;
 
-const CASES: &[&str] = &[
-    "cpu/mlp_basic",
-    "cpu/cnn2_basic",
-    "cpu/wide_browse",
-    "cpu/cnn2_noplan",
-    "cpu/mlp_w0_t1",
-    "cpu/cnn2_crlf_noise",
-    "cpu-faults/cnn2_drop_ops",
-    "cpu-faults/cnn2_drop_step",
-    "cpu-faults/cnn2_bad_metadata",
-    "cpu-faults/cnn2_truncated_plan",
-    "cpu-faults/cnn2_gap_plan",
-    "cpu-faults/mlp_noshapes_hours",
-];
+const CASES: &[&str] = common::TRUTH_CASES;
 
 fn profile_of(case: &str) -> (Profile, Value) {
     let truth = json(&format!("{case}.truth.json"));

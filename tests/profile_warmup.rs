@@ -88,20 +88,7 @@ fn the_rule_agrees_with_the_inspector_samples() {
 fn cpu_backend_cases_drop_within_one_of_the_generators_warmup() {
     // The generator makes run r slower by 1 + 1.6·e^(−1.1·r) (2.6×, 1.53×, 1.18×, ...),
     // then times its W warm-up runs and T timed runs; auto must find W ± 1.
-    for case in [
-        "cpu/mlp_basic",
-        "cpu/cnn2_basic",
-        "cpu/wide_browse",
-        "cpu/cnn2_noplan",
-        "cpu/mlp_w0_t1",
-        "cpu/cnn2_crlf_noise",
-        "cpu-faults/cnn2_drop_ops",
-        "cpu-faults/cnn2_drop_step",
-        "cpu-faults/cnn2_bad_metadata",
-        "cpu-faults/cnn2_truncated_plan",
-        "cpu-faults/cnn2_gap_plan",
-        "cpu-faults/mlp_noshapes_hours",
-    ] {
+    for case in common::TRUTH_CASES {
         let truth = json(&format!("{case}.truth.json"));
         let w = truth["warmup"].as_u64().unwrap() as i64;
         let p = load_auto(&format!("{case}.etdp"), Some(&format!("{case}.log")));

@@ -42,3 +42,19 @@ pub fn report(args: &[&str]) -> Output {
 pub fn path(rel: &str) -> String {
     fixture(rel).display().to_string()
 }
+
+/// Every CpuBackend case with a truth file (`fixtures/<case>.truth.json`).
+pub const TRUTH_CASES: &[&str] = &[
+    "cpu/mlp_basic",
+    "cpu/cnn2_basic",
+    "cpu/wide_browse",
+    "cpu/cnn2_noplan",
+    "cpu/mlp_w0_t1",
+    "cpu/cnn2_crlf_noise",
+    "cpu-faults/cnn2_drop_ops",
+    "cpu-faults/cnn2_drop_step",
+    "cpu-faults/cnn2_bad_metadata",
+    "cpu-faults/cnn2_truncated_plan",
+    "cpu-faults/cnn2_gap_plan",
+    "cpu-faults/mlp_noshapes_hours",
+];
