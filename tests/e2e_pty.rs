@@ -9,20 +9,10 @@ use std::time::{Duration, Instant};
 #[path = "support/pty.rs"]
 mod pty;
 
+use pty::Session;
+
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
-
-struct Session;
-
-impl Session {
-    fn start(args: &[&str]) -> pty::Session {
-        pty::Session::start(ROWS, COLS, args)
-    }
-
-    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> pty::Session {
-        pty::Session::start_with_env(ROWS, COLS, args, env)
-    }
-}
 
 fn ends_restored(out: &[u8]) {
     let text = String::from_utf8_lossy(out);
@@ -41,7 +31,11 @@ fn ends_restored(out: &[u8]) {
 
 #[test]
 fn browse_a_profile_then_quit() {
-    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    let mut s = Session::start(
+        ROWS,
+        COLS,
+        &["fixtures/cpu/wide_browse.etdp", "--warmup", "5"],
+    );
     s.wait_for(&[
         "runs 30 kept, 5 warm-up dropped (of 35)",
         "Method::execute median",
@@ -102,7 +96,7 @@ fn browse_a_profile_then_quit() {
 
 #[test]
 fn bad_file_shows_a_dialog_and_q_quits() {
-    let mut s = Session::start(&["fixtures/real/bad_flipped.etdp"]);
+    let mut s = Session::start(ROWS, COLS, &["fixtures/real/bad_flipped.etdp"]);
     s.wait_for(&["Cannot load profile", "fixtures/real/bad_flipped.etdp"]);
     s.send("\r");
     s.wait_for(&["no profile"]);
@@ -114,7 +108,7 @@ fn bad_file_shows_a_dialog_and_q_quits() {
 
 #[test]
 fn demo_opens_the_bundled_profile() {
-    let mut s = Session::start(&["--demo"]);
+    let mut s = Session::start(ROWS, COLS, &["--demo"]);
     s.wait_for(&[
         "demo.etdp",
         "runs 30 kept, 5 warm-up dropped (of 35)",
@@ -132,7 +126,7 @@ fn demo_opens_the_bundled_profile() {
 #[test]
 fn trace_opens_with_call_tree() {
     let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/torch/cnn_infer.json");
-    let mut s = Session::start(&[trace]);
+    let mut s = Session::start(ROWS, COLS, &[trace]);
     s.wait_for(&["Call tree", "chrome_json", "iteration", "Sel[f]"]);
     s.send("\t/mkldnn\r");
     s.wait_for(&["1 matching \"mkldnn\"", "aten::mkldnn_convolution"]);
@@ -144,7 +138,8 @@ fn trace_opens_with_call_tree() {
 /// A panic (forced in debug builds by an environment variable) still restores the terminal.
 #[test]
 fn panic_restores_the_terminal() {
-    let mut s = Session::start_with_env(&["--demo"], &[("CPUPROF_TUI_TEST_PANIC", "1")]);
+    let mut s =
+        Session::start_with_env(ROWS, COLS, &["--demo"], &[("CPUPROF_TUI_TEST_PANIC", "1")]);
     let status = s.wait_exit();
     assert!(!status.success());
     let out = s.final_output();
@@ -171,7 +166,7 @@ fn panic_restores_the_terminal() {
 fn watch_follows_a_directory() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_str().unwrap().to_string();
-    let mut s = Session::start(&["--watch", &dir, "--warmup", "3"]);
+    let mut s = Session::start(ROWS, COLS, &["--watch", &dir, "--warmup", "3"]);
     s.wait_for(&["waiting for ETDumps in", "watching", "0 profiles"]);
     let copy = |from: &str, to: &str| {
         std::fs::copy(
@@ -222,7 +217,7 @@ fn watch_follows_a_directory() {
 fn watch_compares_a_run_with_its_baseline() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_str().unwrap().to_string();
-    let mut s = Session::start(&["--watch", &dir, "--warmup", "3"]);
+    let mut s = Session::start(ROWS, COLS, &["--watch", &dir, "--warmup", "3"]);
     s.wait_for(&["waiting for ETDumps in"]);
     let copy = |from: &str, to: &str| {
         std::fs::copy(
@@ -266,7 +261,7 @@ fn watch_missing_directory_exits_2() {
 /// terminal untouched (no alternate screen, no raw mode escape sequences).
 #[test]
 fn missing_file_exits_2_before_the_terminal_is_taken() {
-    let mut s = Session::start(&["fixtures/no_such_dump.etdp"]);
+    let mut s = Session::start(ROWS, COLS, &["fixtures/no_such_dump.etdp"]);
     let status = s.wait_exit();
     assert_eq!(status.exit_code(), 2, "{status:?}");
     let out = s.final_output();
@@ -295,7 +290,11 @@ fn missing_file_exits_2_before_the_terminal_is_taken() {
 /// tree: `Convolution (NHWC, F32) DWConv #9` lives in `XNNPACK/subgraph:constant_pad_nd+18`.
 #[test]
 fn tree_search_and_reveal() {
-    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    let mut s = Session::start(
+        ROWS,
+        COLS,
+        &["fixtures/cpu/wide_browse.etdp", "--warmup", "5"],
+    );
     s.wait_for(&["Operators · all delegates · 79"]);
     s.send("/igemm\r");
     s.wait_for(&["1 match in the tree: ] next, [ previous"]);
@@ -327,7 +326,11 @@ fn tree_search_and_reveal() {
 #[test]
 fn copy_sends_the_row_through_osc52() {
     use base64::Engine;
-    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    let mut s = Session::start(
+        ROWS,
+        COLS,
+        &["fixtures/cpu/wide_browse.etdp", "--warmup", "5"],
+    );
     s.wait_for(&["Operators · all delegates · 79"]);
     s.send("\t");
     thread::sleep(Duration::from_millis(100));
@@ -360,7 +363,11 @@ fn copy_sends_the_row_through_osc52() {
 /// Enter on the GEMM type lists its 21 instances.
 #[test]
 fn group_by_operator_type() {
-    let mut s = Session::start(&["fixtures/cpu/wide_browse.etdp", "--warmup", "5"]);
+    let mut s = Session::start(
+        ROWS,
+        COLS,
+        &["fixtures/cpu/wide_browse.etdp", "--warmup", "5"],
+    );
     s.wait_for(&["Operators · all delegates · 79"]);
     s.send("o");
     let screen = s.wait_for(&["Operator types · all delegates · 20"]);
