@@ -9,9 +9,32 @@ use serde_json::ser::{CharEscape, Formatter};
 
 /// Write `value` with this layout, newline-terminated.
 pub fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(&mut *w, ScalarArraysInline::default());
+    // The serializer writes a token at a time: through a buffer of its own type those
+    // writes are inlined copies, not a virtual call each into `w`.
+    let mut buffered = io::BufWriter::with_capacity(1 << 18, w);
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut buffered, ScalarArraysInline::default());
     value.serialize(&mut ser).map_err(io::Error::other)?;
-    w.write_all(b"\n")
+    buffered.write_all(b"\n")?;
+    buffered.flush()
+}
+
+/// The indent of the values of a top-level object's keys.
+pub(super) const TOP_LEVEL_INDENT: usize = 1;
+
+/// Write `value` with this layout as if it were nested `indent` levels deep (the value of
+/// a key of the top-level object is at [`TOP_LEVEL_INDENT`]); no newline after it.
+pub(super) fn write_value_at<W: Write, T: Serialize + ?Sized>(
+    w: &mut W,
+    value: &T,
+    indent: usize,
+) -> io::Result<()> {
+    let formatter = ScalarArraysInline {
+        indent,
+        ..ScalarArraysInline::default()
+    };
+    let mut ser = serde_json::Serializer::with_formatter(w, formatter);
+    value.serialize(&mut ser).map_err(io::Error::other)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,43 +107,52 @@ fn whole_ns_ms(value: f64) -> Option<u64> {
     if !(1e-3..1e9).contains(&value) {
         return None;
     }
-    let ns = (value * 1e6).round() as u64;
+    // Round half up (a plain add and truncate, not a libm call): any candidate is
+    // checked below, and below 2^53 two different ns never give the same value, so a
+    // candidate that passes is the one.
+    let ns = (value * 1e6 + 0.5) as u64;
     (ns as f64 / 1e6 == value).then_some(ns)
 }
+
+/// "00", "01", .. "99": two digits per division.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
 
 /// `ns / 10^6` as a JSON number: integer part, then the fraction without trailing zeros
 /// (`.0` for a whole number, as serde_json writes floats).
 fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, ns: u64) -> io::Result<()> {
     let mut buf = [0u8; 32];
-    let mut at = buf.len();
-    let (whole, mut frac) = (ns / 1_000_000, ns % 1_000_000);
-    if frac == 0 {
-        at -= 2;
-        buf[at..].copy_from_slice(b".0");
+    let (whole, frac) = (ns / 1_000_000, (ns % 1_000_000) as usize);
+    // The six fraction digits at buf[24..30], then the integer part before them.
+    let pair = |k: usize| [DIGIT_PAIRS[2 * k], DIGIT_PAIRS[2 * k + 1]];
+    buf[24..26].copy_from_slice(&pair(frac / 10_000));
+    buf[26..28].copy_from_slice(&pair(frac / 100 % 100));
+    buf[28..30].copy_from_slice(&pair(frac % 100));
+    let end = if frac == 0 {
+        buf[24] = b'0';
+        25
     } else {
-        let mut digits = 6;
-        while frac % 10 == 0 {
-            frac /= 10;
-            digits -= 1;
-        }
-        for _ in 0..digits {
-            at -= 1;
-            buf[at] = b'0' + (frac % 10) as u8;
-            frac /= 10;
-        }
-        at -= 1;
-        buf[at] = b'.';
-    }
+        30 - buf[24..30].iter().rev().take_while(|&&d| d == b'0').count()
+    };
+    buf[23] = b'.';
+    let mut at = 23;
     let mut n = whole;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    while n >= 100 {
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&pair((n % 100) as usize));
+        n /= 100;
     }
-    w.write_all(&buf[at..])
+    if n >= 10 {
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&pair(n as usize));
+    } else {
+        at -= 1;
+        buf[at] = b'0' + n as u8;
+    }
+    w.write_all(&buf[at..end])
 }
 
 impl Formatter for ScalarArraysInline {

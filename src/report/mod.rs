@@ -10,6 +10,7 @@ mod csv;
 pub mod export;
 pub mod folded;
 mod json_format;
+mod profile_json;
 mod table;
 
 use std::path::Path;
@@ -145,7 +146,7 @@ pub fn profile_json(profile: &Profile) -> String {
 
 /// `profile.json` streamed to `w` (objects indented, number lists on one line).
 pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Result<()> {
-    json_format::write_json(w, profile)
+    profile_json::write_profile(w, profile)
 }
 
 fn write_report(w: &mut dyn Write, profile: &Profile, format: ReportFormat) -> std::io::Result<()> {
