@@ -15,6 +15,16 @@ fn min_of<T>(n: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("n > 0"))
 }
 
+/// Minor page faults of this process so far.
+fn minor_faults() -> i64 {
+    // SAFETY: getrusage writes into the struct we pass.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage.ru_minflt
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let path = std::path::Path::new(&args[1]);
@@ -23,7 +33,9 @@ fn main() {
         .map(|l| cpuprof_tui::runlog::read_file(std::path::Path::new(l)).unwrap());
     let n: usize = args.get(3).map_or(10, |s| s.parse().unwrap());
     let bytes = std::fs::read(path).unwrap();
+    let f0 = minor_faults();
     let (parse, dump) = min_of(n, || cpuprof_tui::etdump::parse(&bytes).unwrap());
+    let f1 = minor_faults();
     let source = cpuprof_tui::profile::ProfileSource {
         etdump: args[1].clone(),
         log: None,
@@ -31,7 +43,15 @@ fn main() {
     let (build, profile) = min_of(n, || {
         cpuprof_tui::profile::build_profile(&dump, log.as_ref(), 0, source.clone()).unwrap()
     });
+    let f2 = minor_faults();
     let (json, text) = min_of(n, || cpuprof_tui::report::profile_json(&profile));
+    let f3 = minor_faults();
+    println!(
+        "minor faults per repeat: parse {} build {} json {}",
+        (f1 - f0) / n as i64,
+        (f2 - f1) / n as i64,
+        (f3 - f2) / n as i64
+    );
     println!(
         "min of {n}: parse {parse:.1?} build {build:.1?} json {json:.1?} ({:.1} MB json, {} events)",
         text.len() as f64 / 1e6,

@@ -112,7 +112,7 @@ fn ours(dump: &EtDump) -> RefDump {
                 })
                 .collect();
             (
-                b.name.clone(),
+                b.name.to_string(),
                 b.bundled_input_index,
                 events,
                 b.allocation_events,

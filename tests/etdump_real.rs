@@ -177,7 +177,7 @@ fn check_summary(name: &str) {
     assert_eq!(total as u64, summary["total_events"].as_u64().unwrap());
     let mut runs: BTreeMap<String, u64> = BTreeMap::new();
     for b in &dump.blocks {
-        *runs.entry(b.name.clone()).or_default() += 1;
+        *runs.entry(b.name.to_string()).or_default() += 1;
     }
     let want_runs: BTreeMap<String, u64> = summary["runs"]
         .as_object()
@@ -297,7 +297,7 @@ fn cpu_fixtures_match_truth() {
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
-        let names: Vec<&str> = dump.blocks.iter().map(|b| b.name.as_str()).collect();
+        let names: Vec<&str> = dump.blocks.iter().map(|b| b.name.as_ref()).collect();
         assert_eq!(names, want_names, "{case}: run_data names");
         assert_eq!(
             dump.events.len() as u64,

@@ -28,7 +28,7 @@ fn rewrite(f: impl Fn(u64) -> u64, stretch_ops: u64) -> Vec<u8> {
         .blocks
         .iter()
         .map(|block| BuiltRun {
-            name: Some(block.name.clone()),
+            name: Some(block.name.to_string()),
             bundled_input_index: block.bundled_input_index,
             events: Some(
                 dump.block_events(block)

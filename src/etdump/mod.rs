@@ -50,8 +50,9 @@ pub struct SkippedEvents {
 /// One `RunData` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunBlock {
-    /// Block name; empty when absent.
-    pub name: String,
+    /// Block name; empty when absent. The names the runtime writes (`Execute`,
+    /// `Default`) are not copied: a dump holds one block per run.
+    pub name: std::borrow::Cow<'static, str>,
     /// -1 when absent (the schema default).
     pub bundled_input_index: i32,
     /// Range of this block's profile events in `EtDump::events`.

@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::path::Path;
@@ -57,6 +58,7 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
             "{total} events do not fit in memory"
         )));
     }
+    advise_huge_pages(events.spare_capacity_mut());
     let mut slots: Vec<&mut [MaybeUninit<ProfileEvent>]> = Vec::with_capacity(threads);
     let mut rest = &mut events.spare_capacity_mut()[..total];
     for &n in &counts {
@@ -92,6 +94,29 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
         })
     };
     merge(root.version, parts, events, &counts)
+}
+
+/// Asks for transparent huge pages behind a big fresh allocation about to be written
+/// in full: one fault per 2 MiB instead of one per 4 KiB page (the kernel's default
+/// `madvise` mode gives them only to ranges that ask).
+fn advise_huge_pages<T>(spare: &mut [MaybeUninit<T>]) {
+    const HUGE: usize = 2 << 20;
+    let bytes = std::mem::size_of_val(spare);
+    if bytes < 4 * HUGE {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let start = spare.as_mut_ptr() as usize;
+        let (lo, hi) = (start.div_ceil(HUGE) * HUGE, (start + bytes) / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside the allocation behind `spare`, which we own
+            // and have not written yet; the advice changes no contents.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
 }
 
 /// The number of `Event`s of the runs in `range` (an upper bound on their profile
@@ -181,7 +206,10 @@ fn decode_chunk(
     slots: &mut [MaybeUninit<ProfileEvent>],
 ) -> Result<Part, EtDumpError> {
     let mut cur = Cursor::new(buf, limits);
-    let mut part = Part::default();
+    let mut part = Part {
+        blocks: Vec::with_capacity(range.len()),
+        ..Part::default()
+    };
     let mut sink = Sink {
         slots,
         len: 0,
@@ -370,7 +398,11 @@ fn decode_run(
     let first = sink.len;
     let mut allocation_events = 0;
     let mut debug_events = 0;
-    let name = run.name.unwrap_or("").to_owned();
+    let name = match run.name.unwrap_or("") {
+        "Execute" => Cow::Borrowed("Execute"),
+        "Default" => Cow::Borrowed("Default"),
+        other => Cow::Owned(other.to_owned()),
+    };
     if let Some(events) = run.events.clone() {
         for (i, elem) in events.step_by(4).enumerate() {
             let event = checked::event(cur, elem).at_index(i).at_field("events")?;

@@ -56,15 +56,19 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
     std::thread::scope(|scope| -> io::Result<()> {
         let chunks = methods_text.map(|methods| {
             let (tx, rx) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
+            // Written chunks come back to be filled again: a fresh megabyte each time
+            // would cost its page faults (and a copy) again.
+            let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT + 1);
             let handle = scope.spawn(move || {
                 let mut sender = ChunkSender {
                     buf: Vec::with_capacity(CHUNK_BYTES),
                     tx,
+                    spare: spare_rx,
                 };
                 write_value_at(&mut sender, methods, TOP_LEVEL_INDENT)?;
                 sender.send_rest()
             });
-            (rx, handle)
+            ((rx, spare_tx), handle)
         });
         fields.write(&mut out, "schema", schema)?;
         fields.write(&mut out, "unit", unit)?;
@@ -78,9 +82,9 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         fields.write(&mut out, "warnings", warnings)?;
         fields.write(&mut out, "errors", errors)?;
         match chunks {
-            Some((rx, handle)) => {
+            Some(((rx, spare_tx), handle)) => {
                 fields.key(&mut out, "methods")?;
-                let copied = copy_chunks(&mut out, rx);
+                let copied = copy_chunks(&mut out, rx, spare_tx);
                 // The thread's own error (or panic) first: a failed copy only tells
                 // that the thread stopped.
                 let produced = handle.join().unwrap_or_else(|payload| {
@@ -150,9 +154,16 @@ impl Fields {
     }
 }
 
-fn copy_chunks(out: &mut impl Write, rx: Receiver<Vec<u8>>) -> io::Result<()> {
-    for chunk in rx {
+fn copy_chunks(
+    out: &mut impl Write,
+    rx: Receiver<Vec<u8>>,
+    spare: SyncSender<Vec<u8>>,
+) -> io::Result<()> {
+    for mut chunk in rx {
         out.write_all(&chunk)?;
+        chunk.clear();
+        // Full only if the sender stopped taking them back; then the chunk is freed.
+        let _ = spare.try_send(chunk);
     }
     Ok(())
 }
@@ -161,11 +172,17 @@ fn copy_chunks(out: &mut impl Write, rx: Receiver<Vec<u8>>) -> io::Result<()> {
 struct ChunkSender {
     buf: Vec<u8>,
     tx: SyncSender<Vec<u8>>,
+    /// Chunks the writer is done with.
+    spare: Receiver<Vec<u8>>,
 }
 
 impl ChunkSender {
     fn send(&mut self) -> io::Result<()> {
-        let full = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK_BYTES));
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES));
+        let full = std::mem::replace(&mut self.buf, next);
         // The receiver is gone only when the writer failed; it reports why.
         self.tx
             .send(full)

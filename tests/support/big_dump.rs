@@ -9,7 +9,7 @@ use cpuprof_tui::etdump::{self, DelegateId};
 pub fn repeat_execute_runs(source: &[u8], target_bytes: usize) -> (Vec<u8>, usize) {
     let dump = etdump::parse(source).expect("source fixture parses");
     let to_built = |block: &etdump::RunBlock, shift: u64| BuiltRun {
-        name: Some(block.name.clone()),
+        name: Some(block.name.to_string()),
         bundled_input_index: block.bundled_input_index,
         events: Some(
             dump.block_events(block)
