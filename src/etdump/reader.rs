@@ -47,10 +47,21 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     // quick count of each run's `Event`s: no growing, no copying parts together. A count
     // that fails (bad offsets) leaves a chunk no slots; it then collects its events
     // aside and the decoder reports the problem precisely.
-    let counts: Vec<usize> = chunks
-        .iter()
-        .map(|r| count_events(buf, first_element, r.clone()).unwrap_or(0))
-        .collect();
+    // Counting faults in most of the file's pages (each run's table heads its events):
+    // one thread per chunk, as for decoding.
+    let count_of = |r: &Range<usize>| count_events(buf, first_element, r.clone()).unwrap_or(0);
+    let counts: Vec<usize> = if threads == 1 {
+        chunks.iter().map(count_of).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .map(|r| scope.spawn(move || count_of(r)))
+                .collect();
+            // A count that panicked counts nothing: the decoder then finds the problem.
+            handles.into_iter().map(|h| h.join().unwrap_or(0)).collect()
+        })
+    };
     let total: usize = counts.iter().sum();
     let mut events: Vec<ProfileEvent> = Vec::new();
     if events.try_reserve_exact(total).is_err() {
