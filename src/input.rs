@@ -266,6 +266,16 @@ const MAP_MIN_BYTES: u64 = 1 << 20;
 /// decoding, call [`Input::check_unchanged`]: it tells whether the file changed under
 /// the decoder.
 pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
+    read_input_mapped_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
+}
+
+/// [`read_input_mapped`]; what is read rather than mapped reports `progress` and polls
+/// `cancel` as [`read_input_with_progress`] does (a map takes no time to make).
+pub fn read_input_mapped_with_progress(
+    path: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Input, InputError> {
     // Judged by stat, before opening: opening a FIFO here and then again in
     // `read_input` would lose what the writer sent to the first open.
     let regular_and_big = !is_stdin(path)
@@ -300,6 +310,7 @@ pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
                                 len: meta.len(),
                                 modified: meta.modified().ok(),
                             };
+                            progress(0, meta.len());
                             return Ok(Input {
                                 name: display_name(path),
                                 bytes: Arc::new(InputBytes::Mapped(mapped)),
@@ -310,7 +321,7 @@ pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
             }
         }
     }
-    read_input(path)
+    read_input_with_progress(path, progress, cancel)
 }
 
 /// Whether `path` means standard input.
