@@ -8,8 +8,16 @@
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
+use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::input::{read_input_mapped, InputError};
+use cpuprof_tui::profile::{load_profile_from_input, read_dump, LoadError, ProfileRequest};
+
+#[path = "support/big_dump.rs"]
+mod big_dump;
+#[path = "support/etdump_build.rs"]
+#[allow(dead_code)]
+mod etdump_build;
 
 const MIB: usize = 1 << 20;
 
@@ -168,4 +176,73 @@ fn a_fault_outside_registered_maps_keeps_the_default_action() {
         out.status,
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// A real dump of a few MiB (the runs of `fixtures/cpu/wide_browse.etdp`, repeated).
+fn real_dump(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let source = std::fs::read("fixtures/cpu/wide_browse.etdp").unwrap();
+    let (bytes, _runs) = big_dump::repeat_execute_runs(&source, 4 * MIB);
+    assert!(bytes.len() >= 2 * MIB, "big enough to be mapped");
+    let path = dir.path().join("big.etdp");
+    std::fs::write(&path, &bytes).unwrap();
+    path
+}
+
+#[test]
+fn the_loader_says_changed_when_the_dump_is_truncated_under_the_decoder() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = real_dump(&dir);
+    let request = ProfileRequest::new(path.clone(), None, 0).without_log();
+    let never = AtomicBool::new(false);
+
+    // Untouched: it loads (the control, so the error below comes from the truncation).
+    let input = read_dump(&request, &mut |_| {}, &never).unwrap();
+    assert!(input.is_mapped());
+    assert!(load_profile_from_input(&request, &input, &mut |_| {}, &never).is_ok());
+    drop(input);
+
+    // Mapped, then cut to a third before the decoder runs: everything it reads past the
+    // cut would fault; it reads zeros instead, and the load is "changed while reading".
+    let input = read_dump(&request, &mut |_| {}, &never).unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(len / 3)
+        .unwrap();
+    let err = load_profile_from_input(&request, &input, &mut |_| {}, &never).unwrap_err();
+    assert!(matches!(err, LoadError::Incomplete { .. }), "{err:?}");
+    let line = err.to_string();
+    assert!(
+        line.starts_with(&format!("{}: changed while reading", path.display())),
+        "{line}"
+    );
+    assert!(!line.contains('\n'));
+}
+
+#[test]
+fn report_exits_2_on_a_dump_that_changed_before_it_was_decoded() {
+    // Not a race: the dump is already short when `report` maps it, so this checks the
+    // ordinary path (corrupt or incomplete, exit 2, one line naming the file) still holds
+    // with the map; the truncation during decoding is the test above.
+    let dir = tempfile::tempdir().unwrap();
+    let path = real_dump(&dir);
+    let len = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(["report", "--no-log", "--format", "json", "-o"])
+        .arg(dir.path().join("out.json"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&path.display().to_string()), "{err}");
 }
