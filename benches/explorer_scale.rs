@@ -47,6 +47,17 @@ fn load_average() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
+fn vm_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .map(|l| l.trim_start_matches("VmRSS:").trim().to_string())
+        })
+        .unwrap_or_else(|| "?".into())
+}
+
 /// User + system CPU time of this process so far.
 fn cpu_time() -> Duration {
     // SAFETY: getrusage fills a zeroed struct.
@@ -165,6 +176,18 @@ fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (path, size) = build_input(dir.path());
     let mb = size as f64 / 1e6;
+    // Building the dump left this process's heap large; the pty harness forks it, and
+    // a fork copies the page tables of all that: give the memory back first, so the
+    // time to first frame measures the explorer, not the fork.
+    #[cfg(target_os = "linux")]
+    // SAFETY: malloc_trim only returns free heap memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    eprintln!(
+        "explorer_scale: this process's resident set before the pty runs: {}",
+        vm_rss()
+    );
     let rss_target_mb = 1.5 * mb + 64.0;
 
     eprintln!(
