@@ -221,8 +221,7 @@ pub fn install(view: &mut TimelineView, source: Arc<AnyTimeline>) {
         AnyTimeline::Trace(_) => vec![0],
     };
     view.source = Some(source);
-    view.median_pos = median_run(view);
-    view.slowest_pos = slowest_run(view);
+    (view.median_pos, view.slowest_pos) = median_and_slowest(view);
     view.run_pos = view.median_pos.unwrap_or(0);
     show_run(view);
 }
@@ -236,23 +235,25 @@ fn run_length(tl: &Timeline, run: usize) -> u64 {
 
 /// Position in `view.runs` of the run whose `Method::execute` is closest to the median.
 pub fn median_run(view: &TimelineView) -> Option<usize> {
-    let (tl, _) = view.dump_run().or_else(|| match view.source.as_deref()? {
-        AnyTimeline::Dump(tl) => Some((tl, 0)),
-        _ => None,
-    })?;
+    median_and_slowest(view).0
+}
+
+/// Positions in `view.runs` of the run closest to the median `Method::execute` and of the
+/// slowest run (the first of equals), from one pass over the runs' lengths.
+fn median_and_slowest(view: &TimelineView) -> (Option<usize>, Option<usize>) {
+    let Some(AnyTimeline::Dump(tl)) = view.source.as_deref() else {
+        return (None, None);
+    };
     let lengths: Vec<u64> = view.runs.iter().map(|&r| run_length(tl, r)).collect();
     if lengths.is_empty() {
-        return None;
+        return (None, None);
     }
     let mut sorted = lengths.clone();
     let mid = (sorted.len() - 1) / 2;
     let median = *sorted.select_nth_unstable(mid).1;
-    (0..lengths.len()).min_by_key(|&p| lengths[p].abs_diff(median))
-}
-
-fn slowest_run(view: &TimelineView) -> Option<usize> {
-    let (tl, _) = view.dump_run()?;
-    (0..view.runs.len()).max_by_key(|&p| (run_length(tl, view.runs[p]), std::cmp::Reverse(p)))
+    let closest = (0..lengths.len()).min_by_key(|&p| lengths[p].abs_diff(median));
+    let slowest = (0..lengths.len()).max_by_key(|&p| (lengths[p], std::cmp::Reverse(p)));
+    (closest, slowest)
 }
 
 /// Lanes of the run at `view.run_pos`, selection on the first bar, whole run in view.
