@@ -20,7 +20,6 @@
 #[path = "../tests/support/big_dump.rs"]
 mod big_dump;
 #[path = "../tests/support/etdump_build.rs"]
-#[allow(dead_code)]
 mod etdump_build;
 #[path = "../tests/support/pty.rs"]
 mod pty;
@@ -273,7 +272,7 @@ fn main() {
     let theme = Theme::from_env();
     term.draw(|f| ui::draw(f, &state, &theme)).expect("draw");
 
-    let cmd = |c: Command, n: usize| (0..n).map(move |_| Action::Command(c.clone()));
+    let cmd = |c: Command, n: usize| (0..n).map(move |_| Action::Command(c));
     let paths: Vec<(&str, Vec<Action>)> = vec![
         ("move down (tree)", cmd(Command::Down, 30).collect()),
         ("drill down / up (tree)", {

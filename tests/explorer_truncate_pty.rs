@@ -8,7 +8,6 @@
 #[path = "support/big_dump.rs"]
 mod big_dump;
 #[path = "support/etdump_build.rs"]
-#[allow(dead_code)]
 mod etdump_build;
 #[path = "support/pty.rs"]
 mod pty;

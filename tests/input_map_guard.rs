@@ -16,7 +16,6 @@ use cpuprof_tui::profile::{load_profile_from_input, read_dump, LoadError, Profil
 #[path = "support/big_dump.rs"]
 mod big_dump;
 #[path = "support/etdump_build.rs"]
-#[allow(dead_code)]
 mod etdump_build;
 
 const MIB: usize = 1 << 20;
