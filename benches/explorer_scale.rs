@@ -107,7 +107,7 @@ struct PtyRun {
 
 /// The binary (under `/usr/bin/time` when installed) on `path` in a 160x48 terminal:
 /// when the gauge and then the profile first show, then `q` and its peak RSS.
-fn pty_run(path: &Path) -> PtyRun {
+fn pty_run(path: &Path, open_timeline: bool) -> PtyRun {
     let time = Path::new("/usr/bin/time").is_file();
     let mut cmd = if time {
         let mut c = CommandBuilder::new("/usr/bin/time");
@@ -141,6 +141,22 @@ fn pty_run(path: &Path) -> PtyRun {
             break;
         }
         std::thread::sleep(Duration::from_millis(2));
+    }
+    if open_timeline && profile.is_some() {
+        s.send("t");
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(120) {
+            {
+                let out = s.output.lock().expect("output");
+                parser.process(&out[fed..]);
+                fed = out.len();
+            }
+            if parser.screen().contents().contains("Timeline · run") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        s.send("t");
     }
     s.send("q");
     s.wait_exit();
@@ -203,7 +219,7 @@ fn main() {
         "\nexplorer_scale: real binary in a 160x48 pty (load average {})",
         load_average()
     );
-    let runs: Vec<PtyRun> = (0..3).map(|_| pty_run(&path)).collect();
+    let runs: Vec<PtyRun> = (0..3).map(|_| pty_run(&path, false)).collect();
     let ms = |d: Option<Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64() * 1e3);
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
@@ -232,6 +248,14 @@ fn main() {
             rss_target_mb
         ),
         None => eprintln!("  peak RSS: /usr/bin/time not installed"),
+    }
+    if let Some(k) = pty_run(&path, true).peak_rss_kib {
+        eprintln!(
+            "  {:<34} {:>9.0} MB {:>11.0} MB",
+            "peak RSS, timeline opened (t)",
+            k as f64 * 1024.0 / 1e6,
+            rss_target_mb
+        );
     }
 
     // In process: load as the worker does, then keys on TestBackend.
