@@ -260,6 +260,38 @@ fn parse_with_progress(
     })
 }
 
+/// Run `work` on a scoped thread while this one reports `phase` (all `total` bytes
+/// done) every 100 ms until it ends. A panic in `work` is passed on as it was.
+fn with_heartbeat<T: Send>(
+    phase: LoadPhase,
+    total: u64,
+    progress: &mut dyn FnMut(LoadProgress),
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    std::thread::scope(|s| {
+        let waiting = std::thread::current();
+        let worker = s.spawn(move || {
+            let result = work();
+            waiting.unpark();
+            result
+        });
+        loop {
+            std::thread::park_timeout(std::time::Duration::from_millis(100));
+            if worker.is_finished() {
+                break;
+            }
+            progress(LoadProgress {
+                phase,
+                bytes_done: total,
+                bytes_total: total,
+            });
+        }
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
 fn load_profile_inner(
     request: &ProfileRequest,
     bytes: &[u8],
@@ -354,8 +386,14 @@ fn load_profile_inner(
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    let mut profile = build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source)
-        .map_err(|e| bad(&dump_name, e.to_string()))?;
+    let build = || build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source);
+    let built = match mapped {
+        // A big dump takes a second or more to analyse, with no bytes to count: a
+        // heartbeat keeps the gauge alive (it turns a spinner).
+        Some(_) => with_heartbeat(LoadPhase::Analysing, total, progress, build),
+        None => build(),
+    };
+    let mut profile = built.map_err(|e| bad(&dump_name, e.to_string()))?;
     if let Some(w) = log_warning {
         profile.warnings.insert(0, w);
     }
