@@ -11,7 +11,10 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::input::{read_input_mapped, InputError};
-use cpuprof_tui::profile::{load_profile_from_input, read_dump, LoadError, ProfileRequest};
+use cpuprof_tui::profile::{
+    load_profile_from_bytes, load_profile_from_input, read_dump, unchanged_or, LoadError,
+    ProfileRequest,
+};
 
 #[path = "support/big_dump.rs"]
 mod big_dump;
@@ -218,6 +221,10 @@ fn the_loader_says_changed_when_the_dump_is_truncated_under_the_decoder() {
         "{line}"
     );
     assert!(!line.contains('\n'));
+    // `report`'s way (the bytes, then the check): the same line.
+    let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+    let err = unchanged_or(&input, &path, loaded).unwrap_err();
+    assert_eq!(err.to_string(), line);
 }
 
 #[test]
