@@ -252,3 +252,37 @@ fn report_exits_2_on_a_dump_that_changed_before_it_was_decoded() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains(&path.display().to_string()), "{err}");
 }
+
+#[test]
+fn the_decoder_reports_its_way_through_a_map() {
+    // The gauge's progress while parsing is the bytes the decoder says it is done with
+    // (`release_mapped_pages`): after a load it covers most of the file (the run tables;
+    // the rest is the header and the names), never more than all of it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = real_dump(&dir);
+    let len = std::fs::metadata(&path).unwrap().len();
+    let request = ProfileRequest::new(path, None, 0).without_log();
+    let never = AtomicBool::new(false);
+    let input = read_dump(&request, &mut |_| {}, &never).unwrap();
+    assert_eq!(input.bytes_decoded(), Some(0));
+    let mut parsing = Vec::new();
+    load_profile_from_input(
+        &request,
+        &input,
+        &mut |p| {
+            if p.phase == cpuprof_tui::profile::LoadPhase::Parsing {
+                parsing.push((p.bytes_done, p.bytes_total));
+            }
+        },
+        &never,
+    )
+    .unwrap();
+    assert_eq!(
+        parsing.first(),
+        Some(&(0, len)),
+        "parsing starts at 0 of the file"
+    );
+    assert!(parsing.windows(2).all(|w| w[0].0 <= w[1].0), "{parsing:?}");
+    let done = input.bytes_decoded().unwrap();
+    assert!(done > len / 2 && done <= len, "{done} of {len}");
+}
