@@ -19,6 +19,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::trace;
 
+mod map_guard;
+
 /// 4 GiB: larger than any ETDump (its size prefix is 32-bit) and than any trace text
 /// this tool can show; small enough to stop an endless stream before it swaps.
 pub const DEFAULT_MAX_INPUT_SIZE: u64 = 4 << 30;
@@ -70,6 +72,8 @@ pub enum InputError {
         size: Option<u64>,
     },
     Cancelled,
+    /// A mapped file was truncated or rewritten while it was read ([`Input::check_unchanged`]).
+    Changed,
 }
 
 impl fmt::Display for InputError {
@@ -92,6 +96,9 @@ impl fmt::Display for InputError {
                 "input larger than the limit of {limit} bytes (stopped reading; raise it with --max-input-size)"
             ),
             InputError::Cancelled => f.write_str("cancelled"),
+            InputError::Changed => f.write_str(
+                "changed while reading (truncated or rewritten by another program); not loaded, try again once it is written",
+            ),
         }
     }
 }
@@ -131,38 +138,84 @@ pub struct Input {
 /// ([`read_input_mapped`]). Both deref to `[u8]`.
 pub enum InputBytes {
     Owned(Vec<u8>),
-    Mapped(memmap2::Mmap),
+    Mapped(MappedFile),
 }
 
-impl Drop for InputBytes {
+/// A read-only map of a regular file, registered with the SIGBUS guard
+/// (`input/map_guard.rs`) for as long as it lives, with what the file looked like when
+/// it was mapped.
+pub struct MappedFile {
+    map: memmap2::Mmap,
+    slot: usize,
+    path: PathBuf,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Drop for MappedFile {
     fn drop(&mut self) {
-        if let InputBytes::Mapped(m) = self {
-            let start = m.as_ptr() as usize;
-            live_maps().retain(|r| r.start != start);
+        // Before the map goes (the field is dropped after this): the guard must never
+        // zero-fill an address range that may be reused.
+        map_guard::unregister(self.slot);
+    }
+}
+
+impl MappedFile {
+    /// Err([`InputError::Changed`]) when the file was truncated while mapped (pages of
+    /// the map read as zeros) or its size or mtime differ from when it was mapped.
+    fn check_unchanged(&self) -> Result<(), InputError> {
+        if map_guard::faulted(self.slot) {
+            return Err(InputError::Changed);
+        }
+        match std::fs::metadata(&self.path) {
+            Ok(m) if m.len() == self.len && m.modified().ok() == self.modified => Ok(()),
+            _ => Err(InputError::Changed),
         }
     }
 }
 
-/// Address ranges of the live maps made by [`read_input_mapped`].
-fn live_maps() -> std::sync::MutexGuard<'static, Vec<std::ops::Range<usize>>> {
-    static MAPS: Mutex<Vec<std::ops::Range<usize>>> = Mutex::new(Vec::new());
-    MAPS.lock().unwrap_or_else(|p| p.into_inner())
+impl Input {
+    /// After decoding a mapped file: Err([`InputError::Changed`]) when it was truncated
+    /// or rewritten meanwhile, so whatever was decoded (or the error the decoder gave on
+    /// zeros) is not to be believed. Read inputs hold their own copy: always Ok.
+    pub fn check_unchanged(&self) -> Result<(), InputError> {
+        match &*self.bytes {
+            InputBytes::Owned(_) => Ok(()),
+            InputBytes::Mapped(m) => m.check_unchanged(),
+        }
+    }
+
+    /// For a mapped file, the bytes the decoder has finished with so far (its progress,
+    /// from [`release_mapped_pages`]); None for bytes read into memory.
+    pub fn bytes_decoded(&self) -> Option<u64> {
+        match &*self.bytes {
+            InputBytes::Owned(_) => None,
+            InputBytes::Mapped(m) => Some(map_guard::released(m.slot).min(m.len)),
+        }
+    }
+
+    /// Whether the bytes are a map of the file (not a copy).
+    pub fn is_mapped(&self) -> bool {
+        matches!(&*self.bytes, InputBytes::Mapped(_))
+    }
 }
 
 /// Lets the kernel drop the pages of `bytes` from this process's resident set if they
 /// lie in a file map made by [`read_input_mapped`] (a reader calls this on ranges it has
-/// decoded). The bytes stay readable: touching them again faults them back in from the
-/// page cache. Anything else (heap bytes) is left alone.
+/// decoded; they also count as the loader's progress, [`Input::bytes_decoded`]). The
+/// bytes stay readable: touching them again faults them back in from the page cache.
+/// Anything else (heap bytes) is left alone.
 pub fn release_mapped_pages(bytes: &[u8]) {
+    let (start, end) = (
+        bytes.as_ptr() as usize,
+        bytes.as_ptr() as usize + bytes.len(),
+    );
+    let Some(slot) = map_guard::slot_of(start, end) else {
+        return;
+    };
+    map_guard::add_released(slot, bytes.len() as u64);
     #[cfg(unix)]
     {
-        let (start, end) = (
-            bytes.as_ptr() as usize,
-            bytes.as_ptr() as usize + bytes.len(),
-        );
-        if !live_maps().iter().any(|r| r.start <= start && end <= r.end) {
-            return;
-        }
         const PAGE: usize = 4096;
         let (lo, hi) = (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE);
         if hi > lo {
@@ -173,8 +226,6 @@ pub fn release_mapped_pages(bytes: &[u8]) {
             }
         }
     }
-    #[cfg(not(unix))]
-    let _ = bytes;
 }
 
 /// Files below this are mapped with every page read in at once (faster); bigger ones
@@ -187,7 +238,7 @@ impl std::ops::Deref for InputBytes {
     fn deref(&self) -> &[u8] {
         match self {
             InputBytes::Owned(v) => v,
-            InputBytes::Mapped(m) => m,
+            InputBytes::Mapped(m) => &m.map,
         }
     }
 }
@@ -196,7 +247,7 @@ impl fmt::Debug for InputBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InputBytes::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
-            InputBytes::Mapped(m) => write!(f, "Mapped({} bytes)", m.len()),
+            InputBytes::Mapped(m) => write!(f, "Mapped({} bytes)", m.map.len()),
         }
     }
 }
@@ -207,17 +258,29 @@ const MAP_MIN_BYTES: u64 = 1 << 20;
 
 /// Like [`read_input`], but a regular file of 1 MiB or more is mapped instead of read:
 /// no copy, and the pages count once in the resident size (the page cache's). Pipes,
-/// FIFOs, devices and small files are read as by [`read_input`].
+/// FIFOs, devices and small files are read as by [`read_input`], and so is everything
+/// where maps cannot be guarded (`input/map_guard.rs`: Linux only).
 ///
-/// For one-shot commands on finished files (`report`): a file truncated by another
-/// process while it is being decoded would fault (SIGBUS), so watched files, which are
-/// rewritten in place, are read with [`read_input`] instead.
+/// A file truncated by another program while mapped would raise SIGBUS when the decoder
+/// reads past its new end; the guard answers that fault with zeros instead. So after
+/// decoding, call [`Input::check_unchanged`]: it tells whether the file changed under
+/// the decoder.
 pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
+    read_input_mapped_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
+}
+
+/// [`read_input_mapped`]; what is read rather than mapped reports `progress` and polls
+/// `cancel` as [`read_input_with_progress`] does (a map takes no time to make).
+pub fn read_input_mapped_with_progress(
+    path: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Input, InputError> {
     // Judged by stat, before opening: opening a FIFO here and then again in
     // `read_input` would lose what the writer sent to the first open.
     let regular_and_big = !is_stdin(path)
         && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= MAP_MIN_BYTES);
-    if regular_and_big {
+    if regular_and_big && map_guard::available() {
         if let Ok(file) = std::fs::File::open(path) {
             if let Ok(meta) = file.metadata() {
                 if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
@@ -228,27 +291,37 @@ pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
                             size: Some(meta.len()),
                         });
                     }
-                    // SAFETY: the map is read-only and private to this process; the
-                    // file is not written by us (see the function comment for the
-                    // truncation caveat).
                     let mut options = memmap2::MmapOptions::new();
                     if meta.len() <= POPULATE_MAX_BYTES {
                         options.populate();
                     }
+                    // SAFETY: the map is read-only and private to this process, and the
+                    // file is never written by us. Another program truncating it is
+                    // answered by the SIGBUS guard it is registered with below, before
+                    // any byte of it is read.
                     if let Ok(map) = unsafe { options.map(&file) } {
-                        let _ = map.advise(memmap2::Advice::Sequential);
                         let start = map.as_ptr() as usize;
-                        live_maps().push(start..start + map.len());
-                        return Ok(Input {
-                            name: display_name(path),
-                            bytes: Arc::new(InputBytes::Mapped(map)),
-                        });
+                        if let Some(slot) = map_guard::register(start, map.len()) {
+                            let _ = map.advise(memmap2::Advice::Sequential);
+                            let mapped = MappedFile {
+                                map,
+                                slot,
+                                path: path.to_path_buf(),
+                                len: meta.len(),
+                                modified: meta.modified().ok(),
+                            };
+                            progress(0, meta.len());
+                            return Ok(Input {
+                                name: display_name(path),
+                                bytes: Arc::new(InputBytes::Mapped(mapped)),
+                            });
+                        }
                     }
                 }
             }
         }
     }
-    read_input(path)
+    read_input_with_progress(path, progress, cancel)
 }
 
 /// Whether `path` means standard input.

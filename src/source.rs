@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 use crate::app::ExplorerData;
 use crate::input::{self, Content};
 use crate::profile::{
-    load_profile_from_bytes, read_dump, LoadError, LoadPhase, LoadProgress, Profile, ProfileRequest,
+    load_profile_from_bytes, load_profile_from_input, read_dump, unchanged_or, LoadError,
+    LoadPhase, LoadProgress, Profile, ProfileRequest,
 };
 use crate::trace::{self, TraceProfile};
 
@@ -78,8 +79,15 @@ pub fn load_source(
                 detail: e.to_string(),
             });
     }
+    // A regular file is mapped: a trace parsed from it, like a dump decoded from it, is
+    // only believed if the file did not change meanwhile.
     let input = read_dump(request, progress, cancel)?;
-    load_source_from_bytes(request, &input.bytes, progress, cancel)
+    if input::sniff(&input.bytes) == Content::EtDump {
+        return load_profile_from_input(request, &input, progress, cancel)
+            .map(|p| Source::Profile(Box::new(p)));
+    }
+    let result = load_source_from_bytes(request, &input.bytes, progress, cancel);
+    unchanged_or(&input, &request.etdump, result)
 }
 
 /// [`load_source`] on bytes already read (`request.etdump` names them).

@@ -53,16 +53,25 @@ pub fn load_dump_timeline(
     default_log: bool,
 ) -> Result<Timeline, TimelineError> {
     let dump_name = crate::input::display_name(&request.etdump);
-    let input;
-    let bytes: &[u8] = match request.embedded {
-        Some(e) => e.etdump,
-        None => {
-            input = crate::input::read_input(&request.etdump)
-                .map_err(|e| format!("{dump_name}: {e}"))?;
-            &input.bytes
-        }
+    // Mapped like the profile's load (a gigabyte dump is not copied again).
+    let input = match request.embedded {
+        Some(_) => None,
+        None => Some(
+            crate::input::read_input_mapped(&request.etdump)
+                .map_err(|e| format!("{dump_name}: {e}"))?,
+        ),
     };
-    let mut dump = etdump::parse(bytes).map_err(|e| match e {
+    let bytes: &[u8] = match (&request.embedded, &input) {
+        (Some(e), _) => e.etdump,
+        (None, Some(i)) => &i.bytes,
+        (None, None) => &[],
+    };
+    let parsed = etdump::parse(bytes);
+    // A map of a file truncated or rewritten meanwhile: what was decoded is not the dump.
+    if let Some(Err(e)) = input.as_ref().map(|i| i.check_unchanged()) {
+        return Err(format!("{dump_name}: {e}"));
+    }
+    let mut dump = parsed.map_err(|e| match e {
         EtDumpError::Io(msg) => format!("{dump_name}: {}", io_words(&msg)),
         other => format!("{dump_name}: {other}"),
     })?;

@@ -408,6 +408,7 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
                                 })
                                 .map(Box::new);
                         let _ = tx.send(Event::TimelineLoaded { generation, result });
+                        crate::worker::release_freed_heap();
                     });
             }
             Effect::Copy(text) => {

@@ -835,3 +835,42 @@ fn runs_of_other_models_are_not_compared() {
     let f = RunFacts::of(&base);
     assert_eq!((f.errors, f.warnings), (1, 1));
 }
+
+#[test]
+fn an_analysing_heartbeat_turns_the_gauge_spinner() {
+    use cpuprof_tui::profile::LoadPhase;
+    let mut s = AppState::new(100, 20);
+    let generation = match s
+        .load(ProfileRequest::new("big.etdp".into(), None, 0))
+        .first()
+    {
+        Some(Effect::Load { generation, .. }) => *generation,
+        _ => unreachable!("a load effect"),
+    };
+    let progress = |phase| Action::Progress {
+        generation,
+        phase,
+        bytes_done: 1000,
+        bytes_total: 1000,
+    };
+    let screen = |s: &AppState| {
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 20)).unwrap();
+        let theme = cpuprof_tui::ui::Theme::from_env();
+        term.draw(|f| cpuprof_tui::ui::draw(f, s, &theme)).unwrap();
+        let buf = term.backend().buffer().clone();
+        buf.content().iter().map(|c| c.symbol()).collect::<String>()
+    };
+    update(&mut s, progress(LoadPhase::Parsing));
+    update(&mut s, progress(LoadPhase::Analysing));
+    // The first report of the phase: no spinner yet (snapshots of the gauge keep theirs).
+    assert!(screen(&s).contains("analysing · 1000 B of 1000 B (100%) "));
+    assert!(!screen(&s).contains("(100%) /"));
+    // Each heartbeat turns it: '|', '/', '-', '\' by count of beats.
+    update(&mut s, progress(LoadPhase::Analysing));
+    assert!(screen(&s).contains("(100%) /"), "{}", screen(&s));
+    update(&mut s, progress(LoadPhase::Analysing));
+    assert!(screen(&s).contains("(100%) -"));
+    // A new phase starts again without it.
+    update(&mut s, progress(LoadPhase::Parsing));
+    assert!(!screen(&s).contains("(100%) -"));
+}

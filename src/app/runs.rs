@@ -497,6 +497,7 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
             phase: LoadPhase::Reading,
             bytes_done: 0,
             bytes_total: 0,
+            beats: 0,
         });
     }
     vec![Effect::Load {

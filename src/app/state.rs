@@ -101,6 +101,10 @@ pub struct Loading {
     pub phase: LoadPhase,
     pub bytes_done: u64,
     pub bytes_total: u64,
+    /// Progress reports received in this phase after its first (a long phase without a
+    /// byte count, such as analysing a big dump, sends them as a heartbeat: the gauge
+    /// turns a spinner with them, so it never looks stuck).
+    pub beats: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -275,6 +279,7 @@ impl AppState {
             phase: LoadPhase::Reading,
             bytes_done: 0,
             bytes_total: 0,
+            beats: 0,
         });
         self.request = Some(request.clone());
         vec![Effect::Load {
@@ -695,6 +700,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         } => {
             if let Some(l) = state.loading.as_mut() {
                 if l.generation == generation {
+                    l.beats = if l.phase == phase {
+                        l.beats.wrapping_add(1)
+                    } else {
+                        0
+                    };
                     l.phase = phase;
                     l.bytes_done = bytes_done;
                     l.bytes_total = bytes_total;

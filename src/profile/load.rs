@@ -149,20 +149,22 @@ pub fn load_profile(
         Some(e) => load_profile_from_bytes(request, e.etdump, progress, cancel),
         None => {
             let input = read_dump(request, progress, cancel)?;
-            load_profile_from_bytes(request, &input.bytes, progress, cancel)
+            load_profile_from_input(request, &input, progress, cancel)
         }
     }
 }
 
 /// Read the dump of `request` once, with progress (the explorer and `report` sniff the
-/// same bytes before choosing a loader).
+/// same bytes before choosing a loader). A regular file is mapped, not copied
+/// ([`crate::input::read_input_mapped`]): load it with [`load_profile_from_input`],
+/// which checks that it did not change while it was decoded.
 pub fn read_dump(
     request: &ProfileRequest,
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<crate::input::Input, LoadError> {
     let name = crate::input::display_name(&request.etdump);
-    crate::input::read_input_with_progress(
+    crate::input::read_input_mapped_with_progress(
         &request.etdump,
         &mut |done, total| {
             progress(LoadProgress {
@@ -182,11 +184,118 @@ pub fn read_dump(
     })
 }
 
+/// [`load_profile`] on a dump already read or mapped ([`read_dump`]): progress while it
+/// is decoded, and, for a map, the check that the file did not change meanwhile (a
+/// changed file is [`LoadError::Incomplete`]: watch mode retries it, the explorer shows
+/// the message over the last good profile, `report` exits 2).
+pub fn load_profile_from_input(
+    request: &ProfileRequest,
+    input: &crate::input::Input,
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<Profile, LoadError> {
+    let result = load_profile_inner(request, &input.bytes, Some(input), progress, cancel);
+    unchanged_or(input, &request.etdump, result)
+}
+
+/// `result`, unless the mapped `input` changed while it was decoded: then whatever was
+/// decoded (or the error the decoder gave on the zeros the guard put there) is replaced
+/// by one line saying so.
+pub fn unchanged_or<T>(
+    input: &crate::input::Input,
+    path: &Path,
+    result: Result<T, LoadError>,
+) -> Result<T, LoadError> {
+    if matches!(result, Err(LoadError::Cancelled)) {
+        return result;
+    }
+    match input.check_unchanged() {
+        Ok(()) => result,
+        Err(e) => Err(LoadError::Incomplete {
+            path: crate::input::display_name(path),
+            detail: e.to_string(),
+        }),
+    }
+}
+
 /// [`load_profile`] on dump bytes already read (`request.etdump` names them). A log that
 /// cannot be read is a `log_unreadable` warning, not a failed load.
 pub fn load_profile_from_bytes(
     request: &ProfileRequest,
     bytes: &[u8],
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<Profile, LoadError> {
+    load_profile_inner(request, bytes, None, progress, cancel)
+}
+
+/// Decode `bytes` on a scoped thread while this one reports how far the decoder got in
+/// the map of `input` (the decoder counts the ranges it is done with, see
+/// [`crate::input::release_mapped_pages`]): a gigabyte takes seconds, and the gauge
+/// should move meanwhile. A panic in the decoder is passed on as it was.
+fn parse_with_progress(
+    bytes: &[u8],
+    input: &crate::input::Input,
+    progress: &mut dyn FnMut(LoadProgress),
+) -> Result<etdump::EtDump, EtDumpError> {
+    let total = bytes.len() as u64;
+    std::thread::scope(|s| {
+        let waiting = std::thread::current();
+        let decoder = s.spawn(move || {
+            let result = etdump::parse(bytes);
+            waiting.unpark();
+            result
+        });
+        while !decoder.is_finished() {
+            progress(LoadProgress {
+                phase: LoadPhase::Parsing,
+                bytes_done: input.bytes_decoded().unwrap_or(0).min(total),
+                bytes_total: total,
+            });
+            std::thread::park_timeout(std::time::Duration::from_millis(40));
+        }
+        decoder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Run `work` on a scoped thread while this one reports `phase` (all `total` bytes
+/// done) every 100 ms until it ends. A panic in `work` is passed on as it was.
+fn with_heartbeat<T: Send>(
+    phase: LoadPhase,
+    total: u64,
+    progress: &mut dyn FnMut(LoadProgress),
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    std::thread::scope(|s| {
+        let waiting = std::thread::current();
+        let worker = s.spawn(move || {
+            let result = work();
+            waiting.unpark();
+            result
+        });
+        loop {
+            std::thread::park_timeout(std::time::Duration::from_millis(100));
+            if worker.is_finished() {
+                break;
+            }
+            progress(LoadProgress {
+                phase,
+                bytes_done: total,
+                bytes_total: total,
+            });
+        }
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn load_profile_inner(
+    request: &ProfileRequest,
+    bytes: &[u8],
+    mapped: Option<&crate::input::Input>,
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<Profile, LoadError> {
@@ -204,13 +313,18 @@ pub fn load_profile_from_bytes(
     };
 
     let total = bytes.len() as u64;
+    let mapped = mapped.filter(|i| i.is_mapped());
     progress(LoadProgress {
         phase: LoadPhase::Parsing,
-        bytes_done: total,
+        bytes_done: if mapped.is_some() { 0 } else { total },
         bytes_total: total,
     });
     check_cancel()?;
-    let mut dump = etdump::parse(bytes).map_err(|e| match e {
+    let parsed = match mapped {
+        Some(input) => parse_with_progress(bytes, input, progress),
+        None => etdump::parse(bytes),
+    };
+    let mut dump = parsed.map_err(|e| match e {
         EtDumpError::Incomplete { .. } => LoadError::Incomplete {
             path: dump_name.clone(),
             detail: e.to_string(),
@@ -272,8 +386,14 @@ pub fn load_profile_from_bytes(
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    let mut profile = build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source)
-        .map_err(|e| bad(&dump_name, e.to_string()))?;
+    let build = || build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source);
+    let built = match mapped {
+        // A big dump takes a second or more to analyse, with no bytes to count: a
+        // heartbeat keeps the gauge alive (it turns a spinner).
+        Some(_) => with_heartbeat(LoadPhase::Analysing, total, progress, build),
+        None => build(),
+    };
+    let mut profile = built.map_err(|e| bad(&dump_name, e.to_string()))?;
     if let Some(w) = log_warning {
         profile.warnings.insert(0, w);
     }

@@ -17,8 +17,9 @@ pub mod warmup;
 pub use build::{build_profile, build_profile_with, BuildError};
 pub use classify::{parse_operator_name, parse_step_name, StepName};
 pub use load::{
-    check_openable, default_log_for, load_profile, load_profile_from_bytes, read_dump,
-    EmbeddedDump, LoadError, LoadPhase, LoadProgress, ProfileRequest, DEMO,
+    check_openable, default_log_for, load_profile, load_profile_from_bytes,
+    load_profile_from_input, read_dump, unchanged_or, EmbeddedDump, LoadError, LoadPhase,
+    LoadProgress, ProfileRequest, DEMO,
 };
 pub use model::*;
 pub use shapes::{decode_metadata, Metadata, Shapes};

@@ -23,7 +23,9 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::escape::{eprint_line, escape, escape_json_for_terminal, escape_keep_newlines};
 use crate::input::{self, Content};
 use crate::output::write_atomic_with;
-use crate::profile::{default_log_for, load_profile_from_bytes, Profile, ProfileRequest};
+use crate::profile::{
+    default_log_for, load_profile_from_bytes, unchanged_or, Profile, ProfileRequest,
+};
 use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::profile_csv;
@@ -88,8 +90,11 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         request = request.without_log();
     }
     let never = AtomicBool::new(false);
-    let profile = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never)
-        .map_err(|e| e.to_string())?;
+    // A mapped dump truncated or rewritten while it is decoded is "changed while
+    // reading" (exit 2), not whatever the decoder made of it. (From the bytes, not
+    // `load_profile_from_input`: nobody watches a progress gauge here.)
+    let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+    let profile = unchanged_or(&input, &args.file, loaded).map_err(|e| e.to_string())?;
     let used_log = profile.source.log.as_ref().map(std::path::PathBuf::from);
     let mut inputs: Vec<&Path> = vec![&args.file];
     if let Some(l) = &used_log {

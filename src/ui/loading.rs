@@ -8,6 +8,7 @@ use ratatui::Frame;
 use super::{centered, Theme};
 use crate::app::format::bytes;
 use crate::app::Loading;
+use crate::profile::LoadPhase;
 
 fn gauge<'a>(l: &Loading, theme: &Theme, block: Block<'a>) -> Gauge<'a> {
     let ratio = if l.bytes_total > 0 {
@@ -25,6 +26,13 @@ fn gauge<'a>(l: &Loading, theme: &Theme, block: Block<'a>) -> Gauge<'a> {
         )
     } else {
         format!("{} · {}", l.phase.label(), bytes(l.bytes_done))
+    };
+    // A heartbeat in a phase whose bytes do not move (analysing): a turning spinner.
+    let label = if l.beats > 0 && l.phase == LoadPhase::Analysing {
+        const SPINNER: [char; 4] = ['|', '/', '-', '\\'];
+        format!("{label} {}", SPINNER[l.beats as usize % SPINNER.len()])
+    } else {
+        label
     };
     Gauge::default()
         .block(block)
