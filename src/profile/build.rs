@@ -66,7 +66,7 @@ pub fn build_profile_with(
     let mut global_warnings: Vec<Finding> = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         let collected = collect(dump, &plan_step_names, &group.blocks);
-        let (cold, why) = auto_warmup(&collected.method.ms);
+        let (cold, why) = auto_warmup(&collected.method.ms());
         let mut warnings = Vec::new();
         let drop = match warmup {
             Warmup::Auto => {
@@ -346,7 +346,7 @@ impl Builder<'_> {
             .flat_map(|i| self.other_operators(i))
             .collect();
 
-        let method = (!c.method.ms.is_empty()).then(|| self.stats(&c.method));
+        let method = (!c.method.is_empty()).then(|| self.stats(&c.method));
         if let Some(m) = &method {
             self.check_count("Method::execute", None, m.count);
         }
@@ -419,18 +419,25 @@ impl Builder<'_> {
 
     /// Stats over kept runs; warm-up samples kept aside for the per-run view.
     fn stats(&self, s: &Series) -> Stats {
-        let split = s.runs.partition_point(|&r| (r as usize) < self.warmup);
-        // Runs are pushed in increasing order, so the partition is a prefix.
-        let kept = &s.runs[split..];
+        // Runs are pushed in increasing order, so the warm-up runs are a prefix.
+        let split = s.partition_runs(self.warmup);
+        let n = s.len();
+        let d = s.durations();
+        self.stats_split(s, d.ms(split..n), d.ms(0..split))
+    }
+
+    /// Stats of `kept` (the samples of `s` from kept runs, in ms) with `warmup` aside.
+    fn stats_split(&self, s: &Series, kept: Vec<f64>, warmup: Vec<f64>) -> Stats {
+        let split = warmup.len();
         // Run indexes are only informative when some kept run has no sample.
         let runs = if kept.len() == self.kept {
             Vec::new()
         } else {
-            kept.iter().map(|&r| r as usize).collect()
+            s.runs(split..s.len())
         };
-        Stats::from_samples(s.ms[split..].to_vec())
+        Stats::from_samples(kept)
             .with_runs(runs)
-            .with_warmup(s.ms[..split].to_vec())
+            .with_warmup(warmup)
     }
 
     fn check_count(&mut self, event: &str, instruction_id: Option<i32>, got: usize) {
@@ -752,22 +759,18 @@ impl Builder<'_> {
                         .map(|r| &r.series),
                 );
             for s in series {
-                for (&r, &ms) in s.runs.iter().zip(&s.ms) {
-                    covered[r as usize] += ms;
-                }
+                s.durations()
+                    .for_each_ms(|i, ms| covered[s.run(i)] += ms);
             }
         }
-        let rest: Series = Series {
-            runs: c.method.runs.clone(),
-            ms: c
-                .method
-                .runs
-                .iter()
-                .zip(&c.method.ms)
-                .map(|(&r, &m)| m - covered[r as usize])
-                .collect(),
-        };
-        self.stats(&rest)
+        let m = &c.method;
+        let split = m.partition_runs(self.warmup);
+        let mut rest = Vec::with_capacity(m.len());
+        m.durations()
+            .for_each_ms(|i, ms| rest.push(ms - covered[m.run(i)]));
+        let kept = rest[split..].to_vec();
+        rest.truncate(split);
+        self.stats_split(m, kept, rest)
     }
 }
 
