@@ -102,6 +102,7 @@ pub fn build_profile_with(
             expected_in_delegate: None,
             warnings,
             errors: Vec::new(),
+            scratch: Default::default(),
         };
         let with_log = if log_warnings_done { None } else { log };
         log_warnings_done = true;
@@ -260,6 +261,8 @@ struct Builder<'a> {
     expected_in_delegate: Option<usize>,
     warnings: Vec<Finding>,
     errors: Vec<Finding>,
+    /// Reused by every `Stats` of the method (order statistics are selected in it).
+    scratch: std::cell::RefCell<Vec<f64>>,
 }
 
 impl Builder<'_> {
@@ -435,7 +438,7 @@ impl Builder<'_> {
         } else {
             s.runs(split..s.len())
         };
-        Stats::from_samples(kept)
+        Stats::from_samples_with(kept, &mut self.scratch.borrow_mut())
             .with_runs(runs)
             .with_warmup(warmup)
     }

@@ -31,23 +31,48 @@ pub struct Stats {
 impl Stats {
     /// Statistics of `samples` (run order kept). Empty input gives zeros and count 0.
     pub fn from_samples(samples: Vec<f64>) -> Stats {
+        Stats::from_samples_with(samples, &mut Vec::new())
+    }
+
+    /// [`Stats::from_samples`] with a scratch buffer the caller may reuse across calls.
+    ///
+    /// The percentiles need a handful of order statistics, not a sorted copy: they are
+    /// selected (`select_nth_unstable_by` under `f64::total_cmp`, a total order in which
+    /// equal means bit-identical), so every figure is bit for bit what sorting gives.
+    pub fn from_samples_with(samples: Vec<f64>, scratch: &mut Vec<f64>) -> Stats {
         let n = samples.len();
         if n == 0 {
             return Stats::default();
         }
-        let mut sorted = samples.clone();
-        sorted.sort_by(f64::total_cmp);
         let mean = samples.iter().sum::<f64>() / n as f64;
         let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        scratch.clear();
+        scratch.extend_from_slice(&samples);
+        let qs = [10.0, 50.0, 90.0, 99.0];
+        // Positions (lo, hi) of each percentile, plus the ends.
+        let mut positions: Vec<usize> = vec![0, n - 1];
+        for &q in &qs {
+            let (lo, hi, _) = percentile_position(n, q);
+            positions.push(lo);
+            positions.push(hi);
+        }
+        positions.sort_unstable();
+        positions.dedup();
+        let values = order_statistics(scratch, &positions);
+        let at = |k: usize| values[positions.binary_search(&k).unwrap_or(0)];
+        let pct = |q: f64| {
+            let (lo, hi, frac) = percentile_position(n, q);
+            lerp(at(lo), at(hi), frac)
+        };
         Stats {
             count: n,
-            median: percentile_sorted(&sorted, 50.0),
-            min: sorted[0],
-            max: sorted[n - 1],
+            median: pct(50.0),
+            min: at(0),
+            max: at(n - 1),
             mean,
-            p10: percentile_sorted(&sorted, 10.0),
-            p90: percentile_sorted(&sorted, 90.0),
-            p99: percentile_sorted(&sorted, 99.0),
+            p10: pct(10.0),
+            p90: pct(90.0),
+            p99: pct(99.0),
             stddev: var.sqrt(),
             samples,
             runs: Vec::new(),
@@ -74,17 +99,59 @@ impl Stats {
 pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
     let n = sorted.len();
     debug_assert!(n > 0);
+    let (lo, hi, frac) = percentile_position(n, q);
+    lerp(sorted[lo], sorted[hi], frac)
+}
+
+/// numpy.percentile(..., method="linear") of non-empty `values`, which are reordered
+/// (selection, not a sort: bit for bit [`percentile_sorted`] of the sorted values).
+pub fn percentile_select(values: &mut [f64], q: f64) -> f64 {
+    let n = values.len();
+    debug_assert!(n > 0);
+    let (lo, hi, frac) = percentile_position(n, q);
+    let v = order_statistics(values, &[lo, hi]);
+    lerp(v[0], v[v.len() - 1], frac)
+}
+
+/// The two sorted positions a percentile lies between, and how far between.
+fn percentile_position(n: usize, q: f64) -> (usize, usize, f64) {
     let pos = (n - 1) as f64 * q / 100.0;
     let lo = pos.floor() as usize;
     let hi = (lo + 1).min(n - 1);
-    let frac = pos - lo as f64;
-    // numpy's lerp form: exact at the ends and symmetric.
-    let (a, b) = (sorted[lo], sorted[hi]);
+    (lo, hi, pos - lo as f64)
+}
+
+/// numpy's lerp form: exact at the ends and symmetric.
+fn lerp(a: f64, b: f64, frac: f64) -> f64 {
     if frac >= 0.5 {
         b - (b - a) * (1.0 - frac)
     } else {
         a + (b - a) * frac
     }
+}
+
+/// The values at `positions` (ascending, distinct or not) of `values` as if it were
+/// sorted by `f64::total_cmp`; `values` is reordered. Each selection runs on the part
+/// right of the previous one, so a few order statistics cost a few linear passes.
+fn order_statistics(values: &mut [f64], positions: &[usize]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(positions.len());
+    let mut from = 0;
+    let mut last: Option<(usize, f64)> = None;
+    for &p in positions {
+        if let Some((lp, lv)) = last {
+            if lp == p {
+                out.push(lv);
+                continue;
+            }
+        }
+        // Everything left of `from` is <= everything from `from` on.
+        let (_, v, _) = values[from..].select_nth_unstable_by(p - from, f64::total_cmp);
+        let v = *v;
+        out.push(v);
+        last = Some((p, v));
+        from = p + 1;
+    }
+    out
 }
 
 #[cfg(test)]
