@@ -4,7 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::classify::parse_step_name;
-use super::collect::{collect, Collected, EventRow, InstructionData, Label, RowKind, Series};
+use super::collect::{
+    collect, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
+};
 use super::methods::group_runs;
 use super::model::*;
 use super::plan_match::match_plans;
@@ -103,6 +105,7 @@ pub fn build_profile_with(
             warnings,
             errors: Vec::new(),
             scratch: Default::default(),
+            keys: Default::default(),
         };
         let with_log = if log_warnings_done { None } else { log };
         log_warnings_done = true;
@@ -261,8 +264,9 @@ struct Builder<'a> {
     expected_in_delegate: Option<usize>,
     warnings: Vec<Finding>,
     errors: Vec<Finding>,
-    /// Reused by every `Stats` of the method (order statistics are selected in it).
+    /// Reused by every `Stats` of the method (order statistics are selected in them).
     scratch: std::cell::RefCell<Vec<f64>>,
+    keys: std::cell::RefCell<Vec<u32>>,
 }
 
 impl Builder<'_> {
@@ -426,21 +430,33 @@ impl Builder<'_> {
         let split = s.partition_runs(self.warmup);
         let n = s.len();
         let d = s.durations();
-        self.stats_split(s, d.ms(split..n), d.ms(0..split))
+        let kept = d.ms(split..n);
+        // Order statistics are selected among the whole ns (see `from_samples_keyed`).
+        let stats = match d {
+            Durations::Narrow(ns) => {
+                let mut keys = self.keys.borrow_mut();
+                keys.clear();
+                keys.extend_from_slice(&ns[split..n]);
+                Stats::from_samples_keyed(kept, &mut keys, |k| ns_to_ms(u64::from(k)))
+            }
+            Durations::Wide(ns) => {
+                Stats::from_samples_keyed(kept, &mut ns[split..n].to_vec(), ns_to_ms)
+            }
+        };
+        self.with_runs(s, stats, d.ms(0..split))
     }
 
-    /// Stats of `kept` (the samples of `s` from kept runs, in ms) with `warmup` aside.
-    fn stats_split(&self, s: &Series, kept: Vec<f64>, warmup: Vec<f64>) -> Stats {
+    /// `stats` (of the samples of `s` from kept runs) with their runs, and the `warmup`
+    /// samples aside.
+    fn with_runs(&self, s: &Series, stats: Stats, warmup: Vec<f64>) -> Stats {
         let split = warmup.len();
         // Run indexes are only informative when some kept run has no sample.
-        let runs = if kept.len() == self.kept {
+        let runs = if stats.count == self.kept {
             Vec::new()
         } else {
             s.runs(split..s.len())
         };
-        Stats::from_samples_with(kept, &mut self.scratch.borrow_mut())
-            .with_runs(runs)
-            .with_warmup(warmup)
+        stats.with_runs(runs).with_warmup(warmup)
     }
 
     fn check_count(&mut self, event: &str, instruction_id: Option<i32>, got: usize) {
@@ -773,7 +789,8 @@ impl Builder<'_> {
             .for_each_ms(|i, ms| rest.push(ms - covered[m.run(i)]));
         let kept = rest[split..].to_vec();
         rest.truncate(split);
-        self.stats_split(m, kept, rest)
+        let stats = Stats::from_samples_with(kept, &mut self.scratch.borrow_mut());
+        self.with_runs(m, stats, rest)
     }
 }
 

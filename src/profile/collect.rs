@@ -91,6 +91,13 @@ pub(crate) struct Series {
 }
 
 impl Series {
+    fn with_capacity(n: usize) -> Self {
+        Series {
+            ns: Durations::Narrow(Vec::with_capacity(n)),
+            runs: None,
+        }
+    }
+
     pub fn push(&mut self, run: usize, ns: u64) {
         let n = self.ns.len();
         match &mut self.runs {
@@ -358,7 +365,15 @@ fn collect_inner(
     let mut instr_index = InstructionIndex::default();
     // Runs of one method mostly repeat the previous run's keys in the same order, so the
     // hashed maps below are looked up only where a run differs (see `PositionMemo`).
-    let mut row_index = RowIndex::default();
+    let mut row_index = RowIndex {
+        capacity: blocks.len(),
+        reserve_budget: blocks
+            .iter()
+            .filter_map(|&b| dump.blocks.get(b))
+            .map(|b| b.events.len())
+            .sum(),
+        ..RowIndex::default()
+    };
     // (instr, label, order among same-named events of a call) -> the in-step row that
     // first held that order: where an event whose step is missing in its run belongs.
     let mut order_rows: FastMap<(usize, Label, u32), usize> = FastMap::default();
@@ -368,6 +383,7 @@ fn collect_inner(
     let mut framework_cache: Vec<Option<FrameworkEvent>> = vec![None; dump.names.len()];
     let mut delegate_cache: Vec<Option<RowKind>> = vec![None; dump.names.len()];
     let mut pending: Vec<Pending> = Vec::new();
+    let mut time_order: Vec<(u64, u32)> = Vec::new();
     let mut calls: Vec<(usize, u64, u32)> = Vec::new();
     let mut steps: Vec<PlacedStep> = Vec::new();
     let mut deferred: Vec<Deferred> = Vec::new();
@@ -381,6 +397,9 @@ fn collect_inner(
         .enumerate()
     {
         out.runs += 1;
+        if run == 1 {
+            row_index.capacity = 0;
+        }
         counters.start_run();
         row_index.memo.start_run();
         order_rows_seen.start_run();
@@ -476,8 +495,13 @@ fn collect_inner(
         };
         // Children end before their parents and are stored first: time order (stable)
         // makes occurrence numbers follow execution order.
-        pending.sort_by_key(|p| p.start);
-        for p in pending.iter().filter(|p| p.kind == RowKind::Step) {
+        // (start, index): sorting these is a stable sort of `pending` by start, without
+        // moving the (larger) pending events.
+        time_order.clear();
+        time_order.extend(pending.iter().enumerate().map(|(i, p)| (p.start, i as u32)));
+        time_order.sort_unstable();
+        let in_time_order = || time_order.iter().map(|&(_, i)| &pending[i as usize]);
+        for p in in_time_order().filter(|p| p.kind == RowKind::Step) {
             let call = call_of(p.instr, p.start);
             let occ = counters.next((p.instr, call, p.label, u32::MAX));
             if has_step_events.len() <= p.instr {
@@ -498,7 +522,7 @@ fn collect_inner(
             });
         }
         steps.sort_unstable_by_key(|s| (s.instr, s.call, s.start));
-        for p in pending.iter().filter(|p| p.kind != RowKind::Step) {
+        for p in in_time_order().filter(|p| p.kind != RowKind::Step) {
             let call = call_of(p.instr, p.start);
             let order = counters.next((p.instr, call, p.label, u32::MAX - 1));
             let tol = if p.kind == RowKind::XnnpackOperator {
@@ -677,6 +701,7 @@ impl<K: Copy + Eq> PositionMemo<K> {
         self.cur.clear();
     }
 
+    #[inline(always)]
     fn get(&mut self, key: K, lookup: impl FnOnce() -> usize) -> usize {
         let value = match self.prev.get(self.cur.len()) {
             Some(&(k, v)) if k == key => v,
@@ -719,6 +744,7 @@ impl<K: Copy + Eq + std::hash::Hash> RunCounters<K> {
         self.replaying = true;
     }
 
+    #[inline(always)]
     fn next(&mut self, key: K) -> u32 {
         if self.replaying {
             if let Some(&(k, v)) = self.prev.get(self.cur.len()) {
@@ -743,6 +769,12 @@ impl<K: Copy + Eq + std::hash::Hash> RunCounters<K> {
 /// (instruction, label, slot) -> row index within the instruction.
 #[derive(Default)]
 struct RowIndex {
+    /// Samples a new row reserves room for (one per run, for rows of the first run while
+    /// `reserve_budget` lasts; 0 afterwards): rows then never grow by copying.
+    capacity: usize,
+    /// Samples left to reserve: at most the group's event count, so reserving never
+    /// holds more than the samples themselves would.
+    reserve_budget: usize,
     map: FastMap<(usize, Label, Slot), usize>,
     memo: PositionMemo<(usize, Label, Slot)>,
 }
@@ -794,16 +826,23 @@ fn row_for(out: &mut Collected, index: &mut RowIndex, p: &Pending, slot: Slot) -
     let rows = &mut out.instructions[p.instr].rows;
     let key = (p.instr, p.label, slot);
     let map = &mut index.map;
+    let capacity = if index.reserve_budget >= index.capacity {
+        index.capacity
+    } else {
+        0
+    };
+    let budget = &mut index.reserve_budget;
     index.memo.get(key, || {
         *map.entry(key).or_insert_with(|| {
             let occurrence = match slot {
                 Slot::StepOccurrence(n) | Slot::InStep(_, n) | Slot::Order(n) => n,
             };
+            *budget -= capacity;
             rows.push(EventRow {
                 label: p.label,
                 occurrence,
                 kind: p.kind,
-                series: Series::default(),
+                series: Series::with_capacity(capacity),
                 metadata: p.metadata,
                 step_votes: Vec::new(),
             });

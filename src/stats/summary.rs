@@ -40,14 +40,41 @@ impl Stats {
     /// selected (`select_nth_unstable_by` under `f64::total_cmp`, a total order in which
     /// equal means bit-identical), so every figure is bit for bit what sorting gives.
     pub fn from_samples_with(samples: Vec<f64>, scratch: &mut Vec<f64>) -> Stats {
+        scratch.clear();
+        scratch.extend_from_slice(&samples);
+        Stats::assemble(samples, |positions| {
+            order_statistics(scratch, positions, f64::total_cmp)
+        })
+    }
+
+    /// [`Stats::from_samples`] for samples made from integer keys by a non-decreasing
+    /// map: `samples[i] == to_value(keys[i])` (e.g. whole ns and `ns as f64 / 1e6`).
+    /// Order statistics are selected among the keys (`keys` is reordered), which is faster
+    /// than among floats; a non-decreasing map sends the k-th smallest key to the k-th
+    /// smallest sample, so every figure is bit for bit what sorting the samples gives.
+    pub fn from_samples_keyed<K: Copy + Ord>(
+        samples: Vec<f64>,
+        keys: &mut [K],
+        to_value: impl Fn(K) -> f64,
+    ) -> Stats {
+        debug_assert_eq!(samples.len(), keys.len());
+        Stats::assemble(samples, |positions| {
+            order_statistics(keys, positions, K::cmp)
+                .into_iter()
+                .map(to_value)
+                .collect()
+        })
+    }
+
+    /// The statistics of `samples`, given a way to find the values at ascending sorted
+    /// positions.
+    fn assemble(samples: Vec<f64>, select: impl FnOnce(&[usize]) -> Vec<f64>) -> Stats {
         let n = samples.len();
         if n == 0 {
             return Stats::default();
         }
         let mean = samples.iter().sum::<f64>() / n as f64;
         let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
-        scratch.clear();
-        scratch.extend_from_slice(&samples);
         let qs = [10.0, 50.0, 90.0, 99.0];
         // Positions (lo, hi) of each percentile, plus the ends.
         let mut positions: Vec<usize> = vec![0, n - 1];
@@ -58,7 +85,7 @@ impl Stats {
         }
         positions.sort_unstable();
         positions.dedup();
-        let values = order_statistics(scratch, &positions);
+        let values = select(&positions);
         let at = |k: usize| values[positions.binary_search(&k).unwrap_or(0)];
         let pct = |q: f64| {
             let (lo, hi, frac) = percentile_position(n, q);
@@ -109,7 +136,7 @@ pub fn percentile_select(values: &mut [f64], q: f64) -> f64 {
     let n = values.len();
     debug_assert!(n > 0);
     let (lo, hi, frac) = percentile_position(n, q);
-    let v = order_statistics(values, &[lo, hi]);
+    let v = order_statistics(values, &[lo, hi], f64::total_cmp);
     lerp(v[0], v[v.len() - 1], frac)
 }
 
@@ -131,12 +158,16 @@ fn lerp(a: f64, b: f64, frac: f64) -> f64 {
 }
 
 /// The values at `positions` (ascending, distinct or not) of `values` as if it were
-/// sorted by `f64::total_cmp`; `values` is reordered. Each selection runs on the part
-/// right of the previous one, so a few order statistics cost a few linear passes.
-fn order_statistics(values: &mut [f64], positions: &[usize]) -> Vec<f64> {
+/// sorted by `cmp`; `values` is reordered. Each selection runs on the part right of the
+/// previous one, so a few order statistics cost a few linear passes.
+fn order_statistics<T: Copy>(
+    values: &mut [T],
+    positions: &[usize],
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Copy,
+) -> Vec<T> {
     let mut out = Vec::with_capacity(positions.len());
     let mut from = 0;
-    let mut last: Option<(usize, f64)> = None;
+    let mut last: Option<(usize, T)> = None;
     for &p in positions {
         if let Some((lp, lv)) = last {
             if lp == p {
@@ -145,8 +176,17 @@ fn order_statistics(values: &mut [f64], positions: &[usize]) -> Vec<f64> {
             }
         }
         // Everything left of `from` is <= everything from `from` on.
-        let (_, v, _) = values[from..].select_nth_unstable_by(p - from, f64::total_cmp);
-        let v = *v;
+        let rest = &mut values[from..];
+        let v = if p == from {
+            // The smallest of the rest: one scan, no partition.
+            let k = (0..rest.len())
+                .min_by(|&a, &b| cmp(&rest[a], &rest[b]))
+                .unwrap_or(0);
+            rest.swap(0, k);
+            rest[0]
+        } else {
+            *rest.select_nth_unstable_by(p - from, cmp).1
+        };
         out.push(v);
         last = Some((p, v));
         from = p + 1;
