@@ -65,9 +65,20 @@ impl<'a> Signer<'a> {
         }
     }
 
-    /// Whether `block`'s events have signature `sig` (no allocation).
-    fn matches(&mut self, sig: &[SigEvent], block: &RunBlock) -> bool {
+    /// Whether `block`'s events have signature `sig`, the signature of `like` (no
+    /// allocation). Events with the same name, delegate id and instruction as `like`'s
+    /// have its signature by construction, which is checked first as the cheaper test.
+    fn matches(&mut self, sig: &[SigEvent], like: &RunBlock, block: &RunBlock) -> bool {
         let events = self.dump.block_events(block);
+        let same = |a: &ProfileEvent, b: &ProfileEvent| {
+            a.name == b.name && a.delegate_id == b.delegate_id && a.instruction_id == b.instruction_id
+        };
+        let like_events = self.dump.block_events(like);
+        if events.len() == like_events.len()
+            && events.iter().zip(like_events).all(|(a, b)| same(a, b))
+        {
+            return true;
+        }
         events.len() == sig.len() && events.iter().zip(sig).all(|(ev, s)| self.event(ev) == *s)
     }
 }
@@ -110,7 +121,9 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
             continue;
         }
         if let Some(g) = last {
-            if groups[g].1 == block.bundled_input_index && signer.matches(&groups[g].0, block) {
+            let like = &dump.blocks[groups[g].2[0]];
+            if groups[g].1 == block.bundled_input_index && signer.matches(&groups[g].0, like, block)
+            {
                 groups[g].2.push(b);
                 continue;
             }
