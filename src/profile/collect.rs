@@ -875,4 +875,41 @@ mod tests {
         assert_eq!(duration_ms(4_294_967_000, 704), Some((295.0 + 704.0) / 1e6));
         assert_eq!(duration_ms(5_000_000_000, 10), None);
     }
+
+    #[test]
+    fn series_store_no_runs_while_dense() {
+        let mut s = Series::default();
+        s.push(0, 5);
+        s.push(1, 7);
+        assert_eq!(s.runs, None);
+        // Run 2 has no sample: from here the run of each sample is kept.
+        s.push(3, 9);
+        assert_eq!(s.runs.as_deref(), Some(&[0, 1, 3][..]));
+        assert_eq!(s.partition_runs(2), 2);
+        assert!(!s.has_run(2) && s.has_run(3));
+        // The missing sample placed afterwards makes the row dense again.
+        s.insert(2, 8);
+        assert_eq!(s.runs, None);
+        assert_eq!(s.ms(), vec![5e-6, 7e-6, 8e-6, 9e-6]);
+        assert_eq!(s.runs(1..4), vec![1, 2, 3]);
+        // A row starting after run 0 is not dense.
+        let mut late = Series::default();
+        late.push(1, 3);
+        assert_eq!(late.runs(0..1), vec![1]);
+        assert_eq!(late.partition_runs(1), 0);
+    }
+
+    #[test]
+    fn durations_widen_past_u32() {
+        let mut s = Series::default();
+        s.push(0, 4_000_000_000);
+        assert!(matches!(s.durations(), Durations::Narrow(_)));
+        // 5 s does not fit in u32 ns (4.29 s): the row widens, keeping what it had.
+        s.push(1, 5_000_000_000);
+        assert!(matches!(s.durations(), Durations::Wide(_)));
+        s.insert(2, 1);
+        assert_eq!(s.ms(), vec![4000.0, 5000.0, 1e-6]);
+        // ms are `ns as f64 / 1e6`, as `duration_ms` makes them.
+        assert_eq!(Some(s.ms()[1]), duration_ms(0, 5_000_000_000));
+    }
 }

@@ -234,4 +234,66 @@ mod tests {
         assert_eq!(s.samples, vec![3.0, 1.0, 2.0]);
         assert_eq!(s.median, 2.0);
     }
+
+    /// The figures of `samples` the slow way: a full sort, then numpy's rule.
+    fn by_sorting(samples: &[f64]) -> [u64; 6] {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        [
+            sorted[0],
+            sorted[n - 1],
+            percentile_sorted(&sorted, 10.0),
+            percentile_sorted(&sorted, 50.0),
+            percentile_sorted(&sorted, 90.0),
+            percentile_sorted(&sorted, 99.0),
+        ]
+        .map(f64::to_bits)
+    }
+
+    fn figures(s: &Stats) -> [u64; 6] {
+        [s.min, s.max, s.p10, s.median, s.p90, s.p99].map(f64::to_bits)
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// Selection gives bit for bit what sorting gives, ties, signed zeros and all.
+        #[test]
+        fn selection_is_sorting(samples in proptest::collection::vec(
+            proptest::prop_oneof![
+                (-3i32..4).prop_map(f64::from),
+                proptest::num::f64::NORMAL,
+                proptest::strategy::Just(-0.0),
+            ],
+            1..300,
+        )) {
+            let s = Stats::from_samples(samples.clone());
+            proptest::prop_assert_eq!(figures(&s), by_sorting(&samples));
+            proptest::prop_assert_eq!(&s.samples, &samples);
+            let mut copy = samples.clone();
+            proptest::prop_assert_eq!(
+                percentile_select(&mut copy, 37.5).to_bits(),
+                {
+                    let mut sorted = samples.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    percentile_sorted(&sorted, 37.5).to_bits()
+                }
+            );
+        }
+
+        /// Keys (whole ns) selected then mapped to ms give what sorting the ms gives.
+        #[test]
+        fn keyed_selection_is_sorting(ns in proptest::collection::vec(
+            proptest::prop_oneof![0u32..50, proptest::num::u32::ANY],
+            1..300,
+        )) {
+            let ms: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e6).collect();
+            let mut keys = ns.clone();
+            let s = Stats::from_samples_keyed(ms.clone(), &mut keys, |n| n as f64 / 1e6);
+            proptest::prop_assert_eq!(figures(&s), by_sorting(&ms));
+            let plain = Stats::from_samples(ms.clone());
+            proptest::prop_assert_eq!(s, plain);
+        }
+    }
 }
