@@ -58,7 +58,10 @@ fn build_allocates_per_row_not_per_event() {
     // doubling add a few dozen (log2(10) ~ 3.3 more doublings per growing vector, a
     // handful of such vectors, and thread bookkeeping when the build uses two cores).
     eprintln!("allocations: {small} for 2,000 runs, {big} for 20,000");
-    assert!(big_events - small_events >= 85_000, "{small_events} -> {big_events}");
+    assert!(
+        big_events - small_events >= 85_000,
+        "{small_events} -> {big_events}"
+    );
     assert!(
         big <= small + 200,
         "{small} allocations for 2,000 runs but {big} for 20,000: something allocates per event"

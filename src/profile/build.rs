@@ -4,10 +4,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::classify::parse_step_name;
-use super::fast_hash::FastMap;
 use super::collect::{
     collect, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
 };
+use super::fast_hash::FastMap;
 use super::methods::group_runs;
 use super::model::*;
 use super::plan_match::match_plans;
@@ -438,9 +438,8 @@ impl Builder<'_> {
             .precomputed
             .borrow_mut()
             .remove(&(s as *const Series as usize));
-        ahead.unwrap_or_else(|| {
-            series_stats(self.warmup, self.kept, s, &mut self.keys.borrow_mut())
-        })
+        ahead
+            .unwrap_or_else(|| series_stats(self.warmup, self.kept, s, &mut self.keys.borrow_mut()))
     }
 
     /// Computes the stats of the biggest series of `c` on two threads, for `stats` to
@@ -811,8 +810,7 @@ impl Builder<'_> {
                         .map(|r| &r.series),
                 );
             for s in series {
-                s.durations()
-                    .for_each_ms(|i, ms| covered[s.run(i)] += ms);
+                s.durations().for_each_ms(|i, ms| covered[s.run(i)] += ms);
             }
         }
         let m = &c.method;
@@ -863,7 +861,10 @@ fn load_times(dump: &EtDump) -> Vec<Option<LoadTimes>> {
 fn group_and_collect(
     dump: &EtDump,
     plan_step_names: &HashSet<String>,
-) -> (Vec<super::methods::RunGroup>, Option<(Vec<usize>, Collected)>) {
+) -> (
+    Vec<super::methods::RunGroup>,
+    Option<(Vec<usize>, Collected)>,
+) {
     let execute: Vec<usize> = (0..dump.blocks.len())
         .filter(|&b| dump.blocks[b].name == "Execute")
         .collect();
@@ -901,7 +902,7 @@ fn group_and_collect(
 /// Stats of `s` over kept runs (`warmup` runs dropped, `kept_runs` left); warm-up
 /// samples kept aside for the per-run view.
 fn series_stats(warmup: usize, kept_runs: usize, s: &Series, keys: &mut Vec<u32>) -> Stats {
-        // Runs are pushed in increasing order, so the warm-up runs are a prefix.
+    // Runs are pushed in increasing order, so the warm-up runs are a prefix.
     let split = s.partition_runs(warmup);
     let n = s.len();
     let d = s.durations();

@@ -175,7 +175,8 @@ impl Series {
     /// Every sample in ms, in run order.
     pub fn ms(&self) -> Vec<f64> {
         self.ns.ms(0..self.ns.len())
-    }}
+    }
+}
 
 /// How an event is identified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -71,7 +71,9 @@ impl<'a> Signer<'a> {
     fn matches(&mut self, sig: &[SigEvent], like: &RunBlock, block: &RunBlock) -> bool {
         let events = self.dump.block_events(block);
         let same = |a: &ProfileEvent, b: &ProfileEvent| {
-            a.name == b.name && a.delegate_id == b.delegate_id && a.instruction_id == b.instruction_id
+            a.name == b.name
+                && a.delegate_id == b.delegate_id
+                && a.instruction_id == b.instruction_id
         };
         let like_events = self.dump.block_events(like);
         if events.len() == like_events.len()
