@@ -497,10 +497,21 @@ fn collect_inner(
         // Children end before their parents and are stored first: time order (stable)
         // makes occurrence numbers follow execution order.
         // (start, index): sorting these is a stable sort of `pending` by start, without
-        // moving the (larger) pending events.
-        time_order.clear();
-        time_order.extend(pending.iter().enumerate().map(|(i, p)| (p.start, i as u32)));
-        time_order.sort_unstable();
+        // moving the (larger) pending events. The previous run's order usually fits this
+        // run too: with as many events, it is a permutation of this run's indexes, and
+        // the one permutation putting the (distinct) pairs in increasing order is the
+        // sorted order, so it is checked in one pass and sorted only when it fails.
+        if time_order.len() == pending.len() {
+            for entry in time_order.iter_mut() {
+                entry.0 = pending[entry.1 as usize].start;
+            }
+        } else {
+            time_order.clear();
+            time_order.extend(pending.iter().enumerate().map(|(i, p)| (p.start, i as u32)));
+        }
+        if !time_order.is_sorted() {
+            time_order.sort_unstable();
+        }
         let in_time_order = || time_order.iter().map(|&(_, i)| &pending[i as usize]);
         for p in in_time_order().filter(|p| p.kind == RowKind::Step) {
             let call = call_of(p.instr, p.start);
@@ -523,6 +534,8 @@ fn collect_inner(
             });
         }
         steps.sort_unstable_by_key(|s| (s.instr, s.call, s.start));
+        // (key, target, first, upto) of the previous event: see `upto` below.
+        let mut cursor: Option<((usize, u32), u64, usize, usize)> = None;
         for p in in_time_order().filter(|p| p.kind != RowKind::Step) {
             let call = call_of(p.instr, p.start);
             let order = counters.next((p.instr, call, p.label, u32::MAX - 1));
@@ -532,10 +545,24 @@ fn collect_inner(
                 0
             };
             let key = (p.instr, call);
-            let first = steps.partition_point(|s| (s.instr, s.call) < key);
-            let upto = steps.partition_point(|s| {
-                (s.instr, s.call, s.start) <= (p.instr, call, p.start.saturating_add(tol))
-            });
+            let target = p.start.saturating_add(tol);
+            let within = |s: &PlacedStep| (s.instr, s.call, s.start) <= (p.instr, call, target);
+            // Steps are sorted, so `within` holds on a prefix: `upto` is its end. Events
+            // come in time order, so with the previous event's key and a target no smaller
+            // than its target, that prefix only grows: it is extended from there.
+            let (first, upto) = match cursor {
+                Some((k, t, first, mut upto)) if k == key && target >= t => {
+                    while steps.get(upto).is_some_and(within) {
+                        upto += 1;
+                    }
+                    (first, upto)
+                }
+                _ => (
+                    steps.partition_point(|s| (s.instr, s.call) < key),
+                    steps.partition_point(within),
+                ),
+            };
+            cursor = Some((key, target, first, upto));
             let has_steps = steps.get(first).is_some_and(|s| (s.instr, s.call) == key);
             if !has_steps {
                 // An event in a call with no step event, of an instruction that had steps
