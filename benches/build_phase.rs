@@ -5,15 +5,19 @@
 //! - `cpu_50mb`: the `Execute` runs of `fixtures/cpu/wide_browse.etdp` repeated to
 //!   ~50 MB (the shape of the 1 GB CpuBackend dump, 1/20 of it).
 //!
-//! The build before the compact rows is not kept in the tree (it spans collect, build,
-//! methods and the statistics); its figures, measured on the same machine under shared
-//! load, with `cargo run --release --example build_timing -- DUMP LOG 10` (minimum of
-//! 10 builds), at commit c992bbe against the commit of this bench:
+//! The build before this work is not kept in the tree (it spans collect, build, methods
+//! and the statistics); its figures, measured on the same machine under shared load
+//! (2 cores, load average 2-3), with `build_timing` (minimum of 15 builds, or 3 on the
+//! 1 GB dump): `cargo run --release --example build_timing -- DUMP LOG 15`, the example
+//! (added with this work) compiled against the library of commit c992bbe ("before") and
+//! of this bench's commit ("after"):
 //!
-//! | dump                          | before | after (2 cores) |
-//! |-------------------------------|--------|-----------------|
-//! | /tmp/x46.etdp (43.9 MB, real) | 37 ms  | 20 ms           |
-//! | /tmp/cpu1g.etdp (999 MB)      | 917 ms | 511 ms          |
+//! | dump                                        | before  | after  |
+//! |---------------------------------------------|---------|--------|
+//! | generated `xnnpack_100k` (log /dev/null)    | 32.5 ms | 17 ms  |
+//! | generated `cpu_50mb` (wide_browse.log)      | 41.5 ms | 19 ms  |
+//! | /tmp/x46.etdp (43.9 MB real XNNPACK dump)   | 37.6 ms | 17 ms  |
+//! | /tmp/cpu1g.etdp (999 MB CpuBackend, 8 M ev) | 882 ms  | 441 ms |
 //!
 //! `CPUPROF_BENCH_SAVE=DIR` also writes the generated dumps there, to time other builds
 //! on them with `build_timing`.
