@@ -484,10 +484,9 @@ impl Builder<'_> {
         });
         let mut map = self.precomputed.borrow_mut();
         map.extend(a);
-        match b {
-            Ok(b) => map.extend(b),
-            // A panic there is a bug; the stats are then computed where needed.
-            Err(_) => {}
+        // A panic there is a bug; those stats are then computed where needed.
+        if let Ok(b) = b {
+            map.extend(b);
         }
     }
 
