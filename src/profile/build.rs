@@ -4,7 +4,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::classify::parse_step_name;
-use super::collect::{collect, Collected, EventRow, InstructionData, Label, RowKind, Series};
+use super::collect::{
+    collect, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
+};
+use super::fast_hash::FastMap;
 use super::methods::group_runs;
 use super::model::*;
 use super::plan_match::match_plans;
@@ -54,7 +57,7 @@ pub fn build_profile_with(
         .flatten()
         .flat_map(|p| p.regions.iter().map(|r| r.step_name()))
         .collect();
-    let groups = group_runs(dump);
+    let (groups, mut speculative) = group_and_collect(dump, &plan_step_names);
     if groups.is_empty() {
         return Err(BuildError::NoExecuteRuns);
     }
@@ -65,8 +68,11 @@ pub fn build_profile_with(
     let mut log_warnings_done = false;
     let mut global_warnings: Vec<Finding> = Vec::new();
     for (g, group) in groups.iter().enumerate() {
-        let collected = collect(dump, &plan_step_names, &group.blocks);
-        let (cold, why) = auto_warmup(&collected.method.ms);
+        let collected = match speculative.take() {
+            Some((blocks, c)) if blocks == group.blocks => c,
+            _ => collect(dump, &plan_step_names, &group.blocks),
+        };
+        let (cold, why) = auto_warmup(&collected.method.ms());
         let mut warnings = Vec::new();
         let drop = match warmup {
             Warmup::Auto => {
@@ -102,7 +108,11 @@ pub fn build_profile_with(
             expected_in_delegate: None,
             warnings,
             errors: Vec::new(),
+            scratch: Default::default(),
+            keys: Default::default(),
+            precomputed: Default::default(),
         };
+        b.precompute_stats(&collected);
         let with_log = if log_warnings_done { None } else { log };
         log_warnings_done = true;
         let mut m = b.assemble(&collected, with_log, &sequences, &source, &mut plans_used);
@@ -260,6 +270,11 @@ struct Builder<'a> {
     expected_in_delegate: Option<usize>,
     warnings: Vec<Finding>,
     errors: Vec<Finding>,
+    /// Reused by every `Stats` of the method (order statistics are selected in them).
+    scratch: std::cell::RefCell<Vec<f64>>,
+    keys: std::cell::RefCell<Vec<u32>>,
+    /// Stats of big series computed ahead on two threads, by series address.
+    precomputed: std::cell::RefCell<FastMap<usize, Stats>>,
 }
 
 impl Builder<'_> {
@@ -346,7 +361,7 @@ impl Builder<'_> {
             .flat_map(|i| self.other_operators(i))
             .collect();
 
-        let method = (!c.method.ms.is_empty()).then(|| self.stats(&c.method));
+        let method = (!c.method.is_empty()).then(|| self.stats(&c.method));
         if let Some(m) = &method {
             self.check_count("Method::execute", None, m.count);
         }
@@ -419,18 +434,60 @@ impl Builder<'_> {
 
     /// Stats over kept runs; warm-up samples kept aside for the per-run view.
     fn stats(&self, s: &Series) -> Stats {
-        let split = s.runs.partition_point(|&r| (r as usize) < self.warmup);
-        // Runs are pushed in increasing order, so the partition is a prefix.
-        let kept = &s.runs[split..];
-        // Run indexes are only informative when some kept run has no sample.
-        let runs = if kept.len() == self.kept {
-            Vec::new()
-        } else {
-            kept.iter().map(|&r| r as usize).collect()
+        let ahead = self
+            .precomputed
+            .borrow_mut()
+            .remove(&(s as *const Series as usize));
+        ahead
+            .unwrap_or_else(|| series_stats(self.warmup, self.kept, s, &mut self.keys.borrow_mut()))
+    }
+
+    /// Computes the stats of the biggest series of `c` on two threads, for `stats` to
+    /// take (the same figures as computing them there: only where they are made moves).
+    fn precompute_stats(&self, c: &Collected) {
+        const WORTH_A_THREAD: usize = 100_000;
+        let mut series: Vec<&Series> = std::iter::once(&c.method)
+            .chain(c.instructions.iter().flat_map(|i| {
+                std::iter::once(&i.delegate_call)
+                    .chain(i.instruction_calls.iter().map(|(_, s)| s))
+                    .chain(i.rows.iter().map(|r| &r.series))
+            }))
+            .collect();
+        let total: usize = series.iter().map(|s| s.len()).sum();
+        if total < WORTH_A_THREAD || cores() < 2 {
+            return;
+        }
+        // Biggest first, each to the lighter half.
+        series.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let mut halves: [Vec<&Series>; 2] = [Vec::new(), Vec::new()];
+        let mut load = [0usize; 2];
+        for s in series {
+            let h = usize::from(load[1] < load[0]);
+            load[h] += s.len();
+            halves[h].push(s);
+        }
+        let [mine, theirs] = halves;
+        let (warmup, kept_runs) = (self.warmup, self.kept);
+        let compute = |list: Vec<&Series>| -> Vec<(usize, Stats)> {
+            let mut keys = Vec::new();
+            list.into_iter()
+                .map(|s| {
+                    let stats = series_stats(warmup, kept_runs, s, &mut keys);
+                    (s as *const Series as usize, stats)
+                })
+                .collect()
         };
-        Stats::from_samples(s.ms[split..].to_vec())
-            .with_runs(runs)
-            .with_warmup(s.ms[..split].to_vec())
+        let (a, b) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| compute(theirs));
+            let a = compute(mine);
+            (a, other.join())
+        });
+        let mut map = self.precomputed.borrow_mut();
+        map.extend(a);
+        // A panic there is a bug; those stats are then computed where needed.
+        if let Ok(b) = b {
+            map.extend(b);
+        }
     }
 
     fn check_count(&mut self, event: &str, instruction_id: Option<i32>, got: usize) {
@@ -752,22 +809,18 @@ impl Builder<'_> {
                         .map(|r| &r.series),
                 );
             for s in series {
-                for (&r, &ms) in s.runs.iter().zip(&s.ms) {
-                    covered[r as usize] += ms;
-                }
+                s.durations().for_each_ms(|i, ms| covered[s.run(i)] += ms);
             }
         }
-        let rest: Series = Series {
-            runs: c.method.runs.clone(),
-            ms: c
-                .method
-                .runs
-                .iter()
-                .zip(&c.method.ms)
-                .map(|(&r, &m)| m - covered[r as usize])
-                .collect(),
-        };
-        self.stats(&rest)
+        let m = &c.method;
+        let split = m.partition_runs(self.warmup);
+        let mut rest = Vec::with_capacity(m.len());
+        m.durations()
+            .for_each_ms(|i, ms| rest.push(ms - covered[m.run(i)]));
+        let kept = rest[split..].to_vec();
+        rest.truncate(split);
+        let stats = Stats::from_samples_with(kept, &mut self.scratch.borrow_mut());
+        with_runs(self.kept, m, stats, rest)
     }
 }
 
@@ -797,4 +850,90 @@ fn load_times(dump: &EtDump) -> Vec<Option<LoadTimes>> {
             (t.method_init.is_some() || t.program_load_method.is_some()).then_some(t)
         })
         .collect()
+}
+
+/// The groups of `Execute` runs, and, when they are likely one group of every run (the
+/// first and last runs have the same events), the collected rows of all runs, made on a
+/// second thread while the runs are grouped. The caller uses them when the one group is
+/// indeed every run (the usual dump), and collects per group otherwise.
+#[allow(clippy::type_complexity)]
+fn group_and_collect(
+    dump: &EtDump,
+    plan_step_names: &HashSet<String>,
+) -> (
+    Vec<super::methods::RunGroup>,
+    Option<(Vec<usize>, Collected)>,
+) {
+    let execute: Vec<usize> = (0..dump.blocks.len())
+        .filter(|&b| dump.blocks[b].name == "Execute")
+        .collect();
+    let alike = |a: usize, b: usize| {
+        let (x, y) = (&dump.blocks[a], &dump.blocks[b]);
+        let (ex, ey) = (dump.block_events(x), dump.block_events(y));
+        x.bundled_input_index == y.bundled_input_index
+            && ex.len() == ey.len()
+            && ex.iter().zip(ey).all(|(p, q)| {
+                p.name == q.name
+                    && p.delegate_id == q.delegate_id
+                    && p.instruction_id == q.instruction_id
+            })
+    };
+    let one_group_likely = match (execute.first(), execute.last()) {
+        (Some(&first), Some(&last)) => execute.len() >= 2 && alike(first, last),
+        _ => false,
+    };
+    let events: usize = execute.iter().map(|&b| dump.blocks[b].events.len()).sum();
+    const WORTH_A_THREAD: usize = 100_000;
+    if !one_group_likely || events < WORTH_A_THREAD || cores() < 2 {
+        return (group_runs(dump), None);
+    }
+    std::thread::scope(|scope| {
+        let grouping = scope.spawn(|| group_runs(dump));
+        let collected = collect(dump, plan_step_names, &execute);
+        match grouping.join() {
+            Ok(groups) => (groups, Some((execute, collected))),
+            // A panic there is a bug; group again here (and panic alike, visibly).
+            Err(_) => (group_runs(dump), None),
+        }
+    })
+}
+
+/// Stats of `s` over kept runs (`warmup` runs dropped, `kept_runs` left); warm-up
+/// samples kept aside for the per-run view.
+fn series_stats(warmup: usize, kept_runs: usize, s: &Series, keys: &mut Vec<u32>) -> Stats {
+    // Runs are pushed in increasing order, so the warm-up runs are a prefix.
+    let split = s.partition_runs(warmup);
+    let n = s.len();
+    let d = s.durations();
+    let kept = d.ms(split..n);
+    // Order statistics are selected among the whole ns (see `from_samples_keyed`).
+    let stats = match d {
+        Durations::Narrow(ns) => {
+            keys.clear();
+            keys.extend_from_slice(&ns[split..n]);
+            Stats::from_samples_keyed(kept, keys, |k| ns_to_ms(u64::from(k)))
+        }
+        Durations::Wide(ns) => {
+            Stats::from_samples_keyed(kept, &mut ns[split..n].to_vec(), ns_to_ms)
+        }
+    };
+    with_runs(kept_runs, s, stats, d.ms(0..split))
+}
+
+/// `stats` (of the samples of `s` from kept runs) with their runs, and the `warmup`
+/// samples aside.
+fn with_runs(kept_runs: usize, s: &Series, stats: Stats, warmup: Vec<f64>) -> Stats {
+    let split = warmup.len();
+    // Run indexes are only informative when some kept run has no sample.
+    let runs = if stats.count == kept_runs {
+        Vec::new()
+    } else {
+        s.runs(split..s.len())
+    };
+    stats.with_runs(runs).with_warmup(warmup)
+}
+
+/// Cores this process may use (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

@@ -9,17 +9,172 @@ use super::classify::{classify_framework, parse_operator_name, parse_step_name, 
 use super::fast_hash::FastMap;
 use crate::etdump::{ByteSpan, DelegateId, EtDump, NameId, ProfileEvent};
 
+/// Durations of one row in whole ns: `u32` while every sample fits (4.29 s), widened to
+/// `u64` by the first one that does not. Milliseconds (`ns as f64 / 1e6`, bit for bit what
+/// [`duration_ms`] gives) are made only when statistics are computed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Durations {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Default for Durations {
+    fn default() -> Self {
+        Durations::Narrow(Vec::new())
+    }
+}
+
+impl Durations {
+    pub fn len(&self) -> usize {
+        match self {
+            Durations::Narrow(v) => v.len(),
+            Durations::Wide(v) => v.len(),
+        }
+    }
+
+    fn widen(&mut self) -> &mut Vec<u64> {
+        if let Durations::Narrow(v) = self {
+            *self = Durations::Wide(v.iter().map(|&x| u64::from(x)).collect());
+        }
+        match self {
+            Durations::Wide(v) => v,
+            Durations::Narrow(_) => unreachable!("widened above"),
+        }
+    }
+
+    fn insert(&mut self, at: usize, ns: u64) {
+        match (self, u32::try_from(ns)) {
+            (Durations::Narrow(v), Ok(n)) => v.insert(at, n),
+            (d, _) => d.widen().insert(at, ns),
+        }
+    }
+
+    fn push(&mut self, ns: u64) {
+        match (self, u32::try_from(ns)) {
+            (Durations::Narrow(v), Ok(n)) => v.push(n),
+            (d, _) => d.widen().push(ns),
+        }
+    }
+
+    /// Samples `range` in ms, in order.
+    pub fn ms(&self, range: std::ops::Range<usize>) -> Vec<f64> {
+        match self {
+            Durations::Narrow(v) => v[range].iter().map(|&n| ns_to_ms(u64::from(n))).collect(),
+            Durations::Wide(v) => v[range].iter().map(|&n| ns_to_ms(n)).collect(),
+        }
+    }
+
+    /// Calls `f(i, ms)` for every sample in order.
+    pub fn for_each_ms(&self, mut f: impl FnMut(usize, f64)) {
+        match self {
+            Durations::Narrow(v) => {
+                for (i, &n) in v.iter().enumerate() {
+                    f(i, ns_to_ms(u64::from(n)))
+                }
+            }
+            Durations::Wide(v) => {
+                for (i, &n) in v.iter().enumerate() {
+                    f(i, ns_to_ms(n))
+                }
+            }
+        }
+    }
+}
+
 /// Samples of one event over all runs, with the run index of each.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Series {
-    pub runs: Vec<u32>,
-    pub ms: Vec<f64>,
+    ns: Durations,
+    /// Run index of each sample; `None` while sample i is from run i (one sample per run
+    /// from the first run, in order: the usual case, which then stores no run indexes).
+    runs: Option<Vec<u32>>,
 }
 
 impl Series {
-    fn push(&mut self, run: usize, ms: f64) {
-        self.runs.push(run as u32);
-        self.ms.push(ms);
+    fn with_capacity(n: usize) -> Self {
+        Series {
+            ns: Durations::Narrow(Vec::with_capacity(n)),
+            runs: None,
+        }
+    }
+
+    pub fn push(&mut self, run: usize, ns: u64) {
+        let n = self.ns.len();
+        match &mut self.runs {
+            None if run == n => {}
+            None => {
+                let mut runs: Vec<u32> = (0..n as u32).collect();
+                runs.push(run as u32);
+                self.runs = Some(runs);
+            }
+            Some(runs) => runs.push(run as u32),
+        }
+        self.ns.push(ns);
+    }
+
+    /// Insert a sample of `run` (which has none yet) at its place in run order.
+    fn insert(&mut self, run: usize, ns: u64) {
+        let at = self.partition_runs(run);
+        if self.runs.is_none() && at == self.ns.len() && run == at {
+            self.ns.push(ns);
+            return;
+        }
+        let n = self.ns.len() as u32;
+        let runs = self.runs.get_or_insert_with(|| (0..n).collect());
+        runs.insert(at, run as u32);
+        self.ns.insert(at, ns);
+        // A sample filling the only gap makes the row dense again.
+        if runs.len() == runs.last().map_or(0, |&r| r as usize + 1) {
+            self.runs = None;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ns.len() == 0
+    }
+
+    /// Run index of sample `i`.
+    pub fn run(&self, i: usize) -> usize {
+        match &self.runs {
+            None => i,
+            Some(r) => r[i] as usize,
+        }
+    }
+
+    /// Number of samples from runs before `run` (runs are in increasing order).
+    pub fn partition_runs(&self, run: usize) -> usize {
+        match &self.runs {
+            None => run.min(self.ns.len()),
+            Some(r) => r.partition_point(|&x| (x as usize) < run),
+        }
+    }
+
+    fn has_run(&self, run: usize) -> bool {
+        match &self.runs {
+            None => run < self.ns.len(),
+            Some(r) => r.binary_search(&(run as u32)).is_ok(),
+        }
+    }
+
+    /// Run indexes of samples `range`.
+    pub fn runs(&self, range: std::ops::Range<usize>) -> Vec<usize> {
+        match &self.runs {
+            None => range.collect(),
+            Some(r) => r[range].iter().map(|&x| x as usize).collect(),
+        }
+    }
+
+    pub fn durations(&self) -> &Durations {
+        &self.ns
+    }
+
+    /// Every sample in ms, in run order.
+    pub fn ms(&self) -> Vec<f64> {
+        self.ns.ms(0..self.ns.len())
     }
 }
 
@@ -78,7 +233,7 @@ pub(crate) struct InstructionData {
 
 impl InstructionData {
     pub fn is_delegate(&self) -> bool {
-        !self.delegate_call.ms.is_empty() || self.rows.iter().any(|r| r.kind != RowKind::Kernel)
+        !self.delegate_call.is_empty() || self.rows.iter().any(|r| r.kind != RowKind::Kernel)
     }
 }
 
@@ -107,15 +262,25 @@ pub(crate) struct Collected {
 
 /// Duration in ms with the Inspector's rule for 32-bit tick wrap-around.
 pub(crate) fn duration_ms(start: u64, end: u64) -> Option<f64> {
+    duration_ns(start, end).map(ns_to_ms)
+}
+
+/// Duration in ticks (ns) with the Inspector's rule for 32-bit tick wrap-around.
+pub(crate) fn duration_ns(start: u64, end: u64) -> Option<u64> {
     const U32_MAX: u64 = u32::MAX as u64;
-    let ticks = if end >= start {
-        end - start
+    if end >= start {
+        Some(end - start)
     } else if start <= U32_MAX && end <= U32_MAX {
-        (U32_MAX - start) + end
+        Some((U32_MAX - start) + end)
     } else {
-        return None;
-    };
-    Some(ticks as f64 / 1e6)
+        None
+    }
+}
+
+/// Whole ns as ms: the one conversion every sample goes through.
+#[inline]
+pub(crate) fn ns_to_ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
 }
 
 /// Steps checked before giving up on finding an event's container (steps do not nest;
@@ -145,7 +310,7 @@ struct Pending {
     kind: RowKind,
     start: u64,
     end: u64,
-    ms: f64,
+    ns: u64,
     metadata: Option<ByteSpan>,
 }
 
@@ -165,7 +330,7 @@ struct Deferred {
     label: Label,
     kind: RowKind,
     order: u32,
-    ms: f64,
+    ns: u64,
     metadata: Option<ByteSpan>,
     nearest_step: Option<usize>,
 }
@@ -198,16 +363,28 @@ fn collect_inner(
 ) -> Collected {
     let mut out = Collected::default();
     let mut placed: Vec<((u32, u32), usize, usize)> = Vec::new();
-    let mut instr_index: FastMap<i32, usize> = FastMap::default();
-    let mut row_index: FastMap<(usize, Label, Slot), usize> = FastMap::default();
+    let mut instr_index = InstructionIndex::default();
+    // Runs of one method mostly repeat the previous run's keys in the same order, so the
+    // hashed maps below are looked up only where a run differs (see `PositionMemo`).
+    let mut row_index = RowIndex {
+        capacity: blocks.len(),
+        reserve_budget: blocks
+            .iter()
+            .filter_map(|&b| dump.blocks.get(b))
+            .map(|b| b.events.len())
+            .sum(),
+        ..RowIndex::default()
+    };
     // (instr, label, order among same-named events of a call) -> the in-step row that
     // first held that order: where an event whose step is missing in its run belongs.
     let mut order_rows: FastMap<(usize, Label, u32), usize> = FastMap::default();
-    let mut counters: FastMap<(usize, u32, Label, u32), u32> = FastMap::default();
+    let mut order_rows_seen: PositionMemo<(usize, Label, u32)> = PositionMemo::default();
+    let mut counters: RunCounters<(usize, u32, Label, u32)> = RunCounters::default();
     // Per-name classification, computed once per distinct name.
     let mut framework_cache: Vec<Option<FrameworkEvent>> = vec![None; dump.names.len()];
     let mut delegate_cache: Vec<Option<RowKind>> = vec![None; dump.names.len()];
     let mut pending: Vec<Pending> = Vec::new();
+    let mut time_order: Vec<(u64, u32)> = Vec::new();
     let mut calls: Vec<(usize, u64, u32)> = Vec::new();
     let mut steps: Vec<PlacedStep> = Vec::new();
     let mut deferred: Vec<Deferred> = Vec::new();
@@ -221,12 +398,17 @@ fn collect_inner(
         .enumerate()
     {
         out.runs += 1;
-        counters.clear();
+        if run == 1 {
+            row_index.capacity = 0;
+        }
+        counters.start_run();
+        row_index.memo.start_run();
+        order_rows_seen.start_run();
         pending.clear();
         calls.clear();
         steps.clear();
         for (event_index, ev) in dump.block_events(block).iter().enumerate() {
-            let Some(ms) = duration_ms(ev.start_ticks, ev.end_ticks) else {
+            let Some(ns) = duration_ns(ev.start_ticks, ev.end_ticks) else {
                 out.negative_durations += 1;
                 if out.negative_examples.len() < 3 {
                     out.negative_examples.push(format!(
@@ -247,27 +429,27 @@ fn collect_inner(
                     let class = *framework_cache[name.0 as usize]
                         .get_or_insert_with(|| classify_framework(dump.names.get(name)));
                     if class == FrameworkEvent::MethodExecute {
-                        out.method.push(run, ms);
+                        out.method.push(run, ns);
                         continue;
                     }
                     if ev.chain_index < 0 {
                         out.ignored_events += 1;
                         continue;
                     }
-                    let instr = instruction(&mut out, &mut instr_index, ev);
+                    let instr = instr_index.get(&mut out, ev);
                     match class {
                         FrameworkEvent::DelegateCall => {
-                            out.instructions[instr].delegate_call.push(run, ms);
+                            out.instructions[instr].delegate_call.push(run, ns);
                             calls.push((instr, ev.start_ticks, 0));
                             continue;
                         }
                         FrameworkEvent::InstructionCall => {
                             let calls = &mut out.instructions[instr].instruction_calls;
                             match calls.iter_mut().find(|(n, _)| *n == name) {
-                                Some((_, s)) => s.push(run, ms),
+                                Some((_, s)) => s.push(run, ns),
                                 None => {
                                     let mut s = Series::default();
-                                    s.push(run, ms);
+                                    s.push(run, ns);
                                     calls.push((name, s));
                                 }
                             }
@@ -284,7 +466,7 @@ fn collect_inner(
                 }
                 Some(DelegateId::Int(i)) => (Label::DelegateInt(i), RowKind::OtherDelegate),
             };
-            let instr = instruction(&mut out, &mut instr_index, ev);
+            let instr = instr_index.get(&mut out, ev);
             pending.push(Pending {
                 origin: (block_index, event_index as u32),
                 instr,
@@ -292,7 +474,7 @@ fn collect_inner(
                 kind,
                 start: ev.start_ticks,
                 end: ev.end_ticks,
-                ms,
+                ns,
                 metadata: ev.metadata,
             });
         }
@@ -314,16 +496,32 @@ fn collect_inner(
         };
         // Children end before their parents and are stored first: time order (stable)
         // makes occurrence numbers follow execution order.
-        pending.sort_by_key(|p| p.start);
-        for p in pending.iter().filter(|p| p.kind == RowKind::Step) {
+        // (start, index): sorting these is a stable sort of `pending` by start, without
+        // moving the (larger) pending events. The previous run's order usually fits this
+        // run too: with as many events, it is a permutation of this run's indexes, and
+        // the one permutation putting the (distinct) pairs in increasing order is the
+        // sorted order, so it is checked in one pass and sorted only when it fails.
+        if time_order.len() == pending.len() {
+            for entry in time_order.iter_mut() {
+                entry.0 = pending[entry.1 as usize].start;
+            }
+        } else {
+            time_order.clear();
+            time_order.extend(pending.iter().enumerate().map(|(i, p)| (p.start, i as u32)));
+        }
+        if !time_order.is_sorted() {
+            time_order.sort_unstable();
+        }
+        let in_time_order = || time_order.iter().map(|&(_, i)| &pending[i as usize]);
+        for p in in_time_order().filter(|p| p.kind == RowKind::Step) {
             let call = call_of(p.instr, p.start);
-            let occ = next(&mut counters, (p.instr, call, p.label, u32::MAX));
+            let occ = counters.next((p.instr, call, p.label, u32::MAX));
             if has_step_events.len() <= p.instr {
                 has_step_events.resize(p.instr + 1, false);
             }
             has_step_events[p.instr] = true;
             let row = row_for(&mut out, &mut row_index, p, Slot::StepOccurrence(occ));
-            out.instructions[p.instr].rows[row].series.push(run, p.ms);
+            out.instructions[p.instr].rows[row].series.push(run, p.ns);
             if record {
                 placed.push((p.origin, p.instr, row));
             }
@@ -336,19 +534,35 @@ fn collect_inner(
             });
         }
         steps.sort_unstable_by_key(|s| (s.instr, s.call, s.start));
-        for p in pending.iter().filter(|p| p.kind != RowKind::Step) {
+        // (key, target, first, upto) of the previous event: see `upto` below.
+        let mut cursor: Option<((usize, u32), u64, usize, usize)> = None;
+        for p in in_time_order().filter(|p| p.kind != RowKind::Step) {
             let call = call_of(p.instr, p.start);
-            let order = next(&mut counters, (p.instr, call, p.label, u32::MAX - 1));
+            let order = counters.next((p.instr, call, p.label, u32::MAX - 1));
             let tol = if p.kind == RowKind::XnnpackOperator {
                 XNNPACK_QUANTUM_NS
             } else {
                 0
             };
             let key = (p.instr, call);
-            let first = steps.partition_point(|s| (s.instr, s.call) < key);
-            let upto = steps.partition_point(|s| {
-                (s.instr, s.call, s.start) <= (p.instr, call, p.start.saturating_add(tol))
-            });
+            let target = p.start.saturating_add(tol);
+            let within = |s: &PlacedStep| (s.instr, s.call, s.start) <= (p.instr, call, target);
+            // Steps are sorted, so `within` holds on a prefix: `upto` is its end. Events
+            // come in time order, so with the previous event's key and a target no smaller
+            // than its target, that prefix only grows: it is extended from there.
+            let (first, upto) = match cursor {
+                Some((k, t, first, mut upto)) if k == key && target >= t => {
+                    while steps.get(upto).is_some_and(within) {
+                        upto += 1;
+                    }
+                    (first, upto)
+                }
+                _ => (
+                    steps.partition_point(|s| (s.instr, s.call) < key),
+                    steps.partition_point(within),
+                ),
+            };
+            cursor = Some((key, target, first, upto));
             let has_steps = steps.get(first).is_some_and(|s| (s.instr, s.call) == key);
             if !has_steps {
                 // An event in a call with no step event, of an instruction that had steps
@@ -363,13 +577,13 @@ fn collect_inner(
                         label: p.label,
                         kind: p.kind,
                         order,
-                        ms: p.ms,
+                        ns: p.ns,
                         metadata: p.metadata,
                         nearest_step: None,
                     });
                 } else {
                     let row = row_for(&mut out, &mut row_index, p, Slot::Order(order));
-                    out.instructions[p.instr].rows[row].series.push(run, p.ms);
+                    out.instructions[p.instr].rows[row].series.push(run, p.ns);
                     if record {
                         placed.push((p.origin, p.instr, row));
                     }
@@ -384,19 +598,24 @@ fn collect_inner(
                 .or_else(|| candidates().find(|s| p.end <= s.end.saturating_add(tol)));
             match container {
                 Some(step) => {
-                    let j = next(&mut counters, (p.instr, call, p.label, step.row as u32));
+                    let j = counters.next((p.instr, call, p.label, step.row as u32));
                     let row = row_for(
                         &mut out,
                         &mut row_index,
                         p,
                         Slot::InStep(step.row as u32, j),
                     );
-                    order_rows.entry((p.instr, p.label, order)).or_insert(row);
+                    let key = (p.instr, p.label, order);
+                    // A key the previous run had at this place is in the map already.
+                    order_rows_seen.get(key, || {
+                        order_rows.entry(key).or_insert(row);
+                        0
+                    });
                     if record {
                         placed.push((p.origin, p.instr, row));
                     }
                     let r = &mut out.instructions[p.instr].rows[row];
-                    r.series.push(run, p.ms);
+                    r.series.push(run, p.ns);
                     vote(r, step.row);
                 }
                 None => {
@@ -419,7 +638,7 @@ fn collect_inner(
                         label: p.label,
                         kind: p.kind,
                         order,
-                        ms: p.ms,
+                        ns: p.ns,
                         metadata: p.metadata,
                         nearest_step: nearest.map(|s| s.row),
                     });
@@ -434,19 +653,15 @@ fn collect_inner(
         let home = order_rows
             .get(&(d.instr, d.label, d.order))
             .copied()
-            .filter(|&row| {
-                let runs = &out.instructions[d.instr].rows[row].series.runs;
-                runs.binary_search(&(d.run as u32)).is_err()
-            });
+            .filter(|&row| !out.instructions[d.instr].rows[row].series.has_run(d.run));
         match home {
             Some(row) => {
                 if record {
                     placed.push((d.origin, d.instr, row));
                 }
-                let s = &mut out.instructions[d.instr].rows[row].series;
-                let at = s.runs.partition_point(|&r| (r as usize) < d.run);
-                s.runs.insert(at, d.run as u32);
-                s.ms.insert(at, d.ms);
+                out.instructions[d.instr].rows[row]
+                    .series
+                    .insert(d.run, d.ns);
             }
             None => {
                 let p = Pending {
@@ -456,7 +671,7 @@ fn collect_inner(
                     kind: d.kind,
                     start: 0,
                     end: 0,
-                    ms: d.ms,
+                    ns: d.ns,
                     metadata: d.metadata,
                 };
                 let row = row_for(&mut out, &mut row_index, &p, Slot::Order(d.order));
@@ -464,7 +679,7 @@ fn collect_inner(
                     placed.push((d.origin, d.instr, row));
                 }
                 let r = &mut out.instructions[d.instr].rows[row];
-                r.series.push(d.run, d.ms);
+                r.series.push(d.run, d.ns);
                 if let Some(step) = d.nearest_step {
                     vote(r, step);
                     out.nearest_step_events += 1;
@@ -491,10 +706,141 @@ fn collect_inner(
     out
 }
 
-fn next<K: std::hash::Hash + Eq>(counters: &mut FastMap<K, u32>, key: K) -> u32 {
-    let c = counters.entry(key).or_insert(0);
-    *c += 1;
-    *c - 1
+/// A lookup whose answer for a key never changes once made, memoised by position: the
+/// k-th lookup of a run is answered without hashing when the previous run's k-th lookup
+/// had the same key (runs of one method repeat their keys in order).
+struct PositionMemo<K> {
+    prev: Vec<(K, usize)>,
+    cur: Vec<(K, usize)>,
+}
+
+impl<K> Default for PositionMemo<K> {
+    fn default() -> Self {
+        PositionMemo {
+            prev: Vec::new(),
+            cur: Vec::new(),
+        }
+    }
+}
+
+impl<K: Copy + Eq> PositionMemo<K> {
+    fn start_run(&mut self) {
+        std::mem::swap(&mut self.prev, &mut self.cur);
+        self.cur.clear();
+    }
+
+    #[inline(always)]
+    fn get(&mut self, key: K, lookup: impl FnOnce() -> usize) -> usize {
+        let value = match self.prev.get(self.cur.len()) {
+            Some(&(k, v)) if k == key => v,
+            _ => lookup(),
+        };
+        self.cur.push((key, value));
+        value
+    }
+}
+
+/// Occurrence counters that restart every run: `next(key)` is how many times `key` came
+/// before in this run. While a run repeats the previous run's keys in order, the answers
+/// are the previous run's; at the first difference the keys so far are replayed into the
+/// map, which answers from then on.
+struct RunCounters<K> {
+    map: FastMap<K, u32>,
+    prev: Vec<(K, u32)>,
+    cur: Vec<(K, u32)>,
+    replaying: bool,
+}
+
+impl<K> Default for RunCounters<K> {
+    fn default() -> Self {
+        RunCounters {
+            map: FastMap::default(),
+            prev: Vec::new(),
+            cur: Vec::new(),
+            replaying: true,
+        }
+    }
+}
+
+impl<K: Copy + Eq + std::hash::Hash> RunCounters<K> {
+    fn start_run(&mut self) {
+        std::mem::swap(&mut self.prev, &mut self.cur);
+        self.cur.clear();
+        if !self.map.is_empty() {
+            self.map.clear();
+        }
+        self.replaying = true;
+    }
+
+    #[inline(always)]
+    fn next(&mut self, key: K) -> u32 {
+        if self.replaying {
+            if let Some(&(k, v)) = self.prev.get(self.cur.len()) {
+                if k == key {
+                    self.cur.push((key, v));
+                    return v;
+                }
+            }
+            self.replaying = false;
+            for &(k, _) in &self.cur {
+                *self.map.entry(k).or_insert(0) += 1;
+            }
+        }
+        let c = self.map.entry(key).or_insert(0);
+        let v = *c;
+        *c += 1;
+        self.cur.push((key, v));
+        v
+    }
+}
+
+/// (instruction, label, slot) -> row index within the instruction.
+#[derive(Default)]
+struct RowIndex {
+    /// Samples a new row reserves room for (one per run, for rows of the first run while
+    /// `reserve_budget` lasts; 0 afterwards): rows then never grow by copying.
+    capacity: usize,
+    /// Samples left to reserve: at most the group's event count, so reserving never
+    /// holds more than the samples themselves would.
+    reserve_budget: usize,
+    map: FastMap<(usize, Label, Slot), usize>,
+    memo: PositionMemo<(usize, Label, Slot)>,
+}
+
+/// Instruction id -> index in `Collected::instructions`: ids are small in practice, so
+/// a table serves them; others go through a map.
+#[derive(Default)]
+struct InstructionIndex {
+    table: Vec<u32>,
+    map: FastMap<i32, usize>,
+}
+
+/// Instruction ids below this are looked up in a table.
+const INSTRUCTION_TABLE_MAX: i32 = 1 << 16;
+
+impl InstructionIndex {
+    fn get(&mut self, out: &mut Collected, ev: &ProfileEvent) -> usize {
+        let id = ev.instruction_id;
+        let mut create = || {
+            out.instructions.push(InstructionData {
+                instruction_id: id,
+                ..Default::default()
+            });
+            out.instructions.len() - 1
+        };
+        if (0..INSTRUCTION_TABLE_MAX).contains(&id) {
+            let slot = id as usize;
+            if self.table.len() <= slot {
+                self.table.resize(slot + 1, u32::MAX);
+            }
+            if self.table[slot] == u32::MAX {
+                self.table[slot] = create() as u32;
+            }
+            self.table[slot] as usize
+        } else {
+            *self.map.entry(id).or_insert_with(create)
+        }
+    }
 }
 
 fn vote(row: &mut EventRow, step: usize) {
@@ -504,26 +850,32 @@ fn vote(row: &mut EventRow, step: usize) {
     }
 }
 
-fn row_for(
-    out: &mut Collected,
-    index: &mut FastMap<(usize, Label, Slot), usize>,
-    p: &Pending,
-    slot: Slot,
-) -> usize {
+fn row_for(out: &mut Collected, index: &mut RowIndex, p: &Pending, slot: Slot) -> usize {
     let rows = &mut out.instructions[p.instr].rows;
-    *index.entry((p.instr, p.label, slot)).or_insert_with(|| {
-        let occurrence = match slot {
-            Slot::StepOccurrence(n) | Slot::InStep(_, n) | Slot::Order(n) => n,
-        };
-        rows.push(EventRow {
-            label: p.label,
-            occurrence,
-            kind: p.kind,
-            series: Series::default(),
-            metadata: p.metadata,
-            step_votes: Vec::new(),
-        });
-        rows.len() - 1
+    let key = (p.instr, p.label, slot);
+    let map = &mut index.map;
+    let capacity = if index.reserve_budget >= index.capacity {
+        index.capacity
+    } else {
+        0
+    };
+    let budget = &mut index.reserve_budget;
+    index.memo.get(key, || {
+        *map.entry(key).or_insert_with(|| {
+            let occurrence = match slot {
+                Slot::StepOccurrence(n) | Slot::InStep(_, n) | Slot::Order(n) => n,
+            };
+            *budget -= capacity;
+            rows.push(EventRow {
+                label: p.label,
+                occurrence,
+                kind: p.kind,
+                series: Series::with_capacity(capacity),
+                metadata: p.metadata,
+                step_votes: Vec::new(),
+            });
+            rows.len() - 1
+        })
     })
 }
 
@@ -539,16 +891,6 @@ fn delegate_row_kind(label: &str, plan_step_names: &HashSet<String>) -> RowKind 
     }
 }
 
-fn instruction(out: &mut Collected, index: &mut FastMap<i32, usize>, ev: &ProfileEvent) -> usize {
-    *index.entry(ev.instruction_id).or_insert_with(|| {
-        out.instructions.push(InstructionData {
-            instruction_id: ev.instruction_id,
-            ..Default::default()
-        });
-        out.instructions.len() - 1
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -560,5 +902,42 @@ mod tests {
         // 32-bit wrap as the Inspector computes it: (2^32 - 1 - start) + end, no +1.
         assert_eq!(duration_ms(4_294_967_000, 704), Some((295.0 + 704.0) / 1e6));
         assert_eq!(duration_ms(5_000_000_000, 10), None);
+    }
+
+    #[test]
+    fn series_store_no_runs_while_dense() {
+        let mut s = Series::default();
+        s.push(0, 5);
+        s.push(1, 7);
+        assert_eq!(s.runs, None);
+        // Run 2 has no sample: from here the run of each sample is kept.
+        s.push(3, 9);
+        assert_eq!(s.runs.as_deref(), Some(&[0, 1, 3][..]));
+        assert_eq!(s.partition_runs(2), 2);
+        assert!(!s.has_run(2) && s.has_run(3));
+        // The missing sample placed afterwards makes the row dense again.
+        s.insert(2, 8);
+        assert_eq!(s.runs, None);
+        assert_eq!(s.ms(), vec![5e-6, 7e-6, 8e-6, 9e-6]);
+        assert_eq!(s.runs(1..4), vec![1, 2, 3]);
+        // A row starting after run 0 is not dense.
+        let mut late = Series::default();
+        late.push(1, 3);
+        assert_eq!(late.runs(0..1), vec![1]);
+        assert_eq!(late.partition_runs(1), 0);
+    }
+
+    #[test]
+    fn durations_widen_past_u32() {
+        let mut s = Series::default();
+        s.push(0, 4_000_000_000);
+        assert!(matches!(s.durations(), Durations::Narrow(_)));
+        // 5 s does not fit in u32 ns (4.29 s): the row widens, keeping what it had.
+        s.push(1, 5_000_000_000);
+        assert!(matches!(s.durations(), Durations::Wide(_)));
+        s.insert(2, 1);
+        assert_eq!(s.ms(), vec![4000.0, 5000.0, 1e-6]);
+        // ms are `ns as f64 / 1e6`, as `duration_ms` makes them.
+        assert_eq!(Some(s.ms()[1]), duration_ms(0, 5_000_000_000));
     }
 }

@@ -11,10 +11,11 @@
 //! that group's runs with missing events, and joins it. Real runs of two methods differ in
 //! their framework events or in their delegate events both ways, so they stay apart.
 
-use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 use super::classify::{classify_framework, FrameworkEvent};
-use crate::etdump::{DelegateId, EtDump, RunBlock};
+use super::fast_hash::{FastMap, WordHasher};
+use crate::etdump::{DelegateId, EtDump, ProfileEvent, RunBlock};
 
 /// One group of `Execute` runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,23 +30,59 @@ pub(crate) struct RunGroup {
 /// id, instruction id).
 type SigEvent = (bool, u64, i32);
 
-fn signature(dump: &EtDump, block: &RunBlock) -> (Vec<SigEvent>, i32) {
-    let events = dump
-        .block_events(block)
-        .iter()
-        .map(|ev| match (ev.delegate_id, ev.name) {
+/// The signature events of a dump's events; whether a name is a kernel is decided once
+/// per distinct name.
+struct Signer<'a> {
+    dump: &'a EtDump,
+    kernel: Vec<Option<bool>>,
+}
+
+impl<'a> Signer<'a> {
+    fn new(dump: &'a EtDump) -> Self {
+        Signer {
+            dump,
+            kernel: vec![None; dump.names.len()],
+        }
+    }
+
+    fn event(&mut self, ev: &ProfileEvent) -> SigEvent {
+        match (ev.delegate_id, ev.name) {
             (Some(DelegateId::Str(s)), _) => (true, u64::from(s.0), ev.instruction_id),
             (Some(DelegateId::Int(i)), _) => {
                 (true, (1u64 << 40) | i as u32 as u64, ev.instruction_id)
             }
             (None, Some(n)) => {
-                let kernel = classify_framework(dump.names.get(n)) == FrameworkEvent::Kernel;
+                let names = &self.dump.names;
+                let kernel = match self.kernel.get_mut(n.0 as usize) {
+                    Some(cached) => *cached.get_or_insert_with(|| {
+                        classify_framework(names.get(n)) == FrameworkEvent::Kernel
+                    }),
+                    None => classify_framework(names.get(n)) == FrameworkEvent::Kernel,
+                };
                 (kernel, u64::from(n.0), ev.instruction_id)
             }
             (None, None) => (false, u64::MAX, ev.instruction_id),
-        })
-        .collect();
-    (events, block.bundled_input_index)
+        }
+    }
+
+    /// Whether `block`'s events have signature `sig`, the signature of `like` (no
+    /// allocation). Events with the same name, delegate id and instruction as `like`'s
+    /// have its signature by construction, which is checked first as the cheaper test.
+    fn matches(&mut self, sig: &[SigEvent], like: &RunBlock, block: &RunBlock) -> bool {
+        let events = self.dump.block_events(block);
+        let same = |a: &ProfileEvent, b: &ProfileEvent| {
+            a.name == b.name
+                && a.delegate_id == b.delegate_id
+                && a.instruction_id == b.instruction_id
+        };
+        let like_events = self.dump.block_events(like);
+        if events.len() == like_events.len()
+            && events.iter().zip(like_events).all(|(a, b)| same(a, b))
+        {
+            return true;
+        }
+        events.len() == sig.len() && events.iter().zip(sig).all(|(ev, s)| self.event(ev) == *s)
+    }
 }
 
 /// True when `small` is `big` with a few delegate or kernel events removed (order kept):
@@ -74,20 +111,47 @@ fn lost_delegate_events(small: &[SigEvent], big: &[SigEvent]) -> bool {
 
 /// Group the `Execute` runs of `dump` (first appearance order).
 pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
-    let mut index: HashMap<(Vec<SigEvent>, i32), usize> = HashMap::new();
+    // Groups by a hash of their signature (with a fast hasher: the keys are our own
+    // integers); a run is first compared with the previous run's group, which it usually
+    // joins, so most runs cost one comparison and no allocation.
+    let mut index: FastMap<(u64, i32), Vec<usize>> = FastMap::default();
     let mut groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)> = Vec::new();
+    let mut signer = Signer::new(dump);
+    let mut last: Option<usize> = None;
     for (b, block) in dump.blocks.iter().enumerate() {
         if block.name != "Execute" {
             continue;
         }
-        let sig = signature(dump, block);
-        match index.get(&sig) {
-            Some(&g) => groups[g].2.push(b),
-            None => {
-                index.insert(sig.clone(), groups.len());
-                groups.push((sig.0, sig.1, vec![b]));
+        if let Some(g) = last {
+            let like = &dump.blocks[groups[g].2[0]];
+            if groups[g].1 == block.bundled_input_index && signer.matches(&groups[g].0, like, block)
+            {
+                groups[g].2.push(b);
+                continue;
             }
         }
+        let sig: Vec<SigEvent> = dump
+            .block_events(block)
+            .iter()
+            .map(|ev| signer.event(ev))
+            .collect();
+        let mut hasher = WordHasher::default();
+        sig.hash(&mut hasher);
+        let candidates = index
+            .entry((hasher.finish(), block.bundled_input_index))
+            .or_default();
+        let g = match candidates.iter().find(|&&g| groups[g].0 == sig) {
+            Some(&g) => {
+                groups[g].2.push(b);
+                g
+            }
+            None => {
+                candidates.push(groups.len());
+                groups.push((sig, block.bundled_input_index, vec![b]));
+                groups.len() - 1
+            }
+        };
+        last = Some(g);
     }
     // Merge groups of runs with lost delegate events into their full group.
     let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];

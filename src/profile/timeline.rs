@@ -207,7 +207,7 @@ pub fn build_timeline(
     // method when there are several: redone below once the runs are known).
     let warmup = match warmup {
         super::warmup::Warmup::Runs(n) => n,
-        super::warmup::Warmup::Auto => super::warmup::auto_warmup(&collected.method.ms).0,
+        super::warmup::Warmup::Auto => super::warmup::auto_warmup(&collected.method.ms()).0,
     };
     if warmup >= collected.runs {
         return Err(BuildError::WarmupTooLarge {

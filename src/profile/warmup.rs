@@ -14,7 +14,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::stats::percentile_sorted;
+use crate::stats::percentile_select;
 
 /// Robust standard deviations above the median for a cold run.
 pub const COLD_MADS: f64 = 3.0;
@@ -82,12 +82,11 @@ pub fn auto_warmup(method_ms: &[f64]) -> (usize, String) {
         );
     }
     let cap = n / COLD_MAX_FRACTION_DIV;
+    // Medians by selection: bit for bit the medians of the sorted values.
     let mut reference: Vec<f64> = method_ms[cap..].to_vec();
-    reference.sort_by(f64::total_cmp);
-    let median = percentile_sorted(&reference, 50.0);
+    let median = percentile_select(&mut reference, 50.0);
     let mut dev: Vec<f64> = reference.iter().map(|x| (x - median).abs()).collect();
-    dev.sort_by(f64::total_cmp);
-    let mad = percentile_sorted(&dev, 50.0);
+    let mad = percentile_select(&mut dev, 50.0);
     let threshold = median + (COLD_MADS * 1.4826 * mad).max(COLD_MIN_EXCESS * median);
     let cold = method_ms[..cap]
         .iter()

@@ -16,4 +16,4 @@ pub use mann_whitney::{
 pub use multiple::holm_adjust;
 pub use normal::{normal_quantile, normal_sf};
 pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
-pub use summary::{percentile_sorted, Stats};
+pub use summary::{percentile_select, percentile_sorted, Stats};
