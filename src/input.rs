@@ -228,11 +228,6 @@ pub fn release_mapped_pages(bytes: &[u8]) {
     }
 }
 
-/// Files below this are mapped with every page read in at once (faster); bigger ones
-/// are faulted in as they are decoded and released behind the decoder, so the map never
-/// holds the whole file resident.
-const POPULATE_MAX_BYTES: u64 = 64 << 20;
-
 impl std::ops::Deref for InputBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -291,10 +286,10 @@ pub fn read_input_mapped_with_progress(
                             size: Some(meta.len()),
                         });
                     }
-                    let mut options = memmap2::MmapOptions::new();
-                    if meta.len() <= POPULATE_MAX_BYTES {
-                        options.populate();
-                    }
+                    // Not populated up front: the decoder's threads fault the pages in
+                    // in parallel (faster on two cores than one `MAP_POPULATE`), and a
+                    // big file is released behind the decoder, never resident whole.
+                    let options = memmap2::MmapOptions::new();
                     // SAFETY: the map is read-only and private to this process, and the
                     // file is never written by us. Another program truncating it is
                     // answered by the SIGBUS guard it is registered with below, before

@@ -13,6 +13,9 @@ use super::{
 /// Below this size one thread is faster than starting more.
 const PARALLEL_MIN_BYTES: usize = 4 << 20;
 
+/// Chunks of runs per decoding thread (see `parse`).
+const CHUNKS_PER_THREAD: usize = 4;
+
 /// Parse the bytes of a whole `.etdp` file.
 ///
 /// One pass: [`super::checked`] bounds-checks each table as it decodes it (the same checks
@@ -40,28 +43,27 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     } else {
         1
     };
-    let chunks: Vec<Range<usize>> = (0..threads)
-        .map(|t| count * t / threads..count * (t + 1) / threads)
+    // Several chunks per thread, taken as threads become free: a thread slowed down by
+    // another process does not hold up the end.
+    let pieces = if threads == 1 {
+        1
+    } else {
+        threads * CHUNKS_PER_THREAD
+    };
+    let chunks: Vec<Range<usize>> = (0..pieces)
+        .map(|t| count * t / pieces..count * (t + 1) / pieces)
         .collect();
     // Every chunk decodes straight into its own stretch of one allocation, sized by a
     // quick count of each run's `Event`s: no growing, no copying parts together. A count
     // that fails (bad offsets) leaves a chunk no slots; it then collects its events
-    // aside and the decoder reports the problem precisely.
-    // Counting faults in most of the file's pages (each run's table heads its events):
-    // one thread per chunk, as for decoding.
-    let count_of = |r: &Range<usize>| count_events(buf, first_element, r.clone()).unwrap_or(0);
-    let counts: Vec<usize> = if threads == 1 {
-        chunks.iter().map(count_of).collect()
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .map(|r| scope.spawn(move || count_of(r)))
-                .collect();
-            // A count that panicked counts nothing: the decoder then finds the problem.
-            handles.into_iter().map(|h| h.join().unwrap_or(0)).collect()
-        })
-    };
+    // aside and the decoder reports the problem precisely. Counting faults in most of
+    // the file's pages (each run's table heads its events), so it is parallel too.
+    let counts: Vec<usize> = crate::threads::map_pulled(threads, chunks.clone(), |r| {
+        count_events(buf, first_element, r).unwrap_or(0)
+    })
+    .into_iter()
+    .map(|c| c.unwrap_or(0))
+    .collect();
     let total: usize = counts.iter().sum();
     let mut events: Vec<ProfileEvent> = Vec::new();
     if events.try_reserve_exact(total).is_err() {
@@ -70,40 +72,28 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
         )));
     }
     advise_huge_pages(events.spare_capacity_mut());
-    let mut slots: Vec<&mut [MaybeUninit<ProfileEvent>]> = Vec::with_capacity(threads);
+    let mut work: Vec<(Range<usize>, &mut [MaybeUninit<ProfileEvent>])> =
+        Vec::with_capacity(pieces);
     let mut rest = &mut events.spare_capacity_mut()[..total];
-    for &n in &counts {
+    for (range, &n) in chunks.into_iter().zip(&counts) {
         let (mine, others) = rest.split_at_mut(n);
-        slots.push(mine);
+        work.push((range, mine));
         rest = others;
     }
-    let parts: Vec<Result<Part, EtDumpError>> = if threads == 1 {
-        let slot = slots.pop().unwrap_or_default();
-        vec![decode_chunk(buf, limits, first_element, 0..count, slot)]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .zip(slots)
-                .map(|(range, slot)| {
-                    let range = range.clone();
-                    scope.spawn(move || decode_chunk(buf, limits, first_element, range, slot))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|payload| {
-                        // The decode thread's own message reaches the user.
-                        Err(EtDumpError::Corrupt(format!(
-                            "internal error while decoding: {}",
-                            crate::threads::panic_message(&*payload)
-                        )))
-                    })
-                })
-                .collect()
+    let parts: Vec<Result<Part, EtDumpError>> =
+        crate::threads::map_pulled(threads, work, |(range, slot)| {
+            decode_chunk(buf, limits, first_element, range, slot)
         })
-    };
+        .into_iter()
+        .map(|r| {
+            // The decode thread's own message reaches the user.
+            r.unwrap_or_else(|panic| {
+                Err(EtDumpError::Corrupt(format!(
+                    "internal error while decoding: {panic}"
+                )))
+            })
+        })
+        .collect();
     merge(root.version, parts, events, &counts)
 }
 
