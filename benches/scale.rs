@@ -4,7 +4,9 @@
 //!   xnnpack_like`, the shape of the 43.6 MB real dump): the reader as it was (the
 //!   flatbuffers verifier over the whole buffer, then a walk with the generated accessors)
 //!   against the checked one-pass decoder, in process; then `report --format json`
-//!   end to end. Target: report <= ~90 ms on 2 cores.
+//!   end to end; then `report` on the real XNNPACK fixture repeated to the same size
+//!   (`real_x46`), where the targets are judged: <= ~90 ms on 2 cores, >= 2x before,
+//!   >= 500x the Inspector.
 //! - `cpu_1gb` (only with `CPUPROF_BENCH_1GB=1`: ~1 GB on disk, ~20 s to build): a
 //!   CpuBackend dump made by repeating `fixtures/cpu/wide_browse.etdp`; `report` time and
 //!   peak RSS. Targets: <= 2.5 s, peak RSS <= file + 64 MB.
@@ -95,19 +97,22 @@ fn verdict(met: bool) -> &'static str {
 
 /// The ExecuTorch Inspector (`Inspector(etdump_path=..).to_dataframe()`) timed on `path`
 /// with the Python named by `CPUPROF_BENCH_INSPECTOR` (one with executorch installed),
-/// for a ratio measured on this machine in this run.
-fn inspector_seconds(path: &Path) -> Option<f64> {
+/// for a ratio measured on this machine in this run: (the call alone, the whole command
+/// as a user waits for it: Python start and `import executorch` included), in seconds.
+fn inspector_seconds(path: &Path) -> Option<(f64, f64)> {
     let python = std::env::var_os("CPUPROF_BENCH_INSPECTOR")?;
     let script = "import sys, time\n\
         from executorch.devtools import Inspector\n\
         t = time.perf_counter()\n\
         Inspector(etdump_path=sys.argv[1]).to_dataframe()\n\
         print(time.perf_counter() - t)\n";
+    let started = Instant::now();
     let out = std::process::Command::new(python)
         .args(["-c", script])
         .arg(path)
         .output()
         .ok()?;
+    let whole = started.elapsed().as_secs_f64();
     if !out.status.success() {
         eprintln!(
             "inspector: failed: {}",
@@ -118,7 +123,8 @@ fn inspector_seconds(path: &Path) -> Option<f64> {
         );
         return None;
     }
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    let call = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    Some((call, whole))
 }
 
 fn bench(c: &mut Criterion) {
@@ -152,13 +158,22 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     eprintln!("\nscale summary (warm page cache)");
-    let x = summary_line("xnnpack_100k", &xnn, &out, 7);
+    summary_line("xnnpack_100k", &xnn, &out, 7);
+    // The issue's dump: the real XNNPACK fixture's runs repeated to 43.9 MB (what
+    // `make_big_dump fixtures/real/mlp_xnnpack.etdp x46.etdp 46` writes), on which the
+    // targets are judged and the Inspector is timed.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let real = std::fs::read(root.join("fixtures/real/mlp_xnnpack.etdp")).expect("fixture");
+    let (real_big, _) = big_dump::repeat_execute_runs(&real, 46_000_000);
+    let x46 = dir.path().join("real_xnnpack_x46.etdp");
+    std::fs::write(&x46, &real_big).expect("write");
+    drop(real_big);
+    let x = summary_line("real_x46", &x46, &out, 7);
     let ms = x.report.as_secs_f64() * 1e3;
     // Recorded before this work (see the module comment): 0.25 s for this shape.
     const BEFORE_MS: f64 = 250.0;
     // The Inspector's rate on the 43.6 MB real dump (~45 s, issue #13): ~1 s/MB.
-    let inspector_s = inspector_seconds(&xnn);
-    let inspector_ms = inspector_s.map_or(x.mb * 1000.0, |s| s * 1e3);
+    let inspector = inspector_seconds(&x46);
     eprintln!(
         "  report {ms:.1} ms vs target <= 90 ms: {}; vs before ({BEFORE_MS:.0} ms): {:.1}x faster \
          (target >= 2x): {}",
@@ -166,17 +181,29 @@ fn bench(c: &mut Criterion) {
         BEFORE_MS / ms,
         verdict(BEFORE_MS / ms >= 2.0)
     );
-    eprintln!(
-        "  vs the Inspector ({:.1} s, {}): {:.0}x faster (target >= 500x): {}",
-        inspector_ms / 1e3,
-        if inspector_s.is_some() {
-            "measured in this run"
-        } else {
-            "~1 s/MB; set CPUPROF_BENCH_INSPECTOR=python-with-executorch to measure"
-        },
-        inspector_ms / ms,
-        verdict(inspector_ms / ms >= 500.0)
-    );
+    match inspector {
+        Some((call, whole)) => {
+            for (what, secs) in [("the call alone", call), ("the whole command", whole)] {
+                eprintln!(
+                    "  vs the Inspector, {what} ({secs:.1} s, measured in this run): {:.0}x \
+                     faster (target >= 500x): {}",
+                    secs * 1e3 / ms,
+                    verdict(secs * 1e3 / ms >= 500.0)
+                );
+            }
+        }
+        None => {
+            // The Inspector's rate on the 43.6 MB real dump (~45 s, issue #13): ~1 s/MB.
+            let assumed_ms = x.mb * 1000.0;
+            eprintln!(
+                "  vs the Inspector at ~1 s/MB ({:.1} s; set CPUPROF_BENCH_INSPECTOR=\
+                 python-with-executorch to measure it): {:.0}x faster (target >= 500x): {}",
+                assumed_ms / 1e3,
+                assumed_ms / ms,
+                verdict(assumed_ms / ms >= 500.0)
+            );
+        }
+    }
     if let Some(rss) = x.rss_mb {
         eprintln!(
             "  peak RSS {rss:.0} MB vs target <= file + 64 MB = {:.0} MB: {}",
@@ -186,7 +213,6 @@ fn bench(c: &mut Criterion) {
     }
 
     if std::env::var_os("CPUPROF_BENCH_1GB").is_some() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let source = std::fs::read(root.join("fixtures/cpu/wide_browse.etdp")).expect("fixture");
         let t = Instant::now();
         let (big, runs) = big_dump::repeat_execute_runs(&source, 1_000_000_000);
