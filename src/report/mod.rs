@@ -57,7 +57,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
     let input = input::read_input_mapped(&args.file).map_err(|e| format!("{name}: {e}"))?;
     if input::sniff(&input.bytes) == Content::Trace {
-        return run_trace(args, &input.bytes);
+        return run_trace(args, &input);
     }
     if args.format == ReportFormat::Tally {
         return Err(format!(
@@ -208,10 +208,16 @@ pub(crate) fn emit(
 
 /// Reports of a PyTorch trace: the iprof tally (optionally with self time), the
 /// `cpuprof.trace/1` JSON, or CSV. Warnings go to stderr; a trace has no checks that fail.
-fn run_trace(args: &ReportArgs, bytes: &[u8]) -> Result<ExitCode, String> {
+fn run_trace(args: &ReportArgs, input: &input::Input) -> Result<ExitCode, String> {
     check_trace_args(args)?;
     let name = input::display_name(&args.file);
-    let profile = trace::parse_trace(bytes, &name).map_err(|e| format!("{name}: {e}"))?;
+    let parsed = trace::parse_trace(&input.bytes, &name);
+    // A mapped trace truncated or rewritten while it was parsed: one line, exit 2, not
+    // what was parsed from the zeros the guard put in its place.
+    input
+        .check_unchanged()
+        .map_err(|e| format!("{name}: {e}"))?;
+    let profile = parsed.map_err(|e| format!("{name}: {e}"))?;
     emit_trace(args, &profile)
 }
 
@@ -284,5 +290,46 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
             );
             escape_keep_newlines(&text).into_owned()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// A Chrome trace mapped by `report` and cut short before it is parsed: the report
+    /// is the "changed while reading" line, not a profile of what was left.
+    #[test]
+    fn a_mapped_trace_that_changed_before_it_was_parsed_is_one_line() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.json");
+        let mut text = std::fs::read(root.join("fixtures/torch/cnn_infer.json")).unwrap();
+        // Past the size that is mapped rather than read (1 MiB), still a valid trace.
+        text.extend(std::iter::repeat_n(b' ', 2 << 20));
+        std::fs::write(&path, &text).unwrap();
+        let input = input::read_input_mapped(&path).unwrap();
+        assert!(input.is_mapped());
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(text.len() as u64 / 2)
+            .unwrap();
+        let out = dir.path().join("out.json");
+        let cli = crate::cli::Cli::parse_from([
+            "cpuprof-tui",
+            "report",
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let Some(crate::cli::Command::Report(args)) = cli.command else {
+            panic!("not a report command");
+        };
+        let err = run_trace(&args, &input).unwrap_err();
+        assert!(err.contains("changed while reading"), "{err}");
+        assert!(!out.exists(), "a report was written");
     }
 }
