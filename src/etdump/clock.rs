@@ -96,8 +96,11 @@ pub fn set_time_unit(unit: TimeUnit) {
 
 const U32_MAX: u64 = u32::MAX as u64;
 
-/// Duration in ticks with the Inspector's rule for 32-bit wrap-around.
-fn ticks(start: u64, end: u64) -> Option<u64> {
+/// An event's duration in ticks with the Inspector's rule for 32-bit wrap-around (an end
+/// below its start is a 32-bit counter that wrapped, if both fit in 32 bits); None when
+/// no wrap explains it. The one place the rule lives: statistics, the timeline and the
+/// clock checks all time events with it.
+pub fn duration_ticks(start: u64, end: u64) -> Option<u64> {
     if end >= start {
         Some(end - start)
     } else if start <= U32_MAX && end <= U32_MAX {
@@ -125,7 +128,7 @@ impl EtDump {
             return;
         }
         for ev in &mut self.events {
-            let end = match ticks(ev.start_ticks, ev.end_ticks) {
+            let end = match duration_ticks(ev.start_ticks, ev.end_ticks) {
                 Some(d) if ev.end_ticks < ev.start_ticks => ev.start_ticks.saturating_add(d),
                 _ => ev.end_ticks,
             };
@@ -152,7 +155,7 @@ impl EtDump {
         for block in self.blocks.iter().filter(|b| b.name == "Execute") {
             spans.clear();
             for ev in self.block_events(block) {
-                let Some(d) = ticks(ev.start_ticks, ev.end_ticks) else {
+                let Some(d) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
                     continue;
                 };
                 match ev.delegate_id {

@@ -15,7 +15,7 @@ mod header;
 mod names;
 mod reader;
 
-pub use clock::{set_time_unit, time_unit, TimeUnit};
+pub use clock::{duration_ticks, set_time_unit, time_unit, TimeUnit};
 pub use error::EtDumpError;
 pub use names::{NameId, NameTable};
 pub use reader::{parse, read_file};

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::classify::{classify_framework, parse_operator_name, parse_step_name, FrameworkEvent};
 use super::fast_hash::FastMap;
-use crate::etdump::{ByteSpan, DelegateId, EtDump, NameId, ProfileEvent};
+use crate::etdump::{duration_ticks, ByteSpan, DelegateId, EtDump, NameId, ProfileEvent};
 
 /// Durations of one row in whole ns: `u32` while every sample fits (4.29 s), widened to
 /// `u64` by the first one that does not. Milliseconds (`ns as f64 / 1e6`, bit for bit what
@@ -262,19 +262,7 @@ pub(crate) struct Collected {
 
 /// Duration in ms with the Inspector's rule for 32-bit tick wrap-around.
 pub(crate) fn duration_ms(start: u64, end: u64) -> Option<f64> {
-    duration_ns(start, end).map(ns_to_ms)
-}
-
-/// Duration in ticks (ns) with the Inspector's rule for 32-bit tick wrap-around.
-pub(crate) fn duration_ns(start: u64, end: u64) -> Option<u64> {
-    const U32_MAX: u64 = u32::MAX as u64;
-    if end >= start {
-        Some(end - start)
-    } else if start <= U32_MAX && end <= U32_MAX {
-        Some((U32_MAX - start) + end)
-    } else {
-        None
-    }
+    duration_ticks(start, end).map(ns_to_ms)
 }
 
 /// Whole ns as ms: the one conversion every sample goes through.
@@ -408,7 +396,7 @@ fn collect_inner(
         calls.clear();
         steps.clear();
         for (event_index, ev) in dump.block_events(block).iter().enumerate() {
-            let Some(ns) = duration_ns(ev.start_ticks, ev.end_ticks) else {
+            let Some(ns) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
                 out.negative_durations += 1;
                 if out.negative_examples.len() < 3 {
                     out.negative_examples.push(format!(

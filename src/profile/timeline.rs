@@ -147,19 +147,6 @@ impl Timeline {
     }
 }
 
-/// Duration in ticks with the Inspector's 32-bit wrap rule (the integer twin of
-/// `collect::duration_ms`, so exported sums stay exact).
-pub(crate) fn duration_ticks(start: u64, end: u64) -> Option<u64> {
-    const U32_MAX: u64 = u32::MAX as u64;
-    if end >= start {
-        Some(end - start)
-    } else if start <= U32_MAX && end <= U32_MAX {
-        Some((U32_MAX - start) + end)
-    } else {
-        None
-    }
-}
-
 /// Where an event's samples live in the collected rows.
 #[derive(Clone, Copy)]
 enum Slot {
@@ -386,7 +373,7 @@ pub fn build_timeline(
         };
         let mut events: Vec<TimelineEvent> = Vec::new();
         for (event_index, ev) in dump.block_events(block).iter().enumerate() {
-            let Some(dur) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
+            let Some(dur) = crate::etdump::duration_ticks(ev.start_ticks, ev.end_ticks) else {
                 tl.negative_durations += 1;
                 continue;
             };
