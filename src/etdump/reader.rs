@@ -267,7 +267,7 @@ fn merge(
 ) -> Result<EtDump, EtDumpError> {
     let parts: Vec<Part> = parts.into_iter().collect::<Result<_, _>>()?;
     if parts.iter().any(|p| !p.overflow.is_empty()) {
-        return Ok(merge_slow(version, parts, events, counts));
+        return merge_slow(version, parts, events, counts);
     }
     let mut out = EtDump {
         version,
@@ -290,28 +290,11 @@ fn merge(
             events.set_len(at + n);
         }
         base += slots;
-        if k == 0 {
-            out.names = part.names;
-            out.metadata = part.metadata;
-            out.blocks = part.blocks;
-            out.skipped = part.skipped;
-            continue;
+        if let Some((remap, meta_base)) = absorb(&mut out, part, k == 0, at)? {
+            for ev in &mut events[at..] {
+                *ev = rebase(ev, &remap, meta_base);
+            }
         }
-        let remap: Vec<NameId> = (0..part.names.len())
-            .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
-            .collect();
-        let meta_base = metadata_base(&out.metadata, &part.metadata)?;
-        out.metadata.extend_from_slice(&part.metadata);
-        for ev in &mut events[at..] {
-            *ev = rebase(ev, &remap, meta_base);
-        }
-        out.blocks.extend(part.blocks.into_iter().map(|mut b| {
-            b.events = b.events.start + at..b.events.end + at;
-            b
-        }));
-        out.skipped.allocation += part.skipped.allocation;
-        out.skipped.debug += part.skipped.debug;
-        out.skipped.empty += part.skipped.empty;
     }
     out.events = events;
     Ok(out)
@@ -323,7 +306,7 @@ fn merge_slow(
     parts: Vec<Part>,
     events: Vec<ProfileEvent>,
     counts: &[usize],
-) -> EtDump {
+) -> Result<EtDump, EtDumpError> {
     // The parts' slots, in the (uninitialised) capacity of `events`.
     let spare = events.as_ptr();
     let mut out = EtDump {
@@ -331,34 +314,54 @@ fn merge_slow(
         ..EtDump::default()
     };
     let mut base = 0usize;
-    for (k, part) in parts.into_iter().enumerate() {
+    for (k, mut part) in parts.into_iter().enumerate() {
         let slots = counts.get(k).copied().unwrap_or(0);
         let n = part.written.min(slots);
         // SAFETY: as in `merge`: the part initialised `n` slots from `base`.
         let written: &[ProfileEvent] = unsafe { std::slice::from_raw_parts(spare.add(base), n) };
         base += slots;
-        let remap: Vec<NameId> = (0..part.names.len())
-            .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
-            .collect();
-        // Parts that fail to fit were rejected by the decoder already (4 GiB pool).
-        let meta_base = metadata_base(&out.metadata, &part.metadata).unwrap_or(0);
-        out.metadata.extend_from_slice(&part.metadata);
+        let overflow = std::mem::take(&mut part.overflow);
         let at = out.events.len();
-        out.events.extend(
-            written
-                .iter()
-                .chain(&part.overflow)
-                .map(|ev| rebase(ev, &remap, meta_base)),
-        );
-        out.blocks.extend(part.blocks.into_iter().map(|mut b| {
-            b.events = b.events.start + at..b.events.end + at;
-            b
-        }));
-        out.skipped.allocation += part.skipped.allocation;
-        out.skipped.debug += part.skipped.debug;
-        out.skipped.empty += part.skipped.empty;
+        let rebasing = absorb(&mut out, part, k == 0, at)?;
+        out.events
+            .extend(written.iter().chain(&overflow).map(|ev| match &rebasing {
+                Some((remap, meta_base)) => rebase(ev, remap, *meta_base),
+                None => *ev,
+            }));
     }
-    out
+    Ok(out)
+}
+
+/// Adds what a part holds besides its events to `out`: its names, metadata pool, blocks
+/// (their event ranges now from `at`) and skipped counts. The first part is moved in as
+/// it is (None); a later one gives how to rebase its events: the ids of its names in the
+/// merged table and where its metadata pool starts.
+fn absorb(
+    out: &mut EtDump,
+    part: Part,
+    first: bool,
+    at: usize,
+) -> Result<Option<(Vec<NameId>, u32)>, EtDumpError> {
+    if first {
+        out.names = part.names;
+        out.metadata = part.metadata;
+        out.blocks = part.blocks;
+        out.skipped = part.skipped;
+        return Ok(None);
+    }
+    let remap: Vec<NameId> = (0..part.names.len())
+        .map(|i| out.names.intern(part.names.get(NameId(i as u32))))
+        .collect();
+    let meta_base = metadata_base(&out.metadata, &part.metadata)?;
+    out.metadata.extend_from_slice(&part.metadata);
+    out.blocks.extend(part.blocks.into_iter().map(|mut b| {
+        b.events = b.events.start + at..b.events.end + at;
+        b
+    }));
+    out.skipped.allocation += part.skipped.allocation;
+    out.skipped.debug += part.skipped.debug;
+    out.skipped.empty += part.skipped.empty;
+    Ok(Some((remap, meta_base)))
 }
 
 fn metadata_base(pool: &[u8], more: &[u8]) -> Result<u32, EtDumpError> {
