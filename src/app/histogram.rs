@@ -62,23 +62,7 @@ pub fn bin(values: &[f64], width: u16) -> Histogram {
             above: 0,
         };
     }
-    let n = bin_count(width, finite.len());
-    let mut counts = vec![0usize; n];
-    let span = hi - lo;
-    for v in finite {
-        // A value on a bin edge belongs to the bin above it; the nudge keeps rounding
-        // error (0.22 - 0.198 = 0.021999...) from moving it down.
-        let x = (v - lo) / span * n as f64;
-        let i = (x + 1e-9 * n as f64).floor() as usize;
-        counts[i.min(n - 1)] += 1;
-    }
-    Histogram {
-        lo,
-        hi,
-        counts,
-        below: 0,
-        above: 0,
-    }
+    bin_between(&finite, lo, hi, width)
 }
 
 /// A tail is cut off when it reaches further beyond p1 (or p99) than this share of the
@@ -135,11 +119,14 @@ pub fn bin_bulk(values: &[f64], width: u16) -> Histogram {
     h
 }
 
+/// Bin `values` into equal-width bins over `lo..=hi` (`hi > lo`), sized for `width`.
 fn bin_between(values: &[f64], lo: f64, hi: f64, width: u16) -> Histogram {
     let n = bin_count(width, values.len());
     let mut counts = vec![0usize; n];
     let span = hi - lo;
     for v in values {
+        // A value on a bin edge belongs to the bin above it; the nudge keeps rounding
+        // error (0.22 - 0.198 = 0.021999...) from moving it down.
         let x = (v - lo) / span * n as f64;
         let i = (x + 1e-9 * n as f64).floor().max(0.0) as usize;
         counts[i.min(n - 1)] += 1;
