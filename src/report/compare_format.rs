@@ -154,13 +154,7 @@ pub fn comparison_table(c: &Comparison) -> String {
     );
     for r in &c.rows {
         let operator = r.kind == crate::rows::RowKind::Operator;
-        let med = |s: &Option<Stats>| {
-            s.as_ref()
-                .filter(|s| s.count > 0)
-                .map_or("-".to_string(), |s| {
-                    crate::units::operator_median(operator, s.median)
-                })
-        };
+        let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
         let interval = r.ci_pct.map_or("-".to_string(), |(lo, hi)| {
             format!("[{}, {}]", pct(lo), pct(hi))
         });

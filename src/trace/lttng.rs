@@ -44,19 +44,6 @@ enum Record<'a> {
     Other(&'a str),
 }
 
-/// Which op event an event name is: `<provider ending in pytorch>:op_entry|op_exit`.
-fn op_kind(event: &str) -> Option<OpEventKind> {
-    let (provider, ev) = event.rsplit_once(':')?;
-    if !provider.ends_with("pytorch") {
-        return None;
-    }
-    match ev {
-        "op_entry" => Some(OpEventKind::Entry),
-        "op_exit" => Some(OpEventKind::Exit),
-        _ => None,
-    }
-}
-
 fn parse_record(rec: &str, format: TraceFormat) -> Result<Record<'_>, ScanError> {
     match format {
         TraceFormat::Babeltrace2NamesAll => parse_names_all(rec),
@@ -85,7 +72,7 @@ fn parse_pretty(rec: &str) -> Result<Record<'_>, ScanError> {
         }
         (Some(tok), &ev[..ev.len() - 1], after2)
     };
-    let Some(kind) = op_kind(event) else {
+    let Some(kind) = OpEventKind::of_event(event) else {
         return Ok(Record::Other(event));
     };
     // Brace groups: contexts first, the payload last (one pass, no pre-split).
@@ -140,7 +127,7 @@ fn parse_names_all(rec: &str) -> Result<Record<'_>, ScanError> {
         .and_then(parse_stamp)
         .ok_or(ScanError::Malformed)?;
     let event = bare("name").ok_or(ScanError::Malformed)?;
-    let Some(kind) = op_kind(event) else {
+    let Some(kind) = OpEventKind::of_event(event) else {
         return Ok(Record::Other(event));
     };
     let host = top.iter().find_map(|(k, v)| match v {
@@ -192,7 +179,7 @@ fn parse_thapi(rec: &str) -> Result<Record<'_>, ScanError> {
         }
         &inner[..close - 1]
     };
-    let Some(kind) = op_kind(event) else {
+    let Some(kind) = OpEventKind::of_event(event) else {
         return Ok(Record::Other(event));
     };
     let mut op = RawOp::new(stamp, Some(host.trim()), kind);

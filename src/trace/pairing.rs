@@ -13,6 +13,22 @@ pub enum OpEventKind {
     Exit,
 }
 
+impl OpEventKind {
+    /// Which op event an event (class) name is: `<provider ending in pytorch>:op_entry`
+    /// or `:op_exit` (THAPI text, babeltrace2 text and CTF all name them so).
+    pub fn of_event(event: &str) -> Option<OpEventKind> {
+        let (provider, ev) = event.rsplit_once(':')?;
+        if !provider.ends_with("pytorch") {
+            return None;
+        }
+        match ev {
+            "op_entry" => Some(OpEventKind::Entry),
+            "op_exit" => Some(OpEventKind::Exit),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Open {
     slot: u32,

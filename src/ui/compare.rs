@@ -257,13 +257,7 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
             String::new()
         };
         let operator = r.kind == crate::rows::RowKind::Operator;
-        let med = |s: &Option<Stats>| {
-            s.as_ref()
-                .filter(|s| s.count > 0)
-                .map_or("-".to_string(), |s| {
-                    crate::units::operator_median(operator, s.median)
-                })
-        };
+        let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
         let mut text = format!(
             "{}{:>10}{:>10}{:>9}",
             fit(&format!("{indent}{}", clean(&r.name)), name_w, false),

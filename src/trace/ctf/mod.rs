@@ -467,19 +467,6 @@ fn for_each_event_log<'a>(
     Ok(())
 }
 
-/// Which op event an event class is: `<provider ending in pytorch>:op_entry|op_exit`.
-fn op_kind(event: &str) -> Option<OpEventKind> {
-    let (provider, ev) = event.rsplit_once(':')?;
-    if !provider.ends_with("pytorch") {
-        return None;
-    }
-    match ev {
-        "op_entry" => Some(OpEventKind::Entry),
-        "op_exit" => Some(OpEventKind::Exit),
-        _ => None,
-    }
-}
-
 fn text(v: Option<Value<'_>>) -> Option<std::borrow::Cow<'_, str>> {
     match v? {
         Value::S(b) => Some(match std::str::from_utf8(b) {
@@ -498,7 +485,7 @@ pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>
     let mut n = 0usize;
     for_each_event_log(&traces, &mut warnings, |ev| {
         n += 1;
-        let Some(kind) = op_kind(ev.class_name) else {
+        let Some(kind) = OpEventKind::of_event(ev.class_name) else {
             return;
         };
         out.push(LttngEvent {
@@ -562,7 +549,13 @@ pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
         .collect();
     let kinds: Vec<Vec<Option<OpEventKind>>> = traces
         .iter()
-        .map(|t| t.meta.events.iter().map(|e| op_kind(&e.name)).collect())
+        .map(|t| {
+            t.meta
+                .events
+                .iter()
+                .map(|e| OpEventKind::of_event(&e.name))
+                .collect()
+        })
         .collect();
     let hosts: Vec<Option<String>> = ids.iter().map(|i| i.host.clone()).collect();
     let mut counts = super::ImportCounts::default();
