@@ -70,8 +70,14 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub fn align(&mut self, align: u32) -> Result<(), DecodeError> {
         // Alignments are powers of two (checked by the metadata parser).
-        let m = u64::from(align.max(1)) - 1;
-        let p = (self.pos + m) & !m;
+        self.align_mask(u64::from(align.max(1)) - 1)
+    }
+
+    /// [`Self::align`] with the alignment given as `align - 1` (what the compiled decoders
+    /// keep).
+    #[inline]
+    pub fn align_mask(&mut self, mask: u64) -> Result<(), DecodeError> {
+        let p = (self.pos + mask) & !mask;
         if p > self.end {
             return fail(
                 self.pos,
@@ -523,14 +529,7 @@ impl Decoder<'_> {
                     top,
                     enum_ty,
                 } => {
-                    let p = (r.pos + mask) & !mask;
-                    if p > r.end {
-                        return fail(
-                            r.pos,
-                            "alignment padding runs past the end of the packet content",
-                        );
-                    }
-                    r.pos = p;
+                    r.align_mask(mask)?;
                     let raw = r.read_bits(size, order)?;
                     if is_clock && clock.update {
                         clock.extend(raw, size);
@@ -570,14 +569,7 @@ impl Decoder<'_> {
                     }
                 }
                 Op::Align(mask) => {
-                    let p = (r.pos + mask) & !mask;
-                    if p > r.end {
-                        return fail(
-                            r.pos,
-                            "alignment padding runs past the end of the packet content",
-                        );
-                    }
-                    r.pos = p;
+                    r.align_mask(mask)?;
                 }
                 Op::Variant {
                     tag,

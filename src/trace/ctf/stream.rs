@@ -229,27 +229,16 @@ impl FastHeader {
     /// Decode the header, extend the clock, return the event id.
     #[inline]
     fn decode(&self, r: &mut BitReader<'_>, clock: &mut ClockState) -> Result<u64, DecodeError> {
-        let align = |r: &mut BitReader<'_>, m: u64| {
-            let p = (r.pos + m) & !m;
-            if p > r.end {
-                return Err(DecodeError {
-                    bit: r.pos,
-                    what: "alignment padding runs past the end of the packet content".into(),
-                });
-            }
-            r.pos = p;
-            Ok(())
-        };
-        align(r, self.align)?;
+        r.align_mask(self.align)?;
         let id = self.id.read(r)?;
         let v = i128::from(id);
         if self.compact.0 <= v && v <= self.compact.1 {
-            align(r, self.compact_align)?;
+            r.align_mask(self.compact_align)?;
             let ts = self.compact_ts.read(r)?;
             clock.extend(ts, self.compact_ts.size);
             Ok(id)
         } else if self.extended.0 <= v && v <= self.extended.1 {
-            align(r, self.extended_align)?;
+            r.align_mask(self.extended_align)?;
             let eid = self.extended_id.read(r)?;
             let ts = self.extended_ts.read(r)?;
             clock.extend(ts, self.extended_ts.size);
