@@ -7,9 +7,10 @@
 //!
 //! The build before this work is not kept in the tree (it spans collect, build, methods
 //! and the statistics); its figures, measured on the same machine under shared load
-//! (2 cores, load average 2-3), with `build_timing` (minimum of 15 builds, or 3 on the
-//! 1 GB dump): `cargo run --release --example build_timing -- DUMP LOG 15`, the example
-//! (added with this work) compiled against the library of commit c992bbe ("before") and
+//! (2 cores, load average 2-3), as the minimum of 15 builds (3 on the 1 GB dump) with the
+//! example `build_timing` of that commit (now part of `phase_timing`, whose `build` figure
+//! is the same minimum: `cargo run --release --example phase_timing -- DUMP LOG 15`),
+//! compiled against the library of commit c992bbe ("before") and
 //! of this bench's commit ("after"):
 //!
 //! | dump                                        | before  | after  |
@@ -20,7 +21,7 @@
 //! | /tmp/cpu1g.etdp (999 MB CpuBackend, 8 M ev) | 882 ms  | 441 ms |
 //!
 //! `CPUPROF_BENCH_SAVE=DIR` also writes the generated dumps there, to time other builds
-//! on them with `build_timing`.
+//! on them with `phase_timing`.
 
 #[path = "../tests/support/big_dump.rs"]
 mod big_dump;
