@@ -48,13 +48,10 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(1 << 18, w);
     out.write_all(b"{")?;
     let mut fields = Fields { first: true };
-    let methods_text = if sample_count(profile) >= PARALLEL_MIN_SAMPLES {
-        Some(methods)
-    } else {
-        None
-    };
+    // `methods`, when big enough to be worth its own thread.
+    let methods_aside = (sample_count(profile) >= PARALLEL_MIN_SAMPLES).then_some(methods);
     std::thread::scope(|scope| -> io::Result<()> {
-        let chunks = methods_text.map(|methods| {
+        let chunks = methods_aside.map(|methods| {
             let (tx, rx) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
             // Written chunks come back to be filled again: a fresh megabyte each time
             // would cost its page faults (and a copy) again.
