@@ -383,7 +383,7 @@ fn main() {
         "timeline key t (starts the load)", 16
     );
     let (t, cpu) = (Instant::now(), cpu_time());
-    let timeline = cpuprof_tui::app::timeline::load(&request).expect("timeline");
+    let timeline = cpuprof_tui::source::load_timeline(&request).expect("timeline");
     eprintln!(
         "  timeline load (background thread): {:.0} ms wall, {:.0} ms CPU",
         t.elapsed().as_secs_f64() * 1e3,

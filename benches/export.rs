@@ -120,7 +120,9 @@ fn chrome_trace(calls: usize) -> String {
 /// The explorer with `view` open, as the UI loop holds it.
 fn state_with(view: TimelineView) -> AppState {
     let mut state = AppState::new(160, 48);
-    state.timeline = Some(view);
+    state
+        .views
+        .push(cpuprof_tui::app::View::Timeline(Box::new(view)));
     // The timeline is drawn over the panes of the profile on screen.
     state.data = Some(cpuprof_tui::app::ExplorerData::default());
     state
@@ -143,9 +145,9 @@ fn timeline_bench(c: &mut Criterion) {
         let request = ProfileRequest::new(path.clone(), None, warmup);
         // The background load (on its thread), then what the UI thread does with it.
         g.bench_function(format!("{label}/load (worker thread)"), |b| {
-            b.iter(|| timeline::load(&request).expect("loads"))
+            b.iter(|| cpuprof_tui::source::load_timeline(&request).expect("loads"))
         });
-        let loaded = Arc::new(timeline::load(&request).expect("loads"));
+        let loaded = Arc::new(cpuprof_tui::source::load_timeline(&request).expect("loads"));
         g.bench_function(format!("{label}/install (UI thread)"), |b| {
             b.iter(|| {
                 let mut v = TimelineView::loading_for_tests(0);

@@ -18,6 +18,9 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
+        Some(Command::Compare(args)) if cpuprof_tui::report::compare::wants_view(&args) => {
+            cpuprof_tui::tui::run_compare(&args)
+        }
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),
         Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),

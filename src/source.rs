@@ -131,3 +131,13 @@ pub fn load_explorer_data(
         Source::Trace(t) => ExplorerData::from_trace(&t),
     })
 }
+
+/// Load the timeline for `request` (dump or trace, told apart by content), on a
+/// background thread: this reads the files. The timeline view shows it.
+pub fn load_timeline(request: &ProfileRequest) -> Result<crate::timeline::AnyTimeline, String> {
+    use crate::timeline::{load_dump_timeline, load_trace_timeline, AnyTimeline};
+    if request.embedded.is_none() && is_trace_file(&request.etdump) {
+        return load_trace_timeline(&request.etdump).map(AnyTimeline::Trace);
+    }
+    load_dump_timeline(request, true).map(AnyTimeline::Dump)
+}

@@ -23,7 +23,7 @@ use ratatui::crossterm::terminal::{
 };
 use ratatui::Terminal;
 
-use crate::app::{update, Action, AppState, Effect, MouseAction};
+use crate::app::{update, Action, AppState, Effect, MouseAction, View};
 use crate::cli::ExploreArgs;
 use crate::escape::eprint_line;
 use crate::profile::{LoadError, ProfileRequest};
@@ -318,11 +318,9 @@ pub fn action_for(event: Event) -> Option<Action> {
 fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Result<()> {
     // No `terminal.clear()`: it asks the terminal for the cursor position, which some
     // terminals (and pipes in tests) never answer. The screen was cleared on entry.
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    let theme = Theme::from_env();
+    let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let size = terminal.size()?;
     let mut state = AppState::new(size.width, size.height);
-    let mut worker = Worker::new(tx.clone());
     let effects = match start {
         Start::Profile(request) => state.load(request.clone()),
         Start::Watch {
@@ -338,8 +336,22 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
             Vec::new()
         }
     };
+    shell(terminal, state, effects, tx, rx)
+}
+
+/// The one event loop of every screen (explorer, watch mode, the compare command): draw
+/// the view stack, turn channel events into actions for `update`, perform the effects.
+fn shell(
+    mut terminal: Terminal<CrosstermBackend<io::Stdout>>,
+    mut state: AppState,
+    effects: Vec<Effect>,
+    tx: Sender<Event>,
+    rx: Receiver<Event>,
+) -> io::Result<()> {
+    let theme = Theme::from_env();
+    let mut worker = Worker::new(tx.clone());
     // First frame at once: the gauge, before any byte is read.
-    terminal.draw(|f| ui::draw(f, &state, &theme))?;
+    draw(&mut terminal, &mut state, &theme)?;
     if apply(effects, &mut worker, &tx) {
         return Ok(());
     }
@@ -365,13 +377,24 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
                 }
             }
         }
-        if let Some(view) = state.compare.as_mut() {
-            // As `compare_loop` does: the list's height comes from the compare layout.
-            let size = terminal.size()?;
+        draw(&mut terminal, &mut state, &theme)?;
+    }
+    Ok(())
+}
+
+fn draw(
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    state: &mut AppState,
+    theme: &Theme,
+) -> io::Result<()> {
+    if matches!(state.views.screen(), Some(View::Compare(_))) {
+        // The list's height comes from the compare layout of this frame.
+        let size = terminal.size()?;
+        if let Some(view) = state.views.compare_mut() {
             view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
         }
-        terminal.draw(|f| ui::draw(f, &state, &theme))?;
     }
+    terminal.draw(|f| ui::draw(f, state, theme))?;
     Ok(())
 }
 
@@ -398,7 +421,7 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
                     .spawn(move || {
                         // A panic on one input is that timeline's error, not a view stuck loading.
                         let result =
-                            std::panic::catch_unwind(|| crate::app::timeline::load(&request))
+                            std::panic::catch_unwind(|| crate::source::load_timeline(&request))
                                 .unwrap_or_else(|p| {
                                     Err(format!(
                                         "{}: internal error while building the timeline: {}",
@@ -429,9 +452,10 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
     false
 }
 
-/// `compare A B` without `--format`: the compare view (its own state in
-/// `app::compare`, its own panes in `ui::compare`). Both sides load before the terminal
-/// is touched, so bad input is one line and exit 2 as for `report`.
+/// `compare A B` on a terminal without `--format`: the compare view (`app::compare`,
+/// drawn by `ui::compare`) as the base of the view stack, in the explorer's shell. Both
+/// sides load before the terminal is touched, so bad input is one line and exit 2 as for
+/// `report`. The exit code is `--fail-on-regression`'s, as when printing.
 pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
     let (forward, backward) = match crate::report::compare::load_both(args) {
         Ok(x) => x,
@@ -441,7 +465,7 @@ pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
         }
     };
     let code = crate::report::compare::exit_code(&forward, args.fail_on_regression);
-    let mut view = crate::app::compare::CompareView::new(forward, backward);
+    let view = crate::app::compare::CompareView::new(forward, backward);
     let guard = match TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {
@@ -449,34 +473,19 @@ pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = compare_loop(&mut view);
+    let result = (|| {
+        let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+        let size = terminal.size()?;
+        let state = AppState::for_compare(view, size.width, size.height);
+        let (tx, rx) = mpsc::channel();
+        shell(terminal, state, Vec::new(), tx, rx)
+    })();
     drop(guard);
     match result {
         Ok(()) => code,
         Err(e) => {
             eprintln!("cpuprof-tui: terminal error: {e}");
             ExitCode::from(1)
-        }
-    }
-}
-
-fn compare_loop(view: &mut crate::app::compare::CompareView) -> io::Result<()> {
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    let theme = Theme::from_env();
-    let (tx, rx) = mpsc::channel();
-    spawn_input(tx);
-    loop {
-        let size = terminal.size()?;
-        view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
-        terminal.draw(|f| ui::compare::draw(f, view, &theme))?;
-        match rx.recv() {
-            Ok(Event::Input(TermEvent::Key(k))) if k.kind != KeyEventKind::Release => {
-                if view.key(k) {
-                    return Ok(());
-                }
-            }
-            Ok(Event::InputClosed) | Err(_) => return Ok(()),
-            Ok(_) => {}
         }
     }
 }

@@ -2,7 +2,7 @@
 //! and numbers are listed in its doc comment; expected values are worked out by hand.
 
 use cpuprof_tui::app::sample;
-use cpuprof_tui::app::{update, Action, AppState, Column, Effect, ExplorerData, Mode, Pane};
+use cpuprof_tui::app::{update, Action, AppState, Column, Effect, ExplorerData, Pane, ViewKind};
 use cpuprof_tui::profile::ProfileRequest;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -149,7 +149,7 @@ fn sort_cycles_columns_and_reverses() {
 fn filter_narrows_live_with_hand_counted_matches() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('/'));
-    assert_eq!(s.mode(), Mode::FilterInput);
+    assert_eq!(s.mode(), ViewKind::Filter);
     chars(&mut s, "conv");
     // "Convolution ... IGEMM #1" and "#2".
     assert_eq!(s.table.rows.len(), 2);
@@ -162,14 +162,14 @@ fn filter_narrows_live_with_hand_counted_matches() {
     chars(&mut s, "NC, f32");
     assert_eq!(s.table.rows.len(), 2);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.mode(), Mode::Normal);
+    assert_eq!(s.mode(), ViewKind::Explorer);
     assert_eq!(s.table.rows.len(), 7);
     // IGEMM #1, IGEMM #2, GEMM #1; q is text while typing.
     key(&mut s, KeyCode::Char('/'));
     chars(&mut s, "gemm");
     assert_eq!(s.table.rows.len(), 3);
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.mode(), Mode::Normal);
+    assert_eq!(s.mode(), ViewKind::Explorer);
     assert_eq!(s.table.filter.value(), "gemm");
     assert_eq!(s.table.rows.len(), 3);
     key(&mut s, KeyCode::Char('/'));
@@ -265,7 +265,7 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
         result: Err("old".into()),
     };
     update(&mut s, stale);
-    assert!(s.error.is_none());
+    assert!(s.error().is_none());
     assert!(s.loading.is_some());
     update(
         &mut s,
@@ -274,12 +274,12 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
             result: Err("x.etdp: not an ETDump".into()),
         },
     );
-    assert_eq!(s.error.as_deref(), Some("x.etdp: not an ETDump"));
-    assert_eq!(s.mode(), Mode::Dialog);
+    assert_eq!(s.error(), Some("x.etdp: not an ETDump"));
+    assert_eq!(s.mode(), ViewKind::Dialog);
     assert!(s.data.is_some(), "last good profile stays");
     assert_eq!(s.shown_warmup(), Some(2));
     key(&mut s, KeyCode::Enter);
-    assert!(s.error.is_none());
+    assert!(s.error().is_none());
 }
 
 /// Enter on a node with children toggles it, and the help says so.
@@ -383,11 +383,11 @@ fn expand_collapse_all_and_fold_keys() {
 fn help_toggle_and_quit_everywhere() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('?'));
-    assert_eq!(s.mode(), Mode::Help);
+    assert_eq!(s.mode(), ViewKind::Help);
     key(&mut s, KeyCode::Char('j'));
-    assert_eq!(s.help_scroll, 1);
+    assert_eq!(s.views.help().unwrap().scroll, 1);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.mode(), Mode::Normal);
+    assert_eq!(s.mode(), ViewKind::Explorer);
     key(&mut s, KeyCode::Char('?'));
     assert_eq!(key(&mut s, KeyCode::Char('q')), vec![Effect::Quit]);
     // q quits while the first load is still running.
@@ -397,11 +397,11 @@ fn help_toggle_and_quit_everywhere() {
     // The log view opens and closes.
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('w'));
-    assert!(s.log_view);
+    assert!(s.log_open());
     key(&mut s, KeyCode::Char('j'));
-    assert_eq!(s.log_scroll, 1);
+    assert_eq!(s.log_scroll(), 1);
     key(&mut s, KeyCode::Esc);
-    assert!(!s.log_view);
+    assert!(!s.log_open());
 }
 
 #[test]
@@ -676,7 +676,7 @@ fn findings_name_their_delegate_and_mark_the_tree() {
     assert_eq!(f.delegate.as_deref(), Some("delegate #1"));
     let node = f.node.expect("points at the Clamp node");
     assert_eq!(d.nodes[node].name, "Clamp (NC, F32) #1");
-    assert!(cpuprof_tui::app::state::finding_text(f).starts_with("operator_slow · delegate #1: "));
+    assert!(cpuprof_tui::app::log::finding_text(f).starts_with("operator_slow · delegate #1: "));
     let marks = |name: &str| {
         d.nodes
             .iter()
@@ -713,14 +713,14 @@ fn reveal_a_row_and_a_warning_in_the_tree() {
     // Scroll the warnings view until the Clamp warning is the selected one.
     for _ in 0..5 {
         let d = s.data.as_ref().unwrap();
-        let f = cpuprof_tui::app::state::selected_finding(d, s.log_scroll, 78);
+        let f = cpuprof_tui::app::log::selected_finding(d, s.log_scroll(), 78);
         if f.is_some_and(|i| d.findings[i].kind == "operator_slow") {
             break;
         }
         key(&mut s, KeyCode::Char('j'));
     }
     key(&mut s, KeyCode::Char('r'));
-    assert!(!s.log_view);
+    assert!(!s.log_open());
     assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
 }
 

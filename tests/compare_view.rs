@@ -1,12 +1,15 @@
-//! The compare view: pure key handling (default order, changed-only filter, swap, tree)
-//! and snapshots at 80x24 and 160x48 on the generated cnn2 pair (fixtures/compare: conv #3
-//! 1.5x and neg 1.4x slower, pixel_shuffle 0.6x), and the README's compare key table.
+//! The compare view: pure key handling through its key table (default order, changed-only
+//! rows, name filter, swap, tree), snapshots at 80x24 and 160x48 on the generated cnn2
+//! pair (fixtures/compare: conv #3 1.5x and neg 1.4x slower, pixel_shuffle 0.6x), and the
+//! README's compare key table.
 
-use cpuprof_tui::app::compare::{CompareView, COMPARE_KEYS};
+use cpuprof_tui::app::compare::CompareView;
+use cpuprof_tui::app::keymap::{view_help, ViewKind};
+use cpuprof_tui::app::{update, Action, AppState, Effect};
 use cpuprof_tui::cli::CompareArgs;
 use cpuprof_tui::compare::Verdict;
 use cpuprof_tui::report::compare::load_both;
-use cpuprof_tui::ui::{compare as ui_compare, Theme};
+use cpuprof_tui::ui::{self, compare as ui_compare, Theme};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
@@ -32,18 +35,30 @@ fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
     }
 }
 
-fn view() -> CompareView {
+/// The `compare` command's screen: the view as the base of the stack.
+fn view() -> AppState {
     let (f, b) = load_both(&args("cnn2_a.etdp", "cnn2_slow_b.etdp", 3)).unwrap();
-    CompareView::new(f, b)
+    AppState::for_compare(CompareView::new(f, b), 160, 48)
 }
 
-fn press(v: &mut CompareView, c: char) -> bool {
-    v.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+/// Press `c`; true when the program quits.
+fn press(s: &mut AppState, c: char) -> bool {
+    press_key(s, KeyCode::Char(c))
 }
 
-fn screen(v: &mut CompareView, (w, h): (u16, u16)) -> String {
-    v.scroll_to_fit(ui_compare::list_height(w, h));
-    render::frame_text(w, h, |f| ui_compare::draw(f, v, &Theme::plain()))
+fn press_key(s: &mut AppState, code: KeyCode) -> bool {
+    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE))).contains(&Effect::Quit)
+}
+
+fn cv(s: &AppState) -> &CompareView {
+    s.compare().expect("the compare view")
+}
+
+fn screen(s: &mut AppState, (w, h): (u16, u16)) -> String {
+    if let Some(v) = s.views.compare_mut() {
+        v.scroll_to_fit(ui_compare::list_height(w, h));
+    }
+    render::frame_text(w, h, |f| ui::draw(f, s, &Theme::plain()))
 }
 
 fn shown(v: &CompareView) -> Vec<(String, Verdict, Option<f64>)> {
@@ -58,8 +73,9 @@ fn shown(v: &CompareView) -> Vec<(String, Verdict, Option<f64>)> {
 
 #[test]
 fn default_order_is_regressions_largest_first_then_improvements() {
-    let v = view();
-    let rows = shown(&v);
+    let s = view();
+    let v = cv(&s);
+    let rows = shown(v);
     let slower: Vec<_> = rows.iter().take_while(|r| r.1 == Verdict::Slower).collect();
     assert!(slower.len() >= 2, "{rows:?}");
     for w in slower.windows(2) {
@@ -77,42 +93,74 @@ fn default_order_is_regressions_largest_first_then_improvements() {
 }
 
 #[test]
-fn changed_only_swap_and_tree() {
-    let mut v = view();
-    let all = v.visible.len();
-    press(&mut v, 'c');
-    assert!(v.visible.len() < all);
-    assert!(shown(&v).iter().all(|r| r.1 != Verdict::Same));
-    let before: Vec<_> = shown(&v);
+fn changed_only_filter_swap_and_tree() {
+    let mut s = view();
+    let all = cv(&s).visible.len();
+    // `u`: only the changed rows (c is copy everywhere, never "changed only").
+    assert!(!press(&mut s, 'c'));
+    assert_eq!(cv(&s).visible.len(), all);
+    press(&mut s, 'u');
+    assert!(cv(&s).visible.len() < all);
+    assert!(shown(cv(&s)).iter().all(|r| r.1 != Verdict::Same));
+    let before: Vec<_> = shown(cv(&s));
     // Swap: B against A, slower and faster trade places; the selected row stays.
-    let sel = v.selected_row().unwrap().path.clone();
-    press(&mut v, 'x');
-    assert!(v.swapped);
-    assert_eq!(v.selected_row().unwrap().path, sel);
-    let after = shown(&v);
+    let sel = cv(&s).selected_row().unwrap().path.clone();
+    press(&mut s, 'x');
+    assert!(cv(&s).swapped);
+    assert_eq!(cv(&s).selected_row().unwrap().path, sel);
+    let after = shown(cv(&s));
     for (name, verdict, _) in &before {
         if name == "Convolution (NHWC, F32) IGEMM #3" {
             assert_eq!(*verdict, Verdict::Slower);
             assert!(after.iter().any(|r| &r.0 == name && r.1 == Verdict::Faster));
         }
     }
-    press(&mut v, 'x');
-    press(&mut v, 'c');
-    assert_eq!(v.visible.len(), all);
-    // Tree: program order, the method first.
-    press(&mut v, 't');
-    assert!(v.tree);
-    assert_eq!(v.comparison().rows[v.visible[0]].name, "Method::execute");
-    assert_eq!(v.selected_row().unwrap().path, sel);
-    // Moving and quitting.
-    press(&mut v, 'G');
-    assert_eq!(v.selected, v.visible.len() - 1);
-    press(&mut v, 'g');
-    assert_eq!(v.selected, 0);
-    assert!(!press(&mut v, '?'));
-    assert!(v.help);
-    assert!(!press(&mut v, 'q'), "q closes help first");
-    assert!(press(&mut v, 'q'));
+    press(&mut s, 'x');
+    press(&mut s, 'u');
+    assert_eq!(cv(&s).visible.len(), all);
+    // Tab: the tree, in program order, the method first.
+    press_key(&mut s, KeyCode::Tab);
+    assert!(cv(&s).tree);
+    assert_eq!(
+        cv(&s).comparison().rows[cv(&s).visible[0]].name,
+        "Method::execute"
+    );
+    assert_eq!(cv(&s).selected_row().unwrap().path, sel);
+    // `/` filters by name (q is typed, not quit); Esc clears it, then says how to quit.
+    press(&mut s, '/');
+    for c in "q ".chars() {
+        assert!(!press(&mut s, c));
+    }
+    press_key(&mut s, KeyCode::Backspace);
+    press_key(&mut s, KeyCode::Backspace);
+    for c in "neg".chars() {
+        press(&mut s, c);
+    }
+    press_key(&mut s, KeyCode::Enter);
+    let names: Vec<String> = shown(cv(&s)).into_iter().map(|r| r.0).collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.to_lowercase().contains("neg")),
+        "{names:?}"
+    );
+    assert!(!press_key(&mut s, KeyCode::Esc), "Esc never quits");
+    assert_eq!(cv(&s).visible.len(), all, "Esc cleared the filter");
+    assert!(!press_key(&mut s, KeyCode::Esc));
+    assert!(
+        s.compare().is_some(),
+        "the compare command's view is the base"
+    );
+    assert_eq!(s.notice.as_deref(), Some("nothing to go back to: q quits"));
+    // Moving; help is a view pushed over it; q quits from help too.
+    press(&mut s, 'G');
+    assert_eq!(cv(&s).selected, cv(&s).visible.len() - 1);
+    press(&mut s, 'g');
+    assert_eq!(cv(&s).selected, 0);
+    assert!(!press(&mut s, '?'));
+    assert!(s.help_open());
+    assert!(!press_key(&mut s, KeyCode::Esc), "Esc closes help");
+    assert!(!s.help_open());
+    press(&mut s, '?');
+    assert!(press(&mut s, 'q'), "q quits from the help");
 }
 
 #[test]
@@ -121,8 +169,10 @@ fn snapshots() {
         let tag = format!("{}x{}", size.0, size.1);
         let mut v = view();
         insta::assert_snapshot!(format!("compare_table_{tag}"), screen(&mut v, size));
-        press(&mut v, 't');
-        press(&mut v, 'c');
+        press_key(&mut v, KeyCode::Tab);
+        press(&mut v, 'u');
+        // The footer shows the notice of `u` until the next key.
+        v.notice = None;
         insta::assert_snapshot!(format!("compare_tree_changed_{tag}"), screen(&mut v, size));
         press(&mut v, 'x');
         insta::assert_snapshot!(format!("compare_swapped_{tag}"), screen(&mut v, size));
@@ -131,14 +181,14 @@ fn snapshots() {
     }
     // Tiny samples: every verdict too few, the warning on screen.
     let (f, b) = load_both(&args("mlp3_a.etdp", "mlp3_b.etdp", 0)).unwrap();
-    let mut v = CompareView::new(f, b);
+    let mut v = AppState::for_compare(CompareView::new(f, b), 80, 24);
     insta::assert_snapshot!("compare_too_few_80x24", screen(&mut v, (80, 24)));
 }
 
 #[test]
 fn readme_lists_every_compare_key() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    for (keys, help) in COMPARE_KEYS {
+    for (keys, help) in view_help(ViewKind::Compare) {
         let row = format!("| `{keys}` | {help} |");
         assert!(
             text.contains(&row),

@@ -8,17 +8,36 @@ fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
 }
 
+/// The README's key table as the help writes it (every view's table, in order).
+fn key_rows() -> Vec<String> {
+    help_lines()
+        .into_iter()
+        .map(|(keys, help)| {
+            if keys.is_empty() {
+                format!("| | **{}** |", help.trim_matches(|c| c == '─' || c == ' '))
+            } else {
+                format!("| `{keys}` | {help} |")
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn readme_lists_every_key_binding() {
     let text = readme();
-    for (keys, help) in help_lines() {
-        let row = if keys.is_empty() {
-            format!("| | **{}** |", help.trim_matches(|c| c == '─' || c == ' '))
-        } else {
-            format!("| `{keys}` | {help} |")
-        };
-        assert!(text.contains(&row), "README.md lacks the key row: {row}");
+    let rows = key_rows();
+    let table = rows.join("\n");
+    for row in &rows {
+        assert!(
+            text.contains(row.as_str()),
+            "README.md lacks the key row: {row}\nthe table should read:\n{table}"
+        );
     }
+    // In the help's order, one block.
+    assert!(
+        text.contains(&table),
+        "README.md's key table is out of order:\n{table}"
+    );
 }
 
 #[test]

@@ -602,7 +602,7 @@ fn watch_runs_against_a_baseline() {
                 update(&mut s, Action::Command(Command::NewerRun));
             }
             key(&mut s, KeyCode::Char('d'));
-            if let Some(v) = s.compare.as_mut() {
+            if let Some(v) = s.views.compare_mut() {
                 v.scroll_to_fit(ui::compare::list_height(size.0, size.1));
             }
             let text = screen(&s);

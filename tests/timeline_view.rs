@@ -55,13 +55,13 @@ fn with_timeline(request: ProfileRequest, (w, h): (u16, u16)) -> AppState {
     };
     // While loading, the pane says so.
     assert!(screen(&s).contains("loading the timeline"));
-    let result = timeline::load(&request).map(Box::new);
+    let result = cpuprof_tui::source::load_timeline(&request).map(Box::new);
     update(&mut s, Action::TimelineLoaded { generation, result });
     s
 }
 
 fn view(s: &AppState) -> &TimelineView {
-    s.timeline.as_ref().expect("timeline open")
+    s.timeline().expect("timeline open")
 }
 
 fn snap(name: &str, size: (u16, u16), s: &AppState) {
@@ -112,9 +112,9 @@ fn demo_timeline_runs_and_zoom() {
         key(&mut s, 'p');
         key(&mut s, 'p');
         assert_eq!(view(&s).runs[view(&s).run_pos], 5 + closest - 1);
-        key(&mut s, 's');
+        key(&mut s, 'W');
         assert_eq!(view(&s).runs[view(&s).run_pos], 5 + slowest, "slowest run");
-        key(&mut s, 'm');
+        key(&mut s, '~');
         assert_eq!(view(&s).runs[view(&s).run_pos], 5 + closest);
 
         // Down to the plan steps of the first delegate, a few steps right, zoom in twice:
@@ -123,8 +123,8 @@ fn demo_timeline_runs_and_zoom() {
             key(&mut s, c);
         }
         let before = view(&s).view;
-        key(&mut s, '+');
-        key(&mut s, '+');
+        key(&mut s, 'z');
+        key(&mut s, 'z');
         let v = view(&s);
         let w = v.view.1 - v.view.0;
         assert_eq!(w, (before.1 - before.0) / 4);
@@ -137,13 +137,13 @@ fn demo_timeline_runs_and_zoom() {
             v.lanes[v.lane].label
         );
         snap("timeline_demo_zoomed", size, &s);
-        key(&mut s, '-');
-        key(&mut s, '-');
-        key(&mut s, '-');
+        key(&mut s, 'Z');
+        key(&mut s, 'Z');
+        key(&mut s, 'Z');
         assert_eq!(view(&s).view, view(&s).span, "zoomed out to the whole run");
         // `t` closes it, back to the panes.
         key(&mut s, 't');
-        assert!(s.timeline.is_none());
+        assert!(s.timeline().is_none());
     }
 }
 
@@ -189,8 +189,8 @@ fn trace_timeline() {
         snap("timeline_thapi", size, &s);
         // Stepping runs does nothing on a trace, and does not panic.
         key(&mut s, 'n');
-        key(&mut s, 's');
-        key(&mut s, '+');
+        key(&mut s, 'W');
+        key(&mut s, 'z');
         key(&mut s, 'j');
         screen(&s);
     }
@@ -238,7 +238,7 @@ fn load_error_is_shown() {
         &mut s,
         Action::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
     );
-    assert!(s.timeline.is_none());
+    assert!(s.timeline().is_none());
 }
 
 mod keys_never_panic {
@@ -248,7 +248,7 @@ mod keys_never_panic {
     use std::sync::Arc;
 
     const KEYS: &[char] = &[
-        'h', 'l', 'j', 'k', '+', '=', '-', '<', '>', ',', '.', '0', 'p', 'n', 's', 'm', '?',
+        'h', 'l', 'j', 'k', 'z', 'Z', '<', '>', ',', '.', '0', 'p', 'n', 'W', '~', '?',
     ];
 
     fn check(s: &AppState) {
@@ -275,7 +275,7 @@ mod keys_never_panic {
             ..Timeline::default()
         };
         timeline::install(&mut v, Arc::new(AnyTimeline::Dump(tl)));
-        s.timeline = Some(v);
+        s.views.push(cpuprof_tui::app::View::Timeline(Box::new(v)));
         for &c in KEYS {
             key(&mut s, c);
             check(&s);
@@ -297,7 +297,7 @@ mod keys_never_panic {
             let mut s = with_timeline(request, (100, 30));
             for c in keys {
                 key(&mut s, c);
-                if s.help {
+                if s.help_open() {
                     key(&mut s, '?');
                 }
                 check(&s);
@@ -361,11 +361,11 @@ fn watch_mode_timeline_follows_the_run_on_screen() {
         std::path::PathBuf::from("fixtures/cpu/cnn2_basic.etdp")
     );
     assert_eq!(request.warmup, 3);
-    assert!(s.timeline.is_some());
+    assert!(s.timeline().is_some());
     let effects = ready(&mut s, "fixtures/cpu/mlp_basic.etdp", 20);
     answer(&mut s, effects);
     assert!(
-        s.timeline.is_none(),
+        s.timeline().is_none(),
         "a new profile on screen closes the timeline"
     );
 }

@@ -57,7 +57,7 @@ impl Rig {
 
     fn invariants(&self) {
         // No dialog ever; only complete files load; incomplete is never an error.
-        assert_eq!(self.state.error, None);
+        assert_eq!(self.state.error(), None);
         let w = self.state.watch.as_ref().unwrap();
         for e in &w.entries {
             if e.etdump == self.dump {

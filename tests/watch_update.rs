@@ -12,8 +12,8 @@ use common::{fixture, json};
 use cpuprof_tui::app::runs::{delta, delta_label, retry_delay};
 use cpuprof_tui::app::sample;
 use cpuprof_tui::app::{
-    update, Action, AppState, Column, Command, Effect, ExplorerData, Mode, MouseAction, Pane,
-    RunStatus,
+    update, Action, AppState, Column, Command, Effect, ExplorerData, MouseAction, Pane, RunStatus,
+    ViewKind,
 };
 use cpuprof_tui::profile::{load_profile, ProfileRequest};
 use cpuprof_tui::watch::{DumpPair, WatchEvent};
@@ -354,8 +354,8 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
     // A pair that fails to load: the loader's one-line message.
     let e = ready(&mut s, "out/bad.etdp", 200);
     settle(&mut s, e, &|_| Err("out/bad.etdp: corrupt ETDump".into()));
-    assert_eq!(s.error, None);
-    assert_eq!(s.mode(), Mode::Normal);
+    assert_eq!(s.error(), None);
+    assert_eq!(s.mode(), ViewKind::Explorer);
     assert_eq!(shown_name(&s), "good.etdp");
     let w = s.watch.as_ref().unwrap();
     assert_eq!(names(&s), ["bad.etdp", "junk.etdp", "good.etdp"]);
@@ -400,7 +400,7 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
     let w = s.watch.as_ref().unwrap();
     assert_eq!(w.entries[0].status, RunStatus::Waiting { attempts: 1 });
     assert_eq!(w.errors(), 2, "incomplete is not an error");
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     let e = update(&mut s, Action::RetryDue);
     assert_eq!(the_load(&e).0, PathBuf::from("out/slow.etdp"));
     settle(&mut s, e, &|_| Ok(a.clone()));
@@ -853,7 +853,7 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
     let mut s = baseline_runs(160, 48);
     // `o` has no baseline: nothing opens, the footer says why.
     key(&mut s, KeyCode::Char('d'));
-    assert!(s.compare.is_none());
+    assert!(s.compare().is_none());
     assert_eq!(
         s.notice.as_deref(),
         Some("no baseline: no other loaded run of this model")
@@ -862,7 +862,7 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
     // `baseline_runs`; Holm over the one tested row changes nothing).
     update(&mut s, Action::Command(Command::OlderRun));
     key(&mut s, KeyCode::Char('d'));
-    let view = s.compare.as_ref().expect("the compare view is open");
+    let view = s.compare().expect("the compare view is open");
     let c = view.comparison();
     assert_eq!(
         (c.a.source.as_str(), c.b.source.as_str()),
@@ -879,7 +879,7 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
     let selected = s.watch.as_ref().unwrap().selected;
     key(&mut s, KeyCode::Char('x'));
     key(&mut s, KeyCode::Char('j'));
-    assert!(s.compare.as_ref().unwrap().swapped);
+    assert!(s.compare().unwrap().swapped);
     assert_eq!(s.watch.as_ref().unwrap().selected, selected);
     // Mouse clicks do nothing under it; Esc returns to the explorer as it was.
     update(
@@ -890,9 +890,9 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
             y: 5,
         },
     );
-    assert!(s.compare.is_some());
+    assert!(s.compare().is_some());
     key(&mut s, KeyCode::Esc);
-    assert!(s.compare.is_none());
+    assert!(s.compare().is_none());
     assert_eq!(s.watch.as_ref().unwrap().selected, selected);
     // Pinned a: e against a (faster by 9.66%).
     for _ in 0..4 {
@@ -903,7 +903,7 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
         update(&mut s, Action::Command(Command::NewerRun));
     }
     key(&mut s, KeyCode::Char('d'));
-    let c = s.compare.as_ref().unwrap().comparison();
+    let c = s.compare().unwrap().comparison();
     assert_eq!(c.a.source, "out/a.etdp");
     let m = c.rows.iter().find(|r| r.kind == RowKind::Method).unwrap();
     assert!(

@@ -59,7 +59,7 @@ fn newer_request_supersedes_older() {
     let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
     assert_eq!((runs.total, runs.dropped, runs.kept), (35, 4, 31));
     assert_eq!(state.shown_warmup(), Some(4));
-    assert!(state.error.is_none());
+    assert!(state.error().is_none());
     // + reloads in the background with 5 dropped.
     let effects = update(&mut state, Action::Command(Command::WarmupMore));
     settle(&mut state, &mut worker, &rx, effects);
@@ -113,7 +113,7 @@ fn bad_file_error_names_the_file_and_keeps_the_profile() {
         0,
     ));
     settle(&mut state, &mut worker, &rx, effects);
-    let msg = state.error.clone().expect("error dialog");
+    let msg = state.error().map(str::to_string).expect("error dialog");
     assert!(msg.starts_with("fixtures/real/bad_truncated.etdp"), "{msg}");
     assert_eq!(state.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 30);
     let effects = state.load(ProfileRequest::new(
@@ -123,8 +123,7 @@ fn bad_file_error_names_the_file_and_keeps_the_profile() {
     ));
     settle(&mut state, &mut worker, &rx, effects);
     assert!(state
-        .error
-        .clone()
+        .error()
         .unwrap()
         .starts_with("fixtures/does_not_exist.etdp"));
 }
@@ -148,7 +147,7 @@ fn a_loader_panic_is_an_error_not_a_hang() {
     settle(&mut state, &mut worker, &rx, effects);
     assert!(state.loading.is_none());
     assert_eq!(
-        state.error.as_deref(),
+        state.error(),
         Some("fixtures/cpu/wide_browse.etdp: internal error while loading: loader exploded")
     );
 

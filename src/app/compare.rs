@@ -1,25 +1,14 @@
-//! The compare view's state: both directions of one comparison (A→B and B→A, for the
-//! swap key), the visible rows (tree or table order, all or changed only), selection and
-//! scrolling. Plain data and pure key handling; `ui::compare` renders it and
-//! `tui::run_compare` drives it.
+//! The compare view: both directions of one comparison (A→B and B→A, for the swap key),
+//! the visible rows (tree or table order, all or changed only, filtered by name),
+//! selection and scrolling. Plain data and a pure `command`; its keys are
+//! `keymap`'s compare table, `ui::compare` renders it. The `compare` command opens it as
+//! the base of the stack, watch mode pushes it over the explorer (`d`).
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use tui_input::Input;
 
+use super::keymap::Command;
+use super::step::Step;
 use crate::compare::{CompareRow, Comparison, Verdict};
-
-/// The compare view's keys: (keys as shown, what they do). Drives the help overlay and the
-/// README's compare key table (checked by `tests/compare_view.rs`).
-pub const COMPARE_KEYS: &[(&str, &str)] = &[
-    ("j / k, ↓ / ↑", "move the selection"),
-    ("PgDn / PgUp", "move by a page"),
-    ("g / G, Home / End", "first / last row"),
-    ("t", "tree (program order) or table (sorted)"),
-    ("s", "next sort: verdict, change, name, median A"),
-    ("c", "only changed rows (slower, faster, added, removed)"),
-    ("x", "swap A and B"),
-    ("?", "help"),
-    ("q, Esc, Ctrl-C", "quit (Esc first closes help)"),
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompareSort {
@@ -53,7 +42,7 @@ impl CompareSort {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct CompareView {
     /// A against B as given, and B against A.
     forward: Comparison,
@@ -63,7 +52,10 @@ pub struct CompareView {
     pub tree: bool,
     pub sort: CompareSort,
     pub changed_only: bool,
-    pub help: bool,
+    /// Rows whose name contains this (ignoring case); empty: all.
+    pub filter: Input,
+    /// The filter is being typed (`/`): keys go to the text field.
+    pub filter_editing: bool,
     /// Indices into the current comparison's rows, in display order.
     pub visible: Vec<usize>,
     /// Position in `visible`.
@@ -83,7 +75,8 @@ impl CompareView {
             tree: false,
             sort: CompareSort::Verdict,
             changed_only: false,
-            help: false,
+            filter: Input::default(),
+            filter_editing: false,
             visible: Vec::new(),
             selected: 0,
             offset: 0,
@@ -111,8 +104,10 @@ impl CompareView {
     /// Rebuild `visible`, keeping the selection on the row with path `keep` when shown.
     fn refresh(&mut self, keep: Option<(Vec<String>, &'static str)>) {
         let c = self.comparison();
+        let needle = self.filter.value().to_lowercase();
         let mut rows: Vec<usize> = (0..c.rows.len())
             .filter(|&i| !self.changed_only || c.rows[i].verdict.is_change())
+            .filter(|&i| needle.is_empty() || c.rows[i].name.to_lowercase().contains(&needle))
             .collect();
         if !self.tree {
             let key = self.sort;
@@ -138,54 +133,66 @@ impl CompareView {
             .map(|r| (r.path.clone(), r.kind.label()))
     }
 
-    /// Handle a key; true when the view should close.
-    pub fn key(&mut self, k: KeyEvent) -> bool {
-        if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
-            return true;
-        }
-        if self.help {
-            if matches!(
-                k.code,
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')
-            ) {
-                self.help = false;
-            }
-            return false;
-        }
+    /// A key of the compare table (or of its filter's text field).
+    pub fn command(&mut self, cmd: Command) -> Vec<Step> {
+        use Command::*;
         let last = self.visible.len().saturating_sub(1);
-        match k.code {
-            KeyCode::Char('q') | KeyCode::Esc => return true,
-            KeyCode::Char('j') | KeyCode::Down => self.selected = (self.selected + 1).min(last),
-            KeyCode::Char('k') | KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::PageDown => self.selected = (self.selected + self.page.max(1)).min(last),
-            KeyCode::PageUp => self.selected = self.selected.saturating_sub(self.page.max(1)),
-            KeyCode::Char('g') | KeyCode::Home => self.selected = 0,
-            KeyCode::Char('G') | KeyCode::End => self.selected = last,
-            KeyCode::Char('t') => {
+        match cmd {
+            Down => self.selected = (self.selected + 1).min(last),
+            Up => self.selected = self.selected.saturating_sub(1),
+            PageDown => self.selected = (self.selected + self.page.max(1)).min(last),
+            PageUp => self.selected = self.selected.saturating_sub(self.page.max(1)),
+            Top => self.selected = 0,
+            Bottom => self.selected = last,
+            NextPane | PrevPane => {
                 let keep = self.keep();
                 self.tree = !self.tree;
                 self.refresh(keep);
             }
-            KeyCode::Char('s') => {
+            SortNext => {
                 let keep = self.keep();
                 self.sort = self.sort.next();
                 self.tree = false;
                 self.refresh(keep);
             }
-            KeyCode::Char('c') => {
+            ToggleUnchanged => {
                 let keep = self.keep();
                 self.changed_only = !self.changed_only;
                 self.refresh(keep);
+                return vec![Step::Notice(if self.changed_only {
+                    "only changed rows (slower, faster, added, removed): u shows all".into()
+                } else {
+                    "every row".into()
+                })];
             }
-            KeyCode::Char('x') => {
+            Swap => {
                 let keep = self.keep();
                 self.swapped = !self.swapped;
                 self.refresh(keep);
             }
-            KeyCode::Char('?') => self.help = true,
+            StartFilter => self.filter_editing = true,
+            FilterAccept => self.filter_editing = false,
+            FilterCancel => {
+                self.filter_editing = false;
+                let keep = self.keep();
+                self.filter.reset();
+                self.refresh(keep);
+            }
+            FilterEdit(req) => {
+                let keep = self.keep();
+                self.filter.handle(req);
+                self.refresh(keep);
+            }
+            Back if !self.filter.value().is_empty() => {
+                let keep = self.keep();
+                self.filter.reset();
+                self.refresh(keep);
+            }
+            Back => return vec![Step::Pop],
+            Quit => return vec![Step::Quit],
             _ => {}
         }
-        false
+        Vec::new()
     }
 
     /// Keep the selection inside a list `height` rows tall (called by the renderer's

@@ -103,6 +103,24 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
     areas
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseAction {
+    Click,
+    ScrollUp,
+    ScrollDown,
+}
+
+/// The scroll offset that keeps row `selected` on a page of `page` rows.
+pub fn fix_offset(selected: usize, offset: usize, page: usize) -> usize {
+    if selected < offset {
+        selected
+    } else if selected >= offset + page {
+        selected + 1 - page
+    } else {
+        offset
+    }
+}
+
 /// Rows of content inside a bordered pane.
 pub fn inner_rows(area: Option<Rect>) -> usize {
     area.map(|a| a.height.saturating_sub(2) as usize)

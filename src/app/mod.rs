@@ -1,26 +1,52 @@
 //! Explorer state: plain data and a pure `update(state, action)`; no I/O here.
 //! The view model (`ExplorerData`) is source-agnostic, so ETDump profiles and PyTorch
-//! traces fill the same panes.
+//! traces fill the same panes. The explorer is the base of a stack of views (`view`):
+//! log, help, timeline, compare and the error dialog are pushed over it, each its own
+//! module with plain state and a pure `command`; their keys come from one key language
+//! (`keys`) through one table per view (`keymap`).
 
+pub mod column;
+pub mod command;
 pub mod compare;
 pub mod copy;
 pub mod data;
+pub mod effect;
+mod explorer;
 pub mod format;
+mod from_profile;
 pub mod groups;
+pub mod help;
 pub mod histogram;
+pub mod key_tables;
 pub mod keymap;
+pub mod keys;
 pub mod layout;
+mod listing;
+pub mod log;
+mod mouse;
 pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
 pub mod sample;
 pub mod state;
+pub mod step;
 pub mod table;
 pub mod timeline;
 mod trace_view;
+mod update;
+pub mod view;
+mod warmup;
+pub mod watch;
 
+pub use column::Column;
 pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, SourceKind, TreeNode};
-pub use keymap::{Command, Mode};
+pub use effect::Effect;
+pub use explorer::{reveal_node, sort_by};
+pub use keymap::{Command, ViewKind};
+pub use layout::MouseAction;
+pub use listing::node_keys;
 pub use runs::{RunEntry, RunFacts, RunStatus, WatchState};
-pub use state::{update, Action, AppState, Effect, Loading, MouseAction, Pane};
-pub use table::Column;
+pub use state::{Action, AppState, Loading, Pane};
+pub use update::update;
+pub use view::{View, ViewStack};
+pub use warmup::warmup_change;

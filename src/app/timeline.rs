@@ -2,22 +2,20 @@
 //! plan steps and its operators) or a whole trace (one lane per thread and call depth),
 //! with a movable selection, zoom around it and pan. Plain state and pure commands; the
 //! timeline itself is loaded off the UI thread (`Effect::LoadTimeline`, then
-//! `Action::TimelineLoaded`) with [`load`].
+//! `Action::TimelineLoaded`) with `source::load_timeline`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
-use super::state::{AppState, Effect, MouseAction};
-use crate::profile::{ProfileRequest, Timeline, TimelineKind};
-use crate::source::is_trace_file;
-use crate::timeline::{load_dump_timeline, load_trace_timeline, AnyTimeline, TraceTimeline};
+use super::layout::MouseAction;
+use crate::profile::{Timeline, TimelineKind};
+use crate::timeline::{AnyTimeline, TraceTimeline};
 
 /// What a timeline key asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimelineCommand {
-    Close,
     PrevBar,
     NextBar,
     LaneUp,
@@ -123,7 +121,8 @@ pub struct TimelineView {
 }
 
 impl TimelineView {
-    fn loading(generation: u64) -> Self {
+    /// A view waiting for the timeline of data generation `generation`.
+    pub fn loading(generation: u64) -> Self {
         TimelineView {
             generation,
             source: None,
@@ -161,50 +160,9 @@ impl TimelineView {
     }
 }
 
-/// Load the timeline for `request` (on a background thread: this reads the files).
-pub fn load(request: &ProfileRequest) -> Result<AnyTimeline, String> {
-    if request.embedded.is_none() && is_trace_file(&request.etdump) {
-        return load_trace_timeline(&request.etdump).map(AnyTimeline::Trace);
-    }
-    load_dump_timeline(request, true).map(AnyTimeline::Dump)
-}
-
-/// `t`: open the timeline of the profile on screen (loading it), or close it.
-pub fn toggle(state: &mut AppState) -> Vec<Effect> {
-    if state.timeline.take().is_some() {
-        return Vec::new();
-    }
-    if state.data.is_none() {
-        return Vec::new();
-    }
-    // Watching: the run on screen; otherwise the last request.
-    let request = match &state.watch {
-        Some(w) => w
-            .shown
-            .and_then(|id| w.index_of(id))
-            .map(|i| &w.entries[i])
-            .map(|e| {
-                let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
-                request.warmup_auto = w.warmup_auto;
-                request
-            }),
-        None => state.request.clone(),
-    };
-    let Some(request) = request else {
-        return Vec::new();
-    };
-    state.timeline = Some(TimelineView::loading(state.generation));
-    vec![Effect::LoadTimeline {
-        request,
-        generation: state.generation,
-    }]
-}
-
-/// A timeline finished loading.
-pub fn loaded(state: &mut AppState, generation: u64, result: Result<Box<AnyTimeline>, String>) {
-    let Some(view) = state.timeline.as_mut() else {
-        return;
-    };
+/// A timeline arrived for the view waiting on `generation` (a stale or second answer is
+/// dropped).
+pub fn loaded(view: &mut TimelineView, generation: u64, result: Result<Box<AnyTimeline>, String>) {
     if view.generation != generation || view.source.is_some() {
         return;
     }
@@ -398,26 +356,23 @@ pub fn plot_columns(view: &TimelineView, inner: Rect) -> (u16, u16) {
 
 /// A click selects the bar under the pointer (or the nearest in that lane); the wheel
 /// zooms around the selection.
-pub fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
-    let body = state.areas().body;
+/// `body`: where the timeline is drawn.
+pub fn mouse(view: &mut TimelineView, body: Rect, kind: MouseAction, x: u16, y: u16) {
     let rows = lane_rows(body);
     match kind {
-        MouseAction::ScrollUp => return command(state, TimelineCommand::ZoomIn, rows),
-        MouseAction::ScrollDown => return command(state, TimelineCommand::ZoomOut, rows),
+        MouseAction::ScrollUp => return command(view, TimelineCommand::ZoomIn, rows),
+        MouseAction::ScrollDown => return command(view, TimelineCommand::ZoomOut, rows),
         MouseAction::Click => {}
     }
-    let Some(view) = state.timeline.as_mut() else {
-        return Vec::new();
-    };
     let inner = inner_area(body);
     let first_lane_y = inner.y + 2;
     if y < first_lane_y || usize::from(y - first_lane_y) >= rows {
-        return Vec::new();
+        return;
     }
     let lane = view.lane_offset + usize::from(y - first_lane_y);
     let (plot_x, plot_w) = plot_columns(view, inner);
     if lane >= view.lanes.len() || x < plot_x || x >= plot_x + plot_w {
-        return Vec::new();
+        return;
     }
     let (v0, v1) = view.view;
     let w = i128::from(v1.saturating_sub(v0).max(1));
@@ -428,26 +383,18 @@ pub fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Eff
         .bar_in(from, to.max(from + 1))
         .unwrap_or_else(|| nearest_bar(l, from));
     view.lane = lane;
-    Vec::new()
 }
 
 /// Narrowest window: 40 ns (a few columns per ns-scale event).
 const MIN_WINDOW: i64 = 40;
 
-pub fn command(state: &mut AppState, cmd: TimelineCommand, visible_lanes: usize) -> Vec<Effect> {
-    if cmd == TimelineCommand::Close {
-        state.timeline = None;
-        return Vec::new();
-    }
-    let Some(view) = state.timeline.as_mut() else {
-        return Vec::new();
-    };
+/// A timeline key; `visible_lanes`: how many lanes the pane shows.
+pub fn command(view: &mut TimelineView, cmd: TimelineCommand, visible_lanes: usize) {
     if view.source.is_none() {
-        return Vec::new();
+        return;
     }
     let width = view.view.1.saturating_sub(view.view.0).max(1);
     match cmd {
-        TimelineCommand::Close => {}
         TimelineCommand::PrevBar => {
             view.bar = view.bar.saturating_sub(1);
             keep_selection_visible(view);
@@ -539,7 +486,6 @@ pub fn command(state: &mut AppState, cmd: TimelineCommand, visible_lanes: usize)
     } else if view.lane >= view.lane_offset + rows {
         view.lane_offset = view.lane + 1 - rows;
     }
-    Vec::new()
 }
 
 fn nearest_bar(lane: &Lane, at: i64) -> usize {

@@ -1,5 +1,6 @@
 //! `cpuprof-tui compare A B`: load both sides through the usual entry points, build their
-//! row trees, compare, and print (`--format`) or open the compare view.
+//! row trees, compare, and print. Rendering only: the CLI (`main`) decides between
+//! printing (`run`) and the compare view (`tui::run_compare`, see [`wants_view`]).
 //!
 //! Exit codes: 0 done (no row slower than `--fail-on-regression`), 1 a row is `slower`
 //! by more than `--fail-on-regression` percent, 2 bad input or usage (one line on
@@ -158,14 +159,15 @@ pub fn load_both(args: &CompareArgs) -> Result<(Comparison, Comparison), String>
     Ok((forward, backward))
 }
 
+/// Whether `compare` opens the compare view: no `--format`, no `-o`, and standard
+/// output is a terminal (piped or redirected, as in scripts and CI, the table is printed:
+/// not a screen nobody sees).
+pub fn wants_view(args: &CompareArgs) -> bool {
+    args.format.is_none() && args.output.is_none() && std::io::stdout().is_terminal()
+}
+
 fn run_inner(args: &CompareArgs) -> Result<ExitCode, String> {
-    let format = match (args.format, &args.output) {
-        (Some(f), _) => f,
-        (None, Some(_)) => CompareFormat::Table,
-        // Piped or redirected (scripts, CI): the table, not a screen nobody sees.
-        (None, None) if !std::io::stdout().is_terminal() => CompareFormat::Table,
-        (None, None) => return Ok(crate::tui::run_compare(args)),
-    };
+    let format = args.format.unwrap_or(CompareFormat::Table);
     let pair = load_pair(args)?;
     let cmp = compare_pair(&pair, args);
     let inputs: Vec<&Path> = pair.inputs.iter().map(PathBuf::as_path).collect();

@@ -11,7 +11,8 @@ use ratatui::Frame;
 
 use super::text::{block, fit};
 use super::Theme;
-use crate::app::compare::{verdict_mark, CompareView, COMPARE_KEYS};
+use crate::app::compare::{verdict_mark, CompareView};
+use crate::app::keymap::{view_help, ViewKind};
 use crate::compare::{CompareWarning, Verdict};
 use crate::stats::Stats;
 use crate::units::duration_ms;
@@ -103,7 +104,8 @@ fn file_name(s: &str) -> String {
     clean(&name)
 }
 
-pub fn draw(frame: &mut Frame, view: &CompareView, theme: &Theme) {
+/// The whole screen; `notice`: the footer's one-line message, if any.
+pub fn draw(frame: &mut Frame, view: &CompareView, notice: Option<&str>, theme: &Theme) {
     let area = frame.area();
     if area.width < 10 || area.height < 6 {
         return;
@@ -159,8 +161,30 @@ pub fn draw(frame: &mut Frame, view: &CompareView, theme: &Theme) {
     draw_list(frame, a.list, view, theme);
     draw_detail(frame, a.detail, view, theme);
 
-    // Footer: the first warning (the rest in help), else key hints.
+    // Footer: the filter being typed, a notice, the first warning (the rest in help),
+    // else key hints.
+    let width = a.footer.width as usize;
     let footer = match c.warnings.first() {
+        _ if view.filter_editing => {
+            let prefix = " filter /";
+            let line = Line::from(vec![
+                Span::styled(prefix, theme.key()),
+                Span::raw(clean(view.filter.value())),
+                Span::styled(
+                    format!("  {} rows  Enter keep · Esc clear", view.visible.len()),
+                    theme.dim(),
+                ),
+            ]);
+            let x = a.footer.x + prefix.len() as u16 + view.filter.visual_cursor() as u16;
+            if x < a.footer.x + a.footer.width {
+                frame.set_cursor_position(ratatui::layout::Position::new(x, a.footer.y));
+            }
+            line
+        }
+        _ if notice.is_some() => Line::styled(
+            fit(&format!(" {}", notice.unwrap_or("")), width, false),
+            theme.warning(),
+        ),
         Some(w) => {
             let more = if c.warnings.len() > 1 {
                 format!(" (+{} more, ? lists them)", c.warnings.len() - 1)
@@ -178,25 +202,21 @@ pub fn draw(frame: &mut Frame, view: &CompareView, theme: &Theme) {
         }
         None => Line::styled(
             fit(
-                " j/k move  t tree/table  s sort  c changed only  x swap A/B  ? help  q quit",
-                a.footer.width as usize,
+                " j/k move  Tab tree/table  s sort  / filter  u changed only  x swap A/B  ? help  Esc back  q quit",
+                width,
                 false,
             ),
             theme.dim(),
         ),
     };
     frame.render_widget(Paragraph::new(footer), a.footer);
-
-    if view.help {
-        draw_help(frame, area, &c.warnings, theme);
-    }
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
     let c = view.comparison();
     let (la, lb) = if view.swapped { ("B", "A") } else { ("A", "B") };
     let title = format!(
-        " {} · {} rows{} ",
+        " {} · {} rows{}{} ",
         if view.tree {
             "tree".to_string()
         } else {
@@ -207,6 +227,11 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
             " · changed only"
         } else {
             ""
+        },
+        if view.filter.value().is_empty() {
+            String::new()
+        } else {
+            format!(" · filter \"{}\"", clean(view.filter.value()))
         }
     );
     let blk = Block::default()
@@ -471,13 +496,21 @@ fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn draw_help(frame: &mut Frame, area: Rect, warnings: &[CompareWarning], theme: &Theme) {
-    let kw = COMPARE_KEYS
+/// The help over the compare view: its key table (from `keymap`), the verdict marks and
+/// every warning of the comparison.
+pub fn draw_help(frame: &mut Frame, view: &CompareView, theme: &Theme) {
+    let area = frame.area();
+    if area.width < 10 || area.height < 6 {
+        return;
+    }
+    let warnings: &[CompareWarning] = &view.comparison().warnings;
+    let keys = view_help(ViewKind::Compare);
+    let kw = keys
         .iter()
         .map(|(k, _)| k.chars().count())
         .max()
         .unwrap_or(0);
-    let mut lines: Vec<Line> = COMPARE_KEYS
+    let mut lines: Vec<Line> = keys
         .iter()
         .map(|(k, h)| {
             Line::from(vec![

@@ -8,22 +8,19 @@ use ratatui::Frame;
 
 use super::text::fit;
 use super::Theme;
-use crate::app::keymap::{help_area, help_max_scroll, help_rows, HELP_KEY_W};
+use crate::app::help::{help_area, help_max_scroll, help_rows, HelpView, HELP_KEY_W};
 
-pub fn render(frame: &mut Frame, body: Rect, scroll: usize, theme: &Theme) {
+pub fn render(frame: &mut Frame, body: Rect, view: &HelpView, theme: &Theme) {
     let area = help_area(body);
     if area.width < 3 || area.height < 3 {
         return;
     }
     // Clear the whole body width: no pane border shows beside the overlay.
     frame.render_widget(Clear, Rect::new(body.x, area.y, body.width, area.height));
-    let rows = help_rows(area.width.saturating_sub(2) as usize);
-    let scroll = scroll.min(help_max_scroll(body));
-    let more = if scroll < help_max_scroll(body) {
-        " · more below "
-    } else {
-        " "
-    };
+    let rows = help_rows(view.over, area.width.saturating_sub(2) as usize);
+    let max = help_max_scroll(body, view.over);
+    let scroll = view.scroll.min(max);
+    let more = if scroll < max { " · more below " } else { " " };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(true))

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::Theme;
 use crate::app::format::count;
-use crate::app::state::{log_rows, selected_finding, LogRow};
+use crate::app::log::{log_rows, selected_finding, LogRow};
 use crate::app::{ExplorerData, SourceKind};
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {

@@ -20,22 +20,37 @@ mod tree;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
-use crate::app::{AppState, Pane};
+use crate::app::{AppState, Pane, View};
 
 pub use theme::Theme;
 
-/// Paint one frame.
+/// Paint one frame: the view that fills the screen (the explorer, with the log or the
+/// timeline in its body, or the compare view), then the popups over it (help, dialog).
 pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     if area.width == 0 || area.height == 0 {
         return;
     }
-    // Watch mode's compare of a run with its baseline covers the explorer (an error
-    // dialog still shows: its key goes first).
-    if let (Some(view), None) = (&state.compare, &state.error) {
-        compare::draw(frame, view, theme);
-        return;
+    let screen = state.views.screen();
+    match screen {
+        Some(View::Compare(view)) => compare::draw(frame, view, state.notice.as_deref(), theme),
+        _ => draw_explorer(frame, state, theme),
     }
+    let body = state.areas_for(area.width, area.height).body;
+    for popup in state.views.popups() {
+        match (popup, screen) {
+            (View::Help(_), Some(View::Compare(view))) => compare::draw_help(frame, view, theme),
+            (View::Help(h), _) => help::render(frame, body, h, theme),
+            (View::Dialog(message), _) => dialog::render(frame, area, message, theme),
+            _ => {}
+        }
+    }
+}
+
+/// The explorer's panes (the log view in their place when it is open), the timeline over
+/// its body when open.
+fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
+    let area = frame.area();
     // Geometry comes from the same pure function update uses for mouse hits, laid out
     // on the frame itself: a resize may reach the buffer before `Action::Resize`
     // reaches the state, and widgets must never draw outside the buffer.
@@ -62,7 +77,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     match &state.data {
         Some(data) => {
             if let Some(log_area) = areas.log {
-                log::render(frame, log_area, data, state.log_scroll, theme);
+                log::render(frame, log_area, data, state.log_scroll(), theme);
             }
             if let Some(a) = areas.tree {
                 tree::render(frame, a, data, state, theme);
@@ -83,21 +98,15 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             None => loading::render_empty(frame, areas.body, theme),
         },
     }
-    if let (Some(view), Some(_)) = (&state.timeline, &state.data) {
+    if let (Some(View::Timeline(view)), Some(_)) = (state.views.screen(), &state.data) {
         timeline::render(frame, areas.body, view, theme);
     }
     footer::render(frame, areas.footer, state, theme);
-    if state.help {
-        help::render(frame, areas.body, state.help_scroll, theme);
-    }
-    if let Some(message) = &state.error {
-        dialog::render(frame, area, message, theme);
-    }
 }
 
 /// Border style for a pane: highlighted when focused.
 fn pane_focused(state: &AppState, pane: Pane) -> bool {
-    state.focus == pane && !state.log_view
+    state.focus == pane && !state.log_open()
 }
 
 /// A rectangle of at most `w` x `h` centred in `area`.

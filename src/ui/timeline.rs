@@ -246,9 +246,9 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
 
 /// Key hints, drawn on the bottom border.
 const KEYS: &str =
-    " ←/→ bar  ↑/↓ lane  +/- zoom  </> pan  0 fit  p/n run  s slowest  m median  t close ";
+    " ←/→ bar  ↑/↓ lane  z/Z zoom  </> pan  0 fit  p/n run  W slowest  ~ median  Esc back ";
 
-const TRACE_KEYS: &str = " ←/→ call  ↑/↓ lane (thread, depth)  +/- zoom  </> pan  0 fit  t close ";
+const TRACE_KEYS: &str = " ←/→ call  ↑/↓ lane (thread, depth)  z/Z zoom  </> pan  0 fit  Esc back ";
 
 fn title(view: &TimelineView) -> String {
     match view.source.as_deref() {

@@ -1,0 +1,105 @@
+//! What a key asks for (`Command`) and which key table is live (`ViewKind`): plain data
+//! shared by the key tables (`key_tables`), the dispatch (`keymap`) and the views.
+
+use tui_input::InputRequest;
+
+use super::column::Column;
+use super::timeline::TimelineCommand;
+
+/// What a key asks for. Plain data; the view on top decides what it means there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Quit,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    NextPane,
+    PrevPane,
+    Enter,
+    /// Back one level: the view's own back (clear, collapse), else close the view.
+    Back,
+    Collapse,
+    Expand,
+    ExpandAll,
+    CollapseAll,
+    StartFilter,
+    SortNext,
+    SortReverse,
+    /// Sort by this column (its title's bracketed letter, shifted); again reverses.
+    SortColumn(Column),
+    ScopeAll,
+    /// Show the selected operator (or warning) in the tree.
+    Reveal,
+    /// Copy the selected row to the clipboard (OSC 52).
+    CopyRow,
+    /// Operator types instead of operators in the table (and back).
+    GroupByType,
+    /// The warnings & log view, at its next section (findings, plans, raw log).
+    NextLogSection,
+    /// The next / previous tree node matching the search (`/`).
+    NextMatch,
+    PrevMatch,
+    ToggleLog,
+    ToggleHelp,
+    WarmupMore,
+    WarmupLess,
+    NewerRun,
+    OlderRun,
+    NewestRun,
+    /// Watch: the selected run becomes the baseline (again: unpinned).
+    PinBaseline,
+    /// Watch: the compare view of the selected run against its baseline.
+    CompareBaseline,
+    Dismiss,
+    FilterAccept,
+    FilterCancel,
+    FilterEdit(InputRequest),
+    ToggleTimeline,
+    Timeline(TimelineCommand),
+    /// Compare: swap A and B.
+    Swap,
+    /// Compare: hide (or show again) the rows whose verdict is `same`.
+    ToggleUnchanged,
+}
+
+/// Which key table is live: the view on top of the stack, or the text field of a filter
+/// being typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    Explorer,
+    /// Typing a filter (after `/`, in the explorer or the compare view).
+    Filter,
+    Log,
+    Timeline,
+    Compare,
+    Help,
+    Dialog,
+}
+
+impl ViewKind {
+    /// Every key table, in the order the help and the README list them.
+    pub const ALL: [ViewKind; 7] = [
+        ViewKind::Explorer,
+        ViewKind::Filter,
+        ViewKind::Log,
+        ViewKind::Timeline,
+        ViewKind::Compare,
+        ViewKind::Help,
+        ViewKind::Dialog,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            ViewKind::Explorer => "Explorer",
+            ViewKind::Filter => "Filter input (after /)",
+            ViewKind::Log => "Warnings & log (after w)",
+            ViewKind::Timeline => "Timeline (after t)",
+            ViewKind::Compare => "Compare (compare A B; watch: d)",
+            ViewKind::Help => "Help",
+            ViewKind::Dialog => "Error dialog",
+        }
+    }
+}

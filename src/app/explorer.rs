@@ -1,0 +1,512 @@
+//! The explorer view (the base of the stack): what its keys do to the panes (tree,
+//! operator table, detail, runs list), over the state in `AppState`.
+
+use super::column::Column;
+use super::effect::Effect;
+use super::help::HelpView;
+use super::keymap::{Command, ViewKind};
+use super::layout;
+use super::listing::step;
+use super::log::LogView;
+use super::runs::RunStatus;
+use super::state::{AppState, Pane};
+use super::table;
+use super::timeline::TimelineView;
+use super::view::View;
+use super::watch;
+use crate::profile::ProfileRequest;
+
+/// A key of the explorer's table (or of its filter's text field).
+pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
+    use Command::*;
+    match cmd {
+        Quit => {
+            state.quit = true;
+            return vec![Effect::Quit];
+        }
+        ToggleTimeline => return open_timeline(state),
+        ToggleHelp => state
+            .views
+            .push(View::Help(HelpView::over(ViewKind::Explorer))),
+        Up | Down | PageUp | PageDown | Top | Bottom => return navigate(state, cmd),
+        NextPane | PrevPane => {
+            let order: &[Pane] = if state.watch.is_some() {
+                &[Pane::Runs, Pane::Tree, Pane::Table, Pane::Detail]
+            } else {
+                &[Pane::Tree, Pane::Table, Pane::Detail]
+            };
+            let n = order.len();
+            let i = order.iter().position(|p| *p == state.focus).unwrap_or(0);
+            let next = if cmd == NextPane {
+                (i + 1) % n
+            } else {
+                (i + n - 1) % n
+            };
+            state.focus = order[next];
+            if matches!(state.focus, Pane::Tree | Pane::Table) {
+                state.detail_source = state.focus;
+            }
+        }
+        Enter => enter(state),
+        Back => back(state),
+        Collapse | Expand if state.focus == Pane::Tree => tree_fold(state, cmd == Expand),
+        Collapse | Expand if state.focus == Pane::Table => scroll_columns(state, cmd == Expand),
+        Collapse | Expand => {}
+        ExpandAll | CollapseAll => {
+            let open = cmd == ExpandAll;
+            if let Some(d) = &state.data {
+                state.tree.expanded = d.nodes.iter().map(|n| open || n.parent.is_none()).collect();
+            }
+            state.rebuild_tree_visible();
+        }
+        StartFilter => {
+            state.filter_editing = true;
+            state.focus = Pane::Table;
+            state.detail_source = Pane::Table;
+        }
+        FilterAccept => {
+            state.filter_editing = false;
+            let n = state.tree_matches().len();
+            if n > 0 {
+                let word = if n == 1 { "match" } else { "matches" };
+                state.notice = Some(format!("{n} {word} in the tree: ] next, [ previous"));
+            }
+        }
+        FilterCancel => {
+            state.filter_editing = false;
+            state.table.filter.reset();
+            state.refilter_table_rows();
+        }
+        FilterEdit(req) => {
+            state.table.filter.handle(req);
+            state.refilter_table_rows();
+            state.table.selected = 0;
+            state.fix_table_offset();
+        }
+        SortNext => {
+            let next = state.table.sort.next(state.table.columns);
+            sort_by(state, next);
+        }
+        SortColumn(column) => {
+            if state.table.columns.contains(&column) {
+                sort_by(state, column);
+            }
+        }
+        SortReverse => {
+            state.table.descending = !state.table.descending;
+            state.rebuild_table_rows();
+        }
+        ScopeAll => {
+            state.table.scope = None;
+            state.table.within = None;
+            state.rebuild_table_rows();
+        }
+        Reveal => reveal_selected(state),
+        GroupByType => toggle_groups(state),
+        NextLogSection => {
+            let view = LogView::at_next_section(state.data.as_ref(), state.log_width());
+            state.views.push(View::Log(view));
+        }
+        CopyRow => return copy_selected(state),
+        NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
+        ToggleLog => state.views.push(View::Log(LogView::default())),
+        WarmupMore | WarmupLess => return super::warmup::change_warmup(state, cmd == WarmupMore),
+        NewerRun | OlderRun | NewestRun => {
+            let Some(w) = &state.watch else {
+                return Vec::new();
+            };
+            let index = match cmd {
+                NewerRun => w.selected.saturating_sub(1),
+                OlderRun => w.selected + 1,
+                // The newest profile (rows above it are errors or still loading).
+                _ => w
+                    .entries
+                    .iter()
+                    .position(|e| e.status == RunStatus::Loaded)
+                    .unwrap_or(0),
+            };
+            return watch::select_run(state, index);
+        }
+        PinBaseline => watch::pin_baseline(state),
+        CompareBaseline => watch::open_compare(state),
+        // Keys of other views' tables.
+        Dismiss | Timeline(_) | Swap | ToggleUnchanged => {}
+    }
+    Vec::new()
+}
+
+/// `t`: the timeline of the profile on screen (pushed while it loads).
+fn open_timeline(state: &mut AppState) -> Vec<Effect> {
+    if state.data.is_none() {
+        return Vec::new();
+    }
+    // Watching: the run on screen; otherwise the last request.
+    let request = match &state.watch {
+        Some(w) => w
+            .shown
+            .and_then(|id| w.index_of(id))
+            .map(|i| &w.entries[i])
+            .map(|e| {
+                let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
+                request.warmup_auto = w.warmup_auto;
+                request
+            }),
+        None => state.request.clone(),
+    };
+    let Some(request) = request else {
+        return Vec::new();
+    };
+    let view = TimelineView::loading(state.generation);
+    state.views.push(View::Timeline(Box::new(view)));
+    vec![Effect::LoadTimeline {
+        request,
+        generation: state.generation,
+    }]
+}
+
+/// Returns the effects of showing another run (runs list only).
+pub(super) fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
+    use Command::*;
+    let delta = |page: usize| -> Option<isize> {
+        match cmd {
+            Up => Some(-1),
+            Down => Some(1),
+            PageUp => Some(-(page as isize)),
+            PageDown => Some(page as isize),
+            Top => Some(isize::MIN / 2),
+            Bottom => Some(isize::MAX / 2),
+            _ => None,
+        }
+    };
+    match state.focus {
+        Pane::Runs => {
+            let page = layout::inner_rows(state.areas().runs).max(1);
+            let d = delta(page).unwrap_or(0);
+            let Some(w) = &state.watch else {
+                return Vec::new();
+            };
+            let index = step(w.selected, d, w.entries.len());
+            return watch::select_run(state, index);
+        }
+        Pane::Tree => {
+            let d = delta(state.tree_page()).unwrap_or(0);
+            state.tree.selected = step(state.tree.selected, d, state.tree.visible.len());
+            state.fix_tree_offset();
+        }
+        Pane::Table => {
+            let d = delta(state.table_page()).unwrap_or(0);
+            state.table.selected = step(state.table.selected, d, state.table.rows.len());
+            state.fix_table_offset();
+        }
+        // The detail follows the list it came from.
+        Pane::Detail => {
+            let source = state.detail_source;
+            state.focus = source;
+            navigate(state, cmd);
+            state.focus = Pane::Detail;
+        }
+    }
+    Vec::new()
+}
+
+fn enter(state: &mut AppState) {
+    match state.focus {
+        Pane::Tree => {
+            let Some(data) = &state.data else { return };
+            let Some(&id) = state.tree.visible.get(state.tree.selected) else {
+                return;
+            };
+            let node = &data.nodes[id];
+            if let Some(row) = node.op_row {
+                // Operator: show it in the table (in its delegate) and open the detail.
+                state.table.scope = node.scope;
+                state.table.within = None;
+                state.table.filter.reset();
+                state.rebuild_table_rows();
+                if let Some(pos) = state.table.rows.iter().position(|&r| r == row) {
+                    state.table.selected = pos;
+                    state.fix_table_offset();
+                }
+                state.detail_source = Pane::Table;
+                state.focus = Pane::Detail;
+            } else {
+                state.table.scope = node.scope;
+                // A node whose children are operators (a plan step, an instruction with
+                // kernels) lists just those; a delegate or the method lists its scope.
+                let lists_ops = node
+                    .children
+                    .iter()
+                    .any(|&c| data.nodes.get(c).is_some_and(|n| n.op_row.is_some()));
+                state.table.within = lists_ops.then_some(id);
+                if !node.children.is_empty() {
+                    if let Some(e) = state.tree.expanded.get_mut(id) {
+                        *e = !*e;
+                    }
+                }
+                state.rebuild_tree_visible();
+                state.rebuild_table_rows();
+            }
+        }
+        Pane::Table if state.table.grouped => drill_into_group(state),
+        Pane::Table => {
+            if !state.table.rows.is_empty() {
+                state.detail_source = Pane::Table;
+                state.focus = Pane::Detail;
+            }
+        }
+        Pane::Detail | Pane::Runs => {}
+    }
+}
+
+fn back(state: &mut AppState) {
+    match state.focus {
+        Pane::Detail => state.focus = state.detail_source,
+        Pane::Runs => state.focus = Pane::Tree,
+        Pane::Table => {
+            if !state.table.filter.value().is_empty() {
+                state.table.filter.reset();
+                state.rebuild_table_rows();
+            } else {
+                state.focus = Pane::Tree;
+                state.detail_source = Pane::Tree;
+            }
+        }
+        Pane::Tree => {
+            if state.table.scope.is_some() || state.table.within.is_some() {
+                state.table.scope = None;
+                state.table.within = None;
+                state.rebuild_table_rows();
+            }
+        }
+    }
+}
+
+fn tree_fold(state: &mut AppState, open: bool) {
+    let Some(data) = &state.data else { return };
+    let Some(&id) = state.tree.visible.get(state.tree.selected) else {
+        return;
+    };
+    let node = &data.nodes[id];
+    let is_open = state.tree.expanded.get(id).copied().unwrap_or(false);
+    if open {
+        if !node.children.is_empty() && !is_open {
+            state.tree.expanded[id] = true;
+        }
+    } else if !node.children.is_empty() && is_open {
+        state.tree.expanded[id] = false;
+    } else if let Some(p) = node.parent {
+        if let Some(pos) = state.tree.visible.iter().position(|&v| v == p) {
+            state.tree.selected = pos;
+        }
+    }
+    state.rebuild_tree_visible();
+}
+
+/// Show tree node `id`: open its ancestors, select it, focus the tree.
+pub fn reveal_node(state: &mut AppState, id: usize) {
+    let Some(data) = &state.data else { return };
+    let mut at = data.nodes.get(id).and_then(|n| n.parent);
+    while let Some(p) = at {
+        if let Some(e) = state.tree.expanded.get_mut(p) {
+            *e = true;
+        }
+        at = data.nodes.get(p).and_then(|n| n.parent);
+    }
+    state.rebuild_tree_visible();
+    if let Some(pos) = state.tree.visible.iter().position(|&v| v == id) {
+        state.tree.selected = pos;
+        // In the middle of the pane, with its surroundings.
+        let page = state.tree_page();
+        state.tree.offset = pos.saturating_sub(page / 2);
+        state.fix_tree_offset();
+    }
+    state.focus = Pane::Tree;
+    state.detail_source = Pane::Tree;
+}
+
+/// `o`: operator types instead of operators, or back. Enter on a type lists its
+/// instances (`drill_into_group`).
+fn toggle_groups(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    if data.groups.is_empty() {
+        state.notice = Some("traces list operators by name already".into());
+        return;
+    }
+    state.table.grouped = !state.table.grouped;
+    state.table.search = table::search_keys(state.table_ops(data));
+    state.table.row_widths = table::row_widths(state.table_ops(data));
+    state.table.filter.reset();
+    state.table.rows.clear();
+    state.table.selected = 0;
+    state.table.offset = 0;
+    state.table.hscroll = 0;
+    state.rebuild_table_rows();
+    state.focus = Pane::Table;
+    state.detail_source = Pane::Table;
+    state.notice = Some(if state.table.grouped {
+        "grouped by operator type: Enter lists a type's instances, o ungroups".into()
+    } else {
+        "operators, one row each".into()
+    });
+}
+
+/// Enter on a type row: its instances (the operators whose name is the type with a
+/// ` #N`, or the kernel itself).
+fn drill_into_group(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let Some(group) = state
+        .selected_op()
+        .and_then(|r| data.groups.get(r))
+        .map(|g| g.name.clone())
+    else {
+        return;
+    };
+    let search = table::search_keys(&data.ops);
+    let row_widths = table::row_widths(&data.ops);
+    let exact: Vec<usize> = data
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| super::groups::op_type(&o.name) == group)
+        .map(|(i, _)| i)
+        .collect();
+    state.table.grouped = false;
+    state.table.search = search;
+    state.table.row_widths = row_widths;
+    state.table.filter.reset();
+    // The instances are exactly the names starting with the type (kernels: the name).
+    for c in group.chars() {
+        state
+            .table
+            .filter
+            .handle(tui_input::InputRequest::InsertChar(c));
+    }
+    state.table.rows.clear();
+    state.rebuild_table_rows();
+    // A longer type containing this one (rare) is filtered out by type, not by text.
+    state.table.rows.retain(|r| exact.contains(r));
+    state.table.selected = 0;
+    state.table.offset = 0;
+    state.notice = Some(format!(
+        "{} of {group}: Esc back to all, o for types",
+        super::format::count(exact.len(), "instance")
+    ));
+}
+
+/// `c`: the selected row (table, or tree node) as text on the clipboard; the footer says
+/// what was copied.
+fn copy_selected(state: &mut AppState) -> Vec<Effect> {
+    let Some(data) = &state.data else {
+        return Vec::new();
+    };
+    let from_table = state.focus == Pane::Table
+        || (state.focus == Pane::Detail && state.detail_source == Pane::Table);
+    let text = if from_table {
+        state
+            .selected_op()
+            .and_then(|r| state.table_ops(data).get(r))
+            .map(|o| super::copy::row_text(data.kind, o))
+    } else {
+        state
+            .detail_node()
+            .and_then(|n| super::copy::node_text(data, n))
+    };
+    match text {
+        Some(text) => {
+            let name: String = text.split(" · ").next().unwrap_or("").to_string();
+            state.notice = Some(format!(
+                "copied {name} ({} characters) to the clipboard (OSC 52)",
+                text.chars().count()
+            ));
+            vec![Effect::Copy(text)]
+        }
+        None => {
+            state.notice = Some("nothing selected to copy".into());
+            Vec::new()
+        }
+    }
+}
+
+/// `r`: the selected operator (table or its detail) shown in the tree.
+fn reveal_selected(state: &mut AppState) {
+    let Some(data) = &state.data else { return };
+    let target = if state.table.grouped {
+        state.notice =
+            Some("a type has no one place in the tree: Enter lists its instances".into());
+        return;
+    } else if state.focus == Pane::Table
+        || (state.focus == Pane::Detail && state.detail_source == Pane::Table)
+    {
+        state
+            .selected_op()
+            .and_then(|r| data.ops.get(r))
+            .map(|o| o.node)
+    } else {
+        None
+    };
+    if let Some(id) = target {
+        reveal_node(state, id);
+    }
+}
+
+/// `]` / `[`: the next (previous) tree node matching the filter, after (before) the
+/// selected one, wrapping; shown and selected.
+fn tree_match(state: &mut AppState, next: bool) {
+    let matches = state.tree_matches();
+    if matches.is_empty() {
+        state.notice = Some(if state.table.filter.value().is_empty() {
+            "no search: / types one".to_string()
+        } else {
+            format!("no tree node matches \"{}\"", state.table.filter.value())
+        });
+        return;
+    }
+    let current = state.tree.visible.get(state.tree.selected).copied();
+    // Nodes come parents first, so id order is tree order.
+    let pick = match (current, next) {
+        (Some(c), true) => matches.iter().copied().find(|&m| m > c),
+        (Some(c), false) => matches.iter().rev().copied().find(|&m| m < c),
+        (None, _) => None,
+    };
+    let id = pick.unwrap_or(if next {
+        matches[0]
+    } else {
+        matches[matches.len() - 1]
+    });
+    let k = matches.iter().position(|&m| m == id).unwrap_or(0) + 1;
+    reveal_node(state, id);
+    state.notice = Some(format!(
+        "tree match {k} of {} for \"{}\"",
+        matches.len(),
+        state.table.filter.value()
+    ));
+}
+
+/// Scroll the operator table's columns one step (no further than the last column).
+fn scroll_columns(state: &mut AppState, right: bool) {
+    if right {
+        let width = state
+            .areas()
+            .table
+            .map(|a| a.width.saturating_sub(2))
+            .unwrap_or(0);
+        let shown = state.table_layout(width, state.table_page()).len();
+        let hidden = state.table_columns().len().saturating_sub(shown);
+        if state.table.hscroll < hidden {
+            state.table.hscroll += 1;
+        }
+    } else {
+        state.table.hscroll = state.table.hscroll.saturating_sub(1);
+    }
+}
+
+/// Sort by `column`: a new column starts in its natural direction.
+pub fn sort_by(state: &mut AppState, column: Column) {
+    if state.table.sort == column {
+        state.table.descending = !state.table.descending;
+    } else {
+        state.table.sort = column;
+        state.table.descending = column.default_descending();
+    }
+    state.rebuild_table_rows();
+}

@@ -1,0 +1,400 @@
+//! The view model of an ETDump profile: method -> delegates -> plan steps -> operators,
+//! with findings placed on their nodes, the by-type rows (`groups`) and the decoded plans
+//! (`plan_view`).
+
+use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
+
+use super::data::{
+    ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, TreeNode, SHAPES_NOT_RECORDED,
+};
+use super::format;
+
+impl ExplorerData {
+    fn push_op(
+        &mut self,
+        parent: usize,
+        op: &OperatorStats,
+        delegate: &str,
+        scope: Option<usize>,
+        step: &str,
+        method_median: Option<f64>,
+    ) {
+        let row = self.ops.len();
+        let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
+        let node = self.push_node(TreeNode {
+            name: op.name.clone(),
+            kind: NodeKind::Operator,
+            info: String::new(),
+            depth: 0,
+            parent: Some(parent),
+            children: Vec::new(),
+            stats: op.stats.clone(),
+            share: Some(op.share),
+            op_row: Some(row),
+            scope,
+            findings: (0, 0),
+        });
+        self.ops.push(OpRow {
+            name: op.name.clone(),
+            delegate: delegate.to_string(),
+            scope,
+            step: step.to_string(),
+            stats: op.stats.clone(),
+            share: op.share,
+            // Under the clock quantum the share of the method is only bounded: 1 µs of it.
+            share_method: if op.below_resolution() {
+                share_of(crate::units::XNNPACK_QUANTUM_MS, method_median)
+            } else {
+                share_of(op.stats.median, method_median)
+            },
+            input_shapes: match (&op.input_shapes, op.kind) {
+                // XNNPACK operators carry shapes in their metadata; say when it is absent.
+                (None, crate::profile::OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
+                (s, _) => format::shapes(s.as_ref()),
+            },
+            output_shapes: format::shapes(op.output_shapes.as_ref()),
+            self_total: None,
+            dtypes: String::new(),
+            below_resolution: op.below_resolution().then_some(parent_median),
+            failed: 0,
+            node,
+            instances: 0,
+            summed_median: None,
+        });
+    }
+
+    /// The view of an ETDump profile: method -> delegates -> plan steps -> operators.
+    pub fn from_profile(profile: &Profile) -> ExplorerData {
+        let mut data = ExplorerData {
+            files: std::iter::once(profile.source.etdump.clone())
+                .chain(profile.source.log.clone())
+                .collect(),
+            runs: Some(RunSummary {
+                total: profile.runs.total,
+                dropped: profile.runs.warmup_dropped,
+                kept: profile.runs.kept,
+                cold: profile.cold_runs.as_ref().map_or(0, |c| c.count),
+            }),
+            total_label: "Method::execute".to_string(),
+            total: profile.method.clone(),
+            rows: Some(std::sync::Arc::new(crate::rows::RowTree::from_profile(
+                profile,
+            ))),
+            ..ExplorerData::default()
+        };
+        if profile.methods.len() > 1 {
+            // One tree root per method (run signature).
+            for (k, m) in profile.methods.iter().enumerate() {
+                let mut root_name = format!("Method::execute · {}", m.name);
+                if let Some(b) = m.bundled_input_index {
+                    root_name.push_str(&format!(" (bundled input {b})"));
+                }
+                data.add_method(&MethodPart {
+                    root_name,
+                    scope_prefix: format!("m{} ", k + 1),
+                    kept: m.runs.kept,
+                    method: m.method.as_ref(),
+                    delegates: &m.delegates,
+                    other_operators: &m.other_operators,
+                    remainder: m.remainder.as_ref(),
+                });
+            }
+        } else {
+            data.add_method(&MethodPart {
+                root_name: "Method::execute".to_string(),
+                scope_prefix: String::new(),
+                kept: profile.runs.kept,
+                method: profile.method.as_ref(),
+                delegates: &profile.delegates,
+                other_operators: &profile.other_operators,
+                remainder: profile.remainder.as_ref(),
+            });
+        }
+        data.findings = profile
+            .errors
+            .iter()
+            .map(|f| (true, f, ""))
+            .chain(profile.warnings.iter().map(|f| (false, f, "")))
+            .chain(profile.methods.iter().skip(1).flat_map(|m| {
+                let errors = m.errors.iter().map(move |f| (true, f, m.name.as_str()));
+                errors.chain(m.warnings.iter().map(move |f| (false, f, m.name.as_str())))
+            }))
+            .map(|(error, f, method)| {
+                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
+                // Without an instruction id, the delegate of the node it names.
+                if delegate.is_none() {
+                    delegate = node
+                        .and_then(|n| data.nodes[n].scope)
+                        .and_then(|s| data.scopes.get(s))
+                        .map(|label| format!("delegate {label}"));
+                }
+                FindingRow {
+                    error,
+                    kind: f.kind.clone(),
+                    message: if method.is_empty() {
+                        f.message.clone()
+                    } else {
+                        format!("{method}: {}", f.message)
+                    },
+                    node,
+                    delegate,
+                }
+            })
+            .collect();
+        data.mark_findings();
+        super::groups::build(&mut data, profile.method.as_ref().map(|m| m.median));
+        data.plans = super::plan_view::plans(profile);
+        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data
+    }
+}
+
+/// The parts of one method profile the tree is built from.
+struct MethodPart<'a> {
+    root_name: String,
+    scope_prefix: String,
+    kept: usize,
+    method: Option<&'a crate::profile::Stats>,
+    delegates: &'a [crate::profile::Delegate],
+    other_operators: &'a [crate::profile::OtherOperator],
+    remainder: Option<&'a crate::profile::Stats>,
+}
+
+impl ExplorerData {
+    /// One method's tree: Method::execute -> delegates -> steps -> operators.
+    fn add_method(&mut self, part: &MethodPart<'_>) {
+        let data = self;
+        let method_median = part.method.map(|s| s.median);
+        let root = data.push_node(TreeNode {
+            name: part.root_name.clone(),
+            kind: NodeKind::Method,
+            info: format!("{} kept", format::count(part.kept, "run")),
+            depth: 0,
+            parent: None,
+            children: Vec::new(),
+            stats: part.method.cloned().unwrap_or_default(),
+            share: None,
+            op_row: None,
+            scope: None,
+            findings: (0, 0),
+        });
+        for delegate in part.delegates {
+            let scope = data.scopes.len();
+            let label = format!("{}#{}", part.scope_prefix, delegate.instruction_id);
+            // `d1`; with several methods `m2d1` (method 2, instruction 1).
+            let short = format!(
+                "{}d{}",
+                part.scope_prefix.trim_end(),
+                delegate.instruction_id
+            );
+            data.scopes.push(label.clone());
+            let kind = match delegate.kind {
+                DelegateKind::CpuPlan => "CpuBackend",
+                DelegateKind::Xnnpack => "XNNPACK",
+                DelegateKind::Other => "other",
+            };
+            let mut info = vec![format!("instr {}", delegate.instruction_id), kind.into()];
+            if let Some(plan) = &delegate.plan {
+                if let Some(policy) = &plan.policy {
+                    info.push(policy.clone());
+                }
+                if let Some(threads) = plan.selection_context.as_ref().and_then(|c| c.threads) {
+                    info.push(format::count(threads as usize, "thread"));
+                }
+            } else if delegate.kind == DelegateKind::CpuPlan {
+                info.push("no plan".into());
+            }
+            let d = data.push_node(TreeNode {
+                name: format!("delegate {label}"),
+                kind: NodeKind::Delegate,
+                info: info.join(" · "),
+                depth: 0,
+                parent: Some(root),
+                children: Vec::new(),
+                stats: delegate.call.clone(),
+                share: share_of(delegate.call.median, method_median),
+                op_row: None,
+                scope: Some(scope),
+                findings: (0, 0),
+            });
+            for step in &delegate.steps {
+                let nodes = step.node_count.max(step.nodes.len());
+                let s = data.push_node(TreeNode {
+                    name: step.name.clone(),
+                    kind: NodeKind::Step,
+                    info: format!(
+                        "{}/{} · {} node{}",
+                        step.provider,
+                        step.implementation,
+                        nodes,
+                        if nodes == 1 { "" } else { "s" }
+                    ),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    stats: step.stats.clone(),
+                    share: Some(step.share),
+                    op_row: None,
+                    scope: Some(scope),
+                    findings: (0, 0),
+                });
+                for op in &step.operators {
+                    data.push_op(s, op, &short, Some(scope), &step.name, method_median);
+                }
+            }
+            for op in &delegate.operators {
+                data.push_op(d, op, &short, Some(scope), "", method_median);
+            }
+            let parts: Vec<&Stats> = if delegate.steps.is_empty() {
+                delegate.operators.iter().map(|o| &o.stats).collect()
+            } else {
+                delegate.steps.iter().map(|s| &s.stats).collect()
+            };
+            if let Some(over) = overhead(&delegate.call, &parts) {
+                let what = if delegate.steps.is_empty() {
+                    "its operators"
+                } else {
+                    "its plan steps"
+                };
+                data.push_node(TreeNode {
+                    name: "(overhead)".into(),
+                    kind: NodeKind::Other,
+                    info: format!("delegate time outside {what}: copy-in/out, dispatch"),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    share: share_of(over.median, Some(delegate.call.median)),
+                    stats: over,
+                    op_row: None,
+                    scope: Some(scope),
+                    findings: (0, 0),
+                });
+            }
+            for ev in &delegate.unattributed {
+                data.push_node(TreeNode {
+                    name: ev.name.clone(),
+                    kind: NodeKind::Other,
+                    info: "unattributed".into(),
+                    depth: 0,
+                    parent: Some(d),
+                    children: Vec::new(),
+                    stats: ev.stats.clone(),
+                    share: share_of(ev.stats.median, Some(delegate.call.median)),
+                    op_row: None,
+                    scope: Some(scope),
+                    findings: (0, 0),
+                });
+            }
+        }
+        for other in part.other_operators {
+            let o = data.push_node(TreeNode {
+                name: other.name.clone(),
+                kind: NodeKind::Other,
+                info: format!("instr {}", other.instruction_id),
+                depth: 0,
+                parent: Some(root),
+                children: Vec::new(),
+                stats: other.stats.clone(),
+                share: share_of(other.stats.median, method_median),
+                op_row: None,
+                scope: None,
+                findings: (0, 0),
+            });
+            for k in &other.kernels {
+                let op = OperatorStats {
+                    name: k.name.clone(),
+                    kind: crate::profile::OperatorKind::Kernel,
+                    stats: k.stats.clone(),
+                    share: share_of(k.stats.median, Some(other.stats.median)).unwrap_or(0.0),
+                    input_shapes: None,
+                    output_shapes: None,
+                };
+                let step = format!("instr {}", other.instruction_id);
+                data.push_op(o, &op, "-", None, &step, method_median);
+            }
+        }
+        if let Some(rem) = part.remainder {
+            data.push_node(TreeNode {
+                name: "(remainder)".into(),
+                kind: NodeKind::Other,
+                info: "method time outside delegates and operators".into(),
+                depth: 0,
+                parent: Some(root),
+                children: Vec::new(),
+                stats: rem.clone(),
+                share: share_of(rem.median, method_median),
+                op_row: None,
+                scope: None,
+                findings: (0, 0),
+            });
+        }
+    }
+}
+
+/// A delegate's time outside `parts` (its steps, or its operators), run by run: the
+/// call's time in each kept run minus the parts' times in that run (warm-up runs
+/// likewise, in order). None without parts or when the runs cannot be matched.
+fn overhead(call: &Stats, parts: &[&Stats]) -> Option<Stats> {
+    if parts.is_empty() || call.samples.is_empty() || call.runs.len() != call.samples.len() {
+        return None;
+    }
+    let mut kept = Vec::with_capacity(call.samples.len());
+    for (&run, &ms) in call.runs.iter().zip(&call.samples) {
+        let mut rest = ms;
+        for p in parts {
+            let i = p.runs.iter().position(|&r| r == run)?;
+            rest -= p.samples.get(i)?;
+        }
+        kept.push(rest);
+    }
+    let w = call.warmup_samples.len();
+    let warm: Vec<f64> = if parts.iter().all(|p| p.warmup_samples.len() == w) {
+        (0..w)
+            .map(|i| {
+                call.warmup_samples[i] - parts.iter().map(|p| p.warmup_samples[i]).sum::<f64>()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(
+        Stats::from_samples(kept)
+            .with_runs(call.runs.clone())
+            .with_warmup(warm),
+    )
+}
+
+/// The node a finding is about: the node named `event` inside `delegate` (a step or an
+/// operator), else the delegate itself, else a node named `event` anywhere.
+fn finding_node(data: &ExplorerData, delegate: Option<&str>, event: Option<&str>) -> Option<usize> {
+    let d = delegate.and_then(|name| data.nodes.iter().position(|n| n.name == name));
+    let within = |id: usize, root: usize| {
+        let mut at = Some(id);
+        while let Some(i) = at {
+            if i == root {
+                return true;
+            }
+            at = data.nodes[i].parent;
+        }
+        false
+    };
+    if let Some(ev) = event {
+        let named = data
+            .nodes
+            .iter()
+            .enumerate()
+            .find(|(i, n)| n.name == ev && d.is_none_or(|root| within(*i, root)));
+        if let Some((i, _)) = named {
+            return Some(i);
+        }
+    }
+    d
+}
+
+fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {
+    match whole {
+        Some(w) if w > 0.0 && part.is_finite() => Some(part / w),
+        _ => None,
+    }
+}

@@ -1,0 +1,536 @@
+//! Each view's key table, drawn from the one key language (`keys`): every binding names
+//! its meaning, and a test holds it to the language's keys for that meaning.
+
+use ratatui::crossterm::event::KeyCode;
+use tui_input::InputRequest;
+
+use super::column::Column;
+use super::command::{Command, ViewKind};
+use super::keys::{ch, code, ctrl, Key, Meaning};
+use super::timeline::TimelineCommand;
+
+pub struct Binding {
+    pub meaning: Meaning,
+    pub keys: &'static [Key],
+    pub command: Command,
+    pub help: &'static str,
+}
+
+const fn b(
+    meaning: Meaning,
+    keys: &'static [Key],
+    command: Command,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        meaning,
+        keys,
+        command,
+        help,
+    }
+}
+
+use Command as K;
+use Meaning as M;
+
+const QUIT: Binding = b(
+    M::Quit,
+    &[ch('q'), ctrl('c')],
+    K::Quit,
+    "quit (from any view; works while loading)",
+);
+const HELP_KEY: Binding = b(M::Help, &[ch('?')], K::ToggleHelp, "help");
+const DOWN: Binding = b(
+    M::Move,
+    &[ch('j'), code(KeyCode::Down)],
+    K::Down,
+    "move down",
+);
+const UP: Binding = b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "move up");
+const PAGE_DOWN: Binding = b(
+    M::Page,
+    &[code(KeyCode::PageDown), ctrl('d')],
+    K::PageDown,
+    "page down",
+);
+const PAGE_UP: Binding = b(
+    M::Page,
+    &[code(KeyCode::PageUp), ctrl('u')],
+    K::PageUp,
+    "page up",
+);
+const TOP: Binding = b(
+    M::Ends,
+    &[ch('g'), code(KeyCode::Home)],
+    K::Top,
+    "first row",
+);
+const BOTTOM: Binding = b(
+    M::Ends,
+    &[ch('G'), code(KeyCode::End)],
+    K::Bottom,
+    "last row",
+);
+
+static EXPLORER: &[Binding] = &[
+    DOWN,
+    UP,
+    PAGE_DOWN,
+    PAGE_UP,
+    TOP,
+    BOTTOM,
+    b(
+        M::Pane,
+        &[code(KeyCode::Tab)],
+        K::NextPane,
+        "next pane (runs when watching, tree, operators, detail)",
+    ),
+    b(
+        M::Pane,
+        &[code(KeyCode::BackTab)],
+        K::PrevPane,
+        "previous pane",
+    ),
+    b(
+        M::Open,
+        &[code(KeyCode::Enter)],
+        K::Enter,
+        "expand/collapse node, list its operators; operator: detail",
+    ),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::Back,
+        "back: detail → list, clear filter, table → tree, all delegates (never quits)",
+    ),
+    b(
+        M::Sideways,
+        &[ch('h'), code(KeyCode::Left)],
+        K::Collapse,
+        "tree: collapse node / go to parent; table: scroll columns left",
+    ),
+    b(
+        M::Sideways,
+        &[ch('l'), code(KeyCode::Right)],
+        K::Expand,
+        "tree: expand node; table: scroll columns right",
+    ),
+    b(M::FoldAll, &[ch('e')], K::ExpandAll, "tree: expand all"),
+    b(
+        M::FoldAll,
+        &[ch('E')],
+        K::CollapseAll,
+        "tree: collapse all (the root stays open)",
+    ),
+    b(
+        M::Filter,
+        &[ch('/')],
+        K::StartFilter,
+        "search: filter operators by name (live); ] and [ then walk the tree's matches",
+    ),
+    b(
+        M::Sort,
+        &[ch('s')],
+        K::SortNext,
+        "sort operators by the next column",
+    ),
+    b(
+        M::SortReverse,
+        &[ch('S')],
+        K::SortReverse,
+        "reverse sort direction",
+    ),
+    b(
+        M::SortColumn,
+        super::keys::SORT_COLUMN_KEYS,
+        K::SortColumn(Column::Name),
+        "sort by the column whose title brackets that letter ([M]edian: M); again reverses",
+    ),
+    b(
+        M::AllScopes,
+        &[ch('a')],
+        K::ScopeAll,
+        "operators of all delegates",
+    ),
+    b(
+        M::Match,
+        &[ch(']')],
+        K::NextMatch,
+        "tree: next node matching the / search (opens its parents)",
+    ),
+    b(
+        M::Match,
+        &[ch('[')],
+        K::PrevMatch,
+        "tree: previous node matching the / search",
+    ),
+    b(
+        M::Reveal,
+        &[ch('r')],
+        K::Reveal,
+        "reveal the selected operator in the tree",
+    ),
+    b(
+        M::Types,
+        &[ch('o')],
+        K::GroupByType,
+        "table: group operators by type (GEMMs, convolutions, each kernel); Enter lists a type's instances; o again ungroups",
+    ),
+    b(
+        M::Copy,
+        &[ch('c')],
+        K::CopyRow,
+        "copy the selected row (name, delegate, step, stats, shapes) to the clipboard (OSC 52)",
+    ),
+    b(
+        M::Log,
+        &[ch('w')],
+        K::ToggleLog,
+        "warnings, decoded plans and runner log view",
+    ),
+    b(
+        M::Section,
+        &[ch('v')],
+        K::NextLogSection,
+        "the log view at its next section (findings, each decoded CpuBackend plan, the raw log)",
+    ),
+    b(
+        M::Warmup,
+        &[ch('+'), ch('=')],
+        K::WarmupMore,
+        "drop one more warm-up run (reloads)",
+    ),
+    b(
+        M::Warmup,
+        &[ch('-')],
+        K::WarmupLess,
+        "drop one fewer warm-up run (reloads)",
+    ),
+    b(
+        M::Runs,
+        &[ch('n')],
+        K::NewerRun,
+        "watch: show the next newer run",
+    ),
+    b(
+        M::Runs,
+        &[ch('p')],
+        K::OlderRun,
+        "watch: show the next older run",
+    ),
+    b(
+        M::Runs,
+        &[ch('N')],
+        K::NewestRun,
+        "watch: show the newest run and follow new ones",
+    ),
+    b(
+        M::Baseline,
+        &[ch('b')],
+        K::PinBaseline,
+        "watch: the selected run becomes the baseline of its model's change column (again: the previous run)",
+    ),
+    b(
+        M::CompareBaseline,
+        &[ch('d')],
+        K::CompareBaseline,
+        "watch: compare the selected run with its baseline (the compare view; Esc returns)",
+    ),
+    b(
+        M::Timeline,
+        &[ch('t')],
+        K::ToggleTimeline,
+        "timeline of one run (trace: of every thread)",
+    ),
+    HELP_KEY,
+    QUIT,
+];
+
+static LOG: &[Binding] = &[
+    b(
+        M::Move,
+        &[ch('j'), code(KeyCode::Down)],
+        K::Down,
+        "scroll down",
+    ),
+    b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
+    PAGE_DOWN,
+    PAGE_UP,
+    b(
+        M::Ends,
+        &[ch('g'), code(KeyCode::Home)],
+        K::Top,
+        "first line",
+    ),
+    b(
+        M::Ends,
+        &[ch('G'), code(KeyCode::End)],
+        K::Bottom,
+        "last line",
+    ),
+    b(
+        M::Section,
+        &[ch('v')],
+        K::NextLogSection,
+        "next section (findings, each decoded CpuBackend plan, the raw log)",
+    ),
+    b(
+        M::Reveal,
+        &[ch('r')],
+        K::Reveal,
+        "the highlighted finding in the tree (closes the log)",
+    ),
+    b(M::Log, &[ch('w')], K::ToggleLog, "close the log view"),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::Back,
+        "back to the explorer",
+    ),
+    HELP_KEY,
+    QUIT,
+];
+
+const fn tl(
+    meaning: Meaning,
+    keys: &'static [Key],
+    c: TimelineCommand,
+    help: &'static str,
+) -> Binding {
+    b(meaning, keys, Command::Timeline(c), help)
+}
+
+static TIMELINE: &[Binding] = &[
+    tl(
+        M::Sideways,
+        &[ch('h'), code(KeyCode::Left)],
+        TimelineCommand::PrevBar,
+        "select the previous bar in the lane",
+    ),
+    tl(
+        M::Sideways,
+        &[ch('l'), code(KeyCode::Right)],
+        TimelineCommand::NextBar,
+        "select the next bar in the lane",
+    ),
+    tl(
+        M::Move,
+        &[ch('k'), code(KeyCode::Up)],
+        TimelineCommand::LaneUp,
+        "lane above (the bar nearest in time)",
+    ),
+    tl(
+        M::Move,
+        &[ch('j'), code(KeyCode::Down)],
+        TimelineCommand::LaneDown,
+        "lane below (the bar nearest in time)",
+    ),
+    tl(
+        M::Zoom,
+        &[ch('z')],
+        TimelineCommand::ZoomIn,
+        "zoom in around the selected bar",
+    ),
+    tl(M::Zoom, &[ch('Z')], TimelineCommand::ZoomOut, "zoom out"),
+    tl(
+        M::Pan,
+        &[ch('<'), ch(',')],
+        TimelineCommand::PanLeft,
+        "pan left",
+    ),
+    tl(
+        M::Pan,
+        &[ch('>'), ch('.')],
+        TimelineCommand::PanRight,
+        "pan right",
+    ),
+    tl(
+        M::Fit,
+        &[ch('0')],
+        TimelineCommand::Fit,
+        "whole run in view",
+    ),
+    tl(
+        M::Runs,
+        &[ch('p')],
+        TimelineCommand::PrevRun,
+        "previous run",
+    ),
+    tl(M::Runs, &[ch('n')], TimelineCommand::NextRun, "next run"),
+    tl(
+        M::PickRun,
+        &[ch('W')],
+        TimelineCommand::SlowestRun,
+        "slowest run (longest Method::execute)",
+    ),
+    tl(
+        M::PickRun,
+        &[ch('~')],
+        TimelineCommand::MedianRun,
+        "run closest to the median Method::execute",
+    ),
+    b(
+        M::Timeline,
+        &[ch('t')],
+        K::ToggleTimeline,
+        "close the timeline",
+    ),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::Back,
+        "back to the explorer",
+    ),
+    HELP_KEY,
+    QUIT,
+];
+
+static COMPARE: &[Binding] = &[
+    DOWN,
+    UP,
+    PAGE_DOWN,
+    PAGE_UP,
+    TOP,
+    BOTTOM,
+    b(
+        M::Pane,
+        &[code(KeyCode::Tab), code(KeyCode::BackTab)],
+        K::NextPane,
+        "tree (program order) or table (sorted)",
+    ),
+    b(
+        M::Sort,
+        &[ch('s')],
+        K::SortNext,
+        "next sort: verdict, change, name, median A",
+    ),
+    b(
+        M::Filter,
+        &[ch('/')],
+        K::StartFilter,
+        "filter rows by name (live)",
+    ),
+    b(
+        M::Unchanged,
+        &[ch('u')],
+        K::ToggleUnchanged,
+        "hide unchanged rows: only slower, faster, added, removed (again: all)",
+    ),
+    b(M::Swap, &[ch('x')], K::Swap, "swap A and B"),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::Back,
+        "back: clear the filter, then close the view (watch mode: to the explorer)",
+    ),
+    b(
+        M::Help,
+        &[ch('?')],
+        K::ToggleHelp,
+        "help (lists every warning too)",
+    ),
+    QUIT,
+];
+
+static FILTER: &[Binding] = &[
+    b(
+        M::Open,
+        &[code(KeyCode::Enter)],
+        K::FilterAccept,
+        "keep the filter, back to the list",
+    ),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::FilterCancel,
+        "clear the filter",
+    ),
+    b(
+        M::Delete,
+        &[code(KeyCode::Backspace)],
+        K::FilterEdit(InputRequest::DeletePrevChar),
+        "delete character",
+    ),
+    b(
+        M::Delete,
+        &[code(KeyCode::Delete)],
+        K::FilterEdit(InputRequest::DeleteNextChar),
+        "delete character under the cursor",
+    ),
+    b(
+        M::Sideways,
+        &[code(KeyCode::Left)],
+        K::FilterEdit(InputRequest::GoToPrevChar),
+        "cursor left",
+    ),
+    b(
+        M::Sideways,
+        &[code(KeyCode::Right)],
+        K::FilterEdit(InputRequest::GoToNextChar),
+        "cursor right",
+    ),
+    b(
+        M::Ends,
+        &[code(KeyCode::Home)],
+        K::FilterEdit(InputRequest::GoToStart),
+        "cursor to start",
+    ),
+    b(
+        M::Ends,
+        &[code(KeyCode::End)],
+        K::FilterEdit(InputRequest::GoToEnd),
+        "cursor to end",
+    ),
+    b(M::Quit, &[ctrl('c')], K::Quit, "quit"),
+];
+
+static HELP: &[Binding] = &[
+    b(
+        M::Move,
+        &[ch('j'), code(KeyCode::Down)],
+        K::Down,
+        "scroll down",
+    ),
+    b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
+    PAGE_DOWN,
+    PAGE_UP,
+    b(
+        M::Ends,
+        &[ch('g'), code(KeyCode::Home)],
+        K::Top,
+        "first line",
+    ),
+    b(
+        M::Ends,
+        &[ch('G'), code(KeyCode::End)],
+        K::Bottom,
+        "last line",
+    ),
+    b(M::Help, &[ch('?')], K::ToggleHelp, "close help (again: ?)"),
+    b(M::Back, &[code(KeyCode::Esc)], K::Back, "close help"),
+    QUIT,
+];
+
+static DIALOG: &[Binding] = &[
+    b(
+        M::Open,
+        &[code(KeyCode::Enter)],
+        K::Dismiss,
+        "dismiss (the last good profile stays)",
+    ),
+    b(M::Back, &[code(KeyCode::Esc)], K::Back, "dismiss"),
+    QUIT,
+];
+
+/// The key table of `kind`.
+pub fn bindings(kind: ViewKind) -> &'static [Binding] {
+    match kind {
+        ViewKind::Explorer => EXPLORER,
+        ViewKind::Filter => FILTER,
+        ViewKind::Log => LOG,
+        ViewKind::Timeline => TIMELINE,
+        ViewKind::Compare => COMPARE,
+        ViewKind::Help => HELP,
+        ViewKind::Dialog => DIALOG,
+    }
+}

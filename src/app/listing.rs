@@ -1,0 +1,307 @@
+//! The explorer's lists: the tree rows shown (what is open), the table rows (scope,
+//! filter, sort), their scroll positions and column layout, and carrying all of it over
+//! to a newly loaded profile (`install`) by node name path.
+
+use std::collections::HashMap;
+
+use super::column::Column;
+use super::data::ExplorerData;
+use super::layout::{self, fix_offset};
+use super::state::{AppState, Pane};
+use super::table;
+
+impl AppState {
+    pub(super) fn tree_page(&self) -> usize {
+        // Minus the column title row.
+        layout::inner_rows(self.areas().tree)
+            .saturating_sub(1)
+            .max(1)
+    }
+
+    pub(super) fn table_page(&self) -> usize {
+        // Minus the column title row.
+        layout::inner_rows(self.areas().table)
+            .saturating_sub(1)
+            .max(1)
+    }
+
+    pub(super) fn rebuild_tree_visible(&mut self) {
+        let keep = self.tree.visible.get(self.tree.selected).copied();
+        self.tree.visible.clear();
+        if let Some(data) = &self.data {
+            let mut stack: Vec<usize> = data.roots.iter().rev().copied().collect();
+            while let Some(id) = stack.pop() {
+                self.tree.visible.push(id);
+                if self.tree.expanded.get(id).copied().unwrap_or(false) {
+                    stack.extend(data.nodes[id].children.iter().rev());
+                }
+            }
+        }
+        self.tree.selected = keep
+            .and_then(|k| self.tree.visible.iter().position(|&v| v == k))
+            .unwrap_or(0);
+        self.fix_tree_offset();
+    }
+
+    pub(super) fn rebuild_table_rows(&mut self) {
+        self.table.sorted = match &self.data {
+            Some(d) => {
+                let mut rows = table::sorted_rows(
+                    self.table_ops(d),
+                    self.table.scope,
+                    self.table.sort,
+                    self.table.descending,
+                );
+                if let (Some(within), false) = (self.table.within, self.table.grouped) {
+                    rows.retain(|&r| {
+                        d.ops
+                            .get(r)
+                            .and_then(|o| d.nodes.get(o.node))
+                            .is_some_and(|n| n.parent == Some(within))
+                    });
+                }
+                rows
+            }
+            None => Vec::new(),
+        };
+        self.refilter_table_rows();
+    }
+
+    /// Re-apply the filter to the sorted rows (a filter keystroke needs no sort).
+    pub(super) fn refilter_table_rows(&mut self) {
+        let keep = self.selected_op();
+        self.table.rows = match &self.data {
+            Some(_) => table::filter_rows(
+                &self.table.search,
+                &self.table.sorted,
+                self.table.filter.value(),
+            ),
+            None => Vec::new(),
+        };
+        self.table.uniform_count = match &self.data {
+            Some(d) if !self.table.grouped => {
+                let ops = self.table_ops(d);
+                let mut counts = self.table.rows.iter().filter_map(|&r| ops.get(r));
+                let first = counts.next().map(|o| o.stats.count);
+                first.filter(|c| counts.all(|o| o.stats.count == *c))
+            }
+            _ => None,
+        };
+        let (widths, tail) = table::text_widths(&self.table.row_widths, &self.table.rows);
+        self.table.text_widths = widths;
+        self.table.step_tail_width = tail;
+        let kept = keep.and_then(|k| self.table.rows.iter().position(|&r| r == k));
+        self.table.selected = kept.unwrap_or(0);
+        if kept.is_none() {
+            // Another list: start at its top (no stale scroll position).
+            self.table.offset = 0;
+        }
+        self.fix_table_offset();
+    }
+
+    /// The columns the operator table can show, in display order. A text column with
+    /// nothing in it (no output shapes recorded) is left out: a blank column only takes
+    /// room from the others.
+    pub fn table_columns(&self) -> Vec<Column> {
+        let t = &self.table;
+        t.columns
+            .iter()
+            .copied()
+            .filter(|c| {
+                // Types have no one parent: no %parent column.
+                if t.grouped && *c == Column::Share && t.sort != Column::Share {
+                    return false;
+                }
+                // One count for every row: said in the title instead.
+                if *c == Column::Count && t.uniform_count.is_some() && t.sort != Column::Count {
+                    return false;
+                }
+                *c == Column::Name
+                    || *c == t.sort
+                    || !c.flexible()
+                    || t.text_widths.iter().any(|(x, w)| x == c && *w > 0)
+            })
+            .collect()
+    }
+
+    /// The operator table's columns and widths for a pane whose inside is `width` cells
+    /// wide and shows `rows` rows from the current offset. Rendering and mouse hits both
+    /// use this, so a click on a title sorts the column drawn there.
+    pub fn table_layout(&self, width: u16, rows: usize) -> Vec<(Column, u16)> {
+        let Some(data) = &self.data else {
+            return Vec::new();
+        };
+        let t = &self.table;
+        let start = t.offset.min(t.rows.len());
+        let end = (start + rows).min(t.rows.len());
+        let window = &t.rows[start..end];
+        let columns = self.table_columns();
+        table::layout(
+            width,
+            &columns,
+            |c| {
+                let ops = self.table_ops(data);
+                table::natural_width(c, ops, window, &t.text_widths, c == t.sort)
+            },
+            |c| match c {
+                Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
+                _ => table::FLEX_MIN,
+            },
+            t.sort,
+            t.hscroll,
+        )
+    }
+
+    pub(super) fn fix_tree_offset(&mut self) {
+        let page = self.tree_page();
+        let offset = fix_offset(self.tree.selected, self.tree.offset, page);
+        // No blank rows below the list while rows above are hidden.
+        self.tree.offset = offset.min(self.tree.visible.len().saturating_sub(page));
+    }
+
+    pub(super) fn fix_table_offset(&mut self) {
+        let page = self.table_page();
+        let offset = fix_offset(self.table.selected, self.table.offset, page);
+        self.table.offset = offset.min(self.table.rows.len().saturating_sub(page));
+    }
+
+    /// Show `data`. Expanded nodes, the selected node and operator row and the delegate
+    /// scope carry over from the profile shown before wherever the same rows exist
+    /// (matched by name path, not index); sort and filter are kept as they are.
+    /// Returns the profile shown before.
+    pub(super) fn install(&mut self, data: ExplorerData) -> Option<ExplorerData> {
+        let first_load = self.data.is_none();
+        // Only needed to match against a profile shown before (big dumps load faster).
+        let new_keys = if first_load {
+            Vec::new()
+        } else {
+            node_keys(&data)
+        };
+        let mut selected_node = None;
+        let mut selected_op = None;
+        if let Some(old) = &self.data {
+            let old_keys = node_keys(old);
+            for (i, k) in old_keys.iter().enumerate() {
+                let open = self.tree.expanded.get(i).copied().unwrap_or(false);
+                self.tree.remembered.insert(k.clone(), open);
+            }
+            let open = &self.tree.remembered;
+            self.tree.expanded = data
+                .nodes
+                .iter()
+                .zip(&new_keys)
+                .map(|(n, k)| open.get(k).copied().unwrap_or_else(|| default_open(n)))
+                .collect();
+            selected_node = self
+                .tree
+                .visible
+                .get(self.tree.selected)
+                .and_then(|&i| old_keys.get(i))
+                .cloned();
+            selected_op = self
+                .selected_op()
+                .and_then(|r| self.table_ops(old).get(r))
+                .and_then(|o| old_keys.get(o.node))
+                .cloned();
+            self.table.scope = self
+                .table
+                .scope
+                .and_then(|s| old.scopes.get(s))
+                .and_then(|label| data.scopes.iter().position(|l| l == label));
+        } else {
+            // Method and delegates open; steps closed.
+            self.tree.expanded = data.nodes.iter().map(default_open).collect();
+            self.table.scope = None;
+        }
+        self.table.within = None;
+        self.table.columns = data.kind.columns();
+        if !self.table.columns.contains(&self.table.sort) {
+            self.table.sort = Column::Median;
+        }
+        let find = |key: &Option<String>| {
+            key.as_ref()
+                .and_then(|k| new_keys.iter().position(|n| n == k))
+        };
+        let node_id = find(&selected_node);
+        let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
+        if data.groups.is_empty() {
+            self.table.grouped = false;
+        }
+        self.table.search = table::search_keys(self.table_ops(&data));
+        self.table.row_widths = table::row_widths(self.table_ops(&data));
+        let previous = self.data.replace(data);
+        if first_load && self.watch.is_none() {
+            self.focus = Pane::Tree;
+        }
+        // Rebuilding keeps the selection by id; point it at the matching rows first.
+        self.tree.visible.clear();
+        self.tree.selected = 0;
+        self.rebuild_tree_visible();
+        if let Some(pos) = node_id.and_then(|id| self.tree.visible.iter().position(|&v| v == id)) {
+            self.tree.selected = pos;
+            self.fix_tree_offset();
+        }
+        self.table.rows.clear();
+        self.table.selected = 0;
+        self.rebuild_table_rows();
+        if let Some(pos) = op_row.and_then(|r| self.table.rows.iter().position(|&x| x == r)) {
+            self.table.selected = pos;
+            self.fix_table_offset();
+        }
+        previous
+    }
+
+    /// Node ids whose name contains the filter text (ignoring case), in tree order.
+    pub fn tree_matches(&self) -> Vec<usize> {
+        let needle = self.table.filter.value().to_lowercase();
+        match &self.data {
+            Some(d) if !needle.is_empty() => {
+                // Only nodes of the tree: type rows' nodes hang nowhere.
+                let mut in_tree = vec![false; d.nodes.len()];
+                for (i, n) in d.nodes.iter().enumerate() {
+                    in_tree[i] = match n.parent {
+                        Some(p) => in_tree.get(p).copied().unwrap_or(false),
+                        None => d.roots.contains(&i),
+                    };
+                }
+                (0..d.nodes.len())
+                    .filter(|&i| in_tree[i] && d.nodes[i].name.to_lowercase().contains(&needle))
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+fn default_open(n: &super::data::TreeNode) -> bool {
+    matches!(
+        n.kind,
+        super::data::NodeKind::Method | super::data::NodeKind::Delegate
+    )
+}
+
+/// A key per tree node naming its path from the root: names joined, with the position
+/// among same-named siblings so duplicates stay distinct. Nodes come parents first.
+pub fn node_keys(data: &ExplorerData) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::with_capacity(data.nodes.len());
+    let mut seen: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+    for node in &data.nodes {
+        let nth = seen.entry((node.parent, node.name.as_str())).or_insert(0);
+        let parent = node
+            .parent
+            .and_then(|p| keys.get(p))
+            .map_or("", String::as_str);
+        let key = format!("{parent}\u{1f}{}\u{1e}{nth}", node.name);
+        *nth += 1;
+        keys.push(key);
+    }
+    keys
+}
+
+pub(super) fn step(pos: usize, delta: isize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let p = pos as isize + delta;
+    p.clamp(0, len as isize - 1) as usize
+}

@@ -1,0 +1,16 @@
+//! What a view's `command` asks of the shell. Views are pure: they change their own state
+//! and say the rest (close me, quit, a footer message, an effect for the world).
+
+use super::effect::Effect;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Close this view (back to the one below).
+    Pop,
+    Quit,
+    /// The footer's one-line message.
+    Notice(String),
+    /// Close this view and show tree node `id` in the explorer.
+    Reveal(usize),
+    Effect(Effect),
+}

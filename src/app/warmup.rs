@@ -1,0 +1,76 @@
+//! The warm-up keys (`+`/`-`): reload with one run more or fewer dropped (watch mode:
+//! every profile), and what the footer says the change moved.
+
+use super::data::ExplorerData;
+use super::effect::Effect;
+use super::state::AppState;
+use super::watch;
+
+pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
+    // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
+    let auto_dropped = state
+        .data
+        .as_ref()
+        .and_then(|d| d.runs.as_ref())
+        .map(|r| r.dropped);
+    let current = match (&state.watch, &state.request) {
+        (Some(w), _) if w.warmup_auto => auto_dropped.unwrap_or(0),
+        (Some(w), _) => w.warmup,
+        (None, Some(r)) if r.warmup_auto => auto_dropped.unwrap_or(0),
+        (None, Some(r)) => r.warmup,
+        (None, None) => return Vec::new(),
+    };
+    let Some(wanted) = next_warmup(current, more, state.runs_total()) else {
+        state.notice = Some(match (more, state.runs_total()) {
+            (false, _) => format!("warm-up is {current}: no dropped run to add back"),
+            (true, Some(total)) => format!(
+                "warm-up {current} of {}: at least one run must stay",
+                super::format::count(total, "run")
+            ),
+            (true, None) => "warm-up: the number of runs is not known yet".to_string(),
+        });
+        return Vec::new();
+    };
+    if state.watch.is_some() {
+        return watch::change_watch_warmup(state, wanted);
+    }
+    let Some(mut request) = state.request.clone() else {
+        return Vec::new();
+    };
+    request.warmup = wanted;
+    request.warmup_auto = false;
+    state.load(request)
+}
+
+/// What a reload with another warm-up moved: `warm-up 5→4: Method::execute 1.113→1.114
+/// ms`. None when the warm-up did not change (a plain reload).
+pub fn warmup_change(old: &ExplorerData, new: &ExplorerData) -> Option<String> {
+    let (a, b) = (old.runs.as_ref()?.dropped, new.runs.as_ref()?.dropped);
+    if a == b {
+        return None;
+    }
+    let mut text = format!("warm-up {a}→{b}");
+    if let (Some(x), Some(y)) = (&old.total, &new.total) {
+        text.push_str(&format!(
+            ": {} {}",
+            new.total_label,
+            super::format::duration_change(x.median, y.median)
+        ));
+    }
+    if let Some(r) = &new.runs {
+        text.push_str(&format!(" · {} kept", super::format::count(r.kept, "run")));
+    }
+    Some(text)
+}
+
+/// The warm-up one step up or down from `current`, if allowed: never below 0, and at
+/// least one of `runs_total` runs must stay (no step up while the total is unknown).
+fn next_warmup(current: usize, more: bool, runs_total: Option<usize>) -> Option<usize> {
+    if more {
+        runs_total
+            .filter(|&total| current + 1 < total)
+            .map(|_| current + 1)
+    } else {
+        current.checked_sub(1)
+    }
+}
