@@ -1,5 +1,6 @@
 //! `cpuprof-tui compare A B` (the compare view) in a pseudo-terminal: open, swap, show
-//! changed rows only, switch to the tree, open help, quit; the terminal is restored.
+//! changed rows only (`u`), switch to the tree (Tab), open help, quit; the terminal is
+//! restored.
 //! Expected rows come from fixtures/compare/README.md (conv #3 1.5x and neg 1.4x slower,
 //! pixel_shuffle 0.6x: 5 slower rows with their ancestors, 2 faster, 26 rows in all).
 
@@ -34,14 +35,14 @@ fn open_swap_filter_tree_help_quit() {
     ]);
     // The largest regression is first and selected (neg 1.4x: +51.4% on its kernel).
     assert!(first.contains("▲ native_call_neg.out"), "{first}");
-    s.send("c");
+    s.send("u");
     s.wait_for(&["table by verdict · 7 rows · changed only"]);
     s.send("x");
     s.wait_for(&["[swapped]", "▲ 2 slower", "▼ 5 faster", "median B"]);
     s.send("x");
-    s.send("t");
+    s.send("\t");
     s.wait_for(&["tree · 7 rows · changed only"]);
-    s.send("c");
+    s.send("u");
     s.wait_for(&["tree · 26 rows", "Method::execute"]);
     s.send("?");
     s.wait_for(&["compare keys", "swap A and B"]);

@@ -305,9 +305,8 @@ fn tree_search_and_reveal() {
         "    Convolution (NHWC, F32) IGEMM #1",
     ]);
     // A table row revealed in the tree.
-    s.send("/");
-    s.send("\x15"); // Ctrl-U clears the search text
-    s.send("DWConv #9\r");
+    // Backspace deletes the search text (Ctrl-U means page up in every view).
+    s.send("/\x7f\x7f\x7f\x7f\x7fDWConv #9\r");
     s.wait_for(&["1 matching \"DWConv #9\""]);
     s.send("r");
     // The tree row (indented under delegate #1 and its step), and the detail of it.

@@ -29,15 +29,15 @@ fn open_zoom_step_runs_and_quit() {
         "plan steps",
     ]);
     // Down to the plan steps lane, zoom in twice around the first step.
-    s.send("jj++");
+    s.send("jjzz");
     let zoomed = s.wait_for(&["XNNPACK/subgraph:conv2d+18"]);
     assert!(zoomed.contains("start +"), "{zoomed}");
-    s.send("--");
+    s.send("ZZ");
     s.send("n");
     s.wait_for(&["Timeline · run 33 (29/30 kept)"]);
     s.send("pp");
     s.wait_for(&["Timeline · run 31 (27/30 kept)"]);
-    s.send("s");
+    s.send("W");
     s.wait_for(&["Timeline · run 22 (18/30 kept)", "Method::execute 1.201 ms"]);
     s.send("t");
     s.wait_for(&["Plan tree"]);
