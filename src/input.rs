@@ -1,7 +1,8 @@
 //! One input, read once: a file path, `-` (standard input), a FIFO, `/dev/stdin`, a
-//! process substitution (`<(cmd)`) or a character device. Content sniffing and loading
-//! share the bytes of that one read, so a pipe never loses its first bytes and a FIFO is
-//! never opened twice.
+//! process substitution (`<(cmd)`) or a character device. Content sniffing (by the
+//! sources: `source::sniff`, `trace::detect`) and loading share the bytes of that one
+//! read, so a pipe never loses its first bytes and a FIFO is never opened twice. Bytes
+//! only: no trace or dump format is known here.
 //!
 //! Inputs that are not regular files can only be read once, so their bytes are kept for
 //! the life of the process (the explorer reloads them on a warm-up change).
@@ -17,9 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::trace;
-
+mod json_ws;
 mod map_guard;
+
+pub use json_ws::{looks_like_json, SqueezeJsonWhitespace};
 
 /// 4 GiB: larger than any ETDump (its size prefix is 32-bit) and than any trace text
 /// this tool can show; small enough to stop an endless stream before it swaps.
@@ -102,29 +104,6 @@ impl fmt::Display for InputError {
         }
     }
 }
-
-/// What the bytes of an input are, judged from the bytes themselves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Content {
-    /// A PyTorch trace (text, JSON, or gzip of either).
-    Trace,
-    /// Anything else goes to the ETDump reader, which says what is wrong with it.
-    EtDump,
-}
-
-/// Sniff content from bytes already read (never from the name).
-pub fn sniff(bytes: &[u8]) -> Content {
-    if trace::looks_like_trace(bytes) {
-        Content::Trace
-    } else {
-        Content::EtDump
-    }
-}
-
-/// What an ETDump reader's "not an ETDump" is followed by, so the user learns every
-/// format that was tried.
-pub const FORMATS_TRIED: &str =
-    "and not a recognised trace (tried babeltrace2 text, THAPI text, Chrome JSON, gzip of these)";
 
 /// Bytes of an input.
 #[derive(Debug, Clone)]
@@ -405,7 +384,7 @@ pub fn read_input_with_progress(
 
 /// Read a stream (stdin, a pipe, a FIFO, a device) of at most `limit` bytes. One that
 /// ends within [`STREAM_WINDOW`] is kept as read, like a file. One that goes on and is
-/// Chrome-trace JSON keeps one byte of each run of whitespace outside strings as it is
+/// a JSON document (a Chrome trace) keeps one byte of each run of whitespace outside strings as it is
 /// read: the JSON means the same, and a gigabyte of padding costs time, not memory (a
 /// regular file that large is parsed from the file as a stream instead). Every byte read
 /// counts toward the limit, kept or not, so an endless stream still stops there.
@@ -426,8 +405,7 @@ fn read_stream(
         return Ok(head);
     }
     let body = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
-    let json = !trace::is_gzip(&head)
-        && trace::detect_format(body).ok() == Some(trace::TraceFormat::ChromeJson);
+    let json = looks_like_json(body);
     let mut stream = std::io::Read::chain(&head[..], r);
     if !json {
         return read_limited(&mut stream, 0, limit, progress, cancel);
@@ -438,7 +416,7 @@ fn read_stream(
         left: limit,
         over: &over,
     };
-    let mut squeezed = trace::SqueezeJsonWhitespace::new(counted);
+    let mut squeezed = SqueezeJsonWhitespace::new(counted);
     match read_limited(&mut squeezed, 0, limit, progress, cancel) {
         Err(InputError::Io(_)) if over.get() => Err(InputError::TooLarge { limit, size: None }),
         other => other,

@@ -6,12 +6,30 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use crate::app::ExplorerData;
-use crate::input::{self, Content};
+use crate::input;
 use crate::profile::{
     load_profile_from_bytes, load_profile_from_input, read_dump, unchanged_or, LoadError,
     LoadPhase, LoadProgress, Profile, ProfileRequest,
 };
 use crate::trace::{self, TraceProfile};
+
+/// What the bytes of an input are, judged from the bytes themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    /// A PyTorch trace (text, JSON, or gzip of either).
+    Trace,
+    /// Anything else goes to the ETDump reader, which says what is wrong with it.
+    EtDump,
+}
+
+/// Sniff content from bytes already read (never from the name).
+pub fn sniff(bytes: &[u8]) -> Content {
+    if trace::looks_like_trace(bytes) {
+        Content::Trace
+    } else {
+        Content::EtDump
+    }
+}
 
 /// Whether the file at `path` is a PyTorch trace rather than an ETDump (from its first
 /// bytes). Unreadable files count as ETDumps, whose loader reports the error.
@@ -24,7 +42,7 @@ pub fn is_trace_file(path: &Path) -> bool {
         return true;
     }
     if input::is_stdin(path) || !path.is_file() {
-        return input::read_input(path).is_ok_and(|i| input::sniff(&i.bytes) == Content::Trace);
+        return input::read_input(path).is_ok_and(|i| sniff(&i.bytes) == Content::Trace);
     }
     let mut head = Vec::with_capacity(4096);
     let n = std::fs::File::open(path)
@@ -82,7 +100,7 @@ pub fn load_source(
     // A regular file is mapped: a trace parsed from it, like a dump decoded from it, is
     // only believed if the file did not change meanwhile.
     let input = read_dump(request, progress, cancel)?;
-    if input::sniff(&input.bytes) == Content::EtDump {
+    if sniff(&input.bytes) == Content::EtDump {
         return load_profile_from_input(request, &input, progress, cancel)
             .map(|p| Source::Profile(Box::new(p)));
     }
@@ -97,7 +115,7 @@ pub fn load_source_from_bytes(
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<Source, LoadError> {
-    if request.embedded.is_none() && input::sniff(bytes) == Content::Trace {
+    if request.embedded.is_none() && sniff(bytes) == Content::Trace {
         let total = bytes.len() as u64;
         progress(LoadProgress {
             phase: LoadPhase::Parsing,

@@ -136,7 +136,10 @@ fn compare_command() {
     esc(&mut s);
     s.wait_for(&["table by verdict · 26 rows"]);
     esc(&mut s);
-    s.wait_for(&["nothing to go back to: q quits", "table by verdict · 26 rows"]);
+    s.wait_for(&[
+        "nothing to go back to: q quits",
+        "table by verdict · 26 rows",
+    ]);
     s.send("q");
     ends_restored(&mut s);
 }

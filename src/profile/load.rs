@@ -8,6 +8,11 @@ use super::{build_profile_with, Profile, ProfileSource};
 use crate::etdump::{self, EtDumpError};
 use crate::runlog;
 
+/// What an ETDump reader's "not an ETDump" is followed by, so the user learns every
+/// format that was tried.
+const FORMATS_TRIED: &str =
+    "and not a recognised trace (tried babeltrace2 text, THAPI text, Chrome JSON, gzip of these)";
+
 /// What to load.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileRequest {
@@ -330,7 +335,7 @@ fn load_profile_inner(
             detail: e.to_string(),
         },
         e @ EtDumpError::NotEtDump(_) if !bytes.is_empty() => {
-            bad(&dump_name, format!("{e}; {}", crate::input::FORMATS_TRIED))
+            bad(&dump_name, format!("{e}; {FORMATS_TRIED}"))
         }
         other => bad(&dump_name, other.to_string()),
     })?;

@@ -21,11 +21,12 @@ use std::io::{IsTerminal, Write};
 
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::escape::{eprint_line, escape, escape_json_for_terminal, escape_keep_newlines};
-use crate::input::{self, Content};
+use crate::input;
 use crate::output::write_atomic_with;
 use crate::profile::{
     default_log_for, load_profile_from_bytes, unchanged_or, Profile, ProfileRequest,
 };
+use crate::source::{sniff, Content};
 use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::profile_csv;
@@ -56,7 +57,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     }
     // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
     let input = input::read_input_mapped(&args.file).map_err(|e| format!("{name}: {e}"))?;
-    if input::sniff(&input.bytes) == Content::Trace {
+    if sniff(&input.bytes) == Content::Trace {
         return run_trace(args, &input);
     }
     if args.format == ReportFormat::Tally {

@@ -40,7 +40,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
 
-pub(crate) use gzip::SqueezeJsonWhitespace;
+pub(crate) use crate::input::SqueezeJsonWhitespace;
 use gzip::{GzProblem, GzStream};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
