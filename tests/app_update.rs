@@ -874,3 +874,80 @@ fn an_analysing_heartbeat_turns_the_gauge_spinner() {
     update(&mut s, progress(LoadPhase::Parsing));
     assert!(!screen(&s).contains("(100%) -"));
 }
+
+/// The view stack: views push over the explorer, Esc pops one level (never the
+/// explorer), a popup stays over the view it was opened on, and loads land in the shared
+/// data whatever is open (a timeline, which shows the profile it was opened on, closes).
+#[test]
+fn views_stack_and_loads_arrive_under_them() {
+    use ViewKind::{Dialog, Help, Log, Timeline};
+    let mut s = loaded(80, 24, 2);
+    let arrive = |s: &mut AppState, file: &str, result: Result<(), &str>| {
+        let effects = s.load(ProfileRequest::new(file.into(), None, 2));
+        let [Effect::Load { generation, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        let result = match result {
+            Ok(()) => {
+                let mut d = ExplorerData::from_profile(&sample::profile());
+                d.files = vec![file.to_string()];
+                Ok(Box::new(d))
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        update(
+            s,
+            Action::Loaded {
+                generation: *generation,
+                result,
+            },
+        );
+    };
+    key(&mut s, KeyCode::Char('w'));
+    key(&mut s, KeyCode::Char('?'));
+    assert_eq!(s.views.kinds(), [Log, Help]);
+    assert_eq!(s.mode(), Help);
+    assert!(s.log_open(), "the log stays under the help popup");
+    assert_eq!(
+        s.views.help().unwrap().over,
+        Log,
+        "help opens on the log's keys"
+    );
+    arrive(&mut s, "second.etdp", Ok(()));
+    assert_eq!(s.data.as_ref().unwrap().files, ["second.etdp"]);
+    assert!(s.loading.is_none());
+    assert_eq!(s.views.kinds(), [Log, Help], "a load leaves the views open");
+    // Esc: one level at a time; the explorer stays (Esc never quits there).
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.views.kinds(), [Log]);
+    key(&mut s, KeyCode::Esc);
+    assert!(s.views.is_empty());
+    assert!(key(&mut s, KeyCode::Esc).is_empty());
+    assert!(!s.quit);
+    // The timeline shows the profile it was opened on: a newer one closes it, the help
+    // over it stays.
+    let effects = key(&mut s, KeyCode::Char('t'));
+    assert!(
+        matches!(&effects[..], [Effect::LoadTimeline { request, .. }] if request.etdump.ends_with("second.etdp"))
+    );
+    key(&mut s, KeyCode::Char('?'));
+    assert_eq!(s.views.kinds(), [Timeline, Help]);
+    arrive(&mut s, "third.etdp", Ok(()));
+    assert_eq!(s.views.kinds(), [Help]);
+    key(&mut s, KeyCode::Esc);
+    // A failed load: the dialog over the open view; Esc dismisses it, the view stays.
+    key(&mut s, KeyCode::Char('w'));
+    arrive(&mut s, "bad.etdp", Err("bad.etdp: not an ETDump"));
+    assert_eq!(s.views.kinds(), [Log, Dialog]);
+    assert_eq!(s.error(), Some("bad.etdp: not an ETDump"));
+    assert_eq!(
+        s.data.as_ref().unwrap().files,
+        ["third.etdp"],
+        "the last good profile stays"
+    );
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.views.kinds(), [Log]);
+    // q quits from any view.
+    key(&mut s, KeyCode::Char('?'));
+    assert_eq!(key(&mut s, KeyCode::Char('q')), vec![Effect::Quit]);
+}

@@ -89,7 +89,6 @@ pub fn help_lines() -> Vec<(String, String)> {
 mod tests {
     use super::*;
     use crate::app::keys::{meaning_of, C, N};
-    use crate::app::timeline::TimelineCommand;
     use ratatui::crossterm::event::KeyEventKind;
 
     fn key(code: KeyCode, mods: KeyModifiers) -> KeyEvent {

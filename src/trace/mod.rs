@@ -294,7 +294,7 @@ mod tests {
             }
             let in_memory = summary(chrome::read_chrome_json(&bytes));
             let streamed = summary(chrome::read_chrome_json_from(
-                gzip::SqueezeJsonWhitespace::new(&bytes[..]),
+                crate::input::SqueezeJsonWhitespace::new(&bytes[..]),
                 &mut |_| None,
             ));
             prop_assert_eq!(in_memory, streamed);
