@@ -4,6 +4,7 @@
 mod build;
 mod classify;
 mod collect;
+pub mod efficiency;
 mod fast_hash;
 mod load;
 mod methods;
