@@ -85,14 +85,7 @@ pub struct RowTree {
     pub roots: Vec<usize>,
 }
 
-/// The XNNPACK operator type of an event name: `Convolution (NHWC, F32) IGEMM #3` →
-/// `Convolution (NHWC, F32) IGEMM`. Names without a numeric `#n` suffix are their own type.
-pub fn operator_type(name: &str) -> &str {
-    match name.rsplit_once(" #") {
-        Some((ty, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => ty,
-        _ => name,
-    }
-}
+pub use crate::profile::operator_type;
 
 impl RowTree {
     fn new(source_kind: TreeSource, source: String, runs: usize) -> RowTree {

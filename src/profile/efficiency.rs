@@ -140,7 +140,7 @@ const MOVEMENT_KERNELS: &[&str] = &[
 /// The head of an XNNPACK operator type (`Fully Connected (NC, F32) GEMM #3` →
 /// `Fully Connected`) and the tokens in its parentheses (`["NC", "F32"]`).
 fn split_name(name: &str) -> (&str, Vec<&str>) {
-    let ty = crate::rows::operator_type(name);
+    let ty = super::classify::operator_type(name);
     match ty.find(" (") {
         Some(open) => {
             let rest = &ty[open + 2..];
