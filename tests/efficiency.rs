@@ -135,6 +135,27 @@ fn csv_rates_and_roofline() {
     }
 }
 
+/// The table's row of the same operator, with the same peaks (by hand above): 44.1
+/// GFLOP/s, 1.32 GB/s, 44% of peak, compute-bound; the per-call figures under it.
+#[test]
+fn table_rates_and_roofline() {
+    let o = report(&[
+        &path("cpu/cnn2_basic.etdp"),
+        "--warmup",
+        "3",
+        "--peak",
+        "100,20",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("  %peak bound\n"), "{text}");
+    let mut lines = text.lines().skip_while(|l| !l.contains("IGEMM #2"));
+    let row = lines.next().expect("IGEMM #2 row");
+    let cells: Vec<&str> = row.split_whitespace().rev().take(4).collect();
+    assert_eq!(cells, ["compute", "44%", "1.32", "44.1"], "{row}");
+    assert!(lines.next().unwrap().ends_with("· 4.1 MFLOP · 124.5 kB"));
+}
+
 fn split_csv(line: &str) -> Vec<String> {
     let mut cells = vec![String::new()];
     let mut quoted = false;
