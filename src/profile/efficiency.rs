@@ -696,6 +696,40 @@ mod tests {
         .is_none());
     }
 
+    proptest::proptest! {
+        /// Any shapes, sane or hostile, under any rule: no panic, and a figure only when
+        /// every dimension is a real size.
+        #[test]
+        fn any_shapes_never_panic(
+            pick in 0usize..8,
+            ins in proptest::collection::vec(
+                proptest::collection::vec(proptest::prop_oneof![-3i64..70, proptest::strategy::Just(i64::MAX)], 0..5),
+                0..4,
+            ),
+            outs in proptest::option::of(proptest::collection::vec(
+                proptest::collection::vec(-3i64..70, 0..5),
+                0..3,
+            )),
+        ) {
+            let names = [
+                "Convolution (NHWC, F32) IGEMM #1",
+                "Fully Connected (NC, F16) GEMM #2",
+                "Batch Matrix Multiply (NC, F32) #1",
+                "Add (ND) #1",
+                "Clamp (NC) #1",
+                "Transpose (ND, X32) #1",
+                "Softmax (NC, F32) #1",
+                "native_call_add.out",
+            ];
+            let c = operator_cost(names[pick], Some(&ins), outs.as_deref());
+            let negative = ins.iter().chain(outs.iter().flatten()).flatten().any(|&d| d < 0);
+            if negative && outs.is_some() {
+                proptest::prop_assert_eq!(c.bytes, None);
+            }
+            let _ = rates(c, 0.01);
+        }
+    }
+
     #[test]
     fn peak_is_validated() {
         assert_eq!(
