@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::profile::efficiency::Peak;
 use crate::profile::warmup::Warmup;
 
 #[derive(Debug, Parser)]
@@ -72,6 +73,10 @@ pub struct ExploreArgs {
     /// With --watch: also watch subdirectories.
     #[arg(long, requires = "watch")]
     pub recursive: bool,
+    /// The machine's peak compute and memory rates (GFLOP/s and GB/s, e.g. 150,25), for
+    /// the roofline marks of operators with shapes.
+    #[arg(long, value_name = "GFLOPS,GBPS", value_parser = parse_peak)]
+    pub peak: Option<Peak>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -102,6 +107,15 @@ pub struct ReportArgs {
     /// With --format tally: add a self-time column.
     #[arg(long = "self")]
     pub self_time: bool,
+    /// The machine's peak compute and memory rates (GFLOP/s and GB/s, e.g. 150,25):
+    /// operators with shapes get %peak and a compute- or memory-bound mark (roofline).
+    #[arg(long, value_name = "GFLOPS,GBPS", value_parser = parse_peak)]
+    pub peak: Option<Peak>,
+}
+
+/// `--peak GFLOPS,GBPS`: two finite positive numbers.
+pub fn parse_peak(s: &str) -> Result<Peak, String> {
+    Peak::parse(s)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -18,6 +18,7 @@ pub mod runlog;
 pub mod signals;
 pub mod source;
 pub mod stats;
+pub mod summary;
 pub mod threads;
 pub mod timeline;
 pub mod trace;

@@ -62,6 +62,10 @@ pub struct Row {
     pub group: Option<String>,
     pub input_shapes: Option<Vec<Vec<i64>>>,
     pub output_shapes: Option<Vec<Vec<i64>>>,
+    /// FLOPs and bytes of one call, from the shapes (`profile::efficiency`): operators
+    /// with recorded shapes only.
+    pub flops: Option<u64>,
+    pub bytes: Option<u64>,
     /// Samples in ms (per kept run for dumps, per call for traces) and their summary.
     pub stats: Stats,
     pub parent: Option<usize>,
@@ -81,14 +85,7 @@ pub struct RowTree {
     pub roots: Vec<usize>,
 }
 
-/// The XNNPACK operator type of an event name: `Convolution (NHWC, F32) IGEMM #3` →
-/// `Convolution (NHWC, F32) IGEMM`. Names without a numeric `#n` suffix are their own type.
-pub fn operator_type(name: &str) -> &str {
-    match name.rsplit_once(" #") {
-        Some((ty, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => ty,
-        _ => name,
-    }
-}
+pub use crate::profile::operator_type;
 
 impl RowTree {
     fn new(source_kind: TreeSource, source: String, runs: usize) -> RowTree {
@@ -174,7 +171,7 @@ impl RowTree {
         for d in delegates {
             let mut drow = row(
                 RowKind::Delegate,
-                &format!("delegate #{}", d.instruction_id),
+                &crate::units::delegate_name(d.instruction_id),
                 Some(d.instruction_id),
                 d.call.clone(),
             );
@@ -331,6 +328,8 @@ fn row(kind: RowKind, name: &str, instruction_id: Option<i32>, stats: Stats) -> 
         group: None,
         input_shapes: None,
         output_shapes: None,
+        flops: None,
+        bytes: None,
         stats,
         parent: None,
         children: Vec::new(),
@@ -349,7 +348,19 @@ fn op_row(op: &OperatorStats, instruction_id: i32) -> Row {
     }
     r.input_shapes = op.input_shapes.clone();
     r.output_shapes = op.output_shapes.clone();
+    r.flops = op.flops;
+    r.bytes = op.bytes;
     r
+}
+
+impl Row {
+    /// FLOPs and bytes per call.
+    pub fn cost(&self) -> crate::profile::efficiency::Cost {
+        crate::profile::efficiency::Cost {
+            flops: self.flops,
+            bytes: self.bytes,
+        }
+    }
 }
 
 #[cfg(test)]

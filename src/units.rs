@@ -54,6 +54,16 @@ pub fn shape_list(list: &[Vec<i64>]) -> String {
         .join(" ")
 }
 
+/// A delegate's long name, the one every output uses: `delegate #1` (its instruction id).
+pub fn delegate_name(instruction_id: i32) -> String {
+    format!("delegate #{instruction_id}")
+}
+
+/// A delegate's short name, for narrow columns: `d1`.
+pub fn delegate_short(instruction_id: i32) -> String {
+    format!("d{instruction_id}")
+}
+
 /// The clock quantum of XNNPACK operator events (ms): their durations are whole µs.
 pub const XNNPACK_QUANTUM_MS: f64 = 0.001;
 

@@ -9,12 +9,10 @@ use super::data::{ExplorerData, NodeKind, OpRow, TreeNode};
 use crate::profile::Stats;
 
 /// `Fully Connected (NC, F32) GEMM #13` -> `Fully Connected (NC, F32) GEMM`; names
-/// without an instance number (kernels) are their own type.
+/// without an instance number (kernels) are their own type. The one rule, shared with
+/// the answer line (`crate::summary`) and the row tree.
 pub fn op_type(name: &str) -> &str {
-    match name.rsplit_once(" #") {
-        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => head,
-        _ => name,
-    }
+    crate::rows::operator_type(name)
 }
 
 /// The group rows of `data.ops`, largest first is up to the table's sort; each with a

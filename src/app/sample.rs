@@ -37,13 +37,23 @@ fn st(base: f64) -> Stats {
 }
 
 fn op(name: &str, kind: OperatorKind, base: f64, parent: f64, shapes: bool) -> OperatorStats {
+    let input_shapes = shapes.then(|| vec![vec![1, 8, 16, 16], vec![8, 3, 3, 8]]);
+    let output_shapes = shapes.then(|| vec![vec![1, 8, 16, 16]]);
+    // As `build_profile` fills them.
+    let cost = crate::profile::efficiency::operator_cost(
+        name,
+        input_shapes.as_deref(),
+        output_shapes.as_deref(),
+    );
     OperatorStats {
         name: name.to_string(),
         kind,
         stats: st(base),
         share: base / parent,
-        input_shapes: shapes.then(|| vec![vec![1, 8, 16, 16], vec![8, 3, 3, 8]]),
-        output_shapes: shapes.then(|| vec![vec![1, 8, 16, 16]]),
+        input_shapes,
+        output_shapes,
+        flops: cost.flops,
+        bytes: cost.bytes,
     }
 }
 

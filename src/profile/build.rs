@@ -734,6 +734,11 @@ impl Builder<'_> {
                 (None, None)
             }
         };
+        let cost = super::efficiency::operator_cost(
+            &name,
+            input_shapes.as_deref(),
+            output_shapes.as_deref(),
+        );
         OperatorStats {
             share: share(stats.median, parent_median),
             name,
@@ -741,6 +746,8 @@ impl Builder<'_> {
             stats,
             input_shapes,
             output_shapes,
+            flops: cost.flops,
+            bytes: cost.bytes,
         }
     }
 

@@ -58,6 +58,17 @@ pub fn parse_operator_name(name: &str) -> Option<(&str, u32)> {
     Some((base, digits.parse().ok()?))
 }
 
+/// The XNNPACK operator type of an event name: `Convolution (NHWC, F32) IGEMM #3` →
+/// `Convolution (NHWC, F32) IGEMM`. Names without a numeric `#n` suffix (kernels) are
+/// their own type. The one grouping rule of the explorer's `o`, the answer line
+/// (`crate::summary`) and the row tree.
+pub fn operator_type(name: &str) -> &str {
+    match name.rsplit_once(" #") {
+        Some((ty, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => ty,
+        _ => name,
+    }
+}
+
 /// Framework (non-delegate) event kinds inside an `Execute` block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameworkEvent {

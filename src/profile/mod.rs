@@ -4,6 +4,7 @@
 mod build;
 mod classify;
 mod collect;
+pub mod efficiency;
 mod fast_hash;
 mod load;
 mod methods;
@@ -15,7 +16,7 @@ mod timeline;
 pub mod warmup;
 
 pub use build::{build_profile, build_profile_with, BuildError};
-pub use classify::{parse_operator_name, parse_step_name, StepName};
+pub use classify::{operator_type, parse_operator_name, parse_step_name, StepName};
 pub use load::{
     check_openable, default_log_for, load_profile, load_profile_from_bytes,
     load_profile_from_input, read_dump, unchanged_or, EmbeddedDump, LoadError, LoadPhase,

@@ -121,6 +121,17 @@ pub enum DelegateKind {
     Other,
 }
 
+impl DelegateKind {
+    /// The kind as every text output names it (the explorer's tree, `report`).
+    pub fn label(self) -> &'static str {
+        match self {
+            DelegateKind::CpuPlan => "CpuBackend",
+            DelegateKind::Xnnpack => "XNNPACK",
+            DelegateKind::Other => "other",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Delegate {
     pub instruction_id: i32,
@@ -174,6 +185,24 @@ pub struct OperatorStats {
     pub share: f64,
     pub input_shapes: Option<Vec<Vec<i64>>>,
     pub output_shapes: Option<Vec<Vec<i64>>>,
+    /// Floating-point operations of one call, from the shapes (`profile::efficiency`);
+    /// null when the shapes are missing or no rule applies.
+    #[serde(default)]
+    pub flops: Option<u64>,
+    /// Bytes of the inputs and outputs of one call, at the element type of the name;
+    /// null when the shapes or the type are missing.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+}
+
+impl OperatorStats {
+    /// FLOPs and bytes per call.
+    pub fn cost(&self) -> super::efficiency::Cost {
+        super::efficiency::Cost {
+            flops: self.flops,
+            bytes: self.bytes,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

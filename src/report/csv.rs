@@ -3,20 +3,29 @@
 use std::fmt::Write;
 
 use super::table::shapes;
+use crate::profile::efficiency::{self, Cost, Peak};
 use crate::profile::{Profile, Stats};
 use crate::units::{duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 /// Columns after `output_shapes` are additions: `median_text` (`<1 µs` for an XNNPACK
 /// operator under the clock quantum, else the readable median), `share_text` (`<x%` for
-/// such rows: an upper bound), `method` (the run signature's name; one section per method).
-const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method";
+/// such rows: an upper bound), `method` (the run signature's name; one section per method),
+/// then the efficiency of operators with shapes (`profile::efficiency`): `flops` and
+/// `bytes` per call, `GFLOP/s` and `GB/s` at the median, and with `--peak` `%peak` (of the
+/// roofline's attainable rate) and `bound` (`compute` or `memory`); empty where unknown.
+const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method,flops,bytes,GFLOP/s,GB/s,%peak,bound";
 
 pub fn profile_csv(p: &Profile) -> String {
+    profile_csv_with(p, None)
+}
+
+/// The CSV, with the roofline columns filled when `peak` is given.
+pub fn profile_csv_with(p: &Profile, peak: Option<Peak>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{HEADER}");
     if p.methods.len() > 1 {
         for m in &p.methods {
-            let mut section = String::new();
+            let mut section = Section::new(peak);
             method_rows(
                 &mut section,
                 m.method.as_ref(),
@@ -27,7 +36,7 @@ pub fn profile_csv(p: &Profile) -> String {
         }
         return out;
     }
-    let mut section = String::new();
+    let mut section = Section::new(peak);
     method_rows(
         &mut section,
         p.method.as_ref(),
@@ -39,15 +48,63 @@ pub fn profile_csv(p: &Profile) -> String {
     out
 }
 
-/// Appends the `method` cell to every line of `section`.
-fn suffix_method(out: &mut String, section: &str, method: &str) {
-    for l in section.lines() {
-        let _ = writeln!(out, "{l},{}", quote(method));
+/// The lines of one method before their `method` cell, and the cells after it.
+struct Section {
+    text: String,
+    /// One per line: the efficiency cells.
+    tails: Vec<String>,
+    peak: Option<Peak>,
+}
+
+impl Section {
+    fn new(peak: Option<Peak>) -> Section {
+        Section {
+            text: String::new(),
+            tails: Vec::new(),
+            peak,
+        }
     }
 }
 
+impl Write for Section {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.text.push_str(s);
+        Ok(())
+    }
+}
+
+/// Appends the `method` cell, then the efficiency cells, to every line of `section`.
+fn suffix_method(out: &mut String, section: &Section, method: &str) {
+    for (l, tail) in section.text.lines().zip(&section.tails) {
+        let _ = writeln!(out, "{l},{},{tail}", quote(method));
+    }
+}
+
+/// `flops,bytes,GFLOP/s,GB/s,%peak,bound` of an operator (all empty for other rows; no
+/// rates for an operator under the clock quantum, whose time is not known).
+fn efficiency_cells(cost: Option<Cost>, median_ms: f64, peak: Option<Peak>, below: bool) -> String {
+    let Some(cost) = cost else {
+        return ",,,,,".to_string();
+    };
+    let median_ms = if below { f64::NAN } else { median_ms };
+    let num = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let rate = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let r = efficiency::rates(cost, median_ms);
+    let roof = peak.and_then(|p| efficiency::roofline(cost, median_ms, p));
+    format!(
+        "{},{},{},{},{},{}",
+        num(cost.flops),
+        num(cost.bytes),
+        rate(r.gflops),
+        rate(r.gbps),
+        roof.map(|r| (r.peak_share * 100.0).to_string())
+            .unwrap_or_default(),
+        roof.map(|r| r.bound.label()).unwrap_or_default(),
+    )
+}
+
 fn method_rows(
-    out: &mut String,
+    out: &mut Section,
     method: Option<&Stats>,
     delegates: &[crate::profile::Delegate],
     other_operators: &[crate::profile::OtherOperator],
@@ -90,6 +147,7 @@ fn method_rows(
                     Some(op.share),
                     Some(sh),
                     op.below_resolution().then_some(s.stats.median),
+                    Some(op.cost()),
                 );
             }
         }
@@ -103,6 +161,7 @@ fn method_rows(
                 Some(op.share),
                 Some(sh),
                 op.below_resolution().then_some(d.call.median),
+                Some(op.cost()),
             );
         }
         for u in &d.unattributed {
@@ -142,23 +201,25 @@ fn shape_cells(i: Option<&[Vec<i64>]>, o: Option<&[Vec<i64>]>) -> (String, Strin
 }
 
 fn line(
-    out: &mut String,
+    out: &mut Section,
     first: &[&str; 6],
     s: &Stats,
     share: Option<f64>,
     sh: Option<(String, String)>,
 ) {
-    line_below(out, first, s, share, sh, None);
+    line_below(out, first, s, share, sh, None, None);
 }
 
-/// `below`: Some(parent median) for an XNNPACK operator under the clock quantum.
+/// `below`: Some(parent median) for an XNNPACK operator under the clock quantum;
+/// `cost`: an operator's FLOPs and bytes (None for other rows).
 fn line_below(
-    out: &mut String,
+    out: &mut Section,
     first: &[&str; 6],
     s: &Stats,
     share: Option<f64>,
     sh: Option<(String, String)>,
     below: Option<f64>,
+    cost: Option<Cost>,
 ) {
     let mut cells: Vec<String> = first.iter().map(|c| quote(c)).collect();
     cells.push(s.count.to_string());
@@ -177,6 +238,8 @@ fn line_below(
         (Some(x), None) => quote(&percent(x)),
         (None, _) => String::new(),
     });
+    let tail = efficiency_cells(cost, s.median, out.peak, below.is_some());
+    out.tails.push(tail);
     let _ = writeln!(out, "{}", cells.join(","));
 }
 

@@ -23,14 +23,15 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::escape::{eprint_line, escape, escape_json_for_terminal, escape_keep_newlines};
 use crate::input;
 use crate::output::write_atomic_with;
+use crate::profile::efficiency::Peak;
 use crate::profile::{
     default_log_for, load_profile_from_bytes, unchanged_or, Profile, ProfileRequest,
 };
 use crate::source::{sniff, Content};
 use crate::trace::{self, tally, TraceProfile};
 
-pub use csv::profile_csv;
-pub use table::profile_table;
+pub use csv::{profile_csv, profile_csv_with};
+pub use table::{profile_table, profile_table_with};
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     match run_inner(args) {
@@ -102,8 +103,9 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         inputs.push(l);
     }
     let format = args.format;
+    let peak = args.peak;
     emit(
-        &mut |w| write_report(w, &profile, format),
+        &mut |w| write_report_with(w, &profile, format, peak),
         args.output.as_deref(),
         &inputs,
         format,
@@ -136,10 +138,15 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
 
 /// The profile in the requested format (tally is not an ETDump format).
 pub fn render(profile: &Profile, format: ReportFormat) -> String {
+    render_with(profile, format, None)
+}
+
+/// As [`render`], with the roofline columns of `--peak` in the table and CSV.
+pub fn render_with(profile: &Profile, format: ReportFormat, peak: Option<Peak>) -> String {
     match format {
         ReportFormat::Json => profile_json(profile),
-        ReportFormat::Csv => profile_csv(profile),
-        ReportFormat::Table | ReportFormat::Tally => profile_table(profile),
+        ReportFormat::Csv => profile_csv_with(profile, peak),
+        ReportFormat::Table | ReportFormat::Tally => profile_table_with(profile, peak),
     }
 }
 
@@ -155,15 +162,20 @@ pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Resu
     profile_json::write_profile(w, profile)
 }
 
-fn write_report(w: &mut dyn Write, profile: &Profile, format: ReportFormat) -> std::io::Result<()> {
+fn write_report_with(
+    w: &mut dyn Write,
+    profile: &Profile,
+    format: ReportFormat,
+    peak: Option<Peak>,
+) -> std::io::Result<()> {
     match format {
         ReportFormat::Json => write_profile_json(w, profile),
         // The table's names are escaped already; this also covers every other field.
         ReportFormat::Table | ReportFormat::Tally => {
-            w.write_all(escape_keep_newlines(&render(profile, format)).as_bytes())
+            w.write_all(escape_keep_newlines(&render_with(profile, format, peak)).as_bytes())
         }
         // CSV keeps the data as it is (quoted); `emit` escapes it for a terminal.
-        ReportFormat::Csv => w.write_all(render(profile, format).as_bytes()),
+        ReportFormat::Csv => w.write_all(render_with(profile, format, peak).as_bytes()),
     }
 }
 
@@ -275,6 +287,14 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
         }
         ReportFormat::Csv => trace::csv::to_csv(profile),
         ReportFormat::Tally | ReportFormat::Table => {
+            // The table opens with the answer: the ops with the most self time (the
+            // tally stays the iprof tally, byte for byte).
+            let answer = match format {
+                ReportFormat::Table => crate::summary::trace_answer(profile, "", 3)
+                    .map(|a| format!("{}\n", escape(&a.to_string())))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
             let mut input = tally::TallyInput::from_profile(profile);
             // Names come from the trace: control characters are shown escaped.
             for row in &mut input.rows {
@@ -289,7 +309,7 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
                     ..tally::TallyOptions::default()
                 },
             );
-            escape_keep_newlines(&text).into_owned()
+            escape_keep_newlines(&format!("{answer}{text}")).into_owned()
         }
     }
 }

@@ -3,14 +3,35 @@
 use std::fmt::Write;
 
 use crate::escape::escape;
+use crate::profile::efficiency::{self, Peak};
 use crate::profile::{Delegate, DelegateKind, Finding, OperatorStats, Profile, RunCounts, Stats};
 use crate::units::{duration_ms, duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NAME_WIDTH: usize = 44;
 
 pub fn profile_table(p: &Profile) -> String {
+    profile_table_with(p, None)
+}
+
+/// The table; with `peak`, operators get `%peak` and `bound` (the roofline) columns.
+pub fn profile_table_with(p: &Profile, peak: Option<Peak>) -> String {
     let mut out = String::new();
     let o = &mut out;
+    // The answer first: what the time of (the first) method goes to.
+    if let Some(answer) = crate::summary::dump_answer(
+        p.method.as_ref(),
+        &p.delegates,
+        &p.other_operators,
+        None,
+        "",
+        ANSWER_TYPES,
+    ) {
+        let method = match p.methods.as_slice() {
+            [first, _, ..] => format!("{}: ", first.name),
+            _ => String::new(),
+        };
+        let _ = writeln!(o, "{}", escape(&format!("{method}{answer}")));
+    }
     let _ = writeln!(o, "ETDump  {}", escape(&p.source.etdump));
     let _ = writeln!(
         o,
@@ -29,6 +50,16 @@ pub fn profile_table(p: &Profile) -> String {
                 "\n{title}{}",
                 "=".repeat(60usize.saturating_sub(title.len()))
             );
+            if let Some(answer) = crate::summary::dump_answer(
+                m.method.as_ref(),
+                &m.delegates,
+                &m.other_operators,
+                None,
+                "",
+                ANSWER_TYPES,
+            ) {
+                let _ = writeln!(o, "Top     {}", escape(&answer.to_string()));
+            }
             section(
                 o,
                 &Section {
@@ -37,6 +68,7 @@ pub fn profile_table(p: &Profile) -> String {
                     delegates: &m.delegates,
                     other: &m.other_operators,
                     remainder: m.remainder.as_ref(),
+                    columns: Columns::of(&m.delegates, peak),
                 },
             );
             findings(o, &m.warnings, &m.errors);
@@ -55,10 +87,82 @@ pub fn profile_table(p: &Profile) -> String {
             delegates: &p.delegates,
             other: &p.other_operators,
             remainder: p.remainder.as_ref(),
+            columns: Columns::of(&p.delegates, peak),
         },
     );
     findings(o, &p.warnings, &p.errors);
     out
+}
+
+/// Operator types named in the answer line.
+const ANSWER_TYPES: usize = 3;
+
+/// The efficiency columns of a section: shown when some operator has a FLOP or byte
+/// count; the roofline's with `--peak`.
+#[derive(Clone, Copy)]
+struct Columns {
+    efficiency: bool,
+    peak: Option<Peak>,
+}
+
+impl Columns {
+    fn of(delegates: &[Delegate], peak: Option<Peak>) -> Columns {
+        let efficiency = delegates
+            .iter()
+            .flat_map(|d| {
+                d.steps
+                    .iter()
+                    .flat_map(|s| &s.operators)
+                    .chain(&d.operators)
+            })
+            .any(|op| op.flops.is_some() || op.bytes.is_some());
+        Columns { efficiency, peak }
+    }
+
+    /// The header cells after `share`.
+    fn header(&self) -> String {
+        let mut h = String::new();
+        if self.efficiency {
+            let _ = write!(h, " {:>8} {:>7}", "GFLOP/s", "GB/s");
+            if self.peak.is_some() {
+                h.push_str("  %peak bound");
+            }
+        }
+        h
+    }
+
+    /// An operator's cells after `share` (blank where unknown; no rate under the clock
+    /// quantum, where the time is not known).
+    fn cells(&self, op: &OperatorStats) -> String {
+        if !self.efficiency {
+            return String::new();
+        }
+        let median = if op.below_resolution() {
+            f64::NAN
+        } else {
+            op.stats.median
+        };
+        let r = efficiency::rates(op.cost(), median);
+        let blank = |v: Option<f64>| match v {
+            None => String::new(),
+            some => efficiency::rate_text(some),
+        };
+        let mut c = format!(" {:>8} {:>7}", blank(r.gflops), blank(r.gbps));
+        if let Some(peak) = self.peak {
+            match efficiency::roofline(op.cost(), median, peak) {
+                Some(roof) => {
+                    let _ = write!(
+                        c,
+                        " {:>6} {:<7}",
+                        format!("{:.0}%", roof.peak_share * 100.0),
+                        roof.bound.label()
+                    );
+                }
+                None => c.push_str(&" ".repeat(15)),
+            }
+        }
+        c.trim_end().to_string()
+    }
 }
 
 struct Section<'a> {
@@ -67,6 +171,7 @@ struct Section<'a> {
     delegates: &'a [Delegate],
     other: &'a [crate::profile::OtherOperator],
     remainder: Option<&'a Stats>,
+    columns: Columns,
 }
 
 fn section(o: &mut String, s: &Section<'_>) {
@@ -85,10 +190,13 @@ fn section(o: &mut String, s: &Section<'_>) {
             duration_ms(m.p90)
         );
     }
+    if !s.columns.efficiency && has_xnnpack_operators(s.delegates) {
+        let _ = writeln!(o, "Shapes  not recorded (no GFLOP/s, GB/s)");
+    }
     let _ = writeln!(o);
-    header(o);
+    header(o, &s.columns);
     for d in s.delegates {
-        delegate(o, d);
+        delegate(o, d, &s.columns);
     }
     if !s.other.is_empty() {
         let _ = writeln!(o, "Other operators (not delegated)");
@@ -115,21 +223,49 @@ fn findings(o: &mut String, warnings: &[Finding], errors: &[Finding]) {
     }
 }
 
-fn header(o: &mut String) {
+fn has_xnnpack_operators(delegates: &[Delegate]) -> bool {
+    delegates
+        .iter()
+        .flat_map(|d| {
+            d.steps
+                .iter()
+                .flat_map(|s| &s.operators)
+                .chain(&d.operators)
+        })
+        .any(|op| op.kind == crate::profile::OperatorKind::Xnnpack)
+}
+
+fn header(o: &mut String, columns: &Columns) {
     let _ = writeln!(
         o,
-        "{:<NAME_WIDTH$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}",
-        "name", "count", "median", "p90", "min", "max", "share"
+        "{:<NAME_WIDTH$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{}",
+        "name",
+        "count",
+        "median",
+        "p90",
+        "min",
+        "max",
+        "share",
+        columns.header()
     );
 }
 
 fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) {
     let share = share.map(percent).unwrap_or_default();
-    row_text(o, depth, name, s, &share, false);
+    row_text(o, depth, name, s, &share, false, "");
 }
 
-/// A row; `below`: an XNNPACK operator under the 1 µs clock quantum (`<1 µs`).
-fn row_text(o: &mut String, depth: usize, name: &str, s: &Stats, share: &str, below: bool) {
+/// A row; `below`: an XNNPACK operator under the 1 µs clock quantum (`<1 µs`); `tail`:
+/// the cells after `share` (efficiency).
+fn row_text(
+    o: &mut String,
+    depth: usize,
+    name: &str,
+    s: &Stats,
+    share: &str,
+    below: bool,
+    tail: &str,
+) {
     let d = |ms: f64| duration_or_below(ms, below && ms < XNNPACK_QUANTUM_MS);
     let indent = "  ".repeat(depth);
     let width = NAME_WIDTH.saturating_sub(indent.len());
@@ -144,7 +280,7 @@ fn row_text(o: &mut String, depth: usize, name: &str, s: &Stats, share: &str, be
     };
     let _ = writeln!(
         o,
-        "{indent}{name:<width$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}",
+        "{indent}{name:<width$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{tail}",
         s.count,
         d(s.median),
         d(s.p90),
@@ -154,25 +290,28 @@ fn row_text(o: &mut String, depth: usize, name: &str, s: &Stats, share: &str, be
     );
 }
 
-fn delegate(o: &mut String, d: &Delegate) {
-    let kind = match d.kind {
-        DelegateKind::CpuPlan => "CPU plan",
-        DelegateKind::Xnnpack => "XNNPACK",
-        DelegateKind::Other => "delegate",
-    };
-    let mut title = format!("{kind} delegate @ instruction {}", d.instruction_id);
+fn delegate(o: &mut String, d: &Delegate, columns: &Columns) {
+    // The one name of a delegate (`delegate #1`), its kind as the explorer says it.
+    let title = format!(
+        "{} ({})",
+        crate::units::delegate_name(d.instruction_id),
+        d.kind.label()
+    );
+    row(o, 0, &title, &d.call, None);
+    let mut about: Vec<String> = Vec::new();
     if let Some(plan) = &d.plan {
         if let Some(policy) = &plan.policy {
-            let _ = write!(title, " [{policy}");
-            if let Some(t) = plan.selection_context.as_ref().and_then(|c| c.threads) {
-                let _ = write!(title, ", {t} thread{}", if t == 1 { "" } else { "s" });
-            }
-            title.push(']');
+            about.push(format!("policy {}", escape(policy)));
+        }
+        if let Some(t) = plan.selection_context.as_ref().and_then(|c| c.threads) {
+            about.push(format!("{t} thread{}", if t == 1 { "" } else { "s" }));
         }
     } else if d.kind == DelegateKind::CpuPlan {
-        title.push_str(" [no plan]");
+        about.push("no plan".to_string());
     }
-    row(o, 0, &title, &d.call, None);
+    if !about.is_empty() {
+        let _ = writeln!(o, "  {}", about.join(" · "));
+    }
     for step in &d.steps {
         let nodes = if step.nodes.len() > 1 {
             format!(" ({} nodes)", step.nodes.len())
@@ -187,11 +326,11 @@ fn delegate(o: &mut String, d: &Delegate) {
             Some(step.share),
         );
         for op in &step.operators {
-            operator(o, 2, op, step.stats.median);
+            operator(o, 2, op, step.stats.median, columns);
         }
     }
     for op in &d.operators {
-        operator(o, 1, op, d.call.median);
+        operator(o, 1, op, d.call.median, columns);
     }
     for u in &d.unattributed {
         row(o, 1, &format!("? {}", u.name), &u.stats, None);
@@ -199,14 +338,36 @@ fn delegate(o: &mut String, d: &Delegate) {
     let _ = writeln!(o);
 }
 
-fn operator(o: &mut String, depth: usize, op: &OperatorStats, parent_median: f64) {
+fn operator(
+    o: &mut String,
+    depth: usize,
+    op: &OperatorStats,
+    parent_median: f64,
+    columns: &Columns,
+) {
     let below = op.below_resolution();
     let share = percent_or_bound(op.share, below, XNNPACK_QUANTUM_MS, parent_median);
-    row_text(o, depth, &op.name, &op.stats, &share, below);
+    row_text(
+        o,
+        depth,
+        &op.name,
+        &op.stats,
+        &share,
+        below,
+        &columns.cells(op),
+    );
     if let (Some(i), Some(out)) = (&op.input_shapes, &op.output_shapes) {
+        // The shapes, then what one call computes and moves.
+        let mut per_call = String::new();
+        if let Some(f) = op.flops {
+            let _ = write!(per_call, " · {}", efficiency::count_text(f, "FLOP"));
+        }
+        if let Some(b) = op.bytes {
+            let _ = write!(per_call, " · {}", efficiency::count_text(b, "B"));
+        }
         let _ = writeln!(
             o,
-            "{}  {} -> {}",
+            "{}  {} -> {}{per_call}",
             "  ".repeat(depth),
             shapes(i),
             shapes(out)
