@@ -25,6 +25,21 @@ pub struct Cli {
     /// [default: ns].
     #[arg(long, global = true, value_name = "UNIT", value_parser = parse_time_unit)]
     pub time_unit: Option<crate::etdump::TimeUnit>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// The export-time files that name methods and give rows their model source.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ModelArgs {
+    /// ETRecord of the model (rows get their nodes, modules and source lines) [default:
+    /// beside the dump: STEM.etrecord, STEM.etrecord.bin or etrecord.bin].
+    #[arg(long, global = true, value_name = "FILE")]
+    pub etrecord: Option<PathBuf>,
+    /// Program (.pte) of the model (run groups are named after its methods) [default:
+    /// STEM.pte beside the dump].
+    #[arg(long, global = true, value_name = "FILE")]
+    pub program: Option<PathBuf>,
 }
 
 /// `--time-unit`: ns, us, ms or cycles:HZ.

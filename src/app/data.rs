@@ -511,6 +511,7 @@ impl ExplorerData {
                     share: share_of(k.stats.median, Some(other.stats.median)).unwrap_or(0.0),
                     input_shapes: None,
                     output_shapes: None,
+                    source: None,
                 };
                 let step = format!("instr {}", other.instruction_id);
                 data.push_op(o, &op, "-", None, &step, method_median);

@@ -44,6 +44,7 @@ fn op(name: &str, kind: OperatorKind, base: f64, parent: f64, shapes: bool) -> O
         share: base / parent,
         input_shapes: shapes.then(|| vec![vec![1, 8, 16, 16], vec![8, 3, 3, 8]]),
         output_shapes: shapes.then(|| vec![vec![1, 8, 16, 16]]),
+        source: None,
     }
 }
 
@@ -131,6 +132,7 @@ pub fn profile() -> Profile {
                 steps: vec![step1, step2],
                 operators: Vec::new(),
                 unattributed: Vec::new(),
+                source: None,
             },
             Delegate {
                 instruction_id: 4,
@@ -150,6 +152,7 @@ pub fn profile() -> Profile {
                     op("Add (ND, F32) #1", OperatorKind::Xnnpack, 0.01, 0.2, true),
                 ],
                 unattributed: Vec::new(),
+                source: None,
             },
         ],
         other_operators: vec![OtherOperator {
@@ -159,7 +162,9 @@ pub fn profile() -> Profile {
             kernels: vec![EventStats {
                 name: "native_call_mean.dtype_out".into(),
                 stats: st(0.03),
+                source: None,
             }],
+            source: None,
         }],
         remainder: Some(st(0.11)),
         load: None,
@@ -184,6 +189,8 @@ pub fn profile() -> Profile {
         methods: Vec::new(),
         resolution: None,
         cold_runs: None,
+        modules: Vec::new(),
+        model_files: None,
     }
 }
 
