@@ -117,6 +117,11 @@ pub struct ReportArgs {
     /// With --format tally: add a self-time column.
     #[arg(long = "self")]
     pub self_time: bool,
+    // -- from operators to the model (ETRecord) --
+    /// The nn.Module tree with inclusive times instead of the rows (table or CSV; JSON
+    /// always has `modules`). Needs the ETRecord (--etrecord, or beside the dump).
+    #[arg(long)]
+    pub by_module: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -234,7 +239,11 @@ pub struct CompareArgs {
     pub min_change: f64,
     /// Exit 1 when any row is `slower` by more than PCT percent (a CI gate).
     #[arg(long, value_name = "PCT", value_parser = parse_pct)]
-    pub fail_on_regression: Option<f64>,
+    pub fail_on_regression: Option<f64>, // -- from operators to the model (ETRecord) --
+    /// Compare modules instead of rows: each module's rows (delegate calls and kernels
+    /// placed in it or below, from the ETRecord) summed per run.
+    #[arg(long)]
+    pub by_module: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

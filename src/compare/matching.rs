@@ -287,6 +287,8 @@ mod tests {
                 group: group.map(str::to_string),
                 input_shapes: shapes.clone(),
                 output_shapes: None,
+                module: None,
+                source_line: None,
                 stats: Stats::from_samples(vec![1.0]),
                 parent: *parent,
                 children: Vec::new(),

@@ -154,12 +154,11 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
     let handle_map = zip
         .read(HANDLE_MAP)?
         .ok_or_else(|| EtRecordError::MissingEntry(HANDLE_MAP.into()))?;
-    let handle_map = graph::parse_handle_map(&handle_map).map_err(|detail| {
-        EtRecordError::BadJson {
+    let handle_map =
+        graph::parse_handle_map(&handle_map).map_err(|detail| EtRecordError::BadJson {
             entry: HANDLE_MAP.into(),
             detail,
-        }
-    })?;
+        })?;
     let delegate_map = match zip.read(DELEGATE_MAP)? {
         Some(text) => {
             graph::parse_delegate_map(&text).map_err(|detail| EtRecordError::BadJson {
@@ -192,7 +191,9 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
             Ok(n) => n,
             Err(detail) => {
                 let e = EtRecordError::BadJson { entry, detail };
-                record.warnings.push(format!("method {method:?}: {e}; left out"));
+                record
+                    .warnings
+                    .push(format!("method {method:?}: {e}; left out"));
                 last_error = Some(e);
                 continue;
             }

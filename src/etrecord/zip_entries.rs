@@ -52,10 +52,7 @@ impl<'a> Entries<'a> {
             .read_to_end(&mut out)
             .map_err(|e| bad(e.to_string()))?;
         if (out.len() as u64) < size {
-            return Err(bad(format!(
-                "cut short: {} of {size} bytes",
-                out.len()
-            )));
+            return Err(bad(format!("cut short: {} of {size} bytes", out.len())));
         }
         Ok(Some(out))
     }

@@ -54,16 +54,7 @@ pub fn default_program_for(dump: &Path) -> Option<PathBuf> {
 /// the bundled demo) and applies them to `profile`: methods named from the program, rows
 /// given their source and methods their module tree from the ETRecord.
 pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
-    let args = model_file_args();
-    let beside = look_beside && !crate::input::is_stdin(dump);
-    let program_path = args
-        .program
-        .clone()
-        .or_else(|| beside.then(|| default_program_for(dump)).flatten());
-    let etrecord_path = args
-        .etrecord
-        .clone()
-        .or_else(|| beside.then(|| default_etrecord_for(dump)).flatten());
+    let (program_path, etrecord_path) = paths_for(dump, look_beside);
     if program_path.is_none() && etrecord_path.is_none() {
         return;
     }
@@ -103,6 +94,25 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
     for (i, f) in findings.into_iter().enumerate() {
         profile.warnings.insert(i, f);
     }
+}
+
+/// (program, ETRecord) read with `dump`: named, else beside it.
+fn paths_for(dump: &Path, look_beside: bool) -> (Option<PathBuf>, Option<PathBuf>) {
+    let args = model_file_args();
+    let beside = look_beside && !crate::input::is_stdin(dump);
+    let program = args
+        .program
+        .or_else(|| beside.then(|| default_program_for(dump)).flatten());
+    let etrecord = args
+        .etrecord
+        .or_else(|| beside.then(|| default_etrecord_for(dump)).flatten());
+    (program, etrecord)
+}
+
+/// The model files a load of `dump` reads (inputs an output must never replace).
+pub fn model_input_paths(dump: &Path) -> Vec<PathBuf> {
+    let (p, e) = paths_for(dump, true);
+    p.into_iter().chain(e).collect()
 }
 
 fn read(path: &Path) -> Result<crate::input::Input, String> {

@@ -6,15 +6,18 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::model::{
-    Finding, MethodProfile, ModuleRow, ModuleTotal, OperatorKind, OperatorStats, Profile,
-    RowSource,
+    Finding, MethodProfile, ModuleRow, ModuleTotal, OperatorKind, OperatorStats, Profile, RowSource,
 };
 use crate::etrecord::{EtRecord, MethodRecord, Node};
 use crate::program::{Instruction, MethodPlan, Program};
 
 /// Why a run group does not fit a method, or None when every event fits.
 fn misfit(m: &MethodProfile, plan: &MethodPlan) -> Option<String> {
-    let at = |id: i32| usize::try_from(id).ok().and_then(|i| plan.instructions.get(i));
+    let at = |id: i32| {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| plan.instructions.get(i))
+    };
     for d in &m.delegates {
         match at(d.instruction_id) {
             Some(Instruction::Delegate { .. }) => {}
@@ -34,6 +37,20 @@ fn misfit(m: &MethodProfile, plan: &MethodPlan) -> Option<String> {
                     d.instruction_id
                 ))
             }
+        }
+    }
+    // Every delegate call of the method records a DELEGATE_CALL event.
+    for (i, ins) in plan.instructions.iter().enumerate() {
+        if matches!(ins, Instruction::Delegate { .. })
+            && !m
+                .delegates
+                .iter()
+                .any(|d| usize::try_from(d.instruction_id).ok() == Some(i))
+        {
+            return Some(format!(
+                "{:?} calls a delegate at instruction {i}, the dump does not",
+                plan.name
+            ));
         }
     }
     for o in &m.other_operators {
@@ -74,6 +91,21 @@ fn misfit(m: &MethodProfile, plan: &MethodPlan) -> Option<String> {
     None
 }
 
+/// Kernel calls of `plan` at which the runs recorded no event.
+fn unseen_kernels(m: &MethodProfile, plan: &MethodPlan) -> usize {
+    plan.instructions
+        .iter()
+        .enumerate()
+        .filter(|(i, ins)| {
+            matches!(ins, Instruction::Kernel { .. })
+                && !m
+                    .other_operators
+                    .iter()
+                    .any(|o| usize::try_from(o.instruction_id).ok() == Some(*i))
+        })
+        .count()
+}
+
 /// Names every run group after the program's methods whose instruction lists its events
 /// fit (kernel names and delegate calls at their instruction ids); groups that fit
 /// several identical methods are named together (`prefill + decode`). Returns the
@@ -85,14 +117,24 @@ pub fn name_methods(profile: &mut Profile, program: &Program, file: &str) -> Vec
         if m.delegates.is_empty() && m.other_operators.is_empty() {
             continue; // nothing to tell methods apart by
         }
-        let mut fits = Vec::new();
+        // (kernel calls of the method with no event in the runs, name)
+        let mut fits: Vec<(usize, String)> = Vec::new();
         let mut why = Vec::new();
         for plan in &program.methods {
             match misfit(m, plan) {
-                None => fits.push(plan.name.clone()),
+                None => fits.push((unseen_kernels(m, plan), plan.name.clone())),
                 Some(w) => why.push(w),
             }
         }
+        // The methods that explain the most of the runs' events: a method whose only
+        // delegate call is also another's first instruction is told apart by the kernels
+        // the other would have run.
+        let best = fits.iter().map(|(u, _)| *u).min();
+        let fits: Vec<String> = fits
+            .into_iter()
+            .filter(|(u, _)| Some(*u) == best)
+            .map(|(_, n)| n)
+            .collect();
         if fits.is_empty() {
             let mut f = Finding::new(
                 "program_unmatched",
@@ -110,10 +152,16 @@ pub fn name_methods(profile: &mut Profile, program: &Program, file: &str) -> Vec
     }
     // The one summary that quotes the names (see `build::build_profile_with`).
     if profile.methods.len() > 1 {
-        for w in profile.warnings.iter_mut().filter(|w| w.kind == "several_methods") {
+        for w in profile
+            .warnings
+            .iter_mut()
+            .filter(|w| w.kind == "several_methods")
+        {
             for (o, m) in old.iter().zip(&profile.methods) {
                 if *o != m.name {
-                    w.message = w.message.replace(&format!("{o} ("), &format!("{} (", m.name));
+                    w.message = w
+                        .message
+                        .replace(&format!("{o} ("), &format!("{} (", m.name));
                     if w.message.ends_with(&format!("describe {o}")) {
                         let cut = w.message.len() - o.len();
                         w.message.truncate(cut);
@@ -128,7 +176,11 @@ pub fn name_methods(profile: &mut Profile, program: &Program, file: &str) -> Vec
 
 /// The ETRecord method of a run group: by its name (any of `a + b`), else the only one,
 /// else the one whose maps have every delegate call and instruction of the group.
-fn record_for<'r>(m: &MethodProfile, record: &'r EtRecord, groups: usize) -> Option<&'r MethodRecord> {
+fn record_for<'r>(
+    m: &MethodProfile,
+    record: &'r EtRecord,
+    groups: usize,
+) -> Option<&'r MethodRecord> {
     for name in m.name.split(" + ") {
         if let Some(r) = record.method(name) {
             return Some(r);
@@ -435,7 +487,9 @@ pub fn module_totals(m: &MethodProfile, record: &MethodRecord) -> Vec<ModuleTota
                         mean: r.mean,
                         spans_children: r.source.modules.len() > 1,
                     });
-                } else if placed.is_some_and(|p| p != path.as_str()) && !is_below(placed, path, &order, &seen) {
+                } else if placed.is_some_and(|p| p != path.as_str())
+                    && !is_below(placed, path, &order, &seen)
+                {
                     t.median_not_attributable += r.median;
                 }
             }
@@ -492,16 +546,30 @@ mod tests {
         let root = "L__self__,,M";
         let nodes = vec![
             node("linear", 1, &format!("{root};L__self__embed,embed,Linear")),
-            node("linear_1", 2, &format!("{root};L__self__l.0,l.0,B;L__self__l.0.fc,l.0.fc,Linear")),
+            node(
+                "linear_1",
+                2,
+                &format!("{root};L__self__l.0,l.0,B;L__self__l.0.fc,l.0.fc,Linear"),
+            ),
             node("relu", 3, &format!("{root};L__self__l.0,l.0,B")),
             node("flip", 3, &format!("{root};L__self__l.0,l.0,B")),
         ];
-        let rec = MethodRecord::new("forward".into(), nodes, Default::default(), Default::default());
+        let rec = MethodRecord::new(
+            "forward".into(),
+            nodes,
+            Default::default(),
+            Default::default(),
+        );
         let s = source_of(&rec, &[1, 2, 3], false);
         assert_eq!(s.nodes, ["linear", "linear_1", "relu", "flip"]);
         assert_eq!(
             s.op_types,
-            ["aten.linear.default", "aten.linear_1.default", "aten.relu.default", "aten.flip.default"]
+            [
+                "aten.linear.default",
+                "aten.linear_1.default",
+                "aten.relu.default",
+                "aten.flip.default"
+            ]
         );
         assert_eq!(s.modules, ["embed", "l.0.fc", "l.0"]);
         assert_eq!(s.module.as_deref(), Some(""));

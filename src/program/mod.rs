@@ -30,9 +30,15 @@ pub enum ProgramError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Instruction {
     /// A kernel call: the operator (`aten::addmm`) and its overload (`out`).
-    Kernel { operator: String, overload: String },
+    Kernel {
+        operator: String,
+        overload: String,
+    },
     /// A call of delegate `index` of the method, run by `backend` (`XnnpackBackend`).
-    Delegate { index: usize, backend: String },
+    Delegate {
+        index: usize,
+        backend: String,
+    },
     Move,
     JumpFalse,
     Free,
@@ -55,8 +61,7 @@ impl Instruction {
             Some((n, o)) => (n, o),
             None => (rest, ""),
         };
-        ovl == overload
-            && (name == operator || Some(name) == operator.strip_prefix("aten::"))
+        ovl == overload && (name == operator || Some(name) == operator.strip_prefix("aten::"))
     }
 
     /// `aten::addmm.out`, `delegate XnnpackBackend`, ...
@@ -108,6 +113,7 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ProgramError> {
         };
         return Err(ProgramError::NotProgram(what));
     }
+    let bytes = &bytes[..program_end(bytes)?];
     let opts = flatbuffers::VerifierOptions {
         max_depth: 64,
         max_tables: bytes.len() / 4 + 1024,
@@ -160,6 +166,50 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ProgramError> {
     })
 }
 
+/// Where the flatbuffer ends, from the extended header (`eh00` at byte 8: its length,
+/// the program size, the offset and size of the segments that follow), which also says
+/// whether the file was cut short; the whole file when there is no header.
+fn program_end(bytes: &[u8]) -> Result<usize, ProgramError> {
+    if bytes.get(8..12) != Some(b"eh00") {
+        return Ok(bytes.len());
+    }
+    let u32_at = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    };
+    let u64_at = |at: usize| {
+        bytes
+            .get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    };
+    let cut = |what: String| {
+        ProgramError::Damaged(format!(
+            "cut short: {what}, the file has {} bytes",
+            bytes.len()
+        ))
+    };
+    let header_len = u32_at(12).ok_or_else(|| cut("the extended header".into()))? as usize;
+    if header_len < 24 {
+        return Err(ProgramError::Damaged(format!(
+            "extended header of {header_len} bytes, fewer than 24"
+        )));
+    }
+    let program_size = u64_at(16).ok_or_else(|| cut("the extended header".into()))?;
+    let segment_base = u64_at(24).ok_or_else(|| cut("the extended header".into()))?;
+    if program_size > bytes.len() as u64 {
+        return Err(cut(format!("the program is {program_size} bytes")));
+    }
+    if header_len >= 32 {
+        let segment_size = u64_at(32).ok_or_else(|| cut("the extended header".into()))?;
+        let end = segment_base.saturating_add(segment_size);
+        if segment_size > 0 && end > bytes.len() as u64 {
+            return Err(cut(format!("its segments end at byte {end}")));
+        }
+    }
+    Ok(program_size as usize)
+}
+
 fn instruction(
     ins: &fb::Instruction<'_>,
     operators: &[(String, String)],
@@ -176,7 +226,10 @@ fn instruction(
                 .ok()
                 .and_then(|i| operators.get(i))
                 .ok_or_else(|| {
-                    format!("operator index {i} is outside the {} operators", operators.len())
+                    format!(
+                        "operator index {i} is outside the {} operators",
+                        operators.len()
+                    )
                 })?;
             Instruction::Kernel {
                 operator: operator.clone(),
@@ -192,7 +245,10 @@ fn instruction(
                 .ok()
                 .filter(|&i| i < delegates.len())
                 .ok_or_else(|| {
-                    format!("delegate index {i} is outside the {} delegates", delegates.len())
+                    format!(
+                        "delegate index {i} is outside the {} delegates",
+                        delegates.len()
+                    )
                 })?;
             Instruction::Delegate {
                 index,

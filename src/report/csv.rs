@@ -3,51 +3,71 @@
 use std::fmt::Write;
 
 use super::table::shapes;
-use crate::profile::{Profile, Stats};
+use crate::profile::{Profile, RowSource, Stats};
 use crate::units::{duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 /// Columns after `output_shapes` are additions: `median_text` (`<1 µs` for an XNNPACK
 /// operator under the clock quantum, else the readable median), `share_text` (`<x%` for
-/// such rows: an upper bound), `method` (the run signature's name; one section per method).
-const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method";
+/// such rows: an upper bound), `method` (the run signature's name; one section per method),
+/// `module` (the module the row's nodes lie in, from the ETRecord; `(root)` for the root
+/// module) and `source_line` (`make.py:83 in forward`), empty where unknown.
+const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method,module,source_line";
 
 pub fn profile_csv(p: &Profile) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{HEADER}");
     if p.methods.len() > 1 {
         for m in &p.methods {
-            let mut section = String::new();
             method_rows(
-                &mut section,
+                &mut Out {
+                    text: &mut out,
+                    method: &m.name,
+                },
                 m.method.as_ref(),
                 &m.delegates,
                 &m.other_operators,
             );
-            suffix_method(&mut out, &section, &m.name);
         }
         return out;
     }
-    let mut section = String::new();
+    let name = p
+        .methods
+        .first()
+        .map_or("method 1", |m| m.name.as_str())
+        .to_string();
     method_rows(
-        &mut section,
+        &mut Out {
+            text: &mut out,
+            method: &name,
+        },
         p.method.as_ref(),
         &p.delegates,
         &p.other_operators,
     );
-    let name = p.methods.first().map_or("method 1", |m| m.name.as_str());
-    suffix_method(&mut out, &section, name);
     out
 }
 
-/// Appends the `method` cell to every line of `section`.
-fn suffix_method(out: &mut String, section: &str, method: &str) {
-    for l in section.lines() {
-        let _ = writeln!(out, "{l},{}", quote(method));
+/// Where rows go, and the `method` cell every one of them ends with (before `module`
+/// and `source_line`).
+struct Out<'a> {
+    text: &'a mut String,
+    method: &'a str,
+}
+
+/// The `module` and `source_line` cells of a row.
+fn source_cells(source: Option<&RowSource>) -> String {
+    match source {
+        Some(s) => format!(
+            "{},{}",
+            quote(s.module_label().unwrap_or("")),
+            quote(s.source_line.as_deref().unwrap_or(""))
+        ),
+        None => ",".to_string(),
     }
 }
 
 fn method_rows(
-    out: &mut String,
+    out: &mut Out<'_>,
     method: Option<&Stats>,
     delegates: &[crate::profile::Delegate],
     other_operators: &[crate::profile::OtherOperator],
@@ -58,6 +78,7 @@ fn method_rows(
             out,
             &["method", "", "", "", "Method::execute", ""],
             m,
+            None,
             None,
             None,
         );
@@ -71,6 +92,7 @@ fn method_rows(
             &d.call,
             None,
             None,
+            d.source.as_ref(),
         );
         for s in &d.steps {
             line(
@@ -79,6 +101,7 @@ fn method_rows(
                 &s.stats,
                 Some(s.share),
                 None,
+                d.source.as_ref(),
             );
             for op in &s.operators {
                 let k = serde_kind(&op.kind);
@@ -90,6 +113,7 @@ fn method_rows(
                     Some(op.share),
                     Some(sh),
                     op.below_resolution().then_some(s.stats.median),
+                    op.source.as_ref(),
                 );
             }
         }
@@ -103,6 +127,7 @@ fn method_rows(
                 Some(op.share),
                 Some(sh),
                 op.below_resolution().then_some(d.call.median),
+                op.source.as_ref(),
             );
         }
         for u in &d.unattributed {
@@ -112,6 +137,7 @@ fn method_rows(
                 &u.stats,
                 None,
                 None,
+                u.source.as_ref(),
             );
         }
     }
@@ -123,6 +149,7 @@ fn method_rows(
             &op.stats,
             None,
             None,
+            op.source.as_ref(),
         );
     }
 }
@@ -142,23 +169,25 @@ fn shape_cells(i: Option<&[Vec<i64>]>, o: Option<&[Vec<i64>]>) -> (String, Strin
 }
 
 fn line(
-    out: &mut String,
+    out: &mut Out<'_>,
     first: &[&str; 6],
     s: &Stats,
     share: Option<f64>,
     sh: Option<(String, String)>,
+    source: Option<&RowSource>,
 ) {
-    line_below(out, first, s, share, sh, None);
+    line_below(out, first, s, share, sh, None, source);
 }
 
 /// `below`: Some(parent median) for an XNNPACK operator under the clock quantum.
 fn line_below(
-    out: &mut String,
+    out: &mut Out<'_>,
     first: &[&str; 6],
     s: &Stats,
     share: Option<f64>,
     sh: Option<(String, String)>,
     below: Option<f64>,
+    source: Option<&RowSource>,
 ) {
     let mut cells: Vec<String> = first.iter().map(|c| quote(c)).collect();
     cells.push(s.count.to_string());
@@ -177,7 +206,9 @@ fn line_below(
         (Some(x), None) => quote(&percent(x)),
         (None, _) => String::new(),
     });
-    let _ = writeln!(out, "{}", cells.join(","));
+    cells.push(quote(out.method));
+    cells.push(source_cells(source));
+    let _ = writeln!(out.text, "{}", cells.join(","));
 }
 
 /// RFC 4180 quoting: only when needed.

@@ -10,10 +10,11 @@ mod csv;
 pub mod export;
 pub mod folded;
 mod json_format;
+mod modules;
 mod profile_json;
 mod table;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
@@ -29,7 +30,9 @@ use crate::profile::{
 use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::profile_csv;
+pub use modules::{modules_csv, modules_table};
 pub use table::profile_table;
+pub use table::source_text;
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     match run_inner(args) {
@@ -100,9 +103,19 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     if let Some(l) = &used_log {
         inputs.push(l);
     }
+    // The ETRecord and program read are inputs too: never written over by `-o`.
+    let model_inputs = crate::profile::model_input_paths(&args.file);
+    inputs.extend(model_inputs.iter().map(PathBuf::as_path));
     let format = args.format;
+    let by_module = args.by_module;
     emit(
-        &mut |w| write_report(w, &profile, format),
+        &mut |w| match (by_module, format) {
+            (true, ReportFormat::Table) => {
+                w.write_all(escape_keep_newlines(&modules_table(&profile)).as_bytes())
+            }
+            (true, ReportFormat::Csv) => w.write_all(modules_csv(&profile).as_bytes()),
+            _ => write_report(w, &profile, format),
+        },
         args.output.as_deref(),
         &inputs,
         format,

@@ -3,7 +3,9 @@
 use std::fmt::Write;
 
 use crate::escape::escape;
-use crate::profile::{Delegate, DelegateKind, Finding, OperatorStats, Profile, RunCounts, Stats};
+use crate::profile::{
+    Delegate, DelegateKind, Finding, OperatorStats, Profile, RowSource, RunCounts, Stats,
+};
 use crate::units::{duration_ms, duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NAME_WIDTH: usize = 44;
@@ -100,6 +102,7 @@ fn section(o: &mut String, s: &Section<'_>) {
                 &op.stats,
                 None,
             );
+            source_line(o, 1, op.source.as_ref());
         }
     }
     if let Some(r) = s.remainder {
@@ -173,6 +176,7 @@ fn delegate(o: &mut String, d: &Delegate) {
         title.push_str(" [no plan]");
     }
     row(o, 0, &title, &d.call, None);
+    source_line(o, 0, d.source.as_ref());
     for step in &d.steps {
         let nodes = if step.nodes.len() > 1 {
             format!(" ({} nodes)", step.nodes.len())
@@ -203,6 +207,10 @@ fn operator(o: &mut String, depth: usize, op: &OperatorStats, parent_median: f64
     let below = op.below_resolution();
     let share = percent_or_bound(op.share, below, XNNPACK_QUANTUM_MS, parent_median);
     row_text(o, depth, &op.name, &op.stats, &share, below);
+    // An operator the ETRecord maps itself (not only through its delegate).
+    if let Some(s) = op.source.as_ref().filter(|s| !s.through_delegate) {
+        source_line(o, depth, Some(s));
+    }
     if let (Some(i), Some(out)) = (&op.input_shapes, &op.output_shapes) {
         let _ = writeln!(
             o,
@@ -212,6 +220,62 @@ fn operator(o: &mut String, depth: usize, op: &OperatorStats, parent_median: f64
             shapes(out)
         );
     }
+}
+
+/// `  in layers.0: aten.flip.default  (make.py:83 in forward)` under a row with a source:
+/// the module its nodes lie in (with the modules it spans), its operators, its line.
+fn source_line(o: &mut String, depth: usize, source: Option<&RowSource>) {
+    let Some(s) = source else { return };
+    let _ = writeln!(o, "{}  {}", "  ".repeat(depth), escape(&source_text(s)));
+}
+
+/// One line describing a row's source (also the explorer's detail text).
+pub fn source_text(s: &RowSource) -> String {
+    let mut t = String::from("in ");
+    match s.module_label() {
+        Some(m) => t.push_str(m),
+        None if s.nodes.is_empty() => t.push_str("no node of the ETRecord"),
+        None => t.push_str("(no module)"),
+    }
+    if s.modules.len() > 1 {
+        let _ = write!(
+            t,
+            " [spans {}]",
+            s.modules
+                .iter()
+                .map(|m| if m.is_empty() { "(root)" } else { m.as_str() })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut ops: Vec<(String, usize)> = Vec::new();
+    for op in &s.op_types {
+        match ops.iter_mut().find(|(o, _)| o == op) {
+            Some((_, n)) => *n += 1,
+            None => ops.push((op.clone(), 1)),
+        }
+    }
+    if !ops.is_empty() {
+        t.push_str(": ");
+        let list: Vec<String> = ops
+            .iter()
+            .map(|(o, n)| {
+                if *n > 1 {
+                    format!("{o} x{n}")
+                } else {
+                    o.clone()
+                }
+            })
+            .collect();
+        t.push_str(&list.join(", "));
+    }
+    if let Some(l) = &s.source_line {
+        let _ = write!(t, "  ({l})");
+    }
+    if s.through_delegate {
+        t.push_str("  [through its delegate]");
+    }
+    t
 }
 
 /// Shapes as the explorer writes them (`crate::units::shape_list`).
