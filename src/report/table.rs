@@ -19,6 +19,19 @@ pub fn profile_table(p: &Profile) -> String {
         "Log     {}",
         escape(p.source.log.as_deref().unwrap_or("(none)"))
     );
+    // The export-time files, only when some were read (other reports stay as they were).
+    if let Some(files) = &p.model_files {
+        for (label, file) in [("ETRecord", &files.etrecord), ("Program", &files.program)] {
+            let _ = writeln!(
+                o,
+                "{label:<8}{}",
+                escape(file.as_deref().unwrap_or("(none)"))
+            );
+        }
+        if let [only] = p.methods.as_slice() {
+            let _ = writeln!(o, "Method  {}", escape(&only.name));
+        }
+    }
     if p.methods.len() > 1 {
         // One section per method (run signature), then the profile-wide findings.
         for m in &p.methods {
