@@ -38,7 +38,7 @@ fn inspector_modules(ev: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for node in strs(&ev["nodes"]) {
         let h = ev["module_hierarchy"][&node].as_object().unwrap();
-        if let Some((_, v)) = h.iter().last() {
+        if let Some((_, v)) = h.iter().next_back() {
             let p = v[0].as_str().unwrap().to_string();
             if !out.contains(&p) {
                 out.push(p);
@@ -638,4 +638,77 @@ fn compare_by_module_sums_rows_per_module() {
         "{l1}"
     );
     let _ = fixture(DIR);
+}
+
+/// Compare rows carry their module ("which layer got slower"); the explorer's loader
+/// (the worker's entry) reads the files beside the dump too.
+#[test]
+fn compare_rows_and_the_explorer_loader_carry_modules() {
+    let a = path(&format!("{DIR}/modules_xnnpack.etdp"));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(["compare", &a, &a, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let flip = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "kernel" && r["instruction_id"] == 3)
+        .unwrap();
+    assert_eq!(flip["module"], "layers.1");
+
+    let request = cpuprof_tui::profile::ProfileRequest::new(
+        fixture(&format!("{DIR}/three_method.etdp")),
+        None,
+        0,
+    );
+    let loaded =
+        cpuprof_tui::source::load_source(&request, &mut |_| {}, &Default::default()).unwrap();
+    let cpuprof_tui::source::Source::Profile(p) = loaded else {
+        panic!("not a profile")
+    };
+    assert_eq!(p.methods[0].name, "prefill");
+    assert!(p.delegates[0].source.is_some());
+    let files = p.model_files.as_ref().unwrap();
+    assert!(files
+        .etrecord
+        .as_deref()
+        .unwrap()
+        .ends_with("three_method.etrecord"));
+    assert!(files
+        .program
+        .as_deref()
+        .unwrap()
+        .ends_with("three_method.pte"));
+}
+
+/// `--etrecord` is taken by every command: export and the explorer's argument parser too.
+#[test]
+fn every_command_takes_the_model_files() {
+    let dump = path(&format!("{DIR}/modules_xnnpack.etdp"));
+    let rec = path(&format!("{DIR}/bad_json.etrecord"));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(["export", &dump, "--format", "folded", "--etrecord", &rec])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cli = <cpuprof_tui::cli::Cli as clap::Parser>::try_parse_from([
+        "cpuprof-tui",
+        &dump,
+        "--etrecord",
+        &rec,
+        "--program",
+        "x.pte",
+    ])
+    .unwrap();
+    assert_eq!(
+        cli.model.etrecord.as_deref(),
+        Some(std::path::Path::new(&rec))
+    );
+    assert_eq!(
+        cli.model.program.as_deref(),
+        Some(std::path::Path::new("x.pte"))
+    );
 }

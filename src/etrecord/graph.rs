@@ -46,9 +46,7 @@ pub fn first_frame(trace: &str) -> Option<Frame> {
     let mut rest = trace;
     while let Some(at) = rest.find("File \"") {
         let after = &rest[at + 6..];
-        let Some(close) = after.find('"') else {
-            return None;
-        };
+        let close = after.find('"')?;
         let file = &after[..close];
         let tail = &after[close + 1..];
         if let Some(t) = tail.strip_prefix(", line ") {
@@ -209,9 +207,12 @@ fn instruction_id(key: &str) -> Result<u32, String> {
         .map_err(|_| format!("{key:?} is not an instruction id"))
 }
 
+/// One method's `debug_handle_map`: instruction id -> debug handles.
+pub type HandleTable = BTreeMap<u32, Vec<u64>>;
+
 /// `debug_handle_map`: method -> instruction id -> handles, methods in file order. An
 /// older file without methods is one method, `forward`.
-pub fn parse_handle_map(text: &[u8]) -> Result<Vec<(String, BTreeMap<u32, Vec<u64>>)>, String> {
+pub fn parse_handle_map(text: &[u8]) -> Result<Vec<(String, HandleTable)>, String> {
     let top: serde_json::Map<String, Value> =
         serde_json::from_slice(text).map_err(|e| e.to_string())?;
     let keyed_by_method = top.values().all(Value::is_object) && !top.is_empty();
