@@ -712,3 +712,38 @@ fn every_command_takes_the_model_files() {
         Some(std::path::Path::new("x.pte"))
     );
 }
+
+/// Mutated and cut ETRecords and programs are errors or records, never a panic, and every
+/// error is one line.
+#[test]
+fn mutated_files_never_panic() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for file in ["modules_xnnpack.etrecord", "three_method.etrecord", "modules_xnnpack.pte", "three_method.pte"] {
+        let good = std::fs::read(fixture(&format!("{DIR}/{file}"))).unwrap();
+        for round in 0..300 {
+            let mut bytes = good.clone();
+            if round % 3 == 0 {
+                bytes.truncate((next() as usize) % bytes.len());
+            } else {
+                for _ in 0..1 + round % 8 {
+                    let at = (next() as usize) % bytes.len();
+                    bytes[at] = next() as u8;
+                }
+            }
+            let message = if file.ends_with(".pte") {
+                cpuprof_tui::program::parse(&bytes).err().map(|e| e.to_string())
+            } else {
+                cpuprof_tui::etrecord::parse(&bytes).err().map(|e| e.to_string())
+            };
+            if let Some(m) = message {
+                assert!(!m.contains('\n'), "{file} round {round}: {m}");
+            }
+        }
+    }
+}
