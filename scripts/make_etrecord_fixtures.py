@@ -25,6 +25,8 @@ Damaged copies (`damage`, stdlib only; from the files above):
   bad_missing_method.etrecord three_method.etrecord without edge_dialect_exported_program/decode
   bad_handle.etrecord         instruction 4 (cumsum) of modules_xnnpack mapped to handle 99,
                               which no node carries
+  old_layout.etrecord         modules_xnnpack.etrecord in the older layout: one
+                              `edge_dialect_exported_program` entry, maps not keyed by method
   bad_truncated.pte           modules_xnnpack.pte cut to half its length
   bad_identifier.pte          modules_xnnpack.pte with its ET12 identifier overwritten
 
@@ -283,6 +285,21 @@ def damage(out):
         return json.dumps(m).encode()
 
     rewrite(rec, j("bad_handle.etrecord"), handle)
+
+    # The layout of older ETRecords: one program entry without the method, and a
+    # debug_handle_map / delegate_map not keyed by method.
+    def old(n, d):
+        if n.startswith("edge_dialect_exported_program/"):
+            return None
+        if n in ("debug_handle_map", "delegate_map"):
+            return json.dumps(json.loads(d)["forward"]).encode()
+        return d
+
+    with zipfile.ZipFile(rec) as z:
+        program = z.read("edge_dialect_exported_program/forward")
+    rewrite(rec, j("old_layout.etrecord"), old)
+    with zipfile.ZipFile(j("old_layout.etrecord"), "a") as z:
+        z.writestr("edge_dialect_exported_program", program)
     pte = open(j("modules_xnnpack.pte"), "rb").read()
     open(j("bad_truncated.pte"), "wb").write(pte[: len(pte) // 2])
     open(j("bad_identifier.pte"), "wb").write(pte[:4] + b"XX12" + pte[8:])

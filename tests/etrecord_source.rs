@@ -724,7 +724,12 @@ fn mutated_files_never_panic() {
         state ^= state << 17;
         state
     };
-    for file in ["modules_xnnpack.etrecord", "three_method.etrecord", "modules_xnnpack.pte", "three_method.pte"] {
+    for file in [
+        "modules_xnnpack.etrecord",
+        "three_method.etrecord",
+        "modules_xnnpack.pte",
+        "three_method.pte",
+    ] {
         let good = std::fs::read(fixture(&format!("{DIR}/{file}"))).unwrap();
         for round in 0..300 {
             let mut bytes = good.clone();
@@ -737,13 +742,51 @@ fn mutated_files_never_panic() {
                 }
             }
             let message = if file.ends_with(".pte") {
-                cpuprof_tui::program::parse(&bytes).err().map(|e| e.to_string())
+                cpuprof_tui::program::parse(&bytes)
+                    .err()
+                    .map(|e| e.to_string())
             } else {
-                cpuprof_tui::etrecord::parse(&bytes).err().map(|e| e.to_string())
+                cpuprof_tui::etrecord::parse(&bytes)
+                    .err()
+                    .map(|e| e.to_string())
             };
             if let Some(m) = message {
                 assert!(!m.contains('\n'), "{file} round {round}: {m}");
             }
         }
     }
+}
+
+/// An ETRecord in the older layout (one program entry, maps not keyed by method) gives
+/// the same sources as the current one.
+#[test]
+fn the_older_layout_reads_the_same() {
+    let read = |f: &str| {
+        cpuprof_tui::etrecord::parse(&std::fs::read(fixture(&format!("{DIR}/{f}"))).unwrap())
+            .unwrap()
+    };
+    let new = read("modules_xnnpack.etrecord");
+    let old = read("old_layout.etrecord");
+    assert_eq!(old.methods.len(), 1);
+    assert_eq!(old.methods[0].name, "forward");
+    assert_eq!(old.methods[0], new.methods[0]);
+    assert!(old.warnings.is_empty(), "{:?}", old.warnings);
+}
+
+/// The ETRecord is an input like the dump: `--max-input-size` bounds it (a warning, the
+/// profile loads without sources).
+#[test]
+fn the_input_size_limit_applies_to_the_etrecord() {
+    // The dump is 12 KB, the ETRecord 80 KB.
+    let (code, err, p) = report_json("modules_xnnpack.etdp", &["--max-input-size", "40K"]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines = warning_lines(&err, "etrecord_unreadable");
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("modules_xnnpack.etrecord"),
+        "{}",
+        lines[0]
+    );
+    assert!(p["delegates"][0]["source"].is_null());
+    assert_eq!(p["methods"][0]["name"], "forward");
 }

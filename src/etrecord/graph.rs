@@ -249,6 +249,18 @@ pub fn parse_delegate_map(
             Err("not an object".into())
         };
     };
+    // An older file: instruction ids at the top, one method (`forward`).
+    let legacy = !top.is_empty()
+        && top.iter().all(|(k, v)| {
+            k.trim().parse::<u32>().is_ok()
+                && v.as_object()
+                    .is_some_and(|o| o.contains_key("name") || o.contains_key("delegate_map"))
+        });
+    let top: Vec<(String, Value)> = if legacy {
+        vec![("forward".to_string(), Value::Object(top))]
+    } else {
+        top.into_iter().collect()
+    };
     for (method, table) in top {
         let mut delegates = BTreeMap::new();
         let Some(table) = table.as_object() else {
