@@ -790,3 +790,16 @@ fn the_input_size_limit_applies_to_the_etrecord() {
     assert!(p["delegates"][0]["source"].is_null());
     assert_eq!(p["methods"][0]["name"], "forward");
 }
+
+/// --by-module needs a dump: a trace is a usage error naming the file.
+#[test]
+fn by_module_on_a_trace_is_one_line() {
+    let o = report(&[&path("torch/cnn_infer.json"), "--by-module"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cnn_infer.json") && err.contains("--by-module"),
+        "{err}"
+    );
+}

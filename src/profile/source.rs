@@ -524,6 +524,53 @@ fn is_below(
     false
 }
 
+/// How a modules view orders siblings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleSort {
+    /// As in the model (the order of their first node in the graph).
+    Model,
+    /// Largest `median_total` first.
+    Median,
+    /// Largest `mean_total` first.
+    Mean,
+    /// By path.
+    Path,
+}
+
+/// The modules in tree order (every parent before its children, each subtree
+/// contiguous) with siblings ordered by `sort`: the rows of a modules view.
+pub fn module_order(modules: &[ModuleTotal], sort: ModuleSort) -> Vec<usize> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); modules.len()];
+    let mut roots = Vec::new();
+    for (i, m) in modules.iter().enumerate() {
+        match m.parent.filter(|&p| p < i) {
+            Some(p) => children[p].push(i),
+            None => roots.push(i),
+        }
+    }
+    let by = |list: &mut Vec<usize>| match sort {
+        ModuleSort::Model => {}
+        ModuleSort::Median => {
+            list.sort_by(|&a, &b| modules[b].median_total.total_cmp(&modules[a].median_total))
+        }
+        ModuleSort::Mean => {
+            list.sort_by(|&a, &b| modules[b].mean_total.total_cmp(&modules[a].mean_total))
+        }
+        ModuleSort::Path => list.sort_by(|&a, &b| modules[a].path.cmp(&modules[b].path)),
+    };
+    by(&mut roots);
+    for c in &mut children {
+        by(c);
+    }
+    let mut out = Vec::with_capacity(modules.len());
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        out.push(i);
+        stack.extend(children[i].iter().rev().copied());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -581,5 +628,31 @@ mod tests {
         let none = source_of(&rec, &[9], false);
         assert_eq!(none.debug_handles, [9]);
         assert!(none.nodes.is_empty() && none.module.is_none() && none.source_line.is_none());
+    }
+
+    #[test]
+    fn module_order_keeps_subtrees_together() {
+        let m = |path: &str, parent: Option<usize>, median: f64| ModuleTotal {
+            path: path.into(),
+            ty: String::new(),
+            depth: 0,
+            parent,
+            median_total: median,
+            mean_total: median,
+            share: 0.0,
+            median_not_attributable: 0.0,
+            rows: Vec::new(),
+        };
+        // "" > {a > {a.x, a.y}, b}
+        let mods = vec![
+            m("", None, 10.0),
+            m("a", Some(0), 3.0),
+            m("a.x", Some(1), 1.0),
+            m("a.y", Some(1), 2.0),
+            m("b", Some(0), 5.0),
+        ];
+        assert_eq!(module_order(&mods, ModuleSort::Model), [0, 1, 2, 3, 4]);
+        assert_eq!(module_order(&mods, ModuleSort::Median), [0, 4, 1, 3, 2]);
+        assert_eq!(module_order(&mods, ModuleSort::Path), [0, 1, 2, 3, 4]);
     }
 }

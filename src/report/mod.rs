@@ -246,6 +246,11 @@ fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));
     }
+    if args.by_module {
+        return Err(format!(
+            "{name}: --by-module applies to ETDumps with an ETRecord, not PyTorch traces"
+        ));
+    }
     Ok(())
 }
 
