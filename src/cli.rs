@@ -26,6 +26,21 @@ pub struct Cli {
     /// [default: ns].
     #[arg(long, global = true, value_name = "UNIT", value_parser = parse_time_unit)]
     pub time_unit: Option<crate::etdump::TimeUnit>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// The export-time files that name methods and give rows their model source.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ModelArgs {
+    /// ETRecord of the model (rows get their nodes, modules and source lines) [default:
+    /// beside the dump: STEM.etrecord, STEM.etrecord.bin or etrecord.bin].
+    #[arg(long, global = true, value_name = "FILE")]
+    pub etrecord: Option<PathBuf>,
+    /// Program (.pte) of the model (run groups are named after its methods) [default:
+    /// STEM.pte beside the dump].
+    #[arg(long, global = true, value_name = "FILE")]
+    pub program: Option<PathBuf>,
 }
 
 /// `--time-unit`: ns, us, ms or cycles:HZ.
@@ -107,6 +122,11 @@ pub struct ReportArgs {
     /// With --format tally: add a self-time column.
     #[arg(long = "self")]
     pub self_time: bool,
+    // -- from operators to the model (ETRecord) --
+    /// The nn.Module tree with inclusive times instead of the rows (table or CSV; JSON
+    /// always has `modules`). Needs the ETRecord (--etrecord, or beside the dump).
+    #[arg(long)]
+    pub by_module: bool,
     /// The machine's peak compute and memory rates (GFLOP/s and GB/s, e.g. 150,25):
     /// operators with shapes get %peak and a compute- or memory-bound mark (roofline).
     #[arg(long, value_name = "GFLOPS,GBPS", value_parser = parse_peak)]
@@ -233,7 +253,11 @@ pub struct CompareArgs {
     pub min_change: f64,
     /// Exit 1 when any row is `slower` by more than PCT percent (a CI gate).
     #[arg(long, value_name = "PCT", value_parser = parse_pct)]
-    pub fail_on_regression: Option<f64>,
+    pub fail_on_regression: Option<f64>, // -- from operators to the model (ETRecord) --
+    /// Compare modules instead of rows: each module's rows (delegate calls and kernels
+    /// placed in it or below, from the ETRecord) summed per run.
+    #[arg(long)]
+    pub by_module: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -16,6 +16,10 @@ fn main() -> ExitCode {
     if let Some(unit) = cli.time_unit {
         cpuprof_tui::etdump::set_time_unit(unit);
     }
+    cpuprof_tui::profile::set_model_files(cpuprof_tui::profile::ModelFileArgs {
+        etrecord: cli.model.etrecord.clone(),
+        program: cli.model.program.clone(),
+    });
     match cli.command {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
         Some(Command::Compare(args)) if cpuprof_tui::report::compare::wants_view(&args) => {

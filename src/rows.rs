@@ -6,7 +6,9 @@
 //! Rows are stored in pre-order (a parent before its children, siblings in profile
 //! order); `parent`/`children` are indices into [`RowTree::rows`].
 
-use crate::profile::{Delegate, DelegateKind, OperatorKind, OperatorStats, OtherOperator, Profile};
+use crate::profile::{
+    Delegate, DelegateKind, OperatorKind, OperatorStats, OtherOperator, Profile, RowSource,
+};
 use crate::stats::Stats;
 use crate::trace::{CallNode, TraceProfile};
 
@@ -23,6 +25,8 @@ pub enum RowKind {
     Op,
     /// A trace call-tree node (all calls reached by one name path, threads merged).
     Node,
+    /// An nn.Module of the model (`RowTree::by_module`): its rows summed per run.
+    Module,
 }
 
 impl RowKind {
@@ -36,6 +40,7 @@ impl RowKind {
             RowKind::Kernel => "kernel",
             RowKind::Op => "op",
             RowKind::Node => "node",
+            RowKind::Module => "module",
         }
     }
 }
@@ -66,6 +71,11 @@ pub struct Row {
     /// with recorded shapes only.
     pub flops: Option<u64>,
     pub bytes: Option<u64>,
+    /// The module the row's nodes lie in (`layers.0.fc`; `""` is the root module), from
+    /// the ETRecord: which layer a row belongs to.
+    pub module: Option<String>,
+    /// The first frame of the row's stack trace (`make.py:83 in forward`).
+    pub source_line: Option<String>,
     /// Samples in ms (per kept run for dumps, per call for traces) and their summary.
     pub stats: Stats,
     pub parent: Option<usize>,
@@ -183,7 +193,7 @@ impl RowTree {
                 }
                 .to_string(),
             );
-            let di = t.push(Some(method), drow);
+            let di = t.push(Some(method), with_source(drow, d.source.as_ref()));
             for s in &d.steps {
                 let si = t.push(
                     Some(di),
@@ -204,11 +214,14 @@ impl RowTree {
             for ev in &d.unattributed {
                 t.push(
                     Some(di),
-                    row(
-                        RowKind::Operator,
-                        &ev.name,
-                        Some(d.instruction_id),
-                        ev.stats.clone(),
+                    with_source(
+                        row(
+                            RowKind::Operator,
+                            &ev.name,
+                            Some(d.instruction_id),
+                            ev.stats.clone(),
+                        ),
+                        ev.source.as_ref(),
                     ),
                 );
             }
@@ -216,21 +229,27 @@ impl RowTree {
         for o in other_operators {
             let oi = t.push(
                 Some(method),
-                row(
-                    RowKind::Operator,
-                    &o.name,
-                    Some(o.instruction_id),
-                    o.stats.clone(),
+                with_source(
+                    row(
+                        RowKind::Operator,
+                        &o.name,
+                        Some(o.instruction_id),
+                        o.stats.clone(),
+                    ),
+                    o.source.as_ref(),
                 ),
             );
             for k in &o.kernels {
                 t.push(
                     Some(oi),
-                    row(
-                        RowKind::Kernel,
-                        &k.name,
-                        Some(o.instruction_id),
-                        k.stats.clone(),
+                    with_source(
+                        row(
+                            RowKind::Kernel,
+                            &k.name,
+                            Some(o.instruction_id),
+                            k.stats.clone(),
+                        ),
+                        k.source.as_ref().or(o.source.as_ref()),
                     ),
                 );
             }
@@ -285,6 +304,89 @@ impl RowTree {
         t
     }
 
+    /// The module tree of a dump's rows, for comparing layers: under each method row, one
+    /// `module` row per nn.Module (nested by path), whose samples are the per-run sums of
+    /// the delegate calls and non-delegated kernels placed in it or below (each row
+    /// once; a delegate spanning modules sits at their common ancestor). Runs are summed
+    /// up to the fewest samples among the summed rows (a row that missed runs would
+    /// otherwise shift the sums). Rows without a module are left out.
+    pub fn by_module(&self) -> RowTree {
+        let mut t = RowTree::new(self.source_kind, self.source.clone(), self.runs);
+        for &root in &self.roots {
+            let m = &self.rows[root];
+            let mi = t.push(None, row(RowKind::Method, &m.name, None, m.stats.clone()));
+            t.rows[mi].group = m.group.clone();
+            // Module path -> summed samples and how many rows were summed.
+            let mut sums: Vec<(String, Vec<f64>)> = Vec::new();
+            let mut add = |path: &str, samples: &[f64]| {
+                let at = match sums.iter().position(|(p, _)| p == path) {
+                    Some(i) => i,
+                    None => {
+                        sums.push((path.to_string(), samples.to_vec()));
+                        return;
+                    }
+                };
+                let acc = &mut sums[at].1;
+                acc.truncate(samples.len());
+                for (a, s) in acc.iter_mut().zip(samples) {
+                    *a += s;
+                }
+            };
+            for id in self.descendants(root) {
+                let r = &self.rows[id];
+                let counted = match r.kind {
+                    RowKind::Delegate => true,
+                    RowKind::Kernel => r
+                        .parent
+                        .is_some_and(|p| self.rows[p].kind == RowKind::Operator),
+                    _ => false,
+                };
+                let Some(module) = r.module.as_deref().filter(|_| counted) else {
+                    continue;
+                };
+                for p in module_ancestry(module) {
+                    add(p, &r.stats.samples);
+                }
+            }
+            // Parents before children: by path depth, then first appearance.
+            let mut order: Vec<usize> = (0..sums.len()).collect();
+            order.sort_by_key(|&i| module_depth(&sums[i].0));
+            let mut placed: Vec<(String, usize)> = Vec::new();
+            for i in order {
+                let (path, samples) = &sums[i];
+                let parent = module_parent(path)
+                    .and_then(|pp| placed.iter().find(|(p, _)| p == pp).map(|(_, id)| *id))
+                    .unwrap_or(mi);
+                let name = if path.is_empty() {
+                    "(root)"
+                } else {
+                    path.as_str()
+                };
+                let mut r = row(
+                    RowKind::Module,
+                    name,
+                    None,
+                    Stats::from_samples(samples.clone()),
+                );
+                r.module = Some(path.clone());
+                let id = t.push(Some(parent), r);
+                placed.push((path.clone(), id));
+            }
+        }
+        t
+    }
+
+    /// Every row below `id`, in pre-order.
+    fn descendants(&self, id: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = self.rows[id].children.iter().rev().copied().collect();
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            stack.extend(self.rows[i].children.iter().rev().copied());
+        }
+        out
+    }
+
     /// Rows in pre-order with their ids.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Row)> {
         self.rows.iter().enumerate()
@@ -295,6 +397,36 @@ struct MergedNode {
     name: String,
     samples: Vec<f64>,
     children: Vec<MergedNode>,
+}
+
+/// `layers.0.fc` -> `["", "layers", "layers.0", "layers.0.fc"]` (the root first).
+fn module_ancestry(path: &str) -> Vec<&str> {
+    let mut out = vec![""];
+    if path.is_empty() {
+        return out;
+    }
+    for (i, c) in path.char_indices() {
+        if c == '.' {
+            out.push(&path[..i]);
+        }
+    }
+    out.push(path);
+    out
+}
+
+fn module_parent(path: &str) -> Option<&str> {
+    if path.is_empty() {
+        return None;
+    }
+    Some(path.rsplit_once('.').map_or("", |(p, _)| p))
+}
+
+fn module_depth(path: &str) -> usize {
+    if path.is_empty() {
+        0
+    } else {
+        1 + path.matches('.').count()
+    }
 }
 
 fn merge_into(level: &mut Vec<MergedNode>, node: &CallNode, depth: usize) {
@@ -330,6 +462,8 @@ fn row(kind: RowKind, name: &str, instruction_id: Option<i32>, stats: Stats) -> 
         output_shapes: None,
         flops: None,
         bytes: None,
+        module: None,
+        source_line: None,
         stats,
         parent: None,
         children: Vec::new(),
@@ -350,6 +484,15 @@ fn op_row(op: &OperatorStats, instruction_id: i32) -> Row {
     r.output_shapes = op.output_shapes.clone();
     r.flops = op.flops;
     r.bytes = op.bytes;
+    with_source(r, op.source.as_ref())
+}
+
+/// `r` with the module and source line of `source`.
+fn with_source(mut r: Row, source: Option<&RowSource>) -> Row {
+    if let Some(s) = source {
+        r.module = s.module.clone();
+        r.source_line = s.source_line.clone();
+    }
     r
 }
 

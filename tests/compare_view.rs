@@ -32,6 +32,7 @@ fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
         alpha: 0.05,
         min_change: 5.0,
         fail_on_regression: None,
+        by_module: false,
     }
 }
 

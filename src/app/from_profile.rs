@@ -311,6 +311,7 @@ impl ExplorerData {
                     output_shapes: None,
                     flops: None,
                     bytes: None,
+                    source: None,
                 };
                 let step = format!("instr {}", other.instruction_id);
                 data.push_op(o, &op, "-", None, &step, method_median);

@@ -54,6 +54,7 @@ fn op(name: &str, kind: OperatorKind, base: f64, parent: f64, shapes: bool) -> O
         output_shapes,
         flops: cost.flops,
         bytes: cost.bytes,
+        source: None,
     }
 }
 
@@ -141,6 +142,7 @@ pub fn profile() -> Profile {
                 steps: vec![step1, step2],
                 operators: Vec::new(),
                 unattributed: Vec::new(),
+                source: None,
             },
             Delegate {
                 instruction_id: 4,
@@ -160,6 +162,7 @@ pub fn profile() -> Profile {
                     op("Add (ND, F32) #1", OperatorKind::Xnnpack, 0.01, 0.2, true),
                 ],
                 unattributed: Vec::new(),
+                source: None,
             },
         ],
         other_operators: vec![OtherOperator {
@@ -169,7 +172,9 @@ pub fn profile() -> Profile {
             kernels: vec![EventStats {
                 name: "native_call_mean.dtype_out".into(),
                 stats: st(0.03),
+                source: None,
             }],
+            source: None,
         }],
         remainder: Some(st(0.11)),
         load: None,
@@ -194,6 +199,8 @@ pub fn profile() -> Profile {
         methods: Vec::new(),
         resolution: None,
         cold_runs: None,
+        modules: Vec::new(),
+        model_files: None,
     }
 }
 

@@ -289,6 +289,8 @@ mod tests {
                 output_shapes: None,
                 flops: None,
                 bytes: None,
+                module: None,
+                source_line: None,
                 stats: Stats::from_samples(vec![1.0]),
                 parent: *parent,
                 children: Vec::new(),

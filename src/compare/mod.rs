@@ -107,6 +107,8 @@ pub struct CompareRow {
     pub path: Vec<String>,
     pub name: String,
     pub instruction_id: Option<i32>,
+    /// The module the row's nodes lie in (from B's ETRecord, else A's), when known.
+    pub module: Option<String>,
     pub a: Option<Stats>,
     pub b: Option<Stats>,
     pub delta_pct: Option<f64>,
@@ -195,6 +197,9 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
             instruction_id: ra
                 .and_then(|r| r.instruction_id)
                 .or(rb.and_then(|r| r.instruction_id)),
+            module: rb
+                .and_then(|r| r.module.clone())
+                .or_else(|| ra.and_then(|r| r.module.clone())),
             a: ra.map(|r| r.stats.clone()),
             b: rb.map(|r| r.stats.clone()),
             delta_pct: None,
@@ -345,6 +350,8 @@ pub fn single_change(
         output_shapes: None,
         flops: None,
         bytes: None,
+        module: None,
+        source_line: None,
         stats: s.clone(),
         parent: None,
         children: Vec::new(),
@@ -514,6 +521,8 @@ mod tests {
                 output_shapes: None,
                 flops: None,
                 bytes: None,
+                module: None,
+                source_line: None,
                 stats: Stats::from_samples(s.clone()),
                 parent: None,
                 children: Vec::new(),

@@ -185,6 +185,8 @@ pub fn build_profile_with(
         cold_runs: first.cold_runs.clone(),
         resolution: Some(resolution),
         methods,
+        modules: Vec::new(),
+        model_files: None,
     })
 }
 
@@ -422,6 +424,7 @@ impl Builder<'_> {
             errors: std::mem::take(&mut self.errors),
             load: None,
             cold_runs: None,
+            modules: Vec::new(),
         }
     }
 
@@ -548,6 +551,7 @@ impl Builder<'_> {
             steps: Vec::new(),
             operators: Vec::new(),
             unattributed: Vec::new(),
+            source: None,
         };
         if kind != DelegateKind::CpuPlan {
             let parent = delegate.call.median;
@@ -642,7 +646,11 @@ impl Builder<'_> {
                     let name = self.label(row);
                     let stats = self.stats(&row.series);
                     self.check_count(&name, Some(id), stats.count);
-                    delegate.unattributed.push(EventStats { name, stats });
+                    delegate.unattributed.push(EventStats {
+                        name,
+                        stats,
+                        source: None,
+                    });
                 }
                 continue;
             }
@@ -658,6 +666,7 @@ impl Builder<'_> {
                     delegate.unattributed.push(EventStats {
                         name: op.name,
                         stats: op.stats,
+                        source: None,
                     });
                 }
             }
@@ -748,6 +757,7 @@ impl Builder<'_> {
             output_shapes,
             flops: cost.flops,
             bytes: cost.bytes,
+            source: None,
         }
     }
 
@@ -760,7 +770,11 @@ impl Builder<'_> {
                 let name = self.label(r);
                 let stats = self.stats(&r.series);
                 self.check_count(&name, Some(id), stats.count);
-                EventStats { name, stats }
+                EventStats {
+                    name,
+                    stats,
+                    source: None,
+                }
             })
             .collect();
         if instr.instruction_calls.is_empty() {
@@ -772,6 +786,7 @@ impl Builder<'_> {
                     name: k.name.clone(),
                     stats: k.stats.clone(),
                     kernels: vec![k],
+                    source: None,
                 })
                 .collect();
         }
@@ -794,6 +809,7 @@ impl Builder<'_> {
                 } else {
                     Vec::new()
                 },
+                source: None,
             });
         }
         out

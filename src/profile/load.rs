@@ -402,6 +402,8 @@ fn load_profile_inner(
     if let Some(w) = log_warning {
         profile.warnings.insert(0, w);
     }
+    // The ETRecord and program: names, sources and modules (never a failed load).
+    super::model_files::apply(&mut profile, &request.etdump, request.embedded.is_none());
     for message in dump.implausible_durations(time_unit) {
         profile
             .warnings

@@ -9,8 +9,10 @@ mod fast_hash;
 mod load;
 mod methods;
 mod model;
+mod model_files;
 mod plan_match;
 mod shapes;
+pub mod source;
 mod stats;
 mod timeline;
 pub mod warmup;
@@ -23,6 +25,10 @@ pub use load::{
     LoadProgress, ProfileRequest, DEMO,
 };
 pub use model::*;
+pub use model_files::{
+    default_etrecord_for, default_program_for, model_file_args, model_input_paths, set_model_files,
+    ModelFileArgs,
+};
 pub use shapes::{decode_metadata, Metadata, Shapes};
 pub use stats::{percentile_sorted, Stats};
 pub use timeline::{

@@ -40,6 +40,13 @@ pub struct Profile {
     /// not they were dropped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_runs: Option<ColdRuns>,
+    /// The nn.Module tree of `methods[0]` with inclusive times (from the ETRecord; empty
+    /// without one).
+    #[serde(default)]
+    pub modules: Vec<ModuleTotal>,
+    /// The ETRecord and program read with the dump, when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_files: Option<ModelFiles>,
 }
 
 /// One group of `Execute` runs with one signature: a method (or a method on one bundled
@@ -61,6 +68,9 @@ pub struct MethodProfile {
     pub load: Option<LoadTimes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_runs: Option<ColdRuns>,
+    /// This method's nn.Module tree with inclusive times (from the ETRecord).
+    #[serde(default)]
+    pub modules: Vec<ModuleTotal>,
 }
 
 /// Clock resolution assumed per kind of event (ms).
@@ -145,6 +155,9 @@ pub struct Delegate {
     pub steps: Vec<PlanStep>,
     pub operators: Vec<OperatorStats>,
     pub unattributed: Vec<EventStats>,
+    /// What the delegate call runs in the model (from the ETRecord), null when unknown.
+    #[serde(default)]
+    pub source: Option<RowSource>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -185,6 +198,10 @@ pub struct OperatorStats {
     pub share: f64,
     pub input_shapes: Option<Vec<Vec<i64>>>,
     pub output_shapes: Option<Vec<Vec<i64>>>,
+    /// Where the operator comes from in the model (an XNNPACK operator: its delegate's
+    /// nodes, `through_delegate`), null when unknown.
+    #[serde(default)]
+    pub source: Option<RowSource>,
     /// Floating-point operations of one call, from the shapes (`profile::efficiency`);
     /// null when the shapes are missing or no rule applies.
     #[serde(default)]
@@ -209,6 +226,8 @@ impl OperatorStats {
 pub struct EventStats {
     pub name: String,
     pub stats: Stats,
+    #[serde(default)]
+    pub source: Option<RowSource>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -219,6 +238,93 @@ pub struct OtherOperator {
     /// The kernel events (`native_call_*`) recorded inside this instruction.
     #[serde(default)]
     pub kernels: Vec<EventStats>,
+    #[serde(default)]
+    pub source: Option<RowSource>,
+}
+
+/// The export-time files read beside the dump.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ModelFiles {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etrecord: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+}
+
+/// What a row runs in the model, from the ETRecord: the edge program's nodes that carry
+/// the row's debug handles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowSource {
+    /// The debug handles of the row (`debug_handle_map`, or the delegate's own map).
+    pub debug_handles: Vec<u64>,
+    /// Node names, in graph order.
+    pub nodes: Vec<String>,
+    /// One per node, as the Inspector lists them (`aten.flip.default`).
+    pub op_types: Vec<String>,
+    /// The innermost module path of each distinct module, in node order (`layers.0.fc`;
+    /// `""` is the root module).
+    pub modules: Vec<String>,
+    /// The deepest module every node lies in (the row's place in the module tree).
+    #[serde(default)]
+    pub module: Option<String>,
+    /// The first frame of the first node's stack trace (`make.py:83 in forward`).
+    pub source_line: Option<String>,
+    /// `path/to/make.py:83` of that frame.
+    #[serde(default)]
+    pub file_line: Option<String>,
+    /// An operator inside a delegate whose own events the ETRecord does not map (XNNPACK):
+    /// these are the delegate's nodes, not the operator's.
+    #[serde(default)]
+    pub through_delegate: bool,
+}
+
+impl RowSource {
+    /// The module chain shown for a row: `layers.0.fc` or `(root)`.
+    pub fn module_label(&self) -> Option<&str> {
+        self.module
+            .as_deref()
+            .map(|m| if m.is_empty() { "(root)" } else { m })
+    }
+}
+
+/// One nn.Module with the time of the rows whose nodes lie in it or below.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModuleTotal {
+    /// Dotted path (`layers.0.fc`); `""` is the root module.
+    pub path: String,
+    /// The module class (`torch.nn.modules.linear.Linear`).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Depth in the tree (the root is 0).
+    pub depth: usize,
+    /// Index of the parent in the same list (pre-order), None for the root.
+    pub parent: Option<usize>,
+    /// Sum over the kept runs' medians of the kernel and delegate rows with a node in
+    /// this module or below, each row counted once (ms).
+    pub median_total: f64,
+    /// The same with means (the Inspector's `find_total_for_module`).
+    pub mean_total: f64,
+    /// `median_total` over the median of `Method::execute` (0..1).
+    pub share: f64,
+    /// The part of `median_total` from rows that also have nodes outside this module
+    /// (a delegate spanning modules): not attributable to this module alone (ms).
+    pub median_not_attributable: f64,
+    /// Rows placed here: every node of the row lies in this module or below, and no
+    /// single child holds them all.
+    pub rows: Vec<ModuleRow>,
+}
+
+/// A row of a module (a delegate call or a kernel).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModuleRow {
+    /// `delegate` or `kernel`.
+    pub kind: String,
+    pub name: String,
+    pub instruction_id: i32,
+    pub median: f64,
+    pub mean: f64,
+    /// Its nodes lie in several child modules: the split between them is unknown.
+    pub spans_children: bool,
 }
 
 /// A warning or error found while profiling (never a crash).

@@ -59,6 +59,12 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
     let mut inputs = vec![args.a.clone(), args.b.clone()];
     let mut warnings = Vec::new();
     if trace_a {
+        if args.by_module {
+            return Err(format!(
+                "{}: --by-module applies to ETDumps with an ETRecord, not PyTorch traces",
+                args.a.display()
+            ));
+        }
         if args.log_a.is_some() || args.log_b.is_some() {
             return Err(format!(
                 "{}: --log-a/--log-b apply to ETDumps, not PyTorch traces",
@@ -115,18 +121,40 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         }
         Ok(RowTree::from_profile(&profile))
     };
-    let a = side(
+    let mut a = side(
         &args.a,
         &args.log_a,
         args.warmup_a.unwrap_or(args.warmup),
         "a",
     )?;
-    let b = side(
+    let mut b = side(
         &args.b,
         &args.log_b,
         args.warmup_b.unwrap_or(args.warmup),
         "b",
     )?;
+    for p in [&args.a, &args.b] {
+        inputs.extend(crate::profile::model_input_paths(p));
+    }
+    if args.by_module {
+        a = a.by_module();
+        b = b.by_module();
+        for (t, p) in [(&a, &args.a), (&b, &args.b)] {
+            if !t
+                .rows
+                .iter()
+                .any(|r| r.kind == crate::rows::RowKind::Module)
+            {
+                warnings.push(CompareWarning {
+                    kind: "no_modules".into(),
+                    message: format!(
+                        "{}: no row has a module (no ETRecord read: --etrecord, or STEM.etrecord beside the dump)",
+                        p.display()
+                    ),
+                });
+            }
+        }
+    }
     Ok(LoadedPair {
         a,
         b,

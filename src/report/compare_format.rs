@@ -45,6 +45,7 @@ fn row_json(r: &CompareRow) -> Value {
         "p_value": opt(r.p_value),
         "p_raw": opt(r.p_raw),
         "verdict": r.verdict.label(),
+        "module": r.module,
     })
 }
 
@@ -73,7 +74,7 @@ pub fn comparison_json(c: &Comparison) -> Value {
     })
 }
 
-const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p10_ms,a_p90_ms,b_count,b_median_ms,b_p10_ms,b_p90_ms,delta_pct,ci_low_pct,ci_high_pct,p_value,p_raw,verdict";
+const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p10_ms,a_p90_ms,b_count,b_median_ms,b_p10_ms,b_p90_ms,delta_pct,ci_low_pct,ci_high_pct,p_value,p_raw,verdict,module";
 
 /// One CSV line per row; `path` joined with ` / `.
 pub fn comparison_csv(c: &Comparison) -> String {
@@ -108,6 +109,7 @@ pub fn comparison_csv(c: &Comparison) -> String {
             f(r.p_value),
             f(r.p_raw),
             r.verdict.label().to_string(),
+            quote(r.module.as_deref().unwrap_or("")),
         ]);
         let _ = writeln!(out, "{}", cells.join(","));
     }

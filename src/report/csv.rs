@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::table::shapes;
 use crate::profile::efficiency::{self, Cost, Peak};
-use crate::profile::{Profile, Stats};
+use crate::profile::{Profile, RowSource, Stats};
 use crate::units::{duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 /// Columns after `output_shapes` are additions: `median_text` (`<1 µs` for an XNNPACK
@@ -12,8 +12,10 @@ use crate::units::{duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM
 /// such rows: an upper bound), `method` (the run signature's name; one section per method),
 /// then the efficiency of operators with shapes (`profile::efficiency`): `flops` and
 /// `bytes` per call, `GFLOP/s` and `GB/s` at the median, and with `--peak` `%peak` (of the
-/// roofline's attainable rate) and `bound` (`compute` or `memory`); empty where unknown.
-const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method,flops,bytes,GFLOP/s,GB/s,%peak,bound";
+/// roofline's attainable rate) and `bound` (`compute` or `memory`); then `module` (the
+/// module the row's nodes lie in, from the ETRecord; `(root)` for the root module) and
+/// `source_line` (`make.py:83 in forward`); empty where unknown.
+const HEADER: &str = "level,delegate_instruction_id,delegate_kind,step,name,kind,count,median_ms,min_ms,max_ms,mean_ms,p10_ms,p90_ms,p99_ms,stddev_ms,share,input_shapes,output_shapes,median_text,share_text,method,flops,bytes,GFLOP/s,GB/s,%peak,bound,module,source_line";
 
 pub fn profile_csv(p: &Profile) -> String {
     profile_csv_with(p, None)
@@ -51,7 +53,7 @@ pub fn profile_csv_with(p: &Profile, peak: Option<Peak>) -> String {
 /// The lines of one method before their `method` cell, and the cells after it.
 struct Section {
     text: String,
-    /// One per line: the efficiency cells.
+    /// One per line: the efficiency cells, then the source cells.
     tails: Vec<String>,
     peak: Option<Peak>,
 }
@@ -77,6 +79,18 @@ impl Write for Section {
 fn suffix_method(out: &mut String, section: &Section, method: &str) {
     for (l, tail) in section.text.lines().zip(&section.tails) {
         let _ = writeln!(out, "{l},{},{tail}", quote(method));
+    }
+}
+
+/// The `module` and `source_line` cells of a row.
+fn source_cells(source: Option<&RowSource>) -> String {
+    match source {
+        Some(s) => format!(
+            "{},{}",
+            quote(s.module_label().unwrap_or("")),
+            quote(s.source_line.as_deref().unwrap_or(""))
+        ),
+        None => ",".to_string(),
     }
 }
 
@@ -117,6 +131,7 @@ fn method_rows(
             m,
             None,
             None,
+            None,
         );
     }
     for d in p.1 {
@@ -128,6 +143,7 @@ fn method_rows(
             &d.call,
             None,
             None,
+            d.source.as_ref(),
         );
         for s in &d.steps {
             line(
@@ -136,6 +152,7 @@ fn method_rows(
                 &s.stats,
                 Some(s.share),
                 None,
+                d.source.as_ref(),
             );
             for op in &s.operators {
                 let k = serde_kind(&op.kind);
@@ -148,6 +165,7 @@ fn method_rows(
                     Some(sh),
                     op.below_resolution().then_some(s.stats.median),
                     Some(op.cost()),
+                    op.source.as_ref(),
                 );
             }
         }
@@ -162,6 +180,7 @@ fn method_rows(
                 Some(sh),
                 op.below_resolution().then_some(d.call.median),
                 Some(op.cost()),
+                op.source.as_ref(),
             );
         }
         for u in &d.unattributed {
@@ -171,6 +190,7 @@ fn method_rows(
                 &u.stats,
                 None,
                 None,
+                u.source.as_ref(),
             );
         }
     }
@@ -182,6 +202,7 @@ fn method_rows(
             &op.stats,
             None,
             None,
+            op.source.as_ref(),
         );
     }
 }
@@ -206,12 +227,14 @@ fn line(
     s: &Stats,
     share: Option<f64>,
     sh: Option<(String, String)>,
+    source: Option<&RowSource>,
 ) {
-    line_below(out, first, s, share, sh, None, None);
+    line_below(out, first, s, share, sh, None, None, source);
 }
 
 /// `below`: Some(parent median) for an XNNPACK operator under the clock quantum;
-/// `cost`: an operator's FLOPs and bytes (None for other rows).
+/// `cost`: an operator's FLOPs and bytes (None for other rows); `source`: its module.
+#[allow(clippy::too_many_arguments)]
 fn line_below(
     out: &mut Section,
     first: &[&str; 6],
@@ -220,6 +243,7 @@ fn line_below(
     sh: Option<(String, String)>,
     below: Option<f64>,
     cost: Option<Cost>,
+    source: Option<&RowSource>,
 ) {
     let mut cells: Vec<String> = first.iter().map(|c| quote(c)).collect();
     cells.push(s.count.to_string());
@@ -238,7 +262,11 @@ fn line_below(
         (Some(x), None) => quote(&percent(x)),
         (None, _) => String::new(),
     });
-    let tail = efficiency_cells(cost, s.median, out.peak, below.is_some());
+    let tail = format!(
+        "{},{}",
+        efficiency_cells(cost, s.median, out.peak, below.is_some()),
+        source_cells(source)
+    );
     out.tails.push(tail);
     let _ = writeln!(out, "{}", cells.join(","));
 }

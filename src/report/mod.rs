@@ -10,10 +10,11 @@ mod csv;
 pub mod export;
 pub mod folded;
 mod json_format;
+mod modules;
 mod profile_json;
 mod table;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
@@ -31,6 +32,8 @@ use crate::source::{sniff, Content};
 use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::{profile_csv, profile_csv_with};
+pub use modules::{modules_csv, modules_table};
+pub use table::source_text;
 pub use table::{profile_table, profile_table_with};
 
 pub fn run(args: &ReportArgs) -> ExitCode {
@@ -102,10 +105,20 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     if let Some(l) = &used_log {
         inputs.push(l);
     }
+    // The ETRecord and program read are inputs too: never written over by `-o`.
+    let model_inputs = crate::profile::model_input_paths(&args.file);
+    inputs.extend(model_inputs.iter().map(PathBuf::as_path));
     let format = args.format;
     let peak = args.peak;
+    let by_module = args.by_module;
     emit(
-        &mut |w| write_report_with(w, &profile, format, peak),
+        &mut |w| match (by_module, format) {
+            (true, ReportFormat::Table) => {
+                w.write_all(escape_keep_newlines(&modules_table(&profile)).as_bytes())
+            }
+            (true, ReportFormat::Csv) => w.write_all(modules_csv(&profile).as_bytes()),
+            _ => write_report_with(w, &profile, format, peak),
+        },
         args.output.as_deref(),
         &inputs,
         format,
@@ -244,6 +257,11 @@ fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
     if args.warmup != crate::profile::warmup::Warmup::Runs(0) {
         return Err(format!(
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
+        ));
+    }
+    if args.by_module {
+        return Err(format!(
+            "{name}: --by-module applies to ETDumps with an ETRecord, not PyTorch traces"
         ));
     }
     Ok(())

@@ -44,6 +44,8 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         methods,
         resolution,
         cold_runs,
+        modules,
+        model_files,
     } = profile;
     let mut out = io::BufWriter::with_capacity(1 << 18, w);
     out.write_all(b"{")?;
@@ -99,6 +101,10 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         }
         if let Some(cold_runs) = cold_runs {
             fields.write(&mut out, "cold_runs", cold_runs)?;
+        }
+        fields.write(&mut out, "modules", modules)?;
+        if let Some(model_files) = model_files {
+            fields.write(&mut out, "model_files", model_files)?;
         }
         Ok(())
     })?;

@@ -4,7 +4,9 @@ use std::fmt::Write;
 
 use crate::escape::escape;
 use crate::profile::efficiency::{self, Peak};
-use crate::profile::{Delegate, DelegateKind, Finding, OperatorStats, Profile, RunCounts, Stats};
+use crate::profile::{
+    Delegate, DelegateKind, Finding, OperatorStats, Profile, RowSource, RunCounts, Stats,
+};
 use crate::units::{duration_ms, duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NAME_WIDTH: usize = 44;
@@ -38,6 +40,19 @@ pub fn profile_table_with(p: &Profile, peak: Option<Peak>) -> String {
         "Log     {}",
         escape(p.source.log.as_deref().unwrap_or("(none)"))
     );
+    // The export-time files, only when some were read (other reports stay as they were).
+    if let Some(files) = &p.model_files {
+        for (label, file) in [("ETRecord", &files.etrecord), ("Program", &files.program)] {
+            let _ = writeln!(
+                o,
+                "{label:<8}{}",
+                escape(file.as_deref().unwrap_or("(none)"))
+            );
+        }
+        if let [only] = p.methods.as_slice() {
+            let _ = writeln!(o, "Method  {}", escape(&only.name));
+        }
+    }
     if p.methods.len() > 1 {
         // One section per method (run signature), then the profile-wide findings.
         for m in &p.methods {
@@ -208,6 +223,7 @@ fn section(o: &mut String, s: &Section<'_>) {
                 &op.stats,
                 None,
             );
+            source_line(o, 1, op.source.as_ref());
         }
     }
     if let Some(r) = s.remainder {
@@ -312,6 +328,7 @@ fn delegate(o: &mut String, d: &Delegate, columns: &Columns) {
     if !about.is_empty() {
         let _ = writeln!(o, "  {}", about.join(" · "));
     }
+    source_line(o, 0, d.source.as_ref());
     for step in &d.steps {
         let nodes = if step.nodes.len() > 1 {
             format!(" ({} nodes)", step.nodes.len())
@@ -356,6 +373,10 @@ fn operator(
         below,
         &columns.cells(op),
     );
+    // An operator the ETRecord maps itself (not only through its delegate).
+    if let Some(s) = op.source.as_ref().filter(|s| !s.through_delegate) {
+        source_line(o, depth, Some(s));
+    }
     if let (Some(i), Some(out)) = (&op.input_shapes, &op.output_shapes) {
         // The shapes, then what one call computes and moves.
         let mut per_call = String::new();
@@ -373,6 +394,62 @@ fn operator(
             shapes(out)
         );
     }
+}
+
+/// `  in layers.0: aten.flip.default  (make.py:83 in forward)` under a row with a source:
+/// the module its nodes lie in (with the modules it spans), its operators, its line.
+fn source_line(o: &mut String, depth: usize, source: Option<&RowSource>) {
+    let Some(s) = source else { return };
+    let _ = writeln!(o, "{}  {}", "  ".repeat(depth), escape(&source_text(s)));
+}
+
+/// One line describing a row's source (also the explorer's detail text).
+pub fn source_text(s: &RowSource) -> String {
+    let mut t = String::from("in ");
+    match s.module_label() {
+        Some(m) => t.push_str(m),
+        None if s.nodes.is_empty() => t.push_str("no node of the ETRecord"),
+        None => t.push_str("(no module)"),
+    }
+    if s.modules.len() > 1 {
+        let _ = write!(
+            t,
+            " [spans {}]",
+            s.modules
+                .iter()
+                .map(|m| if m.is_empty() { "(root)" } else { m.as_str() })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut ops: Vec<(String, usize)> = Vec::new();
+    for op in &s.op_types {
+        match ops.iter_mut().find(|(o, _)| o == op) {
+            Some((_, n)) => *n += 1,
+            None => ops.push((op.clone(), 1)),
+        }
+    }
+    if !ops.is_empty() {
+        t.push_str(": ");
+        let list: Vec<String> = ops
+            .iter()
+            .map(|(o, n)| {
+                if *n > 1 {
+                    format!("{o} x{n}")
+                } else {
+                    o.clone()
+                }
+            })
+            .collect();
+        t.push_str(&list.join(", "));
+    }
+    if let Some(l) = &s.source_line {
+        let _ = write!(t, "  ({l})");
+    }
+    if s.through_delegate {
+        t.push_str("  [through its delegate]");
+    }
+    t
 }
 
 /// Shapes as the explorer writes them (`crate::units::shape_list`).

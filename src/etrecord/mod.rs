@@ -1,0 +1,230 @@
+//! ETRecord reader: the uncompressed zip ExecuTorch writes at export
+//! (`generate_etrecord=True`) -> typed methods, nodes, debug handles and delegate maps.
+//!
+//! Read: `edge_dialect_exported_program/<method>` (torch.export serde JSON; older files
+//! have one `edge_dialect_exported_program` entry), `debug_handle_map` and
+//! `delegate_map` (JSON keyed by method, then instruction id). The `torch.save` entries
+//! (`*_state_dict`, `*_constants`, `*_example_inputs`, `reference_outputs`) are pickles:
+//! never read. No statistics here; attaching nodes to rows is `crate::profile::source`.
+
+mod graph;
+mod zip_entries;
+
+use std::collections::{BTreeMap, HashMap};
+
+pub use graph::{first_frame, split_module_stack, Frame, ModuleFrame};
+
+/// Most entries an ETRecord may have (a real one has about a dozen per method).
+pub const MAX_ENTRIES: usize = 100_000;
+
+/// Why an ETRecord cannot be read. Display is one line (the caller names the file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EtRecordError {
+    #[error("not an ETRecord: {0}")]
+    NotZip(String),
+    #[error("not an ETRecord: no `{0}` entry")]
+    MissingEntry(String),
+    #[error("entry `{entry}` is not valid JSON of the expected shape: {detail}")]
+    BadJson { entry: String, detail: String },
+    #[error("entry `{entry}` cannot be read: {detail}")]
+    BadEntry { entry: String, detail: String },
+    #[error("{0} entries, more than the {MAX_ENTRIES} an ETRecord may have")]
+    TooManyEntries(usize),
+    #[error("no method of the ETRecord could be read ({0})")]
+    NoMethod(String),
+}
+
+/// One node of a method's edge program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub name: String,
+    /// The serde target, e.g. `executorch.exir.dialects.edge.ops.aten.flip.default`.
+    pub target: String,
+    /// The debug handles in the node's metadata (usually one).
+    pub debug_handles: Vec<u64>,
+    pub stack_trace: Option<String>,
+    /// `nn_module_stack`, outermost first (the root has an empty path).
+    pub module_stack: Vec<ModuleFrame>,
+}
+
+impl Node {
+    /// The operator as the Inspector lists it in `op_types` (`aten.flip.default`).
+    pub fn op_type(&self) -> &str {
+        graph::op_type(&self.target)
+    }
+
+    /// The innermost module path (`layers.0.fc`; `""` for the root), if the node has a
+    /// module stack.
+    pub fn module_path(&self) -> Option<&str> {
+        self.module_stack.last().map(|m| m.path.as_str())
+    }
+
+    /// The first frame of the stack trace: the model's own `forward`.
+    pub fn frame(&self) -> Option<Frame> {
+        self.stack_trace.as_deref().and_then(first_frame)
+    }
+}
+
+/// A delegated instruction's entry of `delegate_map`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DelegateRecord {
+    /// The backend (`XnnpackBackend`).
+    pub backend: String,
+    /// Debug handles per delegate debug identifier (XNNPACK leaves this empty).
+    pub handles_by_id: BTreeMap<String, Vec<u64>>,
+}
+
+/// One method of the ETRecord.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MethodRecord {
+    pub name: String,
+    /// Nodes of the edge program in graph order (`_operator.getitem` left out, as the
+    /// Inspector leaves it out).
+    pub nodes: Vec<Node>,
+    /// `debug_handle_map`: instruction id -> debug handles.
+    pub instructions: BTreeMap<u32, Vec<u64>>,
+    /// `delegate_map`: instruction id of a delegate call -> its entry.
+    pub delegates: BTreeMap<u32, DelegateRecord>,
+    /// Debug handle -> indices into `nodes`, in graph order.
+    by_handle: HashMap<u64, Vec<usize>>,
+}
+
+impl MethodRecord {
+    pub fn new(
+        name: String,
+        nodes: Vec<Node>,
+        instructions: BTreeMap<u32, Vec<u64>>,
+        delegates: BTreeMap<u32, DelegateRecord>,
+    ) -> MethodRecord {
+        let mut by_handle: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            for &h in &n.debug_handles {
+                let list = by_handle.entry(h).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        MethodRecord {
+            name,
+            nodes,
+            instructions,
+            delegates,
+            by_handle,
+        }
+    }
+
+    /// The nodes carrying debug handle `h`, in graph order.
+    pub fn nodes_with_handle(&self, h: u64) -> impl Iterator<Item = &Node> {
+        self.by_handle
+            .get(&h)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.nodes[i])
+    }
+
+    /// Whether some node carries handle `h`.
+    pub fn has_handle(&self, h: u64) -> bool {
+        self.by_handle.contains_key(&h)
+    }
+}
+
+/// A decoded ETRecord.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EtRecord {
+    pub methods: Vec<MethodRecord>,
+    /// What was wrong with parts of the file that were left out (a method without its
+    /// program, a handle no node carries, ...), one line each.
+    pub warnings: Vec<String>,
+}
+
+impl EtRecord {
+    pub fn method(&self, name: &str) -> Option<&MethodRecord> {
+        self.methods.iter().find(|m| m.name == name)
+    }
+}
+
+const PROGRAM_ENTRY: &str = "edge_dialect_exported_program";
+const HANDLE_MAP: &str = "debug_handle_map";
+const DELEGATE_MAP: &str = "delegate_map";
+
+/// Decode an ETRecord from its bytes (read once through [`crate::input`]).
+pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
+    let mut zip = zip_entries::Entries::open(bytes)?;
+    let handle_map = zip
+        .read(HANDLE_MAP)?
+        .ok_or_else(|| EtRecordError::MissingEntry(HANDLE_MAP.into()))?;
+    let handle_map =
+        graph::parse_handle_map(&handle_map).map_err(|detail| EtRecordError::BadJson {
+            entry: HANDLE_MAP.into(),
+            detail,
+        })?;
+    let delegate_map = match zip.read(DELEGATE_MAP)? {
+        Some(text) => {
+            graph::parse_delegate_map(&text).map_err(|detail| EtRecordError::BadJson {
+                entry: DELEGATE_MAP.into(),
+                detail,
+            })?
+        }
+        None => BTreeMap::new(),
+    };
+    let mut record = EtRecord::default();
+    let mut last_error = None;
+    for (method, instructions) in handle_map {
+        let entry = format!("{PROGRAM_ENTRY}/{method}");
+        // Older files: one program entry without the method.
+        let (entry, text) = match zip.read(&entry)? {
+            Some(t) => (entry, t),
+            None => match zip.read(PROGRAM_ENTRY)? {
+                Some(t) if method == "forward" || record.methods.is_empty() => {
+                    (PROGRAM_ENTRY.to_string(), t)
+                }
+                _ => {
+                    let why = format!("method {method:?} has no `{entry}` entry; left out");
+                    record.warnings.push(why.clone());
+                    last_error = Some(EtRecordError::MissingEntry(entry));
+                    continue;
+                }
+            },
+        };
+        let nodes = match graph::parse_nodes(&text) {
+            Ok(n) => n,
+            Err(detail) => {
+                let e = EtRecordError::BadJson { entry, detail };
+                record
+                    .warnings
+                    .push(format!("method {method:?}: {e}; left out"));
+                last_error = Some(e);
+                continue;
+            }
+        };
+        let delegates = delegate_map.get(&method).cloned().unwrap_or_default();
+        let m = MethodRecord::new(method, nodes, instructions, delegates);
+        let missing: Vec<String> = m
+            .instructions
+            .iter()
+            .flat_map(|(i, hs)| hs.iter().map(move |h| (i, h)))
+            .filter(|(_, h)| !m.has_handle(**h))
+            .map(|(i, h)| format!("{h} (instruction {i})"))
+            .collect();
+        if !missing.is_empty() {
+            record.warnings.push(format!(
+                "method {:?}: {} debug handle(s) map to no node of its program: {}",
+                m.name,
+                missing.len(),
+                crate::escape::message_line(&missing.join(", "))
+            ));
+        }
+        record.methods.push(m);
+    }
+    if record.methods.is_empty() {
+        return Err(match last_error {
+            Some(e) => EtRecordError::NoMethod(e.to_string()),
+            None => EtRecordError::NoMethod(format!("`{HANDLE_MAP}` names no method")),
+        });
+    }
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,2 @@
+mod program_generated;
+pub use program_generated::*;
