@@ -6,7 +6,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::Theme;
-use crate::app::AppState;
+use crate::app::{AppState, ViewKind};
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     if area.height == 0 {
@@ -68,21 +68,35 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 theme.warning(),
             ));
         }
+        // The hints of the view on screen: its keys only (the help lists them all).
         let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
-        let keys = [("?", "help"), ("q", "quit"), ("Tab", "pane")]
-            .into_iter()
-            .chain(watch_hint)
-            .chain([
-                ("/", "filter"),
-                ("s", "sort"),
-                ("w", "log"),
-                ("+/-", "warm-up"),
-                ("t", "timeline"),
-                ("o", "types"),
+        let screen = state.views.screen().map(|v| v.kind());
+        let keys: Vec<(&str, &str)> = match screen {
+            Some(ViewKind::Log) => vec![
+                ("?", "help"),
+                ("q", "quit"),
+                ("Esc", "back"),
+                ("j/k", "scroll"),
+                ("v", "next section"),
                 ("r", "reveal"),
-                ("c", "copy"),
-            ]);
-        for (k, what) in keys.filter(|(k, _)| has_runs || *k != "+/-") {
+            ],
+            Some(ViewKind::Timeline) => vec![("?", "help"), ("q", "quit"), ("Esc", "back")],
+            _ => [("?", "help"), ("q", "quit"), ("Tab", "pane")]
+                .into_iter()
+                .chain(watch_hint)
+                .chain([
+                    ("/", "filter"),
+                    ("s", "sort"),
+                    ("w", "log"),
+                    ("+/-", "warm-up"),
+                    ("t", "timeline"),
+                    ("o", "types"),
+                    ("r", "reveal"),
+                    ("c", "copy"),
+                ])
+                .collect(),
+        };
+        for (k, what) in keys.into_iter().filter(|(k, _)| has_runs || *k != "+/-") {
             spans.push(Span::styled(k, theme.key()));
             spans.push(Span::raw(format!(" {what} ")));
         }
