@@ -24,7 +24,7 @@ pub fn profile_table(p: &Profile) -> String {
         for (label, file) in [("ETRecord", &files.etrecord), ("Program", &files.program)] {
             let _ = writeln!(
                 o,
-                "{label:<8}{}",
+                "{label:<8} {}",
                 escape(file.as_deref().unwrap_or("(none)"))
             );
         }
