@@ -45,7 +45,7 @@ pub fn profile_table_with(p: &Profile, peak: Option<Peak>) -> String {
         for (label, file) in [("ETRecord", &files.etrecord), ("Program", &files.program)] {
             let _ = writeln!(
                 o,
-                "{label:<8}{}",
+                "{label:<8} {}",
                 escape(file.as_deref().unwrap_or("(none)"))
             );
         }
