@@ -49,6 +49,10 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         } else {
             (&args.a, &args.b)
         };
+        // The side taken for an ETDump may be no profile at all (empty, missing, junk):
+        // that is what to say, not that the kinds differ.
+        let request = ProfileRequest::new(dump.clone(), None, 0).without_log();
+        load_profile(&request, &mut |_| {}, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
         return Err(format!(
             "cannot compare the ETDump {} with the PyTorch trace {}: compare two dumps or two traces",
             dump.display(),
