@@ -165,8 +165,26 @@ pub fn usage_error(e: clap::Error) -> std::process::ExitCode {
     std::process::ExitCode::from(2)
 }
 
-/// The first line of clap's message, without its `error: ` prefix and tips.
+/// The first line of clap's message, without its `error: ` prefix and tips. A value
+/// refused by an option's parser is shown cut to 40 characters, so that the option and
+/// the reason always fit the line.
 pub fn usage_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::ValueValidation {
+        let get = |k| match e.get(k) {
+            Some(ContextValue::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        if let (Some(arg), Some(value)) =
+            (get(ContextKind::InvalidArg), get(ContextKind::InvalidValue))
+        {
+            let why = std::error::Error::source(e).map_or_else(String::new, |s| format!(": {s}"));
+            let value = crate::escape::escape_cut(&value, 40);
+            return crate::escape::message_line(&format!(
+                "invalid value '{value}' for '{arg}'{why} (see --help)"
+            ));
+        }
+    }
     let text = e.to_string();
     // The message is its first paragraph (a list of missing arguments is indented under
     // it); tips and usage follow after a blank line.
@@ -241,7 +259,9 @@ pub enum CompareFormat {
 pub fn parse_alpha(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        Ok(a) if a.is_nan() => Err("not a number; expected a level between 0 and 1 (exclusive), e.g. 0.05".into()),
+        Ok(a) if a.is_nan() => {
+            Err("not a number; expected a level between 0 and 1 (exclusive), e.g. 0.05".into())
+        }
         Ok(_) => Err("must lie between 0 and 1 (exclusive), e.g. 0.05".into()),
         Err(_) => Err("expected a level between 0 and 1 (exclusive), e.g. 0.05".into()),
     }
@@ -251,8 +271,12 @@ pub fn parse_alpha(s: &str) -> Result<f64, String> {
 pub fn parse_pct(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
-        Ok(p) if p.is_nan() => Err("not a number; expected a percentage, 0 or more (e.g. 5)".into()),
-        Ok(p) if p.is_infinite() => Err("not a finite percentage; expected 0 or more (e.g. 5)".into()),
+        Ok(p) if p.is_nan() => {
+            Err("not a number; expected a percentage, 0 or more (e.g. 5)".into())
+        }
+        Ok(p) if p.is_infinite() => {
+            Err("not a finite percentage; expected 0 or more (e.g. 5)".into())
+        }
         Ok(_) => Err("must be 0 or more (a percentage, e.g. 5)".into()),
         Err(_) => Err("expected a percentage, 0 or more (e.g. 5)".into()),
     }

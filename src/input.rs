@@ -43,7 +43,9 @@ pub fn set_max_input_size(bytes: u64) {
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     if t.starts_with('-') {
-        return Err(format!("{t:?} is negative; expected a size such as 512M or 4G"));
+        return Err(format!(
+            "{t:?} is negative; expected a size such as 512M or 4G"
+        ));
     }
     let digits = t
         .chars()
@@ -593,7 +595,13 @@ mod tests {
         );
         // The largest limit reads a file whole (limit + 1 must not wrap to 0).
         let mut some: &[u8] = &[7u8; 10];
-        let all = read_limited(&mut some, 10, u64::MAX, &mut |_, _| {}, &AtomicBool::new(false));
+        let all = read_limited(
+            &mut some,
+            10,
+            u64::MAX,
+            &mut |_, _| {},
+            &AtomicBool::new(false),
+        );
         assert_eq!(all.unwrap().len(), 10);
         let mut exact: &[u8] = &[1u8; 1000];
         let ok = read_limited(&mut exact, 0, 1000, &mut |_, _| {}, &AtomicBool::new(false));

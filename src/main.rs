@@ -82,9 +82,8 @@ fn preflight(cli: &Cli) -> Result<(), String> {
             // (a folder of dumps, of unrelated files) is one line, before the terminal is
             // taken, saying what the folder holds and what to run instead.
             if let Some(dir) = cli.explore.file.as_deref().filter(|p| p.is_dir()) {
-                cpuprof_tui::trace::ctf::find_trace_dirs(dir).map_err(|e| {
-                    format!("{}: {e}", cpuprof_tui::input::display_name(dir))
-                })?;
+                cpuprof_tui::trace::ctf::find_trace_dirs(dir)
+                    .map_err(|e| format!("{}: {e}", cpuprof_tui::input::display_name(dir)))?;
             }
             (None, Vec::new())
         }

@@ -100,7 +100,12 @@ pub fn check_output(path: &Path, inputs: &[&Path]) -> Result<(), String> {
         let dir = parent_dir(&target);
         match fs::metadata(&dir) {
             Ok(m) if m.is_dir() => {}
-            Ok(_) => return Err(format!("not writable: {} is not a directory", dir.display())),
+            Ok(_) => {
+                return Err(format!(
+                    "not writable: {} is not a directory",
+                    dir.display()
+                ))
+            }
             Err(e) => {
                 return Err(format!(
                     "not writable: the folder {} cannot be used ({})",

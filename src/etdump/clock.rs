@@ -72,10 +72,16 @@ impl FromStr for TimeUnit {
         // As given, for messages (`cycles:` is ASCII, so the offsets agree).
         let given = s.get("cycles:".len()..).unwrap_or_default().trim();
         let freq = freq.trim();
-        let (number, scale) = [("thz", 1e12), ("ghz", 1e9), ("mhz", 1e6), ("khz", 1e3), ("hz", 1.0)]
-            .iter()
-            .find_map(|&(suffix, scale)| freq.strip_suffix(suffix).map(|n| (n, scale)))
-            .unwrap_or((freq, 1.0));
+        let (number, scale) = [
+            ("thz", 1e12),
+            ("ghz", 1e9),
+            ("mhz", 1e6),
+            ("khz", 1e3),
+            ("hz", 1.0),
+        ]
+        .iter()
+        .find_map(|&(suffix, scale)| freq.strip_suffix(suffix).map(|n| (n, scale)))
+        .unwrap_or((freq, 1.0));
         let number = number.trim();
         // Plain decimal or exponent notation only (f64's parser also takes inf and nan).
         let plain = !number.is_empty()
@@ -97,9 +103,7 @@ impl FromStr for TimeUnit {
             ));
         }
         if hz <= 0.0 {
-            return Err(format!(
-                "cycle frequency {given:?} must be more than 0 Hz"
-            ));
+            return Err(format!("cycle frequency {given:?} must be more than 0 Hz"));
         }
         if hz < MIN_CYCLE_HZ {
             return Err(format!(
@@ -276,8 +280,14 @@ mod tests {
             assert!(bad.parse::<TimeUnit>().is_err(), "{bad}");
         }
         assert_eq!("cycles:1".parse::<TimeUnit>(), Ok(TimeUnit::Cycles(1.0)));
-        assert_eq!("CYCLES:1e15".parse::<TimeUnit>(), Ok(TimeUnit::Cycles(1e15)));
-        assert_eq!("cycles:1THz".parse::<TimeUnit>(), Ok(TimeUnit::Cycles(1e12)));
+        assert_eq!(
+            "CYCLES:1e15".parse::<TimeUnit>(),
+            Ok(TimeUnit::Cycles(1e15))
+        );
+        assert_eq!(
+            "cycles:1THz".parse::<TimeUnit>(),
+            Ok(TimeUnit::Cycles(1e12))
+        );
         // 1 GHz: one cycle is 1 ns; 500 MHz: 2 ns.
         assert_eq!(TimeUnit::Cycles(1e9).ns_per_tick(), 1.0);
         assert_eq!(TimeUnit::Cycles(5e8).ns_per_tick(), 2.0);

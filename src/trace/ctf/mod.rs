@@ -269,7 +269,8 @@ impl Search {
         if matches!(level, Level::Free(_) | Level::Pid | Level::Trace) {
             match self.metadata_at(root, dir, free_depth.is_none()) {
                 Some(true) => {
-                    self.found.push((dir.to_path_buf(), free_depth.unwrap_or(0)));
+                    self.found
+                        .push((dir.to_path_buf(), free_depth.unwrap_or(0)));
                     return Ok(());
                 }
                 Some(false) if level == Level::Trace => return Ok(()),
@@ -384,7 +385,11 @@ fn describe_folder(root: &Path) -> String {
             s(dumps_below)
         )
     } else {
-        format!("it holds {files} file{} and {dirs} folder{}", s(files), s(dirs))
+        format!(
+            "it holds {files} file{} and {dirs} folder{}",
+            s(files),
+            s(dirs)
+        )
     }
 }
 

@@ -507,9 +507,7 @@ impl<'a> StreamCursor<'a> {
     fn release_before(&mut self, upto: u64) {
         let to = upto.saturating_sub(RELEASE_LAG).min(self.data.len() as u64);
         if to >= self.released_to + RELEASE_STEP {
-            crate::input::release_mapped_pages(
-                &self.data[self.released_to as usize..to as usize],
-            );
+            crate::input::release_mapped_pages(&self.data[self.released_to as usize..to as usize]);
             self.released_to = to;
         }
     }
@@ -531,12 +529,21 @@ impl<'a> StreamCursor<'a> {
         // window so that a long damaged stretch is released as it is passed.
         let last = self.data.len().saturating_sub(3);
         let mut from = (here + 8) as usize;
+        let phase = from % 8;
+        let (le, be) = (
+            memchr::memmem::Finder::new(&magic_le),
+            memchr::memmem::Finder::new(&magic_be),
+        );
         while from < last {
             let to = (from + RELEASE_STEP as usize).min(last);
-            let found = (from..to).step_by(8).find(|&i| {
-                let w = &self.data[i..i + 4];
-                w == magic_le || w == magic_be
-            });
+            // Candidates anywhere in the window (vectorised), kept at packet offsets.
+            let hay = &self.data[from..to + 3];
+            let found = le
+                .find_iter(hay)
+                .chain(be.find_iter(hay))
+                .map(|i| from + i)
+                .filter(|i| i % 8 == phase && *i < to)
+                .min();
             if let Some(i) = found {
                 self.next_packet = i as u64;
                 return true;
@@ -805,7 +812,11 @@ impl<'a> StreamCursor<'a> {
     fn class_of(&self, stream_class: usize, id: u64) -> Option<usize> {
         match self.compiled.classes[stream_class].get(id as usize) {
             Some(&c) if c.is_some() => c,
-            _ => self.compiled.sparse_classes.get(&(stream_class, id)).copied(),
+            _ => self
+                .compiled
+                .sparse_classes
+                .get(&(stream_class, id))
+                .copied(),
         }
     }
 }

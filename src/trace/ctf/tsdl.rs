@@ -688,7 +688,9 @@ impl Parser<'_> {
             Type::Array { elem, len } => match &self.types[*elem as usize] {
                 // Decoded as one skip (see `decode_elems`).
                 Type::Int(i) if i.size == 8 && i.align <= 8 && i.clock.is_none() => 1,
-                _ => self.steps[*elem as usize].saturating_mul(*len).saturating_add(1),
+                _ => self.steps[*elem as usize]
+                    .saturating_mul(*len)
+                    .saturating_add(1),
             },
             Type::Sequence { elem, .. } => self.steps[*elem as usize].saturating_add(1),
             _ => 1,
@@ -982,7 +984,9 @@ impl Parser<'_> {
                 }
                 // Not clamped: a clamped offset would put every time at the end of the
                 // range, silently.
-                for ((v, l), key, unit) in [(offset_s, "offset_s", "s"), (offset, "offset", "cycles")] {
+                for ((v, l), key, unit) in
+                    [(offset_s, "offset_s", "s"), (offset, "offset", "cycles")]
+                {
                     match i64::try_from(v) {
                         Ok(v) if key == "offset_s" => c.offset_s = v,
                         Ok(v) => c.offset = v,
@@ -1575,7 +1579,8 @@ impl Parser<'_> {
                         Some(&i) => i,
                         None => {
                             self.clock_refs.push((p[1].clone(), l));
-                            self.clock_ref_ids.insert(p[1].clone(), self.clock_refs.len() - 1);
+                            self.clock_ref_ids
+                                .insert(p[1].clone(), self.clock_refs.len() - 1);
                             self.clock_refs.len() - 1
                         }
                     };
@@ -1639,9 +1644,9 @@ impl Parser<'_> {
         let mut clock_map = Vec::new();
         for (name, l) in &self.clock_refs {
             match clock_ids.get(name.as_str()) {
-                Some(&i) => clock_map.push(
-                    u16::try_from(i).or_else(|_| err(*l, "too many clocks"))?,
-                ),
+                Some(&i) => {
+                    clock_map.push(u16::try_from(i).or_else(|_| err(*l, "too many clocks"))?)
+                }
                 None => return err(*l, format!("integer mapped to undeclared clock `{name}`")),
             }
         }
@@ -1694,10 +1699,7 @@ impl Parser<'_> {
                 hits.sort_unstable_by_key(|h| (h.0, h.1, h.4));
                 hits.dedup_by_key(|h| (h.0, h.1));
                 for group in hits.chunk_by(|a, b| a.0 == b.0) {
-                    selectors.push((
-                        group[0].0,
-                        group.iter().map(|h| (h.2, h.3, h.4)).collect(),
-                    ));
+                    selectors.push((group[0].0, group.iter().map(|h| (h.2, h.3, h.4)).collect()));
                 }
             }
         }
@@ -1758,7 +1760,6 @@ fn check_align(v: u64, line: usize) -> Result<u32, MetaError> {
     }
     Ok(v as u32)
 }
-
 
 fn parse_uuid(s: &str) -> Option<[u8; 16]> {
     let hex: Vec<u8> = s.bytes().filter(|&b| b != b'-').collect();
