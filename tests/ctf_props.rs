@@ -305,7 +305,7 @@ proptest! {
             .into_iter()
             .map(|(k, v)| (k % spans.len(), v))
             .collect();
-        chosen.sort_by(|a, b| b.0.cmp(&a.0));
+        chosen.sort_by_key(|c| std::cmp::Reverse(c.0));
         chosen.dedup_by_key(|c| c.0);
         for (k, v) in chosen {
             let (st, en) = spans[k];
