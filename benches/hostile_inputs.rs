@@ -7,6 +7,12 @@
 //!   compressed): streamed through the whitespace squeezer, so it costs one inflate
 //!   pass and bounded memory (see `tests/hostile.rs` for the RSS budget).
 //!
+//! - TSDL metadata where each `typealias struct` holds two of the previous one (issue
+//!   #19 row 2): 24 and 60 levels. Sizes are computed per declared type, so parsing
+//!   costs the text (a few KB) and ends with one budget error, in microseconds; the
+//!   first release expanded the types (24 levels: 1.8 GB). Beside it, the real THAPI
+//!   metadata (`fixtures/thapi/ctf`) parsed in full, for scale.
+//!
 //! Before criterion runs, one import of 50,000 open headers must finish within
 //! `OPEN_HEADERS_BUDGET` (a budget, not a measurement: it fails loudly on a regression
 //! to quadratic time).
@@ -15,6 +21,7 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use cpuprof_tui::trace::ctf::tsdl;
 use cpuprof_tui::trace::parse_trace;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -50,6 +57,23 @@ fn whitespace_bomb(mib: usize) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+/// The doubling bomb of `round2.sh bomb` with `levels` levels.
+fn tsdl_bomb(levels: usize) -> String {
+    let mut t = String::from("/* CTF 1.8 */\n");
+    t.push_str("typealias integer { size = 8; align = 8; signed = false; } := d0;\n");
+    t.push_str("typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n");
+    for i in 0..levels {
+        t.push_str(&format!(
+            "typealias struct {{ d{i} a; d{i} b; }} := d{};\n",
+            i + 1
+        ));
+    }
+    t.push_str("trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n");
+    t.push_str("stream { id = 0; };\n");
+    t.push_str(&format!("event {{ name = \"lttng_ust_pytorch:op_entry\"; id = 0; stream_id = 0; fields := struct {{ d{levels} _z; string _name; }}; }};\n"));
+    t
+}
+
 fn bench(c: &mut Criterion) {
     let text = open_headers(50_000);
     let started = Instant::now();
@@ -76,6 +100,27 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(128 << 20));
     g.bench_function("gzip_json_128MiB_whitespace", |b| {
         b.iter(|| black_box(parse_trace(black_box(&bomb), "bomb").unwrap()))
+    });
+    for levels in [24usize, 60] {
+        let text = tsdl_bomb(levels);
+        g.throughput(Throughput::Bytes(text.len() as u64));
+        g.bench_function(format!("tsdl_doubling_bomb_{levels}_levels"), |b| {
+            b.iter(|| {
+                let r = tsdl::parse_metadata(black_box(&text));
+                assert!(r.is_err());
+                black_box(r)
+            })
+        });
+    }
+    let real = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/thapi/ctf/ust/uid/0/64-bit/metadata"
+    ))
+    .unwrap();
+    let real = tsdl::metadata_text(&real).unwrap();
+    g.throughput(Throughput::Bytes(real.len() as u64));
+    g.bench_function("tsdl_thapi_metadata", |b| {
+        b.iter(|| black_box(tsdl::parse_metadata(black_box(&real)).unwrap()))
     });
     g.finish();
 }

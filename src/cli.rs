@@ -20,11 +20,12 @@ pub struct Cli {
     #[command(flatten)]
     pub explore: ExploreArgs,
     /// Largest input read (and gzip trace decompressed), e.g. 512M, 8G [default: 4G].
-    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    /// Applies to every file read, each file of a CTF trace directory included.
+    #[arg(long, global = true, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_size)]
     pub max_input_size: Option<u64>,
     /// Unit of ETDump ticks: ns (Linux), us, ms, or cycles:HZ (e.g. cycles:2.4GHz)
     /// [default: ns].
-    #[arg(long, global = true, value_name = "UNIT", value_parser = parse_time_unit)]
+    #[arg(long, global = true, value_name = "UNIT", allow_hyphen_values = true, value_parser = parse_time_unit)]
     pub time_unit: Option<crate::etdump::TimeUnit>,
     #[command(flatten)]
     pub model: ModelArgs,
@@ -43,7 +44,8 @@ pub struct ModelArgs {
     pub program: Option<PathBuf>,
 }
 
-/// `--time-unit`: ns, us, ms or cycles:HZ.
+/// `--time-unit`: ns, us, ms or cycles:HZ (a finite frequency whose tick lies between
+/// 1 fs and 1 s, see [`crate::etdump::TimeUnit`]).
 pub fn parse_time_unit(s: &str) -> Result<crate::etdump::TimeUnit, String> {
     s.parse()
 }
@@ -74,7 +76,7 @@ pub struct ExploreArgs {
     pub no_log: bool,
     /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
     /// runs of each method) [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto", allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Option<Warmup>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
@@ -107,7 +109,7 @@ pub struct ReportArgs {
     pub no_log: bool,
     /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
     /// runs of each method).
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
@@ -146,16 +148,21 @@ pub enum ReportFormat {
     Tally,
 }
 
-/// A count such as `--warmup`: a whole number, 0 or more. Use with
-/// `allow_negative_numbers = true` so that `-1` reaches this parser and the message says
-/// what is wrong instead of clap suggesting `-- -1`.
+/// A count such as `--warmup`: a whole number, 0 or more. Every numeric option is
+/// declared with `allow_hyphen_values = true`, so that `-1` (or `-0.5`, `-3..`) reaches
+/// its parser and the message says what is wrong with the value instead of clap taking
+/// it for a flag (and suggesting `-- -1`).
 pub fn parse_count(s: &str) -> Result<usize, String> {
     let t = s.trim();
-    if t.starts_with('-') && t[1..].chars().all(|c| c.is_ascii_digit()) && t.len() > 1 {
+    if t.starts_with('-') && t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit()) {
         return Err("must be 0 or more (a number of runs)".into());
     }
-    t.parse()
-        .map_err(|_| "expected a whole number of runs (0 or more)".to_string())
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
+        return t
+            .parse()
+            .map_err(|_| format!("{t} runs is more than this machine can count"));
+    }
+    Err("expected a whole number of runs (0 or more)".to_string())
 }
 
 /// `--warmup`: a count (as [`parse_count`]) or `auto`.
@@ -168,7 +175,8 @@ pub fn parse_warmup(s: &str) -> Result<Warmup, String> {
         .map_err(|e| format!("{e}, or `auto`"))
 }
 
-fn parse_size(s: &str) -> Result<u64, String> {
+/// `--max-input-size`: see [`crate::input::parse_size`].
+pub fn parse_size(s: &str) -> Result<u64, String> {
     crate::input::parse_size(s)
 }
 
@@ -191,8 +199,26 @@ pub fn usage_error(e: clap::Error) -> std::process::ExitCode {
     std::process::ExitCode::from(2)
 }
 
-/// The first line of clap's message, without its `error: ` prefix and tips.
+/// The first line of clap's message, without its `error: ` prefix and tips. A value
+/// refused by an option's parser is shown cut to 40 characters, so that the option and
+/// the reason always fit the line.
 pub fn usage_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::ValueValidation {
+        let get = |k| match e.get(k) {
+            Some(ContextValue::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        if let (Some(arg), Some(value)) =
+            (get(ContextKind::InvalidArg), get(ContextKind::InvalidValue))
+        {
+            let why = std::error::Error::source(e).map_or_else(String::new, |s| format!(": {s}"));
+            let value = crate::escape::escape_cut(&value, 40);
+            return crate::escape::message_line(&format!(
+                "invalid value '{value}' for '{arg}'{why} (see --help)"
+            ));
+        }
+    }
     let text = e.to_string();
     // The message is its first paragraph (a list of missing arguments is indented under
     // it); tips and usage follow after a blank line.
@@ -237,23 +263,24 @@ pub struct CompareArgs {
     #[arg(long)]
     pub no_log: bool,
     /// Leading Execute runs to drop as warm-up, on both sides.
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
     /// Warm-up runs to drop from A (overrides --warmup).
-    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto", allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup_a: Option<Warmup>,
     /// Warm-up runs to drop from B (overrides --warmup).
-    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto", allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup_b: Option<Warmup>,
     /// Significance level, for the whole comparison (Holm-corrected across rows).
-    #[arg(long, value_name = "P", default_value_t = 0.05, value_parser = parse_alpha)]
+    #[arg(long, value_name = "P", default_value_t = 0.05, allow_hyphen_values = true, value_parser = parse_alpha)]
     pub alpha: f64,
     /// A significant change smaller than PCT percent of A's median is `same`.
-    #[arg(long, value_name = "PCT", default_value_t = 5.0, value_parser = parse_pct)]
+    #[arg(long, value_name = "PCT", default_value_t = 5.0, allow_hyphen_values = true, value_parser = parse_pct)]
     pub min_change: f64,
     /// Exit 1 when any row is `slower` by more than PCT percent (a CI gate).
-    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
-    pub fail_on_regression: Option<f64>, // -- from operators to the model (ETRecord) --
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = parse_pct)]
+    pub fail_on_regression: Option<f64>,
+    // -- from operators to the model (ETRecord) --
     /// Compare modules instead of rows: each module's rows (delegate calls and kernels
     /// placed in it or below, from the ETRecord) summed per run.
     #[arg(long)]
@@ -267,17 +294,30 @@ pub enum CompareFormat {
     Csv,
 }
 
-fn parse_alpha(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
+/// `--alpha`: a significance level strictly between 0 and 1.
+pub fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!("`{s}` is not a level between 0 and 1 (exclusive)")),
+        Ok(a) if a.is_nan() => {
+            Err("not a number; expected a level between 0 and 1 (exclusive), e.g. 0.05".into())
+        }
+        Ok(_) => Err("must lie between 0 and 1 (exclusive), e.g. 0.05".into()),
+        Err(_) => Err("expected a level between 0 and 1 (exclusive), e.g. 0.05".into()),
     }
 }
 
-fn parse_pct(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
+/// `--min-change`, `--fail-on-regression`: a finite percentage, 0 or more.
+pub fn parse_pct(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
         Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
-        _ => Err(format!("`{s}` is not a percentage (a number >= 0)")),
+        Ok(p) if p.is_nan() => {
+            Err("not a number; expected a percentage, 0 or more (e.g. 5)".into())
+        }
+        Ok(p) if p.is_infinite() => {
+            Err("not a finite percentage; expected 0 or more (e.g. 5)".into())
+        }
+        Ok(_) => Err("must be 0 or more (a percentage, e.g. 5)".into()),
+        Err(_) => Err("expected a percentage, 0 or more (e.g. 5)".into()),
     }
 }
 
@@ -294,7 +334,7 @@ pub struct ExportArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Runs to export, by 0-based Execute index: A..B (B excluded), A..=B, A.., ..B or N.
-    #[arg(long, value_name = "A..B")]
+    #[arg(long, value_name = "A..B", allow_hyphen_values = true)]
     pub runs: Option<String>,
     /// Also export the warm-up runs.
     #[arg(long)]
@@ -307,7 +347,7 @@ pub struct ExportArgs {
     pub no_log: bool,
     /// Leading Execute runs that are warm-up (left out unless --include-warmup): a number,
     /// or `auto` (the cold leading runs).
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
 }
 

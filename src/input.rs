@@ -39,29 +39,55 @@ pub fn set_max_input_size(bytes: u64) {
     MAX_INPUT_SIZE.store(bytes.max(1), Ordering::Relaxed);
 }
 
-/// Parse a size: a number of bytes with an optional suffix K, M, G, T (powers of 1024;
-/// `KiB`, `MB`, .. are accepted too).
+/// Parse a size: a number of bytes with an optional suffix K, M, G, T, P, E (powers of
+/// 1024; `KiB`, `MB`, .. are accepted too), e.g. `512M`, `1.5G`. At least one byte; a
+/// size past `u64::MAX` bytes saturates there (no limit), it never wraps.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
-    if digits == 0 {
+    if t.starts_with('-') {
+        return Err(format!(
+            "{t:?} is negative; expected a size such as 512M or 4G"
+        ));
+    }
+    let digits = t
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .count();
+    let number = &t[..digits];
+    if !number.chars().any(|c| c.is_ascii_digit()) {
         return Err(format!("expected a size such as 512M or 4G, not {t:?}"));
     }
-    let n: u64 = t[..digits]
-        .parse()
-        .map_err(|_| format!("{t:?} is too large"))?;
     let unit = t[digits..].trim().to_ascii_lowercase();
     let shift = match unit.trim_end_matches("ib").trim_end_matches('b') {
-        "" => 0,
+        "" => 0u32,
         "k" => 10,
         "m" => 20,
         "g" => 30,
         "t" => 40,
-        _ => return Err(format!("unknown size unit in {t:?} (use K, M, G or T)")),
+        "p" => 50,
+        "e" => 60,
+        _ => {
+            return Err(format!(
+                "unknown size unit in {t:?} (use K, M, G, T, P or E)"
+            ))
+        }
     };
-    n.checked_mul(1u64 << shift)
-        .filter(|&v| v > 0)
-        .ok_or_else(|| format!("{t:?} is not a usable size"))
+    let bytes: u128 = if number.contains('.') {
+        let v: f64 = number
+            .parse()
+            .map_err(|_| format!("expected a size such as 512M or 4G, not {t:?}"))?;
+        // `as` saturates: a finite f64 past u128::MAX becomes u128::MAX.
+        (v * (1u128 << shift) as f64) as u128
+    } else {
+        // Digits past u128 are far past u64::MAX: saturate.
+        number
+            .parse::<u128>()
+            .map_or(u128::MAX, |n| n.saturating_mul(1u128 << shift))
+    };
+    if bytes == 0 {
+        return Err(format!("{t:?} is less than one byte"));
+    }
+    Ok(u64::try_from(bytes).unwrap_or(u64::MAX))
 }
 
 /// Why an input could not be read. Display is one line without the path.
@@ -243,6 +269,13 @@ pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
     read_input_mapped_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
 }
 
+/// [`read_input_mapped`] for the many files of one input (the stream files of a CTF
+/// trace): every non-empty regular file is mapped, however small, so that the memory of
+/// a trace of thousands of files is the pages being decoded, not the files read whole.
+pub fn map_input(path: &Path) -> Result<Input, InputError> {
+    map_from(path, 1, &mut |_, _| {}, &AtomicBool::new(false))
+}
+
 /// [`read_input_mapped`]; what is read rather than mapped reports `progress` and polls
 /// `cancel` as [`read_input_with_progress`] does (a map takes no time to make).
 pub fn read_input_mapped_with_progress(
@@ -250,14 +283,23 @@ pub fn read_input_mapped_with_progress(
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
+    map_from(path, MAP_MIN_BYTES, progress, cancel)
+}
+
+fn map_from(
+    path: &Path,
+    min_bytes: u64,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Input, InputError> {
     // Judged by stat, before opening: opening a FIFO here and then again in
     // `read_input` would lose what the writer sent to the first open.
     let regular_and_big = !is_stdin(path)
-        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= MAP_MIN_BYTES);
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= min_bytes);
     if regular_and_big && map_guard::available() {
         if let Ok(file) = std::fs::File::open(path) {
             if let Ok(meta) = file.metadata() {
-                if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
+                if meta.is_file() && meta.len() >= min_bytes {
                     let limit = max_input_size();
                     if meta.len() > limit {
                         return Err(InputError::TooLarge {
@@ -460,7 +502,7 @@ fn read_limited(
         if cancel.load(Ordering::Relaxed) {
             return Err(InputError::Cancelled);
         }
-        let room = (limit + 1).saturating_sub(bytes.len() as u64);
+        let room = limit.saturating_add(1).saturating_sub(bytes.len() as u64);
         let n = r
             .take(CHUNK.min(room))
             .read_to_end(&mut bytes)
@@ -495,10 +537,20 @@ mod tests {
         assert_eq!(parse_size("4G").unwrap(), 4 << 30);
         assert_eq!(parse_size("16 MiB").unwrap(), 16 << 20);
         assert_eq!(parse_size("2kb").unwrap(), 2048);
+        assert_eq!(parse_size("1.5K").unwrap(), 1536);
         assert!(parse_size("-1").is_err());
+        assert!(parse_size("-1G").is_err());
         assert!(parse_size("0").is_err());
+        assert!(parse_size("0.1").is_err());
         assert!(parse_size("3X").is_err());
-        assert!(parse_size("99999999999T").is_err());
+        assert!(parse_size(".").is_err());
+        assert!(parse_size("1.2.3").is_err());
+        // Saturating, never wrapping: any size up to u64::MAX is taken as it is.
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(parse_size("18446744073709551616").unwrap(), u64::MAX);
+        assert_eq!(parse_size("99999999999T").unwrap(), u64::MAX);
+        assert_eq!(parse_size(&"9".repeat(60)).unwrap(), u64::MAX);
+        assert_eq!(parse_size("16E").unwrap(), u64::MAX);
     }
 
     #[test]
@@ -519,6 +571,16 @@ mod tests {
                 size: None
             }
         );
+        // The largest limit reads a file whole (limit + 1 must not wrap to 0).
+        let mut some: &[u8] = &[7u8; 10];
+        let all = read_limited(
+            &mut some,
+            10,
+            u64::MAX,
+            &mut |_, _| {},
+            &AtomicBool::new(false),
+        );
+        assert_eq!(all.unwrap().len(), 10);
         let mut exact: &[u8] = &[1u8; 1000];
         let ok = read_limited(&mut exact, 0, 1000, &mut |_, _| {}, &AtomicBool::new(false));
         assert_eq!(ok.unwrap().len(), 1000);

@@ -1,10 +1,11 @@
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use cpuprof_tui::cli::{Cli, Command};
+use cpuprof_tui::cli::{Cli, Command, CompareFormat};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return cpuprof_tui::cli::usage_error(e),
     };
@@ -20,6 +21,13 @@ fn main() -> ExitCode {
         etrecord: cli.model.etrecord.clone(),
         program: cli.model.program.clone(),
     });
+    stdout_dash(&mut cli.command);
+    // Before any input is read (and before a terminal is taken): an output that is one of
+    // the inputs, or that cannot be written, and a folder that holds no trace.
+    if let Err(line) = preflight(&cli) {
+        cpuprof_tui::escape::eprint_line(&line);
+        return ExitCode::from(2);
+    }
     match cli.command {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
         Some(Command::Compare(args)) if cpuprof_tui::report::compare::wants_view(&args) => {
@@ -29,4 +37,68 @@ fn main() -> ExitCode {
         Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),
     }
+}
+
+/// `-o -` is standard output, as `-` is standard input (for compare it also means
+/// "print", as `-o FILE` does: the table unless `--format` says otherwise).
+fn stdout_dash(command: &mut Option<Command>) {
+    let dash = |o: &Option<PathBuf>| o.as_deref().is_some_and(cpuprof_tui::output::is_stdout);
+    match command {
+        Some(Command::Report(a)) if dash(&a.output) => a.output = None,
+        Some(Command::Export(a)) if dash(&a.output) => a.output = None,
+        Some(Command::Compare(a)) if dash(&a.output) => {
+            a.output = None;
+            a.format.get_or_insert(CompareFormat::Table);
+        }
+        _ => {}
+    }
+}
+
+fn preflight(cli: &Cli) -> Result<(), String> {
+    use cpuprof_tui::profile::default_log_for;
+    let log_of = |file: &Path, log: &Option<PathBuf>, no_log: bool| -> Option<PathBuf> {
+        match log {
+            Some(l) => Some(l.clone()),
+            None if no_log || cpuprof_tui::input::is_stdin(file) => None,
+            None => default_log_for(file),
+        }
+    };
+    let (output, inputs): (Option<&Path>, Vec<PathBuf>) = match &cli.command {
+        Some(Command::Report(a)) => (
+            a.output.as_deref(),
+            std::iter::once(a.file.clone())
+                .chain(log_of(&a.file, &a.log, a.no_log))
+                .collect(),
+        ),
+        Some(Command::Export(a)) => (
+            a.output.as_deref(),
+            std::iter::once(a.file.clone())
+                .chain(log_of(&a.file, &a.log, a.no_log))
+                .collect(),
+        ),
+        Some(Command::Compare(a)) => (
+            a.output.as_deref(),
+            [a.a.clone(), a.b.clone()]
+                .into_iter()
+                .chain(log_of(&a.a, &a.log_a, a.no_log))
+                .chain(log_of(&a.b, &a.log_b, a.no_log))
+                .collect(),
+        ),
+        None => {
+            // The explorer on a folder: only a CTF trace directory opens; anything else
+            // (a folder of dumps, of unrelated files) is one line, before the terminal is
+            // taken, saying what the folder holds and what to run instead.
+            if let Some(dir) = cli.explore.file.as_deref().filter(|p| p.is_dir()) {
+                cpuprof_tui::trace::ctf::find_trace_dirs(dir)
+                    .map_err(|e| format!("{}: {e}", cpuprof_tui::input::display_name(dir)))?;
+            }
+            (None, Vec::new())
+        }
+    };
+    if let Some(out) = output {
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        cpuprof_tui::output::check_output(out, &inputs)
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    Ok(())
 }

@@ -3,6 +3,14 @@
 //! output never sees half a file; a character device or a FIFO (`/dev/null`, a pipe made
 //! with `mkfifo`, a terminal) is written into directly and never replaced. The temp file
 //! is removed on errors and on SIGINT/SIGTERM/SIGHUP ([`crate::signals`]).
+//!
+//! Inputs: every file the command reads is one, a CTF trace directory standing for every
+//! file of it that the reader opens (metadata, stream files, indexes:
+//! [`crate::trace::ctf::trace_files`]). `-o` naming one of them is refused, by device and
+//! inode (so symlinks, `..` and hard links are caught) and by canonical path.
+//!
+//! Symlinks: `-o LINK` writes to the file the link points to (the link stays), also when
+//! that file does not exist yet (a dangling link). `-o -` is standard output.
 
 use std::fs;
 use std::io::Write;
@@ -25,12 +33,17 @@ pub enum OutputKind {
     Stream,
 }
 
+/// Whether `path` means standard output (`-o -`).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 /// Classify `path` (following symlinks), or say why it cannot be an output.
 pub fn output_kind(path: &Path) -> Result<OutputKind, String> {
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OutputKind::Replace),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(crate::input::io_message(&e)),
     };
     let ft = meta.file_type();
     if ft.is_file() {
@@ -52,25 +65,114 @@ pub fn output_kind(path: &Path) -> Result<OutputKind, String> {
     Err("is not a regular file, a character device or a FIFO".into())
 }
 
+/// The file `path` names once symlinks are followed, also through a dangling link (the
+/// file it would create). Err for a symlink loop.
+pub fn resolve_output(path: &Path) -> Result<PathBuf, String> {
+    let mut p = path.to_path_buf();
+    // As the kernel: at most 40 links in a chain.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&p).map_err(|e| crate::input::io_message(&e))?;
+                p = if to.is_absolute() {
+                    to
+                } else {
+                    p.parent().unwrap_or(Path::new("")).join(to)
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err("too many levels of symbolic links".into())
+}
+
+/// Everything wrong with `path` as an output that can be known before any input is
+/// read: it is one of the `inputs` (or one of the files of an input directory), a
+/// directory, a block device, or in a folder that does not exist. The message names no
+/// path of the output (the caller prefixes it).
+pub fn check_output(path: &Path, inputs: &[&Path]) -> Result<(), String> {
+    if is_stdout(path) {
+        return Ok(());
+    }
+    let target = resolve_output(path)?;
+    refuse_inputs(&target, inputs)?;
+    if output_kind(&target)? == OutputKind::Replace {
+        let dir = parent_dir(&target);
+        match fs::metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "not writable: {} is not a directory",
+                    dir.display()
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "not writable: the folder {} cannot be used ({})",
+                    escape_cut(&dir.display().to_string(), 200),
+                    crate::input::io_message(&e)
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Err when `target` (symlinks resolved) is one of the files read.
+fn refuse_inputs(target: &Path, inputs: &[&Path]) -> Result<(), String> {
+    let target_meta = fs::metadata(target).ok();
+    let target_abs = absolute(target);
+    for input in inputs {
+        for file in input_files(input) {
+            if same_file(&target_abs, target_meta.as_ref(), &file) {
+                let shown = if file.as_path() == *input {
+                    input.display().to_string()
+                } else {
+                    format!("{} (read as part of {})", file.display(), input.display())
+                };
+                return Err(format!(
+                    "refusing to overwrite the input file {}",
+                    escape_cut(&shown, 300)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The files read for the input `path`: itself, or every file of the CTF traces in a
+/// directory; nothing for standard input.
+fn input_files(path: &Path) -> Vec<PathBuf> {
+    if crate::input::is_stdin(path) {
+        return Vec::new();
+    }
+    if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        let mut files = crate::trace::ctf::trace_files(path);
+        files.push(path.to_path_buf());
+        return files;
+    }
+    vec![path.to_path_buf()]
+}
+
 /// Like [`write_atomic`], with the content produced by `write` into a buffered writer
-/// (so a large output is never held in memory whole).
+/// (so a large output is never held in memory whole). `-` writes to standard output.
 pub fn write_atomic_with(
     path: &Path,
     inputs: &[&Path],
     write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
-    let target = absolute(path);
-    for input in inputs {
-        if same_file(&target, &absolute(input)) {
-            return Err(format!(
-                "refusing to overwrite the input file {}",
-                escape_cut(&input.display().to_string(), 200)
-            ));
-        }
+    if is_stdout(path) {
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        return write(&mut w)
+            .and_then(|_| w.flush())
+            .map_err(|e| e.to_string());
     }
-    match output_kind(path)? {
-        OutputKind::Stream => write_stream(path, write),
-        OutputKind::Replace => write_replace(&target, write),
+    let target = resolve_output(path)?;
+    refuse_inputs(&target, inputs)?;
+    match output_kind(&target)? {
+        OutputKind::Stream => write_stream(&target, write),
+        OutputKind::Replace => write_replace(&absolute(&target), write),
     }
 }
 
@@ -83,7 +185,7 @@ fn write_stream(
     let f = fs::OpenOptions::new()
         .write(true)
         .open(path)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| format!("not writable: {}", crate::input::io_message(&e)))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
     write(&mut w).map_err(|e| e.to_string())?;
     w.flush().map_err(|e| e.to_string())
@@ -93,10 +195,7 @@ fn write_replace(
     target: &Path,
     write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = parent_dir(target);
     let file_name = target
         .file_name()
         .ok_or_else(|| "output path has no file name".to_string())?
@@ -122,7 +221,7 @@ fn write_replace(
                     Err(e)
                 }
             })
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| not_writable(target, &dir, &e))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         // Debug builds only: lets a test send a signal while the temp file exists.
         #[cfg(debug_assertions)]
@@ -136,7 +235,7 @@ fn write_replace(
         // No fsync: rename already makes the switch atomic for readers, and an output can
         // always be regenerated; syncing a large report would double its run time.
         w.into_inner().map_err(|e| e.error().to_string())?;
-        fs::rename(&tmp, target).map_err(|e| e.to_string())
+        fs::rename(&tmp, target).map_err(|e| not_writable(target, &dir, &e))
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -145,13 +244,60 @@ fn write_replace(
     result
 }
 
-fn absolute(p: &Path) -> PathBuf {
-    fs::canonicalize(p)
-        .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+/// Why `target` cannot be replaced, from the error of making or renaming the temp file
+/// beside it: "not writable" and the reason (a read-only file system, a folder without
+/// write permission, a pseudo file system such as /proc that makes no files).
+fn not_writable(target: &Path, dir: &Path, e: &std::io::Error) -> String {
+    let read_only_file = fs::metadata(target).is_ok_and(|m| m.permissions().readonly());
+    if read_only_file {
+        return "not writable: a read-only file (permission denied)".to_string();
+    }
+    let why = match e.raw_os_error() {
+        Some(libc::EROFS) => "read-only file system".to_string(),
+        Some(libc::EACCES) | Some(libc::EPERM) => "permission denied".to_string(),
+        _ => crate::input::io_message(e),
+    };
+    {
+        format!(
+            "not writable: cannot create a file in {} ({why})",
+            escape_cut(&dir.display().to_string(), 200)
+        )
+    }
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    a == b
+fn parent_dir(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Canonical when it exists; else its folder canonical and its name.
+fn absolute(p: &Path) -> PathBuf {
+    if let Ok(c) = fs::canonicalize(p) {
+        return c;
+    }
+    if let (Some(name), Ok(dir)) = (p.file_name(), fs::canonicalize(parent_dir(p))) {
+        return dir.join(name);
+    }
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// `file` (an input) is the output `target` (absolute; `target_meta` when it exists):
+/// the same device and inode, or the same canonical path.
+fn same_file(target: &Path, target_meta: Option<&fs::Metadata>, file: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Some(t), Ok(f)) = (target_meta, fs::metadata(file)) {
+            if t.dev() == f.dev() && t.ino() == f.ino() {
+                return true;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = target_meta;
+    absolute(file) == target
 }
 
 #[cfg(test)]

@@ -43,43 +43,79 @@ impl fmt::Display for TimeUnit {
     }
 }
 
+/// The slowest clock `cycles:HZ` accepts: one tick per second.
+pub const MIN_CYCLE_HZ: f64 = 1.0;
+/// The fastest: one tick per femtosecond (1 PHz). Past these the ticks are not CPU cycles
+/// and durations would round to nothing or overflow.
+pub const MAX_CYCLE_HZ: f64 = 1e15;
+
 impl FromStr for TimeUnit {
     type Err = String;
 
     /// `ns`, `us` (or `µs`), `ms`, or `cycles:HZ` where HZ is a frequency such as
-    /// `2400000000`, `2.4e9`, `2.4GHz`, `800MHz`.
+    /// `2400000000`, `2.4e9`, `2.4GHz`, `800MHz`: finite, with a tick between 1 fs and
+    /// 1 s ([`MIN_CYCLE_HZ`] ..= [`MAX_CYCLE_HZ`]).
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim();
-        match s.to_ascii_lowercase().as_str() {
+        let lower = s.to_lowercase();
+        match lower.as_str() {
             "ns" => return Ok(TimeUnit::Ns),
             "us" | "µs" => return Ok(TimeUnit::Us),
             "ms" => return Ok(TimeUnit::Ms),
             _ => {}
         }
-        let Some(freq) = s.strip_prefix("cycles:") else {
+        let Some(freq) = lower.strip_prefix("cycles:") else {
             return Err(format!(
                 "unknown time unit {s:?}: expected ns, us, ms or cycles:HZ (e.g. cycles:2.4GHz)"
             ));
         };
-        let lower = freq.trim().to_ascii_lowercase();
-        let (number, scale) = if let Some(n) = lower.strip_suffix("ghz") {
-            (n, 1e9)
-        } else if let Some(n) = lower.strip_suffix("mhz") {
-            (n, 1e6)
-        } else if let Some(n) = lower.strip_suffix("khz") {
-            (n, 1e3)
-        } else if let Some(n) = lower.strip_suffix("hz") {
-            (n, 1.0)
-        } else {
-            (lower.as_str(), 1.0)
+        // As given, for messages (`cycles:` is ASCII, so the offsets agree).
+        let given = s.get("cycles:".len()..).unwrap_or_default().trim();
+        let freq = freq.trim();
+        let (number, scale) = [
+            ("thz", 1e12),
+            ("ghz", 1e9),
+            ("mhz", 1e6),
+            ("khz", 1e3),
+            ("hz", 1.0),
+        ]
+        .iter()
+        .find_map(|&(suffix, scale)| freq.strip_suffix(suffix).map(|n| (n, scale)))
+        .unwrap_or((freq, 1.0));
+        let number = number.trim();
+        // Plain decimal or exponent notation only (f64's parser also takes inf and nan).
+        let plain = !number.is_empty()
+            && number
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
+        let hz = match number.parse::<f64>() {
+            Ok(v) if plain => v * scale,
+            _ => {
+                return Err(format!(
+                    "bad cycle frequency {given:?}: expected a number of Hz such as 2400000000, \
+                     2.4e9 or 2.4GHz"
+                ))
+            }
         };
-        match number.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v * scale >= 1.0 => Ok(TimeUnit::Cycles(v * scale)),
-            _ => Err(format!(
-                "bad cycle frequency {freq:?}: expected a positive number of Hz such as \
-                 2400000000, 2.4e9 or 2.4GHz"
-            )),
+        if !hz.is_finite() {
+            return Err(format!(
+                "cycle frequency {given:?} is not a finite number of Hz"
+            ));
         }
+        if hz <= 0.0 {
+            return Err(format!("cycle frequency {given:?} must be more than 0 Hz"));
+        }
+        if hz < MIN_CYCLE_HZ {
+            return Err(format!(
+                "cycle frequency {given:?} makes a tick longer than 1 s (below 1 Hz)"
+            ));
+        }
+        if hz > MAX_CYCLE_HZ {
+            return Err(format!(
+                "cycle frequency {given:?} makes a tick shorter than 1 fs (above 1e15 Hz)"
+            ));
+        }
+        Ok(TimeUnit::Cycles(hz))
     }
 }
 
@@ -230,6 +266,28 @@ mod tests {
         assert!("cycles:-5".parse::<TimeUnit>().is_err());
         assert!("cycles:".parse::<TimeUnit>().is_err());
         assert!("s".parse::<TimeUnit>().is_err());
+        // Not finite, zero, or a tick outside 1 fs ..= 1 s.
+        for bad in [
+            "cycles:1e308GHz",
+            "cycles:18446744073709551616",
+            "cycles:inf",
+            "cycles:NaN",
+            "cycles:0.5",
+            "cycles:0Hz",
+            "cycles:1.5e15",
+            "cycles:2THz0",
+        ] {
+            assert!(bad.parse::<TimeUnit>().is_err(), "{bad}");
+        }
+        assert_eq!("cycles:1".parse::<TimeUnit>(), Ok(TimeUnit::Cycles(1.0)));
+        assert_eq!(
+            "CYCLES:1e15".parse::<TimeUnit>(),
+            Ok(TimeUnit::Cycles(1e15))
+        );
+        assert_eq!(
+            "cycles:1THz".parse::<TimeUnit>(),
+            Ok(TimeUnit::Cycles(1e12))
+        );
         // 1 GHz: one cycle is 1 ns; 500 MHz: 2 ns.
         assert_eq!(TimeUnit::Cycles(1e9).ns_per_tick(), 1.0);
         assert_eq!(TimeUnit::Cycles(5e8).ns_per_tick(), 2.0);

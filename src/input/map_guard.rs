@@ -28,9 +28,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-/// Live maps at once (the explorer holds one dump, watch mode a few): a map that finds
-/// no free slot is not made, and the file is read instead.
-const SLOTS: usize = 64;
+/// Live maps at once (the explorer holds one dump, watch mode a few, a CTF trace one per
+/// stream file): a map that finds no free slot is not made, and the file is read instead.
+const SLOTS: usize = 4096;
 
 /// A slot's `start` while it is being filled in (never a page-aligned address).
 const CLAIMED: usize = 1;
@@ -56,6 +56,14 @@ const FREE: Slot = Slot {
 
 static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
 
+/// One past the highest slot ever claimed: lookups scan `TABLE[..HIGH]` only, so a
+/// process holding a few maps pays for a few slots.
+static HIGH: AtomicUsize = AtomicUsize::new(0);
+
+fn used() -> &'static [Slot] {
+    &TABLE[..HIGH.load(Ordering::Acquire).min(SLOTS)]
+}
+
 /// Whether maps are guarded on this platform (and the handler could be installed).
 pub fn available() -> bool {
     imp::install()
@@ -76,6 +84,8 @@ pub fn register(start: usize, len: usize) -> Option<usize> {
             slot.len.store(len, Ordering::Relaxed);
             slot.faulted.store(false, Ordering::Relaxed);
             slot.released.store(0, Ordering::Relaxed);
+            // Before `start` is published: the handler scans up to HIGH.
+            HIGH.fetch_max(i + 1, Ordering::AcqRel);
             // Published last: the handler reads `start` first (Acquire), then `len`.
             slot.start.store(start, Ordering::Release);
             return Some(i);
@@ -101,7 +111,7 @@ pub fn faulted(slot: usize) -> bool {
 
 /// The slot whose map holds all of `start..end`, if any.
 pub fn slot_of(start: usize, end: usize) -> Option<usize> {
-    TABLE.iter().position(|s| {
+    used().iter().position(|s| {
         let base = s.start.load(Ordering::Acquire);
         base > CLAIMED && base <= start && end <= base + s.len.load(Ordering::Relaxed)
     })
@@ -123,7 +133,7 @@ pub fn released(slot: usize) -> u64 {
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod imp {
-    use super::{CLAIMED, TABLE};
+    use super::{used, CLAIMED};
     use std::sync::atomic::Ordering;
     use std::sync::OnceLock;
 
@@ -168,7 +178,7 @@ mod imp {
         // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
         let addr = unsafe { (*info).si_addr() } as usize;
         let page = PAGE.load(Ordering::Relaxed);
-        for slot in TABLE.iter() {
+        for slot in used() {
             let start = slot.start.load(Ordering::Acquire);
             if start <= CLAIMED {
                 continue;

@@ -50,6 +50,14 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         } else {
             (&args.a, &args.b)
         };
+        // Either side may be no profile at all (an empty, missing or junk file taken for
+        // an ETDump, a folder that holds no trace): that is what to say, not that the
+        // kinds differ.
+        if tr.is_dir() {
+            trace::ctf::find_trace_dirs(tr).map_err(|e| format!("{}: {e}", tr.display()))?;
+        }
+        let request = ProfileRequest::new(dump.clone(), None, 0).without_log();
+        load_profile(&request, &mut |_| {}, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
         return Err(format!(
             "cannot compare the ETDump {} with the PyTorch trace {}: compare two dumps or two traces",
             dump.display(),

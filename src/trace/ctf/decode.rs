@@ -64,9 +64,30 @@ pub struct BitReader<'a> {
     pub data: &'a [u8],
     pub pos: u64,
     pub end: u64,
+    /// Elements of zero-size types (which the packet size does not bound) this reader
+    /// may still decode ([`MAX_EMPTY_ELEMENTS`] per reader, one reader per event).
+    pub empty_left: u64,
 }
 
+/// Elements of zero-size types (empty structs, arrays of them) one event may decode,
+/// nested arrays included: their lengths come from the data and cost no bits, so only
+/// this bounds them.
+pub const MAX_EMPTY_ELEMENTS: u64 = 1 << 20;
+/// Decoded fields one event may hold (arrays and sequences of named struct elements keep
+/// theirs).
+pub const MAX_EVENT_LEAVES: usize = 1 << 20;
+
 impl<'a> BitReader<'a> {
+    /// A reader of `data` from bit `pos` to bit `end`.
+    pub fn new(data: &'a [u8], pos: u64, end: u64) -> BitReader<'a> {
+        BitReader {
+            data,
+            pos,
+            end,
+            empty_left: MAX_EMPTY_ELEMENTS,
+        }
+    }
+
     #[inline]
     pub fn align(&mut self, align: u32) -> Result<(), DecodeError> {
         // Alignments are powers of two (checked by the metadata parser).
@@ -376,9 +397,16 @@ impl<'m> Decoder<'m> {
                 format!("an array of {len} elements runs past the end of the packet content"),
             );
         }
-        // Zero-size elements: bound the count so a corrupt length cannot spin.
-        if min == 0 && len > 1 << 20 {
-            return fail(r.pos, format!("an array of {len} elements of empty type"));
+        // Zero-size elements: bound the count so a corrupt length cannot spin (nested
+        // arrays too: every level draws on the same budget).
+        if min == 0 {
+            if len > r.empty_left {
+                return fail(
+                    r.pos,
+                    format!("an array of {len} elements of empty type (more than {MAX_EMPTY_ELEMENTS} in one event)"),
+                );
+            }
+            r.empty_left -= len;
         }
         // Byte-sized integers (uuid, text): skip in one step.
         if let Type::Int(it) = &self.meta.types[elem as usize] {
@@ -389,6 +417,12 @@ impl<'m> Decoder<'m> {
         }
         for _ in 0..len {
             self.decode(elem, NO_NAME, false, r, leaves, clock, depth + 1)?;
+            if leaves.len() > MAX_EVENT_LEAVES {
+                return fail(
+                    r.pos,
+                    format!("more than {MAX_EVENT_LEAVES} fields in one event"),
+                );
+            }
         }
         Ok(())
     }
@@ -631,21 +665,13 @@ mod tests {
         // LE: 5-bit 0b10101 then 27 bits 0x123_4567 packed from the LSB of byte 0.
         let word: u32 = 0b10101 | (0x123_4567 << 5);
         let le = word.to_le_bytes();
-        let mut r = BitReader {
-            data: &le,
-            pos: 0,
-            end: 32,
-        };
+        let mut r = BitReader::new(&le, 0, 32);
         assert_eq!(r.read_bits(5, ByteOrder::Le).unwrap(), 0b10101);
         assert_eq!(r.read_bits(27, ByteOrder::Le).unwrap(), 0x123_4567);
         // BE: fields packed from the MSB of byte 0.
         let word: u32 = (0b10101 << 27) | 0x123_4567;
         let be = word.to_be_bytes();
-        let mut r = BitReader {
-            data: &be,
-            pos: 0,
-            end: 32,
-        };
+        let mut r = BitReader::new(&be, 0, 32);
         assert_eq!(r.read_bits(5, ByteOrder::Be).unwrap(), 0b10101);
         assert_eq!(r.read_bits(27, ByteOrder::Be).unwrap(), 0x123_4567);
         assert!(r.read_bits(1, ByteOrder::Be).is_err());

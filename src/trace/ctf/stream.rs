@@ -77,16 +77,31 @@ pub enum StreamIssue {
     Packet { kind: &'static str, message: String },
 }
 
-/// Where the current packet's events are.
-#[derive(Debug, Clone, Copy)]
-struct Packet {
-    start: u64,
-    /// Bytes.
-    end: u64,
-    /// Bits, absolute in the file.
-    content_end: u64,
-    stream_class: usize,
+/// One packet of a stream file, as its header and context describe it: where it is,
+/// where its events end, its stream class and time range. A stream is decoded packet
+/// by packet ([`StreamCursor::next_packet`], then [`StreamCursor::next_event_in_packet`]),
+/// so a reader can order, skip or hand out whole packets by their time range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    /// Byte offset in the file.
+    pub start: u64,
+    /// Byte offset of the next packet.
+    pub end: u64,
+    /// Bits, absolute in the file: where the events end.
+    pub content_end: u64,
+    /// Index into `Metadata::streams`.
+    pub stream_class: usize,
+    /// `timestamp_begin` / `timestamp_end` of the packet context (stream clock cycles),
+    /// when declared.
+    pub ts_begin: Option<u64>,
+    pub ts_end: Option<u64>,
 }
+
+/// Decoded pages of a mapped stream are released once this far behind the decoder (the
+/// pairing thread still reads names from the latest batches).
+const RELEASE_LAG: u64 = 4 << 20;
+/// ... in steps of at least this much (one `madvise` per step).
+const RELEASE_STEP: u64 = 4 << 20;
 
 /// The current event of a stream, pointing into the cursor's leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,8 +128,16 @@ pub struct Compiled {
     streams: Vec<[Option<Program>; 3]>,
     /// Per event class: context, payload.
     events: Vec<[Option<Program>; 2]>,
-    /// (stream class, event id) -> event class index.
+    /// (stream class, event id) -> event class index, for ids below a bound that keeps
+    /// the tables no larger than a few entries per event class ...
     classes: Vec<Vec<Option<usize>>>,
+    /// ... and for the rest (hostile or sparse ids).
+    sparse_classes: std::collections::HashMap<(usize, u64), usize>,
+    /// Stream class id -> index into `Metadata::streams`.
+    stream_ids: std::collections::HashMap<u64, usize>,
+    /// Per stream class: the event id when all its event classes have that one id (an
+    /// event header without an id then means it).
+    single_id: Vec<Option<u64>>,
     /// Per stream class: LTTng's event header decoded without the generic machinery.
     fast_headers: Vec<Option<FastHeader>>,
 }
@@ -256,17 +279,45 @@ impl Compiled {
     pub fn new(meta: &Metadata) -> Compiled {
         let dec = Decoder { meta };
         let prog = |t: Option<u32>| t.map(|t| dec.compile_root(t));
+        let mut stream_ids = std::collections::HashMap::with_capacity(meta.streams.len());
+        for (i, s) in meta.streams.iter().enumerate() {
+            stream_ids.entry(s.id).or_insert(i);
+        }
+        // A dense table per stream class only up to 4 slots per event class of it (plus
+        // 64): ids LTTng assigns are 0, 1, 2, ..; any other ids go to the hash map, so
+        // hostile ids cannot make the tables big.
+        let mut per_stream = vec![0u64; meta.streams.len()];
+        for e in &meta.events {
+            if let Some(&s) = stream_ids.get(&e.stream_id) {
+                per_stream[s] += 1;
+            }
+        }
+        let mut single_id: Vec<Option<Option<u64>>> = vec![None; meta.streams.len()];
+        for e in &meta.events {
+            if let Some(&s) = stream_ids.get(&e.stream_id) {
+                single_id[s] = match single_id[s] {
+                    None => Some(Some(e.id)),
+                    Some(Some(id)) if id == e.id => Some(Some(id)),
+                    _ => Some(None),
+                };
+            }
+        }
+        let single_id = single_id.into_iter().map(Option::flatten).collect();
         let mut classes: Vec<Vec<Option<usize>>> = vec![Vec::new(); meta.streams.len()];
+        let mut sparse_classes = std::collections::HashMap::new();
         for (i, e) in meta.events.iter().enumerate() {
-            let Some(s) = meta.streams.iter().position(|s| s.id == e.stream_id) else {
+            let Some(&s) = stream_ids.get(&e.stream_id) else {
                 continue;
             };
-            if e.id < CLASS_TABLE_MAX {
+            let dense_max = (per_stream[s].saturating_mul(4) + 64).min(CLASS_TABLE_MAX);
+            if e.id < dense_max {
                 let t = &mut classes[s];
                 if t.len() <= e.id as usize {
                     t.resize(e.id as usize + 1, None);
                 }
                 t[e.id as usize].get_or_insert(i);
+            } else {
+                sparse_classes.entry((s, e.id)).or_insert(i);
             }
         }
         Compiled {
@@ -288,6 +339,9 @@ impl Compiled {
                 .map(|e| [prog(e.context), prog(e.fields)])
                 .collect(),
             classes,
+            sparse_classes,
+            stream_ids,
+            single_id,
             fast_headers: meta
                 .streams
                 .iter()
@@ -308,6 +362,8 @@ pub struct StreamCursor<'a> {
     packet: Option<Packet>,
     packet_no: usize,
     pos: u64,
+    /// Bytes before this are released ([`crate::input::release_mapped_pages`]).
+    released_to: u64,
     clock: ClockState,
     discarded: u64,
     /// The previous packet's `packet_seq_num` (a gap means packets were lost).
@@ -325,12 +381,13 @@ struct Names {
     content_size: Option<u32>,
     packet_size: Option<u32>,
     timestamp_begin: Option<u32>,
+    timestamp_end: Option<u32>,
     events_discarded: Option<u32>,
     packet_seq_num: Option<u32>,
     id: Option<u32>,
 }
 
-/// Event ids above this are looked up by scan instead of a table.
+/// Event ids at or above this are looked up in a hash map instead of a table.
 const CLASS_TABLE_MAX: u64 = 1 << 16;
 
 impl<'a> StreamCursor<'a> {
@@ -346,6 +403,7 @@ impl<'a> StreamCursor<'a> {
             content_size: meta.name_id("content_size"),
             packet_size: meta.name_id("packet_size"),
             timestamp_begin: meta.name_id("timestamp_begin"),
+            timestamp_end: meta.name_id("timestamp_end"),
             events_discarded: meta.name_id("events_discarded"),
             packet_seq_num: meta.name_id("packet_seq_num"),
             id: meta.name_id("id"),
@@ -359,6 +417,7 @@ impl<'a> StreamCursor<'a> {
             packet: None,
             packet_no: 0,
             pos: 0,
+            released_to: 0,
             clock: ClockState::default(),
             discarded: 0,
             last_seq: None,
@@ -378,38 +437,78 @@ impl<'a> StreamCursor<'a> {
     }
 
     /// Decode the next event. Ok(None) at the end of the stream; Err for a fatal issue.
+    #[inline]
     pub fn next_event(&mut self) -> Result<Option<EventPos>, String> {
         loop {
-            let Some(pk) = self.packet else {
-                if self.next_packet >= self.data.len() as u64 {
-                    return Ok(None);
+            if self.packet.is_some() {
+                if let Some(ev) = self.next_event_in_packet() {
+                    return Ok(Some(ev));
                 }
-                match self.open_packet() {
-                    Ok(()) => {}
-                    Err(StreamIssue::Fatal(m)) => return Err(m),
-                    Err(issue) => {
-                        self.issues.push(issue);
-                        if !self.skip_to_next_packet() {
-                            return Ok(None);
-                        }
+            }
+            if self.next_packet()?.is_none() {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Close the current packet (if any) and open the next one: its header and context
+    /// are decoded (damaged packets are skipped with an issue), its events are not.
+    /// Ok(None) at the end of the stream; Err for a fatal issue (the file is cut short).
+    pub fn next_packet(&mut self) -> Result<Option<Packet>, String> {
+        self.close_packet();
+        loop {
+            if self.next_packet >= self.data.len() as u64 {
+                return Ok(None);
+            }
+            match self.open_packet() {
+                Ok(pk) => return Ok(Some(pk)),
+                Err(StreamIssue::Fatal(m)) => return Err(m),
+                Err(issue) => {
+                    self.issues.push(issue);
+                    if !self.skip_to_next_packet() {
+                        return Ok(None);
                     }
                 }
-                continue;
-            };
-            if self.pos >= pk.content_end {
-                self.packet = None;
-                continue;
             }
-            match self.decode_event(pk) {
-                Ok(ev) => return Ok(Some(ev)),
-                Err(message) => {
-                    self.issues.push(StreamIssue::Packet {
-                        kind: "undecodable_packet",
-                        message,
-                    });
-                    self.packet = None;
-                }
+        }
+    }
+
+    /// The next event of the current packet; None when it has no more (or none is
+    /// open). An undecodable event ends the packet with an issue.
+    #[inline]
+    pub fn next_event_in_packet(&mut self) -> Option<EventPos> {
+        let pk = self.packet?;
+        if self.pos >= pk.content_end {
+            self.close_packet();
+            return None;
+        }
+        match self.decode_event(pk) {
+            Ok(ev) => Some(ev),
+            Err(message) => {
+                self.issues.push(StreamIssue::Packet {
+                    kind: "undecodable_packet",
+                    message,
+                });
+                self.close_packet();
+                None
             }
+        }
+    }
+
+    /// Done with the current packet: release the pages well behind it.
+    fn close_packet(&mut self) {
+        if let Some(pk) = self.packet.take() {
+            self.release_before(pk.end);
+        }
+    }
+
+    /// Let the pages of `[released_to, upto - RELEASE_LAG)` go (a map only; see
+    /// [`crate::input::release_mapped_pages`]), in steps of [`RELEASE_STEP`].
+    fn release_before(&mut self, upto: u64) {
+        let to = upto.saturating_sub(RELEASE_LAG).min(self.data.len() as u64);
+        if to >= self.released_to + RELEASE_STEP {
+            crate::input::release_mapped_pages(&self.data[self.released_to as usize..to as usize]);
+            self.released_to = to;
         }
     }
 
@@ -418,42 +517,50 @@ impl<'a> StreamCursor<'a> {
     fn skip_to_next_packet(&mut self) -> bool {
         let here = self.next_packet;
         if let Some(ix) = &self.index {
-            if let Some(e) = ix.iter().find(|e| e.offset > here) {
+            // Sorted by offset (checked when the index was read).
+            if let Some(e) = ix.get(ix.partition_point(|e| e.offset <= here)) {
                 self.next_packet = e.offset;
                 return true;
             }
         }
         let magic_le = (PACKET_MAGIC as u32).to_le_bytes();
         let magic_be = (PACKET_MAGIC as u32).to_be_bytes();
-        let from = (here + 8) as usize;
-        let found = (from..self.data.len().saturating_sub(3))
-            .step_by(8)
-            .find(|&i| {
-                let w = &self.data[i..i + 4];
-                w == magic_le || w == magic_be
-            });
-        match found {
-            Some(i) => {
+        // Packets start at multiples of 8 bytes from the previous one; scanned window by
+        // window so that a long damaged stretch is released as it is passed.
+        let last = self.data.len().saturating_sub(3);
+        let mut from = (here + 8) as usize;
+        let phase = from % 8;
+        let (le, be) = (
+            memchr::memmem::Finder::new(&magic_le),
+            memchr::memmem::Finder::new(&magic_be),
+        );
+        while from < last {
+            let to = (from + RELEASE_STEP as usize).min(last);
+            // Candidates anywhere in the window (vectorised), kept at packet offsets.
+            let hay = &self.data[from..to + 3];
+            let found = le
+                .find_iter(hay)
+                .chain(be.find_iter(hay))
+                .map(|i| from + i)
+                .filter(|i| i % 8 == phase && *i < to)
+                .min();
+            if let Some(i) = found {
                 self.next_packet = i as u64;
-                true
+                return true;
             }
-            None => {
-                self.next_packet = self.data.len() as u64;
-                false
-            }
+            from += (to - from).div_ceil(8) * 8;
+            self.release_before(from as u64);
         }
+        self.next_packet = self.data.len() as u64;
+        false
     }
 
-    fn open_packet(&mut self) -> Result<(), StreamIssue> {
+    fn open_packet(&mut self) -> Result<Packet, StreamIssue> {
         let start = self.next_packet;
         let file_bits = self.data.len() as u64 * 8;
         let dec = Decoder { meta: self.meta };
         self.leaves.clear();
-        let mut r = BitReader {
-            data: self.data,
-            pos: start * 8,
-            end: file_bits,
-        };
+        let mut r = BitReader::new(self.data, start * 8, file_bits);
         let mut no_clock = ClockState {
             value: self.clock.value,
             update: false,
@@ -483,11 +590,10 @@ impl<'a> StreamCursor<'a> {
             }
         }
         let stream_class = match self.top(0, self.names.stream_id).and_then(|v| v.as_u64()) {
-            Some(id) => self
-                .meta
-                .streams
-                .iter()
-                .position(|s| s.id == id)
+            Some(id) => *self
+                .compiled
+                .stream_ids
+                .get(&id)
                 .ok_or_else(|| bad(format!("unknown stream id {id}")))?,
             None if self.meta.streams.len() == 1 => 0,
             None => return Err(bad("no stream_id and several stream classes".into())),
@@ -570,22 +676,28 @@ impl<'a> StreamCursor<'a> {
             }
             self.last_seq = Some(seq);
         }
-        if let Some(ts) = self
+        let ts_begin = self
             .top(ctx_from, self.names.timestamp_begin)
-            .and_then(|v| v.as_u64())
-        {
+            .and_then(|v| v.as_u64());
+        if let Some(ts) = ts_begin {
             self.clock.value = ts;
         }
-        self.packet = Some(Packet {
+        let ts_end = self
+            .top(ctx_from, self.names.timestamp_end)
+            .and_then(|v| v.as_u64());
+        let packet = Packet {
             start,
             end: start + packet_bits / 8,
             content_end: start * 8 + content_bits,
             stream_class,
-        });
+            ts_begin,
+            ts_end,
+        };
+        self.packet = Some(packet);
         self.pos = r.pos;
-        self.next_packet = start + packet_bits / 8;
+        self.next_packet = packet.end;
         self.packet_no += 1;
-        Ok(())
+        Ok(packet)
     }
 
     /// An index that disagrees with the packets is reported once and then ignored.
@@ -613,11 +725,7 @@ impl<'a> StreamCursor<'a> {
         let dec = Decoder { meta: self.meta };
         self.leaves.clear();
         let offset = self.pos / 8;
-        let mut r = BitReader {
-            data: self.data,
-            pos: self.pos,
-            end: pk.content_end,
-        };
+        let mut r = BitReader::new(self.data, self.pos, pk.content_end);
         self.clock.update = true;
         let sc = &self.compiled.streams[pk.stream_class];
         let at = |e: super::decode::DecodeError| {
@@ -648,12 +756,9 @@ impl<'a> StreamCursor<'a> {
         };
         let id = match id {
             Some(id) => id,
-            None if self.compiled.classes[pk.stream_class].iter().flatten().count() == 1 => self
-                .compiled
-                .classes[pk.stream_class]
-                .iter()
-                .position(Option::is_some)
-                .unwrap_or(0) as u64,
+            None if self.compiled.single_id[pk.stream_class].is_some() => {
+                self.compiled.single_id[pk.stream_class].unwrap_or(0)
+            }
             None => {
                 return Err(format!(
                     "event at offset {offset} (packet at offset {}): no event id in the header; rest of the packet skipped",
@@ -703,18 +808,16 @@ impl<'a> StreamCursor<'a> {
         })
     }
 
+    #[inline]
     fn class_of(&self, stream_class: usize, id: u64) -> Option<usize> {
-        if id < CLASS_TABLE_MAX {
-            return self.compiled.classes[stream_class]
-                .get(id as usize)
-                .copied()
-                .flatten();
+        match self.compiled.classes[stream_class].get(id as usize) {
+            Some(&c) if c.is_some() => c,
+            _ => self
+                .compiled
+                .sparse_classes
+                .get(&(stream_class, id))
+                .copied(),
         }
-        let sid = self.meta.streams[stream_class].id;
-        self.meta
-            .events
-            .iter()
-            .position(|e| e.id == id && e.stream_id == sid)
     }
 }
 

@@ -15,6 +15,25 @@ const METADATA_HEADER_LEN: usize = 37;
 /// Nesting deeper than this is refused (bounds the parser's recursion on hostile input).
 const MAX_DEPTH: usize = 64;
 
+// Budgets (README "CTF trace directories"). Sizes and decode steps of every type are
+// computed once, when the type is declared, from those of its parts (types are shared
+// by id, never expanded), so a type that doubles the previous one 60 times costs 60
+// entries; only what it would expand to is checked against these.
+
+/// Metadata text larger than this is refused (LTTng's is a few MB at most).
+pub const MAX_METADATA_BYTES: usize = 64 << 20;
+/// Decode steps (scalars, strings, struct and variant nodes, array elements) of one
+/// scope root: a packet header or context, an event header or context, an event's
+/// fields. LTTng's largest are tens.
+pub const MAX_ROOT_STEPS: u64 = 1 << 16;
+/// Decode steps of all scope roots together (what the compiled decoders hold).
+pub const MAX_TOTAL_STEPS: u64 = 1 << 20;
+/// Fields and options of all struct and variant types declared (a named type used by
+/// name copies its fields).
+pub const MAX_DECLARED_FIELDS: usize = 1 << 20;
+/// Variant option selections (variant, enum label) built from the metadata.
+pub const MAX_SELECTOR_ENTRIES: usize = 1 << 20;
+
 pub type TypeId = u32;
 
 /// A variant's option selection for one enum type: (lowest value, highest value, option).
@@ -144,6 +163,9 @@ pub struct Metadata {
     pub aligns: Vec<u32>,
     /// Per type: a lower bound of its size in bits (bounds array and sequence lengths).
     pub min_bits: Vec<u64>,
+    /// Per type: the decode steps of one value at most (sequences count one element),
+    /// saturating; see [`MAX_ROOT_STEPS`].
+    pub steps: Vec<u64>,
 }
 
 impl Metadata {
@@ -266,6 +288,28 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, MetaError> {
     String::from_utf8(out).or_else(|_| err(0, "metadata text is not UTF-8"))
 }
 
+/// Whether the first bytes of a file (a few hundred are enough) look like CTF metadata:
+/// a metadata packet (magic in either byte order) or TSDL text (`/* CTF 1.8 */` or a
+/// TSDL keyword first, after an optional BOM and white space).
+pub fn looks_like_metadata(head: &[u8]) -> bool {
+    if head.len() >= 4 {
+        let w = [head[0], head[1], head[2], head[3]];
+        if u32::from_le_bytes(w) == METADATA_MAGIC || u32::from_be_bytes(w) == METADATA_MAGIC {
+            return true;
+        }
+    }
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    // A cut in the middle of a UTF-8 sequence at the end of the head is not a reason.
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => match std::str::from_utf8(&head[..e.valid_up_to()]) {
+            Ok(t) => t,
+            Err(_) => return false,
+        },
+    };
+    text.trim_start().starts_with("/* CTF") || looks_like_tsdl(text)
+}
+
 fn looks_like_tsdl(t: &str) -> bool {
     let t = t.trim_start();
     ["trace", "typealias", "typedef", "clock", "env", "struct"]
@@ -301,118 +345,139 @@ const PUNCTS: [&str; 20] = [
     "*", "?",
 ];
 
-fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, MetaError> {
-    let s = text.as_bytes();
-    let mut i = 0;
-    let mut line = 1;
-    let mut out = Vec::new();
-    while i < s.len() {
-        let c = s[i];
-        if c == b'\n' {
-            line += 1;
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_whitespace() || c == 0 {
-            i += 1;
-            continue;
-        }
-        if s[i..].starts_with(b"/*") {
-            let start_line = line;
-            i += 2;
-            loop {
-                if i + 1 >= s.len() {
-                    return err(start_line, "comment `/*` is never closed");
-                }
-                if s[i] == b'*' && s[i + 1] == b'/' {
-                    i += 2;
-                    break;
-                }
-                if s[i] == b'\n' {
-                    line += 1;
-                }
-                i += 1;
+/// Tokens on demand (the parser looks one or two ahead): a metadata of millions of
+/// tokens costs its text, not a token list.
+struct Lexer<'t> {
+    text: &'t str,
+    i: usize,
+    line: usize,
+}
+
+impl Lexer<'_> {
+    /// The next token and its line; `Eof` at the end, every time after it too.
+    fn next_token(&mut self) -> Result<(Tok, usize), MetaError> {
+        let text = self.text;
+        let s = text.as_bytes();
+        while self.i < s.len() {
+            let i = self.i;
+            let c = s[i];
+            let line = self.line;
+            if c == b'\n' {
+                self.line += 1;
+                self.i += 1;
+                continue;
             }
-            continue;
-        }
-        if s[i..].starts_with(b"//") {
-            while i < s.len() && s[i] != b'\n' {
-                i += 1;
+            if c.is_ascii_whitespace() || c == 0 {
+                self.i += 1;
+                continue;
             }
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let st = i;
-            while i < s.len() && (s[i].is_ascii_alphanumeric() || s[i] == b'_') {
-                i += 1;
-            }
-            out.push((Tok::Ident(text[st..i].to_string()), line));
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let st = i;
-            while i < s.len() && (s[i].is_ascii_alphanumeric()) {
-                i += 1;
-            }
-            let lit = &text[st..i];
-            let body = lit.trim_end_matches(['u', 'U', 'l', 'L']);
-            let parsed =
-                if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-                    u64::from_str_radix(h, 16)
-                } else if body.len() > 1 && body.starts_with('0') {
-                    u64::from_str_radix(&body[1..], 8)
-                } else {
-                    body.parse::<u64>()
-                };
-            match parsed {
-                Ok(v) => out.push((Tok::Int(v), line)),
-                Err(_) => return err(line, format!("bad integer literal `{lit}`")),
-            }
-            continue;
-        }
-        if c == b'"' {
-            i += 1;
-            let mut buf = Vec::new();
-            loop {
-                let Some(&b) = s.get(i) else {
-                    return err(line, "string literal is never closed");
-                };
-                i += 1;
-                match b {
-                    b'"' => break,
-                    b'\n' => return err(line, "string literal runs past the end of the line"),
-                    b'\\' => {
-                        let Some(&e) = s.get(i) else {
-                            return err(line, "string literal is never closed");
-                        };
-                        i += 1;
-                        buf.push(match e {
-                            b'n' => b'\n',
-                            b't' => b'\t',
-                            b'r' => b'\r',
-                            b'0' => 0,
-                            other => other,
-                        });
+            if s[i..].starts_with(b"/*") {
+                let start_line = line;
+                let mut j = i + 2;
+                loop {
+                    if j + 1 >= s.len() {
+                        return err(start_line, "comment `/*` is never closed");
                     }
-                    other => buf.push(other),
+                    if s[j] == b'*' && s[j + 1] == b'/' {
+                        j += 2;
+                        break;
+                    }
+                    if s[j] == b'\n' {
+                        self.line += 1;
+                    }
+                    j += 1;
                 }
+                self.i = j;
+                continue;
             }
-            out.push((Tok::Str(String::from_utf8_lossy(&buf).into_owned()), line));
-            continue;
+            if s[i..].starts_with(b"//") {
+                let mut j = i;
+                while j < s.len() && s[j] != b'\n' {
+                    j += 1;
+                }
+                self.i = j;
+                continue;
+            }
+            if c.is_ascii_alphabetic() || c == b'_' {
+                let mut j = i;
+                while j < s.len() && (s[j].is_ascii_alphanumeric() || s[j] == b'_') {
+                    j += 1;
+                }
+                self.i = j;
+                return Ok((Tok::Ident(text[i..j].to_string()), line));
+            }
+            if c.is_ascii_digit() {
+                let mut j = i;
+                while j < s.len() && (s[j].is_ascii_alphanumeric()) {
+                    j += 1;
+                }
+                self.i = j;
+                let lit = &text[i..j];
+                let body = lit.trim_end_matches(['u', 'U', 'l', 'L']);
+                let parsed =
+                    if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+                        u64::from_str_radix(h, 16)
+                    } else if body.len() > 1 && body.starts_with('0') {
+                        u64::from_str_radix(&body[1..], 8)
+                    } else {
+                        body.parse::<u64>()
+                    };
+                return match parsed {
+                    Ok(v) => Ok((Tok::Int(v), line)),
+                    Err(_) => err(line, format!("bad integer literal `{}`", cut(lit))),
+                };
+            }
+            if c == b'"' {
+                let mut j = i + 1;
+                let mut buf = Vec::new();
+                loop {
+                    let Some(&b) = s.get(j) else {
+                        return err(line, "string literal is never closed");
+                    };
+                    j += 1;
+                    match b {
+                        b'"' => break,
+                        b'\n' => return err(line, "string literal runs past the end of the line"),
+                        b'\\' => {
+                            let Some(&e) = s.get(j) else {
+                                return err(line, "string literal is never closed");
+                            };
+                            j += 1;
+                            buf.push(match e {
+                                b'n' => b'\n',
+                                b't' => b'\t',
+                                b'r' => b'\r',
+                                b'0' => 0,
+                                other => other,
+                            });
+                        }
+                        other => buf.push(other),
+                    }
+                }
+                self.i = j;
+                return Ok((Tok::Str(String::from_utf8_lossy(&buf).into_owned()), line));
+            }
+            return match PUNCTS.iter().find(|p| s[i..].starts_with(p.as_bytes())) {
+                Some(p) => {
+                    self.i += p.len();
+                    Ok((Tok::Punct(p), line))
+                }
+                None => {
+                    let ch = text[i..].chars().next().unwrap_or('?');
+                    err(line, format!("unexpected character {ch:?}"))
+                }
+            };
         }
-        match PUNCTS.iter().find(|p| s[i..].starts_with(p.as_bytes())) {
-            Some(p) => {
-                out.push((Tok::Punct(p), line));
-                i += p.len();
-            }
-            None => {
-                let ch = text[i..].chars().next().unwrap_or('?');
-                return err(line, format!("unexpected character {ch:?}"));
-            }
-        }
+        Ok((Tok::Eof, self.line))
     }
-    out.push((Tok::Eof, line));
-    Ok(out)
+}
+
+/// A literal as shown in a message: at most 40 characters.
+fn cut(lit: &str) -> String {
+    match lit.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &lit[..i]),
+        None => lit.to_string(),
+    }
 }
 
 // ---------------------------------------------------------------- parser
@@ -426,12 +491,19 @@ enum Val {
     Path(Vec<String>),
 }
 
-struct Parser {
-    toks: Vec<(Tok, usize)>,
-    at: usize,
+struct Parser<'t> {
+    lex: Lexer<'t>,
+    /// Tokens looked at but not consumed yet.
+    ahead: std::collections::VecDeque<(Tok, usize)>,
+    /// The first tokenizer error: the tokens end there (`Eof`), and this is the error
+    /// reported, whatever the parser made of the early end.
+    lex_error: Option<MetaError>,
     types: Vec<Type>,
     aligns: Vec<u32>,
     min_bits: Vec<u64>,
+    steps: Vec<u64>,
+    /// Fields and options of every struct and variant in the arena (a budget).
+    fields_total: usize,
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
     aliases: HashMap<String, TypeId>,
@@ -440,6 +512,10 @@ struct Parser {
     enums: HashMap<String, TypeId>,
     /// Clock names referenced by `map = clock.NAME.value`, index = `IntType::clock`.
     clock_refs: Vec<(String, usize)>,
+    clock_ref_ids: HashMap<String, usize>,
+    stream_ids: std::collections::HashSet<u64>,
+    /// Decode steps of the scope roots declared so far (a budget).
+    root_steps: u64,
     meta: PartialMeta,
 }
 
@@ -457,13 +533,28 @@ struct PartialMeta {
 
 /// Parse TSDL text.
 pub fn parse_metadata(text: &str) -> Result<Metadata, MetaError> {
-    let toks = tokenize(text)?;
+    if text.len() > MAX_METADATA_BYTES {
+        return err(
+            0,
+            format!(
+                "metadata of {} bytes, more than the {MAX_METADATA_BYTES} bytes this reader accepts (LTTng writes a few MB at most)",
+                text.len()
+            ),
+        );
+    }
     let mut p = Parser {
-        toks,
-        at: 0,
+        lex: Lexer {
+            text,
+            i: 0,
+            line: 1,
+        },
+        ahead: std::collections::VecDeque::new(),
+        lex_error: None,
         types: Vec::new(),
         aligns: Vec::new(),
         min_bits: Vec::new(),
+        steps: Vec::new(),
+        fields_total: 0,
         names: Vec::new(),
         name_ids: HashMap::new(),
         aliases: HashMap::new(),
@@ -471,9 +562,16 @@ pub fn parse_metadata(text: &str) -> Result<Metadata, MetaError> {
         variants: HashMap::new(),
         enums: HashMap::new(),
         clock_refs: Vec::new(),
+        clock_ref_ids: HashMap::new(),
+        stream_ids: std::collections::HashSet::new(),
+        root_steps: 0,
         meta: PartialMeta::default(),
     };
-    p.top_level()?;
+    let parsed = p.top_level();
+    if let Some(e) = p.lex_error.take() {
+        return Err(e);
+    }
+    parsed?;
     p.finish()
 }
 
@@ -481,27 +579,49 @@ fn strip_underscore(s: &str) -> &str {
     s.strip_prefix('_').unwrap_or(s)
 }
 
-impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.at.min(self.toks.len() - 1)].0
+impl Parser<'_> {
+    /// At least `k + 1` tokens ahead (the last may be `Eof`).
+    fn fill(&mut self, k: usize) {
+        while self.ahead.len() <= k {
+            if matches!(self.ahead.back(), Some((Tok::Eof, _))) {
+                let line = self.lex.line;
+                self.ahead.push_back((Tok::Eof, line));
+                continue;
+            }
+            match self.lex.next_token() {
+                Ok(t) => self.ahead.push_back(t),
+                Err(e) => {
+                    let line = e.line;
+                    self.lex_error.get_or_insert(e);
+                    self.lex.i = self.lex.text.len();
+                    self.ahead.push_back((Tok::Eof, line));
+                }
+            }
+        }
     }
-    fn peek_at(&self, k: usize) -> &Tok {
-        &self.toks[(self.at + k).min(self.toks.len() - 1)].0
+    fn peek(&mut self) -> &Tok {
+        self.fill(0);
+        &self.ahead[0].0
     }
-    fn line(&self) -> usize {
-        self.toks[self.at.min(self.toks.len() - 1)].1
+    fn peek_at(&mut self, k: usize) -> &Tok {
+        self.fill(k);
+        &self.ahead[k].0
+    }
+    fn line(&mut self) -> usize {
+        self.fill(0);
+        self.ahead[0].1
     }
     fn bump(&mut self) -> Tok {
-        let t = self.peek().clone();
-        if self.at < self.toks.len() - 1 {
-            self.at += 1;
+        self.fill(0);
+        if matches!(self.ahead[0].0, Tok::Eof) {
+            return Tok::Eof;
         }
-        t
+        self.ahead.pop_front().map_or(Tok::Eof, |t| t.0)
     }
-    fn is_punct(&self, p: &str) -> bool {
+    fn is_punct(&mut self, p: &str) -> bool {
         matches!(self.peek(), Tok::Punct(q) if *q == p)
     }
-    fn is_ident(&self, w: &str) -> bool {
+    fn is_ident(&mut self, w: &str) -> bool {
         matches!(self.peek(), Tok::Ident(q) if q == w)
     }
     fn eat_punct(&mut self, p: &str) -> bool {
@@ -545,7 +665,36 @@ impl Parser {
         id
     }
 
-    fn add_type(&mut self, t: Type) -> TypeId {
+    fn add_type(&mut self, t: Type) -> Result<TypeId, MetaError> {
+        let line = self.line();
+        let parts = match &t {
+            Type::Struct { fields, .. } => fields.len(),
+            Type::Variant { options, .. } => options.len(),
+            _ => 0,
+        };
+        self.fields_total = self.fields_total.saturating_add(parts);
+        if self.fields_total > MAX_DECLARED_FIELDS {
+            return err(
+                line,
+                format!("more than {MAX_DECLARED_FIELDS} struct fields and variant options declared; refused"),
+            );
+        }
+        let steps = |ids: &mut dyn Iterator<Item = TypeId>| {
+            ids.fold(1u64, |acc, ty| acc.saturating_add(self.steps[ty as usize]))
+        };
+        let step = match &t {
+            Type::Struct { fields, .. } => steps(&mut fields.iter().map(|f| f.ty)),
+            Type::Variant { options, .. } => steps(&mut options.iter().map(|f| f.ty)),
+            Type::Array { elem, len } => match &self.types[*elem as usize] {
+                // Decoded as one skip (see `decode_elems`).
+                Type::Int(i) if i.size == 8 && i.align <= 8 && i.clock.is_none() => 1,
+                _ => self.steps[*elem as usize]
+                    .saturating_mul(*len)
+                    .saturating_add(1),
+            },
+            Type::Sequence { elem, .. } => self.steps[*elem as usize].saturating_add(1),
+            _ => 1,
+        };
         let (align, min) = match &t {
             Type::Int(i) => (i.align, u64::from(i.size)),
             Type::Enum { int, .. } => (int.align, u64::from(int.size)),
@@ -579,7 +728,37 @@ impl Parser {
         self.types.push(t);
         self.aligns.push(align);
         self.min_bits.push(min);
-        id
+        self.steps.push(step);
+        Ok(id)
+    }
+
+    /// A scope root (`what`, declared on `line`) within [`MAX_ROOT_STEPS`] and, with the
+    /// roots before it, [`MAX_TOTAL_STEPS`].
+    fn check_root(&mut self, ty: TypeId, what: &str, line: usize) -> Result<(), MetaError> {
+        let steps = self.steps[ty as usize];
+        let bytes = self.min_bits[ty as usize] / 8;
+        if steps > MAX_ROOT_STEPS {
+            let size = if bytes > 0 {
+                format!(" and at least {bytes} bytes")
+            } else {
+                String::new()
+            };
+            return err(
+                line,
+                format!(
+                    "{what}: a layout of {} decode steps{size} (nested types repeating each other?), over the budget of {MAX_ROOT_STEPS}; refused",
+                    if steps == u64::MAX { "more than 2^64".to_string() } else { steps.to_string() }
+                ),
+            );
+        }
+        self.root_steps = self.root_steps.saturating_add(steps);
+        if self.root_steps > MAX_TOTAL_STEPS {
+            return err(
+                line,
+                format!("{what}: the scopes declared so far take more than {MAX_TOTAL_STEPS} decode steps together; refused"),
+            );
+        }
+        Ok(())
     }
 
     fn top_level(&mut self) -> Result<(), MetaError> {
@@ -735,7 +914,10 @@ impl Parser {
                             _ => return err(*l, "trace uuid must be a string"),
                         },
                         "packet.header" => match v {
-                            Err(t) => self.meta.packet_header = Some(*t),
+                            Err(t) => {
+                                self.check_root(*t, "the trace's packet.header", *l)?;
+                                self.meta.packet_header = Some(*t)
+                            }
                             Ok(_) => return err(*l, "packet.header must be a type (`:=`)"),
                         },
                         "major" => {
@@ -774,6 +956,7 @@ impl Parser {
                     offset_s: 0,
                     offset: 0,
                 };
+                let (mut offset_s, mut offset) = ((0i128, line), (0i128, line));
                 for (key, l, v) in &entries {
                     match key.as_str() {
                         "name" => match v {
@@ -791,13 +974,32 @@ impl Parser {
                             }
                             c.freq = f as u64;
                         }
-                        "offset_s" => c.offset_s = clamp_i64(int(v, key, *l)?),
-                        "offset" => c.offset = clamp_i64(int(v, key, *l)?),
+                        "offset_s" => offset_s = (int(v, key, *l)?, *l),
+                        "offset" => offset = (int(v, key, *l)?, *l),
                         _ => {}
                     }
                 }
                 if c.name.is_empty() {
                     return err(line, "clock block has no name");
+                }
+                // Not clamped: a clamped offset would put every time at the end of the
+                // range, silently.
+                for ((v, l), key, unit) in
+                    [(offset_s, "offset_s", "s"), (offset, "offset", "cycles")]
+                {
+                    match i64::try_from(v) {
+                        Ok(v) if key == "offset_s" => c.offset_s = v,
+                        Ok(v) => c.offset = v,
+                        Err(_) => {
+                            return err(
+                                l,
+                                format!(
+                                    "clock `{}`: {key} = {v} {unit} does not fit a signed 64-bit number; its times cannot be converted",
+                                    c.name
+                                ),
+                            )
+                        }
+                    }
                 }
                 self.meta.clocks.push(c);
             }
@@ -823,8 +1025,17 @@ impl Parser {
                         _ => {}
                     }
                 }
-                if self.meta.streams.iter().any(|o| o.id == s.id) {
+                if !self.stream_ids.insert(s.id) {
                     return err(line, format!("stream id {} declared twice", s.id));
+                }
+                for (t, what) in [
+                    (s.packet_context, "packet.context"),
+                    (s.event_header, "event.header"),
+                    (s.event_context, "event.context"),
+                ] {
+                    if let Some(t) = t {
+                        self.check_root(t, &format!("stream {} {what}", s.id), line)?;
+                    }
                 }
                 self.meta.streams.push(s);
             }
@@ -854,6 +1065,12 @@ impl Parser {
                             return err(*l, format!("event `{key}` must be a type (`:=`)"))
                         }
                         _ => {}
+                    }
+                }
+                for (t, what) in [(e.context, "context"), (e.fields, "fields")] {
+                    if let Some(t) = t {
+                        let name = crate::escape::escape_cut(&e.name, 80);
+                        self.check_root(t, &format!("event `{name}` {what}"), line)?;
                     }
                 }
                 self.meta.events.push(e);
@@ -958,11 +1175,11 @@ impl Parser {
         let mut t = t;
         for d in dims.into_iter().rev() {
             t = match d {
-                Ok(len) => self.add_type(Type::Array { elem: t, len }),
+                Ok(len) => self.add_type(Type::Array { elem: t, len })?,
                 Err(path) => {
                     let last = path.last().cloned().unwrap_or_default();
                     let length = self.name_id(strip_underscore(&last));
-                    self.add_type(Type::Sequence { elem: t, length })
+                    self.add_type(Type::Sequence { elem: t, length })?
                 }
             };
         }
@@ -987,7 +1204,7 @@ impl Parser {
             "integer" => {
                 self.bump();
                 let int = self.int_attrs()?;
-                Ok(self.add_type(Type::Int(int)))
+                self.add_type(Type::Int(int))
             }
             "floating_point" => {
                 self.bump();
@@ -1003,7 +1220,7 @@ impl Parser {
                         }
                     }
                 }
-                Ok(self.add_type(Type::Str))
+                self.add_type(Type::Str)
             }
             "struct" => {
                 self.bump();
@@ -1018,7 +1235,7 @@ impl Parser {
                     let mut fields = Vec::new();
                     self.fields_until_close(depth, &mut fields)?;
                     let align = self.align_attr()?;
-                    let t = self.add_type(Type::Struct { fields, align });
+                    let t = self.add_type(Type::Struct { fields, align })?;
                     if let Some(n) = name {
                         self.structs.insert(n, t);
                     }
@@ -1035,10 +1252,10 @@ impl Parser {
                     if self.is_ident("align") {
                         let align = self.align_attr()?;
                         if let Type::Struct { fields, align: a } = self.types[t as usize].clone() {
-                            return Ok(self.add_type(Type::Struct {
+                            return self.add_type(Type::Struct {
                                 fields,
                                 align: align.max(a),
-                            }));
+                            });
                         }
                     }
                     Ok(t)
@@ -1074,7 +1291,7 @@ impl Parser {
                         tag: tag.unwrap_or(u32::MAX),
                         options,
                         selectors: Vec::new(),
-                    });
+                    })?;
                     if let Some(n) = name {
                         self.variants.insert(n, t);
                     }
@@ -1093,11 +1310,11 @@ impl Parser {
                     })?;
                     match (tag, self.types[t as usize].clone()) {
                         (Some(tag), Type::Variant { options, .. }) => {
-                            Ok(self.add_type(Type::Variant {
+                            self.add_type(Type::Variant {
                                 tag,
                                 options,
                                 selectors: Vec::new(),
-                            }))
+                            })
                         }
                         (None, Type::Variant { tag, .. }) if tag != u32::MAX => Ok(t),
                         _ => err(line, format!("variant `{n}` used without a tag")),
@@ -1178,7 +1395,7 @@ impl Parser {
                 let t = self.add_type(Type::Enum {
                     int: container,
                     mappings,
-                });
+                })?;
                 if let Some(n) = name {
                     self.enums.insert(n, t);
                 }
@@ -1358,10 +1575,12 @@ impl Parser {
                     }
                 }
                 ("map", Val::Path(p)) if p.len() == 3 && p[0] == "clock" && p[2] == "value" => {
-                    let idx = match self.clock_refs.iter().position(|(n, _)| *n == p[1]) {
-                        Some(i) => i,
+                    let idx = match self.clock_ref_ids.get(&p[1]) {
+                        Some(&i) => i,
                         None => {
                             self.clock_refs.push((p[1].clone(), l));
+                            self.clock_ref_ids
+                                .insert(p[1].clone(), self.clock_refs.len() - 1);
                             self.clock_refs.len() - 1
                         }
                     };
@@ -1405,11 +1624,11 @@ impl Parser {
         if align == 0 {
             align = 8;
         }
-        Ok(self.add_type(Type::Float {
+        self.add_type(Type::Float {
             size: size as u32,
             align,
             order,
-        }))
+        })
     }
 
     fn finish(mut self) -> Result<Metadata, MetaError> {
@@ -1418,10 +1637,16 @@ impl Parser {
         }
         let order = self.meta.byte_order.unwrap_or(ByteOrder::Le);
         // Clock references -> clock indices.
+        let mut clock_ids: HashMap<&str, usize> = HashMap::new();
+        for (i, c) in self.meta.clocks.iter().enumerate() {
+            clock_ids.entry(c.name.as_str()).or_insert(i);
+        }
         let mut clock_map = Vec::new();
         for (name, l) in &self.clock_refs {
-            match self.meta.clocks.iter().position(|c| &c.name == name) {
-                Some(i) => clock_map.push(i as u16),
+            match clock_ids.get(name.as_str()) {
+                Some(&i) => {
+                    clock_map.push(u16::try_from(i).or_else(|_| err(*l, "too many clocks"))?)
+                }
                 None => return err(*l, format!("integer mapped to undeclared clock `{name}`")),
             }
         }
@@ -1437,35 +1662,44 @@ impl Parser {
                 _ => {}
             }
         }
-        // Variant option selection tables.
-        let enums: Vec<(TypeId, Vec<EnumMapping>)> = self
-            .types
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| match t {
-                Type::Enum { mappings, .. } => Some((i as TypeId, mappings.clone())),
-                _ => None,
-            })
-            .collect();
+        // Variant option selection tables: per variant, per enum type (in type order)
+        // whose labels name options, (value range, option) in mapping order. Found
+        // through an index of labels, so the cost is the matches, not variants x enums.
+        let mut labels: HashMap<String, Vec<(TypeId, u32, i128, i128)>> = HashMap::new();
+        for (i, t) in self.types.iter().enumerate() {
+            if let Type::Enum { mappings, .. } = t {
+                for (mi, m) in mappings.iter().enumerate() {
+                    labels
+                        .entry(strip_underscore(&m.label).to_string())
+                        .or_default()
+                        .push((i as TypeId, mi as u32, m.lo, m.hi));
+                }
+            }
+        }
+        let mut entries_total = 0usize;
         for t in &mut self.types {
             if let Type::Variant {
                 options, selectors, ..
             } = t
             {
-                for (ety, mappings) in &enums {
-                    let entries: Vec<(i128, i128, u32)> = mappings
-                        .iter()
-                        .filter_map(|m| {
-                            let label = strip_underscore(&m.label);
-                            options
-                                .iter()
-                                .position(|o| o.name == label)
-                                .map(|o| (m.lo, m.hi, o as u32))
-                        })
-                        .collect();
-                    if !entries.is_empty() {
-                        selectors.push((*ety, entries));
+                // (enum type, mapping, lo, hi, option); the first option of a name wins.
+                let mut hits: Vec<(TypeId, u32, i128, i128, u32)> = Vec::new();
+                for (oi, o) in options.iter().enumerate() {
+                    for &(ety, mi, lo, hi) in labels.get(&o.name).into_iter().flatten() {
+                        hits.push((ety, mi, lo, hi, oi as u32));
+                        entries_total += 1;
                     }
+                    if entries_total > MAX_SELECTOR_ENTRIES {
+                        return err(
+                            0,
+                            format!("more than {MAX_SELECTOR_ENTRIES} variant selections (variant options x enum labels); refused"),
+                        );
+                    }
+                }
+                hits.sort_unstable_by_key(|h| (h.0, h.1, h.4));
+                hits.dedup_by_key(|h| (h.0, h.1));
+                for group in hits.chunk_by(|a, b| a.0 == b.0) {
+                    selectors.push((group[0].0, group.iter().map(|h| (h.2, h.3, h.4)).collect()));
                 }
             }
         }
@@ -1478,8 +1712,10 @@ impl Parser {
                 event_context: None,
             });
         }
+        let stream_ids: std::collections::HashSet<u64> =
+            self.meta.streams.iter().map(|s| s.id).collect();
         for e in &self.meta.events {
-            if !self.meta.streams.iter().any(|s| s.id == e.stream_id) {
+            if !stream_ids.contains(&e.stream_id) {
                 return err(
                     0,
                     format!(
@@ -1501,6 +1737,7 @@ impl Parser {
             names: self.names,
             aligns: self.aligns,
             min_bits: self.min_bits,
+            steps: self.steps,
         })
     }
 }
@@ -1522,10 +1759,6 @@ fn check_align(v: u64, line: usize) -> Result<u32, MetaError> {
         );
     }
     Ok(v as u32)
-}
-
-fn clamp_i64(v: i128) -> i64 {
-    v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 fn parse_uuid(s: &str) -> Option<[u8; 16]> {
