@@ -45,6 +45,7 @@ fn row_json(r: &CompareRow) -> Value {
         "p_value": opt(r.p_value),
         "p_raw": opt(r.p_raw),
         "verdict": r.verdict.label(),
+        "median_change_pct": opt(r.median_change_pct),
     })
 }
 
@@ -73,7 +74,7 @@ pub fn comparison_json(c: &Comparison) -> Value {
     })
 }
 
-const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p10_ms,a_p90_ms,b_count,b_median_ms,b_p10_ms,b_p90_ms,delta_pct,ci_low_pct,ci_high_pct,p_value,p_raw,verdict";
+const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p10_ms,a_p90_ms,b_count,b_median_ms,b_p10_ms,b_p90_ms,delta_pct,ci_low_pct,ci_high_pct,p_value,p_raw,verdict,median_change_pct";
 
 /// One CSV line per row; `path` joined with ` / `.
 pub fn comparison_csv(c: &Comparison) -> String {
@@ -108,6 +109,7 @@ pub fn comparison_csv(c: &Comparison) -> String {
             f(r.p_value),
             f(r.p_raw),
             r.verdict.label().to_string(),
+            f(r.median_change_pct),
         ]);
         let _ = writeln!(out, "{}", cells.join(","));
     }
@@ -128,8 +130,36 @@ pub fn pct(x: f64) -> String {
     }
 }
 
-/// The text table: a header naming both sides, one line per row (indented by depth),
-/// the summary and the warnings.
+/// The adjusted p of a row as the table prints it: `–` when it is 1 (the correction
+/// leaves no evidence at all: see the legend), `-` when the row was not tested.
+pub fn p_text(p: Option<f64>) -> String {
+    match p {
+        None => "-".to_string(),
+        Some(p) if p >= 1.0 => crate::units::NO_BOUND.to_string(),
+        Some(p) if p < 1e-4 => format!("{p:.0e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+/// The order of the table: significant changes first (`slower` by size of the change,
+/// largest first, then `faster`, largest fall first), then every other row in program
+/// order. Returns the three sections as row indexes.
+pub fn table_sections(c: &Comparison) -> [Vec<usize>; 3] {
+    let by = |v: Verdict| -> Vec<usize> { (0..c.rows.len()).filter(|&i| c.rows[i].verdict == v).collect() };
+    let size = |i: &usize| c.rows[*i].delta_pct.unwrap_or(f64::INFINITY);
+    let mut slower = by(Verdict::Slower);
+    slower.sort_by(|a, b| size(b).total_cmp(&size(a)).then(a.cmp(b)));
+    let mut faster = by(Verdict::Faster);
+    faster.sort_by(|a, b| size(a).total_cmp(&size(b)).then(a.cmp(b)));
+    let rest = (0..c.rows.len())
+        .filter(|&i| !matches!(c.rows[i].verdict, Verdict::Slower | Verdict::Faster))
+        .collect();
+    [slower, faster, rest]
+}
+
+/// The text table: a header naming both sides, the significant changes first (slower by
+/// size, then faster), then the other rows in program order (indented by depth), with a
+/// section line between; then a legend, the summary and the warnings.
 pub fn comparison_table(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -150,35 +180,64 @@ pub fn comparison_table(c: &Comparison) -> String {
     let _ = writeln!(
         out,
         "\n{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  name",
-        "verdict", "kind", "median A", "median B", "change", "interval", "p"
+        "verdict", "kind", "median A", "median B", "change", "interval", "p(Holm)"
     );
-    for r in &c.rows {
+    let row_line = |out: &mut String, r: &CompareRow, name: String| {
         let operator = r.kind == crate::rows::RowKind::Operator;
         let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
         let interval = r.ci_pct.map_or("-".to_string(), |(lo, hi)| {
             format!("[{}, {}]", pct(lo), pct(hi))
         });
-        let p = r.p_value.map_or("-".to_string(), |p| {
-            if p < 1e-4 {
-                format!("{p:.0e}")
-            } else {
-                format!("{p:.4}")
-            }
-        });
         let _ = writeln!(
             out,
-            "{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  {}{}",
+            "{:<15} {:<8} {:>9} {:>9} {:>8} {:>19} {:>8}  {}",
             r.verdict.label(),
             r.kind.label(),
             med(&r.a),
             med(&r.b),
             r.delta_pct.map_or("-".to_string(), pct),
             interval,
-            p,
-            "  ".repeat(r.depth),
-            printable(&r.name)
+            p_text(r.p_value),
+            name
         );
+    };
+    let [slower, faster, rest] = table_sections(c);
+    let titles = [
+        format!("── slower ({}, largest change first) ", slower.len()),
+        format!("── faster ({}, largest change first) ", faster.len()),
+        "── other rows, in program order ".to_string(),
+    ];
+    let mut first = true;
+    for (rows, title) in [slower, faster, rest].iter().zip(&titles) {
+        if rows.is_empty() {
+            continue;
+        }
+        // A section line between sections (none above the only one).
+        if !(first && rows.len() == c.rows.len()) {
+            let _ = writeln!(out, "{title}{}", "─".repeat(70usize.saturating_sub(title.chars().count())));
+        }
+        first = false;
+        let program_order = std::ptr::eq(title, &titles[2]);
+        for &i in rows {
+            let r = &c.rows[i];
+            // Significant rows leave the tree: their whole path says where they are.
+            let name = if program_order {
+                format!("{}{}", "  ".repeat(r.depth), printable(&r.name))
+            } else {
+                printable(&r.path.join(" / "))
+            };
+            row_line(&mut out, r, name);
+        }
     }
+    let tested = c.rows.iter().filter(|r| r.p_value.is_some()).count();
+    let _ = writeln!(
+        out,
+        "\nchange: Hodges-Lehmann ratio B/A - 1 (median of the pairwise ratios); interval: its \
+         {:.0}% distribution-free interval (-: the samples cannot give one). p(Holm): \
+         Mann-Whitney p adjusted by Holm across the {tested} tested rows; – where the adjusted \
+         p is 1 (no evidence of a change at all), - where the row was not tested.",
+        (1.0 - c.alpha) * 100.0
+    );
     let s = &c.summary;
     let counts: Vec<String> = Verdict::ALL
         .iter()

@@ -101,8 +101,12 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         inputs.push(l);
     }
     let format = args.format;
+    // Names are cut only to fit a terminal (never into a pipe or a file).
+    let width = (args.output.is_none() && std::io::stdout().is_terminal())
+        .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| w as usize))
+        .flatten();
     emit(
-        &mut |w| write_report(w, &profile, format),
+        &mut |w| write_report(w, &profile, format, width),
         args.output.as_deref(),
         &inputs,
         format,
@@ -154,13 +158,18 @@ pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Resu
     profile_json::write_profile(w, profile)
 }
 
-fn write_report(w: &mut dyn Write, profile: &Profile, format: ReportFormat) -> std::io::Result<()> {
+fn write_report(
+    w: &mut dyn Write,
+    profile: &Profile,
+    format: ReportFormat,
+    width: Option<usize>,
+) -> std::io::Result<()> {
     match format {
         ReportFormat::Json => write_profile_json(w, profile),
         // The table's names are escaped already; this also covers every other field.
-        ReportFormat::Table | ReportFormat::Tally => {
-            w.write_all(escape_keep_newlines(&render(profile, format)).as_bytes())
-        }
+        ReportFormat::Table | ReportFormat::Tally => w.write_all(
+            escape_keep_newlines(&table::profile_table_cut(profile, width)).as_bytes(),
+        ),
         // CSV keeps the data as it is (quoted); `emit` escapes it for a terminal.
         ReportFormat::Csv => w.write_all(render(profile, format).as_bytes()),
     }
