@@ -484,7 +484,10 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
         out.push(CompareWarning {
             kind: "too_few_samples".into(),
             message: {
-                let matched = rows.iter().filter(|r| r.a.is_some() && r.b.is_some()).count();
+                let matched = rows
+                    .iter()
+                    .filter(|r| r.a.is_some() && r.b.is_some())
+                    .count();
                 let share = if few.len() == matched {
                     format!("none of the {matched} matched rows can")
                 } else {
@@ -498,7 +501,10 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
                     few.len() + tested
                 )
             }
-            .replace("none of the 1 matched rows can", "the one matched row cannot"),
+            .replace(
+                "none of the 1 matched rows can",
+                "the one matched row cannot",
+            ),
         });
     }
     // Different models: most leaf rows without a partner.
@@ -516,7 +522,11 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
             message: format!(
                 "A and B look like different models: {} of A's {} and B's {} have a partner \
                  ({} only in A, {} only in B); the verdicts compare what matched, not the models",
-                if matched == 0 { "none".to_string() } else { matched.to_string() },
+                if matched == 0 {
+                    "none".to_string()
+                } else {
+                    matched.to_string()
+                },
                 ops(in_a),
                 in_b,
                 in_a - matched,
@@ -536,7 +546,11 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
         .collect();
         out.push(CompareWarning {
             kind: "unmatched_rows".into(),
-            message: format!("{}; the other {} are in both", parts.join(", "), ops(matched)),
+            message: format!(
+                "{}; the other {} are in both",
+                parts.join(", "),
+                ops(matched)
+            ),
         });
     }
     out

@@ -145,7 +145,11 @@ pub fn p_text(p: Option<f64>) -> String {
 /// largest first, then `faster`, largest fall first), then every other row in program
 /// order. Returns the three sections as row indexes.
 pub fn table_sections(c: &Comparison) -> [Vec<usize>; 3] {
-    let by = |v: Verdict| -> Vec<usize> { (0..c.rows.len()).filter(|&i| c.rows[i].verdict == v).collect() };
+    let by = |v: Verdict| -> Vec<usize> {
+        (0..c.rows.len())
+            .filter(|&i| c.rows[i].verdict == v)
+            .collect()
+    };
     let size = |i: &usize| c.rows[*i].delta_pct.unwrap_or(f64::INFINITY);
     let mut slower = by(Verdict::Slower);
     slower.sort_by(|a, b| size(b).total_cmp(&size(a)).then(a.cmp(b)));
@@ -214,7 +218,11 @@ pub fn comparison_table(c: &Comparison) -> String {
         }
         // A section line between sections (none above the only one).
         if !(first && rows.len() == c.rows.len()) {
-            let _ = writeln!(out, "{title}{}", "─".repeat(70usize.saturating_sub(title.chars().count())));
+            let _ = writeln!(
+                out,
+                "{title}{}",
+                "─".repeat(70usize.saturating_sub(title.chars().count()))
+            );
         }
         first = false;
         let program_order = std::ptr::eq(title, &titles[2]);

@@ -70,12 +70,21 @@ impl Folder {
     /// As `add`, below a root frame `root` (a name id) of its own with no self time
     /// (the method of a dump's run when there are several), so the sums do not change.
     fn add_under(&mut self, spans: &[Span], name_ids: &[u32], root: Option<u32>) {
-        self.add_rooted(spans, name_ids, &vec![root; spans.len()])
+        self.add_rooted(spans, name_ids, &vec![root; spans.len()], &[])
     }
 
     /// As `add_under`, with the root frame of each top-level span given per span (the
-    /// thread of a trace's call).
-    fn add_rooted(&mut self, spans: &[Span], name_ids: &[u32], roots: &[Option<u32>]) {
+    /// thread of a trace's call). `via[i]`, when given, is a frame (name id) span i sits
+    /// in below its parent's stack: the plan step an operator voted for, in a run that
+    /// lost that step's event (the tree keeps the operator under its step). That frame
+    /// has no self time of its own from this span, so the sums do not change.
+    fn add_rooted(
+        &mut self,
+        spans: &[Span],
+        name_ids: &[u32],
+        roots: &[Option<u32>],
+        via: &[Option<u32>],
+    ) {
         let own = self_times(spans);
         let mut stack_of: Vec<u32> = Vec::with_capacity(spans.len());
         let mut depth: Vec<u32> = Vec::with_capacity(spans.len());
@@ -83,13 +92,16 @@ impl Folder {
             let up = s.parent.filter(|&p| (p as usize) < i);
             let d = up.map_or(0, |p| depth[p as usize] + 1);
             depth.push(d);
-            let parent = match up {
+            let mut parent = match up {
                 Some(p) => stack_of[p as usize],
                 None => match roots.get(i).copied().flatten() {
                     Some(r) => self.intern((u32::MAX, r)),
                     None => u32::MAX,
                 },
             };
+            if let Some(v) = via.get(i).copied().flatten() {
+                parent = self.intern((parent, v));
+            }
             if d > MAX_DEPTH {
                 // Deeper calls add their time to the one merged frame below the cap.
                 let id = stack_of[up.map_or(0, |p| p as usize)];
@@ -185,7 +197,18 @@ pub fn write_dump_folded(
         // Several methods: each run's stacks start with its method (name ids past the
         // entries).
         let root = (tl.methods.len() > 1).then(|| (tl.entries.len() + run.method) as u32);
-        folder.add_under(&spans, &names, root);
+        // An operator whose voted step has no event in this run sits in its delegate
+        // call: its frame still goes under the step, as in the tree.
+        let via: Vec<Option<u32>> = run
+            .events
+            .iter()
+            .map(|e| {
+                let step = tl.entries[e.entry as usize].step?;
+                let parent = e.parent.map(|p| run.events[p as usize].entry);
+                (parent != Some(step)).then_some(step)
+            })
+            .collect();
+        folder.add_rooted(&spans, &names, &vec![root; spans.len()], &via);
     }
     let entries = tl.entries.len();
     let labels = entry_labels(tl);
@@ -248,7 +271,7 @@ pub fn write_trace_folded(w: &mut dyn Write, tt: &TraceTimeline) -> io::Result<(
             .iter()
             .map(|iv| Some((n_names + iv.thread as usize) as u32))
             .collect();
-        folder.add_rooted(&spans, &names, &roots);
+        folder.add_rooted(&spans, &names, &roots, &[]);
     } else {
         folder.add(&spans, &names);
     }

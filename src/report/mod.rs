@@ -103,7 +103,11 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let format = args.format;
     // Names are cut only to fit a terminal (never into a pipe or a file).
     let width = (args.output.is_none() && std::io::stdout().is_terminal())
-        .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| w as usize))
+        .then(|| {
+            ratatui::crossterm::terminal::size()
+                .ok()
+                .map(|(w, _)| w as usize)
+        })
         .flatten();
     emit(
         &mut |w| write_report(w, &profile, format, width),
@@ -167,9 +171,9 @@ fn write_report(
     match format {
         ReportFormat::Json => write_profile_json(w, profile),
         // The table's names are escaped already; this also covers every other field.
-        ReportFormat::Table | ReportFormat::Tally => w.write_all(
-            escape_keep_newlines(&table::profile_table_cut(profile, width)).as_bytes(),
-        ),
+        ReportFormat::Table | ReportFormat::Tally => {
+            w.write_all(escape_keep_newlines(&table::profile_table_cut(profile, width)).as_bytes())
+        }
         // CSV keeps the data as it is (quoted); `emit` escapes it for a terminal.
         ReportFormat::Csv => w.write_all(render(profile, format).as_bytes()),
     }

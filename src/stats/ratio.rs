@@ -35,8 +35,7 @@ pub struct RatioEstimate {
 /// Ratio of `b` against `a` with a (1 − alpha) interval. None when either side is empty,
 /// holds a negative or non-finite value, or when the estimate is +∞ (most of A is 0).
 pub fn ratio_estimate(a: &[f64], b: &[f64], alpha: f64) -> Option<RatioEstimate> {
-    if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|x| !(x.is_finite() && *x >= 0.0))
-    {
+    if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|x| !(x.is_finite() && *x >= 0.0)) {
         return None;
     }
     let mut a = a.to_vec();

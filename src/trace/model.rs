@@ -222,7 +222,10 @@ impl TraceProfile {
             acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
             if let Some(s) = iv.inputs {
                 // Hashed: a dynamic-shape op can have tens of thousands of signatures.
-                if seen_sigs.insert((key_of[iv.name as usize], s), ()).is_none() {
+                if seen_sigs
+                    .insert((key_of[iv.name as usize], s), ())
+                    .is_none()
+                {
                     acc.sigs.push(s);
                 }
             }
