@@ -184,6 +184,7 @@ pub fn profile() -> Profile {
         methods: Vec::new(),
         resolution: None,
         cold_runs: None,
+        loads: Vec::new(),
     }
 }
 

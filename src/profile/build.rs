@@ -156,6 +156,27 @@ pub fn build_profile_with(
             ),
         ));
     }
+    // More method loads than run signatures: methods whose runs look alike were merged
+    // into one profile (the Inspector's grouping); say so, and keep every load.
+    let loaded: Vec<LoadTimes> = loads.iter().flatten().copied().collect();
+    if loaded.len() > methods.len() {
+        let each: Vec<String> = loaded
+            .iter()
+            .map(|l| {
+                l.method_init
+                    .map_or("-".to_string(), crate::units::duration_ms)
+            })
+            .collect();
+        global_warnings.push(Finding::new(
+            "merged_methods",
+            format!(
+                "the dump loaded {} methods but their runs have {} signature(s): methods with identical signatures are profiled together as one (as the Inspector groups them); every load is kept in `loads` (Method::init {})",
+                loaded.len(),
+                methods.len(),
+                each.join(", ")
+            ),
+        ));
+    }
     let resolution = resolution(dump, &methods);
     if resolution.operators_below_resolution > 0 {
         global_warnings.push(Finding::new(
@@ -185,6 +206,7 @@ pub fn build_profile_with(
         cold_runs: first.cold_runs.clone(),
         resolution: Some(resolution),
         methods,
+        loads: loaded,
     })
 }
 

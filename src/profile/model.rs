@@ -40,6 +40,11 @@ pub struct Profile {
     /// not they were dropped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_runs: Option<ColdRuns>,
+    /// Every method load of the dump (one per `Default` block with load-time events), in
+    /// order. Two methods with identical run signatures are one profile (as the Inspector
+    /// groups them), but each keeps its load here (a `merged_methods` warning says so).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loads: Vec<LoadTimes>,
 }
 
 /// One group of `Execute` runs with one signature: a method (or a method on one bundled

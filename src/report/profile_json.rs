@@ -44,6 +44,7 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         methods,
         resolution,
         cold_runs,
+        loads,
     } = profile;
     let mut out = io::BufWriter::with_capacity(1 << 18, w);
     out.write_all(b"{")?;
@@ -99,6 +100,9 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         }
         if let Some(cold_runs) = cold_runs {
             fields.write(&mut out, "cold_runs", cold_runs)?;
+        }
+        if !loads.is_empty() {
+            fields.write(&mut out, "loads", loads)?;
         }
         Ok(())
     })?;
