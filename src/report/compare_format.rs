@@ -2,76 +2,170 @@
 
 use std::fmt::Write;
 
-use serde_json::{json, Value};
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::csv::quote;
 use crate::compare::{CompareRow, Comparison, Verdict, COMPARE_SCHEMA};
 use crate::stats::Stats;
 
-fn num(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
+/// A finite number, or null.
+fn num(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
 }
 
-fn opt(x: Option<f64>) -> Value {
-    x.map_or(Value::Null, num)
+fn opt(x: Option<f64>) -> Option<f64> {
+    x.and_then(num)
 }
 
-fn side_stats(s: &Option<Stats>) -> Value {
-    match s {
-        Some(s) => json!({
-            "count": s.count,
-            "median": num(s.median),
-            "p10": num(s.p10),
-            "p90": num(s.p90),
-        }),
-        None => Value::Null,
-    }
+#[derive(Serialize)]
+struct SideDoc {
+    count: usize,
+    median: Option<f64>,
+    p10: Option<f64>,
+    p90: Option<f64>,
 }
 
-fn row_json(r: &CompareRow) -> Value {
-    json!({
-        "kind": r.kind.label(),
-        "path": r.path,
-        "name": r.name,
-        "instruction_id": r.instruction_id,
-        "a": side_stats(&r.a),
-        "b": side_stats(&r.b),
-        "delta_pct": opt(r.delta_pct),
-        "ci_pct": r.ci_pct.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)])),
-        "p_value": opt(r.p_value),
-        "p_raw": opt(r.p_raw),
-        "verdict": r.verdict.label(),
-        "median_change_pct": opt(r.median_change_pct),
+fn side_stats(s: &Option<Stats>) -> Option<SideDoc> {
+    s.as_ref().map(|s| SideDoc {
+        count: s.count,
+        median: num(s.median),
+        p10: num(s.p10),
+        p90: num(s.p90),
     })
 }
 
-/// The `cpuprof.compare/1` document (field order as in the README).
-pub fn comparison_json(c: &Comparison) -> Value {
+/// One row of the document, borrowing from the comparison (field order as in the README).
+#[derive(Serialize)]
+struct RowDoc<'a> {
+    kind: &'static str,
+    path: &'a [String],
+    name: &'a str,
+    instruction_id: Option<i32>,
+    a: Option<SideDoc>,
+    b: Option<SideDoc>,
+    delta_pct: Option<f64>,
+    ci_pct: Option<[Option<f64>; 2]>,
+    p_value: Option<f64>,
+    p_raw: Option<f64>,
+    verdict: &'static str,
+    // Extension.
+    median_change_pct: Option<f64>,
+}
+
+fn row_doc(r: &CompareRow) -> RowDoc<'_> {
+    RowDoc {
+        kind: r.kind.label(),
+        path: &r.path,
+        name: &r.name,
+        instruction_id: r.instruction_id,
+        a: side_stats(&r.a),
+        b: side_stats(&r.b),
+        delta_pct: opt(r.delta_pct),
+        ci_pct: r.ci_pct.map(|(lo, hi)| [num(lo), num(hi)]),
+        p_value: opt(r.p_value),
+        p_raw: opt(r.p_raw),
+        verdict: r.verdict.label(),
+        median_change_pct: opt(r.median_change_pct),
+    }
+}
+
+/// The rows, serialised one at a time (a row object exists only while it is written).
+struct Rows<'a>(&'a [CompareRow]);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for r in self.0 {
+            seq.serialize_element(&row_doc(r))?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct SideSource<'a> {
+    source: &'a str,
+    runs: usize,
+}
+
+#[derive(Serialize)]
+struct SummaryDoc {
+    slower: usize,
+    faster: usize,
+    same: usize,
+    too_few_samples: usize,
+    added: usize,
+    removed: usize,
+    geomean_ratio: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct WarningDoc<'a> {
+    kind: &'a str,
+    message: &'a str,
+}
+
+/// The `cpuprof.compare/1` document borrowing from a comparison: serialised straight to a
+/// writer, row by row, so its memory is that of the comparison (as CSV and the table),
+/// not of a JSON tree of it.
+#[derive(Serialize)]
+pub struct ComparisonDoc<'a> {
+    schema: &'static str,
+    unit: &'static str,
+    alpha: f64,
+    min_change_pct: f64,
+    method: &'a str,
+    a: SideSource<'a>,
+    b: SideSource<'a>,
+    rows: Rows<'a>,
+    summary: SummaryDoc,
+    warnings: Vec<WarningDoc<'a>>,
+}
+
+/// The document of `c` (field order as in the README).
+pub fn comparison_doc(c: &Comparison) -> ComparisonDoc<'_> {
     let s = &c.summary;
-    json!({
-        "schema": COMPARE_SCHEMA,
-        "unit": "ms",
-        "alpha": c.alpha,
-        "min_change_pct": c.min_change_pct,
-        "method": c.method,
-        "a": { "source": c.a.source, "runs": c.a.runs },
-        "b": { "source": c.b.source, "runs": c.b.runs },
-        "rows": c.rows.iter().map(row_json).collect::<Vec<_>>(),
-        "summary": {
-            "slower": s.slower,
-            "faster": s.faster,
-            "same": s.same,
-            "too_few_samples": s.too_few_samples,
-            "added": s.added,
-            "removed": s.removed,
-            "geomean_ratio": opt(s.geomean_ratio),
+    ComparisonDoc {
+        schema: COMPARE_SCHEMA,
+        unit: "ms",
+        alpha: c.alpha,
+        min_change_pct: c.min_change_pct,
+        method: &c.method,
+        a: SideSource {
+            source: &c.a.source,
+            runs: c.a.runs,
         },
-        "warnings": c.warnings.iter().map(|w| json!({"kind": w.kind, "message": w.message})).collect::<Vec<_>>(),
-    })
+        b: SideSource {
+            source: &c.b.source,
+            runs: c.b.runs,
+        },
+        rows: Rows(&c.rows),
+        summary: SummaryDoc {
+            slower: s.slower,
+            faster: s.faster,
+            same: s.same,
+            too_few_samples: s.too_few_samples,
+            added: s.added,
+            removed: s.removed,
+            geomean_ratio: opt(s.geomean_ratio),
+        },
+        warnings: c
+            .warnings
+            .iter()
+            .map(|w| WarningDoc {
+                kind: &w.kind,
+                message: &w.message,
+            })
+            .collect(),
+    }
+}
+
+/// The `cpuprof.compare/1` document as a JSON value (tests and callers that edit it;
+/// `compare --format json` streams [`comparison_doc`] instead).
+pub fn comparison_json(c: &Comparison) -> Value {
+    serde_json::to_value(comparison_doc(c)).unwrap_or(Value::Null)
 }
 
 const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p10_ms,a_p90_ms,b_count,b_median_ms,b_p10_ms,b_p90_ms,delta_pct,ci_low_pct,ci_high_pct,p_value,p_raw,verdict,median_change_pct";
