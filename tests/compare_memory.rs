@@ -89,7 +89,9 @@ fn compare_json_memory_is_of_the_order_of_csv() {
     };
     let (csv, csv_bytes) = run("csv");
     let (json, json_bytes) = run("json");
-    eprintln!("peak RSS: csv {csv} KiB ({csv_bytes} bytes out), json {json} KiB ({json_bytes} bytes out)");
+    eprintln!(
+        "peak RSS: csv {csv} KiB ({csv_bytes} bytes out), json {json} KiB ({json_bytes} bytes out)"
+    );
     // The document is bigger than the CSV (keys on every row), but is written as it is
     // made: the peak may exceed the CSV's by little more than a buffer, never by a tree
     // of the whole document (which cost 4x).

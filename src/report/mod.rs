@@ -29,7 +29,7 @@ use crate::profile::{
 use crate::trace::{self, tally, TraceProfile};
 
 pub use csv::profile_csv;
-pub use table::profile_table;
+pub use table::{profile_table, profile_table_cut};
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     match run_inner(args) {

@@ -139,10 +139,18 @@ fn findings(o: &mut String, warnings: &[Finding], errors: &[Finding]) {
     }
 }
 
+/// The name column's width: 44, or less when a terminal is narrower.
+fn name_width() -> usize {
+    NAME_LIMIT
+        .with(|l| l.get())
+        .map_or(NAME_WIDTH, |l| l.min(NAME_WIDTH))
+}
+
 fn header(o: &mut String) {
+    let w = name_width();
     let _ = writeln!(
         o,
-        "{:<NAME_WIDTH$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}",
+        "{:<w$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}",
         "name", "count", "median", "p90", "min", "max", "share"
     );
 }
@@ -157,7 +165,7 @@ fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) 
 fn row_text(o: &mut String, depth: usize, name: &str, s: &Stats, share: &str, below: bool) {
     let d = |ms: f64| duration_or_below(ms, below && ms < XNNPACK_QUANTUM_MS);
     let indent = "  ".repeat(depth);
-    let width = NAME_WIDTH.saturating_sub(indent.len());
+    let width = name_width().saturating_sub(indent.len());
     // Names come from the dump: control characters are shown escaped, never sent raw.
     let name = escape(name);
     // Cut only to a terminal's width.

@@ -278,7 +278,11 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
     }
     // The range printed is the statistics' min and max (buckets average runs, so their
     // range can be narrower).
-    let (label_lo, label_hi) = if s.count > 0 { (s.min, s.max) } else { (lo, hi) };
+    let (label_lo, label_hi) = if s.count > 0 {
+        (s.min, s.max)
+    } else {
+        (lo, hi)
+    };
     let (title, mut facts) = match kind {
         SourceKind::Etdump => (
             "per run",
