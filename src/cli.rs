@@ -56,9 +56,10 @@ pub struct ExploreArgs {
     /// Read no runner log, not even the one beside the dump.
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
-    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
-    /// runs of each method) [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    /// Leading Execute runs to drop as warm-up: a number, `auto` (the cold leading runs of
+    /// each method), or `log` (the count the runner log states when it adds up to the
+    /// dump's runs, else auto) [default: log; 5 with --demo].
+    #[arg(long, value_name = "N|auto|log", allow_negative_numbers = true, value_parser = parse_warmup)]
     pub warmup: Option<Warmup>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
@@ -85,9 +86,10 @@ pub struct ReportArgs {
     /// Read no runner log, not even the one beside the dump.
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
-    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
-    /// runs of each method).
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    /// Leading Execute runs to drop as warm-up: a number, `auto` (the cold leading runs of
+    /// each method), or `log` (the count the runner log states when it adds up to the
+    /// dump's runs, else auto).
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_negative_numbers = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
@@ -124,14 +126,17 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
         .map_err(|_| "expected a whole number of runs (0 or more)".to_string())
 }
 
-/// `--warmup`: a count (as [`parse_count`]) or `auto`.
+/// `--warmup`: a count (as [`parse_count`]), `auto` or `log`.
 pub fn parse_warmup(s: &str) -> Result<Warmup, String> {
     if s.trim().eq_ignore_ascii_case("auto") {
         return Ok(Warmup::Auto);
     }
+    if s.trim().eq_ignore_ascii_case("log") {
+        return Ok(Warmup::Stated);
+    }
     parse_count(s)
         .map(Warmup::Runs)
-        .map_err(|e| format!("{e}, or `auto`"))
+        .map_err(|e| format!("{e}, `auto` or `log`"))
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -202,14 +207,15 @@ pub struct CompareArgs {
     /// Read no runner log for either side.
     #[arg(long)]
     pub no_log: bool,
-    /// Leading Execute runs to drop as warm-up, on both sides.
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    /// Leading Execute runs to drop as warm-up, on both sides: N, `auto`, or `log` (the
+    /// runner log's count when it adds up, else auto).
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_negative_numbers = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
     /// Warm-up runs to drop from A (overrides --warmup).
-    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto|log", allow_negative_numbers = true, value_parser = parse_warmup)]
     pub warmup_a: Option<Warmup>,
     /// Warm-up runs to drop from B (overrides --warmup).
-    #[arg(long, value_name = "N|auto", allow_negative_numbers = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto|log", allow_negative_numbers = true, value_parser = parse_warmup)]
     pub warmup_b: Option<Warmup>,
     /// Significance level, for the whole comparison (Holm-corrected across rows).
     #[arg(long, value_name = "P", default_value_t = 0.05, value_parser = parse_alpha)]
@@ -268,8 +274,9 @@ pub struct ExportArgs {
     #[arg(long)]
     pub no_log: bool,
     /// Leading Execute runs that are warm-up (left out unless --include-warmup): a number,
-    /// or `auto` (the cold leading runs).
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_negative_numbers = true, value_parser = parse_warmup)]
+    /// `auto` (the cold leading runs), or `log` (the runner log's count when it adds up,
+    /// else auto).
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_negative_numbers = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
 }
 

@@ -124,6 +124,9 @@ pub struct RunSummary {
     pub kept: usize,
     /// Cold leading runs by the `auto` warm-up rule (`profile::warmup`).
     pub cold: usize,
+    /// How the warm-up was chosen when the user did not give a count
+    /// (`3 cold runs dropped (auto) · 0 keeps all`, `profile::WarmupRule::text`).
+    pub warmup_text: Option<String>,
 }
 
 /// Where the data came from; decides which table columns exist.
@@ -276,6 +279,11 @@ impl ExplorerData {
                 dropped: profile.runs.warmup_dropped,
                 kept: profile.runs.kept,
                 cold: profile.cold_runs.as_ref().map_or(0, |c| c.count),
+                warmup_text: profile
+                    .warmup_rule
+                    .as_ref()
+                    .filter(|r| r.rule != "given")
+                    .map(|r| r.text.clone()),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),

@@ -214,6 +214,9 @@ pub struct WatchState {
     pub warmup: usize,
     /// `--warmup auto`: each profile drops its own cold leading runs instead.
     pub warmup_auto: bool,
+    /// `--warmup log` (the default): each profile drops the count its runner log states
+    /// (else its cold leading runs).
+    pub warmup_stated: bool,
     /// Newest first (by dump time, then arrival).
     pub entries: Vec<RunEntry>,
     /// Selected row of the runs list.
@@ -241,6 +244,7 @@ impl WatchState {
             dir: dir.into(),
             warmup,
             warmup_auto: false,
+            warmup_stated: false,
             entries: Vec::new(),
             selected: 0,
             offset: 0,
@@ -482,6 +486,7 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     entry.status = RunStatus::Loading;
     let mut request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
     request.warmup_auto = w.warmup_auto;
+    request.warmup_stated = w.warmup_stated;
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;
@@ -693,6 +698,7 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
     };
     w.warmup = warmup;
     w.warmup_auto = false;
+    w.warmup_stated = false;
     w.inflight = None; // its result (old warm-up) is ignored
                        // Removed files cannot be read again: their profiles keep the warm-up they were
                        // built with (the footer says which). Watcher errors are not dumps at all.

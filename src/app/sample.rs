@@ -185,6 +185,7 @@ pub fn profile() -> Profile {
         resolution: None,
         cold_runs: None,
         loads: Vec::new(),
+        warmup_rule: None,
     }
 }
 

@@ -186,6 +186,7 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
             .map(|e| {
                 let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
                 request.warmup_auto = w.warmup_auto;
+                request.warmup_stated = w.warmup_stated;
                 request
             }),
         None => state.request.clone(),

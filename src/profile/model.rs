@@ -45,6 +45,10 @@ pub struct Profile {
     /// groups them), but each keeps its load here (a `merged_methods` warning says so).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loads: Vec<LoadTimes>,
+    /// Which rule chose the warm-up count (given, the runner log's, or auto) and the
+    /// header line that says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_rule: Option<super::warmup::WarmupRule>,
 }
 
 /// One group of `Execute` runs with one signature: a method (or a method on one bundled

@@ -32,25 +32,29 @@ pub const COLD_MIN_EXCESS: f64 = 0.1;
 /// The reference is the runs from `runs / REFERENCE_START_DIV` on.
 pub const REFERENCE_START_DIV: usize = 2;
 
-/// `--warmup N` or `--warmup auto`.
+/// `--warmup N`, `--warmup auto`, or the default `log`: the count the runner log states
+/// (`Running 3 warm-up and 20 timed iteration(s).`), believed when its warm-up and timed
+/// runs add up to the dump's runs, else `auto` (see [`resolve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Warmup {
     Runs(usize),
     Auto,
+    Stated,
 }
 
+/// The default: the runner log's count when it adds up, else `auto`.
 impl Default for Warmup {
     fn default() -> Self {
-        Warmup::Runs(0)
+        Warmup::Stated
     }
 }
 
 impl Warmup {
-    /// The fixed number of runs (0 for `auto`, which decides per method when building).
+    /// The fixed number of runs (0 for `auto` and `log`, decided when building).
     pub fn runs(self) -> usize {
         match self {
             Warmup::Runs(n) => n,
-            Warmup::Auto => 0,
+            Warmup::Auto | Warmup::Stated => 0,
         }
     }
 
@@ -65,6 +69,9 @@ impl FromStr for Warmup {
         if s.eq_ignore_ascii_case("auto") {
             return Ok(Warmup::Auto);
         }
+        if s.eq_ignore_ascii_case("log") {
+            return Ok(Warmup::Stated);
+        }
         s.parse::<usize>()
             .map(Warmup::Runs)
             .map_err(|_| format!("{s:?} is neither a number of runs nor `auto`"))
@@ -76,7 +83,86 @@ impl fmt::Display for Warmup {
         match self {
             Warmup::Runs(n) => write!(f, "{n}"),
             Warmup::Auto => f.write_str("auto"),
+            Warmup::Stated => f.write_str("log"),
         }
+    }
+}
+
+/// Which rule chose the warm-up count (`profile.json` `warmup_rule`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WarmupRule {
+    /// `given` (`--warmup N`), `runner_log` (the count the log states) or `auto` (the
+    /// cold-run rule: asked for, or the default when the log states no usable count).
+    pub rule: String,
+    /// What was asked: `N`, `auto` or `log` (the default).
+    pub requested: String,
+    /// Runs dropped from the first method.
+    pub dropped: usize,
+    /// Why this rule (the log's counts, or why they were not used).
+    pub reason: String,
+    /// One line for a header: `3 cold runs dropped (auto) · 0 keeps all`.
+    pub text: String,
+}
+
+/// The warm-up to apply for `requested`: `log` becomes the count the runner log states
+/// when its warm-up and timed iterations add up to `runs` (the dump's `Execute` runs),
+/// else `auto`. Returns the warm-up (never `Stated`), the rule's name and why.
+pub fn resolve(
+    requested: Warmup,
+    log: Option<&crate::runlog::RunLog>,
+    runs: usize,
+) -> (Warmup, &'static str, String) {
+    match requested {
+        Warmup::Runs(n) => (requested, "given", format!("--warmup {n}")),
+        Warmup::Auto => (requested, "auto", "--warmup auto".to_string()),
+        Warmup::Stated => match log.map(|l| l.stated_iterations()) {
+            Some(Some((w, t))) if w.checked_add(t) == Some(runs) && w < runs => (
+                Warmup::Runs(w),
+                "runner_log",
+                format!("the runner log states {w} warm-up and {t} timed iteration(s), as the dump's {runs} runs"),
+            ),
+            Some(Some((w, t))) => (
+                Warmup::Auto,
+                "auto",
+                format!(
+                    "the runner log states {w} warm-up and {t} timed iteration(s), but the dump has {runs} runs: the cold-run rule decides"
+                ),
+            ),
+            Some(None) => (
+                Warmup::Auto,
+                "auto",
+                "the runner log states no warm-up count: the cold-run rule decides".to_string(),
+            ),
+            None => (
+                Warmup::Auto,
+                "auto",
+                "no runner log: the cold-run rule decides".to_string(),
+            ),
+        },
+    }
+}
+
+/// The header line for `dropped` runs dropped by `rule`: `3 cold runs dropped (auto) ·
+/// 0 keeps all`, `3 warm-up runs dropped (runner log) · 0 keeps all`, `all 13 runs kept
+/// (--warmup 0)`.
+pub fn header_text(rule: &str, dropped: usize, total: usize) -> String {
+    let runs = |n: usize| if n == 1 { "run" } else { "runs" };
+    match (rule, dropped) {
+        ("auto", 0) => format!(
+            "no cold run dropped (auto) · all {total} {} kept",
+            runs(total)
+        ),
+        ("auto", d) => format!("{d} cold {} dropped (auto) · 0 keeps all", runs(d)),
+        ("runner_log", 0) => format!(
+            "all {total} {} kept (the runner log states no warm-up)",
+            runs(total)
+        ),
+        ("runner_log", d) => format!("{d} warm-up {} dropped (runner log) · 0 keeps all", runs(d)),
+        (_, 0) => format!("all {total} {} kept (--warmup 0)", runs(total)),
+        (_, d) => format!(
+            "{d} warm-up {} dropped (--warmup {d}) · 0 keeps all",
+            runs(d)
+        ),
     }
 }
 
@@ -126,7 +212,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_believes_a_log_whose_counts_add_up() {
+        let log = |text: &str| crate::runlog::parse(text.as_bytes());
+        let stated = log("I 00:00:00.007132 executorch:runner.cpp:240] Running 3 warm-up and 20 timed iteration(s).\n");
+        assert_eq!(
+            resolve(Warmup::Stated, Some(&stated), 23).0,
+            Warmup::Runs(3)
+        );
+        assert_eq!(resolve(Warmup::Stated, Some(&stated), 23).1, "runner_log");
+        // Counts that do not add up to the dump's runs: auto, and why.
+        let (w, rule, why) = resolve(Warmup::Stated, Some(&stated), 13);
+        assert_eq!((w, rule), (Warmup::Auto, "auto"));
+        assert!(why.contains("the dump has 13 runs"), "{why}");
+        // No count, no log: auto. A given count is kept.
+        let silent = log("hello\n");
+        assert_eq!(resolve(Warmup::Stated, Some(&silent), 13).0, Warmup::Auto);
+        assert_eq!(resolve(Warmup::Stated, None, 13).0, Warmup::Auto);
+        assert_eq!(
+            resolve(Warmup::Runs(0), Some(&stated), 23).0,
+            Warmup::Runs(0)
+        );
+        assert_eq!(
+            header_text("auto", 3, 13),
+            "3 cold runs dropped (auto) · 0 keeps all"
+        );
+        assert_eq!(header_text("given", 0, 13), "all 13 runs kept (--warmup 0)");
+    }
+
+    #[test]
     fn parses() {
+        assert_eq!("log".parse::<Warmup>(), Ok(Warmup::Stated));
         assert_eq!("auto".parse::<Warmup>(), Ok(Warmup::Auto));
         assert_eq!("3".parse::<Warmup>(), Ok(Warmup::Runs(3)));
         assert!("-1".parse::<Warmup>().is_err());

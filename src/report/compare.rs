@@ -66,7 +66,7 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
                 args.a.display()
             ));
         }
-        if args.warmup != Warmup::Runs(0) || args.warmup_a.is_some() || args.warmup_b.is_some() {
+        if args.warmup != Warmup::Stated || args.warmup_a.is_some() || args.warmup_b.is_some() {
             return Err(format!(
                 "{}: --warmup applies to ETDumps, not PyTorch traces",
                 args.a.display()

@@ -241,7 +241,7 @@ fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
             "{name}: --log applies to ETDumps, not PyTorch traces"
         ));
     }
-    if args.warmup != crate::profile::warmup::Warmup::Runs(0) {
+    if args.warmup != crate::profile::warmup::Warmup::Stated {
         return Err(format!(
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));

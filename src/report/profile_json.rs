@@ -45,6 +45,7 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         resolution,
         cold_runs,
         loads,
+        warmup_rule,
     } = profile;
     let mut out = io::BufWriter::with_capacity(1 << 18, w);
     out.write_all(b"{")?;
@@ -103,6 +104,9 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         }
         if !loads.is_empty() {
             fields.write(&mut out, "loads", loads)?;
+        }
+        if let Some(rule) = warmup_rule {
+            fields.write(&mut out, "warmup_rule", rule)?;
         }
         Ok(())
     })?;
