@@ -35,6 +35,16 @@ pub fn duration_ms(ms: f64) -> String {
     }
 }
 
+/// A point in time in milliseconds from an origin (a timeline's axis, an event's start):
+/// as [`duration_ms`], but 0 is the origin itself, `0 µs`.
+pub fn position_ms(ms: f64) -> String {
+    if ms == 0.0 {
+        "0 µs".to_string()
+    } else {
+        duration_ms(ms)
+    }
+}
+
 /// A share (0..1) as a percentage with one decimal.
 pub fn percent(share: f64) -> String {
     if share.is_finite() {
@@ -102,6 +112,17 @@ pub fn percent_or_bound(share: f64, below: bool, quantum_ms: f64, parent_ms: f64
     percent_bound(quantum_ms / parent_ms)
 }
 
+/// The share of a sum of `count` medians: as [`percent`], but a sum of 0 (every part under
+/// the clock quantum) is a bound, `count` quanta of `parent_ms` (`<0.3%`), never `0.0%`.
+pub fn share_of_sum(share: f64, summed_ms: f64, count: usize, parent_ms: Option<f64>) -> String {
+    match parent_ms {
+        Some(p) if summed_ms == 0.0 && p > 0.0 => {
+            percent_bound(count.max(1) as f64 * XNNPACK_QUANTUM_MS / p)
+        }
+        _ => percent(share),
+    }
+}
+
 /// An upper bound on a share (0..1) as `<x%`, rounded up to one decimal so the bound
 /// stays a bound (never `<0.0%`); a bound of 100% or more says nothing and reads `–`
 /// (the quantum is as long as the parent).
@@ -147,6 +168,13 @@ mod tests {
         assert_eq!(duration_ms(265.37), "265.4 ms");
         assert_eq!(duration_ms(1234.0), "1.234 s");
         assert_eq!(duration_ms(f64::NAN), "-");
+    }
+
+    #[test]
+    fn a_sum_of_zeros_is_a_bound() {
+        // 3 parts under 1 µs in a 1 ms method: under 0.3%.
+        assert_eq!(share_of_sum(0.0, 0.0, 3, Some(1.0)), "<0.3%");
+        assert_eq!(share_of_sum(0.25, 0.25, 3, Some(1.0)), "25.0%");
     }
 
     #[test]

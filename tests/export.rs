@@ -435,7 +435,15 @@ fn run_ranges_select_runs() {
 #[test]
 fn real_dumps_export_every_event() {
     for file in ["real/mlp_xnnpack.etdp", "real/cnn_portable.etdp"] {
-        let text = export_ok(&[&path(file), "--format", "chrome", "--no-log"]);
+        // Every run: without a log the default warm-up is auto, which drops cold runs.
+        let text = export_ok(&[
+            &path(file),
+            "--format",
+            "chrome",
+            "--no-log",
+            "--warmup",
+            "0",
+        ]);
         let (evs, _, _) = parse_chrome(&text);
         check_tracks(&evs);
         // Independent count: the ETDump reader's events in Execute blocks, minus the
@@ -453,7 +461,14 @@ fn real_dumps_export_every_event() {
             })
             .count();
         assert_eq!(evs.len(), expected, "{file}");
-        let folded = folded_lines(&export_ok(&[&path(file), "--format", "folded", "--no-log"]));
+        let folded = folded_lines(&export_ok(&[
+            &path(file),
+            "--format",
+            "folded",
+            "--no-log",
+            "--warmup",
+            "0",
+        ]));
         let total: i64 = evs
             .iter()
             .filter(|e| e.name == "Method::execute")
