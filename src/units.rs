@@ -128,7 +128,7 @@ pub fn share_of_sum(share: f64, summed_ms: f64, count: usize, parent_ms: Option<
 /// (the quantum is as long as the parent).
 pub fn percent_bound(bound: f64) -> String {
     let bound = (bound * 100.0).max(0.1);
-    if !(bound < 100.0) {
+    if bound >= 100.0 || bound.is_nan() {
         NO_BOUND.to_string()
     } else {
         format!("<{:.1}%", (bound * 10.0).ceil() / 10.0)

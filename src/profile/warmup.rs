@@ -186,7 +186,7 @@ pub fn auto_warmup(method_ms: &[f64]) -> (usize, String) {
     // The leading cold runs: up to the first run that is not cold (NaN is not cold).
     let cold = method_ms
         .iter()
-        .position(|&x| !(x > threshold))
+        .position(|&x| x.partial_cmp(&threshold) != Some(std::cmp::Ordering::Greater))
         .unwrap_or(n);
     let us = |ms: f64| crate::units::duration_ms(ms);
     let why = if cold == 0 {

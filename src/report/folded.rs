@@ -152,7 +152,9 @@ impl Folder {
 /// kernels of two instructions, thus never share a stack. Chrome export names its events
 /// the same way.
 pub fn entry_labels(tl: &Timeline) -> Vec<String> {
-    let mut seen: HashMap<(Option<i32>, Option<u32>, u8, &str), u32> = HashMap::new();
+    // (instruction, voted step, kind, name): the rows of one tree parent.
+    type RowKey<'a> = (Option<i32>, Option<u32>, u8, &'a str);
+    let mut seen: HashMap<RowKey<'_>, u32> = HashMap::new();
     tl.entries
         .iter()
         .map(|e| match (e.kind, e.instruction_id) {
