@@ -74,9 +74,10 @@ pub struct ExploreArgs {
     /// Read no runner log, not even the one beside the dump.
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
-    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
-    /// runs of each method) [default: 0; 5 with --demo].
-    #[arg(long, value_name = "N|auto", allow_hyphen_values = true, value_parser = parse_warmup)]
+    /// Leading Execute runs to drop as warm-up: a number, `auto` (the cold leading runs of
+    /// each method), or `log` (the count the runner log states when it adds up to the
+    /// dump's runs, else auto) [default: log; 5 with --demo].
+    #[arg(long, value_name = "N|auto|log", allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Option<Warmup>,
     /// Open the demo profile bundled in the binary.
     #[arg(long, conflicts_with = "watch")]
@@ -107,9 +108,10 @@ pub struct ReportArgs {
     /// Read no runner log, not even the one beside the dump.
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
-    /// Leading Execute runs to drop as warm-up: a number, or `auto` (the cold leading
-    /// runs of each method).
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_hyphen_values = true, value_parser = parse_warmup)]
+    /// Leading Execute runs to drop as warm-up: a number, `auto` (the cold leading runs of
+    /// each method), or `log` (the count the runner log states when it adds up to the
+    /// dump's runs, else auto).
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
     /// Output format (tally is for PyTorch traces).
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
@@ -165,14 +167,17 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     Err("expected a whole number of runs (0 or more)".to_string())
 }
 
-/// `--warmup`: a count (as [`parse_count`]) or `auto`.
+/// `--warmup`: a count (as [`parse_count`]), `auto` or `log`.
 pub fn parse_warmup(s: &str) -> Result<Warmup, String> {
     if s.trim().eq_ignore_ascii_case("auto") {
         return Ok(Warmup::Auto);
     }
+    if s.trim().eq_ignore_ascii_case("log") {
+        return Ok(Warmup::Stated);
+    }
     parse_count(s)
         .map(Warmup::Runs)
-        .map_err(|e| format!("{e}, or `auto`"))
+        .map_err(|e| format!("{e}, `auto` or `log`"))
 }
 
 /// `--max-input-size`: see [`crate::input::parse_size`].
@@ -262,14 +267,15 @@ pub struct CompareArgs {
     /// Read no runner log for either side.
     #[arg(long)]
     pub no_log: bool,
-    /// Leading Execute runs to drop as warm-up, on both sides.
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_hyphen_values = true, value_parser = parse_warmup)]
+    /// Leading Execute runs to drop as warm-up, on both sides: N, `auto`, or `log` (the
+    /// runner log's count when it adds up, else auto).
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
     /// Warm-up runs to drop from A (overrides --warmup).
-    #[arg(long, value_name = "N|auto", allow_hyphen_values = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto|log", allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup_a: Option<Warmup>,
     /// Warm-up runs to drop from B (overrides --warmup).
-    #[arg(long, value_name = "N|auto", allow_hyphen_values = true, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N|auto|log", allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup_b: Option<Warmup>,
     /// Significance level, for the whole comparison (Holm-corrected across rows).
     #[arg(long, value_name = "P", default_value_t = 0.05, allow_hyphen_values = true, value_parser = parse_alpha)]
@@ -346,8 +352,9 @@ pub struct ExportArgs {
     #[arg(long)]
     pub no_log: bool,
     /// Leading Execute runs that are warm-up (left out unless --include-warmup): a number,
-    /// or `auto` (the cold leading runs).
-    #[arg(long, value_name = "N|auto", default_value_t = Warmup::Runs(0), allow_hyphen_values = true, value_parser = parse_warmup)]
+    /// `auto` (the cold leading runs), or `log` (the runner log's count when it adds up,
+    /// else auto).
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_hyphen_values = true, value_parser = parse_warmup)]
     pub warmup: Warmup,
 }
 

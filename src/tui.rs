@@ -71,6 +71,7 @@ enum Start {
         dir: String,
         warmup: usize,
         warmup_auto: bool,
+        warmup_stated: bool,
         _handle: WatchHandle,
     },
 }
@@ -105,6 +106,8 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
                     dir,
                     warmup: args.warmup.unwrap_or_default().runs(),
                     warmup_auto: args.warmup.is_some_and(|w| w.is_auto()),
+                    warmup_stated: args.warmup.unwrap_or_default()
+                        == crate::profile::warmup::Warmup::Stated,
                     _handle: handle,
                 },
                 Err(e) => {
@@ -327,11 +330,13 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
             dir,
             warmup,
             warmup_auto,
+            warmup_stated,
             ..
         } => {
             state.start_watch(dir.clone(), *warmup);
             if let Some(w) = state.watch.as_mut() {
                 w.warmup_auto = *warmup_auto;
+                w.warmup_stated = *warmup_stated;
             }
             Vec::new()
         }

@@ -3,13 +3,15 @@
 
 /// A duration given in milliseconds, printed with a unit that keeps 3–4 significant
 /// digits: `850 ns`, `12.3 µs`, `850 µs`, `1.165 ms`, `12.35 ms`, `265.4 ms`, `1.234 s`.
+/// Zero reads `<1 µs`: no clock here ticks slower than 1 µs (the resolution assumed is at
+/// most 1 µs), and a duration of 0 ticks is one under the quantum, not no time at all.
 pub fn duration_ms(ms: f64) -> String {
     if !ms.is_finite() {
         return "-".to_string();
     }
     let abs = ms.abs();
     if abs == 0.0 {
-        "0 µs".to_string()
+        BELOW_QUANTUM.to_string()
     } else if abs < 0.001 {
         format!("{:.0} ns", ms * 1e6)
     } else if abs < 1.0 {
@@ -30,6 +32,16 @@ pub fn duration_ms(ms: f64) -> String {
         format!("{ms:.1} ms")
     } else {
         format!("{:.3} s", ms / 1e3)
+    }
+}
+
+/// A point in time in milliseconds from an origin (a timeline's axis, an event's start):
+/// as [`duration_ms`], but 0 is the origin itself, `0 µs`.
+pub fn position_ms(ms: f64) -> String {
+    if ms == 0.0 {
+        "0 µs".to_string()
+    } else {
+        duration_ms(ms)
     }
 }
 
@@ -67,12 +79,18 @@ pub fn delegate_short(instruction_id: i32) -> String {
 /// The clock quantum of XNNPACK operator events (ms): their durations are whole µs.
 pub const XNNPACK_QUANTUM_MS: f64 = 0.001;
 
+/// How a duration under the clock quantum reads.
+pub const BELOW_QUANTUM: &str = "<1 µs";
+
+/// A bound that says nothing (a share below 100% or more).
+pub const NO_BOUND: &str = "–";
+
 /// A duration that may be under the clock's resolution: `<1 µs` when `below` (the
 /// samples say 0 or less than one quantum, not that the time is 0), else as
 /// [`duration_ms`].
 pub fn duration_or_below(ms: f64, below: bool) -> String {
     if below {
-        "<1 µs".to_string()
+        BELOW_QUANTUM.to_string()
     } else {
         duration_ms(ms)
     }
@@ -104,12 +122,24 @@ pub fn percent_or_bound(share: f64, below: bool, quantum_ms: f64, parent_ms: f64
     percent_bound(quantum_ms / parent_ms)
 }
 
+/// The share of a sum of `count` medians: as [`percent`], but a sum of 0 (every part under
+/// the clock quantum) is a bound, `count` quanta of `parent_ms` (`<0.3%`), never `0.0%`.
+pub fn share_of_sum(share: f64, summed_ms: f64, count: usize, parent_ms: Option<f64>) -> String {
+    match parent_ms {
+        Some(p) if summed_ms == 0.0 && p > 0.0 => {
+            percent_bound(count.max(1) as f64 * XNNPACK_QUANTUM_MS / p)
+        }
+        _ => percent(share),
+    }
+}
+
 /// An upper bound on a share (0..1) as `<x%`, rounded up to one decimal so the bound
-/// stays a bound (never `<0.0%`).
+/// stays a bound (never `<0.0%`); a bound of 100% or more says nothing and reads `–`
+/// (the quantum is as long as the parent).
 pub fn percent_bound(bound: f64) -> String {
     let bound = (bound * 100.0).max(0.1);
-    if bound >= 100.0 {
-        "<100%".to_string()
+    if bound >= 100.0 || bound.is_nan() {
+        NO_BOUND.to_string()
     } else {
         format!("<{:.1}%", (bound * 10.0).ceil() / 10.0)
     }
@@ -122,7 +152,10 @@ mod tests {
     #[test]
     fn below_resolution() {
         assert_eq!(duration_or_below(0.0, true), "<1 µs");
-        assert_eq!(duration_or_below(0.0, false), "0 µs");
+        assert_eq!(duration_or_below(0.0, false), "<1 µs");
+        // Under 1 µs in a 1 µs parent: the bound says nothing.
+        assert_eq!(percent_or_bound(0.0, true, 0.001, 0.001), "–");
+        assert_eq!(percent_bound(1.5), "–");
         // Under 1 µs in a 2 ms step: < 0.05%, shown as the floor <0.1%.
         assert_eq!(percent_or_bound(0.0, true, 0.001, 2.0), "<0.1%");
         // Under 1 µs in a 4 µs step: < 25%.
@@ -135,7 +168,7 @@ mod tests {
 
     #[test]
     fn durations_pick_a_unit() {
-        assert_eq!(duration_ms(0.0), "0 µs");
+        assert_eq!(duration_ms(0.0), "<1 µs");
         assert_eq!(duration_ms(0.000_85), "850 ns");
         assert_eq!(duration_ms(0.001_234), "1.23 µs");
         assert_eq!(duration_ms(0.012_34), "12.3 µs");
@@ -145,6 +178,13 @@ mod tests {
         assert_eq!(duration_ms(265.37), "265.4 ms");
         assert_eq!(duration_ms(1234.0), "1.234 s");
         assert_eq!(duration_ms(f64::NAN), "-");
+    }
+
+    #[test]
+    fn a_sum_of_zeros_is_a_bound() {
+        // 3 parts under 1 µs in a 1 ms method: under 0.3%.
+        assert_eq!(share_of_sum(0.0, 0.0, 3, Some(1.0)), "<0.3%");
+        assert_eq!(share_of_sum(0.25, 0.25, 3, Some(1.0)), "25.0%");
     }
 
     #[test]

@@ -272,7 +272,7 @@ fn labels_with_newlines_keep_messages_on_one_line() {
 #[test]
 fn warmup_auto_and_one_section_per_method() {
     // two_method: 12 encode runs and 16 decode runs; by the auto rule (worked out in
-    // tests/profile_warmup.rs) 3 and 2 cold leading runs.
+    // tests/profile_warmup.rs) 3 and 1 cold leading runs.
     let o = report(&[
         &path("real/two_method.etdp"),
         "--warmup",
@@ -286,7 +286,7 @@ fn warmup_auto_and_one_section_per_method() {
     assert_eq!(methods.len(), 2);
     for (m, (name, total, dropped)) in methods
         .iter()
-        .zip([("method 1", 12, 3), ("method 2", 16, 2)])
+        .zip([("method 1", 12, 3), ("method 2", 16, 1)])
     {
         assert_eq!(m["name"], name);
         assert_eq!(m["runs"]["total"], total);
@@ -314,10 +314,32 @@ fn warmup_auto_and_one_section_per_method() {
     assert!(text.contains("== method 1 "), "{text}");
     assert!(text.contains("== method 2 "), "{text}");
     assert!(
-        text.contains("Runs    16 total, 2 warm-up dropped, 14 kept"),
+        text.contains("Runs    16 total, 1 warm-up dropped, 15 kept"),
         "{text}"
     );
     // A bad warm-up value is a usage error.
     let o = report(&[&path("real/two_method.etdp"), "--warmup", "soon"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Into a pipe (or a file) the table keeps whole names: the delegate title of
+/// cnn2_basic (`CPU plan delegate @ instruction 0 [auto_baseline_unknown_cost, 1
+/// thread]`, 74 characters, its log's plan policy) is not cut; only a terminal's width
+/// cuts names (`profile_table_cut`).
+#[test]
+fn table_names_are_cut_only_to_a_terminal_width() {
+    let o = report(&[&path("cpu/cnn2_basic.etdp")]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    let title = "CPU plan delegate @ instruction 0 [auto_baseline_unknown_cost, 1 thread]";
+    assert!(text.lines().any(|l| l.starts_with(title)), "{text}");
+    assert!(!text.contains('…'), "{text}");
+    // At 80 columns the same table fits the width, names cut with `…`.
+    let p = common::load("cpu/cnn2_basic.etdp", Some("cpu/cnn2_basic.log"), 3);
+    let narrow = cpuprof_tui::report::profile_table_cut(&p, Some(80));
+    let row = narrow
+        .lines()
+        .find(|l| l.starts_with("CPU plan delegate"))
+        .unwrap();
+    assert!(row.contains('…') && row.chars().count() <= 80, "{row}");
 }

@@ -174,12 +174,13 @@ fn ignored_event_kinds_are_listed() {
     );
 }
 
-/// A call nested (not as an only child) in a call of the same op: it is a call of its
-/// own, but its time is already inside the outer call's inclusive time. By hand:
-/// aten::sum [0, 100 µs] holds aten::sum [10, 40] and aten::add [50, 70]: sum has 2
-/// calls, inclusive 100 µs (not 130), self (100 - 30 - 20) + 30 = 80 µs.
+/// A call nested (not as an only child) in a call of the same op: a call of its own,
+/// counted with its whole duration in the inclusive total as `key_averages()` counts it;
+/// the recursion-free time is its own field. By hand: aten::sum [0, 100 µs] holds
+/// aten::sum [10, 40] and aten::add [50, 70]: sum has 2 calls, inclusive 100 + 30 = 130
+/// µs, recursion-free 100 µs, self (100 - 30 - 20) + 30 = 80 µs.
 #[test]
-fn nested_same_op_time_counts_once() {
+fn nested_same_op_counts_as_key_averages_does() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested.json");
     let ev = |name: &str, ts: u32, dur: u32| {
@@ -197,6 +198,46 @@ fn nested_same_op_time_counts_once() {
     let p = load_trace(&path).unwrap();
     let sum = p.op("aten::sum").unwrap();
     assert_eq!(sum.calls, 2);
-    assert_eq!(sum.inclusive_total_ns, 100_000);
+    assert_eq!(sum.inclusive_total_ns, 130_000);
+    assert_eq!(sum.inclusive_outer_total_ns, 100_000);
     assert_eq!(sum.self_total_ns, 80_000);
+}
+
+/// A real torch 2.15 trace (`scripts/make_recursive_trace.py`): `aten::abs` and
+/// `aten::logsumexp` call themselves (the out variant, beside other children), and four
+/// profiler steps `ProfilerStep#2..#5`. Every key of its `key_averages()` is equal,
+/// `ProfilerStep*` included; the call tree keeps the four steps apart.
+#[test]
+fn recursive_ops_and_profiler_steps_match_key_averages() {
+    // Nested directly in a call of the same name: aten::abs and aten::logsumexp (the out
+    // variants) and aten::sum (an only child: merged by key_averages).
+    let p = check(
+        "recursive_steps.json",
+        "recursive_steps",
+        &["aten::abs", "aten::logsumexp", "aten::sum"],
+    );
+    let ka = key_averages("recursive_steps");
+    let get = |n: &str| ka.iter().find(|k| k.name == n).unwrap();
+    // The golden counts 32 calls of aten::abs and 8 of aten::logsumexp: the nested calls
+    // count, with their time.
+    assert_eq!(get("aten::abs").count, 32);
+    assert_eq!(get("aten::logsumexp").count, 8);
+    let lse = p.op("aten::logsumexp").unwrap();
+    assert!(lse.inclusive_outer_total_ns < lse.inclusive_total_ns);
+    assert_eq!(p.op("ProfilerStep*").unwrap().calls, 4);
+    assert!(p.ops.iter().all(|o| !o.name.starts_with("ProfilerStep#")));
+    let roots: Vec<&str> = p.call_trees[0]
+        .roots
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            "ProfilerStep#2",
+            "ProfilerStep#3",
+            "ProfilerStep#4",
+            "ProfilerStep#5"
+        ]
+    );
 }

@@ -123,6 +123,9 @@ pub struct RunSummary {
     pub kept: usize,
     /// Cold leading runs by the `auto` warm-up rule (`profile::warmup`).
     pub cold: usize,
+    /// How the warm-up was chosen when the user did not give a count
+    /// (`3 cold runs dropped (auto) · 0 keeps all`, `profile::WarmupRule::text`).
+    pub warmup_text: Option<String>,
 }
 
 /// Where the data came from; decides which table columns exist.

@@ -149,6 +149,7 @@ fn open_timeline(state: &mut AppState) -> Vec<Effect> {
             .map(|e| {
                 let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
                 request.warmup_auto = w.warmup_auto;
+                request.warmup_stated = w.warmup_stated;
                 request
             }),
         None => state.request.clone(),

@@ -74,6 +74,11 @@ impl ExplorerData {
                 dropped: profile.runs.warmup_dropped,
                 kept: profile.runs.kept,
                 cold: profile.cold_runs.as_ref().map_or(0, |c| c.count),
+                warmup_text: profile
+                    .warmup_rule
+                    .as_ref()
+                    .filter(|r| r.rule != "given")
+                    .map(|r| r.text.clone()),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),

@@ -58,7 +58,10 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
             super::format::count(ops.len(), "instance"),
             super::format::duration_ms(summed),
             share_method
-                .map(|s| format!(" · {} of Method::execute", super::format::percent(s)))
+                .map(|s| format!(
+                    " · {} of Method::execute",
+                    crate::units::share_of_sum(s, summed, ops.len(), method_median)
+                ))
                 .unwrap_or_default()
         );
         // A node outside the tree, for the detail pane.
@@ -83,12 +86,18 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
             step,
             stats,
             share: f64::NAN,
-            share_method,
+            // A sum of 0 (every instance under the quantum): the share is a bound.
+            share_method: match method_median {
+                Some(m) if summed == 0.0 && m > 0.0 => {
+                    Some(ops.len() as f64 * crate::units::XNNPACK_QUANTUM_MS / m)
+                }
+                _ => share_method,
+            },
             input_shapes: String::new(),
             output_shapes: String::new(),
             self_total: None,
             dtypes: String::new(),
-            below_resolution: None,
+            below_resolution: (summed == 0.0).then_some(method_median).flatten(),
             failed: 0,
             node,
             instances: ops.len(),

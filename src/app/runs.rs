@@ -207,6 +207,9 @@ pub struct WatchState {
     pub warmup: usize,
     /// `--warmup auto`: each profile drops its own cold leading runs instead.
     pub warmup_auto: bool,
+    /// `--warmup log` (the default): each profile drops the count its runner log states
+    /// (else its cold leading runs).
+    pub warmup_stated: bool,
     /// Newest first (by dump time, then arrival).
     pub entries: Vec<RunEntry>,
     /// Selected row of the runs list.
@@ -234,6 +237,7 @@ impl WatchState {
             dir: dir.into(),
             warmup,
             warmup_auto: false,
+            warmup_stated: false,
             entries: Vec::new(),
             selected: 0,
             offset: 0,

@@ -200,6 +200,8 @@ pub fn profile() -> Profile {
         resolution: None,
         cold_runs: None,
         modules: Vec::new(),
+        loads: Vec::new(),
+        warmup_rule: None,
         model_files: None,
     }
 }

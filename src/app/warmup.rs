@@ -14,9 +14,9 @@ pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
         .and_then(|d| d.runs.as_ref())
         .map(|r| r.dropped);
     let current = match (&state.watch, &state.request) {
-        (Some(w), _) if w.warmup_auto => auto_dropped.unwrap_or(0),
+        (Some(w), _) if w.warmup_auto || w.warmup_stated => auto_dropped.unwrap_or(0),
         (Some(w), _) => w.warmup,
-        (None, Some(r)) if r.warmup_auto => auto_dropped.unwrap_or(0),
+        (None, Some(r)) if r.warmup_auto || r.warmup_stated => auto_dropped.unwrap_or(0),
         (None, Some(r)) => r.warmup,
         (None, None) => return Vec::new(),
     };
@@ -39,6 +39,7 @@ pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
     };
     request.warmup = wanted;
     request.warmup_auto = false;
+    request.warmup_stated = false;
     state.load(request)
 }
 

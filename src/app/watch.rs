@@ -148,6 +148,7 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     entry.status = RunStatus::Loading;
     let mut request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
     request.warmup_auto = w.warmup_auto;
+    request.warmup_stated = w.warmup_stated;
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;
@@ -352,6 +353,7 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
     };
     w.warmup = warmup;
     w.warmup_auto = false;
+    w.warmup_stated = false;
     w.inflight = None; // its result (old warm-up) is ignored
                        // Removed files cannot be read again: their profiles keep the warm-up they were
                        // built with (the footer says which). Watcher errors are not dumps at all.

@@ -2,9 +2,10 @@
 //! paired by [`matching`], each matched row tested for a change of its distribution, with
 //! a verdict that respects noise.
 //!
-//! Per matched row: count, median, p10, p90 on each side; the change of the median in
-//! percent of A's median; a (1 − alpha) interval for that change (the Hodges–Lehmann
-//! shift's distribution-free Moses interval, in percent of A's median); a two-sided
+//! Per matched row: count, median, p10, p90 on each side; the change in percent (the
+//! Hodges–Lehmann ratio of B to A, the median of the pairwise ratios, minus 1) and a
+//! (1 − alpha) interval from the same ordered ratios (so it holds the change and lies
+//! above −100%), plus the plain change of the median; a two-sided
 //! Mann–Whitney U p-value, Holm-adjusted across every tested row of the comparison (see
 //! [`crate::stats`] for why Holm). Verdicts:
 //! - `too_few_samples`: the counts cannot give a p-value that passes the correction at
@@ -23,7 +24,8 @@ pub mod matching;
 
 use crate::rows::{RowKind, RowTree, TreeSource};
 use crate::stats::{
-    hodges_lehmann, holm_adjust, mann_whitney_u, min_attainable_p, Stats, EXACT_MAX_N,
+    hodges_lehmann, holm_adjust, mann_whitney_u, min_attainable_p, ratio_estimate, Stats,
+    EXACT_MAX_N,
 };
 
 pub use matching::{match_trees, Pair};
@@ -111,8 +113,16 @@ pub struct CompareRow {
     pub module: Option<String>,
     pub a: Option<Stats>,
     pub b: Option<Stats>,
+    /// The change, in percent: the Hodges–Lehmann ratio of B to A (median of the
+    /// pairwise ratios) minus 1. None when A's median is 0 or a side has no sample.
     pub delta_pct: Option<f64>,
+    /// The (1 − alpha) interval of that same ratio, in percent; it holds `delta_pct` and
+    /// lies above −100%. None when the samples cannot give one (too few, or an end at 0
+    /// or +∞).
     pub ci_pct: Option<(f64, f64)>,
+    /// The change of the median, in percent of A's median (the plain comparison of the
+    /// two medians, kept beside the estimate).
+    pub median_change_pct: Option<f64>,
     /// Holm-adjusted p-value (compare with alpha directly).
     pub p_value: Option<f64>,
     /// The unadjusted Mann–Whitney p-value.
@@ -204,6 +214,7 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
             b: rb.map(|r| r.stats.clone()),
             delta_pct: None,
             ci_pct: None,
+            median_change_pct: None,
             p_value: None,
             p_raw: None,
             verdict: Verdict::Same,
@@ -216,12 +227,8 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
             (Some(ra), Some(rb)) => {
                 let (sa, sb) = (&ra.stats, &rb.stats);
                 if sa.count > 0 && sb.count > 0 && sa.median > 0.0 {
-                    row.delta_pct = Some((sb.median - sa.median) / sa.median * 100.0);
-                    if let Some(ci) =
-                        hodges_lehmann(&sa.samples, &sb.samples, alpha).and_then(|e| e.ci)
-                    {
-                        row.ci_pct = Some((ci.0 / sa.median * 100.0, ci.1 / sa.median * 100.0));
-                    }
+                    row.median_change_pct = Some((sb.median - sa.median) / sa.median * 100.0);
+                    (row.delta_pct, row.ci_pct) = change_and_interval(sa, sb, alpha);
                 }
                 if sa.count == 0 || sb.count == 0 {
                     row.verdict = Verdict::TooFewSamples;
@@ -331,6 +338,25 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
     }
 }
 
+/// The change of `b` against `a` and its interval, in percent, from one estimator: the
+/// Hodges–Lehmann ratio and its distribution-free interval ([`ratio_estimate`]). Rows
+/// with negative samples (differences such as a remainder, not durations) use the
+/// Hodges–Lehmann shift and its Moses interval instead, both in percent of A's median.
+fn change_and_interval(a: &Stats, b: &Stats, alpha: f64) -> (Option<f64>, Option<(f64, f64)>) {
+    let pct = |r: f64| (r - 1.0) * 100.0;
+    if let Some(e) = ratio_estimate(&a.samples, &b.samples, alpha) {
+        return (Some(pct(e.ratio)), e.ci.map(|(lo, hi)| (pct(lo), pct(hi))));
+    }
+    let scale = a.median.abs();
+    match hodges_lehmann(&a.samples, &b.samples, alpha) {
+        Some(e) if scale > 0.0 => (
+            Some(e.shift / scale * 100.0),
+            e.ci.map(|(lo, hi)| (lo / scale * 100.0, hi / scale * 100.0)),
+        ),
+        _ => (None, None),
+    }
+}
+
 /// The change from `a` to `b` of one row tested alone (no correction: one test):
 /// change of the median in percent of `a`'s, the Mann–Whitney p-value, and the verdict
 /// under the same rules as [`compare`] (`too_few_samples` when the counts cannot reach
@@ -417,9 +443,16 @@ fn method_text(tested: usize) -> String {
          sides have at most {EXACT_MAX_N} samples; else normal approximation with tie and \
          continuity correction); Holm correction across the {tested} tested rows (p_value is \
          Holm-adjusted; rows whose counts cannot reach alpha after the correction, by \
-         Tarone's rule, are too_few_samples and not tested); ci_pct: Hodges-Lehmann shift interval (Moses, 1 - alpha) in percent \
-         of A's median"
+         Tarone's rule, are too_few_samples and not tested); delta_pct and ci_pct: Hodges-Lehmann \
+         ratio B/A (median of the pairwise ratios) minus 1 and its distribution-free (1 - \
+         alpha) interval from the same ordered ratios (the Moses interval on a log scale), in \
+         percent; median_change_pct: change of the median in percent of A's median"
     )
+}
+
+/// `1 operator`, `3 operators`.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Vec<CompareWarning> {
@@ -459,16 +492,27 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
         let tested = rows.iter().filter(|r| r.p_value.is_some()).count();
         out.push(CompareWarning {
             kind: "too_few_samples".into(),
-            message: format!(
-                "{} of {} matched rows cannot reach alpha {alpha} with their counts (e.g. \
-                 {na} against {nb} samples: the smallest possible p is {:.3}, and \
-                 {} rows would share alpha); record more runs",
-                few.len(),
-                rows.iter()
+            message: {
+                let matched = rows
+                    .iter()
                     .filter(|r| r.a.is_some() && r.b.is_some())
-                    .count(),
-                min_attainable_p(na, nb),
-                few.len() + tested
+                    .count();
+                let share = if few.len() == matched {
+                    format!("none of the {matched} matched rows can")
+                } else {
+                    format!("{} of the {matched} matched rows cannot", few.len())
+                };
+                format!(
+                    "{share} reach alpha {alpha} with their counts (e.g. {na} against {nb} \
+                     samples: the smallest possible p is {:.3}, and {} rows would share \
+                     alpha); record more runs",
+                    min_attainable_p(na, nb),
+                    few.len() + tested
+                )
+            }
+            .replace(
+                "none of the 1 matched rows can",
+                "the one matched row cannot",
             ),
         });
     }
@@ -480,21 +524,41 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
     let in_a = count(&|r| r.a.is_some());
     let in_b = count(&|r| r.b.is_some());
     let largest = in_a.max(in_b);
+    let ops = |n: usize| plural(n, "operator");
     if largest > 0 && (matched as f64) < 0.5 * largest as f64 {
         out.push(CompareWarning {
             kind: "different_models".into(),
             message: format!(
-                "A and B look like different models: only {matched} of {in_a} operators in A \
-                 and {in_b} in B have a partner; the verdicts compare what matched, not the models"
+                "A and B look like different models: {} of A's {} and B's {} have a partner \
+                 ({} only in A, {} only in B); the verdicts compare what matched, not the models",
+                if matched == 0 {
+                    "none".to_string()
+                } else {
+                    matched.to_string()
+                },
+                ops(in_a),
+                in_b,
+                in_a - matched,
+                in_b - matched
             ),
         });
     } else if matched < largest {
+        let only = |n: usize, side: &str, what: &str| {
+            (n > 0).then(|| format!("{} only in {side} ({what})", ops(n)))
+        };
+        let parts: Vec<String> = [
+            only(in_a - matched, "A", "removed"),
+            only(in_b - matched, "B", "added"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         out.push(CompareWarning {
             kind: "unmatched_rows".into(),
             message: format!(
-                "{} operators only in A, {} only in B (removed / added)",
-                in_a - matched,
-                in_b - matched
+                "{}; the other {} are in both",
+                parts.join(", "),
+                ops(matched)
             ),
         });
     }

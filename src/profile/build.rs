@@ -37,13 +37,15 @@ pub fn build_profile(
     build_profile_with(dump, log, Warmup::Runs(warmup), source)
 }
 
-/// [`build_profile`] with a warm-up that may be `auto` (see [`super::warmup`]).
+/// [`build_profile`] with a warm-up that may be `auto` or `log` (see [`super::warmup`]).
 pub fn build_profile_with(
     dump: &EtDump,
     log: Option<&RunLog>,
-    warmup: Warmup,
+    requested: Warmup,
     source: ProfileSource,
 ) -> Result<Profile, BuildError> {
+    let execute_runs = dump.blocks.iter().filter(|b| b.name == "Execute").count();
+    let (warmup, rule, rule_reason) = super::warmup::resolve(requested, log, execute_runs);
     let sequences: Vec<Option<&CpuPlan>> = log
         .map(|l| {
             l.sequences
@@ -100,6 +102,8 @@ pub fn build_profile_with(
                 keep
             }
             Warmup::Runs(n) => n,
+            // Resolved above.
+            Warmup::Stated => 0,
         };
         let mut b = Builder {
             dump,
@@ -156,6 +160,27 @@ pub fn build_profile_with(
             ),
         ));
     }
+    // More method loads than run signatures: methods whose runs look alike were merged
+    // into one profile (the Inspector's grouping); say so, and keep every load.
+    let loaded: Vec<LoadTimes> = loads.iter().flatten().copied().collect();
+    if loaded.len() > methods.len() {
+        let each: Vec<String> = loaded
+            .iter()
+            .map(|l| {
+                l.method_init
+                    .map_or("-".to_string(), crate::units::duration_ms)
+            })
+            .collect();
+        global_warnings.push(Finding::new(
+            "merged_methods",
+            format!(
+                "the dump loaded {} methods but their runs have {} signature(s): methods with identical signatures are profiled together as one (as the Inspector groups them); every load is kept in `loads` (Method::init {})",
+                loaded.len(),
+                methods.len(),
+                each.join(", ")
+            ),
+        ));
+    }
     let resolution = resolution(dump, &methods);
     if resolution.operators_below_resolution > 0 {
         global_warnings.push(Finding::new(
@@ -167,6 +192,13 @@ pub fn build_profile_with(
         ));
     }
     let first = &methods[0];
+    let warmup_rule = super::warmup::WarmupRule {
+        rule: rule.to_string(),
+        requested: requested.to_string(),
+        dropped: first.runs.warmup_dropped,
+        reason: rule_reason,
+        text: super::warmup::header_text(rule, first.runs.warmup_dropped, first.runs.total),
+    };
     let mut warnings = global_warnings;
     warnings.extend(first.warnings.iter().cloned());
     Ok(Profile {
@@ -187,6 +219,8 @@ pub fn build_profile_with(
         methods,
         modules: Vec::new(),
         model_files: None,
+        loads: loaded,
+        warmup_rule: Some(warmup_rule),
     })
 }
 

@@ -26,6 +26,9 @@ pub struct ProfileRequest {
     pub warmup: usize,
     /// `--warmup auto`: drop the cold leading runs of each method instead of `warmup`.
     pub warmup_auto: bool,
+    /// `--warmup log` (the command line's default): the runner log's count when it adds
+    /// up to the dump's runs, else auto.
+    pub warmup_stated: bool,
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
     /// only names for display.
     pub embedded: Option<EmbeddedDump>,
@@ -51,6 +54,7 @@ impl ProfileRequest {
             no_log: false,
             warmup,
             warmup_auto: false,
+            warmup_stated: false,
             embedded: None,
         }
     }
@@ -66,6 +70,7 @@ impl ProfileRequest {
     pub fn with_warmup(mut self, w: super::warmup::Warmup) -> Self {
         self.warmup = w.runs();
         self.warmup_auto = w.is_auto();
+        self.warmup_stated = w == super::warmup::Warmup::Stated;
         self
     }
 
@@ -73,6 +78,8 @@ impl ProfileRequest {
     pub fn warmup_setting(&self) -> super::warmup::Warmup {
         if self.warmup_auto {
             super::warmup::Warmup::Auto
+        } else if self.warmup_stated {
+            super::warmup::Warmup::Stated
         } else {
             super::warmup::Warmup::Runs(self.warmup)
         }
@@ -86,6 +93,7 @@ impl ProfileRequest {
             no_log: false,
             warmup: warmup.unwrap_or(5),
             warmup_auto: false,
+            warmup_stated: false,
             embedded: Some(DEMO),
         }
     }

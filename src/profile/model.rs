@@ -47,6 +47,15 @@ pub struct Profile {
     /// The ETRecord and program read with the dump, when there were any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_files: Option<ModelFiles>,
+    /// Every method load of the dump (one per `Default` block with load-time events), in
+    /// order. Two methods with identical run signatures are one profile (as the Inspector
+    /// groups them), but each keeps its load here (a `merged_methods` warning says so).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loads: Vec<LoadTimes>,
+    /// Which rule chose the warm-up count (given, the runner log's, or auto) and the
+    /// header line that says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_rule: Option<super::warmup::WarmupRule>,
 }
 
 /// One group of `Execute` runs with one signature: a method (or a method on one bundled

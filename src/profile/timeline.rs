@@ -189,12 +189,15 @@ pub fn build_timeline(
     if collected.runs == 0 {
         return Err(BuildError::NoExecuteRuns);
     }
+    // `log` (the default): the runner log's count when it adds up, else auto.
+    let (warmup, _, _) = super::warmup::resolve(warmup, log, collected.runs);
     let auto = warmup == super::warmup::Warmup::Auto;
     // `auto`: the cold leading runs by the profile's rule, over Method::execute (per
     // method when there are several: redone below once the runs are known).
     let warmup = match warmup {
         super::warmup::Warmup::Runs(n) => n,
         super::warmup::Warmup::Auto => super::warmup::auto_warmup(&collected.method.ms()).0,
+        super::warmup::Warmup::Stated => 0,
     };
     if warmup >= collected.runs {
         return Err(BuildError::WarmupTooLarge {

@@ -79,6 +79,7 @@ pub fn write_dump_chrome(
     let mut out = EventWriter::begin(w)?;
     // Several methods (run signatures): one process per method, on one time axis.
     let several = tl.methods.len() > 1;
+    let labels = super::folded::entry_labels(tl);
     for m in 0..tl.methods.len().max(1) {
         let mine: Vec<&TimelineRun> = runs
             .iter()
@@ -92,7 +93,13 @@ pub fn write_dump_chrome(
             Some(name) if several => (format!("ETDump {source} · {name}"), Some(name.as_str())),
             _ => (format!("ETDump {source}"), None),
         };
-        write_dump_process(&mut out, tl, &mine, m as u32 + 1, &process, method, origin)?;
+        let process = Process {
+            pid: m as u32 + 1,
+            name: &process,
+            method,
+            origin,
+        };
+        write_dump_process(&mut out, tl, &labels, &mine, &process)?;
     }
     let mut other = serde_json::json!({
         "generator": "cpuprof-tui",
@@ -109,16 +116,25 @@ pub fn write_dump_chrome(
     out.end(&other)
 }
 
-/// One process (`pid`) of a dump's export: the runs of one method (or all runs).
+/// One process of a dump's export.
+struct Process<'a> {
+    pid: u32,
+    name: &'a str,
+    method: Option<&'a str>,
+    origin: u64,
+}
+
+/// One process (`pid`) of a dump's export: the runs of one method (or all runs). Events
+/// are named by `labels` (the explorer tree's names: `delegate #22`, `OPERATOR_CALL #6`).
 fn write_dump_process(
     out: &mut EventWriter<'_>,
     tl: &Timeline,
+    labels: &[String],
     runs: &[&TimelineRun],
-    pid: u32,
-    process: &str,
-    method: Option<&str>,
-    origin: u64,
+    process: &Process<'_>,
 ) -> io::Result<()> {
+    let (pid, method, origin) = (process.pid, process.method, process.origin);
+    let process = process.name;
     let rel = |t: u64| i64::try_from(t.saturating_sub(origin)).unwrap_or(i64::MAX);
     let mut spans: Vec<Span> = Vec::new();
     let mut owner: Vec<(usize, usize)> = Vec::new(); // (run position, event index)
@@ -173,7 +189,7 @@ fn write_dump_process(
             line,
             "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{},\"name\":{},\"cat\":\"{}\",\"ts\":{},\"dur\":{},\"args\":{{\"run\":{}",
             tracks[j].0 + 1,
-            json_str(&entry.name),
+            json_str(&labels[e.entry as usize]),
             entry.kind.label(),
             micros(span.start),
             micros(span.end.saturating_sub(span.start)),

@@ -19,7 +19,9 @@ use crate::rows::RowTree;
 use crate::source::is_trace_file;
 use crate::trace;
 
-pub use super::compare_format::{comparison_csv, comparison_json, comparison_table};
+pub use super::compare_format::{
+    comparison_csv, comparison_doc, comparison_json, comparison_table, ComparisonDoc,
+};
 
 pub fn run(args: &CompareArgs) -> ExitCode {
     match run_inner(args) {
@@ -79,7 +81,7 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
                 args.a.display()
             ));
         }
-        if args.warmup != Warmup::Runs(0) || args.warmup_a.is_some() || args.warmup_b.is_some() {
+        if args.warmup != Warmup::Stated || args.warmup_a.is_some() || args.warmup_b.is_some() {
             return Err(format!(
                 "{}: --warmup applies to ETDumps, not PyTorch traces",
                 args.a.display()
@@ -209,7 +211,8 @@ fn run_inner(args: &CompareArgs) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = pair.inputs.iter().map(PathBuf::as_path).collect();
     super::emit(
         &mut |w: &mut dyn Write| match format {
-            CompareFormat::Json => super::json_format::write_json(w, &comparison_json(&cmp)),
+            // Streamed row by row: no JSON tree of the whole comparison.
+            CompareFormat::Json => super::json_format::write_json(w, &comparison_doc(&cmp)),
             CompareFormat::Csv => w.write_all(comparison_csv(&cmp).as_bytes()),
             CompareFormat::Table => w.write_all(comparison_table(&cmp).as_bytes()),
         },

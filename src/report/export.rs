@@ -82,7 +82,7 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     if is_trace_file(&args.file) {
         for (given, flag) in [
             (args.log.is_some(), "--log"),
-            (args.warmup != Warmup::Runs(0), "--warmup"),
+            (args.warmup != Warmup::Stated, "--warmup"),
             (args.runs.is_some(), "--runs"),
         ] {
             if given {

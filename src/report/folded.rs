@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use crate::profile::{Timeline, TimelineRun};
+use crate::profile::{Timeline, TimelineKind, TimelineRun};
 use crate::timeline::{self_times, Span, TraceTimeline};
 
 fn frame(name: &str) -> String {
@@ -70,15 +70,38 @@ impl Folder {
     /// As `add`, below a root frame `root` (a name id) of its own with no self time
     /// (the method of a dump's run when there are several), so the sums do not change.
     fn add_under(&mut self, spans: &[Span], name_ids: &[u32], root: Option<u32>) {
+        self.add_rooted(spans, name_ids, &vec![root; spans.len()], &[])
+    }
+
+    /// As `add_under`, with the root frame of each top-level span given per span (the
+    /// thread of a trace's call). `via[i]`, when given, is a frame (name id) span i sits
+    /// in below its parent's stack: the plan step an operator voted for, in a run that
+    /// lost that step's event (the tree keeps the operator under its step). That frame
+    /// has no self time of its own from this span, so the sums do not change.
+    fn add_rooted(
+        &mut self,
+        spans: &[Span],
+        name_ids: &[u32],
+        roots: &[Option<u32>],
+        via: &[Option<u32>],
+    ) {
         let own = self_times(spans);
-        let base = root.map(|r| self.intern((u32::MAX, r)));
         let mut stack_of: Vec<u32> = Vec::with_capacity(spans.len());
         let mut depth: Vec<u32> = Vec::with_capacity(spans.len());
         for (i, s) in spans.iter().enumerate() {
             let up = s.parent.filter(|&p| (p as usize) < i);
             let d = up.map_or(0, |p| depth[p as usize] + 1);
             depth.push(d);
-            let parent = up.map_or(base.unwrap_or(u32::MAX), |p| stack_of[p as usize]);
+            let mut parent = match up {
+                Some(p) => stack_of[p as usize],
+                None => match roots.get(i).copied().flatten() {
+                    Some(r) => self.intern((u32::MAX, r)),
+                    None => u32::MAX,
+                },
+            };
+            if let Some(v) = via.get(i).copied().flatten() {
+                parent = self.intern((parent, v));
+            }
             if d > MAX_DEPTH {
                 // Deeper calls add their time to the one merged frame below the cap.
                 let id = stack_of[up.map_or(0, |p| p as usize)];
@@ -121,6 +144,40 @@ impl Folder {
     }
 }
 
+/// The frame of each timeline entry: what the explorer's tree names it, short. A delegate
+/// call is `delegate #I` (I its instruction), an instruction scope is named with its
+/// instruction (`OPERATOR_CALL #I`), plan steps, operators and kernels by their name, and
+/// the second, third, ... row of one name under one parent (a step or an operator
+/// repeated in one call) `name (2)`, `name (3)`. Two operators of two delegates, or two
+/// kernels of two instructions, thus never share a stack. Chrome export names its events
+/// the same way.
+pub fn entry_labels(tl: &Timeline) -> Vec<String> {
+    // (instruction, voted step, kind, name): the rows of one tree parent.
+    type RowKey<'a> = (Option<i32>, Option<u32>, u8, &'a str);
+    let mut seen: HashMap<RowKey<'_>, u32> = HashMap::new();
+    tl.entries
+        .iter()
+        .map(|e| match (e.kind, e.instruction_id) {
+            (TimelineKind::Method, _) => e.name.clone(),
+            (TimelineKind::DelegateCall, Some(i)) => format!("delegate #{i}"),
+            (TimelineKind::InstructionCall, Some(i)) => format!("{} #{i}", e.name),
+            _ => {
+                // Rows of one parent: same instruction, same step (operators), same kind.
+                let step = (e.kind != TimelineKind::Step).then_some(e.step).flatten();
+                let n = seen
+                    .entry((e.instruction_id, step, e.kind as u8, e.name.as_str()))
+                    .or_insert(0);
+                *n += 1;
+                if *n == 1 {
+                    e.name.clone()
+                } else {
+                    format!("{} ({n})", e.name)
+                }
+            }
+        })
+        .collect()
+}
+
 /// The folded stacks of the chosen runs of a dump.
 pub fn write_dump_folded(
     w: &mut dyn Write,
@@ -142,16 +199,50 @@ pub fn write_dump_folded(
         // Several methods: each run's stacks start with its method (name ids past the
         // entries).
         let root = (tl.methods.len() > 1).then(|| (tl.entries.len() + run.method) as u32);
-        folder.add_under(&spans, &names, root);
+        // An operator whose voted step has no event in this run sits in its delegate
+        // call: its frame still goes under the step, as in the tree.
+        let via: Vec<Option<u32>> = run
+            .events
+            .iter()
+            .map(|e| {
+                let step = tl.entries[e.entry as usize].step?;
+                let parent = e.parent.map(|p| run.events[p as usize].entry);
+                (parent != Some(step)).then_some(step)
+            })
+            .collect();
+        folder.add_rooted(&spans, &names, &vec![root; spans.len()], &via);
     }
     let entries = tl.entries.len();
+    let labels = entry_labels(tl);
     folder.write(w, &|n| match (n as usize).checked_sub(entries) {
         Some(m) => tl.methods.get(m).cloned().unwrap_or_default(),
-        None => tl.entries[n as usize].name.clone(),
+        None => labels[n as usize].clone(),
     })
 }
 
-/// The folded stacks of a trace's calls (all threads together).
+/// The frame of each thread of a trace, as the explorer's call tree roots name them
+/// (`thread TID`; `pid P thread TID` when two processes share a thread id, with the host
+/// first when two hosts share both).
+pub fn thread_labels(threads: &[crate::trace::ThreadKey]) -> Vec<String> {
+    let mut tids: HashMap<i64, usize> = HashMap::new();
+    let mut pids: HashMap<(i64, i64), usize> = HashMap::new();
+    for t in threads {
+        *tids.entry(t.tid).or_insert(0) += 1;
+        *pids.entry((t.pid, t.tid)).or_insert(0) += 1;
+    }
+    threads
+        .iter()
+        .map(|t| match (tids[&t.tid], pids[&(t.pid, t.tid)], &t.host) {
+            (1, _, _) => format!("thread {}", t.tid),
+            (_, 1, _) | (_, _, None) => format!("pid {} thread {}", t.pid, t.tid),
+            (_, _, Some(h)) => format!("{h} pid {} thread {}", t.pid, t.tid),
+        })
+        .collect()
+}
+
+/// The folded stacks of a trace's calls. With several threads each thread's stacks start
+/// with a frame naming it (the explorer's call tree has one root per thread), so a call
+/// path on two threads is two stacks.
 pub fn write_trace_folded(w: &mut dyn Write, tt: &TraceTimeline) -> io::Result<()> {
     let set = &tt.set;
     let spans: Vec<Span> = set
@@ -165,8 +256,32 @@ pub fn write_trace_folded(w: &mut dyn Write, tt: &TraceTimeline) -> io::Result<(
         .collect();
     let names: Vec<u32> = set.intervals.iter().map(|iv| iv.name).collect();
     let mut folder = Folder::default();
-    folder.add(&spans, &names);
-    folder.write(w, &|n| set.names[n as usize].clone())
+    let used: Vec<bool> = {
+        let mut u = vec![false; set.threads.len()];
+        for iv in &set.intervals {
+            if let Some(x) = u.get_mut(iv.thread as usize) {
+                *x = true;
+            }
+        }
+        u
+    };
+    let n_names = set.names.len();
+    if used.iter().filter(|&&u| u).count() > 1 {
+        // One tree per thread, under a root frame (name ids past the op names).
+        let roots: Vec<Option<u32>> = set
+            .intervals
+            .iter()
+            .map(|iv| Some((n_names + iv.thread as usize) as u32))
+            .collect();
+        folder.add_rooted(&spans, &names, &roots, &[]);
+    } else {
+        folder.add(&spans, &names);
+    }
+    let threads = thread_labels(&set.threads);
+    folder.write(w, &|n| match (n as usize).checked_sub(n_names) {
+        Some(t) => threads.get(t).cloned().unwrap_or_default(),
+        None => set.names[n as usize].clone(),
+    })
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ use crate::trace::{self, tally, TraceProfile};
 pub use csv::{profile_csv, profile_csv_with};
 pub use modules::{modules_csv, modules_table};
 pub use table::source_text;
-pub use table::{profile_table, profile_table_with};
+pub use table::{profile_table, profile_table_cut, profile_table_with};
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     match run_inner(args) {
@@ -111,13 +111,21 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let format = args.format;
     let peak = args.peak;
     let by_module = args.by_module;
+    // Names are cut only to fit a terminal (never into a pipe or a file).
+    let width = (args.output.is_none() && std::io::stdout().is_terminal())
+        .then(|| {
+            ratatui::crossterm::terminal::size()
+                .ok()
+                .map(|(w, _)| w as usize)
+        })
+        .flatten();
     emit(
         &mut |w| match (by_module, format) {
             (true, ReportFormat::Table) => {
                 w.write_all(escape_keep_newlines(&modules_table(&profile)).as_bytes())
             }
             (true, ReportFormat::Csv) => w.write_all(modules_csv(&profile).as_bytes()),
-            _ => write_report_with(w, &profile, format, peak),
+            _ => write_report_with(w, &profile, format, peak, width),
         },
         args.output.as_deref(),
         &inputs,
@@ -180,12 +188,17 @@ fn write_report_with(
     profile: &Profile,
     format: ReportFormat,
     peak: Option<Peak>,
+    width: Option<usize>,
 ) -> std::io::Result<()> {
     match format {
         ReportFormat::Json => write_profile_json(w, profile),
         // The table's names are escaped already; this also covers every other field.
         ReportFormat::Table | ReportFormat::Tally => {
-            w.write_all(escape_keep_newlines(&render_with(profile, format, peak)).as_bytes())
+            let text = match format {
+                ReportFormat::Table => table::profile_table_full(profile, peak, width),
+                _ => render_with(profile, format, peak),
+            };
+            w.write_all(escape_keep_newlines(&text).as_bytes())
         }
         // CSV keeps the data as it is (quoted); `emit` escapes it for a terminal.
         ReportFormat::Csv => w.write_all(render_with(profile, format, peak).as_bytes()),
@@ -254,7 +267,7 @@ fn check_trace_args(args: &ReportArgs) -> Result<(), String> {
             "{name}: --log applies to ETDumps, not PyTorch traces"
         ));
     }
-    if args.warmup != crate::profile::warmup::Warmup::Runs(0) {
+    if args.warmup != crate::profile::warmup::Warmup::Stated {
         return Err(format!(
             "{name}: --warmup applies to ETDumps, not PyTorch traces"
         ));

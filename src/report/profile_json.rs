@@ -46,6 +46,8 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         cold_runs,
         modules,
         model_files,
+        loads,
+        warmup_rule,
     } = profile;
     let mut out = io::BufWriter::with_capacity(1 << 18, w);
     out.write_all(b"{")?;
@@ -105,6 +107,12 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         fields.write(&mut out, "modules", modules)?;
         if let Some(model_files) = model_files {
             fields.write(&mut out, "model_files", model_files)?;
+        }
+        if !loads.is_empty() {
+            fields.write(&mut out, "loads", loads)?;
+        }
+        if let Some(rule) = warmup_rule {
+            fields.write(&mut out, "warmup_rule", rule)?;
         }
         Ok(())
     })?;

@@ -15,6 +15,35 @@ mod tests;
 pub use plan::{CpuPlan, PlanCandidate, PlanRegion, SelectionContext};
 pub use reader::{parse, read_file};
 
+/// `Running W warm-up and T timed iteration(s).` -> (W, T).
+fn parse_iterations(text: &str) -> Option<(usize, usize)> {
+    let rest = text.trim().strip_prefix("Running ")?;
+    let (w, rest) = rest.split_once(" warm-up and ")?;
+    let (t, rest) = rest.split_once(" timed iteration")?;
+    if !(rest.starts_with("(s).") || rest.starts_with("s.") || rest.starts_with('.')) {
+        return None;
+    }
+    Some((w.trim().parse().ok()?, t.trim().parse().ok()?))
+}
+
+#[cfg(test)]
+mod iteration_tests {
+    #[test]
+    fn the_runner_line_states_both_counts() {
+        let p = super::parse_iterations;
+        assert_eq!(
+            p("Running 3 warm-up and 20 timed iteration(s)."),
+            Some((3, 20))
+        );
+        assert_eq!(
+            p("Running 0 warm-up and 3 timed iteration(s)."),
+            Some((0, 3))
+        );
+        assert_eq!(p("Running x warm-up and 3 timed iteration(s)."), None);
+        assert_eq!(p("Running 3 warm-up"), None);
+    }
+}
+
 /// Everything read from one runner log.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunLog {
@@ -27,6 +56,18 @@ pub struct RunLog {
 }
 
 impl RunLog {
+    /// The warm-up and timed iteration counts the runner states
+    /// (`Running 3 warm-up and 20 timed iteration(s).`), from its first such line.
+    pub fn stated_iterations(&self) -> Option<(usize, usize)> {
+        self.lines.iter().find_map(|line| {
+            let text = line
+                .et_log
+                .as_ref()
+                .map_or(line.text.as_str(), |e| e.message.as_str());
+            parse_iterations(text)
+        })
+    }
+
     /// Decoded plans with their sequence index.
     pub fn plans(&self) -> impl Iterator<Item = (usize, &CpuPlan)> {
         self.sequences

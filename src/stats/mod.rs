@@ -1,12 +1,13 @@
 //! Statistics below every model: summary statistics of samples ([`Stats`]), the two-sided
-//! Mann–Whitney U test, the Hodges–Lehmann shift with its distribution-free confidence
-//! interval, and the Holm correction across the rows of one comparison.
+//! Mann–Whitney U test, the Hodges–Lehmann shift and ratio with their distribution-free
+//! confidence intervals, and the Holm correction across the rows of one comparison.
 //!
 //! No reader or model is imported here; `profile`, `trace` and `compare` build on it.
 
 mod mann_whitney;
 mod multiple;
 mod normal;
+mod ratio;
 mod shift;
 mod summary;
 
@@ -15,5 +16,6 @@ pub use mann_whitney::{
 };
 pub use multiple::holm_adjust;
 pub use normal::{normal_quantile, normal_sf};
+pub use ratio::{ratio_estimate, RatioEstimate};
 pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
 pub use summary::{percentile_select, percentile_sorted, Stats};

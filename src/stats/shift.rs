@@ -46,7 +46,7 @@ type CdfCache = std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>
 /// The 1-based rank k of the interval's lower end: the largest k with P(U ≤ k − 1) ≤ alpha/2
 /// (exact null distribution for counts up to [`EXACT_MAX_N`] per side, else the normal
 /// approximation k = floor(mn/2 − z·sqrt(mn(N+1)/12))). None when not even k = 1 qualifies.
-fn ci_rank(n_a: usize, n_b: usize, alpha: f64) -> Option<u64> {
+pub(crate) fn ci_rank(n_a: usize, n_b: usize, alpha: f64) -> Option<u64> {
     let mn = (n_a * n_b) as u64;
     if !(alpha > 0.0 && alpha < 1.0) {
         return None;

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::model::TraceProfile;
 
-pub const CSV_HEADER: &str = "name,calls,errors,inclusive_total_ms,self_total_ms,mean_ms,median_ms,min_ms,max_ms,p10_ms,p90_ms,p99_ms,stddev_ms,input_shapes,dtypes";
+pub const CSV_HEADER: &str = "name,calls,errors,inclusive_total_ms,self_total_ms,mean_ms,median_ms,min_ms,max_ms,p10_ms,p90_ms,p99_ms,stddev_ms,input_shapes,dtypes,inclusive_outer_total_ms";
 
 pub fn to_csv(p: &TraceProfile) -> String {
     let mut out = String::new();
@@ -27,7 +27,7 @@ pub fn to_csv(p: &TraceProfile) -> String {
         });
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             quote(&o.name),
             o.calls,
             o.errors,
@@ -42,7 +42,8 @@ pub fn to_csv(p: &TraceProfile) -> String {
             s.p99,
             s.stddev,
             quote(&shapes),
-            quote(&dtypes)
+            quote(&dtypes),
+            o.inclusive_outer_total_ns as f64 / 1e6
         );
     }
     out

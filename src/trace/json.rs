@@ -39,6 +39,8 @@ struct Op<'a> {
     input_shapes: &'a Option<Vec<Vec<Vec<i64>>>>,
     // Extension: distinct dtype lists.
     dtypes: &'a Option<Vec<Vec<String>>>,
+    // Extension: inclusive time without calls nested in a call of the same op.
+    inclusive_outer_total: f64,
 }
 
 #[derive(Serialize)]
@@ -85,6 +87,7 @@ pub fn json_doc(p: &TraceProfile) -> impl Serialize + '_ {
                 stats: &o.stats,
                 input_shapes: &o.input_shapes,
                 dtypes: &o.dtypes,
+                inclusive_outer_total: ms(o.inclusive_outer_total_ns),
             })
             .collect(),
         threads: p

@@ -7,6 +7,11 @@ use crate::profile::Stats;
 use super::detect::TraceFormat;
 use super::intervals::{FastMap, ImportCounts, IntervalSet, ThreadKey, TraceWarning, Unterminated};
 
+/// torch.profiler's step annotations (`ProfilerStep#2`, ...) and the one key
+/// `key_averages()` gives them.
+pub const PROFILER_STEP_PREFIX: &str = "ProfilerStep#";
+pub const PROFILER_STEP_KEY: &str = "ProfilerStep*";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceProfile {
     /// Path or name given to the loader.
@@ -29,7 +34,12 @@ pub struct TraceOp {
     pub calls: u64,
     /// Failed calls (exit without entry): duration 0, not in `stats`/min/max.
     pub errors: u64,
+    /// Every successful call's whole duration, a call nested in a call of the same op
+    /// included (as `key_averages()` and iprof count).
     pub inclusive_total_ns: i64,
+    /// Recursion-free inclusive time: calls nested (at any depth) in a call of the same op
+    /// add nothing, their time being inside the outer call's (the op's own wall time).
+    pub inclusive_outer_total_ns: i64,
     /// Inclusive minus the inclusive time of direct children on the same thread.
     pub self_total_ns: i64,
     /// Over successful calls; None when every call failed.
@@ -77,6 +87,7 @@ struct OpAcc {
     calls: u64,
     errors: u64,
     inclusive: i64,
+    outer: i64,
     self_ns: i64,
     min: Option<i64>,
     max: Option<i64>,
@@ -112,30 +123,58 @@ impl TraceProfile {
         // Only for torch.profiler traces, whose reference is `key_averages()`; THAPI's
         // iprof tally (LTTng text and CTF) counts every call with its whole duration.
         let pytorch_rules = set.format == Some(super::TraceFormat::ChromeJson);
+        // The op key of each name: `key_averages()` reports `ProfilerStep#2`, `#3`, ... as
+        // one key `ProfilerStep*` (the call tree and the timeline keep the steps apart).
+        let mut keys: Vec<String> = Vec::with_capacity(set.names.len());
+        let mut key_of: Vec<u32> = Vec::with_capacity(set.names.len());
+        let mut profiler_step: Option<u32> = None;
+        for name in &set.names {
+            let is_step = pytorch_rules
+                && name
+                    .strip_prefix(PROFILER_STEP_PREFIX)
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let id = match (is_step, profiler_step) {
+                (true, Some(id)) => id,
+                _ => {
+                    let id = keys.len() as u32;
+                    keys.push(if is_step {
+                        PROFILER_STEP_KEY.to_string()
+                    } else {
+                        name.clone()
+                    });
+                    if is_step {
+                        profiler_step = Some(id);
+                    }
+                    id
+                }
+            };
+            key_of.push(id);
+        }
         let merged: Vec<bool> = ivs
             .iter()
             .map(|iv| {
                 pytorch_rules
                     && iv.parent.is_some_and(|p| {
                         let p = p as usize;
-                        ivs.get(p)
-                            .is_some_and(|pv| pv.name == iv.name && child_count[p] == 1)
+                        ivs.get(p).is_some_and(|pv| {
+                            key_of[pv.name as usize] == key_of[iv.name as usize]
+                                && child_count[p] == 1
+                        })
                     })
             })
             .collect();
-        // A call inside another call of the same op (any depth) adds no inclusive time:
-        // that time is already inside the outer call's.
+        // Recursion-free inclusive time (its own field, `inclusive_outer_total_ns`): a call
+        // inside another call of the same op (any depth) adds nothing there, its time being
+        // inside the outer call's. The inclusive total itself counts every call, as
+        // `key_averages()` (and iprof) do.
         let nested_in_same: Vec<bool> = ivs
             .iter()
             .map(|iv| {
-                if !pytorch_rules {
-                    return false;
-                }
                 let mut at = iv.parent;
                 let mut steps = 0;
                 while let Some(p) = at {
                     let Some(pv) = ivs.get(p as usize) else { break };
-                    if pv.name == iv.name {
+                    if key_of[pv.name as usize] == key_of[iv.name as usize] {
                         return true;
                     }
                     at = pv.parent;
@@ -151,12 +190,12 @@ impl TraceProfile {
         let mut order: Vec<u32> = (0..ivs.len() as u32).collect();
         order.sort_by_key(|&i| (ivs[i as usize].start_ns, i));
 
-        let mut accs: Vec<OpAcc> = (0..set.names.len()).map(|_| OpAcc::default()).collect();
+        let mut accs: Vec<OpAcc> = (0..keys.len()).map(|_| OpAcc::default()).collect();
         let mut seen_sigs: FastMap<(u32, u32), ()> = FastMap::default();
         let mut clamps = 0u64;
         for &i in &order {
             let iv = &ivs[i as usize];
-            let acc = &mut accs[iv.name as usize];
+            let acc = &mut accs[key_of[iv.name as usize] as usize];
             if merged[i as usize] && !iv.err {
                 acc.self_ns = acc
                     .self_ns
@@ -169,8 +208,9 @@ impl TraceProfile {
                 continue;
             }
             // Saturating: hostile inputs may hold durations near i64::MAX.
+            acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
             if !nested_in_same[i as usize] {
-                acc.inclusive = acc.inclusive.saturating_add(iv.dur_ns);
+                acc.outer = acc.outer.saturating_add(iv.dur_ns);
             }
             acc.self_ns = acc.self_ns.saturating_add(self_time(
                 iv.dur_ns,
@@ -182,14 +222,17 @@ impl TraceProfile {
             acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
             if let Some(s) = iv.inputs {
                 // Hashed: a dynamic-shape op can have tens of thousands of signatures.
-                if seen_sigs.insert((iv.name, s), ()).is_none() {
+                if seen_sigs
+                    .insert((key_of[iv.name as usize], s), ())
+                    .is_none()
+                {
                     acc.sigs.push(s);
                 }
             }
         }
         let mut ops: Vec<TraceOp> = accs
             .into_iter()
-            .zip(&set.names)
+            .zip(&keys)
             .filter(|(a, _)| a.calls > 0)
             .map(|(a, name)| {
                 let has_inputs = !a.sigs.is_empty();
@@ -211,6 +254,7 @@ impl TraceProfile {
                     calls: a.calls,
                     errors: a.errors,
                     inclusive_total_ns: a.inclusive,
+                    inclusive_outer_total_ns: a.outer,
                     self_total_ns: a.self_ns,
                     min_ns: a.min,
                     max_ns: a.max,

@@ -81,7 +81,10 @@ fn pct(x: f64) -> String {
 }
 
 fn p_text(p: f64) -> String {
-    if p < 1e-3 {
+    // An adjusted p of 1 tells nothing: `–`, as in the text table.
+    if p >= 1.0 {
+        crate::units::NO_BOUND.to_string()
+    } else if p < 1e-3 {
         format!("{p:.0e}")
     } else {
         format!("{p:.3}")

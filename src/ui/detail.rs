@@ -276,6 +276,13 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             _ => '·',
         });
     }
+    // The range printed is the statistics' min and max (buckets average runs, so their
+    // range can be narrower).
+    let (label_lo, label_hi) = if s.count > 0 {
+        (s.min, s.max)
+    } else {
+        (lo, hi)
+    };
     let (title, mut facts) = match kind {
         SourceKind::Etdump => (
             "per run",
@@ -283,8 +290,8 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
                 "  {} warm-up (w, ^ off scale) + {} kept · {}–{}",
                 warm,
                 s.samples.len(),
-                duration_ms(lo),
-                duration_ms(hi)
+                duration_ms(label_lo),
+                duration_ms(label_hi)
             ),
         ),
         SourceKind::Trace => (
@@ -292,8 +299,8 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             format!(
                 "  {} · {}–{}",
                 count(s.samples.len(), "call"),
-                duration_ms(lo),
-                duration_ms(hi)
+                duration_ms(label_lo),
+                duration_ms(label_hi)
             ),
         ),
     };
@@ -310,8 +317,8 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             s.samples.len(),
             distinct.len(),
             s.samples.len() as f64 / distinct.len().max(1) as f64,
-            duration_ms(lo),
-            duration_ms(hi)
+            duration_ms(label_lo),
+            duration_ms(label_hi)
         );
     }
     if kind == SourceKind::Etdump && !several_per_run && facts.chars().count() + 7 > width {
@@ -319,8 +326,8 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             "  {}w + {} kept · {}–{}",
             warm,
             s.samples.len(),
-            duration_ms(lo),
-            duration_ms(hi)
+            duration_ms(label_lo),
+            duration_ms(label_hi)
         );
     }
     let title = Line::from(vec![

@@ -14,11 +14,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut bottom = Vec::new();
     match &state.data {
         Some(d) => {
-            let runs = d.runs.as_ref().map(|r| {
-                format!(
+            let runs = d.runs.as_ref().map(|r| match &r.warmup_text {
+                // Chosen for the user: say by which rule.
+                Some(t) => format!("runs {} kept of {} · {t}", r.kept, r.total),
+                None => format!(
                     "runs {} kept, {} warm-up dropped (of {})",
                     r.kept, r.dropped, r.total
-                )
+                ),
             });
             let mut files = d.files.join(" + ");
             let need = 12 + files.chars().count() + runs.as_ref().map_or(0, |r| r.len() + 3);

@@ -18,6 +18,12 @@ fn ns_text(ns: i64) -> String {
     duration_ms(ns as f64 / 1e6)
 }
 
+/// A point in time (axis ticks, starts and ends): 0 is the origin, not a duration under
+/// the clock quantum.
+fn at_text(ns: i64) -> String {
+    crate::units::position_ms(ns as f64 / 1e6)
+}
+
 /// Input text without control characters (names come from the files).
 fn clean(s: &str) -> String {
     s.chars()
@@ -121,7 +127,7 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
         let c = col(t);
         if (0..i64::from(plot_w)).contains(&c) {
             buf[(plot_x + c as u16, inner.y + 1)].set_char('┬');
-            let label = ns_text(t);
+            let label = at_text(t);
             let fits = c + label.chars().count() as i64 <= i64::from(plot_w);
             if c >= free_from && fits {
                 put(buf, plot_x + c as u16, inner.y, &label, theme.dim(), right);
@@ -313,9 +319,9 @@ fn detail_lines(source: &AnyTimeline, view: &TimelineView) -> Vec<String> {
         .unwrap_or_else(|| "-".to_string());
     let timing = format!(
         "start +{}  duration {}  end +{}  idle before (in lane) {gap}",
-        ns_text(b.start),
+        at_text(b.start),
         ns_text(b.end.saturating_sub(b.start)),
-        ns_text(b.end)
+        at_text(b.end)
     );
     match source {
         AnyTimeline::Dump(tl) => {
