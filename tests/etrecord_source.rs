@@ -593,7 +593,17 @@ fn table_csv_and_by_module_show_the_source() {
 fn compare_by_module_sums_rows_per_module() {
     let a = path(&format!("{DIR}/modules_xnnpack.etdp"));
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
-        .args(["compare", &a, &a, "--by-module", "--format", "json"])
+        // Every run, as the profile below keeps them.
+        .args([
+            "compare",
+            &a,
+            &a,
+            "--by-module",
+            "--format",
+            "json",
+            "--warmup",
+            "0",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -347,6 +347,11 @@ fn change_and_interval(a: &Stats, b: &Stats, alpha: f64) -> (Option<f64>, Option
     if let Some(e) = ratio_estimate(&a.samples, &b.samples, alpha) {
         return (Some(pct(e.ratio)), e.ci.map(|(lo, hi)| (pct(lo), pct(hi))));
     }
+    // Durations whose ratio has no finite estimate (A mostly zeros under the clock
+    // quantum): no change can be given in percent, and none is invented.
+    if a.samples.iter().chain(&b.samples).all(|x| *x >= 0.0) {
+        return (None, None);
+    }
     let scale = a.median.abs();
     match hodges_lehmann(&a.samples, &b.samples, alpha) {
         Some(e) if scale > 0.0 => (
