@@ -14,6 +14,7 @@ pub mod output;
 pub mod profile;
 pub mod report;
 pub mod rows;
+pub mod run;
 pub mod runlog;
 pub mod signals;
 pub mod source;

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Some(Command::Report(args)) => cpuprof_tui::report::run(&args),
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),
         Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
+        Some(Command::Run(args)) => cpuprof_tui::run::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),
     }
 }
