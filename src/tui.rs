@@ -93,7 +93,21 @@ pub fn start_watcher(
     spawn_watcher(config, move |ev| tx.send(Event::Watch(ev)).is_ok())
 }
 
+/// What follows the explorer from outside it (the runner of `cpuprof-tui run`): started
+/// with the loop's channel (`Event::Redraw` asks for a frame), shown the state after each
+/// batch of events, and drawn over every frame.
+pub trait Companion {
+    fn start(&mut self, tx: Sender<Event>);
+    fn after_events(&mut self, state: &mut AppState);
+    fn draw(&self, frame: &mut ratatui::Frame, theme: &Theme);
+}
+
 pub fn run(args: &ExploreArgs) -> ExitCode {
+    run_with(args, None)
+}
+
+/// The explorer with a [`Companion`] (`run` uses it on the watch view of its folder).
+pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> ExitCode {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     // Everything that can fail on bad arguments or a bad directory fails before the
     // terminal is touched.
@@ -150,7 +164,7 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = main_loop(&start, tx, rx);
+    let result = main_loop(&start, tx, rx, companion);
     drop(guard);
     drop(start);
     match result {
@@ -309,13 +323,19 @@ pub fn action_for(event: Event) -> Option<Action> {
             at: SystemTime::now(),
         }),
         Event::RetryDue => Some(Action::RetryDue),
+        Event::Redraw => None,
         Event::TimelineLoaded { generation, result } => {
             Some(Action::TimelineLoaded { generation, result })
         }
     }
 }
 
-fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Result<()> {
+fn main_loop(
+    start: &Start,
+    tx: Sender<Event>,
+    rx: Receiver<Event>,
+    mut companion: Option<&mut dyn Companion>,
+) -> io::Result<()> {
     // No `terminal.clear()`: it asks the terminal for the cursor position, which some
     // terminals (and pipes in tests) never answer. The screen was cleared on entry.
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
@@ -338,8 +358,17 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
             Vec::new()
         }
     };
+    if let Some(c) = companion.as_deref_mut() {
+        c.start(tx.clone());
+    }
+    let draw = |f: &mut ratatui::Frame, state: &AppState, c: &Option<&mut dyn Companion>| {
+        ui::draw(f, state, &theme);
+        if let Some(c) = c {
+            c.draw(f, &theme);
+        }
+    };
     // First frame at once: the gauge, before any byte is read.
-    terminal.draw(|f| ui::draw(f, &state, &theme))?;
+    terminal.draw(|f| draw(f, &state, &companion))?;
     if apply(effects, &mut worker, &tx) {
         return Ok(());
     }
@@ -365,12 +394,15 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
                 }
             }
         }
+        if let Some(c) = companion.as_deref_mut() {
+            c.after_events(&mut state);
+        }
         if let Some(view) = state.compare.as_mut() {
             // As `compare_loop` does: the list's height comes from the compare layout.
             let size = terminal.size()?;
             view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
         }
-        terminal.draw(|f| ui::draw(f, &state, &theme))?;
+        terminal.draw(|f| draw(f, &state, &companion))?;
     }
     Ok(())
 }
