@@ -18,6 +18,8 @@
 #                        wait        log `waiting for a signal`, then wait; the signal
 #                                    received is written to the --record file, then exit
 #                                    128 + signal (after writing the dump)
+#                        stubborn    as wait, but SIGINT is only recorded (appended to the
+#                                    --record file); SIGTERM ends it (exit 143, no dump)
 #                        stdout      ok, and a line on standard output
 #   --record FILE        (wait) where the received signal's name goes
 set -u
@@ -107,6 +109,15 @@ wait)
     TERM) exit 143 ;;
     HUP) exit 129 ;;
     esac
+    ;;
+stubborn)
+    emit_log
+    trap 'echo INT >>"$record"' INT
+    trap 'echo TERM >>"$record"; exit 143' TERM
+    echo "I 00:00:00.000005 executorch:fake_runner.sh:5] waiting for a signal" >&2
+    while :; do
+        sleep 0.05
+    done
     ;;
 *)
     echo "fake_runner.sh: unknown mode $mode" >&2
