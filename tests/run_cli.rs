@@ -101,7 +101,10 @@ fn the_environment_counts_reach_the_runner() {
     let o = run(dir.path(), &["--warmup", "7", "--timed", "2"], &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let log = std::fs::read_to_string(dir.path().join("run-1.log")).unwrap();
-    assert!(log.contains("Running 7 warm-up and 2 timed iteration(s)."), "{log}");
+    assert!(
+        log.contains("Running 7 warm-up and 2 timed iteration(s)."),
+        "{log}"
+    );
 }
 
 #[test]
@@ -116,10 +119,19 @@ fn repeat_makes_fresh_names_and_never_overwrites() {
         &[],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(std::fs::read(dir.path().join("run-1.etdp")).unwrap(), b"earlier");
-    assert_eq!(std::fs::read(dir.path().join("run-2.log")).unwrap(), b"earlier log");
+    assert_eq!(
+        std::fs::read(dir.path().join("run-1.etdp")).unwrap(),
+        b"earlier"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("run-2.log")).unwrap(),
+        b"earlier log"
+    );
     for n in [3, 4, 5] {
-        assert!(dir.path().join(format!("run-{n}.etdp")).is_file(), "run-{n}");
+        assert!(
+            dir.path().join(format!("run-{n}.etdp")).is_file(),
+            "run-{n}"
+        );
         assert!(dir.path().join(format!("run-{n}.log")).is_file(), "run-{n}");
     }
     assert!(!dir.path().join("run-6.etdp").exists());
@@ -150,8 +162,14 @@ fn a_failing_runner_passes_its_exit_status_through() {
         .find(|l| l.starts_with("cpuprof-tui: "))
         .expect("a line of ours");
     assert!(line.contains(dump.to_str().unwrap()), "{line}");
-    assert!(line.contains("no dump") && line.contains("exit status 7"), "{line}");
-    assert!(line.contains("the model failed to load"), "the log's end: {line}");
+    assert!(
+        line.contains("no dump") && line.contains("exit status 7"),
+        "{line}"
+    );
+    assert!(
+        line.contains("the model failed to load"),
+        "the log's end: {line}"
+    );
     // A runner that wrote its dump and then failed: the report, and its status.
     let o = run(dir.path(), &["--warmup", "3"], &["--mode", "dumpfail:5"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
@@ -171,7 +189,11 @@ fn a_runner_that_writes_no_dump_is_one_line_and_exit_2() {
     assert_eq!(ours.len(), 1, "{ours:?}");
     let dump = dir.path().canonicalize().unwrap().join("run-1.etdp");
     assert!(ours[0].contains(dump.to_str().unwrap()), "{}", ours[0]);
-    assert!(ours[0].contains("ETDump written to file 'mlp_basic.etdp'."), "{}", ours[0]);
+    assert!(
+        ours[0].contains("ETDump written to file 'mlp_basic.etdp'."),
+        "{}",
+        ours[0]
+    );
     assert!(o.stdout.is_empty());
 }
 
@@ -187,11 +209,21 @@ fn a_runner_that_dies_writing_its_dump() {
         .filter(|l| l.starts_with("cpuprof-tui: "))
         .collect::<Vec<_>>();
     assert_eq!(ours.len(), 1, "{ours:?}");
-    let size = std::fs::metadata("fixtures/cpu/mlp_basic.etdp").unwrap().len();
+    let size = std::fs::metadata("fixtures/cpu/mlp_basic.etdp")
+        .unwrap()
+        .len();
     // The fake runner keeps the first half: size / 2 bytes, of which 4 are the prefix.
     let want = format!("({} of the {} bytes", size / 2 - 4, size - 4);
-    assert!(ours[0].contains("incomplete ETDump") && ours[0].contains(&want), "{}", ours[0]);
-    assert!(ours[0].contains("SIGKILL") && ours[0].contains("dying half-way"), "{}", ours[0]);
+    assert!(
+        ours[0].contains("incomplete ETDump") && ours[0].contains(&want),
+        "{}",
+        ours[0]
+    );
+    assert!(
+        ours[0].contains("SIGKILL") && ours[0].contains("dying half-way"),
+        "{}",
+        ours[0]
+    );
 }
 
 #[test]
@@ -199,9 +231,19 @@ fn etdump_in_the_arguments_is_the_path() {
     let dir = tempfile::tempdir().unwrap();
     // Without ET_CPU_ETDUMP in its environment the runner only knows the argument.
     let o = bin()
-        .args(["run", "--no-tui", "--format", "json", "--warmup", "3", "--out"])
+        .args([
+            "run", "--no-tui", "--format", "json", "--warmup", "3", "--out",
+        ])
         .arg(dir.path())
-        .args(["--", "env", "-u", "ET_CPU_ETDUMP", RUNNER, "--etdump_path", "{etdump}"])
+        .args([
+            "--",
+            "env",
+            "-u",
+            "ET_CPU_ETDUMP",
+            RUNNER,
+            "--etdump_path",
+            "{etdump}",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -219,7 +261,11 @@ fn etdump_in_the_arguments_is_the_path() {
     // A placeholder without its option: refused before anything runs.
     let o = run(dir.path(), &[], &["{timed}"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("{timed} needs --timed N"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("{timed} needs --timed N"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!dir.path().join("run-3.log").exists());
 }
 
@@ -303,14 +349,22 @@ fn wait_for_file(path: &Path, needle: &str) {
         if std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle)) {
             return;
         }
-        assert!(Instant::now() < deadline, "{} never said {needle:?}", path.display());
+        assert!(
+            Instant::now() < deadline,
+            "{} never said {needle:?}",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
 #[test]
 fn signals_to_cpuprof_tui_reach_the_runner() {
-    for (sig, name) in [(libc::SIGTERM, "TERM"), (libc::SIGINT, "INT"), (libc::SIGHUP, "HUP")] {
+    for (sig, name) in [
+        (libc::SIGTERM, "TERM"),
+        (libc::SIGINT, "INT"),
+        (libc::SIGHUP, "HUP"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let record = dir.path().join("got");
         let mut child = bin()

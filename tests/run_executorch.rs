@@ -24,7 +24,10 @@ fn python_with_executorch() -> Option<PathBuf> {
             venv.exists().then_some(venv)
         })?;
     let ok = Command::new(&python)
-        .args(["-c", "import executorch.extension.pybindings.portable_lib, executorch.devtools"])
+        .args([
+            "-c",
+            "import executorch.extension.pybindings.portable_lib, executorch.devtools",
+        ])
         .output()
         .is_ok_and(|o| o.status.success());
     ok.then_some(python)
@@ -49,7 +52,10 @@ fn ours<'a>(doc: &'a Value, instr: i64, name: &str) -> Option<&'a Value> {
         return Some(&doc["method"]);
     }
     let delegates = doc["delegates"].as_array()?;
-    for d in delegates.iter().filter(|d| d["instruction_id"].as_i64() == Some(instr)) {
+    for d in delegates
+        .iter()
+        .filter(|d| d["instruction_id"].as_i64() == Some(instr))
+    {
         if name == "DELEGATE_CALL" {
             return Some(&d["call"]);
         }
@@ -80,7 +86,9 @@ fn the_python_runner_profile_equals_the_inspector() {
     let dir = tempfile::tempdir().unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
         .current_dir(&root)
-        .args(["run", "--no-tui", "--format", "json", "--warmup", "2", "--timed", "6"])
+        .args([
+            "run", "--no-tui", "--format", "json", "--warmup", "2", "--timed", "6",
+        ])
         .arg("--out")
         .arg(dir.path())
         .arg("--")
@@ -93,7 +101,10 @@ fn the_python_runner_profile_equals_the_inspector() {
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     let dump = dir.path().join("run-1.etdp");
     let log = std::fs::read_to_string(dir.path().join("run-1.log")).unwrap();
-    assert!(log.contains("Running 2 warm-up and 6 timed iteration(s)."), "{log}");
+    assert!(
+        log.contains("Running 2 warm-up and 6 timed iteration(s)."),
+        "{log}"
+    );
     assert_eq!(doc["runs"]["total"], 8);
     assert_eq!(doc["runs"]["warmup_dropped"], 2);
     assert_eq!(doc["runs"]["kept"], 6);
@@ -103,7 +114,11 @@ fn the_python_runner_profile_equals_the_inspector() {
         .arg(&dump)
         .output()
         .unwrap();
-    assert!(insp.status.success(), "{}", String::from_utf8_lossy(&insp.stderr));
+    assert!(
+        insp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&insp.stderr)
+    );
     let golden: Value = serde_json::from_slice(&insp.stdout).unwrap();
     let mut checked = 0;
     for block in golden["event_blocks"].as_array().unwrap() {

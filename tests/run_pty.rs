@@ -34,7 +34,12 @@ fn read(path: &Path) -> String {
 fn wait_file(path: &Path, ok: impl Fn(&str) -> bool, what: &str) {
     let deadline = Instant::now() + pty::PATIENCE;
     while !ok(&read(path)) {
-        assert!(Instant::now() < deadline, "{what}: {} says {:?}", path.display(), read(path));
+        assert!(
+            Instant::now() < deadline,
+            "{what}: {} says {:?}",
+            path.display(),
+            read(path)
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -48,8 +53,16 @@ fn the_explorer_shows_each_run_as_it_lands() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = start(dir.path(), &["--warmup", "3", "--repeat", "2"], &[]);
     // Both runs listed with their profile; the first is the change column's baseline.
-    let screen = s.wait_for(&["run-2.etdp", "run-1.etdp", "baseline", "Method::execute median 33.5 µs"]);
-    assert!(screen.contains("runs 20 kept, 3 warm-up dropped (of 23)"), "{screen}");
+    let screen = s.wait_for(&[
+        "run-2.etdp",
+        "run-1.etdp",
+        "baseline",
+        "Method::execute median 33.5 µs",
+    ]);
+    assert!(
+        screen.contains("runs 20 kept, 3 warm-up dropped (of 23)"),
+        "{screen}"
+    );
     s.send("q");
     assert_eq!(s.wait_exit().exit_code(), 0);
     s.assert_restored("after q");
@@ -70,13 +83,22 @@ fn q_while_the_runner_runs_restores_the_terminal_then_stops_it() {
     // The terminal is back while the runner is still in its grace period (it ignores
     // SIGINT), before cpuprof-tui has exited.
     wait_file(&record, |t| t.contains("INT"), "SIGINT first");
-    assert!(s.child.try_wait().unwrap().is_none(), "exited before the grace period");
+    assert!(
+        s.child.try_wait().unwrap().is_none(),
+        "exited before the grace period"
+    );
     s.assert_restored("q while running");
     // Then SIGTERM ends it; the exit status is the runner's (143 = 128 + SIGTERM).
     assert_eq!(s.wait_exit().exit_code(), 143);
-    assert_eq!(read(&record).split_whitespace().collect::<Vec<_>>(), ["INT", "TERM"]);
+    assert_eq!(
+        read(&record).split_whitespace().collect::<Vec<_>>(),
+        ["INT", "TERM"]
+    );
     let out = String::from_utf8_lossy(&s.final_output()).into_owned();
-    assert!(out.contains("stopped the runner (SIGINT, then SIGTERM)"), "{out}");
+    assert!(
+        out.contains("stopped the runner (SIGINT, then SIGTERM)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -108,7 +130,10 @@ fn keep_running_leaves_the_runner_alive() {
     let dump = dir.path().join("run-1.etdp");
     let deadline = Instant::now() + pty::PATIENCE;
     while !dump.is_file() {
-        assert!(Instant::now() < deadline, "no dump after the runner was stopped");
+        assert!(
+            Instant::now() < deadline,
+            "no dump after the runner was stopped"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -139,4 +164,25 @@ fn a_run_without_a_dump_is_said_in_the_pane_and_after_q() {
     s.assert_restored("no dump");
     let out = String::from_utf8_lossy(&s.final_output()).into_owned();
     assert!(out.contains("the model failed to load"), "{out}");
+}
+
+#[test]
+fn ctrl_c_with_no_tui_reaches_the_runner_once() {
+    // On a terminal with --no-tui the runner shares our process group: the terminal's
+    // Ctrl-C reaches it directly and is not forwarded a second time; after the grace
+    // period the runner (which ignores SIGINT) gets SIGTERM.
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("got");
+    let mut s = start(
+        dir.path(),
+        &["--no-tui", "--grace", "1"],
+        &["--mode", "stubborn", "--record", record.to_str().unwrap()],
+    );
+    s.wait_for(&["waiting for a signal"]);
+    s.send("\x03");
+    assert_eq!(s.wait_exit().exit_code(), 128 + libc::SIGINT as u32);
+    assert_eq!(
+        read(&record).split_whitespace().collect::<Vec<_>>(),
+        ["INT", "TERM"]
+    );
 }
