@@ -379,3 +379,24 @@ impl Follower {
         exit_code(&finished, unreadable)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pane_keeps_whole_lines_and_the_partial_one() {
+        let mut p = Pane::default();
+        p.push_bytes(b"one\r\ntw");
+        assert_eq!(p.lines, ["one"]);
+        assert_eq!(p.partial, "tw");
+        p.push_bytes(b"o\nthree\n");
+        assert_eq!(p.lines, ["one", "two", "three"]);
+        assert!(p.partial.is_empty());
+        for i in 0..KEPT_LINES + 5 {
+            p.push_bytes(format!("l{i}\n").as_bytes());
+        }
+        assert_eq!(p.lines.len(), KEPT_LINES);
+        assert_eq!(p.lines.back().unwrap(), &format!("l{}", KEPT_LINES + 4));
+    }
+}

@@ -279,3 +279,58 @@ pub fn last_lines(path: &Path, n: usize) -> Vec<String> {
     lines.drain(..keep);
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    fn finished(raw: i32) -> Finished {
+        Finished {
+            files: RunFiles {
+                number: 1,
+                etdump: "x.etdp".into(),
+                log: "x.log".into(),
+                stdout: "x.out".into(),
+            },
+            status: ExitStatus::from_raw(raw),
+        }
+    }
+
+    #[test]
+    fn the_exit_status_is_the_last_runners() {
+        // Wait statuses: exit code N is N << 8; a signal is its number.
+        let code = |f: &[Finished], unreadable| exit_code(f, unreadable);
+        assert_eq!(
+            code(&[finished(3 << 8), finished(0)], false),
+            ExitCode::from(0)
+        );
+        assert_eq!(
+            code(&[finished(0), finished(5 << 8)], false),
+            ExitCode::from(5)
+        );
+        assert_eq!(code(&[finished(libc::SIGKILL)], false), ExitCode::from(137));
+        // Exit 0 without a readable dump is a failure; a failed runner keeps its status.
+        assert_eq!(code(&[finished(0)], true), ExitCode::from(2));
+        assert_eq!(code(&[finished(4 << 8)], true), ExitCode::from(4));
+        assert_eq!(code(&[], false), ExitCode::from(2));
+    }
+
+    #[test]
+    fn the_last_lines_skip_blank_ones_and_a_cut_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("a.log");
+        std::fs::write(&log, "a\nb\n\n  \nc\r\nd").unwrap();
+        assert_eq!(last_lines(&log, 3), ["b", "c", "d"]);
+        let long = format!("{}\nlast\n", "x".repeat(70 << 10));
+        std::fs::write(&log, long).unwrap();
+        assert_eq!(last_lines(&log, 3), ["last"]);
+        assert!(log_tail(&dir.path().join("none.log")).contains("is empty"));
+        std::fs::write(&log, "bad \x1b[2J\n").unwrap();
+        assert!(
+            log_tail(&log).contains("«bad \\x1b[2J»"),
+            "{}",
+            log_tail(&log)
+        );
+    }
+}
