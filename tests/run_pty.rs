@@ -186,3 +186,27 @@ fn ctrl_c_with_no_tui_reaches_the_runner_once() {
         ["INT", "TERM"]
     );
 }
+
+#[test]
+fn baseline_is_pinned_in_the_runs_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = start(
+        dir.path(),
+        &["--warmup", "3", "--baseline", "fixtures/cpu/mlp_basic.etdp"],
+        &[],
+    );
+    s.wait_for(&["run-1.etdp", "mlp_basic.etdp"]);
+    // The saved dump's row says `baseline`; the run's change is against it (the same
+    // samples: no significant change, +0.0%).
+    s.wait_until("the baseline row", |sc| {
+        let text = sc.contents();
+        text.lines()
+            .any(|l| l.contains("mlp_basic.etdp") && l.contains("baseline"))
+            && text
+                .lines()
+                .any(|l| l.contains("run-1.etdp") && l.contains("~+0.0%"))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit().exit_code(), 0);
+    s.assert_restored("baseline");
+}
