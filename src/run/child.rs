@@ -309,6 +309,7 @@ pub fn active_pid() -> Option<i32> {
 /// in our process group, got it already), which is then given the grace period to end,
 /// and stopped as `q` stops it otherwise.
 pub fn forward_signal(sig: i32) {
+    SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
     let grace = *GRACE.get().unwrap_or(&Duration::from_secs(3));
     stop_starting();
     let in_our_group = !lock().group;
@@ -319,6 +320,15 @@ pub fn forward_signal(sig: i32) {
     if !wait_gone(grace) {
         stop(libc::SIGTERM, grace);
     }
+}
+
+static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A signal is being handled: the process ends with 128 + signal from the signal thread
+/// (which waits for the runner first); the main thread must not end it sooner with the
+/// runner's status.
+pub fn signalled() -> bool {
+    SIGNALLED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// The grace period of [`forward_signal`].

@@ -31,11 +31,17 @@ pub fn run(args: &RunArgs) -> ExitCode {
     match prepare(args) {
         Ok(session) => {
             let tui = !(args.no_tui || args.format.is_some()) && std::io::stdout().is_terminal();
-            if tui {
+            let code = if tui {
                 follow::run(args, session)
             } else {
                 run_headless(args, session)
+            };
+            // The runner ended because of a signal to us: the signal thread exits (128 +
+            // signal) once it has seen the runner go; nothing more is printed meanwhile.
+            while child::signalled() {
+                std::thread::park();
             }
+            code
         }
         Err(line) => {
             eprint_line(&line);
