@@ -59,6 +59,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Export a timeline: Trace Event JSON for Perfetto (chrome) or folded stacks (folded).
     Export(ExportArgs),
+    /// Start a runner with ETDump profiling on and follow its profile as it lands (the
+    /// explorer's watch view of the output folder, or the report at the end).
+    Run(RunArgs),
 }
 
 /// Open the explorer (the default command).
@@ -362,4 +365,76 @@ pub struct ExportArgs {
 pub enum ExportFormat {
     Chrome,
     Folded,
+}
+
+/// `cpuprof-tui run [OPTIONS] -- PROGRAM ARGS...`
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Each run writes OUT/<name>-<n>.etdp (ET_CPU_ETDUMP; `{etdump}` in the \
+arguments is the same path) and OUT/<name>-<n>.log (its standard error); the numbers skip \
+files that exist. Exit status: the runner's (the last one's with --repeat), 2 when it \
+cannot be started or when it exited 0 without a readable dump."
+)]
+pub struct RunArgs {
+    /// Folder of the dumps and logs (created if missing; earlier runs in it are kept)
+    /// [default: a new folder ./cpuprof-runs/<UTC time>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// File name stem of the runs: NAME-1.etdp, NAME-1.log, ...
+    #[arg(long, value_name = "NAME", default_value = "run")]
+    pub name: String,
+    /// Warm-up iterations: sets ET_CPU_WARMUP_RUNS (and `{warmup}`); the profile drops as
+    /// many leading runs.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
+    pub warmup: Option<usize>,
+    /// Timed iterations (1 or more): sets ET_CPU_TIMED_RUNS (and `{timed}`).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_at_least_one)]
+    pub timed: Option<usize>,
+    /// Run the program K times, one dump and log each (the explorer's change column is
+    /// against the first).
+    #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true, value_parser = parse_at_least_one)]
+    pub repeat: usize,
+    /// Compare every run against this saved dump (its log: beside it, if there is one).
+    #[arg(long, value_name = "DUMP")]
+    pub baseline: Option<PathBuf>,
+    /// Print the report at the end (the comparison with --baseline) instead of opening
+    /// the explorer; implied when standard output is not a terminal.
+    #[arg(long)]
+    pub no_tui: bool,
+    /// Format of the printed report (implies --no-tui) [default: table].
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormat>,
+    /// On `q`, leave the runner running (its output still goes to OUT).
+    #[arg(long, conflicts_with_all = ["no_tui", "format"])]
+    pub keep_running: bool,
+    /// Seconds a stopped runner has after SIGINT before SIGTERM (and again before SIGKILL).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = parse_seconds)]
+    pub grace: f64,
+    /// The runner and its arguments; `{etdump}`, `{warmup}` and `{timed}` in them are
+    /// replaced.
+    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, value_parser = clap::value_parser!(std::ffi::OsString))]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+/// A count of 1 or more (`--timed`, `--repeat`).
+pub fn parse_at_least_one(s: &str) -> Result<usize, String> {
+    match parse_count(s) {
+        Ok(0) => Err("must be 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number, 1 or more".into()),
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds (0 to 3600)")),
+    }
 }

@@ -16,6 +16,7 @@ pub mod profile;
 pub mod program;
 pub mod report;
 pub mod rows;
+pub mod run;
 pub mod runlog;
 pub mod signals;
 pub mod source;

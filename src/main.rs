@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),
         Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
+        Some(Command::Run(args)) => cpuprof_tui::run::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),
     }
 }
@@ -84,6 +85,8 @@ fn preflight(cli: &Cli) -> Result<(), String> {
                 .chain(log_of(&a.b, &a.log_b, a.no_log))
                 .collect(),
         ),
+        // `run` writes only new files of its own (claimed with an exclusive create).
+        Some(Command::Run(_)) => (None, Vec::new()),
         None => {
             // The explorer on a folder: only a CTF trace directory opens; anything else
             // (a folder of dumps, of unrelated files) is one line, before the terminal is

@@ -6,9 +6,15 @@
 //! lock from its first byte to the exit, so the explorer cannot draw over the restored
 //! screen (or hide the cursor again) in between; `report` never waits for that lock (a
 //! report blocked writing into a full pipe still dies on Ctrl-C).
+//!
+//! `cpuprof-tui run` adds one step ([`set_forward`]): after the restore, the signal goes
+//! on to the runner, which gets a grace period to end before the exit. Whether a signal
+//! was sent by a process (`kill`) or by the kernel (Ctrl-C, a hang-up: the runner in our
+//! process group got it too) is recorded by a second, async-signal-safe action.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -19,10 +25,22 @@ pub const HANDLED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static TERMINAL_RESTORE: OnceLock<fn()> = OnceLock::new();
 static INSTALL: Once = Once::new();
+static FORWARD: OnceLock<fn(i32)> = OnceLock::new();
+/// Per handled signal: its last delivery was sent by a process (`si_code <= 0`).
+static BY_PROCESS: [AtomicBool; 3] = [const { AtomicBool::new(false) }; 3];
 
 /// Start handling the signals (idempotent). Without it they keep their default action.
 pub fn install() {
     INSTALL.call_once(|| {
+        for (i, &sig) in HANDLED.iter().enumerate() {
+            // Only an atomic store in the handler (async-signal-safe); it runs before
+            // the iterator's thread is woken, so `on_signal` sees this delivery's origin.
+            let _ = unsafe {
+                signal_hook_registry::register_sigaction(sig, move |info: &libc::siginfo_t| {
+                    BY_PROCESS[i].store(info.si_code <= 0, Ordering::SeqCst);
+                })
+            };
+        }
         let Ok(mut signals) = signal_hook::iterator::Signals::new(HANDLED) else {
             return;
         };
@@ -57,7 +75,26 @@ fn on_signal(sig: i32) -> ! {
             });
         let _ = done_rx.recv_timeout(std::time::Duration::from_secs(1));
     }
+    if let Some(&forward) = FORWARD.get() {
+        forward(sig);
+    }
     std::process::exit(128 + sig);
+}
+
+/// Called on a signal after the terminal is restored, before the exit (`run` registers
+/// the forwarding of the signal to its runner).
+pub fn set_forward(forward: fn(i32)) {
+    let _ = FORWARD.set(forward);
+}
+
+/// Whether the last `sig` received was sent by a process (`kill`, `sigqueue`) rather than
+/// by the kernel (the terminal's Ctrl-C or hang-up, which reach the whole foreground
+/// process group). False for a signal not handled here.
+pub fn sent_by_a_process(sig: i32) -> bool {
+    HANDLED
+        .iter()
+        .position(|&s| s == sig)
+        .is_some_and(|i| BY_PROCESS[i].load(Ordering::SeqCst))
 }
 
 /// Called on a signal to put the terminal back (the explorer registers its restore).

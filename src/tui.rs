@@ -94,7 +94,21 @@ pub fn start_watcher(
     spawn_watcher(config, move |ev| tx.send(Event::Watch(ev)).is_ok())
 }
 
+/// What follows the explorer from outside it (the runner of `cpuprof-tui run`): started
+/// with the loop's channel (`Event::Redraw` asks for a frame), shown the state after each
+/// batch of events, and drawn over every frame.
+pub trait Companion {
+    fn start(&mut self, tx: Sender<Event>);
+    fn after_events(&mut self, state: &mut AppState);
+    fn draw(&self, frame: &mut ratatui::Frame, theme: &Theme);
+}
+
 pub fn run(args: &ExploreArgs) -> ExitCode {
+    run_with(args, None)
+}
+
+/// The explorer with a [`Companion`] (`run` uses it on the watch view of its folder).
+pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> ExitCode {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     // Everything that can fail on bad arguments or a bad directory fails before the
     // terminal is touched.
@@ -153,7 +167,7 @@ pub fn run(args: &ExploreArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = main_loop(&start, tx, rx);
+    let result = main_loop(&start, tx, rx, companion);
     drop(guard);
     drop(start);
     match result {
@@ -312,13 +326,19 @@ pub fn action_for(event: Event) -> Option<Action> {
             at: SystemTime::now(),
         }),
         Event::RetryDue => Some(Action::RetryDue),
+        Event::Redraw => None,
         Event::TimelineLoaded { generation, result } => {
             Some(Action::TimelineLoaded { generation, result })
         }
     }
 }
 
-fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Result<()> {
+fn main_loop(
+    start: &Start,
+    tx: Sender<Event>,
+    rx: Receiver<Event>,
+    companion: Option<&mut dyn Companion>,
+) -> io::Result<()> {
     // No `terminal.clear()`: it asks the terminal for the cursor position, which some
     // terminals (and pipes in tests) never answer. The screen was cleared on entry.
     let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
@@ -341,7 +361,7 @@ fn main_loop(start: &Start, tx: Sender<Event>, rx: Receiver<Event>) -> io::Resul
             Vec::new()
         }
     };
-    shell(terminal, state, effects, tx, rx)
+    shell(terminal, state, effects, tx, rx, companion)
 }
 
 /// The one event loop of every screen (explorer, watch mode, the compare command): draw
@@ -352,11 +372,15 @@ fn shell(
     effects: Vec<Effect>,
     tx: Sender<Event>,
     rx: Receiver<Event>,
+    mut companion: Option<&mut dyn Companion>,
 ) -> io::Result<()> {
     let theme = Theme::from_env();
     let mut worker = Worker::new(tx.clone());
+    if let Some(c) = companion.as_deref_mut() {
+        c.start(tx.clone());
+    }
     // First frame at once: the gauge, before any byte is read.
-    draw(&mut terminal, &mut state, &theme)?;
+    draw(&mut terminal, &mut state, &theme, companion.as_deref())?;
     if apply(effects, &mut worker, &tx) {
         return Ok(());
     }
@@ -382,7 +406,10 @@ fn shell(
                 }
             }
         }
-        draw(&mut terminal, &mut state, &theme)?;
+        if let Some(c) = companion.as_deref_mut() {
+            c.after_events(&mut state);
+        }
+        draw(&mut terminal, &mut state, &theme, companion.as_deref())?;
     }
     Ok(())
 }
@@ -391,6 +418,7 @@ fn draw(
     terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
     state: &mut AppState,
     theme: &Theme,
+    companion: Option<&dyn Companion>,
 ) -> io::Result<()> {
     if matches!(state.views.screen(), Some(View::Compare(_))) {
         // The list's height comes from the compare layout of this frame.
@@ -399,7 +427,12 @@ fn draw(
             view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
         }
     }
-    terminal.draw(|f| ui::draw(f, state, theme))?;
+    terminal.draw(|f| {
+        ui::draw(f, state, theme);
+        if let Some(c) = companion {
+            c.draw(f, theme);
+        }
+    })?;
     Ok(())
 }
 
@@ -483,7 +516,7 @@ pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
         let size = terminal.size()?;
         let state = AppState::for_compare(view, size.width, size.height);
         let (tx, rx) = mpsc::channel();
-        shell(terminal, state, Vec::new(), tx, rx)
+        shell(terminal, state, Vec::new(), tx, rx, None)
     })();
     drop(guard);
     match result {

@@ -34,6 +34,8 @@ pub enum Event {
     Watch(WatchEvent),
     /// A retry timer for an incomplete dump fired.
     RetryDue,
+    /// Something drawn over the explorer changed (`tui::Companion`): draw a frame.
+    Redraw,
     /// A timeline loaded for the timeline view.
     TimelineLoaded {
         generation: u64,
