@@ -169,6 +169,9 @@ pub struct ExplorerData {
     pub log: Vec<String>,
     /// The profile's row tree (ETDump), kept for watch mode's compare of two runs.
     pub rows: Option<std::sync::Arc<crate::rows::RowTree>>,
+    /// What a node runs in the model (ETDump read with an ETRecord), by node index:
+    /// the detail pane's module chain and source line.
+    pub sources: std::collections::HashMap<usize, crate::profile::RowSource>,
 }
 
 impl ExplorerData {

@@ -34,6 +34,9 @@ impl ExplorerData {
             scope,
             findings: (0, 0),
         });
+        if let Some(src) = &op.source {
+            self.sources.insert(node, src.clone());
+        }
         self.ops.push(OpRow {
             name: op.name.clone(),
             delegate: delegate.to_string(),
@@ -223,6 +226,9 @@ impl ExplorerData {
                 scope: Some(scope),
                 findings: (0, 0),
             });
+            if let Some(src) = &delegate.source {
+                data.sources.insert(d, src.clone());
+            }
             for step in &delegate.steps {
                 let nodes = step.node_count.max(step.nodes.len());
                 let s = data.push_node(TreeNode {
@@ -306,6 +312,9 @@ impl ExplorerData {
                 scope: None,
                 findings: (0, 0),
             });
+            if let Some(src) = &other.source {
+                data.sources.insert(o, src.clone());
+            }
             for k in &other.kernels {
                 let op = OperatorStats {
                     name: k.name.clone(),
@@ -316,7 +325,7 @@ impl ExplorerData {
                     output_shapes: None,
                     flops: None,
                     bytes: None,
-                    source: None,
+                    source: k.source.clone(),
                 };
                 let step = format!("instr {}", other.instruction_id);
                 data.push_op(o, &op, "-", None, &step, method_median);

@@ -113,6 +113,15 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             }
         }
     }
+    if let Some(src) = data.sources.get(&id) {
+        let mut text = format!("source {}", crate::report::source_text(src));
+        if src.through_delegate {
+            text.push_str(" (through delegate)");
+        }
+        for l in wrap(&crate::escape::escape(&text), w) {
+            lines.push(Line::styled(l, theme.dim()));
+        }
+    }
     let used = lines.len() as u16;
     let text_area = Rect::new(inner.x, inner.y, inner.width, used.min(inner.height));
     frame.render_widget(Paragraph::new(lines), text_area);
