@@ -36,7 +36,7 @@ fn loaded(rows: usize, w: u16, h: u16) -> AppState {
             result: Ok(Box::new(sample::big(rows))),
         },
     );
-    assert_eq!(s.table.rows.len(), rows);
+    assert_eq!(s.explorer.table.rows.len(), rows);
     s
 }
 

@@ -35,7 +35,8 @@ fn loaded(w: u16, h: u16, warmup: usize) -> AppState {
 
 fn tree_names(s: &AppState) -> Vec<String> {
     let d = s.data.as_ref().unwrap();
-    s.tree
+    s.explorer
+        .tree
         .visible
         .iter()
         .map(|&i| d.nodes[i].name.clone())
@@ -44,7 +45,8 @@ fn tree_names(s: &AppState) -> Vec<String> {
 
 fn table_names(s: &AppState) -> Vec<String> {
     let d = s.data.as_ref().unwrap();
-    s.table
+    s.explorer
+        .table
         .rows
         .iter()
         .map(|&i| s.table_ops(d)[i].name.clone())
@@ -90,48 +92,54 @@ fn first_load_opens_method_and_delegates() {
 fn navigation_moves_and_clamps() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('k'));
-    assert_eq!(s.tree.selected, 0);
+    assert_eq!(s.explorer.tree.selected, 0);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Down);
-    assert_eq!(s.tree.selected, 2);
+    assert_eq!(s.explorer.tree.selected, 2);
     key(&mut s, KeyCode::Up);
-    assert_eq!(s.tree.selected, 1);
+    assert_eq!(s.explorer.tree.selected, 1);
     // 11 rows (the first-load list above): the last is 10.
     key(&mut s, KeyCode::Char('G'));
-    assert_eq!(s.tree.selected, 10);
+    assert_eq!(s.explorer.tree.selected, 10);
     key(&mut s, KeyCode::Char('g'));
-    assert_eq!(s.tree.selected, 0);
+    assert_eq!(s.explorer.tree.selected, 0);
     // 80x24: the tree pane is 8 rows: 6 inside the border, 5 below the column titles.
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.tree.selected, 5);
+    assert_eq!(s.explorer.tree.selected, 5);
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.tree.selected, 10);
+    assert_eq!(s.explorer.tree.selected, 10);
     // Offset keeps the selection visible: rows 6..=10 shown.
-    assert_eq!(s.tree.offset, 6);
+    assert_eq!(s.explorer.tree.offset, 6);
     key(&mut s, KeyCode::PageUp);
-    assert_eq!(s.tree.selected, 5);
-    assert_eq!(s.tree.offset, 5);
+    assert_eq!(s.explorer.tree.selected, 5);
+    assert_eq!(s.explorer.tree.offset, 5);
     // Tab cycles panes; navigation then moves the table.
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(s.explorer.focus, Pane::Table);
     key(&mut s, KeyCode::Char('G'));
-    assert_eq!(s.table.selected, 6);
+    assert_eq!(s.explorer.table.selected, 6);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.focus, Pane::Detail);
+    assert_eq!(s.explorer.focus, Pane::Detail);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.explorer.focus, Pane::Tree);
     key(&mut s, KeyCode::BackTab);
-    assert_eq!(s.focus, Pane::Detail);
+    assert_eq!(s.explorer.focus, Pane::Detail);
 }
 
 #[test]
 fn sort_cycles_columns_and_reverses() {
     let mut s = loaded(80, 24, 2);
-    assert_eq!((s.table.sort, s.table.descending), (Column::Median, true));
+    assert_eq!(
+        (s.explorer.table.sort, s.explorer.table.descending),
+        (Column::Median, true)
+    );
     key(&mut s, KeyCode::Char('s'));
-    assert_eq!((s.table.sort, s.table.descending), (Column::Min, true));
+    assert_eq!(
+        (s.explorer.table.sort, s.explorer.table.descending),
+        (Column::Min, true)
+    );
     key(&mut s, KeyCode::Char('S'));
-    assert!(!s.table.descending);
+    assert!(!s.explorer.table.descending);
     // Min ascending: smallest first (min = base * 0.9).
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
     assert_eq!(table_names(&s)[6], "Convolution (NHWC, F32) IGEMM #2");
@@ -139,10 +147,10 @@ fn sort_cycles_columns_and_reverses() {
         key(&mut s, KeyCode::Char('s'));
     }
     // Min -> Max -> P90 -> Share -> ShareMethod -> Inputs -> Outputs -> Name -> Delegate
-    assert_eq!(s.table.sort, Column::Delegate);
+    assert_eq!(s.explorer.table.sort, Column::Delegate);
     key(&mut s, KeyCode::Char('s'));
     key(&mut s, KeyCode::Char('s'));
-    assert_eq!(s.table.sort, Column::Count);
+    assert_eq!(s.explorer.table.sort, Column::Count);
 }
 
 #[test]
@@ -152,34 +160,34 @@ fn filter_narrows_live_with_hand_counted_matches() {
     assert_eq!(s.mode(), ViewKind::Filter);
     chars(&mut s, "conv");
     // "Convolution ... IGEMM #1" and "#2".
-    assert_eq!(s.table.rows.len(), 2);
+    assert_eq!(s.explorer.table.rows.len(), 2);
     key(&mut s, KeyCode::Backspace);
     key(&mut s, KeyCode::Backspace);
     key(&mut s, KeyCode::Backspace);
     key(&mut s, KeyCode::Backspace);
-    assert_eq!(s.table.rows.len(), 7);
+    assert_eq!(s.explorer.table.rows.len(), 7);
     // Case-insensitive: Clamp (NC, F32) and Fully Connected (NC, F32).
     chars(&mut s, "NC, f32");
-    assert_eq!(s.table.rows.len(), 2);
+    assert_eq!(s.explorer.table.rows.len(), 2);
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.mode(), ViewKind::Explorer);
-    assert_eq!(s.table.rows.len(), 7);
+    assert_eq!(s.explorer.table.rows.len(), 7);
     // IGEMM #1, IGEMM #2, GEMM #1; q is text while typing.
     key(&mut s, KeyCode::Char('/'));
     chars(&mut s, "gemm");
-    assert_eq!(s.table.rows.len(), 3);
+    assert_eq!(s.explorer.table.rows.len(), 3);
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.mode(), ViewKind::Explorer);
-    assert_eq!(s.table.filter.value(), "gemm");
-    assert_eq!(s.table.rows.len(), 3);
+    assert_eq!(s.explorer.table.filter.value(), "gemm");
+    assert_eq!(s.explorer.table.rows.len(), 3);
     key(&mut s, KeyCode::Char('/'));
     chars(&mut s, "q");
     assert!(!s.quit);
-    assert_eq!(s.table.rows.len(), 0);
+    assert_eq!(s.explorer.table.rows.len(), 0);
     key(&mut s, KeyCode::Enter);
     // Esc in the table clears the filter.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.table.rows.len(), 7);
+    assert_eq!(s.explorer.table.rows.len(), 7);
 }
 
 #[test]
@@ -312,8 +320,8 @@ fn drill_down_and_back() {
     // Tree: Enter on delegate #1 collapses it and limits the table to its 4 operators.
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.table.scope, Some(0));
-    assert_eq!(s.table.rows.len(), 4);
+    assert_eq!(s.explorer.table.scope, Some(0));
+    assert_eq!(s.explorer.table.rows.len(), 4);
     // 11 rows, less the two steps and the overhead of delegate #1.
     assert_eq!(tree_names(&s).len(), 8);
     key(&mut s, KeyCode::Enter);
@@ -323,27 +331,30 @@ fn drill_down_and_back() {
     key(&mut s, KeyCode::Enter);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Char('j'));
-    assert_eq!(tree_names(&s)[s.tree.selected], "Clamp (NC, F32) #1");
+    assert_eq!(
+        tree_names(&s)[s.explorer.tree.selected],
+        "Clamp (NC, F32) #1"
+    );
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.focus, Pane::Detail);
+    assert_eq!(s.explorer.focus, Pane::Detail);
     let d = s.data.as_ref().unwrap();
     assert_eq!(d.nodes[s.detail_node().unwrap()].name, "Clamp (NC, F32) #1");
     // Esc: detail -> table; Esc: table -> tree; Esc: tree clears the delegate scope.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(s.explorer.focus, Pane::Table);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.explorer.focus, Pane::Tree);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.table.scope, None);
-    assert_eq!(s.table.rows.len(), 7);
+    assert_eq!(s.explorer.table.scope, None);
+    assert_eq!(s.explorer.table.rows.len(), 7);
     // The table kept the Clamp row selected when the scope widened (row 4 of 7).
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.table.selected, 4);
+    assert_eq!(s.explorer.table.selected, 4);
     // Table: Enter opens the detail of the selected row.
     key(&mut s, KeyCode::Char('g'));
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.focus, Pane::Detail);
+    assert_eq!(s.explorer.focus, Pane::Detail);
     let d = s.data.as_ref().unwrap();
     assert_eq!(
         d.nodes[s.detail_node().unwrap()].name,
@@ -357,7 +368,7 @@ fn expand_collapse_all_and_fold_keys() {
     key(&mut s, KeyCode::Char('e'));
     // 16 nodes: method, 2 delegates, 2 steps, 6 delegate ops, 2 overheads, aten::mean +
     // kernel, remainder.
-    assert_eq!(s.tree.visible.len(), 16);
+    assert_eq!(s.explorer.tree.visible.len(), 16);
     key(&mut s, KeyCode::Char('E'));
     // Collapse all keeps the root open: its direct children stay in view.
     assert_eq!(
@@ -371,12 +382,12 @@ fn expand_collapse_all_and_fold_keys() {
         ]
     );
     key(&mut s, KeyCode::Right);
-    assert_eq!(s.tree.visible.len(), 5);
+    assert_eq!(s.explorer.tree.visible.len(), 5);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Char('h')); // delegate #1 is closed: go to the parent
-    assert_eq!(s.tree.selected, 0);
+    assert_eq!(s.explorer.tree.selected, 0);
     key(&mut s, KeyCode::Left);
-    assert_eq!(s.tree.visible.len(), 1);
+    assert_eq!(s.explorer.tree.visible.len(), 1);
 }
 
 #[test]
@@ -418,8 +429,8 @@ fn mouse_selects_sorts_and_scrolls() {
             y: table.y + 4,
         },
     );
-    assert_eq!(s.focus, Pane::Table);
-    assert_eq!(s.table.selected, 2);
+    assert_eq!(s.explorer.focus, Pane::Table);
+    assert_eq!(s.explorer.table.selected, 2);
     // Click on the "Operator" title sorts by name (ascending).
     update(
         &mut s,
@@ -429,7 +440,10 @@ fn mouse_selects_sorts_and_scrolls() {
             y: table.y + 1,
         },
     );
-    assert_eq!((s.table.sort, s.table.descending), (Column::Name, false));
+    assert_eq!(
+        (s.explorer.table.sort, s.explorer.table.descending),
+        (Column::Name, false)
+    );
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
     // A second click on the same title reverses.
     update(
@@ -440,7 +454,10 @@ fn mouse_selects_sorts_and_scrolls() {
             y: table.y + 1,
         },
     );
-    assert_eq!((s.table.sort, s.table.descending), (Column::Name, true));
+    assert_eq!(
+        (s.explorer.table.sort, s.explorer.table.descending),
+        (Column::Name, true)
+    );
     // Wheel over the tree moves its selection by 3.
     let tree = s.areas().tree.unwrap();
     update(
@@ -451,8 +468,8 @@ fn mouse_selects_sorts_and_scrolls() {
             y: tree.y + 2,
         },
     );
-    assert_eq!(s.tree.selected, 3);
-    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(s.explorer.tree.selected, 3);
+    assert_eq!(s.explorer.focus, Pane::Table);
 }
 
 /// Filter counts on the real wide_browse names, counted by hand from
@@ -476,7 +493,7 @@ fn filter_counts_on_the_wide_browse_fixture() {
             result: Ok(Box::new(ExplorerData::from_profile(&profile))),
         },
     );
-    assert_eq!(s.table.rows.len(), 79);
+    assert_eq!(s.explorer.table.rows.len(), 79);
     for (needle, count) in [
         ("conv", 10), // 9 DWConv + 1 IGEMM
         ("igemm", 1),
@@ -486,19 +503,19 @@ fn filter_counts_on_the_wide_browse_fixture() {
     ] {
         key(&mut s, KeyCode::Char('/'));
         chars(&mut s, needle);
-        assert_eq!(s.table.rows.len(), count, "{needle}");
+        assert_eq!(s.explorer.table.rows.len(), count, "{needle}");
         key(&mut s, KeyCode::Esc);
     }
     // Delegate #3 (second delegate): one step of 10 operators. Esc: table -> tree.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.explorer.focus, Pane::Tree);
     let tree = tree_names(&s);
     let d3 = tree.iter().position(|n| n == "delegate #3").unwrap();
     for _ in 0..d3 {
         key(&mut s, KeyCode::Char('j'));
     }
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.table.rows.len(), 10);
+    assert_eq!(s.explorer.table.rows.len(), 10);
 }
 
 /// The terminal shrank and `terminal.draw` resized the buffer before the `Resize` action
@@ -534,8 +551,8 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
     for column in Column::ETDUMP {
         let k = column.key();
         key(&mut s, KeyCode::Char(k));
-        assert_eq!(s.table.sort, column, "key {k}");
-        assert_eq!(s.table.descending, column.default_descending());
+        assert_eq!(s.explorer.table.sort, column, "key {k}");
+        assert_eq!(s.explorer.table.descending, column.default_descending());
         let shown = s.table_layout(78, 10);
         assert!(
             shown.iter().any(|(c, _)| *c == column),
@@ -543,7 +560,7 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
         );
         key(&mut s, KeyCode::Char(k));
         assert_eq!(
-            s.table.descending,
+            s.explorer.table.descending,
             !column.default_descending(),
             "{column:?}"
         );
@@ -551,7 +568,7 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
     // A trace-only column key does nothing on an ETDump table.
     key(&mut s, KeyCode::Char('M'));
     key(&mut s, KeyCode::Char('F'));
-    assert_eq!(s.table.sort, Column::Median);
+    assert_eq!(s.explorer.table.sort, Column::Median);
 }
 
 /// `←`/`→` in the table scroll the columns: the first scrolled-off column is the one
@@ -560,10 +577,10 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
 fn arrows_scroll_the_table_columns() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.focus, Pane::Table);
+    assert_eq!(s.explorer.focus, Pane::Table);
     let before = s.table_layout(78, 10);
     key(&mut s, KeyCode::Right);
-    assert_eq!(s.table.hscroll, 1);
+    assert_eq!(s.explorer.table.hscroll, 1);
     let after = s.table_layout(78, 10);
     assert_eq!(after[0].0, Column::Name);
     assert!(
@@ -576,11 +593,11 @@ fn arrows_scroll_the_table_columns() {
     }
     let last = s.table_layout(78, 10);
     assert_eq!(last.last().map(|c| c.0), Some(Column::Outputs), "{last:?}");
-    let most = s.table.hscroll;
+    let most = s.explorer.table.hscroll;
     key(&mut s, KeyCode::Right);
-    assert_eq!(s.table.hscroll, most);
+    assert_eq!(s.explorer.table.hscroll, most);
     key(&mut s, KeyCode::Left);
-    assert_eq!(s.table.hscroll, most - 1);
+    assert_eq!(s.explorer.table.hscroll, most - 1);
 }
 
 /// Each delegate gets an overhead row: its call minus its steps (or its operators), run
@@ -629,7 +646,9 @@ fn loaded_with_clamp_warning(w: u16, h: u16) -> AppState {
 
 fn selected_name(s: &AppState) -> String {
     let d = s.data.as_ref().unwrap();
-    d.nodes[s.tree.visible[s.tree.selected]].name.clone()
+    d.nodes[s.explorer.tree.visible[s.explorer.tree.selected]]
+        .name
+        .clone()
 }
 
 /// Enter on a plan step lists that step's operators only (3 in conv2d+2, by median:
@@ -650,7 +669,7 @@ fn enter_on_a_step_lists_its_operators() {
             "Clamp (NC, F32) #1"
         ]
     );
-    assert_eq!((s.table.selected, s.table.offset), (0, 0));
+    assert_eq!((s.explorer.table.selected, s.explorer.table.offset), (0, 0));
     // The cumsum step: its one kernel.
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Char('j'));
@@ -702,9 +721,12 @@ fn reveal_a_row_and_a_warning_in_the_tree() {
     for _ in 0..4 {
         key(&mut s, KeyCode::Char('j'));
     }
-    assert_eq!(table_names(&s)[s.table.selected], "Clamp (NC, F32) #1");
+    assert_eq!(
+        table_names(&s)[s.explorer.table.selected],
+        "Clamp (NC, F32) #1"
+    );
     key(&mut s, KeyCode::Char('r'));
-    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.explorer.focus, Pane::Tree);
     assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
     // Back to the top, steps closed again.
     key(&mut s, KeyCode::Char('E'));
@@ -738,7 +760,7 @@ fn search_walks_the_tree() {
     );
     key(&mut s, KeyCode::Char(']'));
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
-    assert_eq!(s.focus, Pane::Tree);
+    assert_eq!(s.explorer.focus, Pane::Tree);
     assert_eq!(s.notice.as_deref(), Some("tree match 1 of 2 for \"igemm\""));
     key(&mut s, KeyCode::Char(']'));
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
@@ -755,8 +777,8 @@ fn search_walks_the_tree() {
 fn group_by_type_and_drill_in() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('o'));
-    assert!(s.table.grouped);
-    assert_eq!(s.focus, Pane::Table);
+    assert!(s.explorer.table.grouped);
+    assert_eq!(s.explorer.focus, Pane::Table);
     assert_eq!(
         table_names(&s),
         [
@@ -769,14 +791,14 @@ fn group_by_type_and_drill_in() {
         ]
     );
     let d = s.data.as_ref().unwrap();
-    let first = &d.groups[s.table.rows[0]];
+    let first = &d.groups[s.explorer.table.rows[0]];
     assert_eq!(first.instances, 2);
     assert!((first.summed_median.unwrap() - 0.4515).abs() < 1e-9);
     // The detail shows the type.
     let node = s.detail_node().unwrap();
     assert_eq!(d.nodes[node].name, "Convolution (NHWC, F32) IGEMM");
     key(&mut s, KeyCode::Enter);
-    assert!(!s.table.grouped);
+    assert!(!s.explorer.table.grouped);
     assert_eq!(
         table_names(&s),
         [
@@ -789,7 +811,7 @@ fn group_by_type_and_drill_in() {
     assert_eq!(table_names(&s).len(), 7);
     key(&mut s, KeyCode::Char('o'));
     key(&mut s, KeyCode::Char('o'));
-    assert!(!s.table.grouped);
+    assert!(!s.explorer.table.grouped);
     assert_eq!(table_names(&s).len(), 7);
 }
 

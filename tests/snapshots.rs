@@ -299,7 +299,7 @@ fn watch_runs_list() {
         // The error row selected: its message in full; `p` stops following.
         update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
         if size == (80, 24) {
-            s.focus = cpuprof_tui::app::Pane::Runs;
+            s.explorer.focus = cpuprof_tui::app::Pane::Runs;
             update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
             let text = screen(&s);
             assert!(text.contains("expected \"ED00\""), "{text}");
@@ -473,7 +473,7 @@ fn every_fixture_fits_at_160x48() {
         }
         let screen = screen(&s);
         // The rows on screen (the table lists at least 20 at this size) show it whole.
-        for &i in s.table.rows.iter().take(20) {
+        for &i in s.explorer.table.rows.iter().take(20) {
             let o = &d.ops[i];
             assert!(screen.contains(&o.step), "{file}: {} not on screen", o.step);
         }

@@ -36,36 +36,42 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
                 &[Pane::Tree, Pane::Table, Pane::Detail]
             };
             let n = order.len();
-            let i = order.iter().position(|p| *p == state.focus).unwrap_or(0);
+            let i = order
+                .iter()
+                .position(|p| *p == state.explorer.focus)
+                .unwrap_or(0);
             let next = if cmd == NextPane {
                 (i + 1) % n
             } else {
                 (i + n - 1) % n
             };
-            state.focus = order[next];
-            if matches!(state.focus, Pane::Tree | Pane::Table) {
-                state.detail_source = state.focus;
+            state.explorer.focus = order[next];
+            if matches!(state.explorer.focus, Pane::Tree | Pane::Table) {
+                state.explorer.detail_source = state.explorer.focus;
             }
         }
         Enter => enter(state),
         Back => back(state),
-        Collapse | Expand if state.focus == Pane::Tree => tree_fold(state, cmd == Expand),
-        Collapse | Expand if state.focus == Pane::Table => scroll_columns(state, cmd == Expand),
+        Collapse | Expand if state.explorer.focus == Pane::Tree => tree_fold(state, cmd == Expand),
+        Collapse | Expand if state.explorer.focus == Pane::Table => {
+            scroll_columns(state, cmd == Expand)
+        }
         Collapse | Expand => {}
         ExpandAll | CollapseAll => {
             let open = cmd == ExpandAll;
             if let Some(d) = &state.data {
-                state.tree.expanded = d.nodes.iter().map(|n| open || n.parent.is_none()).collect();
+                state.explorer.tree.expanded =
+                    d.nodes.iter().map(|n| open || n.parent.is_none()).collect();
             }
             state.rebuild_tree_visible();
         }
         StartFilter => {
-            state.filter_editing = true;
-            state.focus = Pane::Table;
-            state.detail_source = Pane::Table;
+            state.explorer.filter_editing = true;
+            state.explorer.focus = Pane::Table;
+            state.explorer.detail_source = Pane::Table;
         }
         FilterAccept => {
-            state.filter_editing = false;
+            state.explorer.filter_editing = false;
             let n = state.tree_matches().len();
             if n > 0 {
                 let word = if n == 1 { "match" } else { "matches" };
@@ -73,32 +79,32 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             }
         }
         FilterCancel => {
-            state.filter_editing = false;
-            state.table.filter.reset();
+            state.explorer.filter_editing = false;
+            state.explorer.table.filter.reset();
             state.refilter_table_rows();
         }
         FilterEdit(req) => {
-            state.table.filter.handle(req);
+            state.explorer.table.filter.handle(req);
             state.refilter_table_rows();
-            state.table.selected = 0;
+            state.explorer.table.selected = 0;
             state.fix_table_offset();
         }
         SortNext => {
-            let next = state.table.sort.next(state.table.columns);
+            let next = state.explorer.table.sort.next(state.explorer.table.columns);
             sort_by(state, next);
         }
         SortColumn(column) => {
-            if state.table.columns.contains(&column) {
+            if state.explorer.table.columns.contains(&column) {
                 sort_by(state, column);
             }
         }
         SortReverse => {
-            state.table.descending = !state.table.descending;
+            state.explorer.table.descending = !state.explorer.table.descending;
             state.rebuild_table_rows();
         }
         ScopeAll => {
-            state.table.scope = None;
-            state.table.within = None;
+            state.explorer.table.scope = None;
+            state.explorer.table.within = None;
             state.rebuild_table_rows();
         }
         Reveal => reveal_selected(state),
@@ -179,7 +185,7 @@ pub(super) fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             _ => None,
         }
     };
-    match state.focus {
+    match state.explorer.focus {
         Pane::Runs => {
             let page = layout::inner_rows(state.areas().runs).max(1);
             let d = delta(page).unwrap_or(0);
@@ -191,56 +197,69 @@ pub(super) fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         Pane::Tree => {
             let d = delta(state.tree_page()).unwrap_or(0);
-            state.tree.selected = step(state.tree.selected, d, state.tree.visible.len());
+            state.explorer.tree.selected = step(
+                state.explorer.tree.selected,
+                d,
+                state.explorer.tree.visible.len(),
+            );
             state.fix_tree_offset();
         }
         Pane::Table => {
             let d = delta(state.table_page()).unwrap_or(0);
-            state.table.selected = step(state.table.selected, d, state.table.rows.len());
+            state.explorer.table.selected = step(
+                state.explorer.table.selected,
+                d,
+                state.explorer.table.rows.len(),
+            );
             state.fix_table_offset();
         }
         // The detail follows the list it came from.
         Pane::Detail => {
-            let source = state.detail_source;
-            state.focus = source;
+            let source = state.explorer.detail_source;
+            state.explorer.focus = source;
             navigate(state, cmd);
-            state.focus = Pane::Detail;
+            state.explorer.focus = Pane::Detail;
         }
     }
     Vec::new()
 }
 
 fn enter(state: &mut AppState) {
-    match state.focus {
+    match state.explorer.focus {
         Pane::Tree => {
             let Some(data) = &state.data else { return };
-            let Some(&id) = state.tree.visible.get(state.tree.selected) else {
+            let Some(&id) = state
+                .explorer
+                .tree
+                .visible
+                .get(state.explorer.tree.selected)
+            else {
                 return;
             };
             let node = &data.nodes[id];
             if let Some(row) = node.op_row {
                 // Operator: show it in the table (in its delegate) and open the detail.
-                state.table.scope = node.scope;
-                state.table.within = None;
-                state.table.filter.reset();
+                state.explorer.table.scope = node.scope;
+                state.explorer.table.within = None;
+                state.explorer.table.filter.reset();
                 state.rebuild_table_rows();
-                if let Some(pos) = state.table.rows.iter().position(|&r| r == row) {
-                    state.table.selected = pos;
+                if let Some(pos) = state.explorer.table.rows.iter().position(|&r| r == row) {
+                    state.explorer.table.selected = pos;
                     state.fix_table_offset();
                 }
-                state.detail_source = Pane::Table;
-                state.focus = Pane::Detail;
+                state.explorer.detail_source = Pane::Table;
+                state.explorer.focus = Pane::Detail;
             } else {
-                state.table.scope = node.scope;
+                state.explorer.table.scope = node.scope;
                 // A node whose children are operators (a plan step, an instruction with
                 // kernels) lists just those; a delegate or the method lists its scope.
                 let lists_ops = node
                     .children
                     .iter()
                     .any(|&c| data.nodes.get(c).is_some_and(|n| n.op_row.is_some()));
-                state.table.within = lists_ops.then_some(id);
+                state.explorer.table.within = lists_ops.then_some(id);
                 if !node.children.is_empty() {
-                    if let Some(e) = state.tree.expanded.get_mut(id) {
+                    if let Some(e) = state.explorer.tree.expanded.get_mut(id) {
                         *e = !*e;
                     }
                 }
@@ -248,11 +267,11 @@ fn enter(state: &mut AppState) {
                 state.rebuild_table_rows();
             }
         }
-        Pane::Table if state.table.grouped => drill_into_group(state),
+        Pane::Table if state.explorer.table.grouped => drill_into_group(state),
         Pane::Table => {
-            if !state.table.rows.is_empty() {
-                state.detail_source = Pane::Table;
-                state.focus = Pane::Detail;
+            if !state.explorer.table.rows.is_empty() {
+                state.explorer.detail_source = Pane::Table;
+                state.explorer.focus = Pane::Detail;
             }
         }
         Pane::Detail | Pane::Runs => {}
@@ -260,22 +279,22 @@ fn enter(state: &mut AppState) {
 }
 
 fn back(state: &mut AppState) {
-    match state.focus {
-        Pane::Detail => state.focus = state.detail_source,
-        Pane::Runs => state.focus = Pane::Tree,
+    match state.explorer.focus {
+        Pane::Detail => state.explorer.focus = state.explorer.detail_source,
+        Pane::Runs => state.explorer.focus = Pane::Tree,
         Pane::Table => {
-            if !state.table.filter.value().is_empty() {
-                state.table.filter.reset();
+            if !state.explorer.table.filter.value().is_empty() {
+                state.explorer.table.filter.reset();
                 state.rebuild_table_rows();
             } else {
-                state.focus = Pane::Tree;
-                state.detail_source = Pane::Tree;
+                state.explorer.focus = Pane::Tree;
+                state.explorer.detail_source = Pane::Tree;
             }
         }
         Pane::Tree => {
-            if state.table.scope.is_some() || state.table.within.is_some() {
-                state.table.scope = None;
-                state.table.within = None;
+            if state.explorer.table.scope.is_some() || state.explorer.table.within.is_some() {
+                state.explorer.table.scope = None;
+                state.explorer.table.within = None;
                 state.rebuild_table_rows();
             }
         }
@@ -284,20 +303,31 @@ fn back(state: &mut AppState) {
 
 fn tree_fold(state: &mut AppState, open: bool) {
     let Some(data) = &state.data else { return };
-    let Some(&id) = state.tree.visible.get(state.tree.selected) else {
+    let Some(&id) = state
+        .explorer
+        .tree
+        .visible
+        .get(state.explorer.tree.selected)
+    else {
         return;
     };
     let node = &data.nodes[id];
-    let is_open = state.tree.expanded.get(id).copied().unwrap_or(false);
+    let is_open = state
+        .explorer
+        .tree
+        .expanded
+        .get(id)
+        .copied()
+        .unwrap_or(false);
     if open {
         if !node.children.is_empty() && !is_open {
-            state.tree.expanded[id] = true;
+            state.explorer.tree.expanded[id] = true;
         }
     } else if !node.children.is_empty() && is_open {
-        state.tree.expanded[id] = false;
+        state.explorer.tree.expanded[id] = false;
     } else if let Some(p) = node.parent {
-        if let Some(pos) = state.tree.visible.iter().position(|&v| v == p) {
-            state.tree.selected = pos;
+        if let Some(pos) = state.explorer.tree.visible.iter().position(|&v| v == p) {
+            state.explorer.tree.selected = pos;
         }
     }
     state.rebuild_tree_visible();
@@ -308,21 +338,21 @@ pub fn reveal_node(state: &mut AppState, id: usize) {
     let Some(data) = &state.data else { return };
     let mut at = data.nodes.get(id).and_then(|n| n.parent);
     while let Some(p) = at {
-        if let Some(e) = state.tree.expanded.get_mut(p) {
+        if let Some(e) = state.explorer.tree.expanded.get_mut(p) {
             *e = true;
         }
         at = data.nodes.get(p).and_then(|n| n.parent);
     }
     state.rebuild_tree_visible();
-    if let Some(pos) = state.tree.visible.iter().position(|&v| v == id) {
-        state.tree.selected = pos;
+    if let Some(pos) = state.explorer.tree.visible.iter().position(|&v| v == id) {
+        state.explorer.tree.selected = pos;
         // In the middle of the pane, with its surroundings.
         let page = state.tree_page();
-        state.tree.offset = pos.saturating_sub(page / 2);
+        state.explorer.tree.offset = pos.saturating_sub(page / 2);
         state.fix_tree_offset();
     }
-    state.focus = Pane::Tree;
-    state.detail_source = Pane::Tree;
+    state.explorer.focus = Pane::Tree;
+    state.explorer.detail_source = Pane::Tree;
 }
 
 /// `o`: operator types instead of operators, or back. Enter on a type lists its
@@ -333,18 +363,18 @@ fn toggle_groups(state: &mut AppState) {
         state.notice = Some("traces list operators by name already".into());
         return;
     }
-    state.table.grouped = !state.table.grouped;
-    state.table.search = table::search_keys(state.table_ops(data));
-    state.table.row_widths = table::row_widths(state.table_ops(data));
-    state.table.filter.reset();
-    state.table.rows.clear();
-    state.table.selected = 0;
-    state.table.offset = 0;
-    state.table.hscroll = 0;
+    state.explorer.table.grouped = !state.explorer.table.grouped;
+    state.explorer.table.search = table::search_keys(state.table_ops(data));
+    state.explorer.table.row_widths = table::row_widths(state.table_ops(data));
+    state.explorer.table.filter.reset();
+    state.explorer.table.rows.clear();
+    state.explorer.table.selected = 0;
+    state.explorer.table.offset = 0;
+    state.explorer.table.hscroll = 0;
     state.rebuild_table_rows();
-    state.focus = Pane::Table;
-    state.detail_source = Pane::Table;
-    state.notice = Some(if state.table.grouped {
+    state.explorer.focus = Pane::Table;
+    state.explorer.detail_source = Pane::Table;
+    state.notice = Some(if state.explorer.table.grouped {
         "grouped by operator type: Enter lists a type's instances, o ungroups".into()
     } else {
         "operators, one row each".into()
@@ -371,23 +401,24 @@ fn drill_into_group(state: &mut AppState) {
         .filter(|(_, o)| super::groups::op_type(&o.name) == group)
         .map(|(i, _)| i)
         .collect();
-    state.table.grouped = false;
-    state.table.search = search;
-    state.table.row_widths = row_widths;
-    state.table.filter.reset();
+    state.explorer.table.grouped = false;
+    state.explorer.table.search = search;
+    state.explorer.table.row_widths = row_widths;
+    state.explorer.table.filter.reset();
     // The instances are exactly the names starting with the type (kernels: the name).
     for c in group.chars() {
         state
+            .explorer
             .table
             .filter
             .handle(tui_input::InputRequest::InsertChar(c));
     }
-    state.table.rows.clear();
+    state.explorer.table.rows.clear();
     state.rebuild_table_rows();
     // A longer type containing this one (rare) is filtered out by type, not by text.
-    state.table.rows.retain(|r| exact.contains(r));
-    state.table.selected = 0;
-    state.table.offset = 0;
+    state.explorer.table.rows.retain(|r| exact.contains(r));
+    state.explorer.table.selected = 0;
+    state.explorer.table.offset = 0;
     state.notice = Some(format!(
         "{} of {group}: Esc back to all, o for types",
         super::format::count(exact.len(), "instance")
@@ -400,8 +431,8 @@ fn copy_selected(state: &mut AppState) -> Vec<Effect> {
     let Some(data) = &state.data else {
         return Vec::new();
     };
-    let from_table = state.focus == Pane::Table
-        || (state.focus == Pane::Detail && state.detail_source == Pane::Table);
+    let from_table = state.explorer.focus == Pane::Table
+        || (state.explorer.focus == Pane::Detail && state.explorer.detail_source == Pane::Table);
     let text = if from_table {
         state
             .selected_op()
@@ -431,12 +462,12 @@ fn copy_selected(state: &mut AppState) -> Vec<Effect> {
 /// `r`: the selected operator (table or its detail) shown in the tree.
 fn reveal_selected(state: &mut AppState) {
     let Some(data) = &state.data else { return };
-    let target = if state.table.grouped {
+    let target = if state.explorer.table.grouped {
         state.notice =
             Some("a type has no one place in the tree: Enter lists its instances".into());
         return;
-    } else if state.focus == Pane::Table
-        || (state.focus == Pane::Detail && state.detail_source == Pane::Table)
+    } else if state.explorer.focus == Pane::Table
+        || (state.explorer.focus == Pane::Detail && state.explorer.detail_source == Pane::Table)
     {
         state
             .selected_op()
@@ -455,14 +486,22 @@ fn reveal_selected(state: &mut AppState) {
 fn tree_match(state: &mut AppState, next: bool) {
     let matches = state.tree_matches();
     if matches.is_empty() {
-        state.notice = Some(if state.table.filter.value().is_empty() {
+        state.notice = Some(if state.explorer.table.filter.value().is_empty() {
             "no search: / types one".to_string()
         } else {
-            format!("no tree node matches \"{}\"", state.table.filter.value())
+            format!(
+                "no tree node matches \"{}\"",
+                state.explorer.table.filter.value()
+            )
         });
         return;
     }
-    let current = state.tree.visible.get(state.tree.selected).copied();
+    let current = state
+        .explorer
+        .tree
+        .visible
+        .get(state.explorer.tree.selected)
+        .copied();
     // Nodes come parents first, so id order is tree order.
     let pick = match (current, next) {
         (Some(c), true) => matches.iter().copied().find(|&m| m > c),
@@ -479,7 +518,7 @@ fn tree_match(state: &mut AppState, next: bool) {
     state.notice = Some(format!(
         "tree match {k} of {} for \"{}\"",
         matches.len(),
-        state.table.filter.value()
+        state.explorer.table.filter.value()
     ));
 }
 
@@ -493,21 +532,21 @@ fn scroll_columns(state: &mut AppState, right: bool) {
             .unwrap_or(0);
         let shown = state.table_layout(width, state.table_page()).len();
         let hidden = state.table_columns().len().saturating_sub(shown);
-        if state.table.hscroll < hidden {
-            state.table.hscroll += 1;
+        if state.explorer.table.hscroll < hidden {
+            state.explorer.table.hscroll += 1;
         }
     } else {
-        state.table.hscroll = state.table.hscroll.saturating_sub(1);
+        state.explorer.table.hscroll = state.explorer.table.hscroll.saturating_sub(1);
     }
 }
 
 /// Sort by `column`: a new column starts in its natural direction.
 pub fn sort_by(state: &mut AppState, column: Column) {
-    if state.table.sort == column {
-        state.table.descending = !state.table.descending;
+    if state.explorer.table.sort == column {
+        state.explorer.table.descending = !state.explorer.table.descending;
     } else {
-        state.table.sort = column;
-        state.table.descending = column.default_descending();
+        state.explorer.table.sort = column;
+        state.explorer.table.descending = column.default_descending();
     }
     state.rebuild_table_rows();
 }

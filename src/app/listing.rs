@@ -26,33 +26,47 @@ impl AppState {
     }
 
     pub(super) fn rebuild_tree_visible(&mut self) {
-        let keep = self.tree.visible.get(self.tree.selected).copied();
-        self.tree.visible.clear();
+        let keep = self
+            .explorer
+            .tree
+            .visible
+            .get(self.explorer.tree.selected)
+            .copied();
+        self.explorer.tree.visible.clear();
         if let Some(data) = &self.data {
             let mut stack: Vec<usize> = data.roots.iter().rev().copied().collect();
             while let Some(id) = stack.pop() {
-                self.tree.visible.push(id);
-                if self.tree.expanded.get(id).copied().unwrap_or(false) {
+                self.explorer.tree.visible.push(id);
+                if self
+                    .explorer
+                    .tree
+                    .expanded
+                    .get(id)
+                    .copied()
+                    .unwrap_or(false)
+                {
                     stack.extend(data.nodes[id].children.iter().rev());
                 }
             }
         }
-        self.tree.selected = keep
-            .and_then(|k| self.tree.visible.iter().position(|&v| v == k))
+        self.explorer.tree.selected = keep
+            .and_then(|k| self.explorer.tree.visible.iter().position(|&v| v == k))
             .unwrap_or(0);
         self.fix_tree_offset();
     }
 
     pub(super) fn rebuild_table_rows(&mut self) {
-        self.table.sorted = match &self.data {
+        self.explorer.table.sorted = match &self.data {
             Some(d) => {
                 let mut rows = table::sorted_rows(
                     self.table_ops(d),
-                    self.table.scope,
-                    self.table.sort,
-                    self.table.descending,
+                    self.explorer.table.scope,
+                    self.explorer.table.sort,
+                    self.explorer.table.descending,
                 );
-                if let (Some(within), false) = (self.table.within, self.table.grouped) {
+                if let (Some(within), false) =
+                    (self.explorer.table.within, self.explorer.table.grouped)
+                {
                     rows.retain(|&r| {
                         d.ops
                             .get(r)
@@ -70,31 +84,32 @@ impl AppState {
     /// Re-apply the filter to the sorted rows (a filter keystroke needs no sort).
     pub(super) fn refilter_table_rows(&mut self) {
         let keep = self.selected_op();
-        self.table.rows = match &self.data {
+        self.explorer.table.rows = match &self.data {
             Some(_) => table::filter_rows(
-                &self.table.search,
-                &self.table.sorted,
-                self.table.filter.value(),
+                &self.explorer.table.search,
+                &self.explorer.table.sorted,
+                self.explorer.table.filter.value(),
             ),
             None => Vec::new(),
         };
-        self.table.uniform_count = match &self.data {
-            Some(d) if !self.table.grouped => {
+        self.explorer.table.uniform_count = match &self.data {
+            Some(d) if !self.explorer.table.grouped => {
                 let ops = self.table_ops(d);
-                let mut counts = self.table.rows.iter().filter_map(|&r| ops.get(r));
+                let mut counts = self.explorer.table.rows.iter().filter_map(|&r| ops.get(r));
                 let first = counts.next().map(|o| o.stats.count);
                 first.filter(|c| counts.all(|o| o.stats.count == *c))
             }
             _ => None,
         };
-        let (widths, tail) = table::text_widths(&self.table.row_widths, &self.table.rows);
-        self.table.text_widths = widths;
-        self.table.step_tail_width = tail;
-        let kept = keep.and_then(|k| self.table.rows.iter().position(|&r| r == k));
-        self.table.selected = kept.unwrap_or(0);
+        let (widths, tail) =
+            table::text_widths(&self.explorer.table.row_widths, &self.explorer.table.rows);
+        self.explorer.table.text_widths = widths;
+        self.explorer.table.step_tail_width = tail;
+        let kept = keep.and_then(|k| self.explorer.table.rows.iter().position(|&r| r == k));
+        self.explorer.table.selected = kept.unwrap_or(0);
         if kept.is_none() {
             // Another list: start at its top (no stale scroll position).
-            self.table.offset = 0;
+            self.explorer.table.offset = 0;
         }
         self.fix_table_offset();
     }
@@ -103,7 +118,7 @@ impl AppState {
     /// nothing in it (no output shapes recorded) is left out: a blank column only takes
     /// room from the others.
     pub fn table_columns(&self) -> Vec<Column> {
-        let t = &self.table;
+        let t = &self.explorer.table;
         t.columns
             .iter()
             .copied()
@@ -131,7 +146,7 @@ impl AppState {
         let Some(data) = &self.data else {
             return Vec::new();
         };
-        let t = &self.table;
+        let t = &self.explorer.table;
         let start = t.offset.min(t.rows.len());
         let end = (start + rows).min(t.rows.len());
         let window = &t.rows[start..end];
@@ -154,15 +169,21 @@ impl AppState {
 
     pub(super) fn fix_tree_offset(&mut self) {
         let page = self.tree_page();
-        let offset = fix_offset(self.tree.selected, self.tree.offset, page);
+        let offset = fix_offset(self.explorer.tree.selected, self.explorer.tree.offset, page);
         // No blank rows below the list while rows above are hidden.
-        self.tree.offset = offset.min(self.tree.visible.len().saturating_sub(page));
+        self.explorer.tree.offset =
+            offset.min(self.explorer.tree.visible.len().saturating_sub(page));
     }
 
     pub(super) fn fix_table_offset(&mut self) {
         let page = self.table_page();
-        let offset = fix_offset(self.table.selected, self.table.offset, page);
-        self.table.offset = offset.min(self.table.rows.len().saturating_sub(page));
+        let offset = fix_offset(
+            self.explorer.table.selected,
+            self.explorer.table.offset,
+            page,
+        );
+        self.explorer.table.offset =
+            offset.min(self.explorer.table.rows.len().saturating_sub(page));
     }
 
     /// Show `data`. Expanded nodes, the selected node and operator row and the delegate
@@ -182,20 +203,21 @@ impl AppState {
         if let Some(old) = &self.data {
             let old_keys = node_keys(old);
             for (i, k) in old_keys.iter().enumerate() {
-                let open = self.tree.expanded.get(i).copied().unwrap_or(false);
-                self.tree.remembered.insert(k.clone(), open);
+                let open = self.explorer.tree.expanded.get(i).copied().unwrap_or(false);
+                self.explorer.tree.remembered.insert(k.clone(), open);
             }
-            let open = &self.tree.remembered;
-            self.tree.expanded = data
+            let open = &self.explorer.tree.remembered;
+            self.explorer.tree.expanded = data
                 .nodes
                 .iter()
                 .zip(&new_keys)
                 .map(|(n, k)| open.get(k).copied().unwrap_or_else(|| default_open(n)))
                 .collect();
             selected_node = self
+                .explorer
                 .tree
                 .visible
-                .get(self.tree.selected)
+                .get(self.explorer.tree.selected)
                 .and_then(|&i| old_keys.get(i))
                 .cloned();
             selected_op = self
@@ -203,20 +225,26 @@ impl AppState {
                 .and_then(|r| self.table_ops(old).get(r))
                 .and_then(|o| old_keys.get(o.node))
                 .cloned();
-            self.table.scope = self
+            self.explorer.table.scope = self
+                .explorer
                 .table
                 .scope
                 .and_then(|s| old.scopes.get(s))
                 .and_then(|label| data.scopes.iter().position(|l| l == label));
         } else {
             // Method and delegates open; steps closed.
-            self.tree.expanded = data.nodes.iter().map(default_open).collect();
-            self.table.scope = None;
+            self.explorer.tree.expanded = data.nodes.iter().map(default_open).collect();
+            self.explorer.table.scope = None;
         }
-        self.table.within = None;
-        self.table.columns = data.kind.columns();
-        if !self.table.columns.contains(&self.table.sort) {
-            self.table.sort = Column::Median;
+        self.explorer.table.within = None;
+        self.explorer.table.columns = data.kind.columns();
+        if !self
+            .explorer
+            .table
+            .columns
+            .contains(&self.explorer.table.sort)
+        {
+            self.explorer.table.sort = Column::Median;
         }
         let find = |key: &Option<String>| {
             key.as_ref()
@@ -225,27 +253,31 @@ impl AppState {
         let node_id = find(&selected_node);
         let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
         if data.groups.is_empty() {
-            self.table.grouped = false;
+            self.explorer.table.grouped = false;
         }
-        self.table.search = table::search_keys(self.table_ops(&data));
-        self.table.row_widths = table::row_widths(self.table_ops(&data));
+        self.explorer.table.search = table::search_keys(self.table_ops(&data));
+        self.explorer.table.row_widths = table::row_widths(self.table_ops(&data));
         let previous = self.data.replace(data);
         if first_load && self.watch.is_none() {
-            self.focus = Pane::Tree;
+            self.explorer.focus = Pane::Tree;
         }
         // Rebuilding keeps the selection by id; point it at the matching rows first.
-        self.tree.visible.clear();
-        self.tree.selected = 0;
+        self.explorer.tree.visible.clear();
+        self.explorer.tree.selected = 0;
         self.rebuild_tree_visible();
-        if let Some(pos) = node_id.and_then(|id| self.tree.visible.iter().position(|&v| v == id)) {
-            self.tree.selected = pos;
+        if let Some(pos) =
+            node_id.and_then(|id| self.explorer.tree.visible.iter().position(|&v| v == id))
+        {
+            self.explorer.tree.selected = pos;
             self.fix_tree_offset();
         }
-        self.table.rows.clear();
-        self.table.selected = 0;
+        self.explorer.table.rows.clear();
+        self.explorer.table.selected = 0;
         self.rebuild_table_rows();
-        if let Some(pos) = op_row.and_then(|r| self.table.rows.iter().position(|&x| x == r)) {
-            self.table.selected = pos;
+        if let Some(pos) =
+            op_row.and_then(|r| self.explorer.table.rows.iter().position(|&x| x == r))
+        {
+            self.explorer.table.selected = pos;
             self.fix_table_offset();
         }
         previous
@@ -253,7 +285,7 @@ impl AppState {
 
     /// Node ids whose name contains the filter text (ignoring case), in tree order.
     pub fn tree_matches(&self) -> Vec<usize> {
-        let needle = self.table.filter.value().to_lowercase();
+        let needle = self.explorer.table.filter.value().to_lowercase();
         match &self.data {
             Some(d) if !needle.is_empty() => {
                 // Only nodes of the tree: type rows' nodes hang nowhere.

@@ -33,7 +33,7 @@ pub(super) fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> 
             MouseAction::ScrollDown => w.selected + 3,
             MouseAction::Click => {
                 // Rows start right under the top border; clicks on borders only focus.
-                state.focus = Pane::Runs;
+                state.explorer.focus = Pane::Runs;
                 if y <= area.y || y + 1 >= area.y + area.height {
                     return Vec::new();
                 }
@@ -48,8 +48,8 @@ pub(super) fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> 
     }
     match kind {
         MouseAction::ScrollUp | MouseAction::ScrollDown => {
-            let before = state.focus;
-            state.focus = pane;
+            let before = state.explorer.focus;
+            state.explorer.focus = pane;
             let cmd = if kind == MouseAction::ScrollUp {
                 Command::Up
             } else {
@@ -58,19 +58,19 @@ pub(super) fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> 
             for _ in 0..3 {
                 navigate(state, cmd);
             }
-            state.focus = before;
+            state.explorer.focus = before;
         }
         MouseAction::Click => {
-            state.focus = pane;
+            state.explorer.focus = pane;
             if pane != Pane::Detail {
-                state.detail_source = pane;
+                state.explorer.detail_source = pane;
             }
             let inner_top = area.y + 1;
             match pane {
                 Pane::Tree if y > inner_top => {
-                    let i = state.tree.offset + (y - inner_top - 1) as usize;
-                    if i < state.tree.visible.len() && y < area.y + area.height - 1 {
-                        state.tree.selected = i;
+                    let i = state.explorer.tree.offset + (y - inner_top - 1) as usize;
+                    if i < state.explorer.tree.visible.len() && y < area.y + area.height - 1 {
+                        state.explorer.tree.selected = i;
                     }
                 }
                 Pane::Table if y == inner_top => {
@@ -86,9 +86,9 @@ pub(super) fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> 
                     }
                 }
                 Pane::Table if y > inner_top => {
-                    let i = state.table.offset + (y - inner_top - 1) as usize;
-                    if i < state.table.rows.len() && y < area.y + area.height - 1 {
-                        state.table.selected = i;
+                    let i = state.explorer.table.offset + (y - inner_top - 1) as usize;
+                    if i < state.explorer.table.rows.len() && y < area.y + area.height - 1 {
+                        state.explorer.table.selected = i;
                     }
                 }
                 _ => {}

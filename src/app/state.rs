@@ -2,16 +2,14 @@
 //! on screen, the runs list, the load in flight), the explorer's own panes (tree, table,
 //! focus) and the stack of views over it. `update` changes it; `listing` keeps its rows.
 
-use std::collections::HashMap;
 use std::time::SystemTime;
 
 use ratatui::crossterm::event::KeyEvent;
-use tui_input::Input;
 
-use super::column::Column;
 use super::compare::CompareView;
 use super::data::ExplorerData;
 use super::effect::Effect;
+pub use super::explorer_view::{ExplorerView, Pane, TableState, TreeState};
 use super::keymap::{Command, ViewKind};
 use super::layout::{self, Areas, MouseAction};
 use super::runs::WatchState;
@@ -19,15 +17,6 @@ use super::timeline::TimelineView;
 use super::view::{View, ViewStack};
 use crate::profile::{LoadPhase, ProfileRequest};
 use crate::watch::WatchEvent;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    /// Watch mode: the runs list.
-    Runs,
-    Tree,
-    Table,
-    Detail,
-}
 
 /// Everything that can happen to the explorer.
 #[derive(Debug)]
@@ -85,77 +74,6 @@ pub struct Loading {
     pub beats: u32,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct TreeState {
-    pub expanded: Vec<bool>,
-    /// Node ids in display order (children of collapsed nodes left out).
-    pub visible: Vec<usize>,
-    pub selected: usize,
-    pub offset: usize,
-    /// Open/closed per node name path (`node_keys`) of every profile shown so far, so a
-    /// node keeps its state across profiles that lack it in between.
-    pub remembered: HashMap<String, bool>,
-}
-
-#[derive(Debug, Clone)]
-pub struct TableState {
-    pub sort: Column,
-    pub descending: bool,
-    pub filter: Input,
-    /// Limit to one delegate (index into `ExplorerData::scopes`); None = all.
-    pub scope: Option<usize>,
-    /// Rows are operator types (`ExplorerData::groups`), not operators (`t`).
-    pub grouped: bool,
-    /// Limit to the operators directly under this tree node (a plan step or a
-    /// non-delegated instruction: Enter on it); None = the whole scope.
-    pub within: Option<usize>,
-    /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
-    pub rows: Vec<usize>,
-    /// Row indices after scope and sort only (filtering narrows this, no re-sort).
-    pub sorted: Vec<usize>,
-    /// Lower-cased operator names (`table::search_keys`), one per `ExplorerData::ops`.
-    pub search: Vec<String>,
-    pub selected: usize,
-    pub offset: usize,
-    /// Widest content of each text column over `rows` (`table::text_widths`).
-    pub text_widths: Vec<(Column, u16)>,
-    /// The longest `…tail` of a step over `rows`.
-    pub step_tail_width: u16,
-    /// Text widths of every row of the listed source (`table::row_widths`).
-    pub row_widths: Vec<super::table::RowWidths>,
-    /// The count every listed row has, when they all have the same (the column then
-    /// gives way and the title says it once).
-    pub uniform_count: Option<usize>,
-    /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
-    pub hscroll: usize,
-    /// The columns this source has, in display order.
-    pub columns: &'static [Column],
-}
-
-impl Default for TableState {
-    fn default() -> Self {
-        TableState {
-            sort: Column::Median,
-            descending: true,
-            filter: Input::default(),
-            scope: None,
-            within: None,
-            grouped: false,
-            rows: Vec::new(),
-            sorted: Vec::new(),
-            search: Vec::new(),
-            selected: 0,
-            offset: 0,
-            text_widths: Vec::new(),
-            step_tail_width: 0,
-            row_widths: Vec::new(),
-            uniform_count: None,
-            hscroll: 0,
-            columns: &Column::ETDUMP,
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// The last request (reloads reuse it with another warm-up).
@@ -163,13 +81,8 @@ pub struct AppState {
     pub generation: u64,
     pub loading: Option<Loading>,
     pub data: Option<ExplorerData>,
-    /// The explorer's filter is being typed (`/`).
-    pub filter_editing: bool,
-    pub focus: Pane,
-    /// The list whose selection the detail pane shows.
-    pub detail_source: Pane,
-    pub tree: TreeState,
-    pub table: TableState,
+    /// The explorer's own panes (the base view of the stack).
+    pub explorer: ExplorerView,
     pub width: u16,
     pub height: u16,
     pub quit: bool,
@@ -190,11 +103,7 @@ impl AppState {
             generation: 0,
             loading: None,
             data: None,
-            filter_editing: false,
-            focus: Pane::Tree,
-            detail_source: Pane::Tree,
-            tree: TreeState::default(),
-            table: TableState::default(),
+            explorer: ExplorerView::default(),
             width,
             height,
             quit: false,
@@ -244,7 +153,7 @@ impl AppState {
         match self.views.top() {
             Some(View::Compare(c)) if c.filter_editing => ViewKind::Filter,
             Some(v) => v.kind(),
-            None if self.filter_editing => ViewKind::Filter,
+            None if self.explorer.filter_editing => ViewKind::Filter,
             None => ViewKind::Explorer,
         }
     }
@@ -261,7 +170,7 @@ impl AppState {
             width,
             height,
             self.log_open(),
-            self.focus == Pane::Detail,
+            self.explorer.focus == Pane::Detail,
             self.watch.is_some(),
         )
     }
@@ -288,18 +197,23 @@ impl AppState {
     /// The tree node the detail pane describes.
     pub fn detail_node(&self) -> Option<usize> {
         let data = self.data.as_ref()?;
-        match self.detail_source {
+        match self.explorer.detail_source {
             Pane::Table => {
-                let row = *self.table.rows.get(self.table.selected)?;
+                let row = *self.explorer.table.rows.get(self.explorer.table.selected)?;
                 self.table_ops(data).get(row).map(|r| r.node)
             }
-            _ => self.tree.visible.get(self.tree.selected).copied(),
+            _ => self
+                .explorer
+                .tree
+                .visible
+                .get(self.explorer.tree.selected)
+                .copied(),
         }
     }
 
     /// The rows the table lists: operators, or operator types when grouped.
     pub fn table_ops<'a>(&self, data: &'a ExplorerData) -> &'a [super::data::OpRow] {
-        if self.table.grouped {
+        if self.explorer.table.grouped {
             &data.groups
         } else {
             &data.ops
@@ -307,7 +221,11 @@ impl AppState {
     }
 
     pub fn selected_op(&self) -> Option<usize> {
-        self.table.rows.get(self.table.selected).copied()
+        self.explorer
+            .table
+            .rows
+            .get(self.explorer.table.selected)
+            .copied()
     }
 
     /// The warm-up runs the footer names: those dropped in the profile on screen (it may

@@ -1,5 +1,5 @@
-//! The view stack. The explorer is the base (its state is `AppState` itself, the data
-//! every view borrows); opening a view pushes it, `Esc` pops it, `q` quits from any of
+//! The view stack. The explorer is the base (its own state is `ExplorerView`, in
+//! `AppState::explorer` beside the data every view borrows); opening a view pushes it, `Esc` pops it, `q` quits from any of
 //! them. The shell draws the top view, over the one below it when it is a popup (help,
 //! the error dialog).
 //!

@@ -24,7 +24,7 @@ impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.
     pub fn start_watch(&mut self, dir: impl Into<String>, warmup: usize) {
         self.watch = Some(WatchState::new(dir, warmup));
-        self.focus = super::state::Pane::Runs;
+        self.explorer.focus = super::state::Pane::Runs;
     }
 }
 

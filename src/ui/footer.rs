@@ -12,10 +12,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     if area.height == 0 {
         return;
     }
-    let t = &state.table;
+    let t = &state.explorer.table;
     let matches = t.rows.len();
     let mut spans = Vec::new();
-    if state.filter_editing {
+    if state.explorer.filter_editing {
         let prefix = "filter /";
         let value = t.filter.value();
         spans.push(Span::styled(prefix, theme.key()));

@@ -106,7 +106,7 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
 
 /// Border style for a pane: highlighted when focused.
 fn pane_focused(state: &AppState, pane: Pane) -> bool {
-    state.focus == pane && !state.log_open()
+    state.explorer.focus == pane && !state.log_open()
 }
 
 /// A rectangle of at most `w` x `h` centred in `area`.

@@ -15,7 +15,7 @@ use crate::app::{AppState, Column, ExplorerData, Pane, SourceKind};
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Table);
-    let t = &state.table;
+    let t = &state.explorer.table;
     let within = t
         .within
         .and_then(|n| data.nodes.get(n))

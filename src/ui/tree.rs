@@ -22,7 +22,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         SourceKind::Etdump => "Plan tree",
         SourceKind::Trace => "Call tree",
     };
-    let scope = match state.table.scope.and_then(|s| data.scopes.get(s)) {
+    let scope = match state.explorer.table.scope.and_then(|s| data.scopes.get(s)) {
         Some(label) => format!(" {name} · operators of {label} "),
         None => format!(" {name} "),
     };
@@ -30,8 +30,8 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     let width = inner.width as usize;
     // Numbers on the right; the bar, then p90, give way to names that do not fit.
     let rows = (inner.height as usize).saturating_sub(1);
-    let end = (state.tree.offset + rows).min(state.tree.visible.len());
-    let longest = state.tree.visible[state.tree.offset.min(end)..end]
+    let end = (state.explorer.tree.offset + rows).min(state.explorer.tree.visible.len());
+    let longest = state.explorer.tree.visible[state.explorer.tree.offset.min(end)..end]
         .iter()
         .map(|&id| {
             let n = &data.nodes[id];
@@ -54,13 +54,19 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         title.push_str(&fit("of parent", BAR + 7, true));
     }
     lines.push(Line::styled(title, theme.dim()));
-    for (i, &id) in state.tree.visible[state.tree.offset.min(end)..end]
+    for (i, &id) in state.explorer.tree.visible[state.explorer.tree.offset.min(end)..end]
         .iter()
         .enumerate()
     {
-        let pos = state.tree.offset + i;
+        let pos = state.explorer.tree.offset + i;
         let node = &data.nodes[id];
-        let open = state.tree.expanded.get(id).copied().unwrap_or(false);
+        let open = state
+            .explorer
+            .tree
+            .expanded
+            .get(id)
+            .copied()
+            .unwrap_or(false);
         let marker = if node.children.is_empty() {
             "  "
         } else if open {
@@ -135,7 +141,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             }
         }
         let mut line = Line::from(spans);
-        if pos == state.tree.selected {
+        if pos == state.explorer.tree.selected {
             line = line.style(theme.selected(focused));
         }
         lines.push(line);

@@ -1,0 +1,114 @@
+//! The explorer's own state (the base view of the stack): which pane has the focus, the
+//! tree's open nodes and selection, the operator table's scope, sort, filter and
+//! selection. Plain data; the shared data it lists (`ExplorerData`, the runs list) lives
+//! in `AppState` beside the stack, and `explorer`/`listing` change it.
+
+use std::collections::HashMap;
+
+use tui_input::Input;
+
+use super::column::Column;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// Watch mode: the runs list.
+    Runs,
+    Tree,
+    Table,
+    Detail,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TreeState {
+    pub expanded: Vec<bool>,
+    /// Node ids in display order (children of collapsed nodes left out).
+    pub visible: Vec<usize>,
+    pub selected: usize,
+    pub offset: usize,
+    /// Open/closed per node name path (`node_keys`) of every profile shown so far, so a
+    /// node keeps its state across profiles that lack it in between.
+    pub remembered: HashMap<String, bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TableState {
+    pub sort: Column,
+    pub descending: bool,
+    pub filter: Input,
+    /// Limit to one delegate (index into `ExplorerData::scopes`); None = all.
+    pub scope: Option<usize>,
+    /// Rows are operator types (`ExplorerData::groups`), not operators (`t`).
+    pub grouped: bool,
+    /// Limit to the operators directly under this tree node (a plan step or a
+    /// non-delegated instruction: Enter on it); None = the whole scope.
+    pub within: Option<usize>,
+    /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
+    pub rows: Vec<usize>,
+    /// Row indices after scope and sort only (filtering narrows this, no re-sort).
+    pub sorted: Vec<usize>,
+    /// Lower-cased operator names (`table::search_keys`), one per `ExplorerData::ops`.
+    pub search: Vec<String>,
+    pub selected: usize,
+    pub offset: usize,
+    /// Widest content of each text column over `rows` (`table::text_widths`).
+    pub text_widths: Vec<(Column, u16)>,
+    /// The longest `…tail` of a step over `rows`.
+    pub step_tail_width: u16,
+    /// Text widths of every row of the listed source (`table::row_widths`).
+    pub row_widths: Vec<super::table::RowWidths>,
+    /// The count every listed row has, when they all have the same (the column then
+    /// gives way and the title says it once).
+    pub uniform_count: Option<usize>,
+    /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
+    pub hscroll: usize,
+    /// The columns this source has, in display order.
+    pub columns: &'static [Column],
+}
+
+impl Default for TableState {
+    fn default() -> Self {
+        TableState {
+            sort: Column::Median,
+            descending: true,
+            filter: Input::default(),
+            scope: None,
+            within: None,
+            grouped: false,
+            rows: Vec::new(),
+            sorted: Vec::new(),
+            search: Vec::new(),
+            selected: 0,
+            offset: 0,
+            text_widths: Vec::new(),
+            step_tail_width: 0,
+            row_widths: Vec::new(),
+            uniform_count: None,
+            hscroll: 0,
+            columns: &Column::ETDUMP,
+        }
+    }
+}
+
+/// The explorer's panes.
+#[derive(Debug, Clone)]
+pub struct ExplorerView {
+    /// The explorer's filter is being typed (`/`).
+    pub filter_editing: bool,
+    pub focus: Pane,
+    /// The list whose selection the detail pane shows.
+    pub detail_source: Pane,
+    pub tree: TreeState,
+    pub table: TableState,
+}
+
+impl Default for ExplorerView {
+    fn default() -> Self {
+        ExplorerView {
+            filter_editing: false,
+            focus: Pane::Tree,
+            detail_source: Pane::Tree,
+            tree: TreeState::default(),
+            table: TableState::default(),
+        }
+    }
+}
