@@ -63,6 +63,8 @@ pub enum Command {
     Swap,
     /// Compare: hide (or show again) the rows whose verdict is `same`.
     ToggleUnchanged,
+    /// The modules view (`m`): open from the explorer, close from the view.
+    ToggleModules,
 }
 
 /// Which key table is live: the view on top of the stack, or the text field of a filter
@@ -77,15 +79,18 @@ pub enum ViewKind {
     Compare,
     Help,
     Dialog,
+    /// The nn.Module tree (after `m`).
+    Modules,
 }
 
 impl ViewKind {
     /// Every key table, in the order the help and the README list them.
-    pub const ALL: [ViewKind; 7] = [
+    pub const ALL: [ViewKind; 8] = [
         ViewKind::Explorer,
         ViewKind::Filter,
         ViewKind::Log,
         ViewKind::Timeline,
+        ViewKind::Modules,
         ViewKind::Compare,
         ViewKind::Help,
         ViewKind::Dialog,
@@ -100,6 +105,7 @@ impl ViewKind {
             ViewKind::Compare => "Compare (compare A B; watch: d)",
             ViewKind::Help => "Help",
             ViewKind::Dialog => "Error dialog",
+            ViewKind::Modules => "Modules (after m)",
         }
     }
 }

@@ -172,6 +172,23 @@ pub struct ExplorerData {
     /// What a node runs in the model (ETDump read with an ETRecord), by node index:
     /// the detail pane's module chain and source line.
     pub sources: std::collections::HashMap<usize, crate::profile::RowSource>,
+    /// The nn.Module tree of each method (ETDump read with an ETRecord): the modules view
+    /// (`m`). Empty without an ETRecord.
+    pub modules: Vec<MethodModules>,
+}
+
+/// One method's module tree, as `report --by-module` lays it out (the profile's
+/// `modules[]`), with the tree node of every module row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodModules {
+    /// The method's name (`forward`, `prefill + decode`).
+    pub method: String,
+    /// The median of its `Method::execute` (ms).
+    pub execute: Option<f64>,
+    /// Pre-order, as the profile has them.
+    pub modules: Vec<crate::profile::ModuleTotal>,
+    /// For each module, for each of its rows, the tree node showing that row.
+    pub row_nodes: Vec<Vec<Option<usize>>>,
 }
 
 impl ExplorerData {

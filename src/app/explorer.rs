@@ -135,6 +135,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         PinBaseline => watch::pin_baseline(state),
         CompareBaseline => watch::open_compare(state),
+        ToggleModules => open_modules(state),
         // Keys of other views' tables.
         Dismiss | Timeline(_) | Swap | ToggleUnchanged => {}
     }
@@ -169,6 +170,25 @@ fn open_timeline(state: &mut AppState) -> Vec<Effect> {
         request,
         generation: state.generation,
     }]
+}
+
+/// `m`: the modules view, or one footer notice saying why there is none.
+fn open_modules(state: &mut AppState) {
+    let Some(data) = &state.data else {
+        state.notice = Some("no profile loaded".into());
+        return;
+    };
+    if data.modules.is_empty() {
+        state.notice = Some(match data.kind {
+            super::data::SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
+            super::data::SourceKind::Etdump => {
+                "no module tree: no ETRecord was read (--etrecord FILE, or STEM.etrecord beside the dump)".into()
+            }
+        });
+        return;
+    }
+    let view = super::modules::ModulesView::new(data);
+    state.views.push(View::Modules(Box::new(view)));
 }
 
 /// Returns the effects of showing another run (runs list only).
@@ -425,12 +445,26 @@ fn drill_into_group(state: &mut AppState) {
     ));
 }
 
-/// `c`: the selected row (table, or tree node) as text on the clipboard; the footer says
-/// what was copied.
+/// `c`: the selected row (table, or tree node) as text on the clipboard; in the detail
+/// pane, the row's source `file:line` when the ETRecord gives one (the row itself is `c`
+/// in the tree or the table). The footer says what was copied.
 fn copy_selected(state: &mut AppState) -> Vec<Effect> {
     let Some(data) = &state.data else {
         return Vec::new();
     };
+    if state.explorer.focus == Pane::Detail {
+        let line = state
+            .detail_node()
+            .and_then(|n| data.sources.get(&n))
+            .and_then(|s| s.file_line.clone());
+        if let Some(line) = line {
+            state.notice = Some(format!(
+                "copied {} (the row's source line) to the clipboard (OSC 52)",
+                crate::escape::escape(&line)
+            ));
+            return vec![Effect::Copy(line)];
+        }
+    }
     let from_table = state.explorer.focus == Pane::Table
         || (state.explorer.focus == Pane::Detail && state.explorer.detail_source == Pane::Table);
     let text = if from_table {

@@ -2,10 +2,11 @@
 //! with findings placed on their nodes, the by-type rows (`groups`) and the decoded plans
 //! (`plan_view`).
 
-use crate::profile::{DelegateKind, OperatorStats, Profile, Stats};
+use crate::profile::{DelegateKind, ModuleRow, ModuleTotal, OperatorStats, Profile, Stats};
 
 use super::data::{
-    ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, TreeNode, SHAPES_NOT_RECORDED,
+    ExplorerData, FindingRow, MethodModules, NodeKind, OpRow, RunSummary, TreeNode,
+    SHAPES_NOT_RECORDED,
 };
 use super::format;
 
@@ -106,6 +107,8 @@ impl ExplorerData {
                     other_operators: &m.other_operators,
                     remainder: m.remainder.as_ref(),
                 });
+                let execute = m.method.as_ref().map(|s| s.median);
+                data.add_modules(&m.name, execute, &m.modules);
             }
         } else {
             data.add_method(&MethodPart {
@@ -117,6 +120,12 @@ impl ExplorerData {
                 other_operators: &profile.other_operators,
                 remainder: profile.remainder.as_ref(),
             });
+            let name = profile
+                .methods
+                .first()
+                .map_or("method 1", |m| m.name.as_str());
+            let execute = profile.method.as_ref().map(|s| s.median);
+            data.add_modules(name, execute, &profile.modules);
         }
         data.findings = profile
             .errors
@@ -346,6 +355,52 @@ impl ExplorerData {
                 findings: (0, 0),
             });
         }
+    }
+}
+
+impl ExplorerData {
+    /// The module tree of the method just added (the last root), its rows found in the
+    /// tree: a delegate call is its delegate node, a kernel the kernel under its
+    /// instruction.
+    fn add_modules(&mut self, name: &str, execute: Option<f64>, modules: &[ModuleTotal]) {
+        let Some(&root) = self.roots.last() else {
+            return;
+        };
+        if modules.is_empty() {
+            return;
+        }
+        let id_of = |info: &str| -> Option<i32> {
+            info.strip_prefix("instr ")?.split(' ').next()?.parse().ok()
+        };
+        let node_of = |r: &ModuleRow| -> Option<usize> {
+            let top = self.nodes[root].children.iter().copied().find(|&c| {
+                let n = &self.nodes[c];
+                let kind = if r.kind == "delegate" {
+                    NodeKind::Delegate
+                } else {
+                    NodeKind::Other
+                };
+                n.kind == kind && id_of(&n.info) == Some(r.instruction_id)
+            })?;
+            if r.kind == "delegate" {
+                return Some(top);
+            }
+            self.nodes[top]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| self.nodes[c].name == r.name)
+        };
+        let row_nodes = modules
+            .iter()
+            .map(|m| m.rows.iter().map(node_of).collect())
+            .collect();
+        self.modules.push(MethodModules {
+            method: name.to_string(),
+            execute,
+            modules: modules.to_vec(),
+            row_nodes,
+        });
     }
 }
 

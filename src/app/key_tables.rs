@@ -180,7 +180,7 @@ static EXPLORER: &[Binding] = &[
         M::Copy,
         &[ch('c')],
         K::CopyRow,
-        "copy the selected row (name, delegate, step, stats, shapes) to the clipboard (OSC 52)",
+        "copy the selected row (name, delegate, step, stats, shapes) to the clipboard (OSC 52); in the detail pane: the row's source file:line when the ETRecord gives one",
     ),
     b(
         M::Log,
@@ -241,6 +241,12 @@ static EXPLORER: &[Binding] = &[
         &[ch('t')],
         K::ToggleTimeline,
         "timeline of one run (trace: of every thread)",
+    ),
+    b(
+        M::Modules,
+        &[ch('m')],
+        K::ToggleModules,
+        "modules view: the nn.Module tree with inclusive times (needs the ETRecord)",
     ),
     HELP_KEY,
     QUIT,
@@ -432,6 +438,26 @@ static COMPARE: &[Binding] = &[
     QUIT,
 ];
 
+// One binding a line: the table reads as the help does.
+#[rustfmt::skip]
+static MODULES: &[Binding] = &[
+    DOWN, UP, PAGE_DOWN, PAGE_UP, TOP, BOTTOM,
+    b(M::Open, &[code(KeyCode::Enter)], K::Enter, "module: open / close; row: reveal it in the tree"),
+    b(M::Sideways, &[ch('h'), code(KeyCode::Left)], K::Collapse, "close the module / go to its parent"),
+    b(M::Sideways, &[ch('l'), code(KeyCode::Right)], K::Expand, "open the module"),
+    b(M::FoldAll, &[ch('e')], K::ExpandAll, "open every module"),
+    b(M::FoldAll, &[ch('E')], K::CollapseAll, "close every module (the roots stay open)"),
+    b(M::Sort, &[ch('s')], K::SortNext, "next sort: model order, median, mean, path"),
+    b(M::SortReverse, &[ch('S')], K::SortReverse, "reverse the sort"),
+    b(M::Filter, &[ch('/')], K::StartFilter, "filter by path, type or row name (live)"),
+    b(M::Reveal, &[ch('r')], K::Reveal, "reveal the row in the explorer's tree (closes the view)"),
+    b(M::Copy, &[ch('c')], K::CopyRow, "copy the module path, or the row's file:line (OSC 52)"),
+    b(M::Modules, &[ch('m')], K::ToggleModules, "close the modules view"),
+    b(M::Back, &[code(KeyCode::Esc)], K::Back, "back: clear the filter, then close the view"),
+    HELP_KEY,
+    QUIT,
+];
+
 static FILTER: &[Binding] = &[
     b(
         M::Open,
@@ -532,5 +558,6 @@ pub fn bindings(kind: ViewKind) -> &'static [Binding] {
         ViewKind::Compare => COMPARE,
         ViewKind::Help => HELP,
         ViewKind::Dialog => DIALOG,
+        ViewKind::Modules => MODULES,
     }
 }

@@ -24,6 +24,7 @@ pub mod keys;
 pub mod layout;
 mod listing;
 pub mod log;
+pub mod modules;
 mod mouse;
 pub mod plan_view;
 pub mod runs;
@@ -40,7 +41,9 @@ mod warmup;
 pub mod watch;
 
 pub use column::Column;
-pub use data::{ExplorerData, FindingRow, NodeKind, OpRow, RunSummary, SourceKind, TreeNode};
+pub use data::{
+    ExplorerData, FindingRow, MethodModules, NodeKind, OpRow, RunSummary, SourceKind, TreeNode,
+};
 pub use effect::Effect;
 pub use explorer::{reveal_node, sort_by};
 pub use explorer_view::ExplorerView;

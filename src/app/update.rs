@@ -145,6 +145,10 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             _ => Vec::new(),
         },
         Some(View::Compare(c)) => c.command(cmd),
+        Some(View::Modules(m)) => match data.as_ref() {
+            Some(d) => m.command(cmd, d, super::modules::list_rows(body)),
+            None => vec![Step::Pop],
+        },
         Some(View::Dialog(_)) => match cmd {
             Command::Dismiss | Command::Back => vec![Step::Pop],
             _ => Vec::new(),
@@ -201,7 +205,7 @@ fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effe
             }
             Vec::new()
         }
-        Some(View::Help(_) | View::Dialog(_) | View::Compare(_)) => Vec::new(),
+        Some(View::Help(_) | View::Dialog(_) | View::Compare(_) | View::Modules(_)) => Vec::new(),
     }
 }
 
@@ -211,7 +215,10 @@ fn show_error(state: &mut AppState, message: String) {
     state.views.push(View::Dialog(message));
 }
 
-/// Timelines show the profile they were opened on: a new one closes them.
+/// Timelines (and the modules view) show the profile they were opened on: a new one
+/// closes them.
 fn close_timelines(state: &mut AppState) {
-    state.views.retain(|v| !matches!(v, View::Timeline(_)));
+    state
+        .views
+        .retain(|v| !matches!(v, View::Timeline(_) | View::Modules(_)));
 }

@@ -11,6 +11,7 @@ use super::compare::CompareView;
 use super::help::HelpView;
 use super::keymap::ViewKind;
 use super::log::LogView;
+use super::modules::ModulesView;
 use super::timeline::TimelineView;
 
 /// A view pushed over the explorer.
@@ -26,6 +27,8 @@ pub enum View {
     Compare(Box<CompareView>),
     /// A load failed: the message naming the file (the last good profile stays).
     Dialog(String),
+    /// The nn.Module tree with inclusive times (`m`).
+    Modules(Box<ModulesView>),
 }
 
 impl View {
@@ -36,6 +39,7 @@ impl View {
             View::Timeline(_) => ViewKind::Timeline,
             View::Compare(_) => ViewKind::Compare,
             View::Dialog(_) => ViewKind::Dialog,
+            View::Modules(_) => ViewKind::Modules,
         }
     }
 
@@ -151,6 +155,13 @@ impl ViewStack {
     pub fn compare_mut(&mut self) -> Option<&mut CompareView> {
         self.views.iter_mut().rev().find_map(|v| match v {
             View::Compare(c) => Some(&mut **c),
+            _ => None,
+        })
+    }
+
+    pub fn modules(&self) -> Option<&ModulesView> {
+        self.views.iter().rev().find_map(|v| match v {
+            View::Modules(m) => Some(&**m),
             _ => None,
         })
     }

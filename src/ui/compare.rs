@@ -395,6 +395,15 @@ fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
     if let Some(id) = r.instruction_id {
         where_.push(format!("instr {id}"));
     }
+    // The nn.Module the row's nodes lie in (from the ETRecord): which layer changed.
+    if let Some(m) = &r.module {
+        let m = if m.is_empty() {
+            "(root)".into()
+        } else {
+            clean(m)
+        };
+        where_.push(format!("module {m}"));
+    }
     if r.path.len() > 1 {
         where_.push(clean(&r.path[..r.path.len() - 1].join(" › ")));
     }

@@ -118,6 +118,9 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         if src.through_delegate {
             text.push_str(" (through delegate)");
         }
+        if src.file_line.is_some() && state.explorer.focus == crate::app::Pane::Detail {
+            text.push_str(" · c copies file:line");
+        }
         for l in wrap(&crate::escape::escape(&text), w) {
             lines.push(Line::styled(l, theme.dim()));
         }

@@ -48,10 +48,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         let warmup = shown_warmup
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
-        spans.push(Span::styled(
-            format!("sort {}{dir} │ {warmup}", t.sort.label()),
-            theme.dim(),
-        ));
+        // The modules view has its own sort and no warm-up key: the explorer's are not its.
+        let modules_on_screen = matches!(state.views.screen(), Some(crate::app::View::Modules(_)));
+        if !modules_on_screen {
+            spans.push(Span::styled(
+                format!("sort {}{dir} │ {warmup}", t.sort.label()),
+                theme.dim(),
+            ));
+        }
         // Opened with no warm-up while the first runs are cold: say so, with the key.
         let cold = state
             .data
@@ -59,7 +63,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             .and_then(|d| d.runs.as_ref())
             .filter(|r| r.dropped == 0 && r.cold > 0)
             .map(|r| r.cold);
-        if let Some(n) = cold {
+        if let Some(n) = cold.filter(|_| !modules_on_screen) {
             spans.push(Span::styled(
                 format!(
                     "{n} cold first run{} (+ drops one) │ ",
@@ -81,6 +85,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("r", "reveal"),
             ],
             Some(ViewKind::Timeline) => vec![("?", "help"), ("q", "quit"), ("Esc", "back")],
+            Some(ViewKind::Modules) => vec![
+                ("?", "help"),
+                ("q", "quit"),
+                ("Esc", "back"),
+                ("m", "close"),
+            ],
             _ => [("?", "help"), ("q", "quit"), ("Tab", "pane")]
                 .into_iter()
                 .chain(watch_hint)

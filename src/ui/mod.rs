@@ -9,6 +9,7 @@ mod header;
 mod help;
 mod loading;
 mod log;
+mod modules;
 mod runs;
 mod status;
 mod table;
@@ -100,6 +101,9 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     }
     if let (Some(View::Timeline(view)), Some(_)) = (state.views.screen(), &state.data) {
         timeline::render(frame, areas.body, view, theme);
+    }
+    if let (Some(View::Modules(view)), Some(data)) = (state.views.screen(), &state.data) {
+        modules::render(frame, areas.body, view, data, theme);
     }
     footer::render(frame, areas.footer, state, theme);
 }
