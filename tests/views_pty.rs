@@ -180,3 +180,48 @@ fn compare_from_watch_mode() {
     s.send("q");
     ends_restored(&mut s);
 }
+
+const MODULES_DUMP: &[&str] = &["fixtures/etrecord/modules_xnnpack.etdp", "--warmup", "0"];
+
+/// The modules view (`m`, the dump's ETRecord beside it): Esc closes its help, then the
+/// view; Enter on a row closes it and reveals the row in the tree (the cumsum kernel's
+/// instruction opens); q quits from inside it.
+#[test]
+fn modules_view() {
+    esc_pops_and_q_quits_in(MODULES_DUMP, "m", "Modules · forward");
+    let mut s = Session::start(ROWS, COLS, MODULES_DUMP);
+    s.wait_for(&[EXPLORER, "▸ native_call_cumsum.out"]);
+    s.send("m");
+    s.wait_for(&["Modules · forward", "#4 native_call_cumsum.out"]);
+    // (root), #0 DELEGATE_CALL, #4 native_call_cumsum.out.
+    s.send("jj");
+    s.wait_for(&["kernel at instruction 4"]);
+    s.send("\r");
+    s.wait_for(&[EXPLORER, "▾ native_call_cumsum.out"]);
+    s.wait_gone("Modules · forward");
+    s.send("m");
+    s.wait_for(&["Modules · forward"]);
+    s.send("q");
+    ends_restored(&mut s);
+}
+
+/// [`esc_pops_and_q_quits`] on another dump.
+fn esc_pops_and_q_quits_in(args: &[&str], open: &str, shown: &str) {
+    let mut s = Session::start(ROWS, COLS, args);
+    s.wait_for(&[EXPLORER]);
+    s.send(open);
+    s.wait_for(&[shown]);
+    s.wait_gone(EXPLORER);
+    s.send("?");
+    s.wait_for(&["Help ·"]);
+    esc(&mut s);
+    s.wait_gone("Help ·");
+    s.wait_for(&[shown]);
+    esc(&mut s);
+    s.wait_for(&[EXPLORER]);
+    s.wait_gone(shown);
+    s.send(open);
+    s.wait_for(&[shown]);
+    s.send("q");
+    ends_restored(&mut s);
+}
