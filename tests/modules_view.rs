@@ -482,3 +482,65 @@ fn the_compare_detail_names_the_module() {
     let text = screen(&s);
     assert!(text.contains(&format!("module {want}")), "{text}");
 }
+
+/// Any keys at any size over the modules view (tiny screens too) never panic, in
+/// `update` or in drawing.
+#[test]
+fn any_keys_at_any_size_never_panic() {
+    let keys = [
+        KeyCode::Char('m'),
+        KeyCode::Char('j'),
+        KeyCode::Char('k'),
+        KeyCode::Char('h'),
+        KeyCode::Char('l'),
+        KeyCode::Char('e'),
+        KeyCode::Char('E'),
+        KeyCode::Char('s'),
+        KeyCode::Char('S'),
+        KeyCode::Char('/'),
+        KeyCode::Char('f'),
+        KeyCode::Char('x'),
+        KeyCode::Char('c'),
+        KeyCode::Char('r'),
+        KeyCode::Char('?'),
+        KeyCode::Enter,
+        KeyCode::Esc,
+        KeyCode::Backspace,
+        KeyCode::PageDown,
+        KeyCode::PageUp,
+        KeyCode::End,
+        KeyCode::Home,
+        KeyCode::Tab,
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for stem in [XNN, "etrecord/three_method.etdp"] {
+        for size in [
+            (0, 0),
+            (1, 1),
+            (12, 3),
+            (20, 6),
+            (40, 9),
+            (80, 24),
+            (230, 60),
+        ] {
+            let mut s = opened(stem, 0, size);
+            for _ in 0..300 {
+                if s.quit {
+                    break;
+                }
+                let k = keys[(next() % keys.len() as u64) as usize];
+                if k == KeyCode::Char('q') {
+                    continue;
+                }
+                key(&mut s, k);
+                screen(&s);
+            }
+        }
+    }
+}

@@ -463,3 +463,117 @@ fn keep_modules(mm: &MethodModules, needle: &str) -> Vec<bool> {
     }
     keep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "" > {a > {a.x (row r1), a.y}, b (rows r2, r3)}, medians by hand: a.x 1, a.y 2,
+    /// a 3, b 5 (r2 4 + r3 1), root 10 (plus its own row r0 of 2).
+    fn data() -> ExplorerData {
+        let row = |name: &str, id: i32, median: f64| ModuleRow {
+            kind: "kernel".into(),
+            name: name.into(),
+            instruction_id: id,
+            median,
+            mean: median,
+            spans_children: false,
+        };
+        let m = |path: &str, depth, parent, median, rows| ModuleTotal {
+            path: path.into(),
+            ty: format!("T{path}"),
+            depth,
+            parent,
+            median_total: median,
+            mean_total: median,
+            share: median / 20.0,
+            median_not_attributable: 0.0,
+            rows,
+        };
+        let modules = vec![
+            m("", 0, None, 10.0, vec![row("r0", 0, 2.0)]),
+            m("a", 1, Some(0), 3.0, vec![]),
+            m("a.x", 2, Some(1), 1.0, vec![row("r1", 1, 1.0)]),
+            m("a.y", 2, Some(1), 2.0, vec![]),
+            m(
+                "b",
+                1,
+                Some(0),
+                5.0,
+                vec![row("r2", 2, 4.0), row("r3", 3, 1.0)],
+            ),
+        ];
+        ExplorerData {
+            modules: vec![MethodModules {
+                method: "forward".into(),
+                execute: Some(20.0),
+                row_nodes: modules
+                    .iter()
+                    .map(|m| {
+                        m.rows
+                            .iter()
+                            .map(|r| Some(r.instruction_id as usize))
+                            .collect()
+                    })
+                    .collect(),
+                modules,
+            }],
+            ..ExplorerData::default()
+        }
+    }
+
+    fn shown(v: &ModulesView, d: &ExplorerData) -> Vec<String> {
+        v.lines
+            .iter()
+            .map(|&l| match l {
+                ModuleLine::Row { .. } => ModulesView::row_of(d, l).unwrap().0.name.clone(),
+                _ => format!("[{}]", ModulesView::module_of(d, l).unwrap().path),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_sort_filter_fold_and_reveal() {
+        let d = data();
+        let mut v = ModulesView::new(&d);
+        assert_eq!(
+            shown(&v, &d),
+            ["[]", "r0", "[a]", "[a.x]", "r1", "[a.y]", "[b]", "r2", "r3"]
+        );
+        v.command(Command::SortNext, &d, 10); // median, largest first
+        assert_eq!(
+            shown(&v, &d),
+            ["[]", "r0", "[b]", "r2", "r3", "[a]", "[a.y]", "[a.x]", "r1"]
+        );
+        v.command(Command::SortReverse, &d, 10);
+        assert_eq!(
+            shown(&v, &d),
+            ["[]", "r0", "[a]", "[a.x]", "r1", "[a.y]", "[b]", "r3", "r2"]
+        );
+        // A filter keeps the matches and their parents (and the rows matching).
+        for c in "r1".chars() {
+            v.command(
+                Command::FilterEdit(tui_input::InputRequest::InsertChar(c)),
+                &d,
+                10,
+            );
+        }
+        assert_eq!(shown(&v, &d), ["[]", "[a]", "[a.x]", "r1"]);
+        // Enter on the row: reveal its node.
+        v.command(Command::Bottom, &d, 10);
+        assert_eq!(v.command(Command::Enter, &d, 10), [Step::Reveal(1)]);
+        // Esc clears the filter first, then closes.
+        assert!(v.command(Command::Back, &d, 10).is_empty());
+        assert_eq!(v.lines.len(), 9);
+        // h on a row goes to its module, then closes it.
+        v.command(Command::Collapse, &d, 10);
+        v.command(Command::Collapse, &d, 10);
+        assert!(!shown(&v, &d).contains(&"r1".to_string()));
+        assert_eq!(v.command(Command::Back, &d, 10), [Step::Pop]);
+        // c on a module copies its path; the root its type.
+        v.command(Command::Top, &d, 10);
+        assert!(v
+            .command(Command::CopyRow, &d, 10)
+            .contains(&Step::Effect(Effect::Copy("T".into()))));
+    }
+}
