@@ -225,3 +225,25 @@ fn esc_pops_and_q_quits_in(args: &[&str], open: &str, shown: &str) {
     s.send("q");
     ends_restored(&mut s);
 }
+
+/// A damaged ETRecord (`debug_handle_map` not JSON): the profile loads without sources,
+/// and `m` says in the footer that there is no module tree instead of opening a view.
+#[test]
+fn modules_key_with_a_damaged_etrecord_says_so() {
+    let mut s = Session::start(
+        ROWS,
+        COLS,
+        &[
+            "fixtures/etrecord/modules_xnnpack.etdp",
+            "--etrecord",
+            "fixtures/etrecord/bad_json.etrecord",
+            "--warmup",
+            "0",
+        ],
+    );
+    s.wait_for(&[EXPLORER]);
+    s.send("m");
+    s.wait_for(&["no module tree: no ETRecord read", EXPLORER]);
+    s.send("q");
+    ends_restored(&mut s);
+}

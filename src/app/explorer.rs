@@ -182,7 +182,7 @@ fn open_modules(state: &mut AppState) {
         state.notice = Some(match data.kind {
             super::data::SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
             super::data::SourceKind::Etdump => {
-                "no module tree: no ETRecord was read (--etrecord FILE, or STEM.etrecord beside the dump)".into()
+                "no module tree: no ETRecord read (--etrecord FILE or STEM.etrecord beside the dump; w says why)".into()
             }
         });
         return;
