@@ -544,3 +544,29 @@ fn any_keys_at_any_size_never_panic() {
         }
     }
 }
+
+/// `compare --format csv` carries each row's module (the flip kernel of instruction 3 is
+/// `layers.1`'s in the ETRecord's own JSON).
+#[test]
+fn compare_csv_carries_the_module() {
+    let truth = json("etrecord/modules_xnnpack.truth.json");
+    let want = truth["methods"]["forward"]["instructions"]["3"]["nodes"][0]["module"]
+        .as_str()
+        .unwrap();
+    let a = path(XNN);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(["compare", &a, &a, "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (kind, instr, module) = (col("kind"), col("instruction_id"), col("module"));
+    let row: Vec<&str> = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|r| r[kind] == "kernel" && r[instr] == "3")
+        .expect("the kernel of instruction 3");
+    assert_eq!(row[module], want);
+}
