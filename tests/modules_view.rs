@@ -390,6 +390,10 @@ fn snapshots() {
         key(&mut s, KeyCode::Down);
         insta::assert_snapshot!(format!("modules_xnnpack_{}x{}", size.0, size.1), screen(&s));
     }
+    // Typing a filter: the matches and their parents, the prompt at the bottom.
+    let mut s = opened(XNN, 0, (80, 24));
+    keys(&mut s, "m/flip");
+    insta::assert_snapshot!("modules_xnnpack_filter_80x24", screen(&s));
     for size in [(120, 40)] {
         let mut s = opened("etrecord/three_method.etdp", 0, size);
         keys(&mut s, "m");
