@@ -142,6 +142,25 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
 }
 
 /// `t`: the timeline of the profile on screen (pushed while it loads).
+/// `t` on an operator row of a dump's table: that operator, for the timeline to select.
+fn timeline_focus(state: &AppState) -> Option<super::timeline::TimelineFocus> {
+    let data = state.data.as_ref()?;
+    let t = &state.explorer.table;
+    if state.explorer.focus != Pane::Table
+        || t.grouped
+        || data.kind != super::data::SourceKind::Etdump
+    {
+        return None;
+    }
+    let op = data.ops.get(state.selected_op()?)?;
+    // `d1` (one method): instruction 1; other labels select by name alone.
+    let instruction_id = op.delegate.strip_prefix('d').and_then(|id| id.parse().ok());
+    Some(super::timeline::TimelineFocus {
+        name: op.name.clone(),
+        instruction_id,
+    })
+}
+
 fn open_timeline(state: &mut AppState) -> Vec<Effect> {
     if state.data.is_none() {
         return Vec::new();
@@ -163,7 +182,8 @@ fn open_timeline(state: &mut AppState) -> Vec<Effect> {
     let Some(request) = request else {
         return Vec::new();
     };
-    let view = TimelineView::loading(state.generation);
+    let mut view = TimelineView::loading(state.generation);
+    view.focus = timeline_focus(state);
     state.views.push(View::Timeline(Box::new(view)));
     vec![Effect::LoadTimeline {
         request,

@@ -33,6 +33,7 @@ pub mod state;
 pub mod step;
 pub mod table;
 pub mod timeline;
+pub mod timeline_lanes;
 mod trace_view;
 mod update;
 pub mod view;
