@@ -840,6 +840,7 @@ fn runs_of_other_models_are_not_compared() {
         execute: d.total.clone(),
         rows: None,
         change: None,
+        row_changes: None,
     };
     // Newest first: 1.2 ms after 1.0 ms of the same model: +20%, but one run against
     // one cannot be significant (too few samples: `~`).

@@ -186,6 +186,93 @@ fn snapshots() {
     insta::assert_snapshot!("compare_too_few_80x24", screen(&mut v, (80, 24)));
 }
 
+/// The null pair (no change): its rows by name, in the order shown.
+fn null_pair() -> AppState {
+    let (f, b) = load_both(&args("cnn2_a.etdp", "cnn2_null_b.etdp", 3)).unwrap();
+    AppState::for_compare(CompareView::new(f, b), 160, 48)
+}
+
+fn type_filter(s: &mut AppState, text: &str) {
+    press(s, '/');
+    for c in text.chars() {
+        press(s, c);
+    }
+    press_key(s, KeyCode::Enter);
+}
+
+/// cnn2 has two XNNPACK delegates (instructions 0 and 2, fixtures/compare/README.md), each
+/// with its own `Transpose (ND, X32) #1`, and the non-delegated
+/// `native_call_pixel_shuffle.out` instruction holds a kernel event of the same name: the
+/// list tells them apart by kind and delegate, the detail by the whole path.
+#[test]
+fn same_named_rows_are_told_apart() {
+    use cpuprof_tui::app::compare::{delegate_of, where_short};
+    let mut s = null_pair();
+    type_filter(&mut s, "Transpose (ND, X32) #1");
+    let v = cv(&s);
+    let mut delegates: Vec<Option<i32>> = v
+        .visible
+        .iter()
+        .map(|&i| delegate_of(v.comparison(), i))
+        .collect();
+    delegates.sort();
+    assert_eq!(delegates, vec![Some(0), Some(2)]);
+    let screen_text = screen(&mut s, (160, 48));
+    let lines: Vec<&str> = screen_text
+        .lines()
+        .filter(|l| l.starts_with("│= Transpose (ND, X32) #1") && l.contains("operator"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{screen_text}");
+    assert!(lines.iter().any(|l| l.contains(" d0 ")), "{screen_text}");
+    assert!(lines.iter().any(|l| l.contains(" d2 ")), "{screen_text}");
+    // The detail: the whole path of the selected one, down from the method.
+    let v = cv(&s);
+    let sel = v.selected_row().unwrap();
+    let d = delegate_of(v.comparison(), v.visible[v.selected]).unwrap();
+    assert_eq!(
+        where_short(v.comparison(), v.visible[v.selected]),
+        format!("d{d}")
+    );
+    assert!(
+        screen_text.contains(&format!("in Method::execute › delegate #{d} ›")),
+        "{screen_text}"
+    );
+    assert_eq!(
+        sel.path.len(),
+        4,
+        "method, delegate, subgraph, operator: {:?}",
+        sel.path
+    );
+
+    let mut s = null_pair();
+    type_filter(&mut s, "native_call_pixel_shuffle.out");
+    let v = cv(&s);
+    let mut kinds: Vec<&str> = v
+        .visible
+        .iter()
+        .map(|&i| v.comparison().rows[i].kind.label())
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, vec!["kernel", "operator"]);
+    for &i in &v.visible {
+        assert_eq!(
+            delegate_of(v.comparison(), i),
+            None,
+            "instruction 1 is not delegated"
+        );
+    }
+}
+
+#[test]
+fn same_named_snapshots() {
+    for size in [(80, 24), (120, 40), (160, 48), (230, 60)] {
+        let tag = format!("{}x{}", size.0, size.1);
+        let mut s = null_pair();
+        type_filter(&mut s, "#1");
+        insta::assert_snapshot!(format!("compare_same_named_{tag}"), screen(&mut s, size));
+    }
+}
+
 #[test]
 fn readme_lists_every_compare_key() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();

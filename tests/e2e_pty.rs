@@ -62,7 +62,7 @@ fn browse_a_profile_then_quit() {
     s.send("a/conv");
     s.wait_for(&[
         "10 matches",
-        "Operators · all delegates · 10 matching \"conv\"",
+        "Operators · delegate #1 · 10 matching \"conv\"",
     ]);
     s.send("\r");
     // Sort by the next column (median -> min), then reverse.
@@ -344,7 +344,7 @@ fn copy_sends_the_row_through_osc52() {
         .unwrap();
     let row = String::from_utf8(decoded).unwrap();
     assert!(
-        row.starts_with("Fully Connected (NC, F32) GEMM #3 · delegate d1 · step XNNPACK/subgraph:conv2d+18 · count 30 · median 89.5 µs"),
+        row.starts_with("Fully Connected (NC, F32) GEMM #3 · delegate #1 · step XNNPACK/subgraph:conv2d+18 · count 30 · median 89.5 µs"),
         "{row}"
     );
     assert!(

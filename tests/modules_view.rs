@@ -24,7 +24,9 @@ const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
 const XNN: &str = "etrecord/modules_xnnpack.etdp";
 
 fn opened(rel: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
-    let request = ProfileRequest::new(fixture(rel), None, warmup);
+    // Relative to the crate root (the tests' working directory): the header names the
+    // file, and a snapshot must not depend on where the checkout lies.
+    let request = ProfileRequest::new(std::path::Path::new("fixtures").join(rel), None, warmup);
     let mut s = AppState::new(w, h);
     let effects = s.load(request.clone());
     let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {

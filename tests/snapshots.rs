@@ -456,6 +456,10 @@ fn every_fixture_fits_at_160x48() {
         let name = longest(&|o| &o.name);
         let step = longest(&|o| &o.step);
         let inputs = longest(&|o| &o.input_shapes);
+        // A step or shape that every row shares is said once in the title instead.
+        let in_title = |c: Column| s.explorer.table.uniform_text.iter().any(|(u, _)| *u == c);
+        let step = if in_title(Column::Step) { 0 } else { step };
+        let inputs = if in_title(Column::Inputs) { 0 } else { inputs };
         let layout = s.table_layout(158, 20);
         let width = |c: Column| layout.iter().find(|x| x.0 == c).map(|x| x.1);
         assert!(width(Column::Name).unwrap() >= name, "{file}: {layout:?}");

@@ -273,3 +273,21 @@ fn no_module_in_app_or_ui_over_600_lines() {
     }
     assert!(over.is_empty(), "over {MAX_LINES} lines: {over:#?}");
 }
+
+/// A snapshot must not depend on where the checkout lies (CI clones elsewhere): no
+/// committed snapshot holds this checkout's absolute path, or a worktree's.
+#[test]
+fn no_snapshot_names_a_checkout_path() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut bad = Vec::new();
+    for e in std::fs::read_dir(Path::new(root).join("tests/snapshots")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "snap") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            if text.contains(root) || text.contains("/work/wt/") {
+                bad.push(p.display().to_string());
+            }
+        }
+    }
+    assert!(bad.is_empty(), "snapshots naming a checkout path: {bad:#?}");
+}

@@ -24,7 +24,7 @@ fn open_zoom_step_runs_and_quit() {
     // Median run: truth samples sorted, the 15th smallest is 1.112780 ms (kept run 27);
     // kept run 27 is the closest to it (it is that sample).
     s.wait_for(&[
-        "Timeline · run 32 (28/30 kept)",
+        "Timeline · run 32 · 28th of 30 kept",
         "Method::execute 1.113 ms",
         "plan steps",
     ]);
@@ -34,11 +34,14 @@ fn open_zoom_step_runs_and_quit() {
     assert!(zoomed.contains("start +"), "{zoomed}");
     s.send("ZZ");
     s.send("n");
-    s.wait_for(&["Timeline · run 33 (29/30 kept)"]);
+    s.wait_for(&["Timeline · run 33 · 29th of 30 kept"]);
     s.send("pp");
-    s.wait_for(&["Timeline · run 31 (27/30 kept)"]);
+    s.wait_for(&["Timeline · run 31 · 27th of 30 kept"]);
     s.send("W");
-    s.wait_for(&["Timeline · run 22 (18/30 kept)", "Method::execute 1.201 ms"]);
+    s.wait_for(&[
+        "Timeline · run 22 · 18th of 30 kept",
+        "Method::execute 1.201 ms",
+    ]);
     s.send("t");
     s.wait_for(&["Plan tree"]);
     s.send("q");

@@ -158,7 +158,7 @@ fn real_dump_timeline() {
         let labels: Vec<&str> = view(&s).lanes.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(labels[0], "Method::execute");
         assert!(
-            labels.iter().any(|l| l.starts_with("delegate @")),
+            labels.iter().any(|l| l.starts_with("delegate #")),
             "{labels:?}"
         );
         snap("timeline_mlp_xnnpack", size, &s);
@@ -423,4 +423,83 @@ fn mouse_selects_and_zooms() {
     );
     let after = view(&s).view;
     assert_eq!(after.1 - after.0, (before.1 - before.0) / 2);
+}
+
+/// `t` on an operator row of the table opens the timeline on that operator's bar in the
+/// median run (wide_browse: kept run k is Execute run 5 + k, the median run as in
+/// `demo_timeline_runs_and_zoom`); the title says which run, and its rank among the kept.
+#[test]
+fn t_on_an_operator_selects_its_bar_in_the_median_run() {
+    let t = truth("cpu/wide_browse.truth.json");
+    let samples: Vec<i64> = t["method_execute"]["samples_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let mut sorted = samples.clone();
+    sorted.sort();
+    let median = sorted[(sorted.len() - 1) / 2];
+    let closest = (0..samples.len())
+        .min_by_key(|&i| (samples[i] - median).abs())
+        .unwrap();
+    let request = ProfileRequest::demo(None);
+    let mut s = AppState::new(160, 48);
+    let effects = s.load(request.clone());
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+        unreachable!()
+    };
+    let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    update(
+        &mut s,
+        Action::Loaded {
+            generation,
+            result: Ok(Box::new(data)),
+        },
+    );
+    // The table, third row down (whatever operator it is: its name is the check).
+    update(
+        &mut s,
+        Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)),
+    );
+    assert_eq!(s.explorer.focus, cpuprof_tui::app::Pane::Table);
+    key(&mut s, 'j');
+    key(&mut s, 'j');
+    let d = s.data.as_ref().unwrap();
+    let op = &d.ops[s.selected_op().unwrap()];
+    let (name, delegate) = (op.name.clone(), op.delegate.clone());
+    let effects = key(&mut s, 't');
+    let Some(Effect::LoadTimeline {
+        request,
+        generation,
+    }) = effects.first().cloned()
+    else {
+        panic!("t asks for the timeline: {effects:?}")
+    };
+    let result = cpuprof_tui::source::load_timeline(&request).map(Box::new);
+    update(&mut s, Action::TimelineLoaded { generation, result });
+    let v = view(&s);
+    assert_eq!(v.runs[v.run_pos], 5 + closest, "the median run");
+    let AnyTimeline::Dump(tl) = v.source.as_deref().unwrap() else {
+        panic!()
+    };
+    let bar = v.selected().unwrap();
+    let entry = tl.entry(&tl.runs[v.runs[v.run_pos]].events[bar.event as usize]);
+    assert_eq!(entry.name, name);
+    assert_eq!(
+        entry.instruction_id.map(|i| format!("d{i}")),
+        Some(delegate)
+    );
+    let text = screen(&s);
+    let n = closest + 1;
+    let suffix = match n {
+        11..=13 => "th",
+        _ if n % 10 == 1 => "st",
+        _ if n % 10 == 2 => "nd",
+        _ if n % 10 == 3 => "rd",
+        _ => "th",
+    };
+    let title = format!("run {} · {n}{suffix} of 30 kept", 5 + closest);
+    assert!(text.contains(&title), "{title}\n{text}");
+    assert!(text.contains(&name), "{text}");
 }

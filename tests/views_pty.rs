@@ -247,3 +247,28 @@ fn modules_key_with_a_damaged_etrecord_says_so() {
     s.send("q");
     ends_restored(&mut s);
 }
+
+/// In a real terminal: the log view's `G` shows the last page, `→`/`l` scroll its long
+/// lines sideways, `←` back; help pages with Space and `G`.
+#[test]
+fn log_scrolls_sideways_and_help_pages() {
+    let mut s = Session::start(ROWS, COLS, DUMP);
+    s.wait_for(&[EXPLORER, "runs 30 kept"]);
+    s.send("w");
+    s.wait_for(&["Warnings & runner log"]);
+    s.send("G");
+    s.wait_for(&["275 I 00:00:00.059338 executorch:runner.cpp:301] ETDump written"]);
+    s.send("\x1b[C");
+    s.wait_for(&["275 00.059338 executorch:runner.cpp:301] ETDump written"]);
+    s.send("l");
+    s.wait_for(&["275 8 executorch:runner.cpp:301]"]);
+    s.send("\x1b[D");
+    s.wait_for(&["275 00.059338 executorch"]);
+    s.send("?");
+    s.wait_for(&["Help ·"]);
+    s.send(" ");
+    s.send("G");
+    s.wait_for(&["Help ·", "wheel"]);
+    s.send("q");
+    ends_restored(&mut s);
+}

@@ -239,6 +239,26 @@ fn order(a: &CompareRow, b: &CompareRow, key: CompareSort) -> std::cmp::Ordering
     }
 }
 
+/// The instruction id of the delegate row `i` lies in (itself when it is a delegate):
+/// what tells apart same-named rows of two delegates (`Transpose (ND, X32) #1`).
+pub fn delegate_of(c: &Comparison, i: usize) -> Option<i32> {
+    let mut at = Some(i);
+    while let Some(j) = at {
+        let r = c.rows.get(j)?;
+        if r.kind == crate::rows::RowKind::Delegate {
+            return r.instruction_id;
+        }
+        at = r.parent;
+    }
+    None
+}
+
+/// Where row `i` runs, in the short notation of narrow columns: its delegate (`d0`,
+/// `units::delegate_short`); empty outside every delegate (its kind and path tell it).
+pub fn where_short(c: &Comparison, i: usize) -> String {
+    delegate_of(c, i).map_or_else(String::new, crate::units::delegate_short)
+}
+
 /// The verdict's mark: distinct without colour.
 pub fn verdict_mark(v: Verdict) -> &'static str {
     match v {

@@ -24,7 +24,7 @@ pub fn row_text(kind: SourceKind, op: &super::data::OpRow) -> String {
         }
         parts.push(match c {
             Column::Name => value,
-            Column::Delegate if kind == SourceKind::Etdump => format!("delegate {value}"),
+            Column::Delegate if kind == SourceKind::Etdump => crate::units::delegate_long(&value),
             Column::Count if op.instances > 0 => format!("{} instances", op.instances),
             Column::Step => format!("step {value}"),
             Column::Inputs => format!("in {value}"),
@@ -86,7 +86,7 @@ mod tests {
         // 58.75 µs; share of its step 0.05 / 0.5 = 10.0%, of the method 53.75 / 1075 = 5.0%.
         assert_eq!(
             op_text(&d, row).unwrap(),
-            "Clamp (NC, F32) #1 · delegate d1 · step XNNPACK/subgraph:conv2d+2 · count 6 · \
+            "Clamp (NC, F32) #1 · delegate #1 · step XNNPACK/subgraph:conv2d+2 · count 6 · \
              median 53.8 µs · min 45.0 µs · max 60.0 µs · p90 58.8 µs · %parent 10.0% · \
              %method 5.0% · in [1,8,16,16] [8,3,3,8] · out [1,8,16,16]"
         );

@@ -3,6 +3,7 @@
 
 use super::column::Column;
 use super::effect::Effect;
+use super::explorer_open::{open_modules, open_timeline};
 use super::help::HelpView;
 use super::keymap::{Command, ViewKind};
 use super::layout;
@@ -11,10 +12,8 @@ use super::log::LogView;
 use super::runs::RunStatus;
 use super::state::{AppState, Pane};
 use super::table;
-use super::timeline::TimelineView;
 use super::view::View;
 use super::watch;
-use crate::profile::ProfileRequest;
 
 /// A key of the explorer's table (or of its filter's text field).
 pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
@@ -140,55 +139,6 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         Dismiss | Timeline(_) | Swap | ToggleUnchanged => {}
     }
     Vec::new()
-}
-
-/// `t`: the timeline of the profile on screen (pushed while it loads).
-fn open_timeline(state: &mut AppState) -> Vec<Effect> {
-    if state.data.is_none() {
-        return Vec::new();
-    }
-    // Watching: the run on screen; otherwise the last request.
-    let request = match &state.watch {
-        Some(w) => w
-            .shown
-            .and_then(|id| w.index_of(id))
-            .map(|i| &w.entries[i])
-            .map(|e| {
-                let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
-                request.warmup_auto = w.warmup_auto;
-                request.warmup_stated = w.warmup_stated;
-                request
-            }),
-        None => state.request.clone(),
-    };
-    let Some(request) = request else {
-        return Vec::new();
-    };
-    let view = TimelineView::loading(state.generation);
-    state.views.push(View::Timeline(Box::new(view)));
-    vec![Effect::LoadTimeline {
-        request,
-        generation: state.generation,
-    }]
-}
-
-/// `m`: the modules view, or one footer notice saying why there is none.
-fn open_modules(state: &mut AppState) {
-    let Some(data) = &state.data else {
-        state.notice = Some("no profile loaded".into());
-        return;
-    };
-    if data.modules.is_empty() {
-        state.notice = Some(match data.kind {
-            super::data::SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
-            super::data::SourceKind::Etdump => {
-                "no module tree: no ETRecord read (--etrecord FILE or STEM.etrecord beside the dump; w says why)".into()
-            }
-        });
-        return;
-    }
-    let view = super::modules::ModulesView::new(data);
-    state.views.push(View::Modules(Box::new(view)));
 }
 
 /// Returns the effects of showing another run (runs list only).

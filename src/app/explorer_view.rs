@@ -59,6 +59,11 @@ pub struct TableState {
     /// The count every listed row has, when they all have the same (the column then
     /// gives way and the title says it once).
     pub uniform_count: Option<usize>,
+    /// Text columns (delegate, step, shapes) with the same value on every listed row
+    /// (two or more): they give way and the title says each once (`step conv_1`,
+    /// `shapes not recorded`); the text is the title's, empty when the title says it
+    /// already (the table scoped to that delegate or step).
+    pub uniform_text: Vec<(Column, String)>,
     /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
     pub hscroll: usize,
     /// The columns this source has, in display order.
@@ -83,6 +88,7 @@ impl Default for TableState {
             step_tail_width: 0,
             row_widths: Vec::new(),
             uniform_count: None,
+            uniform_text: Vec::new(),
             hscroll: 0,
             columns: &Column::ETDUMP,
         }

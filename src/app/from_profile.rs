@@ -137,7 +137,7 @@ impl ExplorerData {
                 errors.chain(m.warnings.iter().map(move |f| (false, f, m.name.as_str())))
             }))
             .map(|(error, f, method)| {
-                let mut delegate = f.instruction_id.map(|id| format!("delegate #{id}"));
+                let mut delegate = f.instruction_id.map(crate::units::delegate_name);
                 let node = finding_node(&data, delegate.as_deref(), f.event.as_deref());
                 // Without an instruction id, the delegate of the node it names.
                 if delegate.is_none() {

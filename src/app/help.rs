@@ -32,11 +32,15 @@ impl HelpView {
 pub fn command(view: &mut HelpView, cmd: Command, body: Rect) -> Vec<Step> {
     use Command::*;
     let max = help_max_scroll(body, view.over);
+    // A page: the rows inside the overlay, less one kept for context.
+    let page = (help_area(body).height.saturating_sub(2) as usize)
+        .saturating_sub(1)
+        .max(1);
     match cmd {
         Down => view.scroll = (view.scroll + 1).min(max),
         Up => view.scroll = view.scroll.saturating_sub(1),
-        PageDown => view.scroll = (view.scroll + 10).min(max),
-        PageUp => view.scroll = view.scroll.saturating_sub(10),
+        PageDown => view.scroll = (view.scroll + page).min(max),
+        PageUp => view.scroll = view.scroll.saturating_sub(page),
         Top => view.scroll = 0,
         Bottom => view.scroll = max,
         ToggleHelp | Back => return vec![Step::Pop],
@@ -115,6 +119,12 @@ mod tests {
         assert_eq!(v.scroll, rows.len() - 19);
         command(&mut v, Command::Down, body);
         assert_eq!(v.scroll, rows.len() - 19, "no further than the end");
+        // A page is the overlay's 19 rows less one; up again to the top.
+        command(&mut v, Command::Top, body);
+        command(&mut v, Command::PageDown, body);
+        assert_eq!(v.scroll, 18.min(rows.len() - 19));
+        command(&mut v, Command::PageUp, body);
+        assert_eq!(v.scroll, 0);
         assert_eq!(command(&mut v, Command::Back, body), vec![Step::Pop]);
     }
 }

@@ -260,6 +260,18 @@ static LOG: &[Binding] = &[
         "scroll down",
     ),
     b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
+    b(
+        M::Sideways,
+        &[ch('h'), code(KeyCode::Left)],
+        K::Collapse,
+        "scroll long log lines left",
+    ),
+    b(
+        M::Sideways,
+        &[ch('l'), code(KeyCode::Right)],
+        K::Expand,
+        "scroll long log lines right",
+    ),
     PAGE_DOWN,
     PAGE_UP,
     b(
@@ -272,7 +284,7 @@ static LOG: &[Binding] = &[
         M::Ends,
         &[ch('G'), code(KeyCode::End)],
         K::Bottom,
-        "last line",
+        "last page",
     ),
     b(
         M::Section,
@@ -518,7 +530,12 @@ static HELP: &[Binding] = &[
         "scroll down",
     ),
     b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
-    PAGE_DOWN,
+    b(
+        M::Page,
+        &[code(KeyCode::PageDown), ctrl('d'), ch(' ')],
+        K::PageDown,
+        "page down (also Space)",
+    ),
     PAGE_UP,
     b(
         M::Ends,
@@ -530,7 +547,7 @@ static HELP: &[Binding] = &[
         M::Ends,
         &[ch('G'), code(KeyCode::End)],
         K::Bottom,
-        "last line",
+        "last page",
     ),
     b(M::Help, &[ch('?')], K::ToggleHelp, "close help (again: ?)"),
     b(M::Back, &[code(KeyCode::Esc)], K::Back, "close help"),

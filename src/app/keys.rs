@@ -120,8 +120,9 @@ pub static LANGUAGE: &[KeyMeaning] = &[
             ctrl('d'),
             code(KeyCode::PageUp),
             ctrl('u'),
+            ch(' '),
         ],
-        "a page down / up",
+        "a page down / up (Space: down, in the views that page)",
     ),
     m(
         Meaning::Ends,

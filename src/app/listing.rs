@@ -101,6 +101,10 @@ impl AppState {
             }
             _ => None,
         };
+        self.explorer.table.uniform_text = match &self.data {
+            Some(d) if !self.explorer.table.grouped => self.uniform_text(d),
+            _ => Vec::new(),
+        };
         let (widths, tail) =
             table::text_widths(&self.explorer.table.row_widths, &self.explorer.table.rows);
         self.explorer.table.text_widths = widths;
@@ -112,6 +116,52 @@ impl AppState {
             self.explorer.table.offset = 0;
         }
         self.fix_table_offset();
+    }
+
+    /// The delegate, step and shape columns whose value is the same on every listed row
+    /// (ETDumps, two rows or more), with what the title says instead.
+    fn uniform_text(&self, d: &ExplorerData) -> Vec<(Column, String)> {
+        let t = &self.explorer.table;
+        if d.kind != super::data::SourceKind::Etdump || t.rows.len() < 2 {
+            return Vec::new();
+        }
+        let ops = self.table_ops(d);
+        let listed: Vec<&super::OpRow> = t.rows.iter().filter_map(|&r| ops.get(r)).collect();
+        let Some(first) = listed.first() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for c in [Column::Delegate, Column::Step, Column::Inputs] {
+            if !t.columns.contains(&c) {
+                continue;
+            }
+            fn field(o: &super::OpRow, c: Column) -> &str {
+                match c {
+                    Column::Delegate => &o.delegate,
+                    Column::Step => &o.step,
+                    _ => &o.input_shapes,
+                }
+            }
+            let value = field(first, c).to_string();
+            if value.is_empty() || listed.iter().any(|o| field(o, c) != value) {
+                continue;
+            }
+            let text = match c {
+                // Scoped to one delegate or step, the title names it already.
+                Column::Delegate if t.scope.is_some() || t.within.is_some() => String::new(),
+                Column::Delegate => match first.scope.and_then(|s| d.scopes.get(s)) {
+                    Some(label) => format!("delegate {label}"),
+                    None => "outside delegates".into(),
+                },
+                Column::Step if t.within.is_some() => String::new(),
+                Column::Step if value == "-" => "no step".into(),
+                Column::Step => format!("step {value}"),
+                _ if value == super::data::SHAPES_NOT_RECORDED => value,
+                _ => format!("inputs {value}"),
+            };
+            out.push((c, text));
+        }
+        out
     }
 
     /// The columns the operator table can show, in display order. A text column with
@@ -129,6 +179,10 @@ impl AppState {
                 }
                 // One count for every row: said in the title instead.
                 if *c == Column::Count && t.uniform_count.is_some() && t.sort != Column::Count {
+                    return false;
+                }
+                // One delegate, step or shape for every row: likewise.
+                if *c != t.sort && t.uniform_text.iter().any(|(u, _)| u == c) {
                     return false;
                 }
                 *c == Column::Name

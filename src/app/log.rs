@@ -10,6 +10,20 @@ use super::step::Step;
 pub struct LogView {
     /// First row on screen.
     pub scroll: usize,
+    /// Cells of the raw log lines scrolled off to the left (`←`/`→`).
+    pub hscroll: usize,
+}
+
+/// Cells one `←`/`→` scrolls the raw log lines.
+pub const HSCROLL_STEP: usize = 8;
+
+/// How far the raw log lines can scroll left in a view `width` cells wide: the longest
+/// line (after its number) at the right edge.
+pub fn max_hscroll(data: Option<&ExplorerData>, width: usize) -> usize {
+    let Some(d) = data else { return 0 };
+    let number_w = d.log.len().to_string().len() + 1;
+    let longest = d.log.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    longest.saturating_sub(width.saturating_sub(number_w))
 }
 
 impl LogView {
@@ -46,7 +60,12 @@ pub fn command(
         PageDown => view.scroll = (view.scroll + page.max(1)).min(last),
         PageUp => view.scroll = view.scroll.saturating_sub(page.max(1)),
         Top => view.scroll = 0,
-        Bottom => view.scroll = last,
+        // The last page: the last row at the bottom of the view.
+        Bottom => view.scroll = len.saturating_sub(page.max(1)),
+        Collapse => view.hscroll = view.hscroll.saturating_sub(HSCROLL_STEP),
+        Expand => {
+            view.hscroll = (view.hscroll + HSCROLL_STEP).min(max_hscroll(data, width));
+        }
         NextLogSection => {
             if let Some(d) = data {
                 view.scroll = next_section(d, view.scroll, width);

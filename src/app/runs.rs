@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use std::sync::Arc;
 
 use super::data::ExplorerData;
-use crate::compare::{single_change, CompareOptions, Verdict};
+use crate::compare::{compare, single_change, CompareOptions, Verdict};
 use crate::rows::RowTree;
 use crate::stats::Stats;
 
@@ -40,6 +40,8 @@ pub enum RunStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RunFacts {
     pub runs_total: Option<usize>,
+    /// Runs kept after the warm-up (changes with `+`/`-`).
+    pub runs_kept: Option<usize>,
     /// Median of the top-level latency over kept runs, in ms.
     pub median_ms: Option<f64>,
     /// Which model this is, as far as the profile tells: a hash of its operator names
@@ -59,6 +61,7 @@ impl RunFacts {
         data.scopes.hash(&mut h);
         RunFacts {
             runs_total: data.runs.as_ref().map(|r| r.total),
+            runs_kept: data.runs.as_ref().map(|r| r.kept),
             median_ms: data
                 .total
                 .as_ref()
@@ -129,6 +132,28 @@ pub fn refresh_changes(w: &mut WatchState) {
     for (e, c) in w.entries.iter_mut().zip(changes) {
         e.change = c;
     }
+    for i in 0..w.entries.len() {
+        let base = match w.entries[i].change {
+            Some(Change::Relative { .. }) => {
+                baseline_of(&w.entries, w.baseline, i).and_then(|b| w.entries[b].rows.clone())
+            }
+            _ => None,
+        };
+        let e = &mut w.entries[i];
+        e.row_changes = match (base, e.rows.clone()) {
+            (Some(base), Some(now)) => match e.row_changes.take() {
+                Some(old) if Arc::ptr_eq(&old.base, &base) && Arc::ptr_eq(&old.now, &now) => {
+                    Some(old)
+                }
+                _ => Some(RowChangesOf {
+                    changes: RowChanges::of(&base, &now),
+                    base,
+                    now,
+                }),
+            },
+            _ => None,
+        };
+    }
 }
 
 /// The change of entry `index` against its baseline (`baseline_of`).
@@ -181,6 +206,98 @@ pub struct RunEntry {
     /// `change(entries, baseline, index)`, kept up to date by `refresh_changes` after
     /// every change of the list (the test is not redone per frame).
     pub change: Option<Change>,
+    /// Every row against the same baseline (`row_changes`), with the two row trees it was
+    /// computed from (recomputed only when either changes).
+    pub row_changes: Option<RowChangesOf>,
+}
+
+/// How many rows of a run are significantly slower and faster than in its baseline, and
+/// the largest change: the compare command's test (`compare::compare`, Holm-corrected,
+/// `--alpha` 0.05, `--min-change` 5%) over every row, so a regression shows where it is
+/// even when `Method::execute` barely moves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowChanges {
+    pub slower: usize,
+    pub faster: usize,
+    /// The largest significant slowdown (name, change in percent); with none, the largest
+    /// significant speed-up.
+    pub worst: Option<(String, f64)>,
+}
+
+impl RowChanges {
+    /// Compare `now` against `base` row by row.
+    pub fn of(base: &RowTree, now: &RowTree) -> RowChanges {
+        let c = compare(base, now, &CompareOptions::default());
+        let pick = |v: Verdict| c.rows.iter().filter(move |r| r.verdict == v);
+        let slower = pick(Verdict::Slower).count();
+        let faster = pick(Verdict::Faster).count();
+        let delta = |r: &&crate::compare::CompareRow| r.delta_pct.unwrap_or(0.0);
+        let worst = pick(Verdict::Slower)
+            .max_by(|a, b| delta(a).total_cmp(&delta(b)))
+            .or_else(|| pick(Verdict::Faster).min_by(|a, b| delta(a).total_cmp(&delta(b))))
+            .map(|r| (r.name.clone(), delta(&r)));
+        RowChanges {
+            slower,
+            faster,
+            worst,
+        }
+    }
+
+    /// `▲5 ▼0`: the counts alone.
+    pub fn counts(&self) -> String {
+        format!("▲{} ▼{}", self.slower, self.faster)
+    }
+
+    /// The word before the largest change: `worst` for a slowdown, `best` for a speed-up.
+    pub fn worst_word(&self) -> &'static str {
+        if self.slower > 0 {
+            "worst"
+        } else {
+            "best"
+        }
+    }
+
+    /// `▲5 ▼0 worst cumsum +54%` (`▲0 ▼0` when nothing changed; the name as
+    /// [`short_name`]).
+    pub fn label(&self) -> String {
+        match &self.worst {
+            Some((name, d)) => format!(
+                "{} {} {} {}",
+                self.counts(),
+                self.worst_word(),
+                short_name(name),
+                pct_label(*d)
+            ),
+            None => self.counts(),
+        }
+    }
+}
+
+/// A row's name for a narrow cell: a kernel without its `native_call_` prefix and
+/// `.out` suffix (`native_call_cumsum.out` → `cumsum`), a step without `ET/registry:`.
+pub fn short_name(name: &str) -> &str {
+    let n = name.strip_prefix("ET/registry:").unwrap_or(name);
+    match n.strip_prefix("native_call_") {
+        Some(k) => k.strip_suffix(".out").unwrap_or(k),
+        None => n,
+    }
+}
+
+/// A change in percent, whole above 10%: `+54%`, `-38%`, `+7.5%`.
+pub fn pct_label(d: f64) -> String {
+    if d.abs() >= 10.0 {
+        format!("{d:+.0}%")
+    } else {
+        format!("{d:+.1}%")
+    }
+}
+
+/// [`RowChanges`] with the trees it was computed from.
+#[derive(Debug, Clone)]
+pub struct RowChangesOf {
+    pub base: Arc<RowTree>,
+    pub now: Arc<RowTree>,
+    pub changes: RowChanges,
 }
 
 impl RunEntry {

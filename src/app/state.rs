@@ -144,6 +144,11 @@ impl AppState {
         self.views.log().map_or(0, |l| l.scroll)
     }
 
+    /// Cells the log view's raw lines are scrolled sideways.
+    pub fn log_hscroll(&self) -> usize {
+        self.views.log().map_or(0, |l| l.hscroll)
+    }
+
     pub fn help_open(&self) -> bool {
         matches!(self.views.top(), Some(View::Help(_)))
     }

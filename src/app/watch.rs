@@ -41,7 +41,10 @@ pub(super) fn on_watch_event(
     match event {
         WatchEvent::Ready(pair) => {
             // Unloaded entries of the same file are superseded: its bytes are the new ones.
+            // So is its error row (`incomplete ETDump …` while it was being written, or a
+            // version that failed to load): the complete dump replaces it and its error.
             drop_unloaded(w, &pair.etdump);
+            drop_failed(w, &pair.etdump);
             w.insert(RunEntry {
                 id: 0,
                 etdump: pair.etdump,
@@ -54,6 +57,7 @@ pub(super) fn on_watch_event(
                 execute: None,
                 rows: None,
                 change: None,
+                row_changes: None,
             });
         }
         WatchEvent::Error { path, message } => {
@@ -79,6 +83,7 @@ pub(super) fn on_watch_event(
                 execute: None,
                 rows: None,
                 change: None,
+                row_changes: None,
             });
         }
         WatchEvent::Removed(path) => {
@@ -123,6 +128,17 @@ fn drop_unloaded(w: &mut WatchState, path: &Path) {
                 RunStatus::Queued | RunStatus::Loading | RunStatus::Waiting { .. }
             )
     }) {
+        w.remove_at(i);
+    }
+}
+
+/// Forget the error rows of `path` (a complete version of it arrived).
+fn drop_failed(w: &mut WatchState, path: &Path) {
+    while let Some(i) = w
+        .entries
+        .iter()
+        .position(|e| e.etdump == path && e.is_error())
+    {
         w.remove_at(i);
     }
 }

@@ -159,7 +159,7 @@ pub fn entry_labels(tl: &Timeline) -> Vec<String> {
         .iter()
         .map(|e| match (e.kind, e.instruction_id) {
             (TimelineKind::Method, _) => e.name.clone(),
-            (TimelineKind::DelegateCall, Some(i)) => format!("delegate #{i}"),
+            (TimelineKind::DelegateCall, Some(i)) => crate::units::delegate_name(i),
             (TimelineKind::InstructionCall, Some(i)) => format!("{} #{i}", e.name),
             _ => {
                 // Rows of one parent: same instruction, same step (operators), same kind.

@@ -9,9 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::text::{block, fit};
+use super::text::{block, fit, fit_middle};
 use super::Theme;
-use crate::app::compare::{verdict_mark, CompareView};
+use crate::app::compare::{delegate_of, verdict_mark, where_short, CompareView};
 use crate::app::keymap::{view_help, ViewKind};
 use crate::compare::{CompareWarning, Verdict};
 use crate::stats::Stats;
@@ -247,15 +247,20 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         return;
     }
     let w = inner.width as usize;
-    // Columns: mark 2, name flex, median A 9, median B 9, change 8, interval 18, p 7.
-    // Names first on narrow screens: the interval is in the detail pane too.
+    // Columns: mark 2, name flex, kind 10, delegate 4, median A 9, median B 9, change 8,
+    // interval 19, p 8. Same-named rows (an operator and its kernel, one operator in two
+    // delegates) differ by kind and delegate, so those stay at every width; names first
+    // on narrow screens: the interval is in the detail pane too.
     let show_interval = w >= 90;
     let show_p = w >= 84;
-    let fixed = 2 + 10 + 10 + 9 + if show_interval { 19 } else { 0 } + if show_p { 8 } else { 0 };
+    let fixed =
+        2 + 10 + 4 + 9 + 9 + 8 + if show_interval { 19 } else { 0 } + if show_p { 8 } else { 0 };
     let name_w = w.saturating_sub(fixed).max(6);
     let mut header = format!(
-        "  {}{:>10}{:>10}{:>9}",
+        "  {} {:<9}{:<4}{:>9}{:>9}{:>8}",
         fit("name", name_w, false),
+        "kind",
+        "in",
         format!("median {la}"),
         format!("median {lb}"),
         "change"
@@ -287,8 +292,11 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         let operator = r.kind == crate::rows::RowKind::Operator;
         let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
         let mut text = format!(
-            "{}{:>10}{:>10}{:>9}",
-            fit(&format!("{indent}{}", clean(&r.name)), name_w, false),
+            "{} {:<9}{:<4}{:>9}{:>9}{:>8}",
+            // Cut in the middle: the instance number (`#3`) at the end tells rows apart.
+            fit_middle(&format!("{indent}{}", clean(&r.name)), name_w),
+            r.kind.label(),
+            fit(&where_short(c, i), 4, false),
             med(&r.a),
             med(&r.b),
             r.delta_pct.map_or("-".into(), pct)
@@ -319,7 +327,7 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
     if view.visible.is_empty() {
         lines.push(Line::styled(
             if view.changed_only {
-                "  no changed rows (c shows all)"
+                "  no changed rows (u shows all)"
             } else {
                 "  no rows"
             },
@@ -390,10 +398,27 @@ fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
     let w = inner.width as usize;
     let (la, lb) = if view.swapped { ("B", "A") } else { ("A", "B") };
     let mut lines: Vec<Line> = Vec::new();
-    lines.push(Line::styled(fit(&clean(&r.name), w, false), theme.title()));
-    let mut where_ = vec![r.kind.label().to_string()];
-    if let Some(id) = r.instruction_id {
-        where_.push(format!("instr {id}"));
+    // The name and its kind, then the whole path from the method down (wrapped, never
+    // cut: it is what tells same-named rows apart), each step in the notation of the tree.
+    let index = view.visible.get(view.selected).copied().unwrap_or(0);
+    let kind = r.kind.label();
+    lines.push(Line::from(vec![
+        Span::styled(
+            fit(
+                &clean(&r.name),
+                w.saturating_sub(kind.len() + 2).max(1),
+                false,
+            ),
+            theme.title(),
+        ),
+        Span::styled(format!("  {kind}"), theme.dim()),
+    ]));
+    let mut where_ = Vec::new();
+    if r.path.len() > 1 {
+        where_.push(clean(&r.path[..r.path.len() - 1].join(" › ")));
+    }
+    if let (None, Some(id)) = (delegate_of(view.comparison(), index), r.instruction_id) {
+        where_.push(format!("instruction {id}"));
     }
     // The nn.Module the row's nodes lie in (from the ETRecord): which layer changed.
     if let Some(m) = &r.module {
@@ -404,15 +429,10 @@ fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme)
         };
         where_.push(format!("module {m}"));
     }
-    if r.path.len() > 1 {
-        where_.push(clean(&r.path[..r.path.len() - 1].join(" › ")));
-    }
-    // The path line only when the pane has room for everything else too.
-    if inner.height >= 10 {
-        lines.push(Line::styled(
-            fit(&where_.join(" · "), w, false),
-            theme.dim(),
-        ));
+    if !where_.is_empty() {
+        for part in crate::app::format::wrap(&format!("in {}", where_.join(" · ")), w) {
+            lines.push(Line::styled(part, theme.dim()));
+        }
     }
     let mut verdict = format!("{} {}", verdict_mark(r.verdict), r.verdict.label());
     if let Some(d) = r.delta_pct {

@@ -42,7 +42,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     }
     let mut step = None;
     if let (Some(op), SourceKind::Etdump) = (op, data.kind) {
-        facts.push(format!("delegate {}", op.delegate));
+        facts.push(crate::units::delegate_long(&op.delegate));
         if !op.step.is_empty() && op.step != "-" {
             step = Some(format!("step {}", op.step));
         }

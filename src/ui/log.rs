@@ -9,10 +9,18 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::Theme;
 use crate::app::format::count;
-use crate::app::log::{log_rows, selected_finding, LogRow};
+use crate::app::log::{log_rows, max_hscroll, selected_finding, LogRow};
 use crate::app::{ExplorerData, SourceKind};
 
-pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize, theme: &Theme) {
+/// `(scroll, hscroll)`: the first row on screen, and the cells the raw log lines are
+/// scrolled to the left.
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    data: &ExplorerData,
+    (scroll, hscroll): (usize, usize),
+    theme: &Theme,
+) {
     // Named for what it holds: a trace has no runner log, only what its reader counted.
     let log_name = match data.kind {
         SourceKind::Etdump => "runner log",
@@ -23,8 +31,17 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
     } else {
         format!("{} · ", count(data.plans.len(), "plan"))
     };
+    // Long raw lines scroll sideways: the title says so, and where the view is.
+    let max_h = max_hscroll(Some(data), area.width.saturating_sub(2) as usize);
+    let hscroll = hscroll.min(max_h);
+    let sideways = match (hscroll, max_h) {
+        (_, 0) => String::new(),
+        (0, _) => " · → long lines".to_string(),
+        (h, m) if h >= m => format!(" · ← col {}", h + 1),
+        (h, _) => format!(" · ←→ col {}", h + 1),
+    };
     let title = format!(
-        " Warnings & {log_name} · {} · {} · {plans}{} · v next section · r: the highlighted finding in the tree ",
+        " Warnings & {log_name} · {} · {} · {plans}{}{sideways} · v next section · r: the highlighted finding in the tree ",
         count(data.error_count(), "error"),
         count(data.warning_count(), "warning"),
         count(data.log.len(), "log line")
@@ -65,7 +82,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, scroll: usize,
                 let n = i - head.len();
                 Line::from(vec![
                     Span::styled(format!("{:>number_w$} ", n + 1), theme.dim()),
-                    Span::raw(data.log[n].clone()),
+                    Span::raw(data.log[n].chars().skip(hscroll).collect::<String>()),
                 ])
             }
         };

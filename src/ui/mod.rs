@@ -78,7 +78,13 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     match &state.data {
         Some(data) => {
             if let Some(log_area) = areas.log {
-                log::render(frame, log_area, data, state.log_scroll(), theme);
+                log::render(
+                    frame,
+                    log_area,
+                    data,
+                    (state.log_scroll(), state.log_hscroll()),
+                    theme,
+                );
             }
             if let Some(a) = areas.tree {
                 tree::render(frame, a, data, state, theme);

@@ -8,12 +8,13 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::pane_frame;
-use super::text::fit;
+use super::text::{fit, fit_middle};
 use super::{pane_focused, Theme};
 use crate::app::format::{duration_ms, wrap};
-use crate::app::runs::{clock, Change};
+use crate::app::runs::{clock, pct_label, short_name, Change, RowChanges};
 use crate::app::{AppState, Pane, RunStatus, WatchState};
 use crate::compare::Verdict;
+use crate::escape::escape;
 
 pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Runs);
@@ -31,9 +32,25 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
         );
         return;
     }
-    // marker 2, time 8, gap 2, name (rest), findings 6, runs 9, median 10, change 12
-    const TAIL: usize = 6 + 9 + 10 + 12;
-    let name_w = width.saturating_sub(12 + TAIL).max(8);
+    // marker 2, time 8, gap 2, name, findings 6, runs 11, median 10, change 12, then the
+    // rows changed against the baseline (`▲5 ▼0 worst cumsum +54%`, at most 44). Narrow
+    // panes drop the median (the header has the shown run's) and the word `runs`. The
+    // name gets what its longest needs while the rows cell keeps 20.
+    let narrow = width < 100;
+    let (runs_w, median_w) = if narrow { (6, 0) } else { (11, 10) };
+    let tail = 6 + runs_w + median_w + 12;
+    let free = width.saturating_sub(12 + tail);
+    let longest = w
+        .entries
+        .iter()
+        .map(|e| e.file_name().chars().count() + if e.removed { 10 } else { 0 })
+        .max()
+        .unwrap_or(8);
+    let name_w = longest.min(free.saturating_sub(20)).max(8);
+    let rows_w = free.saturating_sub(name_w).min(44);
+    let rows_w = if rows_w >= 8 { rows_w } else { 0 };
+    let name_w = free.saturating_sub(rows_w).max(8);
+    let tail_all = tail + rows_w;
     let rows = inner.height as usize;
     let end = (w.offset + rows).min(w.entries.len());
     let mut lines = Vec::with_capacity(rows);
@@ -90,16 +107,24 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
                     theme.warning()
                 };
                 spans.push(Span::styled(fit(&marks.join(" "), 6, true), style));
-                let runs = facts
-                    .runs_total
-                    .map(|n| format!("{n} run{}", if n == 1 { "" } else { "s" }))
-                    .unwrap_or_default();
-                spans.push(Span::raw(fit(&runs, 9, true)));
-                let median = facts
-                    .median_ms
-                    .map(duration_ms)
-                    .unwrap_or_else(|| "-".into());
-                spans.push(Span::raw(fit(&median, 10, true)));
+                // Kept of all (the warm-up keys change the first).
+                let mut runs = match (facts.runs_kept, facts.runs_total) {
+                    (Some(k), Some(n)) if k != n => format!("{k}/{n}"),
+                    (_, Some(n)) => n.to_string(),
+                    _ => String::new(),
+                };
+                if !narrow && !runs.is_empty() {
+                    let one = facts.runs_total == Some(1);
+                    runs.push_str(if one { " run" } else { " runs" });
+                }
+                spans.push(Span::raw(fit(&runs, runs_w, true)));
+                if median_w > 0 {
+                    let median = facts
+                        .median_ms
+                        .map(duration_ms)
+                        .unwrap_or_else(|| "-".into());
+                    spans.push(Span::raw(fit(&median, median_w, true)));
+                }
                 match e.change {
                     Some(c @ Change::Relative { verdict, .. }) => {
                         let style = match verdict {
@@ -113,6 +138,13 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
                     Some(c) => spans.push(Span::styled(fit(&c.label(), 12, true), theme.dim())),
                     None => spans.push(Span::raw(fit("", 12, true))),
                 }
+                if rows_w > 0 {
+                    spans.push(rows_cell(
+                        e.row_changes.as_ref().map(|r| &r.changes),
+                        rows_w,
+                        theme,
+                    ));
+                }
             }
             pending => {
                 spans.push(Span::raw(fit(&name, name_w, false)));
@@ -121,7 +153,7 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
                     RunStatus::Waiting { .. } => "still being written…",
                     _ => "queued",
                 };
-                spans.push(Span::styled(fit(what, TAIL, true), theme.dim()));
+                spans.push(Span::styled(fit(what, tail_all, true), theme.dim()));
             }
         }
         let mut line = Line::from(spans);
@@ -131,4 +163,43 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, t
         lines.push(line);
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The rows-changed cell, `width` wide: ` ▲5 ▼0 worst cumsum +54%` (the name cut in the
+/// middle first, then the word), blank without a baseline.
+fn rows_cell(changes: Option<&RowChanges>, width: usize, theme: &Theme) -> Span<'static> {
+    let Some(c) = changes else {
+        return Span::raw(" ".repeat(width));
+    };
+    let counts = c.counts();
+    let text = match &c.worst {
+        Some((name, d)) => {
+            let tail = format!(" {}", pct_label(*d));
+            let word = format!(" {} ", c.worst_word());
+            let fixed = 1 + counts.chars().count() + tail.chars().count();
+            let room = width.saturating_sub(fixed + word.chars().count());
+            let short = escape(short_name(name));
+            if room >= short.chars().count().min(6) {
+                format!(
+                    " {counts}{word}{}{tail}",
+                    fit_middle(&escape(short_name(name)), room).trim_end()
+                )
+            } else {
+                let room = width.saturating_sub(fixed + 1);
+                format!(
+                    " {counts} {}{tail}",
+                    fit_middle(&escape(short_name(name)), room.max(1)).trim_end()
+                )
+            }
+        }
+        None => format!(" {counts}"),
+    };
+    let style = if c.slower > 0 {
+        theme.slower()
+    } else if c.faster > 0 {
+        theme.faster()
+    } else {
+        theme.dim()
+    };
+    Span::styled(fit(&text, width, false), style)
 }

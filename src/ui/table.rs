@@ -20,6 +20,11 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         .within
         .and_then(|n| data.nodes.get(n))
         .map(|n| format!("{} {}", n.kind.tag(), n.name));
+    let uniform_delegate = t
+        .uniform_text
+        .iter()
+        .find(|(c, text)| *c == Column::Delegate && !text.is_empty())
+        .map(|(_, text)| text.clone());
     let scope = within
         .or_else(|| {
             t.scope
@@ -27,6 +32,10 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
                 .map(|l| format!("delegate {l}"))
         })
         .unwrap_or_else(|| match data.kind {
+            // Every listed row in one delegate: its name instead of "all".
+            SourceKind::Etdump if uniform_delegate.is_some() => {
+                uniform_delegate.clone().unwrap_or_default()
+            }
             SourceKind::Etdump => "all delegates".into(),
             SourceKind::Trace => "all threads, by name".into(),
         });
@@ -46,17 +55,39 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         };
         title.push_str(&format!(" · {} each", crate::app::format::count(n, unit)));
     }
+    // Shared values: shapes first (short), then the step, cut in the middle to what the
+    // border leaves (keeping 7 for the hidden-columns note, ` · +2→`).
+    let room = (area.width as usize).saturating_sub(4 + 7);
+    let mut shared: Vec<&(Column, String)> = t
+        .uniform_text
+        .iter()
+        .filter(|(c, text)| !text.is_empty() && *c != Column::Delegate)
+        .collect();
+    shared.sort_by_key(|(c, _)| *c == Column::Step);
+    for (_, text) in shared {
+        let left = room.saturating_sub(title.chars().count() + 3);
+        if left >= 12 {
+            title.push_str(&format!(" · {}", fit_middle(text, left).trim_end()));
+        }
+    }
     let rows = (area.height as usize).saturating_sub(3);
     let widths = state.table_layout(area.width.saturating_sub(2), rows);
     let hidden = state.table_columns().len().saturating_sub(widths.len());
     if t.hscroll > 0 || hidden > 0 {
         let left = if t.hscroll > 0 { "←" } else { "" };
         let right = if hidden > t.hscroll { "→" } else { "" };
-        title.push_str(&format!(
+        let long = format!(
             " · {left}{} more column{}{right}",
             hidden,
             if hidden == 1 { "" } else { "s" }
-        ));
+        );
+        // A narrow pane keeps the arrows: `+2→`.
+        let room = (area.width as usize).saturating_sub(3);
+        if title.chars().count() + long.chars().count() <= room {
+            title.push_str(&long);
+        } else {
+            title.push_str(&format!(" · {left}+{hidden}{right}"));
+        }
     }
     title.push(' ');
     let inner = pane_frame(frame, area, title, focused, theme);

@@ -268,8 +268,8 @@ fn title(view: &TimelineView) -> String {
                 .map(|m| ns_text(m as i64))
                 .unwrap_or_else(|| "-".into());
             format!(
-                " Timeline · run {run} ({}/{} kept) · Method::execute {method} ",
-                view.run_pos + 1,
+                " Timeline · run {run} · {} of {} kept · Method::execute {method} ",
+                crate::app::timeline::ordinal(view.run_pos + 1),
                 view.runs.len()
             )
         }
@@ -299,9 +299,10 @@ fn bar_name(source: &AnyTimeline, view: &TimelineView, b: &Bar) -> String {
     }
 }
 
+/// Shapes in the table's notation (`[1,240,5,5] [80,240,1,1] [80]`, `units::shape_list`).
 fn shapes(s: &Option<Vec<Vec<i64>>>) -> String {
     s.as_ref()
-        .map(|v| serde_json::to_string(v).unwrap_or_default())
+        .map(|v| crate::units::shape_list(v))
         .unwrap_or_else(|| "-".to_string())
 }
 
@@ -339,7 +340,14 @@ fn detail_lines(source: &AnyTimeline, view: &TimelineView) -> Vec<String> {
             };
             let mut attribution = entry.kind.label().to_string();
             if let Some(i) = entry.instruction_id {
-                attribution.push_str(&format!(" · instruction {i}"));
+                attribution.push_str(&match entry.kind {
+                    TimelineKind::DelegateCall
+                    | TimelineKind::XnnpackOperator
+                    | TimelineKind::OtherDelegate => {
+                        format!(" · {}", crate::units::delegate_name(i))
+                    }
+                    _ => format!(" · instruction {i}"),
+                });
             }
             if let Some(s) = step {
                 attribution.push_str(&format!(" · step {s}"));
@@ -375,12 +383,7 @@ fn detail_lines(source: &AnyTimeline, view: &TimelineView) -> Vec<String> {
             let inputs = tt
                 .set
                 .input_sig(iv)
-                .map(|s| {
-                    format!(
-                        "inputs {}",
-                        serde_json::to_string(&s.shapes).unwrap_or_default()
-                    )
-                })
+                .map(|s| format!("inputs {}", crate::units::shape_list(&s.shapes)))
                 .unwrap_or_else(|| "inputs -".to_string());
             vec![tt.set.name(iv).to_string(), timing, who, inputs]
         }

@@ -1,0 +1,77 @@
+//! What the explorer's keys open over it: the timeline (`t`, on the table's operator)
+//! and the modules view (`m`).
+
+use super::effect::Effect;
+use super::state::{AppState, Pane};
+use super::timeline::TimelineView;
+use super::view::View;
+use crate::profile::ProfileRequest;
+
+/// `t` on an operator row of a dump's table: that operator, for the timeline to select.
+fn timeline_focus(state: &AppState) -> Option<super::timeline::TimelineFocus> {
+    let data = state.data.as_ref()?;
+    let t = &state.explorer.table;
+    if state.explorer.focus != Pane::Table
+        || t.grouped
+        || data.kind != super::data::SourceKind::Etdump
+    {
+        return None;
+    }
+    let op = data.ops.get(state.selected_op()?)?;
+    // `d1` (one method): instruction 1; other labels select by name alone.
+    let instruction_id = op.delegate.strip_prefix('d').and_then(|id| id.parse().ok());
+    Some(super::timeline::TimelineFocus {
+        name: op.name.clone(),
+        instruction_id,
+    })
+}
+
+/// `t`: the timeline of the profile on screen (pushed while it loads).
+pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
+    if state.data.is_none() {
+        return Vec::new();
+    }
+    // Watching: the run on screen; otherwise the last request.
+    let request = match &state.watch {
+        Some(w) => w
+            .shown
+            .and_then(|id| w.index_of(id))
+            .map(|i| &w.entries[i])
+            .map(|e| {
+                let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
+                request.warmup_auto = w.warmup_auto;
+                request.warmup_stated = w.warmup_stated;
+                request
+            }),
+        None => state.request.clone(),
+    };
+    let Some(request) = request else {
+        return Vec::new();
+    };
+    let mut view = TimelineView::loading(state.generation);
+    view.focus = timeline_focus(state);
+    state.views.push(View::Timeline(Box::new(view)));
+    vec![Effect::LoadTimeline {
+        request,
+        generation: state.generation,
+    }]
+}
+
+/// `m`: the modules view, or one footer notice saying why there is none.
+pub(super) fn open_modules(state: &mut AppState) {
+    let Some(data) = &state.data else {
+        state.notice = Some("no profile loaded".into());
+        return;
+    };
+    if data.modules.is_empty() {
+        state.notice = Some(match data.kind {
+            super::data::SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
+            super::data::SourceKind::Etdump => {
+                "no module tree: no ETRecord read (--etrecord FILE or STEM.etrecord beside the dump; w says why)".into()
+            }
+        });
+        return;
+    }
+    let view = super::modules::ModulesView::new(data);
+    state.views.push(View::Modules(Box::new(view)));
+}
