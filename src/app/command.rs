@@ -4,6 +4,7 @@
 use tui_input::InputRequest;
 
 use super::column::Column;
+use super::flame::FlameCommand;
 use super::timeline::TimelineCommand;
 
 /// What a key asks for. Plain data; the view on top decides what it means there.
@@ -63,6 +64,9 @@ pub enum Command {
     Swap,
     /// Compare: hide (or show again) the rows whose verdict is `same`.
     ToggleUnchanged,
+    /// The flame graph of what is on screen (`f`; in the flame view: close it).
+    ToggleFlame,
+    Flame(FlameCommand),
 }
 
 /// Which key table is live: the view on top of the stack, or the text field of a filter
@@ -75,18 +79,21 @@ pub enum ViewKind {
     Log,
     Timeline,
     Compare,
+    /// The flame graph (`f`, over the explorer or the compare view).
+    Flame,
     Help,
     Dialog,
 }
 
 impl ViewKind {
     /// Every key table, in the order the help and the README list them.
-    pub const ALL: [ViewKind; 7] = [
+    pub const ALL: [ViewKind; 8] = [
         ViewKind::Explorer,
         ViewKind::Filter,
         ViewKind::Log,
         ViewKind::Timeline,
         ViewKind::Compare,
+        ViewKind::Flame,
         ViewKind::Help,
         ViewKind::Dialog,
     ];
@@ -98,6 +105,7 @@ impl ViewKind {
             ViewKind::Log => "Warnings & log (after w)",
             ViewKind::Timeline => "Timeline (after t)",
             ViewKind::Compare => "Compare (compare A B; watch: d)",
+            ViewKind::Flame => "Flame graph (after f)",
             ViewKind::Help => "Help",
             ViewKind::Dialog => "Error dialog",
         }

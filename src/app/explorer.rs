@@ -25,6 +25,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             return vec![Effect::Quit];
         }
         ToggleTimeline => return open_timeline(state),
+        ToggleFlame => open_flame(state),
         ToggleHelp => state
             .views
             .push(View::Help(HelpView::over(ViewKind::Explorer))),
@@ -136,7 +137,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         PinBaseline => watch::pin_baseline(state),
         CompareBaseline => watch::open_compare(state),
         // Keys of other views' tables.
-        Dismiss | Timeline(_) | Swap | ToggleUnchanged => {}
+        Dismiss | Timeline(_) | Swap | ToggleUnchanged | Flame(_) => {}
     }
     Vec::new()
 }
@@ -169,6 +170,17 @@ fn open_timeline(state: &mut AppState) -> Vec<Effect> {
         request,
         generation: state.generation,
     }]
+}
+
+/// `f`: the flame graph of the profile on screen.
+fn open_flame(state: &mut AppState) {
+    let Some(data) = &state.data else {
+        state.notice = Some("no profile yet".into());
+        return;
+    };
+    let tree = super::flame::FlameTree::from_explorer(data);
+    let view = super::flame_view::FlameView::new(tree);
+    state.views.push(View::Flame(Box::new(view)));
 }
 
 /// Returns the effects of showing another run (runs list only).

@@ -5,6 +5,7 @@
 //! module with plain state and a pure `command`; their keys come from one key language
 //! (`keys`) through one table per view (`keymap`).
 
+pub mod binding;
 pub mod column;
 pub mod command;
 pub mod compare;
@@ -13,6 +14,10 @@ pub mod data;
 pub mod effect;
 mod explorer;
 pub mod explorer_view;
+pub mod flame;
+pub mod flame_keys;
+pub mod flame_layout;
+pub mod flame_view;
 pub mod format;
 mod from_profile;
 pub mod groups;

@@ -152,6 +152,7 @@ impl AppState {
     pub fn mode(&self) -> ViewKind {
         match self.views.top() {
             Some(View::Compare(c)) if c.filter_editing => ViewKind::Filter,
+            Some(View::Flame(f)) if f.search_editing => ViewKind::Filter,
             Some(v) => v.kind(),
             None if self.explorer.filter_editing => ViewKind::Filter,
             None => ViewKind::Explorer,

@@ -8,6 +8,7 @@
 //! `update` and `ui::draw`.
 
 use super::compare::CompareView;
+use super::flame_view::FlameView;
 use super::help::HelpView;
 use super::keymap::ViewKind;
 use super::log::LogView;
@@ -24,6 +25,8 @@ pub enum View {
     Timeline(Box<TimelineView>),
     /// Two runs compared (`compare A B`; watch mode: `d`).
     Compare(Box<CompareView>),
+    /// The flame graph (`f`) of the explorer's profile or of the compare view's rows.
+    Flame(Box<FlameView>),
     /// A load failed: the message naming the file (the last good profile stays).
     Dialog(String),
 }
@@ -35,6 +38,7 @@ impl View {
             View::Help(_) => ViewKind::Help,
             View::Timeline(_) => ViewKind::Timeline,
             View::Compare(_) => ViewKind::Compare,
+            View::Flame(_) => ViewKind::Flame,
             View::Dialog(_) => ViewKind::Dialog,
         }
     }
@@ -151,6 +155,13 @@ impl ViewStack {
     pub fn compare_mut(&mut self) -> Option<&mut CompareView> {
         self.views.iter_mut().rev().find_map(|v| match v {
             View::Compare(c) => Some(&mut **c),
+            _ => None,
+        })
+    }
+
+    pub fn flame(&self) -> Option<&FlameView> {
+        self.views.iter().rev().find_map(|v| match v {
+            View::Flame(f) => Some(&**f),
             _ => None,
         })
     }

@@ -81,6 +81,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("r", "reveal"),
             ],
             Some(ViewKind::Timeline) => vec![("?", "help"), ("q", "quit"), ("Esc", "back")],
+            Some(ViewKind::Flame) => vec![
+                ("?", "help"),
+                ("q", "quit"),
+                ("Esc", "zoom out/back"),
+                ("hjkl", "move"),
+                ("Enter", "zoom"),
+                ("/", "search"),
+                ("%", "widths"),
+                ("r", "reveal"),
+            ],
             _ => [("?", "help"), ("q", "quit"), ("Tab", "pane")]
                 .into_iter()
                 .chain(watch_hint)
