@@ -250,9 +250,10 @@ impl FlameTree {
                 }
                 _ => n.name.clone(),
             };
+            // Plan steps are named after their nodes (`conv2d+18`), not what they run.
             let op = matches!(
                 kind,
-                FrameKind::Operator | FrameKind::Kernel | FrameKind::Step | FrameKind::Other
+                FrameKind::Operator | FrameKind::Kernel | FrameKind::Other
             )
             .then(|| op_type(&n.name))
             .flatten();
@@ -311,7 +312,12 @@ impl FlameTree {
                 |s: &Option<crate::stats::Stats>| s.as_ref().map_or(0, |s| ms_to_ns(s.median));
             let f = t.push(parent, r.name.clone(), kind, [med(&r.b), med(&r.a)]);
             let frame = &mut t.frames[f as usize];
-            frame.op_type = op_type(&r.name);
+            frame.op_type = matches!(
+                kind,
+                FrameKind::Operator | FrameKind::Kernel | FrameKind::Other
+            )
+            .then(|| op_type(&r.name))
+            .flatten();
             frame.diff = Some(Diff {
                 row: i,
                 verdict: r.verdict,

@@ -130,6 +130,12 @@ impl Layout {
             .find_map(|(r, row)| row.iter().position(|s| s.of == of).map(|i| (r, i)))
     }
 
+    /// As `find`, for a span with at least one cell (one the user can see and select).
+    pub fn find_drawn(&self, of: SpanOf) -> Option<(usize, usize)> {
+        self.find(of)
+            .filter(|&(r, i)| self.rows[r][i].x1 > self.rows[r][i].x0)
+    }
+
     /// The span at cell `x` of row `row`, if one covers it.
     pub fn at(&self, row: usize, x: u16) -> Option<&Span> {
         self.rows.get(row)?.iter().find(|s| s.x0 <= x && x < s.x1)

@@ -88,7 +88,7 @@ impl FlameView {
     /// The selection, moved to what `l` shows: the frame itself, else its nearest drawn
     /// ancestor (or the merged span standing for it).
     fn fix_selection(&mut self, l: &Layout) {
-        if l.find(self.selected).is_some() {
+        if l.find_drawn(self.selected).is_some() {
             return;
         }
         let mut at = match self.selected {
@@ -96,12 +96,12 @@ impl FlameView {
             SpanOf::Merged(p) => p,
         };
         loop {
-            if l.find(SpanOf::Frame(at)).is_some() {
+            if l.find_drawn(SpanOf::Frame(at)).is_some() {
                 self.selected = SpanOf::Frame(at);
                 return;
             }
             match self.tree.frames[at as usize].parent {
-                Some(p) if l.find(SpanOf::Merged(p)).is_some() => {
+                Some(p) if l.find_drawn(SpanOf::Merged(p)).is_some() => {
                     self.selected = SpanOf::Merged(p);
                     return;
                 }
@@ -182,16 +182,18 @@ impl FlameView {
     }
 
     fn flame_command(&mut self, c: FlameCommand, l: &Layout, area: Rect) -> Vec<Step> {
-        let Some((row, i)) = l.find(self.selected) else {
+        let Some((row, i)) = l.find_drawn(self.selected) else {
             return Vec::new();
         };
         match c {
             FlameCommand::Left | FlameCommand::Right => {
+                // The next span with a cell (a merged span may have none).
                 let spans = &l.rows[row];
+                let drawn = |j: &usize| spans[*j].x1 > spans[*j].x0;
                 let j = if c == FlameCommand::Left {
-                    i.checked_sub(1)
+                    (0..i).rev().find(drawn)
                 } else {
-                    (i + 1 < spans.len()).then_some(i + 1)
+                    (i + 1..spans.len()).find(drawn)
                 };
                 if let Some(j) = j {
                     self.selected = spans[j].of;
@@ -204,7 +206,7 @@ impl FlameView {
                     )];
                 };
                 let child = l.rows.get(row + 1).and_then(|r| {
-                    r.iter().find(|s| match s.of {
+                    r.iter().filter(|s| s.x1 > s.x0).find(|s| match s.of {
                         SpanOf::Frame(c) => self.tree.frames[c as usize].parent == Some(f),
                         SpanOf::Merged(p) => p == f,
                     })
@@ -263,11 +265,11 @@ impl FlameView {
             self.zoom = 0;
         }
         self.selected = SpanOf::Frame(f);
-        if self.layout(area).find(self.selected).is_some() {
+        if self.layout(area).find_drawn(self.selected).is_some() {
             return;
         }
         self.zoom = self.tree.frames[f as usize].parent.unwrap_or(f);
-        if self.layout(area).find(self.selected).is_none() {
+        if self.layout(area).find_drawn(self.selected).is_none() {
             self.zoom = f;
         }
     }
