@@ -197,6 +197,9 @@ impl FlameTree {
             sorted: [Vec::new(), Vec::new()],
         };
         let costs = CostIndex::new(data);
+        t.frames.reserve(data.nodes.len() + 1);
+        // Names repeat (every run of a layer, every call of an op): type each once.
+        let mut types: std::collections::HashMap<&str, Option<OpType>> = Default::default();
         let value = |id: usize| -> [u64; 2] {
             let s = &data.nodes[id].stats;
             let sum = s
@@ -255,7 +258,11 @@ impl FlameTree {
                 kind,
                 FrameKind::Operator | FrameKind::Kernel | FrameKind::Other
             )
-            .then(|| op_type(&n.name))
+            .then(|| {
+                *types
+                    .entry(n.name.as_str())
+                    .or_insert_with(|| op_type(&n.name))
+            })
             .flatten();
             let f = t.push(parent, label, kind, value(id));
             t.frames[f as usize].op_type = op;
@@ -365,17 +372,25 @@ impl FlameTree {
     /// Number repeated labels among siblings, give a synthetic root its children's sum,
     /// and sort children for layout.
     fn finish(&mut self) {
-        for f in 0..self.frames.len() {
-            let kids = self.frames[f].children.clone();
-            let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-            for c in kids {
-                let label = self.frames[c as usize].label.clone();
-                let n = seen.entry(label.clone()).or_insert(0);
+        let mut renames: Vec<(usize, u32)> = Vec::new();
+        for f in &self.frames {
+            if f.children.len() < 2 {
+                continue;
+            }
+            let mut seen: std::collections::HashMap<&str, u32> = Default::default();
+            for &c in &f.children {
+                let n = seen
+                    .entry(self.frames[c as usize].label.as_str())
+                    .or_insert(0);
                 *n += 1;
                 if *n > 1 {
-                    self.frames[c as usize].label = format!("{label} ({n})");
+                    renames.push((c as usize, *n));
                 }
             }
+        }
+        for (c, n) in renames {
+            let label = format!("{} ({n})", self.frames[c].label);
+            self.frames[c].label = label;
         }
         if let Some(root) = self.frames.first() {
             if root.node.is_none() && root.diff.is_none() {

@@ -281,12 +281,7 @@ impl FlameView {
             Vec::new()
         } else {
             (0..self.tree.frames.len() as u32)
-                .filter(|&f| {
-                    self.tree.frames[f as usize]
-                        .label
-                        .to_lowercase()
-                        .contains(&needle)
-                })
+                .filter(|&f| contains_ignore_case(&self.tree.frames[f as usize].label, &needle))
                 .collect()
         };
     }
@@ -414,6 +409,16 @@ impl FlameView {
     }
 }
 
+/// Whether `hay` contains `needle` (already lower case), ignoring case; without
+/// allocating for an ASCII needle (a search runs over every frame per key).
+fn contains_ignore_case(hay: &str, needle: &str) -> bool {
+    if !needle.is_ascii() {
+        return hay.to_lowercase().contains(needle);
+    }
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
 fn share(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
@@ -424,4 +429,21 @@ fn share(part: u64, whole: u64) -> f64 {
 
 fn ns_text(ns: u64) -> String {
     duration_ms(ns as f64 / 1e6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_ignore_case;
+
+    #[test]
+    fn search_ignores_case() {
+        assert!(contains_ignore_case(
+            "Fully Connected (NC, F32) GEMM #1",
+            "gemm"
+        ));
+        assert!(contains_ignore_case("aten::ADDMM", "addmm"));
+        assert!(!contains_ignore_case("aten::add", "addmm"));
+        assert!(contains_ignore_case("Ärger", "ärg"));
+        assert!(contains_ignore_case("x", ""));
+    }
 }
