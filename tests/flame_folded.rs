@@ -56,14 +56,12 @@ fn trie(text: &str) -> Trie {
 type Spans = BTreeMap<(bool, String), (usize, u16, u16, u32)>;
 
 /// The layout rule on the trie: (merged?, path) -> (row, x0, x1, frames).
+/// `(width, total)`: cells of the row and the time they stand for.
 fn expected(
     node: &Trie,
     path: &str,
-    offset: u64,
-    value: u64,
-    row: usize,
-    width: u16,
-    total: u64,
+    (offset, value, row): (u64, u64, usize),
+    (width, total): (u16, u64),
     out: &mut Spans,
 ) {
     let mut kids: Vec<(&String, &Trie)> = node.children.iter().collect();
@@ -88,7 +86,7 @@ fn expected(
                 format!("{path};{label}")
             };
             out.insert((false, p.clone()), (row + 1, cell(at), cell(at + v), 1));
-            expected(child, &p, at, v, row + 1, width, total, out);
+            expected(child, &p, (at, v, row + 1), (width, total), out);
         }
         at += v;
     }
@@ -156,7 +154,11 @@ fn check_dump(dump: &str, warmup: usize) {
         let mut want = Spans::new();
         want.insert((false, root_name.clone()), (0, 0, width, 1));
         expected(
-            root, root_name, 0, root.value, 0, width, root.value, &mut want,
+            root,
+            root_name,
+            (0, root.value, 0),
+            (width, root.value),
+            &mut want,
         );
         let mut got = drawn(&tree, width, false);
         got.insert((false, root_name.clone()), (0, 0, width, 1));
@@ -201,7 +203,7 @@ fn trace_spans_are_the_folded_exports() {
     assert_eq!(tree.frame(0).values[1], t.value);
     for width in [80u16, 120, 230] {
         let mut want = Spans::new();
-        expected(&t, "", 0, t.value, 0, width, t.value, &mut want);
+        expected(&t, "", (0, t.value, 0), (width, t.value), &mut want);
         let got = drawn(&tree, width, true);
         assert!(want.len() > 5);
         assert_eq!(got, want, "at {width} cells");
