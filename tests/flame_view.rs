@@ -425,3 +425,61 @@ fn differential_status_and_widths() {
         "Esc returns to the compare view"
     );
 }
+
+/// A dump of two methods: one root over a frame per method, each the method's median.
+#[test]
+fn two_methods_under_one_root() {
+    let mut s = opened("fixtures/real/two_method.etdp", 0, (120, 40));
+    press(&mut s, 'f');
+    let v = flame(&s);
+    let data = s.data.as_ref().unwrap();
+    assert_eq!(v.tree.frame(0).label, "all methods");
+    let methods: Vec<&str> = v
+        .tree
+        .frame(0)
+        .children
+        .iter()
+        .map(|&c| v.tree.frame(c).label.as_str())
+        .collect();
+    let roots: Vec<&str> = data
+        .roots
+        .iter()
+        .map(|&r| data.nodes[r].name.as_str())
+        .collect();
+    assert_eq!(methods, roots);
+    assert_eq!(methods.len(), 2);
+    snap("flame_two_methods", &s);
+}
+
+/// A profile with no tree: the graph is empty, its keys do nothing, Esc closes it.
+#[test]
+fn empty_profile_opens_an_empty_graph() {
+    use cpuprof_tui::app::flame::FlameTree;
+    use cpuprof_tui::app::Command;
+    let mut v = FlameView::new(FlameTree::from_explorer(
+        &cpuprof_tui::app::ExplorerData::default(),
+    ));
+    let area = ratatui::layout::Rect::new(0, 0, 80, 20);
+    assert_eq!(v.tree.frame(0).values, [0, 0]);
+    assert!(v.layout(area).rows.is_empty());
+    for c in [
+        Command::Down,
+        Command::NextMatch,
+        Command::Reveal,
+        Command::Enter,
+    ] {
+        // At most a notice (nothing to match, no tree row); never a pop or a reveal.
+        let steps = v.command(c, area);
+        assert!(
+            steps
+                .iter()
+                .all(|s| matches!(s, cpuprof_tui::app::step::Step::Notice(_))),
+            "{steps:?}"
+        );
+    }
+    assert_eq!(v.status(&v.layout(area)), "");
+    assert_eq!(
+        v.command(Command::Back, area),
+        [cpuprof_tui::app::step::Step::Pop]
+    );
+}

@@ -403,7 +403,13 @@ impl FlameTree {
                 self.frames[0].values = sum;
             }
         }
+        // One order when both weightings are the same time (a trace's).
+        let same = self.frames.iter().all(|f| f.values[0] == f.values[1]);
         for w in 0..2 {
+            if w == 1 && same {
+                self.sorted[1] = self.sorted[0].clone();
+                break;
+            }
             self.sorted[w] = self
                 .frames
                 .iter()
