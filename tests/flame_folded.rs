@@ -191,6 +191,27 @@ fn cpu_backend_spans_are_the_folded_exports() {
     }
 }
 
+/// Two methods: the folded stacks start with the method, then `Method::execute`; the
+/// graph's `all methods` root is the whole.
+#[test]
+fn two_method_spans_are_the_folded_exports() {
+    let path = "fixtures/real/two_method.etdp";
+    let request = ProfileRequest::new(path.into(), None, 0);
+    let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let tree = FlameTree::from_explorer(&data);
+    let t = trie(&folded(&[path, "--warmup", "0"]));
+    assert_eq!(t.children.len(), 2);
+    assert_eq!(tree.frame(0).label, "all methods");
+    assert_eq!(tree.frame(0).values[1], t.value);
+    for width in [80u16, 120, 230] {
+        let mut want = Spans::new();
+        expected(&t, "", (0, t.value, 0), (width, t.value), &mut want);
+        let got = drawn(&tree, width, true);
+        assert!(want.len() > 5);
+        assert_eq!(got, want, "at {width} cells");
+    }
+}
+
 #[test]
 fn trace_spans_are_the_folded_exports() {
     let path = "fixtures/torch/cnn_infer.json";

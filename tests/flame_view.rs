@@ -426,7 +426,8 @@ fn differential_status_and_widths() {
     );
 }
 
-/// A dump of two methods: one root over a frame per method, each the method's median.
+/// A dump of two methods: one root over a frame per method (then its `Method::execute`,
+/// as the folded export writes them), each the method's median.
 #[test]
 fn two_methods_under_one_root() {
     let mut s = opened("fixtures/real/two_method.etdp", 0, (120, 40));
@@ -444,10 +445,17 @@ fn two_methods_under_one_root() {
     let roots: Vec<&str> = data
         .roots
         .iter()
-        .map(|&r| data.nodes[r].name.as_str())
+        .map(|&r| data.nodes[r].name.trim_start_matches("Method::execute · "))
         .collect();
     assert_eq!(methods, roots);
     assert_eq!(methods.len(), 2);
+    // Each method's one child is its Method::execute, of the same time.
+    for &m in &v.tree.frame(0).children {
+        let kids = &v.tree.frame(m).children;
+        assert_eq!(kids.len(), 1);
+        assert_eq!(v.tree.frame(kids[0]).label, "Method::execute");
+        assert_eq!(v.tree.frame(kids[0]).values, v.tree.frame(m).values);
+    }
     snap("flame_two_methods", &s);
 }
 

@@ -264,6 +264,20 @@ impl FlameTree {
                     .or_insert_with(|| op_type(&n.name))
             })
             .flatten();
+            // Several methods: the folded export's `method;Method::execute` frames.
+            let parent = match n.name.strip_prefix("Method::execute · ") {
+                Some(method) if n.kind == NodeKind::Method => {
+                    let m = t.push(parent, method.to_string(), FrameKind::Root, value(id));
+                    t.frames[m as usize].node = Some(id);
+                    Some(m)
+                }
+                _ => parent,
+            };
+            let label = if n.kind == NodeKind::Method {
+                "Method::execute".to_string()
+            } else {
+                label
+            };
             let f = t.push(parent, label, kind, value(id));
             t.frames[f as usize].op_type = op;
             t.frames[f as usize].node = Some(id);
