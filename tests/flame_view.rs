@@ -491,3 +491,34 @@ fn empty_profile_opens_an_empty_graph() {
         [cpuprof_tui::app::step::Step::Pop]
     );
 }
+
+/// Two traces compared: the differential graph is the call tree (the ops-by-name rows are
+/// no frames), one frame per call-tree row.
+#[test]
+fn differential_trace_is_the_call_tree() {
+    let mut args = compare_args("trace_a.json", "trace_slow_b.json", 0);
+    args.warmup = cpuprof_tui::profile::warmup::Warmup::default();
+    let (f, b) = load_both(&args).unwrap();
+    let nodes = f
+        .rows
+        .iter()
+        .filter(|r| r.kind == cpuprof_tui::rows::RowKind::Node)
+        .count();
+    let roots = f
+        .rows
+        .iter()
+        .filter(|r| r.kind == cpuprof_tui::rows::RowKind::Node && r.parent.is_none())
+        .count();
+    assert!(nodes > 2);
+    let mut s = AppState::for_compare(CompareView::new(f, b), 120, 40);
+    press(&mut s, 'f');
+    let v = flame(&s);
+    let synthetic = usize::from(roots != 1);
+    assert_eq!(v.tree.frames.len(), nodes + synthetic);
+    assert!(v
+        .tree
+        .frames
+        .iter()
+        .all(|fr| fr.diff.is_some() || fr.parent.is_none()));
+    snap("flame_compare_trace", &s);
+}

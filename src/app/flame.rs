@@ -301,8 +301,9 @@ impl FlameTree {
             weightings: ["B's median", "A's median"],
             sorted: [Vec::new(), Vec::new()],
         };
+        // A trace's ops by name are a list beside the call tree, not frames of it.
         let roots: Vec<usize> = (0..c.rows.len())
-            .filter(|&i| c.rows[i].parent.is_none())
+            .filter(|&i| c.rows[i].parent.is_none() && c.rows[i].kind != crate::rows::RowKind::Op)
             .collect();
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); c.rows.len()];
         for (i, r) in c.rows.iter().enumerate() {
@@ -311,7 +312,11 @@ impl FlameTree {
             }
         }
         if roots.len() != 1 {
-            t.push(None, "all methods".into(), FrameKind::Root, [0, 0]);
+            let trace = roots
+                .iter()
+                .any(|&r| c.rows[r].kind == crate::rows::RowKind::Node);
+            let label = if trace { "all calls" } else { "all methods" };
+            t.push(None, label.into(), FrameKind::Root, [0, 0]);
         }
         let mut stack: Vec<(usize, Option<u32>)> = roots
             .iter()
