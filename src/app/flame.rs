@@ -72,7 +72,8 @@ pub struct Frame {
     pub values: [u64; 2],
     /// The explorer's tree node (reveal).
     pub node: Option<usize>,
-    pub diff: Option<Diff>,
+    /// Boxed: most graphs have none, and frames stay small (100k of them are moved).
+    pub diff: Option<Box<Diff>>,
     /// FLOPs and bytes of one call, where known.
     pub cost: Option<Cost>,
     pub depth: u32,
@@ -344,12 +345,12 @@ impl FlameTree {
             )
             .then(|| op_type(&r.name))
             .flatten();
-            frame.diff = Some(Diff {
+            frame.diff = Some(Box::new(Diff {
                 row: i,
                 verdict: r.verdict,
                 delta_pct: r.delta_pct,
                 ci_pct: r.ci_pct,
-            });
+            }));
             // Guard against a parent link pointing back up (a cycle would never end).
             if t.frames[f as usize].depth < 10_000 {
                 for &ch in children[i].iter().rev() {
@@ -393,17 +394,27 @@ impl FlameTree {
     fn finish(&mut self) {
         let mut renames: Vec<(usize, u32)> = Vec::new();
         for f in &self.frames {
-            if f.children.len() < 2 {
+            let kids = &f.children;
+            let label = |i: usize| self.frames[kids[i] as usize].label.as_str();
+            if kids.len() < 2 {
+                continue;
+            }
+            if kids.len() <= 16 {
+                // Few children (the usual case): compare them pairwise, no map.
+                for i in 1..kids.len() {
+                    let n = (0..i).filter(|&j| label(j) == label(i)).count() as u32;
+                    if n > 0 {
+                        renames.push((kids[i] as usize, n + 1));
+                    }
+                }
                 continue;
             }
             let mut seen: std::collections::HashMap<&str, u32> = Default::default();
-            for &c in &f.children {
-                let n = seen
-                    .entry(self.frames[c as usize].label.as_str())
-                    .or_insert(0);
+            for i in 0..kids.len() {
+                let n = seen.entry(label(i)).or_insert(0);
                 *n += 1;
                 if *n > 1 {
-                    renames.push((c as usize, *n));
+                    renames.push((kids[i] as usize, *n));
                 }
             }
         }
@@ -534,6 +545,49 @@ mod tests {
         assert_eq!(op_type("aten::relu"), Some(OpType::Elementwise));
         assert_eq!(op_type("aten::view"), None);
         assert_eq!(op_type("Method::execute"), None);
+    }
+
+    fn trace_of(names: &[&str]) -> ExplorerData {
+        use super::super::data::TreeNode;
+        let mut d = ExplorerData {
+            kind: SourceKind::Trace,
+            ..ExplorerData::default()
+        };
+        let node = |name: &str, parent| TreeNode {
+            name: name.into(),
+            kind: NodeKind::Operator,
+            info: String::new(),
+            depth: 0,
+            parent,
+            children: Vec::new(),
+            stats: crate::profile::Stats::from_samples(vec![1.0]),
+            share: None,
+            op_row: None,
+            scope: None,
+            findings: (0, 0),
+        };
+        let root = d.push_node(node("thread 1", None));
+        for n in names {
+            d.push_node(node(n, Some(root)));
+        }
+        d
+    }
+
+    #[test]
+    fn repeated_sibling_names_are_numbered_as_the_folded_export() {
+        let t = FlameTree::from_explorer(&trace_of(&["a", "b", "a", "a"]));
+        let labels: Vec<&str> = t.frames.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["thread 1", "a", "b", "a (2)", "a (3)"]);
+        // Many children take the other path; same rule.
+        let names: Vec<String> = (0..20).map(|i| format!("op{}", i % 3)).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let t = FlameTree::from_explorer(&trace_of(&refs));
+        assert_eq!(t.frames[1].label, "op0");
+        assert_eq!(t.frames[4].label, "op0 (2)");
+        assert_eq!(t.frames[19].label, "op0 (7)");
+        assert_eq!(t.frames[20].label, "op1 (7)");
+        // Widest first, ties by name.
+        assert_eq!(t.sorted_children(0, 0)[..3], [1, 4, 7]);
     }
 
     #[test]
