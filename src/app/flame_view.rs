@@ -30,6 +30,10 @@ pub struct FlameView {
     pub matches: Vec<u32>,
     /// Position in `matches` of the last `]`/`[`.
     pub match_at: Option<usize>,
+    /// By frame: whether it matches.
+    matched: Vec<bool>,
+    /// The outermost matches' time under each weighting.
+    match_totals: [u64; 2],
 }
 
 /// The graph's part of the view's area.
@@ -49,6 +53,8 @@ impl FlameView {
             search_editing: false,
             matches: Vec::new(),
             match_at: None,
+            matched: Vec::new(),
+            match_totals: [0, 0],
         }
     }
 
@@ -277,18 +283,37 @@ impl FlameView {
     fn refresh_matches(&mut self) {
         let needle = self.search.value().to_lowercase();
         self.match_at = None;
-        self.matches = if needle.is_empty() {
-            Vec::new()
-        } else {
-            (0..self.tree.frames.len() as u32)
-                .filter(|&f| contains_ignore_case(&self.tree.frames[f as usize].label, &needle))
-                .collect()
-        };
+        self.matches.clear();
+        self.matched.clear();
+        self.match_totals = [0, 0];
+        if needle.is_empty() {
+            return;
+        }
+        // Frames are stored parents first: one pass marks the matches and adds up the
+        // outermost ones (a match inside another counts once).
+        let n = self.tree.frames.len();
+        self.matched = vec![false; n];
+        let mut inside = vec![false; n];
+        for f in 0..n {
+            let fr = &self.tree.frames[f];
+            let under = fr.parent.is_some_and(|p| inside[p as usize]);
+            let hit = contains_ignore_case(&fr.label, &needle);
+            if hit {
+                self.matches.push(f as u32);
+                self.matched[f] = true;
+                if !under {
+                    for w in 0..2 {
+                        self.match_totals[w] = self.match_totals[w].saturating_add(fr.values[w]);
+                    }
+                }
+            }
+            inside[f] = hit || under;
+        }
     }
 
     /// Whether frame `f` matches the search.
     pub fn is_match(&self, f: u32) -> bool {
-        self.matches.binary_search(&f).is_ok()
+        self.matched.get(f as usize).copied().unwrap_or(false)
     }
 
     /// The matches and their total share of the root (a match inside another counts
@@ -298,22 +323,7 @@ impl FlameView {
             return None;
         }
         let w = self.weighting;
-        let total: u64 = self
-            .matches
-            .iter()
-            .filter(|&&f| {
-                let mut at = self.tree.frames[f as usize].parent;
-                while let Some(p) = at {
-                    if self.is_match(p) {
-                        return false;
-                    }
-                    at = self.tree.frames[p as usize].parent;
-                }
-                true
-            })
-            .fold(0u64, |a, &f| {
-                a.saturating_add(self.tree.frames[f as usize].values[w])
-            });
+        let total = self.match_totals[w];
         let root = self.tree.frames[0].values[w];
         Some((self.matches.len(), total, share(total, root)))
     }
