@@ -70,6 +70,11 @@ fn timeline_view() {
     esc_pops_and_q_quits("t", "Timeline · run 32");
 }
 
+#[test]
+fn flame_view() {
+    esc_pops_and_q_quits("f", "Flame graph · widths: median run");
+}
+
 /// The explorer: Esc walks back (detail → table → tree) and never quits; q quits from
 /// the help over it.
 #[test]

@@ -4,6 +4,7 @@
 use tui_input::InputRequest;
 
 use super::column::Column;
+use super::flame::FlameCommand;
 use super::timeline::TimelineCommand;
 
 /// What a key asks for. Plain data; the view on top decides what it means there.
@@ -65,6 +66,9 @@ pub enum Command {
     ToggleUnchanged,
     /// The modules view (`m`): open from the explorer, close from the view.
     ToggleModules,
+    /// The flame graph of what is on screen (`f`; in the flame view: close it).
+    ToggleFlame,
+    Flame(FlameCommand),
 }
 
 /// Which key table is live: the view on top of the stack, or the text field of a filter
@@ -77,6 +81,8 @@ pub enum ViewKind {
     Log,
     Timeline,
     Compare,
+    /// The flame graph (`f`, over the explorer or the compare view).
+    Flame,
     Help,
     Dialog,
     /// The nn.Module tree (after `m`).
@@ -85,13 +91,14 @@ pub enum ViewKind {
 
 impl ViewKind {
     /// Every key table, in the order the help and the README list them.
-    pub const ALL: [ViewKind; 8] = [
+    pub const ALL: [ViewKind; 9] = [
         ViewKind::Explorer,
         ViewKind::Filter,
         ViewKind::Log,
         ViewKind::Timeline,
         ViewKind::Modules,
         ViewKind::Compare,
+        ViewKind::Flame,
         ViewKind::Help,
         ViewKind::Dialog,
     ];
@@ -103,6 +110,7 @@ impl ViewKind {
             ViewKind::Log => "Warnings & log (after w)",
             ViewKind::Timeline => "Timeline (after t)",
             ViewKind::Compare => "Compare (compare A B; watch: d)",
+            ViewKind::Flame => "Flame graph (after f)",
             ViewKind::Help => "Help",
             ViewKind::Dialog => "Error dialog",
             ViewKind::Modules => "Modules (after m)",

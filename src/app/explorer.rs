@@ -3,7 +3,7 @@
 
 use super::column::Column;
 use super::effect::Effect;
-use super::explorer_open::{open_modules, open_timeline};
+use super::explorer_open::{open_flame, open_modules, open_timeline};
 use super::help::HelpView;
 use super::keymap::{Command, ViewKind};
 use super::layout;
@@ -24,6 +24,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             return vec![Effect::Quit];
         }
         ToggleTimeline => return open_timeline(state),
+        ToggleFlame => open_flame(state),
         ToggleHelp => state
             .views
             .push(View::Help(HelpView::over(ViewKind::Explorer))),
@@ -136,7 +137,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         CompareBaseline => watch::open_compare(state),
         ToggleModules => open_modules(state),
         // Keys of other views' tables.
-        Dismiss | Timeline(_) | Swap | ToggleUnchanged => {}
+        Dismiss | Timeline(_) | Swap | ToggleUnchanged | Flame(_) => {}
     }
     Vec::new()
 }

@@ -1,5 +1,5 @@
 //! What the explorer's keys open over it: the timeline (`t`, on the table's operator)
-//! and the modules view (`m`).
+//! the modules view (`m`) and the flame graph (`f`).
 
 use super::effect::Effect;
 use super::state::{AppState, Pane};
@@ -74,4 +74,15 @@ pub(super) fn open_modules(state: &mut AppState) {
     }
     let view = super::modules::ModulesView::new(data);
     state.views.push(View::Modules(Box::new(view)));
+}
+
+/// `f`: the flame graph of the profile on screen.
+pub(super) fn open_flame(state: &mut AppState) {
+    let Some(data) = &state.data else {
+        state.notice = Some("no profile yet".into());
+        return;
+    };
+    let tree = super::flame::FlameTree::from_explorer(data);
+    let view = super::flame_view::FlameView::new(tree);
+    state.views.push(View::Flame(Box::new(view)));
 }

@@ -4,42 +4,16 @@
 use ratatui::crossterm::event::KeyCode;
 use tui_input::InputRequest;
 
+pub use super::binding::Binding;
+use super::binding::{b, HELP_KEY, QUIT};
 use super::column::Column;
 use super::command::{Command, ViewKind};
 use super::keys::{ch, code, ctrl, Key, Meaning};
 use super::timeline::TimelineCommand;
 
-pub struct Binding {
-    pub meaning: Meaning,
-    pub keys: &'static [Key],
-    pub command: Command,
-    pub help: &'static str,
-}
-
-const fn b(
-    meaning: Meaning,
-    keys: &'static [Key],
-    command: Command,
-    help: &'static str,
-) -> Binding {
-    Binding {
-        meaning,
-        keys,
-        command,
-        help,
-    }
-}
-
 use Command as K;
 use Meaning as M;
 
-const QUIT: Binding = b(
-    M::Quit,
-    &[ch('q'), ctrl('c')],
-    K::Quit,
-    "quit (from any view; works while loading)",
-);
-const HELP_KEY: Binding = b(M::Help, &[ch('?')], K::ToggleHelp, "help");
 const DOWN: Binding = b(
     M::Move,
     &[ch('j'), code(KeyCode::Down)],
@@ -248,6 +222,12 @@ static EXPLORER: &[Binding] = &[
         K::ToggleModules,
         "modules view: the nn.Module tree with inclusive times (needs the ETRecord)",
     ),
+    b(
+        M::Flame,
+        &[ch('f')],
+        K::ToggleFlame,
+        "flame graph of the tree (dump: per method; trace: call tree per thread)",
+    ),
     HELP_KEY,
     QUIT,
 ];
@@ -436,6 +416,12 @@ static COMPARE: &[Binding] = &[
     ),
     b(M::Swap, &[ch('x')], K::Swap, "swap A and B"),
     b(
+        M::Flame,
+        &[ch('f')],
+        K::ToggleFlame,
+        "differential flame graph: B's widths, coloured by verdict",
+    ),
+    b(
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
@@ -573,6 +559,7 @@ pub fn bindings(kind: ViewKind) -> &'static [Binding] {
         ViewKind::Log => LOG,
         ViewKind::Timeline => TIMELINE,
         ViewKind::Compare => COMPARE,
+        ViewKind::Flame => super::flame_keys::FLAME,
         ViewKind::Help => HELP,
         ViewKind::Dialog => DIALOG,
         ViewKind::Modules => MODULES,

@@ -43,8 +43,10 @@ pub enum Meaning {
     Copy,
     Timeline,
     Types,
-    /// Reserved for the flame graph.
+    /// The flame graph.
     Flame,
+    /// Which time the widths of a graph stand for (median run or sum of runs; A or B).
+    Weighting,
     /// Reserved for the modules view.
     Modules,
     Warmup,
@@ -155,6 +157,7 @@ pub static LANGUAGE: &[KeyMeaning] = &[
     m(Meaning::Timeline, &[ch('t')], "timeline"),
     m(Meaning::Types, &[ch('o')], "operator types"),
     m(Meaning::Flame, &[ch('f')], "flame graph"),
+    m(Meaning::Weighting, &[ch('%')], "what the widths stand for"),
     m(Meaning::Modules, &[ch('m')], "modules"),
     m(
         Meaning::Warmup,

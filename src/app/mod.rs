@@ -5,6 +5,7 @@
 //! module with plain state and a pure `command`; their keys come from one key language
 //! (`keys`) through one table per view (`keymap`).
 
+pub mod binding;
 pub mod column;
 pub mod command;
 pub mod compare;
@@ -14,6 +15,10 @@ pub mod effect;
 mod explorer;
 mod explorer_open;
 pub mod explorer_view;
+pub mod flame;
+pub mod flame_keys;
+pub mod flame_layout;
+pub mod flame_view;
 pub mod format;
 mod from_profile;
 pub mod groups;

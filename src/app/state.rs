@@ -158,6 +158,7 @@ impl AppState {
         match self.views.top() {
             Some(View::Compare(c)) if c.filter_editing => ViewKind::Filter,
             Some(View::Modules(m)) if m.filter_editing => ViewKind::Filter,
+            Some(View::Flame(f)) if f.search_editing => ViewKind::Filter,
             Some(v) => v.kind(),
             None if self.explorer.filter_editing => ViewKind::Filter,
             None => ViewKind::Explorer,

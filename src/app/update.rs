@@ -123,7 +123,16 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         state.views.push(View::Help(HelpView::over(kind)));
         return Vec::new();
     }
+    if cmd == Command::ToggleFlame {
+        if let Some(View::Compare(c)) = state.views.top() {
+            let tree = super::flame::FlameTree::from_comparison(c.comparison());
+            let view = super::flame_view::FlameView::new(tree);
+            state.views.push(View::Flame(Box::new(view)));
+            return Vec::new();
+        }
+    }
     let body = state.areas().body;
+    let flame_area = flame_area(state);
     let log_width = state.log_width();
     let AppState { views, data, .. } = state;
     let steps = match views.top_mut() {
@@ -149,6 +158,7 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             Some(d) => m.command(cmd, d, super::modules::list_rows(body)),
             None => vec![Step::Pop],
         },
+        Some(View::Flame(f)) => f.command(cmd, flame_area),
         Some(View::Dialog(_)) => match cmd {
             Command::Dismiss | Command::Back => vec![Step::Pop],
             _ => Vec::new(),
@@ -186,10 +196,15 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
 /// popups and the compare view take none; else the explorer's panes.
 fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
     let areas = state.areas();
+    let flame_area = flame_area(state);
     let log_width = state.log_width();
     let AppState { views, data, .. } = state;
     match views.top_mut() {
         None => mouse::mouse(state, kind, x, y),
+        Some(View::Flame(f)) => {
+            let steps = f.mouse(flame_area, kind, x, y);
+            apply(state, steps)
+        }
         Some(View::Timeline(t)) => {
             timeline::mouse(t, areas.body, kind, x, y);
             Vec::new()
@@ -206,6 +221,15 @@ fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effe
             Vec::new()
         }
         Some(View::Help(_) | View::Dialog(_) | View::Compare(_) | View::Modules(_)) => Vec::new(),
+    }
+}
+
+/// Where the flame view is drawn: the explorer's body, or the whole screen over the
+/// compare view.
+pub fn flame_area(state: &AppState) -> ratatui::layout::Rect {
+    match state.views.flame() {
+        Some(f) if f.is_diff() => ratatui::layout::Rect::new(0, 0, state.width, state.height),
+        _ => state.areas().body,
     }
 }
 

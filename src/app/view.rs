@@ -8,6 +8,7 @@
 //! `update` and `ui::draw`.
 
 use super::compare::CompareView;
+use super::flame_view::FlameView;
 use super::help::HelpView;
 use super::keymap::ViewKind;
 use super::log::LogView;
@@ -25,6 +26,8 @@ pub enum View {
     Timeline(Box<TimelineView>),
     /// Two runs compared (`compare A B`; watch mode: `d`).
     Compare(Box<CompareView>),
+    /// The flame graph (`f`) of the explorer's profile or of the compare view's rows.
+    Flame(Box<FlameView>),
     /// A load failed: the message naming the file (the last good profile stays).
     Dialog(String),
     /// The nn.Module tree with inclusive times (`m`).
@@ -38,6 +41,7 @@ impl View {
             View::Help(_) => ViewKind::Help,
             View::Timeline(_) => ViewKind::Timeline,
             View::Compare(_) => ViewKind::Compare,
+            View::Flame(_) => ViewKind::Flame,
             View::Dialog(_) => ViewKind::Dialog,
             View::Modules(_) => ViewKind::Modules,
         }
@@ -162,6 +166,12 @@ impl ViewStack {
     pub fn modules(&self) -> Option<&ModulesView> {
         self.views.iter().rev().find_map(|v| match v {
             View::Modules(m) => Some(&**m),
+            _ => None,
+        })
+    }
+    pub fn flame(&self) -> Option<&FlameView> {
+        self.views.iter().rev().find_map(|v| match v {
+            View::Flame(f) => Some(&**f),
             _ => None,
         })
     }

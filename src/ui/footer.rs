@@ -91,6 +91,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("Esc", "back"),
                 ("m", "close"),
             ],
+            Some(ViewKind::Flame) => vec![
+                ("?", "help"),
+                ("q", "quit"),
+                ("Esc", "zoom out/back"),
+                ("hjkl", "move"),
+                ("Enter", "zoom"),
+                ("/", "search"),
+                ("%", "widths"),
+                ("r", "reveal"),
+            ],
             _ => [("?", "help"), ("q", "quit"), ("Tab", "pane")]
                 .into_iter()
                 .chain(watch_hint)

@@ -4,6 +4,7 @@
 pub mod compare;
 mod detail;
 mod dialog;
+mod flame;
 mod footer;
 mod header;
 mod help;
@@ -35,6 +36,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let screen = state.views.screen();
     match screen {
         Some(View::Compare(view)) => compare::draw(frame, view, state.notice.as_deref(), theme),
+        Some(View::Flame(view)) if view.is_diff() => {
+            flame::render(frame, area, view, state.notice.as_deref(), theme)
+        }
         _ => draw_explorer(frame, state, theme),
     }
     let body = state.areas_for(area.width, area.height).body;
@@ -110,6 +114,9 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     }
     if let (Some(View::Modules(view)), Some(data)) = (state.views.screen(), &state.data) {
         modules::render(frame, areas.body, view, data, theme);
+    }
+    if let (Some(View::Flame(view)), Some(_)) = (state.views.screen(), &state.data) {
+        flame::render(frame, areas.body, view, None, theme);
     }
     footer::render(frame, areas.footer, state, theme);
 }
