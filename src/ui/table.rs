@@ -150,6 +150,12 @@ mod tests {
             node: 0,
             instances: 0,
             summed_median: None,
+            cost: Default::default(),
+            rates: crate::profile::efficiency::Rates {
+                gflops: None,
+                gbps: None,
+            },
+            cost_ms: f64::NAN,
         }
     }
 

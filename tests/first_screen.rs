@@ -1,0 +1,205 @@
+//! The explorer's first screen (#22): the answer line under the header (dump and trace),
+//! checked against the fixtures' truth files, and its snapshots at the four sizes.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+
+use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
+use cpuprof_tui::profile::ProfileRequest;
+use cpuprof_tui::source::load_explorer_data;
+use cpuprof_tui::ui::{self, Theme};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+#[path = "support/render.rs"]
+mod render;
+
+const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
+
+fn request(path: &str, warmup: usize) -> ProfileRequest {
+    ProfileRequest::new(path.into(), None, warmup)
+}
+
+fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
+    load_explorer_data(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
+        .map_err(|e| e.to_string())
+}
+
+fn screen(state: &AppState) -> String {
+    render::frame_text(state.width, state.height, |f| {
+        ui::draw(f, state, &Theme::plain())
+    })
+}
+
+fn key(s: &mut AppState, code: KeyCode) {
+    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn keys(s: &mut AppState, text: &str) {
+    for c in text.chars() {
+        key(s, KeyCode::Char(c));
+    }
+}
+
+fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
+    let mut s = AppState::new(w, h);
+    let effects = s.load(request(path, warmup));
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+        unreachable!()
+    };
+    let result = load(path, warmup).map(Box::new);
+    update(&mut s, Action::Loaded { generation, result });
+    s
+}
+
+fn snap(name: &str, size: (u16, u16), s: &AppState) {
+    insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen(s));
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn samples(stats: &serde_json::Value) -> Vec<f64> {
+    stats["samples_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+/// `Convolution (NHWC, F32) IGEMM #2` -> `Convolution (NHWC, F32) IGEMM`, by hand.
+fn strip_instance(name: &str) -> String {
+    match name.rsplit_once(" #") {
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => head.into(),
+        _ => name.into(),
+    }
+}
+
+/// Per-type sums of medians over Method::execute's median, from the truth file alone:
+/// every operator event of every plan step and every native call of a non-delegated
+/// instruction (type, share, instances), largest first.
+fn truth_shares(truth: &str) -> Vec<(String, f64, usize)> {
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(truth).unwrap()).unwrap();
+    let mut by: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for d in t["delegates"].as_array().unwrap() {
+        for s in d["steps"].as_array().unwrap() {
+            for o in s["operators"].as_array().into_iter().flatten() {
+                let e = by
+                    .entry(strip_instance(o["event"].as_str().unwrap()))
+                    .or_default();
+                e.0 += median(&samples(&o["stats"]));
+                e.1 += 1;
+            }
+        }
+    }
+    for i in t["instructions"].as_array().unwrap() {
+        if i["kind"] == "operator" {
+            let e = by.entry(i["event"].as_str().unwrap().into()).or_default();
+            e.0 += median(&samples(&i["native_call"]));
+            e.1 += 1;
+        }
+    }
+    let method = t["method_execute"]["median_ms"].as_f64().unwrap();
+    let mut v: Vec<(String, f64, usize)> = by
+        .into_iter()
+        .map(|(k, (ms, n))| (k, ms / method, n))
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1));
+    v
+}
+
+/// cnn2_basic (3 warm-up, 20 timed): the answer's top types and shares equal the truth
+/// file's per-type sums over Method::execute (IGEMM 79.37%, Transpose 4.03%,
+/// pixel_shuffle 3.24% when worked out by hand from the truth's samples).
+#[test]
+fn dump_answer_equals_the_truth() {
+    let truth = truth_shares("fixtures/cpu/cnn2_basic.truth.json");
+    let s = opened("fixtures/cpu/cnn2_basic.etdp", 3, (160, 48));
+    let data = s.data.as_ref().unwrap();
+    let a = cpuprof_tui::app::answer::for_table(data, &s.explorer.table, 3).unwrap();
+    assert_eq!(a.over, "Method::execute");
+    assert_eq!(a.items.len(), 3);
+    for (item, (ty, share, n)) in a.items.iter().zip(&truth) {
+        assert_eq!(&item.type_name, ty);
+        assert!(
+            (item.share - share).abs() < 1e-6,
+            "{ty}: {} vs {share}",
+            item.share
+        );
+        assert_eq!(item.count, *n);
+    }
+    let rest = 1.0 - truth[..3].iter().map(|t| t.1).sum::<f64>();
+    assert!((a.other - rest).abs() < 1e-6);
+    assert_eq!(
+        a.to_string(),
+        "IGEMM 79% (4) · Transpose 4% (5) · pixel_shuffle 3% · other 13%"
+    );
+    // The header says it under the total.
+    let text = screen(&s);
+    let third = text.lines().nth(2).unwrap();
+    assert_eq!(
+        third,
+        "time of Method::execute: IGEMM 79% (4) · Transpose 4% (5) · pixel_shuffle 3% · Max Pooling 3% · neg 2% · other 9%"
+    );
+}
+
+/// cnn_infer's `key_averages()`: self time shares of all ops, by hand from the golden.
+#[test]
+fn trace_answer_equals_key_averages() {
+    let golden: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("fixtures/torch/cnn_infer.key_averages.json").unwrap(),
+    )
+    .unwrap();
+    let mut ops: Vec<(String, f64)> = golden
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_string(),
+                o["self_cpu_time_total_us"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let total: f64 = ops.iter().map(|o| o.1).sum();
+    ops.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let s = opened("fixtures/torch/cnn_infer.json", 0, (160, 48));
+    let data = s.data.as_ref().unwrap();
+    let a = cpuprof_tui::app::answer::for_table(data, &s.explorer.table, 3).unwrap();
+    assert_eq!(a.over, "self time");
+    for (item, (name, us)) in a.items.iter().zip(&ops) {
+        assert_eq!(&item.type_name, name);
+        assert!((item.share - us / total).abs() < 1e-4, "{name}");
+    }
+    assert_eq!(a.items[0].type_name, "aten::mkldnn_convolution");
+}
+
+/// The answer line follows the delegate scope (`d`) and the filter (`/`).
+#[test]
+fn answer_line_dump() {
+    for size in SIZES {
+        let mut s = opened("fixtures/cpu/cnn2_basic.etdp", 3, size);
+        snap("answer_dump", size, &s);
+        key(&mut s, KeyCode::Tab);
+        keys(&mut s, "/conv");
+        key(&mut s, KeyCode::Enter);
+        snap("answer_dump_filtered", size, &s);
+    }
+}
+
+#[test]
+fn answer_line_trace() {
+    for size in SIZES {
+        let s = opened("fixtures/torch/cnn_infer.json", 0, size);
+        snap("answer_trace", size, &s);
+    }
+}
