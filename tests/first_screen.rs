@@ -203,3 +203,100 @@ fn answer_line_trace() {
         snap("answer_trace", size, &s);
     }
 }
+
+fn opened_with_peak(path: &str, warmup: usize, peak: Option<Peak>, (w, h): (u16, u16)) -> AppState {
+    let mut s = AppState::new(w, h);
+    s.peak = peak;
+    let effects = s.load(request(path, warmup));
+    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
+        unreachable!()
+    };
+    let result = load(path, warmup).map(Box::new);
+    update(&mut s, Action::Loaded { generation, result });
+    s
+}
+
+fn shift(s: &mut AppState, c: char) {
+    update(
+        s,
+        Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::SHIFT)),
+    );
+}
+
+use cpuprof_tui::app::table::cell;
+use cpuprof_tui::app::Column;
+use cpuprof_tui::profile::efficiency::Peak;
+
+const PEAK: Peak = Peak {
+    gflops: 100.0,
+    gbps: 20.0,
+};
+
+/// cnn2_basic's convolutions by hand from their shapes (README of fixtures/cpu) and
+/// whole-µs medians: IGEMM #2 of d0, input [1,16,30,30], weight [16,16,3,3], bias [16],
+/// output [1,16,30,30]: FLOPs 2 × 14400 × 144 = 4,147,200 in 94 µs = 44.1 GFLOP/s;
+/// bytes (14400 + 2304 + 16 + 14400) × 4 = 124,480 in 94 µs = 1.32 GB/s. With peaks
+/// 100 GFLOP/s and 20 GB/s (ridge 5 FLOP/B) its intensity 33.3 FLOP/B is compute-bound:
+/// 44.1 / min(100, 33.3 × 20) = 44%.
+#[test]
+fn efficiency_cells_by_hand() {
+    let s = opened_with_peak("fixtures/cpu/cnn2_basic.etdp", 3, Some(PEAK), (160, 48));
+    let d = s.data.as_ref().unwrap();
+    let conv = d
+        .ops
+        .iter()
+        .find(|o| o.name == "Convolution (NHWC, F32) IGEMM #2" && o.delegate == "d0")
+        .unwrap();
+    assert_eq!(conv.stats.median, 0.094);
+    assert_eq!(conv.cost.flops, Some(4_147_200));
+    assert_eq!(conv.cost.bytes, Some(124_480));
+    assert_eq!(cell(conv, Column::Gflops), "44.1");
+    assert_eq!(cell(conv, Column::Gbps), "1.32");
+    assert_eq!(cell(conv, Column::Peak), "44% comp");
+    // A transpose moves data only: 0 FLOPs; (1·3·32·32 in + out) × 4 = 24,576 B in its
+    // 2.5 µs median = 9.83 GB/s; intensity 0 < 5: memory-bound at 9.83 / 20 = 49%.
+    let tr = d
+        .ops
+        .iter()
+        .find(|o| o.name == "Transpose (ND, X32) #1" && o.delegate == "d0")
+        .unwrap();
+    assert_eq!(cell(tr, Column::Gflops), "0");
+    assert_eq!(cell(tr, Column::Gbps), "9.83");
+    assert_eq!(cell(tr, Column::Peak), "49% mem");
+    // A kernel without shapes has no rates.
+    let ps = d
+        .ops
+        .iter()
+        .find(|o| o.name == "native_call_pixel_shuffle.out")
+        .unwrap();
+    assert_eq!(cell(ps, Column::Gflops), "-");
+    assert_eq!(cell(ps, Column::Peak), "-");
+    // The type's sums (`o`): the four IGEMMs, 4,147,200 + 1,806,336 ([1,4,30,30] ·
+    // [32,4,3,3] → [1,32,28,28]: 2 × 25088 × 36) + 777,600 ([1,3,32,32] · [16,3,3,3]:
+    // 2 × 14400 × 27) + 1,036,800 ([1,16,15,15] · [16,16,3,3]: 2 × 3600 × 144) =
+    // 7,767,936 FLOPs in 94 + 42 + 27 + 24 = 187 µs: 41.5 GFLOP/s.
+    let g = d
+        .groups
+        .iter()
+        .find(|g| g.name == "Convolution (NHWC, F32) IGEMM")
+        .unwrap();
+    assert_eq!(g.cost.flops, Some(7_767_936));
+    assert_eq!(cell(g, Column::Gflops), "41.5");
+    // Without --peak there is no roofline column.
+    let plain = opened("fixtures/cpu/cnn2_basic.etdp", 3, (160, 48));
+    assert!(!plain.table_columns().contains(&Column::Peak));
+    assert!(s.table_columns().contains(&Column::Peak));
+}
+
+/// The rate columns with `--peak`, sorted by GFLOP/s (Shift-V), then by type (`o`).
+#[test]
+fn efficiency_columns() {
+    for size in SIZES {
+        let mut s = opened_with_peak("fixtures/cpu/cnn2_basic.etdp", 3, Some(PEAK), size);
+        key(&mut s, KeyCode::Tab);
+        shift(&mut s, 'V');
+        snap("efficiency_by_gflops", size, &s);
+        key(&mut s, KeyCode::Char('o'));
+        snap("efficiency_by_type", size, &s);
+    }
+}

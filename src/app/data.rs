@@ -93,6 +93,8 @@ pub struct OpRow {
     /// The time `cost` is done in (the median; a group's summed median when every
     /// instance has both counts, else NaN): the roofline's time.
     pub cost_ms: f64,
+    /// On the roofline of `--peak` (filled when the profile is installed with a peak).
+    pub roofline: Option<crate::profile::efficiency::Roofline>,
 }
 
 impl OpRow {
@@ -151,6 +153,14 @@ impl SourceKind {
         match self {
             SourceKind::Etdump => &Column::ETDUMP,
             SourceKind::Trace => &Column::TRACE,
+        }
+    }
+
+    /// The columns with the roofline's when the machine's peaks are known.
+    pub fn columns_with(self, peak: bool) -> &'static [Column] {
+        match self {
+            SourceKind::Etdump if peak => &Column::ETDUMP_PEAK,
+            _ => self.columns(),
         }
     }
 }

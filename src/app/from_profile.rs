@@ -66,6 +66,7 @@ impl ExplorerData {
             cost: op.cost(),
             rates: crate::profile::efficiency::rates(op.cost(), op.stats.median),
             cost_ms: op.stats.median,
+            roofline: None,
         });
     }
 

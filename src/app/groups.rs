@@ -128,6 +128,7 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
             cost,
             rates,
             cost_ms: if all_counted { summed } else { f64::NAN },
+            roofline: None,
         });
     }
     data.groups = groups;

@@ -99,6 +99,9 @@ pub const SORT_COLUMN_KEYS: &[Key] = &[
     ch('U'),
     ch('A'),
     ch('Y'),
+    ch('V'),
+    ch('B'),
+    ch('K'),
 ];
 
 /// The key language: every key bound anywhere, with its one meaning.

@@ -190,8 +190,14 @@ impl AppState {
     /// scope carry over from the profile shown before wherever the same rows exist
     /// (matched by name path, not index); sort and filter are kept as they are.
     /// Returns the profile shown before.
-    pub(super) fn install(&mut self, data: ExplorerData) -> Option<ExplorerData> {
+    pub(super) fn install(&mut self, mut data: ExplorerData) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
+        if let Some(peak) = self.peak {
+            // The roofline of each operator and type (cheap: two numbers a row).
+            for op in data.ops.iter_mut().chain(data.groups.iter_mut()) {
+                op.roofline = crate::profile::efficiency::roofline(op.cost, op.cost_ms, peak);
+            }
+        }
         // Only needed to match against a profile shown before (big dumps load faster).
         let new_keys = if first_load {
             Vec::new()
@@ -237,7 +243,7 @@ impl AppState {
             self.explorer.table.scope = None;
         }
         self.explorer.table.within = None;
-        self.explorer.table.columns = data.kind.columns();
+        self.explorer.table.columns = data.kind.columns_with(self.peak.is_some());
         if !self
             .explorer
             .table

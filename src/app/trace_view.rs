@@ -147,6 +147,7 @@ impl ExplorerData {
                     gbps: None,
                 },
                 cost_ms: f64::NAN,
+                roofline: None,
             });
         }
 

@@ -156,6 +156,7 @@ mod tests {
                 gbps: None,
             },
             cost_ms: f64::NAN,
+            roofline: None,
         }
     }
 
