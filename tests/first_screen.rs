@@ -300,3 +300,31 @@ fn efficiency_columns() {
         snap("efficiency_by_type", size, &s);
     }
 }
+
+/// A trace opens on its answer: the call tree open along the hottest path, the table by
+/// self time. cnn_infer's `key_averages()`: `aten::mkldnn_convolution` has the most self
+/// time (265.4 ms of 384.4 ms), not the `iteration` wrapper (4.6 ms).
+#[test]
+fn trace_first_screen() {
+    for size in SIZES {
+        let s = opened("fixtures/torch/cnn_infer.json", 0, size);
+        assert_eq!(s.explorer.table.sort, Column::SelfTime);
+        let d = s.data.as_ref().unwrap();
+        let top = &d.ops[s.explorer.table.rows[0]];
+        assert_eq!(top.name, "aten::mkldnn_convolution");
+        // The path iteration > aten::conv2d > ... > aten::mkldnn_convolution is open:
+        // the convolution's node is listed in the tree.
+        let listed: Vec<&str> = s
+            .explorer
+            .tree
+            .visible
+            .iter()
+            .map(|&i| d.nodes[i].name.as_str())
+            .collect();
+        assert!(listed.contains(&"aten::mkldnn_convolution"), "{listed:?}");
+        let text = screen(&s);
+        assert!(text.contains("Sel[f] (total)") || size.0 < 120, "{text}");
+        assert!(!text.contains("o types"), "{text}");
+        snap("trace_first_screen", size, &s);
+    }
+}

@@ -155,6 +155,16 @@ impl Column {
         }
     }
 
+    /// The title in a table of a trace (`trace`) or a dump: a trace's median is per call
+    /// and its self time a total over the calls, and the titles say so.
+    pub fn title_in(self, trace: bool) -> &'static str {
+        match self {
+            Column::Median if trace => "[M]edian (per call)",
+            Column::SelfTime if trace => "Sel[f] (total)",
+            c => c.title(),
+        }
+    }
+
     /// The title without its key mark (`Median`), for the footer and messages.
     pub fn label(self) -> &'static str {
         match self {

@@ -156,7 +156,8 @@ impl AppState {
             &columns,
             |c| {
                 let ops = self.table_ops(data);
-                table::natural_width(c, ops, window, &t.text_widths, c == t.sort)
+                let trace = data.kind == super::data::SourceKind::Trace;
+                table::natural_width(c, ops, window, &t.text_widths, c == t.sort, trace)
             },
             |c| match c {
                 Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
@@ -241,6 +242,15 @@ impl AppState {
             // Method and delegates open; steps closed.
             self.explorer.tree.expanded = data.nodes.iter().map(default_open).collect();
             self.explorer.table.scope = None;
+            if data.kind == super::data::SourceKind::Trace {
+                // A trace opens on its answer: the call tree open along the hottest path,
+                // the ops by self time (the op that does the work, not its wrapper).
+                for n in hot_path(&data) {
+                    self.explorer.tree.expanded[n] = true;
+                }
+                self.explorer.table.sort = Column::SelfTime;
+                self.explorer.table.descending = true;
+            }
         }
         self.explorer.table.within = None;
         self.explorer.table.columns = data.kind.columns_with(self.peak.is_some());
@@ -309,6 +319,27 @@ impl AppState {
             _ => Vec::new(),
         }
     }
+}
+
+/// The nodes to open so the hottest call path of every thread shows: from each root
+/// with a time, the child with the most inclusive time (sum of its samples), down to a
+/// leaf. Leaves are not listed (nothing to open).
+fn hot_path(data: &ExplorerData) -> Vec<usize> {
+    let mut open = Vec::new();
+    for &root in &data.roots {
+        let mut at = root;
+        while let Some(&hot) = data.nodes[at].children.iter().max_by(|&&a, &&b| {
+            let total = |i: usize| data.nodes[i].stats.samples.iter().sum::<f64>();
+            total(a).total_cmp(&total(b))
+        }) {
+            if data.nodes[at].stats.count == 0 {
+                break; // `operators by name`: a list, not a call
+            }
+            open.push(at);
+            at = hot;
+        }
+    }
+    open
 }
 
 fn default_open(n: &super::data::TreeNode) -> bool {

@@ -346,8 +346,9 @@ pub fn natural_width(
     window: &[usize],
     text: &[(Column, u16)],
     sorted: bool,
+    trace: bool,
 ) -> u16 {
-    let title = column.title().chars().count() as u16 + u16::from(sorted);
+    let title = column.title_in(trace).chars().count() as u16 + u16::from(sorted);
     let content = match text.iter().find(|(c, _)| *c == column) {
         Some((_, w)) => *w,
         None => window

@@ -74,7 +74,11 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         } else {
             ""
         };
-        let label = format!("{}{}", col.title(), arrow);
+        let label = format!(
+            "{}{}",
+            col.title_in(data.kind == crate::app::SourceKind::Trace),
+            arrow
+        );
         head.push(Span::styled(
             fit(&label, *w as usize, col.right_aligned()),
             theme.header_cell(*col == t.sort),
