@@ -328,3 +328,24 @@ fn trace_first_screen() {
         snap("trace_first_screen", size, &s);
     }
 }
+
+/// The tree keeps its share bars and `of parent` column at 120x40 with a delegate of the
+/// real multi-delegate dump open (its long XNNPACK names are cut, then the info text).
+/// multi_delegate (fixtures/real README): 4 XNNPACK delegates, instructions 5, 7, 9, 11.
+#[test]
+fn tree_at_every_size() {
+    for size in SIZES {
+        let mut s = opened("fixtures/real/multi_delegate.etdp", 0, size);
+        // Down to the first delegate and open it (its operators are its children).
+        key(&mut s, KeyCode::Char('j'));
+        key(&mut s, KeyCode::Char('l'));
+        let text = screen(&s);
+        assert!(text.contains("of parent"), "{text}");
+        snap("tree_multi_delegate", size, &s);
+        key(&mut s, KeyCode::Char('e'));
+        let text = screen(&s);
+        assert!(text.contains("of parent"), "{text}");
+        assert!(text.contains('█'), "{text}");
+        snap("tree_multi_delegate_all_open", size, &s);
+    }
+}
