@@ -54,8 +54,11 @@ pub fn no_bound(data: &ExplorerData, op: &OpRow, w: usize, theme: &Theme) -> Vec
     let Some(parent) = op.below_resolution else {
         return Vec::new();
     };
-    let quanta = op.instances.max(1) as f64;
-    let quantum = duration_ms(quanta * XNNPACK_QUANTUM_MS);
+    // One quantum per instance (µs: XNNPACK's events are whole microseconds).
+    let quantum = format!(
+        "{} µs",
+        op.instances.max(1) as f64 * XNNPACK_QUANTUM_MS * 1e3
+    );
     let mut texts = Vec::new();
     // %parent: a group row has none.
     if op.instances == 0 && parent > 0.0 && XNNPACK_QUANTUM_MS / parent >= 1.0 {
