@@ -247,7 +247,7 @@ pub fn cell(row: &OpRow, column: Column) -> String {
 pub fn rate_text(rate: Option<f64>) -> String {
     match rate {
         // An operator that only moves data computes nothing.
-        Some(v) if v == 0.0 => "0".into(),
+        Some(0.0) => "0".into(),
         Some(v) if v.is_finite() && v >= 99.95 => format!("{v:.0}"),
         Some(v) if v.is_finite() && v >= 9.995 => format!("{v:.1}"),
         Some(v) if v.is_finite() && v >= 0.995 => format!("{v:.2}"),
