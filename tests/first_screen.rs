@@ -322,6 +322,10 @@ fn trace_first_screen() {
             .map(|&i| d.nodes[i].name.as_str())
             .collect();
         assert!(listed.contains(&"aten::mkldnn_convolution"), "{listed:?}");
+        // Selected where the time stops going to one child: the convolution (99.9% of
+        // its parent; its hottest child, aten::empty, has 0.1%).
+        let sel = s.explorer.tree.visible[s.explorer.tree.selected];
+        assert_eq!(d.nodes[sel].name, "aten::mkldnn_convolution");
         let text = screen(&s);
         assert!(text.contains("Sel[f] (total)") || size.0 < 120, "{text}");
         assert!(!text.contains("o types"), "{text}");

@@ -207,6 +207,8 @@ impl AppState {
         };
         let mut selected_node = None;
         let mut selected_op = None;
+        // A trace opened for the first time: the node its hottest path ends on.
+        let mut hot_node = None;
         if let Some(old) = &self.data {
             let old_keys = node_keys(old);
             for (i, k) in old_keys.iter().enumerate() {
@@ -245,9 +247,11 @@ impl AppState {
             if data.kind == super::data::SourceKind::Trace {
                 // A trace opens on its answer: the call tree open along the hottest path,
                 // the ops by self time (the op that does the work, not its wrapper).
-                for n in hot_path(&data) {
+                let (open, hottest) = hot_path(&data);
+                for n in open {
                     self.explorer.tree.expanded[n] = true;
                 }
+                hot_node = hottest;
                 self.explorer.table.sort = Column::SelfTime;
                 self.explorer.table.descending = true;
             }
@@ -266,7 +270,7 @@ impl AppState {
             key.as_ref()
                 .and_then(|k| new_keys.iter().position(|n| n == k))
         };
-        let node_id = find(&selected_node);
+        let node_id = find(&selected_node).or(hot_node);
         let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
         if data.groups.is_empty() {
             self.explorer.table.grouped = false;
@@ -321,25 +325,35 @@ impl AppState {
     }
 }
 
-/// The nodes to open so the hottest call path of every thread shows: from each root
-/// with a time, the child with the most inclusive time (sum of its samples), down to a
-/// leaf. Leaves are not listed (nothing to open).
-fn hot_path(data: &ExplorerData) -> Vec<usize> {
+/// The hottest call path of every thread: from each root with a time, down to the child
+/// with the most inclusive time (sum of its samples) while it holds at least half of its
+/// parent's, where the time splits. Returns the nodes to open and the node the hottest
+/// thread's path ends on (to select).
+fn hot_path(data: &ExplorerData) -> (Vec<usize>, Option<usize>) {
+    let total = |i: usize| data.nodes[i].stats.samples.iter().sum::<f64>();
     let mut open = Vec::new();
+    let mut best: Option<(f64, usize)> = None;
     for &root in &data.roots {
+        if data.nodes[root].stats.count == 0 {
+            continue; // `operators by name`: a list, not a call
+        }
         let mut at = root;
-        while let Some(&hot) = data.nodes[at].children.iter().max_by(|&&a, &&b| {
-            let total = |i: usize| data.nodes[i].stats.samples.iter().sum::<f64>();
-            total(a).total_cmp(&total(b))
-        }) {
-            if data.nodes[at].stats.count == 0 {
-                break; // `operators by name`: a list, not a call
+        while let Some(&hot) = data.nodes[at]
+            .children
+            .iter()
+            .max_by(|&&a, &&b| total(a).total_cmp(&total(b)))
+        {
+            if at != root && total(hot) < 0.5 * total(at) {
+                break;
             }
             open.push(at);
             at = hot;
         }
+        if best.is_none_or(|(t, _)| total(root) > t) {
+            best = Some((total(root), at));
+        }
     }
-    open
+    (open, best.map(|(_, n)| n))
 }
 
 fn default_open(n: &super::data::TreeNode) -> bool {
