@@ -440,3 +440,17 @@ fn a_share_without_a_bound_says_why() {
         snap("share_without_bound", size, &s);
     }
 }
+
+/// Profiles of several methods: the table lists the operators of every method, so the
+/// shares are of the methods' Method::execute medians summed. two_method, by hand from
+/// its rows: method 1 15.073 µs, method 2 4.0515 µs (19.1245 µs); GEMM 13 µs + 0 µs
+/// (2 instances) = 68%, cumsum 0.756 µs = 4%, other 28%.
+#[test]
+fn answer_line_of_several_methods() {
+    let s = opened("fixtures/real/two_method.etdp", 0, (160, 48));
+    let d = s.data.as_ref().unwrap();
+    let a = cpuprof_tui::app::answer::for_table(d, &s.explorer.table, 5).unwrap();
+    assert_eq!(a.over, "Method::execute (2 methods)");
+    assert_eq!(a.to_string(), "GEMM 68% (2) · cumsum 4% · other 28%");
+    assert!((a.items[0].share - 0.013 / (0.015073 + 0.0040515)).abs() < 1e-9);
+}

@@ -33,7 +33,25 @@ pub fn for_table(data: &ExplorerData, table: &TableState, limit: usize) -> Optio
                         .find(|n| n.kind == NodeKind::Delegate && n.scope == Some(s))?;
                     (d.stats.median, d.name.clone())
                 }
-                None => (data.total.as_ref()?.median, data.total_label.clone()),
+                None => {
+                    // Several methods: the table lists the operators of all, so the
+                    // shares are of their Method::execute medians summed.
+                    let methods: Vec<f64> = data
+                        .roots
+                        .iter()
+                        .map(|&r| &data.nodes[r])
+                        .filter(|n| n.kind == NodeKind::Method && n.stats.count > 0)
+                        .map(|n| n.stats.median)
+                        .collect();
+                    if methods.len() > 1 {
+                        (
+                            methods.iter().sum(),
+                            format!("{} ({} methods)", data.total_label, methods.len()),
+                        )
+                    } else {
+                        (data.total.as_ref()?.median, data.total_label.clone())
+                    }
+                }
             };
             let units = (0..data.ops.len()).filter(|&i| listed(i)).map(|i| Unit {
                 name: &data.ops[i].name,
