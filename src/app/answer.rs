@@ -2,7 +2,8 @@
 //! (`GEMM 58% (21) · DWConv 23% (9) · cumsum 2% · other 17%`) for a dump, by op for a
 //! trace (the ops with the most self time). The grouping is `o`'s (`groups::op_type`,
 //! the rule of `crate::summary`); the operators counted are the table's: those of the
-//! delegate it is scoped to and matching its filter. Computed from the rows on screen,
+//! delegate it is scoped to (or of the step it lists, over the step's time) and matching
+//! its filter. Computed from the rows on screen,
 //! nothing is copied into `ExplorerData` for it.
 
 use super::data::{ExplorerData, NodeKind, SourceKind};
@@ -21,11 +22,21 @@ pub fn for_table(data: &ExplorerData, table: &TableState, limit: usize) -> Optio
                 || op.name.to_lowercase().contains(&filter),
                 |k| k.contains(&filter),
             );
-        in_scope && matches
+        // Enter on a plan step (or instruction) lists only its operators.
+        let within = table
+            .within
+            .is_none_or(|w| data.nodes.get(op.node).is_some_and(|n| n.parent == Some(w)));
+        in_scope && matches && within
     };
     match data.kind {
         SourceKind::Etdump => {
+            let within = table.within.and_then(|w| data.nodes.get(w));
             let (total, over) = match table.scope {
+                // Limited to a step: shares of the step.
+                _ if within.is_some() => {
+                    let n = within?;
+                    (n.stats.median, n.name.clone())
+                }
                 Some(s) => {
                     let d = data
                         .nodes
@@ -145,6 +156,16 @@ mod tests {
         assert_eq!(a.over, "delegate #4");
         assert_eq!(a.to_string(), "GEMM 75% · Add 5% · other 20%");
         table.scope = None;
+        // Limited to plan step conv2d+2 (base 0.5): IGEMM (0.20 + 0.22) / 0.5 = 84%,
+        // Clamp 0.05 / 0.5 = 10%, other 6%.
+        table.within = d
+            .nodes
+            .iter()
+            .position(|n| n.name == "XNNPACK/subgraph:conv2d+2");
+        let a = for_table(&d, &table, 3).unwrap();
+        assert_eq!(a.over, "XNNPACK/subgraph:conv2d+2");
+        assert_eq!(a.to_string(), "IGEMM 84% (2) · Clamp 10% · other 6%");
+        table.within = None;
         // A filter that matches nothing leaves every share to `other`.
         table.filter = tui_input::Input::new("no such op".into());
         let a = for_table(&d, &table, 3).unwrap();
