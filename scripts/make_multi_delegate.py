@@ -15,16 +15,18 @@ times, and the ETDump is written. The golden is the Inspector's event table
 (etdump_only: every Execute event's raw samples and statistics, in ms), in the layout of
 fixtures/real/*.inspector.json (see fixtures/real/make_fixtures.py).
 
-Usage: /work/venv/bin/python scripts/make_multi_delegate.py fixtures/real
+Usage: /work/venv/bin/python scripts/make_multi_delegate.py fixtures/real [STEPS NAME]
 Writes: multi_delegate.pte (not kept in git), multi_delegate.etdp,
         multi_delegate.inspector.json, multi_delegate.graph.txt
+  (`... fixtures/real 8 multi_delegate8`: the 8-delegate unrolled cell, as NAME.*)
 """
 import json
 import os
 import sys
 import warnings
 
-STEPS = 4
+STEPS = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+NAME = sys.argv[3] if len(sys.argv) > 3 else "multi_delegate"
 RUNS = 15
 
 
@@ -53,17 +55,17 @@ def main(out):
     program = torch.export.export(Unrolled().eval(), example)
     edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
     et = edge.to_executorch()
-    pte = os.path.join(out, "multi_delegate.pte")
+    pte = os.path.join(out, f"{NAME}.pte")
     with open(pte, "wb") as f:
         et.write_to_file(f)
     graph = str(et.exported_program().graph_module.graph)
-    with open(os.path.join(out, "multi_delegate.graph.txt"), "w") as f:
+    with open(os.path.join(out, f"{NAME}.graph.txt"), "w") as f:
         f.write(graph)
 
     m = pl._load_for_executorch(pte, enable_etdump=True)
     for _ in range(RUNS):
         m.forward(example)
-    etdp = os.path.join(out, "multi_delegate.etdp")
+    etdp = os.path.join(out, f"{NAME}.etdp")
     m.write_etdump_result_to_file(etdp)
     print(f"[run] wrote {etdp} ({os.path.getsize(etdp)} bytes)", flush=True)
 
@@ -100,7 +102,7 @@ def main(out):
         "unit": "ms (Inspector source_time_scale NS -> target MS)",
         "etdump_only": {"event_blocks": blocks},
     }
-    with open(os.path.join(out, "multi_delegate.inspector.json"), "w") as f:
+    with open(os.path.join(out, f"{NAME}.inspector.json"), "w") as f:
         json.dump(golden, f, indent=1)
     for b in blocks:
         print(f"[inspector] block {b['name']} events={b['num_events']}")

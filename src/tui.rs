@@ -167,7 +167,7 @@ pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> Ex
             return ExitCode::from(2);
         }
     };
-    let result = main_loop(&start, tx, rx, companion);
+    let result = main_loop(&start, args.peak, tx, rx, companion);
     drop(guard);
     drop(start);
     match result {
@@ -335,6 +335,7 @@ pub fn action_for(event: Event) -> Option<Action> {
 
 fn main_loop(
     start: &Start,
+    peak: Option<crate::profile::efficiency::Peak>,
     tx: Sender<Event>,
     rx: Receiver<Event>,
     companion: Option<&mut dyn Companion>,
@@ -344,6 +345,7 @@ fn main_loop(
     let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let size = terminal.size()?;
     let mut state = AppState::new(size.width, size.height);
+    state.peak = peak;
     let effects = match start {
         Start::Profile(request) => state.load(request.clone()),
         Start::Watch {

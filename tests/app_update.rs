@@ -143,10 +143,11 @@ fn sort_cycles_columns_and_reverses() {
     // Min ascending: smallest first (min = base * 0.9).
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
     assert_eq!(table_names(&s)[6], "Convolution (NHWC, F32) IGEMM #2");
-    for _ in 0..8 {
+    for _ in 0..10 {
         key(&mut s, KeyCode::Char('s'));
     }
-    // Min -> Max -> P90 -> Share -> ShareMethod -> Inputs -> Outputs -> Name -> Delegate
+    // Min -> Max -> P90 -> Share -> ShareMethod -> GFLOP/s -> GB/s -> Inputs -> Outputs
+    // -> Name -> Delegate
     assert_eq!(s.explorer.table.sort, Column::Delegate);
     key(&mut s, KeyCode::Char('s'));
     key(&mut s, KeyCode::Char('s'));

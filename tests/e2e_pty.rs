@@ -74,9 +74,9 @@ fn browse_a_profile_then_quit() {
     s.send("X");
     s.wait_for(&["Ma[x]↓"]);
     // Mouse (SGR encoding, 1-based): a click on the "Operator" column title sorts by name.
-    // At 120x40: header 2 rows, tree and detail 18 rows (half of 37, at least 18), table
-    // border on row 20 and column titles on row 21 (0-based), i.e. SGR row 22.
-    s.send("\x1b[<0;3;22M\x1b[<0;3;22m");
+    // At 120x40: header 3 rows, tree and detail 18 rows (half of 36, at least 18), table
+    // border on row 21 and column titles on row 22 (0-based), i.e. SGR row 23.
+    s.send("\x1b[<0;3;23M\x1b[<0;3;23m");
     s.wait_for(&["[O]perator↑"]);
     // Warm-up: one fewer dropped run, recomputed in the background.
     s.send("-");

@@ -195,8 +195,15 @@ fn zoom_breadcrumb_and_esc_out() {
         snap("flame_zoomed", &s);
         key(&mut s, KeyCode::Esc);
         assert_eq!(flame(&s).tree.frame(flame(&s).zoom).label, "delegate #1");
-        key(&mut s, KeyCode::Esc);
+        // Backspace outside the search field is Esc: zoom out, then leave.
+        key(&mut s, KeyCode::Backspace);
         assert_eq!(flame(&s).zoom, 0);
+        key(&mut s, KeyCode::Backspace);
+        assert!(
+            s.views.flame().is_none(),
+            "Backspace at the root leaves the view"
+        );
+        press(&mut s, 'f');
         key(&mut s, KeyCode::Esc);
         assert!(s.views.flame().is_none(), "Esc at the root leaves the view");
         // q quits from the flame view.

@@ -363,7 +363,7 @@ fn faulty_cpu_case() {
         // in its CPU_PLAN_CHUNK JSON), at the top of the view.
         key(&mut s, KeyCode::Char('v'));
         let text = screen(&s);
-        let third = text.lines().nth(3).unwrap_or("");
+        let third = text.lines().nth(4).unwrap_or("");
         assert!(
             third.contains("── plan of delegate #0 (CpuBackend) ──"),
             "{text}"

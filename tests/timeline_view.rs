@@ -371,13 +371,13 @@ fn watch_mode_timeline_follows_the_run_on_screen() {
 }
 
 /// Mouse: a click selects the bar under the pointer, the wheel zooms. At 160x48 the
-/// pane's inner area starts at (1, 3); lanes start on row 5; labels take 16 columns
+/// pane's inner area starts at (1, 4) (under the header's 3 rows); lanes start on row 6; labels take 16 columns
 /// ("Method::execute" + 1), so the plot starts at column 17.
 #[test]
 fn mouse_selects_and_zooms() {
     use cpuprof_tui::app::MouseAction;
     let mut s = with_timeline(ProfileRequest::demo(None), (160, 48));
-    // Row 7 is lane 2 (the first delegate's plan steps). The plot is 158 - 16 = 142
+    // Row 8 is lane 2 (the first delegate's plan steps). The plot is 158 - 16 = 142
     // cells for the 1.113 ms run, ~7.8 µs a cell; column 18 is cell 1, [7.8, 15.7) µs,
     // where the first step starts (9.6 µs into the run, as the export shows).
     update(
@@ -385,7 +385,7 @@ fn mouse_selects_and_zooms() {
         Action::Mouse {
             kind: MouseAction::Click,
             x: 18,
-            y: 7,
+            y: 8,
         },
     );
     let v = view(&s);
@@ -398,7 +398,7 @@ fn mouse_selects_and_zooms() {
         Action::Mouse {
             kind: MouseAction::Click,
             x: 158,
-            y: 5,
+            y: 6,
         },
     );
     assert_eq!((view(&s).lane, view(&s).bar), (0, 0));
@@ -408,7 +408,7 @@ fn mouse_selects_and_zooms() {
         Action::Mouse {
             kind: MouseAction::Click,
             x: 3,
-            y: 8,
+            y: 9,
         },
     );
     assert_eq!(view(&s).lane, 0);

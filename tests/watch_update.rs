@@ -324,9 +324,10 @@ fn selecting_runs_with_keys_and_mouse_and_following() {
     assert_eq!(shown_name(&s), "c.etdp");
     key(&mut s, KeyCode::Char('n'));
     assert_eq!(shown_name(&s), "d.etdp");
-    // Mouse: the runs pane starts at row 2 (border), rows from y = 3; the 3rd row is b.
+    // Mouse: the runs pane starts at row 3 (border; the header's 3 rows above), rows
+    // from y = 4; the 3rd row is b.
     let runs = s.areas().runs.unwrap();
-    assert_eq!(runs.y, 2);
+    assert_eq!(runs.y, 3);
     let fx = update(
         &mut s,
         Action::Mouse {

@@ -24,10 +24,16 @@ pub enum Column {
     Outputs,
     /// Input dtypes (traces recorded with shapes).
     Dtypes,
+    /// Achieved GFLOP/s at the median (operators whose shapes give a FLOP count).
+    Gflops,
+    /// Achieved GB/s at the median (operators whose shapes and type give a byte count).
+    Gbps,
+    /// Share of the attainable rate on the roofline and the bound (`--peak` given).
+    Peak,
 }
 
 /// Every column, for key lookups.
-pub const ALL_COLUMNS: [Column; 15] = [
+pub const ALL_COLUMNS: [Column; 18] = [
     Column::Name,
     Column::Delegate,
     Column::Step,
@@ -43,13 +49,20 @@ pub const ALL_COLUMNS: [Column; 15] = [
     Column::Inputs,
     Column::Outputs,
     Column::Dtypes,
+    Column::Gflops,
+    Column::Gbps,
+    Column::Peak,
 ];
 
 /// Columns leave a table too narrow for all of them in this order (first leaves first).
 /// The name and the sorted column never leave.
-pub const DROP_ORDER: [Column; 14] = [
+pub const DROP_ORDER: [Column; 17] = [
     Column::Outputs,
     Column::Dtypes,
+    // The rates before the input shapes (#9: the shapes whole at 160 columns).
+    Column::Peak,
+    Column::Gbps,
+    Column::Gflops,
     Column::Inputs,
     Column::Step,
     Column::Min,
@@ -66,7 +79,7 @@ pub const DROP_ORDER: [Column; 14] = [
 
 impl Column {
     /// Display order for ETDump profiles.
-    pub const ETDUMP: [Column; 12] = [
+    pub const ETDUMP: [Column; 14] = [
         Column::Name,
         Column::Delegate,
         Column::Step,
@@ -77,6 +90,27 @@ impl Column {
         Column::P90,
         Column::Share,
         Column::ShareMethod,
+        Column::Gflops,
+        Column::Gbps,
+        Column::Inputs,
+        Column::Outputs,
+    ];
+
+    /// ETDump columns with the roofline's (`--peak` given).
+    pub const ETDUMP_PEAK: [Column; 15] = [
+        Column::Name,
+        Column::Delegate,
+        Column::Step,
+        Column::Count,
+        Column::Median,
+        Column::Min,
+        Column::Max,
+        Column::P90,
+        Column::Share,
+        Column::ShareMethod,
+        Column::Gflops,
+        Column::Gbps,
+        Column::Peak,
         Column::Inputs,
         Column::Outputs,
     ];
@@ -114,6 +148,20 @@ impl Column {
             Column::Inputs => "Inp[u]t shapes",
             Column::Outputs => "Output sh[a]pes",
             Column::Dtypes => "Dt[y]pes",
+            // Every letter of `GFLOP/s` sorts another column: V.
+            Column::Gflops => "[V]GFLOP/s",
+            Column::Gbps => "G[B]/s",
+            Column::Peak => "%pea[k]",
+        }
+    }
+
+    /// The title in a table of a trace (`trace`) or a dump: a trace's median is per call
+    /// and its self time a total over the calls, and the titles say so.
+    pub fn title_in(self, trace: bool) -> &'static str {
+        match self {
+            Column::Median if trace => "[M]edian (per call)",
+            Column::SelfTime if trace => "Sel[f] (total)",
+            c => c.title(),
         }
     }
 
@@ -135,6 +183,9 @@ impl Column {
             Column::Inputs => "Input shapes",
             Column::Outputs => "Output shapes",
             Column::Dtypes => "Dtypes",
+            Column::Gflops => "GFLOP/s",
+            Column::Gbps => "GB/s",
+            Column::Peak => "%peak",
         }
     }
 
@@ -185,6 +236,9 @@ impl Column {
                 | Column::ShareMethod
                 | Column::SelfShare
                 | Column::SelfTime
+                | Column::Gflops
+                | Column::Gbps
+                | Column::Peak
         )
     }
 

@@ -19,7 +19,13 @@ pub fn row_text(kind: SourceKind, op: &super::data::OpRow) -> String {
     let mut parts = Vec::new();
     for &c in columns {
         let value = cell(op, c);
-        if value.is_empty() || value == "-" && matches!(c, Column::Step | Column::Share) {
+        if value.is_empty()
+            || value == "-"
+                && matches!(
+                    c,
+                    Column::Step | Column::Share | Column::Gflops | Column::Gbps | Column::Peak
+                )
+        {
             continue;
         }
         parts.push(match c {
@@ -84,11 +90,14 @@ mod tests {
         // Clamp: base 0.05 ms, median 0.05 * 1.075 = 0.05375 ms = 53.8 µs; min 0.9 ×
         // 0.05 = 45.0 µs, max 1.2 × = 60.0 µs; p90 of 45 50 52.5 55 57.5 60 (linear) =
         // 58.75 µs; share of its step 0.05 / 0.5 = 10.0%, of the method 53.75 / 1075 = 5.0%.
+        // Clamp: 1 FLOP per output element, 1×8×16×16 = 2048 in 53.75 µs = 0.038 GFLOP/s;
+        // bytes (2048 + 576 + 2048) × 4 = 18688 in 53.75 µs = 0.348 GB/s.
         assert_eq!(
             op_text(&d, row).unwrap(),
             "Clamp (NC, F32) #1 · delegate #1 · step XNNPACK/subgraph:conv2d+2 · count 6 · \
              median 53.8 µs · min 45.0 µs · max 60.0 µs · p90 58.8 µs · %parent 10.0% · \
-             %method 5.0% · in [1,8,16,16] [8,3,3,8] · out [1,8,16,16]"
+             %method 5.0% · gflop/s 0.038 · gb/s 0.348 · in [1,8,16,16] [8,3,3,8] · \
+             out [1,8,16,16]"
         );
     }
 }

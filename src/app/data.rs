@@ -2,6 +2,7 @@
 //! worker thread). An ETDump profile fills it from its plan tree; a PyTorch trace can fill
 //! the same structures from its call tree.
 
+use crate::profile::efficiency::{Cost, Rates};
 use crate::profile::Stats;
 
 use super::column::Column;
@@ -83,6 +84,17 @@ pub struct OpRow {
     pub instances: usize,
     /// A group row: the sum of its instances' medians (shown as its median).
     pub summed_median: Option<f64>,
+    /// FLOPs and bytes of one call (`profile::efficiency`); a group row's: the sums over
+    /// its instances that have them.
+    pub cost: Cost,
+    /// Achieved GFLOP/s and GB/s at the median (a group's: over its instances with the
+    /// counts, `summary::TypeGroup::rates`).
+    pub rates: Rates,
+    /// The time `cost` is done in (the median; a group's summed median when every
+    /// instance has both counts, else NaN): the roofline's time.
+    pub cost_ms: f64,
+    /// On the roofline of `--peak` (filled when the profile is installed with a peak).
+    pub roofline: Option<crate::profile::efficiency::Roofline>,
 }
 
 impl OpRow {
@@ -141,6 +153,14 @@ impl SourceKind {
         match self {
             SourceKind::Etdump => &Column::ETDUMP,
             SourceKind::Trace => &Column::TRACE,
+        }
+    }
+
+    /// The columns with the roofline's when the machine's peaks are known.
+    pub fn columns_with(self, peak: bool) -> &'static [Column] {
+        match self {
+            SourceKind::Etdump if peak => &Column::ETDUMP_PEAK,
+            _ => self.columns(),
         }
     }
 }

@@ -64,6 +64,9 @@ pub struct TableState {
     /// `shapes not recorded`); the text is the title's, empty when the title says it
     /// already (the table scoped to that delegate or step).
     pub uniform_text: Vec<(Column, String)>,
+    /// Some listed row has a GFLOP/s or GB/s figure (else the efficiency columns, all
+    /// `-`, give way: no shapes, or every row under the clock quantum).
+    pub rates_known: bool,
     /// Columns (after the name) scrolled off to the left (`←`/`→` in the table).
     pub hscroll: usize,
     /// The columns this source has, in display order.
@@ -89,6 +92,7 @@ impl Default for TableState {
             row_widths: Vec::new(),
             uniform_count: None,
             uniform_text: Vec::new(),
+            rates_known: false,
             hscroll: 0,
             columns: &Column::ETDUMP,
         }

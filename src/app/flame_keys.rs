@@ -57,6 +57,12 @@ pub static FLAME: &[Binding] = &[
         "zoom out one level; then clear the search; then close the view",
     ),
     b(
+        M::Delete,
+        &[code(KeyCode::Backspace)],
+        K::Back,
+        "as Esc (outside the search field)",
+    ),
+    b(
         M::Filter,
         &[ch('/')],
         K::StartFilter,

@@ -64,6 +64,10 @@ impl ExplorerData {
             node,
             instances: 0,
             summed_median: None,
+            cost: op.cost(),
+            rates: crate::profile::efficiency::rates(op.cost(), op.stats.median),
+            cost_ms: op.stats.median,
+            roofline: None,
         });
     }
 

@@ -29,6 +29,29 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
     for (name, members) in by_type {
         let ops: Vec<&OpRow> = members.iter().map(|&i| &data.ops[i]).collect();
         let summed: f64 = ops.iter().map(|o| o.stats.median).sum();
+        // Per-type sums of FLOPs and bytes and the rate over the instances that have
+        // them (the answer line's rule, `summary::group_by_type`).
+        let sums = crate::summary::group_by_type(
+            ops.iter().map(|o| crate::summary::Unit {
+                name: &o.name,
+                ms: o.stats.median,
+                cost: o.cost,
+            }),
+            None,
+        );
+        let (cost, rates) = match sums.first() {
+            Some(g) => (
+                crate::profile::efficiency::Cost {
+                    flops: g.flops,
+                    bytes: g.bytes,
+                },
+                g.rates(),
+            ),
+            None => (Default::default(), rates_none()),
+        };
+        let all_counted = ops
+            .iter()
+            .all(|o| o.cost.flops.is_some() && o.cost.bytes.is_some());
         let stats = per_run_sums(&ops).unwrap_or_else(|| Stats::from_samples(vec![summed]));
         let mut delegates: Vec<&str> = ops.iter().map(|o| o.delegate.as_str()).collect();
         delegates.sort_unstable();
@@ -102,9 +125,20 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
             node,
             instances: ops.len(),
             summed_median: Some(summed),
+            cost,
+            rates,
+            cost_ms: if all_counted { summed } else { f64::NAN },
+            roofline: None,
         });
     }
     data.groups = groups;
+}
+
+fn rates_none() -> crate::profile::efficiency::Rates {
+    crate::profile::efficiency::Rates {
+        gflops: None,
+        gbps: None,
+    }
 }
 
 /// Per-run totals of a group when every instance has one sample per kept run (the same

@@ -101,6 +101,9 @@ pub const SORT_COLUMN_KEYS: &[Key] = &[
     ch('U'),
     ch('A'),
     ch('Y'),
+    ch('V'),
+    ch('B'),
+    ch('K'),
 ];
 
 /// The key language: every key bound anywhere, with its one meaning.
@@ -201,7 +204,7 @@ pub static LANGUAGE: &[KeyMeaning] = &[
     m(
         Meaning::Delete,
         &[code(KeyCode::Backspace), code(KeyCode::Delete)],
-        "delete a character (text fields)",
+        "delete a character (text fields); outside one, back (where a view says so)",
     ),
 ];
 

@@ -10,7 +10,8 @@ pub const WIDE: u16 = 110;
 pub const DETAIL_TENTHS: u16 = 3;
 pub const DETAIL_MIN: u16 = 44;
 pub const DETAIL_MAX: u16 = 96;
-pub const HEADER_HEIGHT: u16 = 2;
+/// Files and runs; the total and findings; the answer line (`app::answer`).
+pub const HEADER_HEIGHT: u16 = 3;
 /// The runs list (watch mode) takes a quarter of the lists' height, at most this.
 pub const RUNS_MAX_HEIGHT: u16 = 10;
 
@@ -83,7 +84,10 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
     }
     let mut lists = body;
     if runs {
-        let runs_h = (lists.height / 4).clamp(4.min(lists.height), RUNS_MAX_HEIGHT);
+        let runs_h = lists
+            .height
+            .div_ceil(4)
+            .clamp(4.min(lists.height), RUNS_MAX_HEIGHT);
         areas.runs = Some(Rect::new(lists.x, lists.y, lists.width, runs_h));
         lists = Rect::new(
             lists.x,
@@ -92,7 +96,7 @@ pub fn compute(width: u16, height: u16, log_view: bool, detail_zoomed: bool, run
             lists.height - runs_h,
         );
     }
-    let tree_h = (lists.height * 2 / 5).max(3.min(lists.height));
+    let tree_h = (lists.height * 2).div_ceil(5).max(3.min(lists.height));
     areas.tree = Some(Rect::new(lists.x, lists.y, lists.width, tree_h));
     areas.table = Some(Rect::new(
         lists.x,
@@ -138,28 +142,29 @@ mod tests {
     #[test]
     fn panes_tile_the_body() {
         let a = compute(80, 24, false, false, false);
-        assert_eq!(a.header, Rect::new(0, 0, 80, 2));
+        assert_eq!(a.header, Rect::new(0, 0, 80, 3));
         assert_eq!(a.footer, Rect::new(0, 23, 80, 1));
+        // Body 20 rows: tree 20*2/5 = 8, table 12.
         let (t, o) = (a.tree.unwrap(), a.table.unwrap());
-        assert_eq!((t.y, t.height, o.y, o.height), (2, 8, 10, 13));
+        assert_eq!((t.y, t.height, o.y, o.height), (3, 8, 11, 12));
         assert!(a.detail.is_none());
         let z = compute(80, 24, false, true, false);
-        assert_eq!(z.detail, Some(Rect::new(0, 2, 80, 21)));
-        // 160x48: body 45 rows; detail 160*3/10 = 48 wide beside the tree, top band
-        // 45/2 = 22 rows; the table spans all 160 columns below.
+        assert_eq!(z.detail, Some(Rect::new(0, 3, 80, 20)));
+        // 160x48: body 44 rows; detail 160*3/10 = 48 wide beside the tree, top band
+        // 44/2 = 22 rows; the table spans all 160 columns below.
         let w = compute(160, 48, false, false, false);
-        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 22)));
-        assert_eq!(w.tree, Some(Rect::new(0, 2, 112, 22)));
-        assert_eq!(w.table, Some(Rect::new(0, 24, 160, 23)));
+        assert_eq!(w.detail, Some(Rect::new(112, 3, 48, 22)));
+        assert_eq!(w.tree, Some(Rect::new(0, 3, 112, 22)));
+        assert_eq!(w.table, Some(Rect::new(0, 25, 160, 22)));
         // The detail grows with the terminal: 230*3/10 = 69.
         assert_eq!(
             compute(230, 60, false, false, false).detail.unwrap().width,
             69
         );
-        // 120x40: body 37, top band max(37/2 = 18, min(18, 24)) = 18.
+        // 120x40: body 36, top band max(36/2 = 18, min(18, 24)) = 18.
         let m = compute(120, 40, false, false, false);
-        assert_eq!(m.detail, Some(Rect::new(76, 2, 44, 18)));
-        assert_eq!(m.table, Some(Rect::new(0, 20, 120, 19)));
+        assert_eq!(m.detail, Some(Rect::new(76, 3, 44, 18)));
+        assert_eq!(m.table, Some(Rect::new(0, 21, 120, 18)));
         // Tiny terminals give empty areas, not panics.
         let tiny = compute(3, 1, false, false, false);
         assert_eq!(tiny.body.height, 0);
@@ -170,18 +175,19 @@ mod tests {
 
     #[test]
     fn watch_mode_adds_runs_and_status() {
-        // 80x24: header 2, body 20, status row 22, footer row 23; runs 20/4 = 5 rows.
+        // 80x24: header 3, body 19, status row 22, footer row 23; runs 19/4 = 5 rows
+        // (rounded up); lists 14: tree 28/5 = 6 (rounded up), table 8.
         let a = compute(80, 24, false, false, true);
         assert_eq!(a.status, Some(Rect::new(0, 22, 80, 1)));
         assert_eq!(a.footer, Rect::new(0, 23, 80, 1));
-        assert_eq!(a.runs, Some(Rect::new(0, 2, 80, 5)));
+        assert_eq!(a.runs, Some(Rect::new(0, 3, 80, 5)));
         let (t, o) = (a.tree.unwrap(), a.table.unwrap());
-        assert_eq!((t.y, t.height, o.y, o.height), (7, 6, 13, 9));
-        // 160x48: body 44, runs 44/5 = 8 rows above the tree, beside the detail; top
-        // band 8 + max(36/2, 18) = 26.
+        assert_eq!((t.y, t.height, o.y, o.height), (8, 6, 14, 8));
+        // 160x48: body 43, runs 43/5 = 8 rows above the tree, beside the detail; top
+        // band 8 + max(35/2 = 17, min(18, 23)) = 26.
         let w = compute(160, 48, false, false, true);
-        assert_eq!(w.runs, Some(Rect::new(0, 2, 112, 8)));
-        assert_eq!(w.detail, Some(Rect::new(112, 2, 48, 26)));
-        assert_eq!(w.table, Some(Rect::new(0, 28, 160, 18)));
+        assert_eq!(w.runs, Some(Rect::new(0, 3, 112, 8)));
+        assert_eq!(w.detail, Some(Rect::new(112, 3, 48, 26)));
+        assert_eq!(w.table, Some(Rect::new(0, 29, 160, 17)));
     }
 }

@@ -101,6 +101,18 @@ impl AppState {
             }
             _ => None,
         };
+        self.explorer.table.rates_known = match &self.data {
+            Some(d) => {
+                let ops = self.table_ops(d);
+                self.explorer
+                    .table
+                    .rows
+                    .iter()
+                    .filter_map(|&r| ops.get(r))
+                    .any(|o| o.rates.gflops.is_some() || o.rates.gbps.is_some())
+            }
+            None => false,
+        };
         self.explorer.table.uniform_text = match &self.data {
             Some(d) if !self.explorer.table.grouped => self.uniform_text(d),
             _ => Vec::new(),
@@ -142,8 +154,26 @@ impl AppState {
                     _ => &o.input_shapes,
                 }
             }
-            let value = field(first, c).to_string();
-            if value.is_empty() || listed.iter().any(|o| field(o, c) != value) {
+            // Shapes: kernels without any (empty) do not count against a title that says
+            // `shapes not recorded` for the operators that lack them.
+            let counted = |o: &&&super::OpRow| c != Column::Inputs || !field(o, c).is_empty();
+            let Some(value) = listed.iter().find(counted).map(|o| field(o, c).to_string()) else {
+                // Empty on every row: the column would be blank; the title says nothing.
+                out.push((c, String::new()));
+                continue;
+            };
+            if listed.iter().filter(counted).any(|o| field(o, c) != value) {
+                continue;
+            }
+            // Real shapes are the title's only when every row has them.
+            if c == Column::Inputs
+                && value != super::data::SHAPES_NOT_RECORDED
+                && listed.iter().any(|o| field(o, c).is_empty())
+            {
+                continue;
+            }
+            if value.is_empty() {
+                out.push((c, String::new()));
                 continue;
             }
             let text = match c {
@@ -181,6 +211,13 @@ impl AppState {
                 if *c == Column::Count && t.uniform_count.is_some() && t.sort != Column::Count {
                     return false;
                 }
+                // No listed row has a rate: the efficiency columns would be all `-`.
+                if matches!(c, Column::Gflops | Column::Gbps | Column::Peak)
+                    && !t.rates_known
+                    && t.sort != *c
+                {
+                    return false;
+                }
                 // One delegate, step or shape for every row: likewise.
                 if *c != t.sort && t.uniform_text.iter().any(|(u, _)| u == c) {
                     return false;
@@ -210,7 +247,8 @@ impl AppState {
             &columns,
             |c| {
                 let ops = self.table_ops(data);
-                table::natural_width(c, ops, window, &t.text_widths, c == t.sort)
+                let trace = data.kind == super::data::SourceKind::Trace;
+                table::natural_width(c, ops, window, &t.text_widths, c == t.sort, trace)
             },
             |c| match c {
                 Column::Step => t.step_tail_width.clamp(table::FLEX_MIN, 24),
@@ -244,8 +282,14 @@ impl AppState {
     /// scope carry over from the profile shown before wherever the same rows exist
     /// (matched by name path, not index); sort and filter are kept as they are.
     /// Returns the profile shown before.
-    pub(super) fn install(&mut self, data: ExplorerData) -> Option<ExplorerData> {
+    pub(super) fn install(&mut self, mut data: ExplorerData) -> Option<ExplorerData> {
         let first_load = self.data.is_none();
+        if let Some(peak) = self.peak {
+            // The roofline of each operator and type (cheap: two numbers a row).
+            for op in data.ops.iter_mut().chain(data.groups.iter_mut()) {
+                op.roofline = crate::profile::efficiency::roofline(op.cost, op.cost_ms, peak);
+            }
+        }
         // Only needed to match against a profile shown before (big dumps load faster).
         let new_keys = if first_load {
             Vec::new()
@@ -254,6 +298,8 @@ impl AppState {
         };
         let mut selected_node = None;
         let mut selected_op = None;
+        // A trace opened for the first time: the node its hottest path ends on.
+        let mut hot_node = None;
         if let Some(old) = &self.data {
             let old_keys = node_keys(old);
             for (i, k) in old_keys.iter().enumerate() {
@@ -289,9 +335,20 @@ impl AppState {
             // Method and delegates open; steps closed.
             self.explorer.tree.expanded = data.nodes.iter().map(default_open).collect();
             self.explorer.table.scope = None;
+            if data.kind == super::data::SourceKind::Trace {
+                // A trace opens on its answer: the call tree open along the hottest path,
+                // the ops by self time (the op that does the work, not its wrapper).
+                let (open, hottest) = hot_path(&data);
+                for n in open {
+                    self.explorer.tree.expanded[n] = true;
+                }
+                hot_node = hottest;
+                self.explorer.table.sort = Column::SelfTime;
+                self.explorer.table.descending = true;
+            }
         }
         self.explorer.table.within = None;
-        self.explorer.table.columns = data.kind.columns();
+        self.explorer.table.columns = data.kind.columns_with(self.peak.is_some());
         if !self
             .explorer
             .table
@@ -304,7 +361,7 @@ impl AppState {
             key.as_ref()
                 .and_then(|k| new_keys.iter().position(|n| n == k))
         };
-        let node_id = find(&selected_node);
+        let node_id = find(&selected_node).or(hot_node);
         let op_row = find(&selected_op).and_then(|n| data.nodes[n].op_row);
         if data.groups.is_empty() {
             self.explorer.table.grouped = false;
@@ -357,6 +414,37 @@ impl AppState {
             _ => Vec::new(),
         }
     }
+}
+
+/// The hottest call path of every thread: from each root with a time, down to the child
+/// with the most inclusive time (sum of its samples) while it holds at least half of its
+/// parent's, where the time splits. Returns the nodes to open and the node the hottest
+/// thread's path ends on (to select).
+fn hot_path(data: &ExplorerData) -> (Vec<usize>, Option<usize>) {
+    let total = |i: usize| data.nodes[i].stats.samples.iter().sum::<f64>();
+    let mut open = Vec::new();
+    let mut best: Option<(f64, usize)> = None;
+    for &root in &data.roots {
+        if data.nodes[root].stats.count == 0 {
+            continue; // `operators by name`: a list, not a call
+        }
+        let mut at = root;
+        while let Some(&hot) = data.nodes[at]
+            .children
+            .iter()
+            .max_by(|&&a, &&b| total(a).total_cmp(&total(b)))
+        {
+            if at != root && total(hot) < 0.5 * total(at) {
+                break;
+            }
+            open.push(at);
+            at = hot;
+        }
+        if best.is_none_or(|(t, _)| total(root) > t) {
+            best = Some((total(root), at));
+        }
+    }
+    (open, best.map(|(_, n)| n))
 }
 
 fn default_open(n: &super::data::TreeNode) -> bool {

@@ -5,6 +5,7 @@
 //! module with plain state and a pure `command`; their keys come from one key language
 //! (`keys`) through one table per view (`keymap`).
 
+pub mod answer;
 pub mod binding;
 pub mod column;
 pub mod command;

@@ -94,6 +94,8 @@ pub struct AppState {
     /// The views over the explorer (log, help, timeline, compare, error dialog); keys go
     /// to the top one.
     pub views: ViewStack,
+    /// The machine's peaks (`--peak`): the table's roofline column.
+    pub peak: Option<crate::profile::efficiency::Peak>,
 }
 
 impl AppState {
@@ -110,6 +112,7 @@ impl AppState {
             watch: None,
             notice: None,
             views: ViewStack::default(),
+            peak: None,
         }
     }
 

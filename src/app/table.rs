@@ -233,7 +233,43 @@ pub fn cell(row: &OpRow, column: Column) -> String {
         Column::Inputs => row.input_shapes.clone(),
         Column::Outputs => row.output_shapes.clone(),
         Column::Dtypes => row.dtypes.clone(),
+        Column::Gflops => rate_text(row.rates.gflops),
+        Column::Gbps => rate_text(row.rates.gbps),
+        Column::Peak => row
+            .roofline
+            .map(roofline_text)
+            .unwrap_or_else(|| "-".into()),
     }
+}
+
+/// A rate (GFLOP/s, GB/s) in 3 significant figures or so: `123`, `12.3`, `1.23`,
+/// `0.012`, `0`; `-` without one (no count, or a time under the clock quantum).
+pub fn rate_text(rate: Option<f64>) -> String {
+    match rate {
+        // An operator that only moves data computes nothing.
+        Some(0.0) => "0".into(),
+        Some(v) if v.is_finite() && v >= 99.95 => format!("{v:.0}"),
+        Some(v) if v.is_finite() && v >= 9.995 => format!("{v:.1}"),
+        Some(v) if v.is_finite() && v >= 0.995 => format!("{v:.2}"),
+        Some(v) if v.is_finite() => format!("{v:.3}"),
+        _ => "-".into(),
+    }
+}
+
+/// `41% mem`, `12% comp`: the share of the attainable rate and the roof that bounds it.
+pub fn roofline_text(r: crate::profile::efficiency::Roofline) -> String {
+    use crate::profile::efficiency::Bound;
+    let pct = r.peak_share * 100.0;
+    let pct = if pct < 9.95 {
+        format!("{pct:.1}%")
+    } else {
+        format!("{pct:.0}%")
+    };
+    let bound = match r.bound {
+        Bound::Compute => "comp",
+        Bound::Memory => "mem",
+    };
+    format!("{pct} {bound}")
 }
 
 /// Text columns whose width is measured over every row listed (not only those on
@@ -310,8 +346,9 @@ pub fn natural_width(
     window: &[usize],
     text: &[(Column, u16)],
     sorted: bool,
+    trace: bool,
 ) -> u16 {
-    let title = column.title().chars().count() as u16 + u16::from(sorted);
+    let title = column.title_in(trace).chars().count() as u16 + u16::from(sorted);
     let content = match text.iter().find(|(c, _)| *c == column) {
         Some((_, w)) => *w,
         None => window
@@ -347,6 +384,15 @@ fn compare(a: &OpRow, b: &OpRow, column: Column) -> Ordering {
         Column::Inputs => a.input_shapes.cmp(&b.input_shapes),
         Column::Outputs => a.output_shapes.cmp(&b.output_shapes),
         Column::Dtypes => a.dtypes.cmp(&b.dtypes),
+        Column::Gflops => cmp_f64(
+            a.rates.gflops.unwrap_or(-1.0),
+            b.rates.gflops.unwrap_or(-1.0),
+        ),
+        Column::Gbps => cmp_f64(a.rates.gbps.unwrap_or(-1.0), b.rates.gbps.unwrap_or(-1.0)),
+        Column::Peak => cmp_f64(
+            a.roofline.map_or(-1.0, |r| r.peak_share),
+            b.roofline.map_or(-1.0, |r| r.peak_share),
+        ),
     }
 }
 

@@ -141,6 +141,13 @@ impl ExplorerData {
                 node,
                 instances: 0,
                 summed_median: None,
+                cost: Default::default(),
+                rates: crate::profile::efficiency::Rates {
+                    gflops: None,
+                    gbps: None,
+                },
+                cost_ms: f64::NAN,
+                roofline: None,
             });
         }
 

@@ -54,6 +54,8 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
                 .map(|l| Line::styled(l, theme.dim())),
         );
     }
+    // What the checks found about this node, before the numbers (`w` lists them all).
+    lines.extend(super::detail_facts::findings(data, id, w, theme));
     let pair = |a: &str, av: String, b: &str, bv: String| {
         let half = w / 2;
         Line::raw(format!(
@@ -62,15 +64,24 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             fit(&format!("{b:<8}{bv}"), w - half, false)
         ))
     };
-    let share = node.share.map(percent).unwrap_or_else(|| "-".into());
+    // Under the clock quantum a share is only bounded (`<x%`, or `–`: see below).
+    let below = op.and_then(|o| o.below_resolution);
+    let share = match (node.share, below) {
+        (Some(x), Some(parent)) => {
+            crate::units::percent_or_bound(x, true, crate::units::XNNPACK_QUANTUM_MS, parent)
+        }
+        (Some(x), None) => percent(x),
+        (None, _) => "-".into(),
+    };
     let share_label = match (op, data.kind) {
         (Some(_), SourceKind::Trace) => "%self",
         _ => "%parent",
     };
-    let method = op
-        .and_then(|o| o.share_method)
-        .map(percent)
-        .unwrap_or_else(|| "-".into());
+    let method = match (op.and_then(|o| o.share_method), below) {
+        (Some(bound), Some(_)) => crate::units::percent_bound(bound),
+        (Some(x), None) => percent(x),
+        (None, _) => "-".into(),
+    };
     let (label, value) = match data.kind {
         SourceKind::Etdump => ("warm-up", format!("{} dropped", s.warmup_samples.len())),
         SourceKind::Trace => ("calls", s.count.to_string()),
@@ -99,9 +110,23 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     };
     if data.kind == SourceKind::Etdump && op.is_some() {
         lines.push(pair(share_label, share, "%method", method));
-        lines.push(pair("total", total, "", String::new()));
+        // An operator's rate beside its total (the rest of its efficiency below).
+        let rate = op
+            .filter(|o| o.cost.flops.is_some() || o.cost.bytes.is_some())
+            .map(|o| crate::app::table::rate_text(o.rates.gflops));
+        match rate {
+            Some(r) => lines.push(pair("total", total, "GFLOP/s", r)),
+            None => lines.push(pair("total", total, "", String::new())),
+        }
     } else {
         lines.push(pair(share_label, share, "total", total));
+    }
+    // A type's row (`o`) has its own node outside the tree.
+    let row = op.or_else(|| data.groups.iter().find(|g| g.node == id));
+    // The GFLOP/s went beside the total for an operator of a dump.
+    let gflops_shown = data.kind == SourceKind::Etdump && op.is_some();
+    if let Some(op) = row {
+        lines.extend(super::detail_facts::no_bound(data, op, w, theme));
     }
     if let Some(op) = op {
         for (label, shapes) in [("in  ", &op.input_shapes), ("out ", &op.output_shapes)] {
@@ -112,6 +137,9 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
                 }
             }
         }
+    }
+    if let Some(op) = row {
+        lines.extend(super::detail_facts::efficiency(op, gflops_shown, w, theme));
     }
     if let Some(src) = data.sources.get(&id) {
         let mut text = format!("source {}", crate::report::source_text(src));
@@ -129,7 +157,8 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     let text_area = Rect::new(inner.x, inner.y, inner.width, used.min(inner.height));
     frame.render_widget(Paragraph::new(lines), text_area);
     let rest = inner.height.saturating_sub(used);
-    if s.count == 0 || rest < 4 {
+    // The per-run sparkline takes 3 rows.
+    if s.count == 0 || rest < 3 {
         return;
     }
     // Sparkline: title + bars + markers (3 rows) at the bottom; histogram above (a

@@ -116,7 +116,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ])
                 .collect(),
         };
-        for (k, what) in keys.into_iter().filter(|(k, _)| has_runs || *k != "+/-") {
+        // `o` groups by type: only where there are types (not in a trace's by-name table).
+        let has_types = state.data.as_ref().is_some_and(|d| !d.groups.is_empty());
+        for (k, what) in keys
+            .into_iter()
+            .filter(|(k, _)| has_runs || *k != "+/-")
+            .filter(|(k, _)| has_types || *k != "o")
+        {
             spans.push(Span::styled(k, theme.key()));
             spans.push(Span::raw(format!(" {what} ")));
         }

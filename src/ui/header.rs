@@ -1,4 +1,5 @@
-//! Header: files, runs kept/dropped, top-level latency, warning and error counts.
+//! Header: files, runs kept/dropped, top-level latency, warning and error counts, and
+//! the answer line (where the time goes, `app::answer`).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -75,6 +76,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             bottom.push(Span::styled("no profile loaded yet", theme.dim()));
         }
     }
-    let lines = vec![Line::from(top), Line::from(bottom)];
+    let mut lines = vec![Line::from(top), Line::from(bottom)];
+    // Where the time goes (`app::answer`), for the table's scope and filter.
+    if let Some(d) = &state.data {
+        if let Some(text) = crate::app::answer::line(d, &state.explorer.table, area.width as usize)
+        {
+            lines.push(Line::styled(
+                super::text::fit(&text, area.width as usize, false),
+                theme.title(),
+            ));
+        }
+    }
     frame.render_widget(Paragraph::new(lines), area);
 }

@@ -3,6 +3,7 @@
 
 pub mod compare;
 mod detail;
+mod detail_facts;
 mod dialog;
 mod flame;
 mod footer;

@@ -105,7 +105,11 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         } else {
             ""
         };
-        let label = format!("{}{}", col.title(), arrow);
+        let label = format!(
+            "{}{}",
+            col.title_in(data.kind == crate::app::SourceKind::Trace),
+            arrow
+        );
         head.push(Span::styled(
             fit(&label, *w as usize, col.right_aligned()),
             theme.header_cell(*col == t.sort),
@@ -181,6 +185,13 @@ mod tests {
             node: 0,
             instances: 0,
             summed_median: None,
+            cost: Default::default(),
+            rates: crate::profile::efficiency::Rates {
+                gflops: None,
+                gbps: None,
+            },
+            cost_ms: f64::NAN,
+            roofline: None,
         }
     }
 

@@ -15,6 +15,8 @@ use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NUM: usize = 9;
 const BAR: usize = 8;
+/// The fewest cells the names keep beside the numbers.
+const MIN_NAME: usize = 20;
 
 pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
     let focused = pane_focused(state, Pane::Tree);
@@ -41,8 +43,15 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         .max()
         .unwrap_or(0);
     let fits = |right: usize| longest + right < width;
-    let show_bar = width >= 60 && fits(2 * (NUM + 1) + BAR + 7);
-    let show_p90 = width >= 44 && (show_bar || fits(2 * (NUM + 1)));
+    // The bar and the share stay whenever the names keep `MIN_NAME` cells (names and
+    // then info text are cut instead: the detail has them whole); p90 gives way first.
+    let show_bar = width > NUM + 1 + BAR + 7 + MIN_NAME;
+    let show_p90 = width >= 44
+        && if show_bar {
+            fits(2 * (NUM + 1) + BAR + 7)
+        } else {
+            fits(2 * (NUM + 1)) || width > 2 * (NUM + 1) + MIN_NAME
+        };
     let right = NUM + 1 + if show_p90 { NUM + 1 } else { 0 } + if show_bar { BAR + 7 } else { 0 };
     let name_w = width.saturating_sub(right + 1);
     let mut lines = Vec::with_capacity(inner.height as usize + 1);
