@@ -8,6 +8,8 @@ pub mod compare;
 mod compare_format;
 mod csv;
 pub mod export;
+pub mod fleet;
+mod fleet_format;
 pub mod folded;
 mod json_format;
 mod modules;
