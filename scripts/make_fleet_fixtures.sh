@@ -8,11 +8,14 @@ PY=${PYTHON:-python3}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/fixtures/fleet"
 GEN="$ROOT/fixtures/gen_cpu_fixtures.py"
+# executorch without torch (its package __init__s import it): scripts/gen_without_torch.py.
+if "$PY" -c 'import executorch.exir' 2>/dev/null; then RUN="$GEN"; else RUN="$ROOT/scripts/gen_without_torch.py $GEN"; fi
 rm -rf "$OUT/devices" "$OUT/commits" "$OUT/null"
 gen() { # DIR NAME SEED [--slow ...]
     dir=$1; name=$2; seed=$3; shift 3
     mkdir -p "$dir"
-    "$PY" "$GEN" --model mlp --warmup 3 --timed 20 --seed "$seed" --out "$dir" --name "$name" "$@" >/dev/null
+    # shellcheck disable=SC2086
+    "$PY" $RUN --model mlp --warmup 3 --timed 20 --seed "$seed" --out "$dir" --name "$name" "$@" >/dev/null
     rm -f "$dir/$name.truth.json"
 }
 # 1. Twelve devices, one run each; dev07 runs `Fully Connected (NC, F32) GEMM #2` 1.5x slower.

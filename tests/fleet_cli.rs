@@ -246,3 +246,169 @@ fn usage_errors_are_one_line_exit_2() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+fn truth() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fx("fleet/truth.json")).unwrap()).unwrap()
+}
+
+const KEY: &str = "{device}/{commit}/run-{n}.etdp";
+
+/// The injected row's path and the paths above it (they contain its time).
+fn is_on_path(row: &Value, leaf: &str) -> bool {
+    row["name"] == leaf || row["kind"] != "operator"
+}
+
+#[test]
+fn outlier_device_is_found_exactly() {
+    let t = truth();
+    let want = &t["devices"]["outlier"];
+    let root = fx("fleet/devices");
+    let v = fleet_json(&[root.to_str().unwrap(), "--key", KEY]);
+    assert_eq!(v["profiles"].as_array().unwrap().len(), 12);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "one model");
+    let leaf = want["row"].as_str().unwrap();
+    let mut injected_seen = false;
+    for r in groups[0]["rows"].as_array().unwrap() {
+        let outliers = r["outliers"].as_array().unwrap();
+        if r["name"] == leaf {
+            injected_seen = true;
+            assert_eq!(outliers.len(), 1, "{r}");
+            assert_eq!(outliers[0]["id"], want["id"]);
+            assert!(outliers[0]["z"].as_f64().unwrap() >= 3.5);
+            assert!(outliers[0]["p_value"].as_f64().unwrap() <= 0.05);
+            assert_eq!(r["slowest"]["id"], want["id"]);
+            // 1.5x of the fleet's median, within the noise of 20 runs.
+            let ratio =
+                outliers[0]["median"].as_f64().unwrap() / r["median_of_medians"].as_f64().unwrap();
+            assert!((1.3..1.7).contains(&ratio), "{ratio}");
+        } else if !is_on_path(r, leaf) {
+            assert!(outliers.is_empty(), "false outlier on {}: {r}", r["name"]);
+        } else {
+            // The rows containing it may flag it, and only it.
+            assert!(outliers.iter().all(|o| o["id"] == want["id"]), "{r}");
+        }
+    }
+    assert!(injected_seen);
+}
+
+#[test]
+fn metadata_from_the_key_template_sidecars_and_mtime() {
+    let t = truth();
+    let root = fx("fleet/devices");
+    let v = fleet_json(&[root.to_str().unwrap(), "--key", KEY]);
+    for (id, side) in t["devices"]["sidecars"].as_object().unwrap() {
+        let meta = &by_id(&v, id)["meta"];
+        let device = id.split('/').next().unwrap();
+        assert_eq!(meta["device"], device);
+        assert_eq!(meta["commit"], "c1");
+        assert_eq!(meta["n"], "1");
+        for (k, want) in side.as_object().unwrap() {
+            assert_eq!(&meta[k], want, "{id} {k}");
+        }
+    }
+    let plain = &by_id(&v, "dev02/c1/run-1.etdp")["meta"];
+    assert!(plain.get("soc").is_none());
+    let mtime = plain["mtime"].as_str().unwrap();
+    assert_eq!(mtime.len(), "2026-01-01T00:00:00Z".len());
+    assert!(mtime.ends_with('Z') && mtime.as_bytes()[10] == b'T', "{mtime}");
+    // CSV: one column per metadata key, in the order first seen.
+    let csv = ok_stdout(&["fleet", root.to_str().unwrap(), "--key", KEY, "--format", "csv"]);
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.starts_with("profile_id,path,device,commit,n,soc,os,mtime,model,row_path,"),
+        "{header}"
+    );
+    // 12 profiles x 7 rows: Method::execute, the delegate, its one step and the step's 4
+    // XNNPACK operators (the mlp of gen_cpu_fixtures.py).
+    let lines = csv.lines().count() - 1;
+    assert_eq!(lines, 12 * 7);
+}
+
+#[test]
+fn regression_is_found_at_its_commit_per_device() {
+    let t = truth();
+    let want = &t["commits"]["change"];
+    let root = fx("fleet/commits");
+    let v = fleet_json(&[
+        root.to_str().unwrap(),
+        "--key",
+        KEY,
+        "--by",
+        "device",
+        "--order",
+        "commit",
+    ]);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    let group = |d: &str| {
+        groups
+            .iter()
+            .find(|g| g["by"]["value"] == d)
+            .unwrap_or_else(|| panic!("no group {d}"))
+    };
+    let a = group(want["device"].as_str().unwrap());
+    assert_eq!(a["by"]["key"], "device");
+    // Natural order: c9 before c10.
+    let order: Vec<&str> = a["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let expect: Vec<String> = (1..=10).map(|c| format!("a/c{c}/run-1.etdp")).collect();
+    assert_eq!(order, expect);
+    let leaf = want["row"].as_str().unwrap();
+    let factor = want["factor"].as_f64().unwrap();
+    let mut seen = false;
+    for r in a["rows"].as_array().unwrap() {
+        if r["name"] == leaf {
+            seen = true;
+            let c = &r["change"];
+            assert_eq!(c["at"], want["at"], "{r}");
+            let d = c["delta_pct"].as_f64().unwrap();
+            assert!(((factor - 1.0) * 100.0 - d).abs() < 10.0, "{d}");
+            assert!(c["p_value"].as_f64().unwrap() <= 0.05);
+            assert!(c["after"].as_f64().unwrap() > c["before"].as_f64().unwrap());
+        } else if !is_on_path(r, leaf) {
+            assert!(r["change"].is_null(), "false change on {}: {r}", r["name"]);
+        } else if !r["change"].is_null() {
+            assert_eq!(r["change"]["at"], want["at"], "{r}");
+        }
+    }
+    assert!(seen);
+    let b = group(t["commits"]["unchanged_device"].as_str().unwrap());
+    for r in b["rows"].as_array().unwrap() {
+        assert!(r["change"].is_null(), "device b changed: {r}");
+        assert!(r["outliers"].as_array().unwrap().is_empty(), "{r}");
+    }
+}
+
+#[test]
+fn null_fleet_of_forty_raises_no_alarm() {
+    let root = fx("fleet/null");
+    for extra in [&[][..], &["--order", "id"][..], &["--order", "mtime"][..]] {
+        let mut args = vec![root.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let v = fleet_json(&args);
+        assert_eq!(v["profiles"].as_array().unwrap().len(), 40);
+        let groups = v["groups"].as_array().unwrap();
+        assert_eq!(groups.len(), 1);
+        for r in groups[0]["rows"].as_array().unwrap() {
+            assert!(r["outliers"].as_array().unwrap().is_empty(), "{extra:?}: {r}");
+            assert!(r["change"].is_null(), "{extra:?}: {r}");
+            assert_eq!(r["profiles"], 40);
+        }
+    }
+}
+
+#[test]
+fn ctf_directories_and_trace_texts_are_profiles() {
+    let v = fleet_json(&[fx("thapi").to_str().unwrap()]);
+    let ctf = by_id(&v, "ctf-rich/trace");
+    assert_eq!(ctf["kind"], "trace");
+    assert!(ctf["error"].is_null());
+    // The same session as babeltrace2 text: the same run signature.
+    assert_eq!(ctf["model"], by_id(&v, "ctf-rich/babeltrace2_clock_seconds.txt")["model"]);
+    assert_eq!(by_id(&v, "ctf")["kind"], "trace");
+}

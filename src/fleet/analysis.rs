@@ -272,9 +272,10 @@ fn summarise(cells: &[(usize, &FleetRow)]) -> GroupRow {
 }
 
 /// Modified z of each median: 0.6745 · (m − median) / MAD (MAD 0: 1.253314 · mean
-/// absolute deviation instead, 1.253314 ≈ √(π/2)); None when every median is
-/// equal.
-pub fn robust_z(medians: &[f64]) -> Option<Vec<f64>> {
+/// absolute deviation instead, 1.253314 ≈ √(π/2)), the scale never below `min_scale`
+/// (the clock's resolution: medians of samples in whole µs differ by half-µs steps that
+/// are no evidence); None when the scale is 0.
+pub fn robust_z(medians: &[f64], min_scale: f64) -> Option<Vec<f64>> {
     let mut sorted = medians.to_vec();
     sorted.sort_by(f64::total_cmp);
     let center = percentile_sorted(&sorted, 50.0);
@@ -284,13 +285,22 @@ pub fn robust_z(medians: &[f64]) -> Option<Vec<f64>> {
     let scale = if mad > 0.0 {
         mad / 0.6745
     } else {
-        let mean_ad = dev.iter().sum::<f64>() / dev.len() as f64;
-        if mean_ad <= 0.0 {
-            return None;
-        }
-        mean_ad * 1.253314
-    };
-    Some(medians.iter().map(|m| (m - center) / scale).collect())
+        dev.iter().sum::<f64>() / dev.len() as f64 * 1.253314
+    }
+    .max(min_scale);
+    (scale > 0.0).then(|| medians.iter().map(|m| (m - center) / scale).collect())
+}
+
+/// The clock's resolution as the samples show it: the smallest gap between two distinct
+/// values (ms); 0 with fewer than two distinct values.
+fn resolution_ms(ns: &[Vec<u64>]) -> f64 {
+    let mut all: Vec<u64> = ns.iter().flatten().copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    all.windows(2)
+        .map(|w| w[1] - w[0])
+        .min()
+        .map_or(0.0, |gap| gap as f64 / 1e6)
 }
 
 /// Profiles of one row with |z| ≥ 3.5 and a change of at least `min_change` percent, with
@@ -304,7 +314,8 @@ fn outlier_candidates(
         return Vec::new();
     }
     let meds: Vec<f64> = row.medians.iter().map(|m| m.1).collect();
-    let Some(z) = robust_z(&meds) else {
+    let ns: Vec<Vec<u64>> = cells.iter().map(|(_, r)| r.samples.iter_ns().collect()).collect();
+    let Some(z) = robust_z(&meds, resolution_ms(&ns)) else {
         return Vec::new();
     };
     let center = row.median_of_medians;
@@ -344,12 +355,16 @@ mod tests {
     #[test]
     fn robust_z_by_hand() {
         // median 10, |dev| = 0,1,1,2,10 -> MAD 1; z of 20 = 0.6745 * 10 / 1.
-        let z = robust_z(&[10.0, 9.0, 11.0, 8.0, 20.0]).unwrap();
+        let z = robust_z(&[10.0, 9.0, 11.0, 8.0, 20.0], 0.0).unwrap();
         assert!((z[4] - 6.745).abs() < 1e-12);
         assert!((z[0]).abs() < 1e-12);
-        assert_eq!(robust_z(&[3.0, 3.0, 3.0]), None);
+        assert_eq!(robust_z(&[3.0, 3.0, 3.0], 0.0), None);
         // MAD 0 (four equal of five): mean |dev| = 8/5, scale = 1.6 * 1.253314.
-        let z = robust_z(&[5.0, 5.0, 5.0, 5.0, 13.0]).unwrap();
+        let z = robust_z(&[5.0, 5.0, 5.0, 5.0, 13.0], 0.0).unwrap();
         assert!((z[4] - 8.0 / (1.6 * 1.253314)).abs() < 1e-12);
+        // A resolution of 1 (whole µs): half a step off is z 0.5, not an outlier.
+        let z = robust_z(&[9.0, 9.0, 9.0, 9.0, 8.5], 1.0).unwrap();
+        assert_eq!(z[4], -0.5);
+        assert_eq!(robust_z(&[3.0, 3.0], 1.0), Some(vec![0.0, 0.0]));
     }
 }
