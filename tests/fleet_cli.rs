@@ -87,14 +87,23 @@ fn damaged_dump_and_torch_trace_inside_a_fleet() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for n in ["cnn2_a", "cnn2_null_b", "wide_a"] {
-        copy(&fx(&format!("compare/{n}.etdp")), &d.join(format!("dumps/{n}.etdp")));
-        copy(&fx(&format!("compare/{n}.log")), &d.join(format!("dumps/{n}.log")));
+        copy(
+            &fx(&format!("compare/{n}.etdp")),
+            &d.join(format!("dumps/{n}.etdp")),
+        );
+        copy(
+            &fx(&format!("compare/{n}.log")),
+            &d.join(format!("dumps/{n}.log")),
+        );
     }
     // A dump cut in half, and a file named like a dump that is not one.
     let bytes = std::fs::read(fx("compare/cnn2_a.etdp")).unwrap();
     std::fs::write(d.join("dumps/broken.etdp"), &bytes[..bytes.len() / 2]).unwrap();
     std::fs::write(d.join("dumps/junk.etdp"), b"this is no dump at all\n").unwrap();
-    copy(&fx("torch/cnn_infer.json"), &d.join("traces/cnn_infer.json"));
+    copy(
+        &fx("torch/cnn_infer.json"),
+        &d.join("traces/cnn_infer.json"),
+    );
     let root = d.to_str().unwrap();
     let v = fleet_json(&[root]);
     assert_eq!(v["schema"], "cpuprof.fleet/1");
@@ -113,7 +122,10 @@ fn damaged_dump_and_torch_trace_inside_a_fleet() {
         "traces/cnn_infer.json",
     ]
     .into();
-    assert_eq!(ids, want, "logs are not profiles; everything else is listed");
+    assert_eq!(
+        ids, want,
+        "logs are not profiles; everything else is listed"
+    );
     // The two damaged files: their error is `report`'s (one line), no model, no rows.
     for bad in ["dumps/broken.etdp", "dumps/junk.etdp"] {
         let p = by_id(&v, bad);
@@ -129,11 +141,14 @@ fn damaged_dump_and_torch_trace_inside_a_fleet() {
     // The others loaded: two cnn2 dumps share a model, wide and the trace have their own.
     let model = |id: &str| by_id(&v, id)["model"].as_str().unwrap().to_string();
     assert_eq!(model("dumps/cnn2_a.etdp"), model("dumps/cnn2_null_b.etdp"));
-    let models: BTreeSet<String> =
-        ["dumps/cnn2_a.etdp", "dumps/wide_a.etdp", "traces/cnn_infer.json"]
-            .iter()
-            .map(|i| model(i))
-            .collect();
+    let models: BTreeSet<String> = [
+        "dumps/cnn2_a.etdp",
+        "dumps/wide_a.etdp",
+        "traces/cnn_infer.json",
+    ]
+    .iter()
+    .map(|i| model(i))
+    .collect();
     assert_eq!(models.len(), 3);
     assert_eq!(by_id(&v, "traces/cnn_infer.json")["kind"], "trace");
     assert_eq!(by_id(&v, "dumps/wide_a.etdp")["runs"], 20);
@@ -167,18 +182,32 @@ fn report_rows(report: &Value) -> BTreeMap<String, Value> {
             let sp = format!("{dp} › {}", s["name"].as_str().unwrap());
             out.insert(sp.clone(), s["stats"].clone());
             for o in s["operators"].as_array().unwrap() {
-                out.insert(format!("{sp} › {}", o["name"].as_str().unwrap()), o["stats"].clone());
+                out.insert(
+                    format!("{sp} › {}", o["name"].as_str().unwrap()),
+                    o["stats"].clone(),
+                );
             }
         }
-        for o in d["operators"].as_array().unwrap().iter().chain(d["unattributed"].as_array().unwrap()) {
-            out.insert(format!("{dp} › {}", o["name"].as_str().unwrap()), o["stats"].clone());
+        for o in d["operators"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(d["unattributed"].as_array().unwrap())
+        {
+            out.insert(
+                format!("{dp} › {}", o["name"].as_str().unwrap()),
+                o["stats"].clone(),
+            );
         }
     }
     for o in report["other_operators"].as_array().unwrap() {
         let op = format!("{root} › {}", o["name"].as_str().unwrap());
         out.insert(op.clone(), o["stats"].clone());
         for k in o["kernels"].as_array().unwrap() {
-            out.insert(format!("{op} › {}", k["name"].as_str().unwrap()), k["stats"].clone());
+            out.insert(
+                format!("{op} › {}", k["name"].as_str().unwrap()),
+                k["stats"].clone(),
+            );
         }
     }
     out
@@ -186,16 +215,39 @@ fn report_rows(report: &Value) -> BTreeMap<String, Value> {
 
 #[test]
 fn csv_long_table_equals_each_profiles_report_json() {
-    let files = ["compare/cnn2_a.etdp", "compare/cnn2_slow_b.etdp", "compare/wide_a.etdp"];
+    let files = [
+        "compare/cnn2_a.etdp",
+        "compare/cnn2_slow_b.etdp",
+        "compare/wide_a.etdp",
+    ];
     let paths: Vec<String> = files.iter().map(|f| fx(f).display().to_string()).collect();
     let mut args = vec!["fleet", "--format", "csv", "--warmup", "3"];
     args.extend(paths.iter().map(String::as_str));
     let csv = parse_csv(&ok_stdout(&args));
     let header = &csv[0];
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name}"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
     for c in [
-        "profile_id", "path", "model", "row_path", "kind", "name", "instruction_id", "count",
-        "median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "mean_ms", "flops", "bytes",
+        "profile_id",
+        "path",
+        "model",
+        "row_path",
+        "kind",
+        "name",
+        "instruction_id",
+        "count",
+        "median_ms",
+        "p10_ms",
+        "p90_ms",
+        "min_ms",
+        "max_ms",
+        "mean_ms",
+        "flops",
+        "bytes",
     ] {
         col(c);
     }
@@ -205,7 +257,10 @@ fn csv_long_table_equals_each_profiles_report_json() {
         ]))
         .unwrap();
         let want = report_rows(&report);
-        let got: Vec<&Vec<String>> = csv[1..].iter().filter(|r| &r[col("path")] == path).collect();
+        let got: Vec<&Vec<String>> = csv[1..]
+            .iter()
+            .filter(|r| &r[col("path")] == path)
+            .collect();
         assert_eq!(got.len(), want.len(), "{path}: one line per row");
         for r in got {
             let stats = want
@@ -222,7 +277,12 @@ fn csv_long_table_equals_each_profiles_report_json() {
                 // Read by the same parser as the JSON (serde_json without
                 // `float_roundtrip` may misread the last bit; the same digits the same way).
                 let x: f64 = serde_json::from_str(&r[col(c)]).unwrap();
-                assert_eq!(x, stats[k].as_f64().unwrap(), "{path} {} {c}", r[col("row_path")]);
+                assert_eq!(
+                    x,
+                    stats[k].as_f64().unwrap(),
+                    "{path} {} {c}",
+                    r[col("row_path")]
+                );
             }
             assert_eq!(r[col("count")], stats["count"].to_string());
         }
@@ -234,7 +294,10 @@ fn usage_errors_are_one_line_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().to_str().unwrap();
     for (args, says) in [
-        (vec!["fleet", empty], "no ETDump, trace file or CTF trace directory found"),
+        (
+            vec!["fleet", empty],
+            "no ETDump, trace file or CTF trace directory found",
+        ),
         (vec!["fleet", "/no/such/folder"], "no such file"),
         (vec!["fleet", empty, "--key", "{device"], "--key"),
         (vec!["fleet", empty, "--min-change", "-3"], "--min-change"),
@@ -311,9 +374,19 @@ fn metadata_from_the_key_template_sidecars_and_mtime() {
     assert!(plain.get("soc").is_none());
     let mtime = plain["mtime"].as_str().unwrap();
     assert_eq!(mtime.len(), "2026-01-01T00:00:00Z".len());
-    assert!(mtime.ends_with('Z') && mtime.as_bytes()[10] == b'T', "{mtime}");
+    assert!(
+        mtime.ends_with('Z') && mtime.as_bytes()[10] == b'T',
+        "{mtime}"
+    );
     // CSV: one column per metadata key, in the order first seen.
-    let csv = ok_stdout(&["fleet", root.to_str().unwrap(), "--key", KEY, "--format", "csv"]);
+    let csv = ok_stdout(&[
+        "fleet",
+        root.to_str().unwrap(),
+        "--key",
+        KEY,
+        "--format",
+        "csv",
+    ]);
     let header = csv.lines().next().unwrap();
     assert!(
         header.starts_with("profile_id,path,device,commit,n,soc,os,mtime,model,row_path,"),
@@ -395,7 +468,10 @@ fn null_fleet_of_forty_raises_no_alarm() {
         let groups = v["groups"].as_array().unwrap();
         assert_eq!(groups.len(), 1);
         for r in groups[0]["rows"].as_array().unwrap() {
-            assert!(r["outliers"].as_array().unwrap().is_empty(), "{extra:?}: {r}");
+            assert!(
+                r["outliers"].as_array().unwrap().is_empty(),
+                "{extra:?}: {r}"
+            );
             assert!(r["change"].is_null(), "{extra:?}: {r}");
             assert_eq!(r["profiles"], 40);
         }
@@ -409,6 +485,9 @@ fn ctf_directories_and_trace_texts_are_profiles() {
     assert_eq!(ctf["kind"], "trace");
     assert!(ctf["error"].is_null());
     // The same session as babeltrace2 text: the same run signature.
-    assert_eq!(ctf["model"], by_id(&v, "ctf-rich/babeltrace2_clock_seconds.txt")["model"]);
+    assert_eq!(
+        ctf["model"],
+        by_id(&v, "ctf-rich/babeltrace2_clock_seconds.txt")["model"]
+    );
     assert_eq!(by_id(&v, "ctf")["kind"], "trace");
 }

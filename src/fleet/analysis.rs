@@ -314,7 +314,10 @@ fn outlier_candidates(
         return Vec::new();
     }
     let meds: Vec<f64> = row.medians.iter().map(|m| m.1).collect();
-    let ns: Vec<Vec<u64>> = cells.iter().map(|(_, r)| r.samples.iter_ns().collect()).collect();
+    let ns: Vec<Vec<u64>> = cells
+        .iter()
+        .map(|(_, r)| r.samples.iter_ns().collect())
+        .collect();
     let Some(z) = robust_z(&meds, resolution_ms(&ns)) else {
         return Vec::new();
     };
