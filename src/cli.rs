@@ -449,8 +449,8 @@ pub struct FleetArgs {
     /// Folders (searched recursively) and files of the fleet.
     #[arg(value_name = "PATH", required = true, num_args = 1..)]
     pub paths: Vec<PathBuf>,
-    /// Output format: the summary table, `cpuprof.fleet/1` JSON, or the long CSV table
-    /// (one line per profile and row) [default: table].
+    /// Output format: the summary table, `cpuprof.fleet/1` JSON, or the long table (one
+    /// line per profile and row) as CSV or Parquet (needs -o) [default: table].
     #[arg(long, value_enum)]
     pub format: Option<FleetFormat>,
     /// Write to FILE (atomically) instead of standard output.
@@ -480,6 +480,10 @@ pub struct FleetArgs {
     /// Read no runner log, not even the ones beside the dumps.
     #[arg(long)]
     pub no_log: bool,
+    /// With --format parquet: a Hive-style directory at -o, one KEY=VALUE/part-0.parquet
+    /// per value of this metadata field.
+    #[arg(long, value_name = "KEY")]
+    pub partition_by: Option<String>,
     /// Threads to load on [default: one per core].
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_at_least_one)]
     pub jobs: Option<usize>,
@@ -490,4 +494,5 @@ pub enum FleetFormat {
     Table,
     Json,
     Csv,
+    Parquet,
 }

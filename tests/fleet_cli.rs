@@ -491,3 +491,125 @@ fn ctf_directories_and_trace_texts_are_profiles() {
     );
     assert_eq!(by_id(&v, "ctf")["kind"], "trace");
 }
+
+/// Every batch of a Parquet file, its columns by name (as text: strings as they are,
+/// numbers in Rust's shortest form, null as None).
+fn read_parquet(path: &Path) -> (Vec<String>, Vec<Vec<Option<String>>>) {
+    use arrow_array::{Array, Float64Array, Int32Array, StringArray, UInt64Array};
+    let f = std::fs::File::open(path).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut names = Vec::new();
+    let mut rows: Vec<Vec<Option<String>>> = Vec::new();
+    for batch in reader {
+        let b = batch.unwrap();
+        names = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        for i in 0..b.num_rows() {
+            let cells = b
+                .columns()
+                .iter()
+                .map(|c| {
+                    if c.is_null(i) {
+                        return None;
+                    }
+                    let any = c.as_any();
+                    Some(if let Some(s) = any.downcast_ref::<StringArray>() {
+                        s.value(i).to_string()
+                    } else if let Some(x) = any.downcast_ref::<Float64Array>() {
+                        x.value(i).to_string()
+                    } else if let Some(x) = any.downcast_ref::<UInt64Array>() {
+                        x.value(i).to_string()
+                    } else if let Some(x) = any.downcast_ref::<Int32Array>() {
+                        x.value(i).to_string()
+                    } else {
+                        panic!("unexpected column type {:?}", c.data_type())
+                    })
+                })
+                .collect();
+            rows.push(cells);
+        }
+    }
+    (names, rows)
+}
+
+#[test]
+fn parquet_long_table_equals_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("long.parquet");
+    let root = fx("fleet/devices");
+    let base = [root.to_str().unwrap(), "--key", KEY];
+    let csv = parse_csv(&ok_stdout(
+        &[&["fleet", "--format", "csv"][..], &base].concat(),
+    ));
+    ok_stdout(
+        &[
+            &["fleet", "--format", "parquet", "-o", out.to_str().unwrap()][..],
+            &base,
+        ]
+        .concat(),
+    );
+    let (names, rows) = read_parquet(&out);
+    assert_eq!(names, csv[0], "the CSV's columns");
+    assert_eq!(rows.len(), csv.len() - 1);
+    for (p, c) in rows.iter().zip(&csv[1..]) {
+        for ((pv, cv), name) in p.iter().zip(c).zip(&names) {
+            // The CSV's empty cell is Parquet's null; figures are the same f64.
+            match pv {
+                None => assert_eq!(cv, "", "{name}"),
+                Some(v) if name.ends_with("_ms") => {
+                    assert_eq!(
+                        v.parse::<f64>().unwrap(),
+                        cv.parse::<f64>().unwrap(),
+                        "{name}"
+                    )
+                }
+                Some(v) => assert_eq!(v, cv, "{name}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn partition_by_writes_a_hive_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("parts");
+    let root = fx("fleet/devices");
+    ok_stdout(&[
+        "fleet",
+        root.to_str().unwrap(),
+        "--key",
+        KEY,
+        "--format",
+        "parquet",
+        "--partition-by",
+        "device",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let mut dirs: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    let want: Vec<String> = (1..=12).map(|i| format!("device=dev{i:02}")).collect();
+    assert_eq!(dirs, want);
+    let (names, rows) = read_parquet(&out.join("device=dev07/part-0.parquet"));
+    assert!(!names.contains(&"device".to_string()), "{names:?}");
+    assert_eq!(rows.len(), 7, "the mlp's 7 rows of one profile");
+    let id = names.iter().position(|n| n == "profile_id").unwrap();
+    assert!(rows
+        .iter()
+        .all(|r| r[id].as_deref() == Some("dev07/c1/run-1.etdp")));
+    // Parquet without -o, and --partition-by without parquet, are refused.
+    let out = run(&["fleet", root.to_str().unwrap(), "--format", "parquet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["fleet", root.to_str().unwrap(), "--partition-by", "device"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -7,12 +7,14 @@ use std::process::ExitCode;
 use serde_json::{json, Map, Value};
 
 use super::fleet_format::{fleet_csv, fleet_table};
+use super::fleet_parquet::{parquet_bytes, partitions};
 use crate::cli::{FleetArgs, FleetFormat, ReportFormat};
 use crate::escape::eprint_line;
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::load::LoadOptions;
 use crate::fleet::meta::KeyTemplate;
 use crate::fleet::{analyse, discover, load_all, Fleet, GroupRow};
+use crate::output::write_atomic_with;
 use crate::stats::Stats;
 
 pub const SCHEMA: &str = "cpuprof.fleet/1";
@@ -34,6 +36,13 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         .map(KeyTemplate::parse)
         .transpose()
         .map_err(|e| format!("--key: {e}"))?;
+    let format = args.format.unwrap_or(FleetFormat::Table);
+    if format == FleetFormat::Parquet && args.output.is_none() {
+        return Err("--format parquet needs -o FILE (or a directory with --partition-by)".into());
+    }
+    if args.partition_by.is_some() && format != FleetFormat::Parquet {
+        return Err("--partition-by is for --format parquet".into());
+    }
     let found = discover(&args.paths)?;
     if found.is_empty() {
         let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
@@ -52,7 +61,7 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         inputs.extend(crate::fleet::meta::sidecar_path(&f.path));
     }
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    if let Some(out) = &args.output {
+    if let (Some(out), None) = (&args.output, &args.partition_by) {
         crate::output::check_output(out, &input_refs)
             .map_err(|e| format!("{}: {e}", out.display()))?;
     }
@@ -72,14 +81,26 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
             alpha: args.alpha,
         },
     );
-    let format = args.format.unwrap_or(FleetFormat::Table);
     let text = match format {
-        FleetFormat::Table => fleet_table(&fleet),
-        FleetFormat::Json => fleet_json(&fleet),
-        FleetFormat::Csv => fleet_csv(&fleet),
+        FleetFormat::Table => fleet_table(&fleet).into_bytes(),
+        FleetFormat::Json => fleet_json(&fleet).into_bytes(),
+        FleetFormat::Csv => fleet_csv(&fleet).into_bytes(),
+        FleetFormat::Parquet => {
+            let out = args.output.as_deref().expect("checked above");
+            match &args.partition_by {
+                Some(key) => write_partitions(&fleet, out, key, &input_refs)?,
+                None => {
+                    let all: Vec<_> = fleet.profiles.iter().collect();
+                    let bytes = parquet_bytes(&fleet, &all, None)?;
+                    write_atomic_with(out, &input_refs, &mut |w| w.write_all(&bytes))
+                        .map_err(|e| format!("{}: {e}", out.display()))?;
+                }
+            }
+            return Ok(report_failures(&fleet));
+        }
     };
     super::emit(
-        &mut |w| w.write_all(text.as_bytes()),
+        &mut |w| w.write_all(&text),
         args.output.as_deref(),
         &input_refs,
         if format == FleetFormat::Json {
@@ -88,6 +109,10 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
             ReportFormat::Csv
         },
     )?;
+    Ok(report_failures(&fleet))
+}
+
+fn report_failures(fleet: &Fleet) -> ExitCode {
     let failed = fleet.profiles.iter().filter(|p| p.error.is_some()).count();
     if failed > 0 {
         eprint_line(&format!(
@@ -95,7 +120,27 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
             fleet.profiles.len()
         ));
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
+}
+
+/// `--partition-by KEY`: `dir/KEY=VALUE/part-0.parquet` for each value (each file
+/// written atomically; the directories made as needed).
+fn write_partitions(fleet: &Fleet, dir: &Path, key: &str, inputs: &[&Path]) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{}: not a directory (--partition-by writes a directory)",
+            dir.display()
+        ));
+    }
+    for (file, profiles) in partitions(fleet, dir, key) {
+        let parent = file.parent().expect("a partition file has a folder");
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("{}: {}", parent.display(), crate::input::io_message(&e)))?;
+        let bytes = parquet_bytes(fleet, &profiles, Some(key))?;
+        write_atomic_with(&file, inputs, &mut |w| w.write_all(&bytes))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    Ok(())
 }
 
 /// `cpuprof.fleet/1`, newline-terminated.

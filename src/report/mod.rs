@@ -10,6 +10,7 @@ mod csv;
 pub mod export;
 pub mod fleet;
 mod fleet_format;
+mod fleet_parquet;
 pub mod folded;
 mod json_format;
 mod modules;
