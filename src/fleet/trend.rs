@@ -89,8 +89,8 @@ impl SplitMedians {
         let mut before = Fenwick::new(n);
         let mut after = Fenwick::full(n);
         let mut at = Vec::with_capacity(groups.len().saturating_sub(1));
-        for g in 0..groups.len().saturating_sub(1) {
-            for &pos in &positions[g] {
+        for group in positions.iter().take(groups.len().saturating_sub(1)) {
+            for &pos in group {
                 before.add(pos, 1);
                 after.add(pos, -1);
             }

@@ -14,6 +14,9 @@ use arrow_schema::{DataType, Field, Schema};
 use super::fleet_format::{meta_columns, PATH_SEPARATOR};
 use crate::fleet::{value_text, Fleet, FleetProfile};
 
+/// One figure of a row (ms).
+type RowFigure = fn(&crate::fleet::FleetRow) -> f64;
+
 /// The long table of `profiles` (leaving out the metadata key `skip`) as Parquet bytes.
 pub fn parquet_bytes(
     fleet: &Fleet,
@@ -93,7 +96,7 @@ pub fn parquet_bytes(
         )) as ArrayRef,
         unsigned(&|r| Some(r.count as u64)),
     ]);
-    let figures: [(&str, fn(&crate::fleet::FleetRow) -> f64); 6] = [
+    let figures: [(&str, RowFigure); 6] = [
         ("median_ms", |r| r.median),
         ("p10_ms", |r| r.p10),
         ("p90_ms", |r| r.p90),
