@@ -62,6 +62,10 @@ pub enum Command {
     /// Start a runner with ETDump profiling on and follow its profile as it lands (the
     /// explorer's watch view of the output folder, or the report at the end).
     Run(RunArgs),
+    /// Many profiles at once: every dump, trace file or CTF directory under the paths,
+    /// summarised per model across profiles (spread, outlier profiles, step changes along
+    /// --order).
+    Fleet(FleetArgs),
 }
 
 /// Open the explorer (the default command).
@@ -437,4 +441,58 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && (0.0..=3600.0).contains(&v) => Ok(v),
         _ => Err(format!("`{s}` is not a number of seconds (0 to 3600)")),
     }
+}
+
+/// `cpuprof-tui fleet PATH...`
+#[derive(Debug, Args, Clone)]
+pub struct FleetArgs {
+    /// Folders (searched recursively) and files of the fleet.
+    #[arg(value_name = "PATH", required = true, num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    /// Output format: the summary table, `cpuprof.fleet/1` JSON, or the long table (one
+    /// line per profile and row) as CSV or Parquet (needs -o) [default: table].
+    #[arg(long, value_enum)]
+    pub format: Option<FleetFormat>,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Metadata fields from each profile's path relative to its root, e.g.
+    /// '{device}/{commit}/run-{n}.etdp'.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub key: Option<String>,
+    /// Summarise per value of this metadata field (per device) as well as per model.
+    #[arg(long, value_name = "KEY")]
+    pub by: Option<String>,
+    /// Order the profiles by this metadata field (natural order: c9 before c10) and find
+    /// each row's step change.
+    #[arg(long, value_name = "KEY")]
+    pub order: Option<String>,
+    /// Outliers and changes smaller than PCT percent of the fleet's median are not
+    /// reported.
+    #[arg(long, value_name = "PCT", default_value_t = 5.0, allow_hyphen_values = true, value_parser = parse_pct)]
+    pub min_change: f64,
+    /// Significance level of the outlier and change tests (Holm-corrected).
+    #[arg(long, value_name = "P", default_value_t = 0.05, allow_hyphen_values = true, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Leading Execute runs to drop as warm-up in every dump: N, `auto`, or `log`.
+    #[arg(long, value_name = "N|auto|log", default_value_t = Warmup::Stated, allow_hyphen_values = true, value_parser = parse_warmup)]
+    pub warmup: Warmup,
+    /// Read no runner log, not even the ones beside the dumps.
+    #[arg(long)]
+    pub no_log: bool,
+    /// With --format parquet: a Hive-style directory at -o, one KEY=VALUE/part-0.parquet
+    /// per value of this metadata field.
+    #[arg(long, value_name = "KEY")]
+    pub partition_by: Option<String>,
+    /// Threads to load on [default: one per core].
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_at_least_one)]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FleetFormat {
+    Table,
+    Json,
+    Csv,
+    Parquet,
 }

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod escape;
 pub mod etdump;
 pub mod etrecord;
+pub mod fleet;
 pub mod input;
 pub mod output;
 pub mod profile;

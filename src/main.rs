@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),
         Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
         Some(Command::Run(args)) => cpuprof_tui::run::run(&args),
+        Some(Command::Fleet(args)) => cpuprof_tui::report::fleet::run(&args),
         None => cpuprof_tui::tui::run(&cli.explore),
     }
 }
@@ -47,6 +48,7 @@ fn stdout_dash(command: &mut Option<Command>) {
     match command {
         Some(Command::Report(a)) if dash(&a.output) => a.output = None,
         Some(Command::Export(a)) if dash(&a.output) => a.output = None,
+        Some(Command::Fleet(a)) if dash(&a.output) => a.output = None,
         Some(Command::Compare(a)) if dash(&a.output) => {
             a.output = None;
             a.format.get_or_insert(CompareFormat::Table);
@@ -87,6 +89,8 @@ fn preflight(cli: &Cli) -> Result<(), String> {
         ),
         // `run` writes only new files of its own (claimed with an exclusive create).
         Some(Command::Run(_)) => (None, Vec::new()),
+        // The fleet's inputs are known once its folders are searched (`report::fleet`).
+        Some(Command::Fleet(_)) => (None, Vec::new()),
         None => {
             // The explorer on a folder: only a CTF trace directory opens; anything else
             // (a folder of dumps, of unrelated files) is one line, before the terminal is

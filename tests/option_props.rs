@@ -87,6 +87,23 @@ proptest! {
     }
 
     #[test]
+    fn fleet_numbers(v in value(), which in 0usize..4) {
+        let option = ["--alpha", "--min-change", "--jobs", "--warmup"][which];
+        match parse(&["fleet", "dir", option, &v]) {
+            Ok(cli) => {
+                let Some(Command::Fleet(a)) = cli.command else { panic!("not fleet") };
+                match which {
+                    0 => prop_assert!(a.alpha.is_finite() && a.alpha > 0.0 && a.alpha < 1.0),
+                    1 => prop_assert!(a.min_change.is_finite() && a.min_change >= 0.0),
+                    2 => prop_assert!(a.jobs.unwrap() >= 1),
+                    _ => {}
+                }
+            }
+            Err(e) => check_usage_error(&e, option, &v),
+        }
+    }
+
+    #[test]
     fn warmup(v in value(), which in 0usize..4) {
         let args: Vec<&str> = match which {
             0 => vec!["report", "x", "--warmup", &v],

@@ -1,0 +1,231 @@
+//! Loading a fleet: each profile found is read with the usual rules (warm-up, runner log
+//! beside it, `--time-unit`, size limit) on its own thread of a pool as wide as the
+//! machine (`threads::map_pulled`), turned into its row tree, and kept only as
+//! [`FleetRow`]s (statistics and compact samples): the profile itself is dropped before
+//! the next is loaded, so memory grows with rows × runs, not with the dumps' size.
+//! A profile that fails (or panics) is kept with its one-line error.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use super::discover::{Found, FoundKind};
+use super::meta::{mtime_text, read_sidecar, KeyTemplate};
+use super::{FleetProfile, FleetRow, Samples};
+use crate::profile::warmup::Warmup;
+use crate::profile::{load_profile_from_bytes, unchanged_or, LoadError, ProfileRequest};
+use crate::rows::{RowTree, TreeSource};
+use crate::stats::Stats;
+
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub warmup: Warmup,
+    pub no_log: bool,
+    pub key: Option<KeyTemplate>,
+    /// Threads to load on (0: one per core).
+    pub threads: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            warmup: Warmup::Stated,
+            no_log: false,
+            key: None,
+            threads: 0,
+        }
+    }
+}
+
+/// Load every profile found, in the order found; ids are the relative paths (`#2`, `#3`
+/// added to a repeated one).
+pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.threads
+    };
+    let names: Vec<(String, String)> = found
+        .iter()
+        .map(|f| (f.rel.clone(), f.path.display().to_string()))
+        .collect();
+    let results = crate::threads::map_pulled(threads, found, |f| load_one(&f, opts));
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    results
+        .into_iter()
+        .zip(names)
+        .map(|(r, (rel, path))| {
+            let mut p = r.unwrap_or_else(|panic| FleetProfile {
+                id: rel.clone(),
+                path,
+                meta: Default::default(),
+                model: None,
+                kind: None,
+                runs: 0,
+                method: None,
+                error: Some(crate::escape::message_line(&format!(
+                    "internal error while loading: {panic}"
+                ))),
+                rows: Vec::new(),
+            });
+            let n = seen.entry(rel.clone()).or_insert(0);
+            *n += 1;
+            p.id = if *n == 1 { rel } else { format!("{rel}#{n}") };
+            p
+        })
+        .collect()
+}
+
+/// One profile: metadata always, rows when it loads.
+pub fn load_one(f: &Found, opts: &LoadOptions) -> FleetProfile {
+    let mut p = FleetProfile {
+        id: f.rel.clone(),
+        path: f.path.display().to_string(),
+        meta: Default::default(),
+        model: None,
+        kind: None,
+        runs: 0,
+        method: None,
+        error: None,
+        rows: Vec::new(),
+    };
+    if let Some(t) = &opts.key {
+        for (k, v) in t.extract(&f.rel).unwrap_or_default() {
+            p.meta.insert(k, serde_json::Value::String(v));
+        }
+    }
+    match read_sidecar(&f.path) {
+        Ok(Some(map)) => {
+            for (k, v) in map {
+                p.meta.entry(k).or_insert(v);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => p.error = Some(crate::escape::message_line(&e)),
+    }
+    if let Some(m) = mtime_text(&f.path) {
+        p.meta
+            .entry("mtime".to_string())
+            .or_insert(serde_json::Value::String(m));
+    }
+    if p.error.is_some() {
+        return p;
+    }
+    match load_tree(f, opts) {
+        Ok((tree, method)) => {
+            p.kind = Some(match tree.source_kind {
+                TreeSource::Dump => "etdump",
+                TreeSource::Trace => "trace",
+            });
+            p.model = Some(model_id(&tree));
+            p.runs = tree.runs;
+            p.method = method;
+            p.rows = compact_rows(tree);
+        }
+        Err(e) => p.error = Some(crate::escape::message_line(&e)),
+    }
+    p
+}
+
+/// The row tree of one profile, and its `Method::execute` stats without samples.
+fn load_tree(f: &Found, opts: &LoadOptions) -> Result<(RowTree, Option<Stats>), String> {
+    let name = crate::input::display_name(&f.path);
+    let trace_tree = |t: crate::trace::TraceProfile| (RowTree::from_trace(&t), None);
+    match f.kind {
+        FoundKind::Ctf => {
+            return crate::trace::load_trace(&f.path)
+                .map(trace_tree)
+                .map_err(|e| e.to_string())
+        }
+        FoundKind::Trace => {
+            if let Some(streamed) = crate::trace::load_large_chrome_json(&f.path, &name) {
+                return streamed.map(trace_tree).map_err(|e| e.to_string());
+            }
+        }
+        FoundKind::Dump => {}
+    }
+    let input = crate::input::read_input_mapped(&f.path).map_err(|e| e.to_string())?;
+    if crate::trace::looks_like_trace(&input.bytes) {
+        let t = crate::trace::parse_trace(&input.bytes, &name).map_err(|e| LoadError::BadInput {
+            path: name.clone(),
+            detail: e.to_string(),
+        });
+        return unchanged_or(&input, &f.path, t)
+            .map(trace_tree)
+            .map_err(|e| detail(&e));
+    }
+    let mut request = ProfileRequest::new(PathBuf::from(&f.path), None, 0).with_warmup(opts.warmup);
+    if opts.no_log {
+        request = request.without_log();
+    }
+    let never = AtomicBool::new(false);
+    let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+    let profile = unchanged_or(&input, &f.path, loaded).map_err(|e| detail(&e))?;
+    let method = profile.method.clone().map(|mut s| {
+        s.samples = Vec::new();
+        s.runs = Vec::new();
+        s.warmup_samples = Vec::new();
+        s
+    });
+    Ok((RowTree::from_profile(&profile), method))
+}
+
+/// What is wrong, without the path (the profile's entry names it).
+fn detail(e: &LoadError) -> String {
+    match e {
+        LoadError::BadInput { detail, .. } | LoadError::Incomplete { detail, .. } => detail.clone(),
+        LoadError::Cancelled => "cancelled".into(),
+    }
+}
+
+fn compact_rows(tree: RowTree) -> Vec<FleetRow> {
+    tree.rows
+        .into_iter()
+        .map(|r| FleetRow {
+            samples: Samples::from_ms(&r.stats.samples),
+            kind: r.kind,
+            name: r.name,
+            path: r.path,
+            instruction_id: r.instruction_id,
+            count: r.stats.count,
+            median: r.stats.median,
+            p10: r.stats.p10,
+            p90: r.stats.p90,
+            min: r.stats.min,
+            max: r.stats.max,
+            mean: r.stats.mean,
+            flops: r.flops,
+            bytes: r.bytes,
+        })
+        .collect()
+}
+
+/// A short id of a profile's run signature: FNV-1a (64 bit) of the kind of profile and
+/// each row's kind, name path and instruction id, in tree order, as 12 hex digits. Two
+/// dumps of one program (the same operators in the same delegates and steps) share it,
+/// whatever their timings.
+pub fn model_id(tree: &RowTree) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    eat(match tree.source_kind {
+        TreeSource::Dump => b"etdump\n",
+        TreeSource::Trace => b"trace\n",
+    });
+    for r in &tree.rows {
+        eat(r.kind.label().as_bytes());
+        for part in &r.path {
+            eat(b"\x1f");
+            eat(part.as_bytes());
+        }
+        eat(b"\x1e");
+        if let Some(i) = r.instruction_id {
+            eat(i.to_string().as_bytes());
+        }
+        eat(b"\n");
+    }
+    format!("{:012x}", h >> 16)
+}

@@ -1,0 +1,203 @@
+//! The step change of one row along ordered profiles: of every split of the sequence into
+//! before (the first k profiles) and after (the rest), the one whose pooled samples
+//! differ the most by a Mann–Whitney test (smallest p; between p-values that underflow,
+//! the larger standardized U) among the splits that change the pooled median by at
+//! least `min_change` percent (a weaker split with a larger change is taken over a
+//! stronger one below the threshold). Its p-value is multiplied by the number of splits tried
+//! (Bonferroni: the split was chosen as the best of them) before the caller corrects
+//! over rows (Holm).
+
+use super::ranks::RankedPool;
+use super::FleetRow;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Profile index where the new level starts.
+    pub at: usize,
+    pub before: f64,
+    pub after: f64,
+    pub delta_pct: f64,
+    /// Bonferroni-adjusted over the splits (not yet over rows).
+    pub p_value: f64,
+}
+
+/// `seq`: (profile index, row) in order. None with fewer than two profiles or no split
+/// reaching `min_change`.
+pub fn step_change(seq: &[(usize, &FleetRow)], min_change: f64) -> Option<Step> {
+    let k = seq.len();
+    if k < 2 {
+        return None;
+    }
+    let ns: Vec<Vec<u64>> = seq
+        .iter()
+        .map(|(_, r)| r.samples.iter_ns().collect())
+        .collect();
+    let pool = RankedPool::new(ns.iter().map(Vec::as_slice).collect());
+    let mut tests: Vec<(usize, super::ranks::Test)> = (1..k)
+        .filter_map(|s| pool.test(|g| g < s).map(|t| (s, t)))
+        .collect();
+    tests.sort_by(|a, b| {
+        a.1.p_value
+            .total_cmp(&b.1.p_value)
+            .then(b.1.strength.total_cmp(&a.1.strength))
+            .then(a.0.cmp(&b.0))
+    });
+    let splits = (k - 1) as f64;
+    let medians = SplitMedians::new(&ns);
+    for (s, t) in tests {
+        let (before, after) = medians.at(s);
+        if before <= 0.0 {
+            continue;
+        }
+        let delta_pct = (after - before) / before * 100.0;
+        if delta_pct.abs() >= min_change {
+            return Some(Step {
+                at: seq[s].0,
+                before,
+                after,
+                delta_pct,
+                p_value: (t.p_value * splits).min(1.0),
+            });
+        }
+    }
+    None
+}
+
+/// The pooled medians (ms) before and after every split, each in O(log N): the samples'
+/// positions in the sorted pool, counted in two Fenwick trees (before: the first `s`
+/// groups; after: the rest), filled as the split moves.
+struct SplitMedians {
+    /// (before, after) medians for split s at index s − 1.
+    at: Vec<(f64, f64)>,
+}
+
+impl SplitMedians {
+    fn new(groups: &[Vec<u64>]) -> SplitMedians {
+        let mut tagged: Vec<(u64, usize)> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(g, v)| v.iter().map(move |&x| (x, g)))
+            .collect();
+        tagged.sort_unstable();
+        let n = tagged.len();
+        let sorted: Vec<u64> = tagged.iter().map(|t| t.0).collect();
+        // Positions of each group's samples in the sorted pool.
+        let mut positions: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
+        for (pos, &(_, g)) in tagged.iter().enumerate() {
+            positions[g].push(pos);
+        }
+        let mut before = Fenwick::new(n);
+        let mut after = Fenwick::full(n);
+        let mut at = Vec::with_capacity(groups.len().saturating_sub(1));
+        for group in positions.iter().take(groups.len().saturating_sub(1)) {
+            for &pos in group {
+                before.add(pos, 1);
+                after.add(pos, -1);
+            }
+            at.push((median_of(&before, &sorted), median_of(&after, &sorted)));
+        }
+        SplitMedians { at }
+    }
+
+    fn at(&self, split: usize) -> (f64, f64) {
+        self.at[split - 1]
+    }
+}
+
+/// numpy's median (the linear rule) of the samples counted in `tree`, in ms; 0 when none.
+fn median_of(tree: &Fenwick, sorted: &[u64]) -> f64 {
+    let c = tree.total;
+    if c == 0 {
+        return 0.0;
+    }
+    let ms = |k: usize| sorted[tree.kth(k)] as f64 / 1e6;
+    if c % 2 == 1 {
+        ms(c / 2)
+    } else {
+        crate::stats::percentile_sorted(&[ms(c / 2 - 1), ms(c / 2)], 50.0)
+    }
+}
+
+/// Counts of positions 0..n with prefix sums and the k-th counted position.
+struct Fenwick {
+    tree: Vec<i64>,
+    total: usize,
+}
+
+impl Fenwick {
+    fn new(n: usize) -> Fenwick {
+        Fenwick {
+            tree: vec![0; n + 1],
+            total: 0,
+        }
+    }
+
+    /// Every position counted once (built in O(n)).
+    fn full(n: usize) -> Fenwick {
+        let mut tree = vec![1i64; n + 1];
+        tree[0] = 0;
+        for i in 1..=n {
+            let j = i + (i & i.wrapping_neg());
+            if j <= n {
+                tree[j] += tree[i];
+            }
+        }
+        Fenwick { tree, total: n }
+    }
+
+    fn add(&mut self, pos: usize, delta: i64) {
+        self.total = (self.total as i64 + delta) as usize;
+        let mut i = pos + 1;
+        while i < self.tree.len() {
+            self.tree[i] += delta;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The position of the k-th (0-based) counted position; k < total.
+    fn kth(&self, k: usize) -> usize {
+        let n = self.tree.len() - 1;
+        let mut pos = 0usize;
+        let mut rest = k as i64 + 1;
+        let mut step = n.next_power_of_two();
+        while step > 0 {
+            let next = pos + step;
+            if next <= n && self.tree[next] < rest {
+                pos = next;
+                rest -= self.tree[next];
+            }
+            step >>= 1;
+        }
+        // The largest prefix holding at most k counts ends just before the k-th.
+        pos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The split medians equal sorting each side's pooled samples.
+    #[test]
+    fn split_medians_equal_sorting() {
+        let groups: Vec<Vec<u64>> = (0..7u64)
+            .map(|g| {
+                (0..(3 + g as usize % 4))
+                    .map(|i| (i as u64 * 7919 + g * 104_729) % 1000)
+                    .collect()
+            })
+            .collect();
+        let m = SplitMedians::new(&groups);
+        let median = |v: &[Vec<u64>]| {
+            let mut ms: Vec<f64> = v.iter().flatten().map(|&n| n as f64 / 1e6).collect();
+            crate::stats::percentile_select(&mut ms, 50.0)
+        };
+        for s in 1..groups.len() {
+            assert_eq!(
+                m.at(s),
+                (median(&groups[..s]), median(&groups[s..])),
+                "split {s}"
+            );
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! `cpuprof-tui fleet`: find, load and summarise a fleet (`crate::fleet`), then write the
+//! table, `cpuprof.fleet/1` JSON or the long CSV table (`fleet_format`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::{json, Map, Value};
+
+use super::fleet_format::{fleet_csv, fleet_table};
+use super::fleet_parquet::{parquet_bytes, partitions};
+use crate::cli::{FleetArgs, FleetFormat, ReportFormat};
+use crate::escape::eprint_line;
+use crate::fleet::analysis::AnalysisOptions;
+use crate::fleet::load::LoadOptions;
+use crate::fleet::meta::KeyTemplate;
+use crate::fleet::{analyse, discover, load_all, Fleet, GroupRow};
+use crate::output::write_atomic_with;
+use crate::stats::Stats;
+
+pub const SCHEMA: &str = "cpuprof.fleet/1";
+
+pub fn run(args: &FleetArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(line) => {
+            eprint_line(&line);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
+    let key = args
+        .key
+        .as_deref()
+        .map(KeyTemplate::parse)
+        .transpose()
+        .map_err(|e| format!("--key: {e}"))?;
+    let format = args.format.unwrap_or(FleetFormat::Table);
+    if format == FleetFormat::Parquet && args.output.is_none() {
+        return Err("--format parquet needs -o FILE (or a directory with --partition-by)".into());
+    }
+    if args.partition_by.is_some() && format != FleetFormat::Parquet {
+        return Err("--partition-by is for --format parquet".into());
+    }
+    let found = discover(&args.paths)?;
+    if found.is_empty() {
+        let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!(
+            "{}: no ETDump, trace file or CTF trace directory found",
+            shown.join(", ")
+        ));
+    }
+    // Every file that may be read is an input `-o` must not replace.
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    for f in &found {
+        inputs.push(f.path.clone());
+        if !args.no_log {
+            inputs.extend(crate::profile::default_log_for(&f.path));
+        }
+        inputs.extend(crate::fleet::meta::sidecar_path(&f.path));
+    }
+    let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    if let (Some(out), None) = (&args.output, &args.partition_by) {
+        crate::output::check_output(out, &input_refs)
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let load = LoadOptions {
+        warmup: args.warmup,
+        no_log: args.no_log,
+        key,
+        threads: args.jobs.unwrap_or(0),
+    };
+    let profiles = load_all(found, &load);
+    let fleet = analyse(
+        profiles,
+        AnalysisOptions {
+            by: args.by.clone(),
+            order: args.order.clone(),
+            min_change: args.min_change,
+            alpha: args.alpha,
+        },
+    );
+    let text = match format {
+        FleetFormat::Table => fleet_table(&fleet).into_bytes(),
+        FleetFormat::Json => fleet_json(&fleet).into_bytes(),
+        FleetFormat::Csv => fleet_csv(&fleet).into_bytes(),
+        FleetFormat::Parquet => {
+            let out = args.output.as_deref().expect("checked above");
+            match &args.partition_by {
+                Some(key) => write_partitions(&fleet, out, key, &input_refs)?,
+                None => {
+                    let all: Vec<_> = fleet.profiles.iter().collect();
+                    let bytes = parquet_bytes(&fleet, &all, None)?;
+                    write_atomic_with(out, &input_refs, &mut |w| w.write_all(&bytes))
+                        .map_err(|e| format!("{}: {e}", out.display()))?;
+                }
+            }
+            return Ok(report_failures(&fleet));
+        }
+    };
+    super::emit(
+        &mut |w| w.write_all(&text),
+        args.output.as_deref(),
+        &input_refs,
+        if format == FleetFormat::Json {
+            ReportFormat::Json
+        } else {
+            ReportFormat::Csv
+        },
+    )?;
+    Ok(report_failures(&fleet))
+}
+
+fn report_failures(fleet: &Fleet) -> ExitCode {
+    let failed = fleet.profiles.iter().filter(|p| p.error.is_some()).count();
+    if failed > 0 {
+        eprint_line(&format!(
+            "{failed} of {} profiles could not be read (listed with their errors)",
+            fleet.profiles.len()
+        ));
+    }
+    ExitCode::SUCCESS
+}
+
+/// `--partition-by KEY`: `dir/KEY=VALUE/part-0.parquet` for each value (each file
+/// written atomically; the directories made as needed).
+fn write_partitions(fleet: &Fleet, dir: &Path, key: &str, inputs: &[&Path]) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{}: not a directory (--partition-by writes a directory)",
+            dir.display()
+        ));
+    }
+    for (file, profiles) in partitions(fleet, dir, key) {
+        let parent = file.parent().expect("a partition file has a folder");
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("{}: {}", parent.display(), crate::input::io_message(&e)))?;
+        let bytes = parquet_bytes(fleet, &profiles, Some(key))?;
+        write_atomic_with(&file, inputs, &mut |w| w.write_all(&bytes))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// `cpuprof.fleet/1`, newline-terminated.
+pub fn fleet_json(fleet: &Fleet) -> String {
+    let mut s = serde_json::to_string_pretty(&fleet_value(fleet)).expect("JSON of values");
+    s.push('\n');
+    s
+}
+
+/// A number, or null when it is not finite.
+fn num(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+fn stats_value(s: &Stats) -> Value {
+    json!({
+        "count": s.count,
+        "median": num(s.median),
+        "min": num(s.min),
+        "max": num(s.max),
+        "mean": num(s.mean),
+        "p10": num(s.p10),
+        "p90": num(s.p90),
+        "p99": num(s.p99),
+        "stddev": num(s.stddev),
+    })
+}
+
+pub fn fleet_value(fleet: &Fleet) -> Value {
+    let o = &fleet.options;
+    let id = |i: usize| Value::String(fleet.profiles[i].id.clone());
+    let profiles: Vec<Value> = fleet
+        .profiles
+        .iter()
+        .map(|p| {
+            json!({
+                "id": p.id,
+                "path": p.path,
+                "meta": Value::Object(p.meta.clone()),
+                "model": p.model,
+                "kind": p.kind,
+                "runs": p.runs,
+                "method": p.method.as_ref().map(stats_value),
+                "error": p.error,
+            })
+        })
+        .collect();
+    let groups: Vec<Value> = fleet
+        .groups
+        .iter()
+        .map(|g| {
+            let by = match (&o.by, &g.by) {
+                (Some(k), v) => json!({ "key": k, "value": v }),
+                (None, _) => Value::Null,
+            };
+            let rows: Vec<Value> = g.rows.iter().map(|r| row_value(r, &id)).collect();
+            json!({
+                "model": g.model,
+                "by": by,
+                "profiles": g.members.iter().map(|&i| id(i)).collect::<Vec<_>>(),
+                "rows": rows,
+            })
+        })
+        .collect();
+    let mut top = Map::new();
+    top.insert("schema".into(), SCHEMA.into());
+    top.insert("unit".into(), "ms".into());
+    top.insert(
+        "options".into(),
+        json!({
+            "by": o.by,
+            "order": o.order,
+            "min_change_pct": num(o.min_change),
+            "alpha": num(o.alpha),
+        }),
+    );
+    top.insert("profiles".into(), Value::Array(profiles));
+    top.insert("groups".into(), Value::Array(groups));
+    Value::Object(top)
+}
+
+fn row_value(r: &GroupRow, id: &dyn Fn(usize) -> Value) -> Value {
+    json!({
+        "path": r.path,
+        "kind": r.kind.label(),
+        "name": r.name,
+        "instruction_id": r.instruction_id,
+        "profiles": r.medians.len(),
+        "median_of_medians": num(r.median_of_medians),
+        "p10": num(r.p10),
+        "p90": num(r.p90),
+        "cv": r.cv.map_or(Value::Null, num),
+        "slowest": { "id": id(r.slowest.0), "median": num(r.slowest.1) },
+        "outliers": r.outliers.iter().map(|o| json!({
+            "id": id(o.profile),
+            "median": num(o.median),
+            "z": num(o.z),
+            "p_value": num(o.p_value),
+        })).collect::<Vec<_>>(),
+        "change": r.change.as_ref().map_or(Value::Null, |c| json!({
+            "at": id(c.at),
+            "before": num(c.before),
+            "after": num(c.after),
+            "delta_pct": num(c.delta_pct),
+            "p_value": num(c.p_value),
+        })),
+    })
+}

@@ -1,0 +1,212 @@
+//! The fleet as text: the summary table and the long CSV table (one line per profile and
+//! row; a profile that failed to load is one line with its error and no row).
+
+use std::fmt::Write as _;
+
+use super::csv::quote;
+use crate::escape::escape;
+use crate::fleet::{value_text, Fleet};
+use crate::units::duration_ms as format_ms;
+
+/// Columns of the long table before and after the metadata columns.
+const LEAD: [&str; 2] = ["profile_id", "path"];
+const TAIL: [&str; 15] = [
+    "model",
+    "row_path",
+    "kind",
+    "name",
+    "instruction_id",
+    "count",
+    "median_ms",
+    "p10_ms",
+    "p90_ms",
+    "min_ms",
+    "max_ms",
+    "mean_ms",
+    "flops",
+    "bytes",
+    "error",
+];
+
+/// The separator of `row_path`.
+pub const PATH_SEPARATOR: &str = " › ";
+
+/// The metadata keys of the fleet, in the order first seen; a key that is also a fixed
+/// column is written as `meta.KEY`.
+pub fn meta_columns(fleet: &Fleet) -> Vec<(String, String)> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for p in &fleet.profiles {
+        for k in p.meta.keys() {
+            if !keys.iter().any(|(key, _)| key == k) {
+                let fixed = LEAD.contains(&k.as_str()) || TAIL.contains(&k.as_str());
+                let column = if fixed {
+                    format!("meta.{k}")
+                } else {
+                    k.clone()
+                };
+                keys.push((k.clone(), column));
+            }
+        }
+    }
+    keys
+}
+
+pub fn fleet_csv(fleet: &Fleet) -> String {
+    let meta = meta_columns(fleet);
+    let mut header: Vec<String> = LEAD.iter().map(|s| s.to_string()).collect();
+    header.extend(meta.iter().map(|(_, c)| quote(c)));
+    header.extend(TAIL.iter().map(|s| s.to_string()));
+    let mut out = header.join(",");
+    out.push('\n');
+    let opt = |x: Option<u64>| x.map_or(String::new(), |v| v.to_string());
+    for p in &fleet.profiles {
+        let mut lead = vec![quote(&p.id), quote(&p.path)];
+        lead.extend(meta.iter().map(|(k, _)| {
+            p.meta
+                .get(k)
+                .map_or(String::new(), |v| quote(&value_text(v)))
+        }));
+        lead.push(quote(p.model.as_deref().unwrap_or("")));
+        let lead = lead.join(",");
+        if let Some(e) = &p.error {
+            let _ = writeln!(out, "{lead},,,,,,,,,,,,,,{}", quote(e));
+            continue;
+        }
+        for r in &p.rows {
+            let _ = writeln!(
+                out,
+                "{lead},{},{},{},{},{},{},{},{},{},{},{},{},{},",
+                quote(&r.path.join(PATH_SEPARATOR)),
+                r.kind.label(),
+                quote(&r.name),
+                r.instruction_id.map_or(String::new(), |i| i.to_string()),
+                r.count,
+                r.median,
+                r.p10,
+                r.p90,
+                r.min,
+                r.max,
+                r.mean,
+                opt(r.flops),
+                opt(r.bytes),
+            );
+        }
+    }
+    out
+}
+
+/// The summary: profiles (metadata, model, method median, error), then per group its
+/// rows with the across-profile columns, outliers and change.
+pub fn fleet_table(fleet: &Fleet) -> String {
+    let mut out = String::new();
+    let failed = fleet.profiles.iter().filter(|p| p.error.is_some()).count();
+    let _ = writeln!(
+        out,
+        "fleet: {} profile{}, {} failed, {} group{}",
+        fleet.profiles.len(),
+        if fleet.profiles.len() == 1 { "" } else { "s" },
+        failed,
+        fleet.groups.len(),
+        if fleet.groups.len() == 1 { "" } else { "s" },
+    );
+    let meta = meta_columns(fleet);
+    let id_w = fleet
+        .profiles
+        .iter()
+        .map(|p| p.id.chars().count())
+        .max()
+        .unwrap_or(2)
+        .max(7);
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{:<id_w$}  {:<12}  {:>5}  {:>10}  meta / error",
+        "profile", "model", "runs", "method"
+    );
+    for p in &fleet.profiles {
+        let what = match &p.error {
+            Some(e) => format!("error: {e}"),
+            None => meta
+                .iter()
+                .filter(|(k, _)| k != "mtime")
+                .filter_map(|(k, c)| p.meta.get(k).map(|v| format!("{c}={}", value_text(v))))
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        let method = p
+            .method
+            .as_ref()
+            .map_or("-".into(), |s| format_ms(s.median));
+        let _ = writeln!(
+            out,
+            "{:<id_w$}  {:<12}  {:>5}  {:>10}  {}",
+            escape(&p.id),
+            p.model.as_deref().unwrap_or("-"),
+            p.runs,
+            method,
+            escape(&what)
+        );
+    }
+    for g in &fleet.groups {
+        out.push('\n');
+        let by = match (&fleet.options.by, &g.by) {
+            (Some(k), Some(v)) => format!(", {k}={v}"),
+            (Some(k), None) => format!(", no {k}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "model {}{by}: {} profiles", g.model, g.members.len());
+        let name_w = g
+            .rows
+            .iter()
+            .map(|r| 2 * (r.path.len() - 1) + r.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(4, 60);
+        let _ = writeln!(
+            out,
+            "  {:<name_w$}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  slowest / outliers / change",
+            "row", "n", "median", "p10", "p90", "cv"
+        );
+        for r in &g.rows {
+            let name = format!("{}{}", "  ".repeat(r.path.len() - 1), r.name);
+            let name = crate::escape::cut_middle(&name, name_w);
+            let cv = r.cv.map_or("-".into(), |c| format!("{:.1}%", c * 100.0));
+            let mut notes = vec![format!(
+                "slowest {} ({})",
+                fleet.profiles[r.slowest.0].id,
+                format_ms(r.slowest.1)
+            )];
+            for o in &r.outliers {
+                notes.push(format!(
+                    "OUTLIER {} {} z={:.1} p={:.2e}",
+                    fleet.profiles[o.profile].id,
+                    format_ms(o.median),
+                    o.z,
+                    o.p_value
+                ));
+            }
+            if let Some(c) = &r.change {
+                notes.push(format!(
+                    "CHANGE {:+.1}% from {} ({} -> {}, p={:.2e})",
+                    c.delta_pct,
+                    fleet.profiles[c.at].id,
+                    format_ms(c.before),
+                    format_ms(c.after),
+                    c.p_value
+                ));
+            }
+            let _ = writeln!(
+                out,
+                "  {:<name_w$}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  {}",
+                escape(&name),
+                r.medians.len(),
+                format_ms(r.median_of_medians),
+                format_ms(r.p10),
+                format_ms(r.p90),
+                cv,
+                escape(&notes.join("; "))
+            );
+        }
+    }
+    out
+}
