@@ -5,7 +5,7 @@
 //! tie and continuity corrections of `stats::mann_whitney_u`; when both sides have at
 //! most `EXACT_MAX_N` samples the test is `stats::mann_whitney_u` itself (exact).
 
-use crate::stats::{mann_whitney_u, normal_sf, EXACT_MAX_N};
+use crate::stats::{mann_whitney_u, EXACT_MAX_N};
 
 /// The pooled ranks of some groups of samples (whole ns).
 #[derive(Debug, Clone)]
@@ -95,15 +95,8 @@ impl<'a> RankedPool<'a> {
                 strength,
             });
         }
-        let p = if var <= 0.0 {
-            1.0
-        } else {
-            let u = u_a.max(fa * fb - u_a);
-            let z = (u - mu - 0.5) / var.sqrt();
-            (2.0 * normal_sf(z)).min(1.0)
-        };
         Some(Test {
-            p_value: p,
+            p_value: crate::stats::normal_p_value(u_a, n_a, n_b, self.tie_term),
             strength,
         })
     }

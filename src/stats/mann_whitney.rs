@@ -93,16 +93,7 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
         });
     }
 
-    let (fa, fb, fnn) = (n_a as f64, n_b as f64, n as f64);
-    let mu = fa * fb / 2.0;
-    let var = fa * fb / 12.0 * ((fnn + 1.0) - tie_term / (fnn * (fnn - 1.0)));
-    let p = if var <= 0.0 {
-        1.0
-    } else {
-        let u = u_a.max(fa * fb - u_a);
-        let z = (u - mu - 0.5) / var.sqrt();
-        (2.0 * normal_sf(z)).min(1.0)
-    };
+    let p = normal_p_value(u_a, n_a, n_b, tie_term);
     Some(MannWhitney {
         u_a,
         p_value: p,
@@ -179,4 +170,21 @@ pub fn min_attainable_p(n_a: usize, n_b: usize) -> f64 {
         }
     }
     (2.0 / c).min(1.0)
+}
+
+/// The two-sided p-value of `u_a` (the U of a sample of `n_a` against `n_b`) by the
+/// normal approximation with tie correction (`tie_term` = sum of t^3 - t over tie
+/// groups) and continuity correction; 1 when every value ties.
+pub fn normal_p_value(u_a: f64, n_a: usize, n_b: usize, tie_term: f64) -> f64 {
+    let (fa, fb) = (n_a as f64, n_b as f64);
+    let fnn = fa + fb;
+    let mu = fa * fb / 2.0;
+    let var = fa * fb / 12.0 * ((fnn + 1.0) - tie_term / (fnn * (fnn - 1.0)));
+    if var <= 0.0 {
+        1.0
+    } else {
+        let u = u_a.max(fa * fb - u_a);
+        let z = (u - mu - 0.5) / var.sqrt();
+        (2.0 * normal_sf(z)).min(1.0)
+    }
 }

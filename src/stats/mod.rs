@@ -12,7 +12,8 @@ mod shift;
 mod summary;
 
 pub use mann_whitney::{
-    mann_whitney_u, min_attainable_p, u_null_cdf, MannWhitney, MwMethod, EXACT_MAX_N,
+    mann_whitney_u, min_attainable_p, normal_p_value, u_null_cdf, MannWhitney, MwMethod,
+    EXACT_MAX_N,
 };
 pub use multiple::holm_adjust;
 pub use normal::{normal_quantile, normal_sf};
