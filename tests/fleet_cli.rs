@@ -722,3 +722,46 @@ print(json.dumps([a, b, c]))
     assert_eq!(errors[0][0], "bad/c1/run-1.etdp");
     assert!(errors[0][1].as_str().unwrap().contains("incomplete ETDump"));
 }
+
+/// Fleets carry each row's module (#24): two copies of the ETRecord fixture, whose
+/// instruction 1 (the flip kernel) has one node, in module `layers.0`
+/// (`fixtures/etrecord/modules_xnnpack.truth.json`, read by `scripts/etrecord_truth.py`).
+#[test]
+fn rows_carry_their_module() {
+    let truth: Value = serde_json::from_str(
+        &std::fs::read_to_string(fx("etrecord/modules_xnnpack.truth.json")).unwrap(),
+    )
+    .unwrap();
+    let nodes = &truth["methods"]["forward"]["instructions"]["1"]["nodes"];
+    let want = nodes[0]["module"].as_str().unwrap();
+    assert_eq!(want, "layers.0");
+    let dir = tempfile::tempdir().unwrap();
+    for dev in ["a", "b"] {
+        for ext in ["etdp", "etrecord", "pte"] {
+            copy(
+                &fx(&format!("etrecord/modules_xnnpack.{ext}")),
+                &dir.path().join(format!("{dev}/modules_xnnpack.{ext}")),
+            );
+        }
+    }
+    let root = dir.path().to_str().unwrap();
+    let v = fleet_json(&[root, "--warmup", "0"]);
+    let rows = v["groups"][0]["rows"].as_array().unwrap();
+    let kernel = rows
+        .iter()
+        .find(|r| r["instruction_id"] == 1 && r["kind"] == "kernel")
+        .unwrap_or_else(|| panic!("no kernel row at instruction 1: {rows:#?}"));
+    assert_eq!(kernel["module"], want, "{kernel:#}");
+    // The long CSV: its `module` column, on both profiles' row.
+    let csv = parse_csv(&ok_stdout(&[
+        "fleet", root, "--warmup", "0", "--format", "csv",
+    ]));
+    let col = |name: &str| csv[0].iter().position(|c| c == name).unwrap();
+    let (m, i, k) = (col("module"), col("instruction_id"), col("kind"));
+    let cells: Vec<&str> = csv[1..]
+        .iter()
+        .filter(|r| r[i] == "1" && r[k] == "kernel")
+        .map(|r| r[m].as_str())
+        .collect();
+    assert_eq!(cells, [want, want]);
+}

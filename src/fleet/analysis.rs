@@ -64,6 +64,8 @@ pub struct GroupRow {
     pub name: String,
     pub path: Vec<String>,
     pub instruction_id: Option<i32>,
+    /// The row's module (the first profile's that has one).
+    pub module: Option<String>,
     /// Each profile's median of this row (ms): (profile index, median), in member order.
     pub medians: Vec<(usize, f64)>,
     pub median_of_medians: f64,
@@ -260,6 +262,7 @@ fn summarise(cells: &[(usize, &FleetRow)]) -> GroupRow {
         name: first.name.clone(),
         path: first.path.clone(),
         instruction_id: first.instruction_id,
+        module: cells.iter().find_map(|(_, r)| r.module.clone()),
         median_of_medians: percentile_sorted(&sorted, 50.0),
         p10: percentile_sorted(&sorted, 10.0),
         p90: percentile_sorted(&sorted, 90.0),

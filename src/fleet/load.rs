@@ -195,6 +195,7 @@ fn compact_rows(tree: RowTree) -> Vec<FleetRow> {
             mean: r.stats.mean,
             flops: r.flops,
             bytes: r.bytes,
+            module: r.module,
         })
         .collect()
 }

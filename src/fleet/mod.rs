@@ -99,6 +99,9 @@ pub struct FleetRow {
     pub mean: f64,
     pub flops: Option<u64>,
     pub bytes: Option<u64>,
+    /// The nn.Module the row's nodes lie in (from the ETRecord; `""` the root): which
+    /// layer a row belongs to.
+    pub module: Option<String>,
     pub samples: Samples,
 }
 

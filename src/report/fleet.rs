@@ -228,6 +228,7 @@ fn row_value(r: &GroupRow, id: &dyn Fn(usize) -> Value) -> Value {
         "kind": r.kind.label(),
         "name": r.name,
         "instruction_id": r.instruction_id,
+        "module": r.module,
         "profiles": r.medians.len(),
         "median_of_medians": num(r.median_of_medians),
         "p10": num(r.p10),

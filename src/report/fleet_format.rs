@@ -10,7 +10,7 @@ use crate::units::duration_ms as format_ms;
 
 /// Columns of the long table before and after the metadata columns.
 const LEAD: [&str; 2] = ["profile_id", "path"];
-const TAIL: [&str; 15] = [
+const TAIL: [&str; 16] = [
     "model",
     "row_path",
     "kind",
@@ -26,6 +26,8 @@ const TAIL: [&str; 15] = [
     "flops",
     "bytes",
     "error",
+    // Added after `error` (the columns before it are read by position elsewhere).
+    "module",
 ];
 
 /// The separator of `row_path`.
@@ -69,13 +71,13 @@ pub fn fleet_csv(fleet: &Fleet) -> String {
         lead.push(quote(p.model.as_deref().unwrap_or("")));
         let lead = lead.join(",");
         if let Some(e) = &p.error {
-            let _ = writeln!(out, "{lead},,,,,,,,,,,,,,{}", quote(e));
+            let _ = writeln!(out, "{lead},,,,,,,,,,,,,,{},", quote(e));
             continue;
         }
         for r in &p.rows {
             let _ = writeln!(
                 out,
-                "{lead},{},{},{},{},{},{},{},{},{},{},{},{},{},",
+                "{lead},{},{},{},{},{},{},{},{},{},{},{},{},{},,{}",
                 quote(&r.path.join(PATH_SEPARATOR)),
                 r.kind.label(),
                 quote(&r.name),
@@ -89,6 +91,7 @@ pub fn fleet_csv(fleet: &Fleet) -> String {
                 r.mean,
                 opt(r.flops),
                 opt(r.bytes),
+                r.module.as_deref().map_or(String::new(), quote),
             );
         }
     }

@@ -114,6 +114,8 @@ pub fn parquet_bytes(
     columns.push(unsigned(&|r| r.bytes));
     fields.push(Field::new("error", DataType::Utf8, true));
     columns.push(text(&|p, _| p.error.clone()));
+    fields.push(Field::new("module", DataType::Utf8, true));
+    columns.push(text(&|p, r| r.and_then(|i| p.rows[i].module.clone())));
     let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
         .map_err(|e| format!("building the table: {e}"))?;
     let mut out = Vec::new();
