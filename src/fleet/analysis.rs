@@ -210,14 +210,23 @@ fn group_rows(
             .filter(|(_, &h)| h)
             .map(|(&p, _)| p)
             .collect();
+        // Each profile's place in the order (None: it lacks the field), so a row's cells
+        // are put in order by a sort, not a search per profile.
+        let size = members.iter().max().map_or(0, |&m| m + 1);
+        let mut place: Vec<Option<usize>> = vec![None; size];
+        for (i, &p) in in_order.iter().enumerate() {
+            place[p] = Some(i);
+        }
         let found: Vec<(usize, super::trend::Step)> = cells
             .iter()
             .enumerate()
             .filter_map(|(ri, c)| {
-                let seq: Vec<(usize, &FleetRow)> = in_order
+                let mut seq: Vec<(usize, &FleetRow)> = c
                     .iter()
-                    .filter_map(|p| c.iter().find(|(q, _)| q == p).copied())
+                    .filter(|(p, _)| place.get(*p).copied().flatten().is_some())
+                    .copied()
                     .collect();
+                seq.sort_by_key(|(p, _)| place[*p]);
                 super::trend::step_change(&seq, opts.min_change).map(|s| (ri, s))
             })
             .collect();
@@ -335,10 +344,6 @@ fn outlier_candidates(
     if picked.is_empty() {
         return Vec::new();
     }
-    let ns: Vec<Vec<u64>> = cells
-        .iter()
-        .map(|(_, r)| r.samples.iter_ns().collect())
-        .collect();
     let pool = RankedPool::new(ns.iter().map(Vec::as_slice).collect());
     picked
         .into_iter()

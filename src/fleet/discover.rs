@@ -54,7 +54,9 @@ pub fn discover(roots: &[PathBuf]) -> Result<Vec<Found>, String> {
             walk(root, root, 0, &mut out)
                 .map_err(|e| format!("{}: {}", root.display(), crate::input::io_message(&e)))?;
         } else {
-            let kind = if head_is_trace(root) {
+            // Only a regular file is sniffed here: a FIFO or device named on the command
+            // line is read once, by the load (which sniffs what it reads).
+            let kind = if meta.is_file() && crate::source::is_trace_file(root) {
                 FoundKind::Trace
             } else {
                 FoundKind::Dump
@@ -149,11 +151,6 @@ fn head(path: &Path) -> Vec<u8> {
     let _ = std::fs::File::open(path)
         .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head));
     head
-}
-
-fn head_is_trace(path: &Path) -> bool {
-    let h = head(path);
-    !h.is_empty() && crate::trace::looks_like_trace(&h)
 }
 
 /// A file with an unusual name: an ETDump by its header, a trace by its first bytes,

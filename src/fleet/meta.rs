@@ -133,8 +133,13 @@ pub fn read_sidecar(path: &Path) -> Result<Option<Map<String, Value>>, String> {
         return Ok(None);
     };
     let name = file.display().to_string();
-    let bytes =
-        std::fs::read(&file).map_err(|e| format!("{name}: {}", crate::input::io_message(&e)))?;
+    // Read at most one byte over the limit: a huge sidecar is refused, never read whole.
+    let mut bytes = Vec::new();
+    std::fs::File::open(&file)
+        .and_then(|f| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, (1 << 20) + 1), &mut bytes)
+        })
+        .map_err(|e| format!("{name}: {}", crate::input::io_message(&e)))?;
     if bytes.len() > 1 << 20 {
         return Err(format!("{name}: a sidecar over 1 MiB"));
     }

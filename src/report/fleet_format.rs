@@ -153,7 +153,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
     for g in &fleet.groups {
         out.push('\n');
         let by = match (&fleet.options.by, &g.by) {
-            (Some(k), Some(v)) => format!(", {k}={v}"),
+            (Some(k), Some(v)) => format!(", {}={}", escape(k), escape(v)),
             (Some(k), None) => format!(", no {k}"),
             _ => String::new(),
         };
