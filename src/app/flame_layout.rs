@@ -140,9 +140,4 @@ impl Layout {
     pub fn at(&self, row: usize, x: u16) -> Option<&Span> {
         self.rows.get(row)?.iter().find(|s| s.x0 <= x && x < s.x1)
     }
-
-    /// Frames drawn (merged spans count once).
-    pub fn spans(&self) -> usize {
-        self.rows.iter().map(Vec::len).sum()
-    }
 }

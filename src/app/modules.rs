@@ -167,8 +167,12 @@ impl ModulesView {
             for i in self.order(&mm.modules) {
                 let m = &mm.modules[i];
                 let mut hidden = !shown[i];
+                // Parents come before their children (as `module_order` reads them): a
+                // parent index at or after its child is a damaged tree, not a loop.
                 let mut at = m.parent;
-                while let Some(p) = at.filter(|&p| p < mm.modules.len()) {
+                let mut below = i;
+                while let Some(p) = at.filter(|&p| p < below) {
+                    below = p;
                     hidden |= !open(p);
                     at = mm.modules[p].parent;
                 }
@@ -240,12 +244,7 @@ impl ModulesView {
     }
 
     fn fix_offset(&mut self, page: usize) {
-        let page = page.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + page {
-            self.offset = self.selected + 1 - page;
-        }
+        self.offset = super::layout::fix_offset(self.selected, self.offset, page.max(1));
     }
 
     /// Open (`true`) or close the selected module or method heading.

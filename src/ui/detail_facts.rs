@@ -55,9 +55,10 @@ pub fn no_bound(data: &ExplorerData, op: &OpRow, w: usize, theme: &Theme) -> Vec
         return Vec::new();
     };
     // One quantum per instance (µs: XNNPACK's events are whole microseconds).
+    // Rounded to whole µs: 9 × 0.001 ms × 1e3 is 9.000000000000002 in floating point.
     let quantum = format!(
         "{} µs",
-        op.instances.max(1) as f64 * XNNPACK_QUANTUM_MS * 1e3
+        (op.instances.max(1) as f64 * XNNPACK_QUANTUM_MS * 1e3).round()
     );
     let mut texts = Vec::new();
     // %parent: a group row has none.

@@ -80,11 +80,9 @@ pub fn render(
     }
     lines.push(Line::styled(head, theme.dim()));
     let rows = list_rows(area);
-    let offset = if view.selected >= view.offset + rows.max(1) {
-        view.selected + 1 - rows.max(1)
-    } else {
-        view.offset.min(view.selected)
-    };
+    // The view keeps its offset for the page it last saw; a resize since may need
+    // another.
+    let offset = crate::app::layout::fix_offset(view.selected, view.offset, rows.max(1));
     let end = (offset + rows).min(view.lines.len());
     for (pos, &line) in view.lines[offset.min(end)..end].iter().enumerate() {
         let text = line_text(view, data, line, label_w, type_w);
