@@ -491,7 +491,8 @@ impl FlameTree {
     }
 }
 
-/// FLOPs and bytes of operator nodes, from the profile's row tree (the same stats: the
+/// FLOPs and bytes of operator nodes: a node listed in the operator table has its row's;
+/// another (a kernel the table does not list) is found in the profile's row tree (the
 /// row of that name whose median and sample count are the node's).
 struct CostIndex {
     by_name: std::collections::HashMap<String, Vec<usize>>,
@@ -512,6 +513,10 @@ impl CostIndex {
 
     fn get(&self, data: &ExplorerData, id: usize) -> Option<Cost> {
         let n = &data.nodes[id];
+        if let Some(op) = n.op_row.and_then(|r| data.ops.get(r)) {
+            let c = op.cost;
+            return (c.flops.is_some() || c.bytes.is_some()).then_some(c);
+        }
         let rows = data.rows.as_ref()?;
         let candidates = self.by_name.get(&n.name)?;
         candidates
