@@ -5,6 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::compare::CompareView;
+use cpuprof_tui::app::flame::FlameTree;
 use cpuprof_tui::app::flame_layout::SpanOf;
 use cpuprof_tui::app::flame_view::FlameView;
 use cpuprof_tui::app::{update, Action, AppState, Effect, View};
@@ -528,4 +529,20 @@ fn differential_trace_is_the_call_tree() {
         .iter()
         .all(|fr| fr.diff.is_some() || fr.parent.is_none()));
     snap("flame_compare_trace", &s);
+}
+
+/// `f` lays out the graph the loader built with the data (once per load, off the UI
+/// thread), and builds none itself: the view shares the loaded graph, which equals one
+/// built afresh from the same data.
+#[test]
+fn f_shows_the_graph_built_on_load() {
+    for path in [TRACE, DUMP, WIDE] {
+        let mut s = opened(path, 0, (120, 40));
+        let loaded = s.data.as_ref().unwrap().flame.clone();
+        let loaded = loaded.unwrap_or_else(|| panic!("{path}: the loader built no graph"));
+        press(&mut s, 'f');
+        assert!(std::sync::Arc::ptr_eq(&flame(&s).tree, &loaded), "{path}");
+        let fresh = FlameTree::from_explorer(s.data.as_ref().unwrap());
+        assert_eq!(*loaded, fresh, "{path}");
+    }
 }

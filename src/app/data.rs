@@ -195,6 +195,9 @@ pub struct ExplorerData {
     /// The nn.Module tree of each method (ETDump read with an ETRecord): the modules view
     /// (`m`). Empty without an ETRecord.
     pub modules: Vec<MethodModules>,
+    /// The flame graph of this tree (`f`), built on the loader thread
+    /// (`flame_build::attach`); `None` where data was made by hand (`f` builds it then).
+    pub flame: Option<std::sync::Arc<super::flame::FlameTree>>,
 }
 
 /// One method's module tree, as `report --by-module` lays it out (the profile's

@@ -82,7 +82,10 @@ pub(super) fn open_flame(state: &mut AppState) {
         state.notice = Some("no profile yet".into());
         return;
     };
-    let tree = super::flame::FlameTree::from_explorer(data);
+    let tree = data
+        .flame
+        .clone()
+        .unwrap_or_else(|| std::sync::Arc::new(super::flame::FlameTree::from_explorer(data)));
     let view = super::flame_view::FlameView::new(tree);
     state.views.push(View::Flame(Box::new(view)));
 }

@@ -9,7 +9,6 @@
 //! `(remainder)` rows are their parent's self time, which a flame graph shows as the
 //! parent's width left uncovered by its children, so they are no frames.
 
-use super::data::{ExplorerData, NodeKind, SourceKind};
 use crate::compare::{Comparison, Verdict};
 use crate::profile::efficiency::{self, Cost, OpClass};
 
@@ -87,7 +86,7 @@ pub enum FlameSource {
     Compare,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlameTree {
     pub source: FlameSource,
     /// Frame 0 is the root.
@@ -97,6 +96,18 @@ pub struct FlameTree {
     /// Children of each frame under each weighting, widest first (ties by label): the
     /// order frames are laid out in, so merged narrow frames are always the last ones.
     sorted: [Vec<Vec<u32>>; 2],
+}
+
+impl FlameTree {
+    /// A graph with no frames yet (`push` adds them, `finish` orders them).
+    pub(super) fn empty(source: FlameSource, weightings: [&'static str; 2]) -> FlameTree {
+        FlameTree {
+            source,
+            frames: Vec::new(),
+            weightings,
+            sorted: [Vec::new(), Vec::new()],
+        }
+    }
 }
 
 /// ms (the explorer's unit) to whole ns.
@@ -151,148 +162,7 @@ pub fn op_type(name: &str) -> Option<OpType> {
     }
 }
 
-/// The instruction id in a node's info (`instr 3 · XNNPACK`).
-fn instruction(info: &str) -> Option<&str> {
-    let rest = info.strip_prefix("instr ")?;
-    let id = rest.split(|c: char| !c.is_ascii_digit()).next()?;
-    (!id.is_empty()).then_some(id)
-}
-
-/// Whether a tree node is a synthesized self-time row (no frame of its own).
-fn is_self_time(data: &ExplorerData, id: usize) -> bool {
-    let n = &data.nodes[id];
-    n.kind == NodeKind::Other
-        && n.children.is_empty()
-        && matches!(n.name.as_str(), "(overhead)" | "(remainder)")
-        && (n.info.starts_with("delegate time outside") || n.info.starts_with("method time"))
-}
-
 impl FlameTree {
-    /// The graph of what the explorer shows: a dump's methods (widths: median run, or
-    /// the sum over kept runs), a trace's call tree per thread (inclusive time).
-    pub fn from_explorer(data: &ExplorerData) -> FlameTree {
-        let trace = data.kind == SourceKind::Trace;
-        let roots: Vec<usize> = data
-            .roots
-            .iter()
-            .copied()
-            // A trace's "operators by name" list is the table's, not the call tree.
-            .filter(|&r| {
-                !(trace
-                    && data.nodes[r].op_row.is_none()
-                    && data.nodes[r].name == "operators by name")
-            })
-            .collect();
-        let mut t = FlameTree {
-            source: if trace {
-                FlameSource::Trace
-            } else {
-                FlameSource::Dump
-            },
-            frames: Vec::new(),
-            weightings: if trace {
-                ["inclusive time, all calls", "inclusive time, all calls"]
-            } else {
-                ["median run", "sum over kept runs"]
-            },
-            sorted: [Vec::new(), Vec::new()],
-        };
-        let costs = CostIndex::new(data);
-        t.frames.reserve(data.nodes.len() + 1);
-        // Names repeat (every run of a layer, every call of an op): type each once.
-        let mut types: std::collections::HashMap<&str, Option<OpType>> = Default::default();
-        let value = |id: usize| -> [u64; 2] {
-            let s = &data.nodes[id].stats;
-            let sum = s
-                .samples
-                .iter()
-                .fold(0u64, |a, &ms| a.saturating_add(ms_to_ns(ms)));
-            if trace {
-                [sum, sum]
-            } else {
-                [ms_to_ns(s.median), sum]
-            }
-        };
-        if roots.len() != 1 {
-            t.frames.push(Frame {
-                label: if trace { "all threads" } else { "all methods" }.into(),
-                kind: FrameKind::Root,
-                op_type: None,
-                parent: None,
-                children: Vec::new(),
-                values: [0, 0],
-                node: None,
-                diff: None,
-                cost: None,
-                depth: 0,
-            });
-        }
-        // Depth-first, parents before children (the tree is stored that way too).
-        let mut stack: Vec<(usize, Option<u32>)> = roots
-            .iter()
-            .rev()
-            .map(|&r| (r, t.frames.first().map(|_| 0)))
-            .collect();
-        while let Some((id, parent)) = stack.pop() {
-            let n = &data.nodes[id];
-            let kind = match n.kind {
-                NodeKind::Method => FrameKind::Root,
-                NodeKind::Delegate => FrameKind::Delegate,
-                NodeKind::Step => FrameKind::Step,
-                NodeKind::Operator if trace => FrameKind::Other,
-                NodeKind::Operator if n.scope.is_some() => FrameKind::Operator,
-                NodeKind::Operator => FrameKind::Kernel,
-                NodeKind::Other if parent.is_none() => FrameKind::Root,
-                NodeKind::Other if !trace && instruction(&n.info).is_some() => FrameKind::Kernel,
-                NodeKind::Other => FrameKind::Other,
-            };
-            let label = match (n.kind, instruction(&n.info)) {
-                _ if trace => n.name.clone(),
-                (NodeKind::Delegate, Some(i)) => format!("delegate #{i}"),
-                (NodeKind::Other, Some(i)) if !n.children.is_empty() => {
-                    format!("OPERATOR_CALL #{i}")
-                }
-                _ => n.name.clone(),
-            };
-            // Plan steps are named after their nodes (`conv2d+18`), not what they run.
-            let op = matches!(
-                kind,
-                FrameKind::Operator | FrameKind::Kernel | FrameKind::Other
-            )
-            .then(|| {
-                *types
-                    .entry(n.name.as_str())
-                    .or_insert_with(|| op_type(&n.name))
-            })
-            .flatten();
-            // Several methods: the folded export's `method;Method::execute` frames.
-            let parent = match n.name.strip_prefix("Method::execute · ") {
-                Some(method) if n.kind == NodeKind::Method => {
-                    let m = t.push(parent, method.to_string(), FrameKind::Root, value(id));
-                    t.frames[m as usize].node = Some(id);
-                    Some(m)
-                }
-                _ => parent,
-            };
-            let label = if n.kind == NodeKind::Method {
-                "Method::execute".to_string()
-            } else {
-                label
-            };
-            let f = t.push(parent, label, kind, value(id));
-            t.frames[f as usize].op_type = op;
-            t.frames[f as usize].node = Some(id);
-            t.frames[f as usize].cost = costs.get(data, id);
-            for &c in n.children.iter().rev() {
-                if !is_self_time(data, c) {
-                    stack.push((c, Some(f)));
-                }
-            }
-        }
-        t.finish();
-        t
-    }
-
     /// The differential graph of a comparison: weighting 0 is B's median, 1 is A's; each
     /// frame carries its row's verdict, change and interval.
     pub fn from_comparison(c: &Comparison) -> FlameTree {
@@ -362,7 +232,7 @@ impl FlameTree {
         t
     }
 
-    fn push(
+    pub(super) fn push(
         &mut self,
         parent: Option<u32>,
         label: String,
@@ -391,7 +261,7 @@ impl FlameTree {
 
     /// Number repeated labels among siblings, give a synthetic root its children's sum,
     /// and sort children for layout.
-    fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         let mut renames: Vec<(usize, u32)> = Vec::new();
         for f in &self.frames {
             let kids = &f.children;
@@ -488,45 +358,6 @@ impl FlameTree {
             at = self.frames[x as usize].parent;
         }
         false
-    }
-}
-
-/// FLOPs and bytes of operator nodes: a node listed in the operator table has its row's;
-/// another (a kernel the table does not list) is found in the profile's row tree (the
-/// row of that name whose median and sample count are the node's).
-struct CostIndex {
-    by_name: std::collections::HashMap<String, Vec<usize>>,
-}
-
-impl CostIndex {
-    fn new(data: &ExplorerData) -> CostIndex {
-        let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
-        if let Some(rows) = &data.rows {
-            for (i, r) in rows.rows.iter().enumerate() {
-                if r.flops.is_some() || r.bytes.is_some() {
-                    by_name.entry(r.name.clone()).or_default().push(i);
-                }
-            }
-        }
-        CostIndex { by_name }
-    }
-
-    fn get(&self, data: &ExplorerData, id: usize) -> Option<Cost> {
-        let n = &data.nodes[id];
-        if let Some(op) = n.op_row.and_then(|r| data.ops.get(r)) {
-            let c = op.cost;
-            return (c.flops.is_some() || c.bytes.is_some()).then_some(c);
-        }
-        let rows = data.rows.as_ref()?;
-        let candidates = self.by_name.get(&n.name)?;
-        candidates
-            .iter()
-            .map(|&i| &rows.rows[i])
-            .find(|r| {
-                r.stats.samples.len() == n.stats.samples.len()
-                    && r.stats.median.to_bits() == n.stats.median.to_bits()
-            })
-            .map(|r| r.cost())
     }
 }
 

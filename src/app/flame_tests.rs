@@ -1,6 +1,8 @@
 //! Tests of `flame`: operator types, instruction ids, sibling numbering and order.
 
 use super::*;
+use crate::app::data::{ExplorerData, NodeKind, SourceKind};
+use crate::app::flame_build::instruction;
 
 #[test]
 fn op_types_by_name() {

@@ -17,7 +17,8 @@ use crate::units::{duration_ms, percent};
 
 #[derive(Debug, Clone)]
 pub struct FlameView {
-    pub tree: FlameTree,
+    /// Shared with the loaded data (built once per load).
+    pub tree: std::sync::Arc<FlameTree>,
     /// Index into `tree.weightings`.
     pub weighting: usize,
     /// The frame filling the width.
@@ -43,9 +44,9 @@ pub fn graph_area(area: Rect) -> Rect {
 }
 
 impl FlameView {
-    pub fn new(tree: FlameTree) -> FlameView {
+    pub fn new(tree: impl Into<std::sync::Arc<FlameTree>>) -> FlameView {
         FlameView {
-            tree,
+            tree: tree.into(),
             weighting: 0,
             zoom: 0,
             selected: SpanOf::Frame(0),

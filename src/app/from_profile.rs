@@ -167,6 +167,7 @@ impl ExplorerData {
         super::groups::build(&mut data, profile.method.as_ref().map(|m| m.median));
         data.plans = super::plan_view::plans(profile);
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        super::flame_build::attach(&mut data);
         data
     }
 }

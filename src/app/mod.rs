@@ -17,6 +17,7 @@ mod explorer;
 mod explorer_open;
 pub mod explorer_view;
 pub mod flame;
+pub mod flame_build;
 pub mod flame_keys;
 pub mod flame_layout;
 pub mod flame_view;

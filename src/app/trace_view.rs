@@ -178,6 +178,7 @@ impl ExplorerData {
                 c.events, c.op_events, c.ignored_events, c.ignored_fields, c.malformed
             ),
         ];
+        super::flame_build::attach(&mut data);
         data
     }
 }
