@@ -14,26 +14,13 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
 
 fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
-    CompareArgs {
-        a: format!("{DIR}/{a}").into(),
-        b: format!("{DIR}/{b}").into(),
-        format: None,
-        output: None,
-        log_a: None,
-        log_b: None,
-        no_log: false,
-        warmup: cpuprof_tui::profile::warmup::Warmup::Runs(warmup),
-        warmup_a: None,
-        warmup_b: None,
-        alpha: 0.05,
-        min_change: 5.0,
-        fail_on_regression: None,
-        by_module: false,
-    }
+    explorer::compare_args(format!("{DIR}/{a}"), format!("{DIR}/{b}"), warmup)
 }
 
 /// The `compare` command's screen: the view as the base of the stack.

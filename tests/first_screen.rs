@@ -2,54 +2,16 @@
 //! checked against the fixtures' truth files, and its snapshots at the four sizes.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
 use cpuprof_tui::profile::ProfileRequest;
-use cpuprof_tui::source::load_explorer_data;
-use cpuprof_tui::ui::{self, Theme};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
-
-const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
-
-fn request(path: &str, warmup: usize) -> ProfileRequest {
-    ProfileRequest::new(path.into(), None, warmup)
-}
-
-fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
-    load_explorer_data(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
-        .map_err(|e| e.to_string())
-}
-
-fn screen(state: &AppState) -> String {
-    render::frame_text(state.width, state.height, |f| {
-        ui::draw(f, state, &Theme::plain())
-    })
-}
-
-fn key(s: &mut AppState, code: KeyCode) {
-    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-}
-
-fn keys(s: &mut AppState, text: &str) {
-    for c in text.chars() {
-        key(s, KeyCode::Char(c));
-    }
-}
-
-fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request(path, warmup));
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let result = load(path, warmup).map(Box::new);
-    update(&mut s, Action::Loaded { generation, result });
-    s
-}
+use explorer::{key, keys, opened, request, screen, SIZES};
 
 fn snap(name: &str, size: (u16, u16), s: &AppState) {
     insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen(s));
@@ -207,13 +169,7 @@ fn answer_line_trace() {
 fn opened_with_peak(path: &str, warmup: usize, peak: Option<Peak>, (w, h): (u16, u16)) -> AppState {
     let mut s = AppState::new(w, h);
     s.peak = peak;
-    let effects = s.load(request(path, warmup));
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let result = load(path, warmup).map(Box::new);
-    update(&mut s, Action::Loaded { generation, result });
-    s
+    explorer::load_into(s, request(path, warmup))
 }
 
 fn shift(s: &mut AppState, c: char) {

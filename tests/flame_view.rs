@@ -2,61 +2,34 @@
 //! a trace and a compare pair, with colour and without (the theme is a parameter); zoom,
 //! search highlight and merged narrow frames; the keys' behaviour.
 
-use std::sync::atomic::AtomicBool;
-
 use cpuprof_tui::app::compare::CompareView;
 use cpuprof_tui::app::flame::FlameTree;
 use cpuprof_tui::app::flame_layout::SpanOf;
 use cpuprof_tui::app::flame_view::FlameView;
 use cpuprof_tui::app::{update, Action, AppState, Effect, View};
 use cpuprof_tui::cli::CompareArgs;
-use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::report::compare::load_both;
-use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use ratatui::Terminal;
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
+use explorer::{key, keys, opened, press, screen_with, SIZES};
 
-const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
 const DUMP: &str = "fixtures/real/mlp_xnnpack.etdp";
 const TRACE: &str = "fixtures/torch/cnn_infer.json";
 const COMPARE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
 
-fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
-    let request = ProfileRequest::new(path.into(), None, warmup);
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request.clone());
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let result = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false))
-        .map(Box::new)
-        .map_err(|e| e.to_string());
-    update(&mut s, Action::Loaded { generation, result });
-    s
-}
-
 fn compare_args(a: &str, b: &str, warmup: usize) -> CompareArgs {
-    CompareArgs {
-        a: format!("{COMPARE_DIR}/{a}").into(),
-        b: format!("{COMPARE_DIR}/{b}").into(),
-        format: None,
-        output: None,
-        log_a: None,
-        log_b: None,
-        no_log: false,
-        warmup: cpuprof_tui::profile::warmup::Warmup::Runs(warmup),
-        warmup_a: None,
-        warmup_b: None,
-        alpha: 0.05,
-        min_change: 5.0,
-        fail_on_regression: None,
-        by_module: false,
-    }
+    explorer::compare_args(
+        format!("{COMPARE_DIR}/{a}"),
+        format!("{COMPARE_DIR}/{b}"),
+        warmup,
+    )
 }
 
 fn compared((w, h): (u16, u16)) -> AppState {
@@ -64,26 +37,8 @@ fn compared((w, h): (u16, u16)) -> AppState {
     AppState::for_compare(CompareView::new(f, b), w, h)
 }
 
-fn key(s: &mut AppState, code: KeyCode) -> Vec<Effect> {
-    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)))
-}
-
-fn press(s: &mut AppState, c: char) -> Vec<Effect> {
-    key(s, KeyCode::Char(c))
-}
-
-fn type_text(s: &mut AppState, text: &str) {
-    for c in text.chars() {
-        press(s, c);
-    }
-}
-
 fn flame(s: &AppState) -> &FlameView {
     s.views.flame().expect("the flame view is open")
-}
-
-fn screen(s: &AppState, theme: Theme) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &theme))
 }
 
 /// The frame's cells with their colours, for the colour snapshots: each row's text,
@@ -126,7 +81,7 @@ fn colour_screen(s: &AppState) -> String {
 
 fn snap(name: &str, s: &AppState) {
     let tag = format!("{}x{}", s.width, s.height);
-    insta::assert_snapshot!(format!("{name}_{tag}"), screen(s, Theme::plain()));
+    insta::assert_snapshot!(format!("{name}_{tag}"), screen_with(s, Theme::plain()));
     insta::assert_snapshot!(format!("{name}_colour_{tag}"), colour_screen(s));
 }
 
@@ -271,7 +226,7 @@ fn search_highlights_and_totals_matches() {
         press(&mut s, '%');
         assert!(flame(&s).title().contains("sum over kept runs"));
         press(&mut s, '/');
-        type_text(&mut s, "gemm");
+        keys(&mut s, "gemm");
         key(&mut s, KeyCode::Enter);
         let (n, total, share) = flame(&s).search_total().unwrap();
         assert!(n > 10, "{n}");

@@ -4,49 +4,27 @@
 //! 232 characters (a `CPU_PLAN_CHUNK` line), the last `… ETDump written to file
 //! 'wide_browse.etdp'.`.
 
-use std::sync::atomic::AtomicBool;
-
 use cpuprof_tui::app::help::help_max_scroll;
-use cpuprof_tui::app::{update, Action, AppState, Effect, ViewKind};
+use cpuprof_tui::app::{AppState, ViewKind};
 use cpuprof_tui::profile::ProfileRequest;
-use cpuprof_tui::source::load_explorer_data;
-use cpuprof_tui::ui::{self, Theme};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
+use explorer::{key as press, screen};
 
 const LAST: &str =
     "I 00:00:00.059338 executorch:runner.cpp:301] ETDump written to file 'wide_browse.etdp'.";
 
-fn screen(s: &AppState) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &Theme::plain()))
-}
-
-fn press(s: &mut AppState, code: KeyCode) {
-    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-}
-
-fn opened((w, h): (u16, u16)) -> AppState {
+fn opened(size: (u16, u16)) -> AppState {
     let request = ProfileRequest::new(
         "fixtures/cpu/wide_browse.etdp".into(),
         Some("fixtures/cpu/wide_browse.log".into()),
         5,
     );
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request.clone());
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
-    update(
-        &mut s,
-        Action::Loaded {
-            generation,
-            result: Ok(Box::new(data)),
-        },
-    );
-    s
+    explorer::opened_request(request, size)
 }
 
 /// The rows inside the log pane (between its borders).

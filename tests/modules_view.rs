@@ -6,51 +6,27 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 
 use common::{close, fixture, json, path};
 use cpuprof_tui::app::modules::{ModuleLine, ModulesView};
-use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData, View};
+use cpuprof_tui::app::{AppState, Effect, ExplorerData, View};
 use cpuprof_tui::profile::ProfileRequest;
-use cpuprof_tui::source::load_explorer_data;
-use cpuprof_tui::ui::{self, Theme};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use serde_json::Value;
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
+use explorer::{key, keys, screen, SIZES};
 
-const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
 const XNN: &str = "etrecord/modules_xnnpack.etdp";
 
-fn opened(rel: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
+fn opened(rel: &str, warmup: usize, size: (u16, u16)) -> AppState {
     // Relative to the crate root (the tests' working directory): the header names the
     // file, and a snapshot must not depend on where the checkout lies.
     let request = ProfileRequest::new(std::path::Path::new("fixtures").join(rel), None, warmup);
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request.clone());
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let result = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false))
-        .map(Box::new)
-        .map_err(|e| e.to_string());
-    update(&mut s, Action::Loaded { generation, result });
-    s
-}
-
-fn key(s: &mut AppState, code: KeyCode) -> Vec<Effect> {
-    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)))
-}
-
-fn keys(s: &mut AppState, text: &str) {
-    for c in text.chars() {
-        key(s, KeyCode::Char(c));
-    }
-}
-
-fn screen(s: &AppState) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &Theme::plain()))
+    explorer::opened_request(request, size)
 }
 
 fn view(s: &AppState) -> &ModulesView {
@@ -448,29 +424,13 @@ fn explorer_c_copies_the_row_or_in_the_detail_its_file_line() {
 #[test]
 fn the_compare_detail_names_the_module() {
     use cpuprof_tui::app::compare::CompareView;
-    use cpuprof_tui::cli::CompareArgs;
     let truth = json("etrecord/modules_xnnpack.truth.json");
     let want = truth["methods"]["forward"]["instructions"]["3"]["nodes"][0]["module"]
         .as_str()
         .unwrap()
         .to_string();
     let dump = fixture(XNN);
-    let args = CompareArgs {
-        a: dump.clone(),
-        b: dump,
-        format: None,
-        output: None,
-        log_a: None,
-        log_b: None,
-        no_log: false,
-        warmup: cpuprof_tui::profile::warmup::Warmup::Runs(0),
-        warmup_a: None,
-        warmup_b: None,
-        alpha: 0.05,
-        min_change: 5.0,
-        fail_on_regression: None,
-        by_module: false,
-    };
+    let args = explorer::compare_args(dump.clone(), dump, 0);
     let (f, b) = cpuprof_tui::report::compare::load_both(&args).unwrap();
     let mut s = AppState::for_compare(CompareView::new(f, b), 160, 48);
     keys(&mut s, "/flip");

@@ -3,55 +3,15 @@
 //! timeline alike, and a value every listed row shares (`shapes not recorded`, the one
 //! step) is said once, in the table's title.
 
-use std::sync::atomic::AtomicBool;
-
-use cpuprof_tui::app::{update, Action, AppState, Effect, Pane};
+use cpuprof_tui::app::Pane;
 use cpuprof_tui::profile::ProfileRequest;
-use cpuprof_tui::source::load_explorer_data;
-use cpuprof_tui::ui::{self, Theme};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
-
-fn screen(s: &AppState) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &Theme::plain()))
-}
-
-fn press(s: &mut AppState, code: KeyCode) -> Vec<Effect> {
-    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)))
-}
-
-fn opened(request: ProfileRequest, (w, h): (u16, u16)) -> AppState {
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request.clone());
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
-    update(
-        &mut s,
-        Action::Loaded {
-            generation,
-            result: Ok(Box::new(data)),
-        },
-    );
-    s
-}
-
-/// `t` from the table's selected row, the timeline loaded as the shell would.
-fn timeline(s: &mut AppState) {
-    let effects = press(s, KeyCode::Char('t'));
-    let Some(Effect::LoadTimeline {
-        request,
-        generation,
-    }) = effects.first().cloned()
-    else {
-        panic!("t asks for the timeline: {effects:?}")
-    };
-    let result = cpuprof_tui::source::load_timeline(&request).map(Box::new);
-    update(s, Action::TimelineLoaded { generation, result });
-}
+use explorer::{key as press, opened_request as opened, screen, timeline};
 
 fn no_other_delegate_notation(text: &str) {
     for bad in ["delegate @", "delegate d", "@ instruction", "instr 1 · op"] {

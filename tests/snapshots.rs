@@ -8,69 +8,22 @@ use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
 use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
 use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
-
-const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
-
-fn request(path: &str, warmup: usize) -> ProfileRequest {
-    ProfileRequest::new(path.into(), None, warmup)
-}
-
-/// Loads through the app's own entry, so ETDumps and PyTorch traces both work.
-fn load(path: &str, warmup: usize) -> Result<ExplorerData, String> {
-    load_explorer_data(&request(path, warmup), &mut |_| {}, &AtomicBool::new(false))
-        .map_err(|e| e.to_string())
-}
-
-fn screen(state: &AppState) -> String {
-    render::frame_text(state.width, state.height, |f| {
-        ui::draw(f, state, &Theme::plain())
-    })
-}
-
-fn key(s: &mut AppState, code: KeyCode) {
-    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-}
-
-fn keys(s: &mut AppState, text: &str) {
-    for c in text.chars() {
-        key(s, KeyCode::Char(c));
-    }
-}
+use explorer::{key, keys, load, opened, request, screen, SIZES};
 
 /// The demo as `--demo` opens it (5 warm-up runs).
-fn opened_demo((w, h): (u16, u16)) -> AppState {
-    let mut s = AppState::new(w, h);
-    let request = ProfileRequest::demo(None);
-    let effects = s.load(request.clone());
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let result = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false))
-        .map(Box::new)
-        .map_err(|e| e.to_string());
-    update(&mut s, Action::Loaded { generation, result });
-    s
+fn opened_demo(size: (u16, u16)) -> AppState {
+    explorer::opened_request(ProfileRequest::demo(None), size)
 }
 
 /// Every row of the table, as text (what a user would read with enough width).
 fn table_text(s: &AppState) -> String {
     screen(s)
-}
-
-/// The explorer after loading `path` with `warmup` through the same actions the app uses.
-fn opened(path: &str, warmup: usize, (w, h): (u16, u16)) -> AppState {
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request(path, warmup));
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let result = load(path, warmup).map(Box::new);
-    update(&mut s, Action::Loaded { generation, result });
-    s
 }
 
 const WIDE: &str = "fixtures/cpu/wide_browse.etdp";

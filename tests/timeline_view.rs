@@ -9,54 +9,23 @@ use cpuprof_tui::app::{update, Action, AppState, Effect};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::timeline::AnyTimeline;
-use cpuprof_tui::ui::{self, Theme};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+#[path = "support/explorer.rs"]
+mod explorer;
 #[path = "support/render.rs"]
 mod render;
+use explorer::{press as key, screen};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
-fn screen(state: &AppState) -> String {
-    render::frame_text(state.width, state.height, |f| {
-        ui::draw(f, state, &Theme::plain())
-    })
-}
-
-fn key(s: &mut AppState, c: char) -> Vec<Effect> {
-    update(
-        s,
-        Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
-    )
-}
-
 /// The explorer on `request`, then `t` with its timeline loaded as the shell would.
-fn with_timeline(request: ProfileRequest, (w, h): (u16, u16)) -> AppState {
-    let mut s = AppState::new(w, h);
-    let effects = s.load(request.clone());
-    let Some(Effect::Load { generation, .. }) = effects.first().cloned() else {
-        unreachable!()
-    };
-    let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
-    update(
-        &mut s,
-        Action::Loaded {
-            generation,
-            result: Ok(Box::new(data)),
-        },
-    );
-    let effects = key(&mut s, 't');
-    let Some(Effect::LoadTimeline {
-        request,
-        generation,
-    }) = effects.first().cloned()
-    else {
-        panic!("t asks for the timeline: {effects:?}")
-    };
+fn with_timeline(request: ProfileRequest, size: (u16, u16)) -> AppState {
+    let mut s = explorer::opened_request(request, size);
+    let asked = explorer::ask_timeline(&mut s);
     // While loading, the pane says so.
     assert!(screen(&s).contains("loading the timeline"));
-    let result = cpuprof_tui::source::load_timeline(&request).map(Box::new);
-    update(&mut s, Action::TimelineLoaded { generation, result });
+    explorer::timeline_arrives(&mut s, asked);
     s
 }
 
