@@ -77,24 +77,24 @@ pub const DROP_ORDER: [Column; 17] = [
     Column::Median,
 ];
 
+/// `all` without `drop` (which it holds once): one list of columns for two tables.
+const fn without<const N: usize, const M: usize>(all: [Column; N], drop: Column) -> [Column; M] {
+    let mut out = [Column::Name; M];
+    let (mut i, mut k) = (0, 0);
+    while i < N {
+        if all[i] as u8 != drop as u8 {
+            out[k] = all[i];
+            k += 1;
+        }
+        i += 1;
+    }
+    assert!(k == M, "the dropped column is in the list once");
+    out
+}
+
 impl Column {
-    /// Display order for ETDump profiles.
-    pub const ETDUMP: [Column; 14] = [
-        Column::Name,
-        Column::Delegate,
-        Column::Step,
-        Column::Count,
-        Column::Median,
-        Column::Min,
-        Column::Max,
-        Column::P90,
-        Column::Share,
-        Column::ShareMethod,
-        Column::Gflops,
-        Column::Gbps,
-        Column::Inputs,
-        Column::Outputs,
-    ];
+    /// Display order for ETDump profiles: the roofline's without its column.
+    pub const ETDUMP: [Column; 14] = without(Column::ETDUMP_PEAK, Column::Peak);
 
     /// ETDump columns with the roofline's (`--peak` given).
     pub const ETDUMP_PEAK: [Column; 15] = [

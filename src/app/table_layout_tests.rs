@@ -221,3 +221,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn etdump_columns_are_the_rooflines_without_peak() {
+    use Column::*;
+    let want = [
+        Name,
+        Delegate,
+        Step,
+        Count,
+        Median,
+        Min,
+        Max,
+        P90,
+        Share,
+        ShareMethod,
+        Gflops,
+        Gbps,
+        Inputs,
+        Outputs,
+    ];
+    assert_eq!(Column::ETDUMP, want);
+    let mut peak = want.to_vec();
+    peak.insert(12, Peak);
+    assert_eq!(Column::ETDUMP_PEAK.to_vec(), peak);
+}
