@@ -199,12 +199,7 @@ fn enter(state: &mut AppState) {
     match state.explorer.focus {
         Pane::Tree => {
             let Some(data) = &state.data else { return };
-            let Some(&id) = state
-                .explorer
-                .tree
-                .visible
-                .get(state.explorer.tree.selected)
-            else {
+            let Some(id) = state.explorer.tree.selected_node() else {
                 return;
             };
             let node = &data.nodes[id];
@@ -274,22 +269,11 @@ fn back(state: &mut AppState) {
 
 fn tree_fold(state: &mut AppState, open: bool) {
     let Some(data) = &state.data else { return };
-    let Some(&id) = state
-        .explorer
-        .tree
-        .visible
-        .get(state.explorer.tree.selected)
-    else {
+    let Some(id) = state.explorer.tree.selected_node() else {
         return;
     };
     let node = &data.nodes[id];
-    let is_open = state
-        .explorer
-        .tree
-        .expanded
-        .get(id)
-        .copied()
-        .unwrap_or(false);
+    let is_open = state.explorer.tree.is_open(id);
     if open {
         if !node.children.is_empty() && !is_open {
             state.explorer.tree.expanded[id] = true;
@@ -481,12 +465,7 @@ fn tree_match(state: &mut AppState, next: bool) {
         });
         return;
     }
-    let current = state
-        .explorer
-        .tree
-        .visible
-        .get(state.explorer.tree.selected)
-        .copied();
+    let current = state.explorer.tree.selected_node();
     // Nodes come parents first, so id order is tree order.
     let pick = match (current, next) {
         (Some(c), true) => matches.iter().copied().find(|&m| m > c),

@@ -30,6 +30,18 @@ pub struct TreeState {
     pub remembered: HashMap<String, bool>,
 }
 
+impl TreeState {
+    /// The node on the selected line.
+    pub fn selected_node(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    /// Whether node `id` is open (its children listed).
+    pub fn is_open(&self, id: usize) -> bool {
+        self.expanded.get(id).copied().unwrap_or(false)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TableState {
     pub sort: Column,

@@ -402,8 +402,8 @@ impl FlameView {
                     if r.gflops.is_some() || r.gbps.is_some() {
                         parts.push(format!(
                             "{} GFLOP/s · {} GB/s at the median",
-                            crate::profile::efficiency::rate_text(r.gflops),
-                            crate::profile::efficiency::rate_text(r.gbps)
+                            crate::app::table::rate_text(r.gflops),
+                            crate::app::table::rate_text(r.gbps)
                         ));
                     }
                 }

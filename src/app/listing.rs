@@ -26,25 +26,13 @@ impl AppState {
     }
 
     pub(super) fn rebuild_tree_visible(&mut self) {
-        let keep = self
-            .explorer
-            .tree
-            .visible
-            .get(self.explorer.tree.selected)
-            .copied();
+        let keep = self.explorer.tree.selected_node();
         self.explorer.tree.visible.clear();
         if let Some(data) = &self.data {
             let mut stack: Vec<usize> = data.roots.iter().rev().copied().collect();
             while let Some(id) = stack.pop() {
                 self.explorer.tree.visible.push(id);
-                if self
-                    .explorer
-                    .tree
-                    .expanded
-                    .get(id)
-                    .copied()
-                    .unwrap_or(false)
-                {
+                if self.explorer.tree.is_open(id) {
                     stack.extend(data.nodes[id].children.iter().rev());
                 }
             }
@@ -303,7 +291,7 @@ impl AppState {
         if let Some(old) = &self.data {
             let old_keys = node_keys(old);
             for (i, k) in old_keys.iter().enumerate() {
-                let open = self.explorer.tree.expanded.get(i).copied().unwrap_or(false);
+                let open = self.explorer.tree.is_open(i);
                 self.explorer.tree.remembered.insert(k.clone(), open);
             }
             let open = &self.explorer.tree.remembered;

@@ -212,12 +212,7 @@ impl AppState {
                 let row = *self.explorer.table.rows.get(self.explorer.table.selected)?;
                 self.table_ops(data).get(row).map(|r| r.node)
             }
-            _ => self
-                .explorer
-                .tree
-                .visible
-                .get(self.explorer.tree.selected)
-                .copied(),
+            _ => self.explorer.tree.selected_node(),
         }
     }
 

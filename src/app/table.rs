@@ -242,19 +242,8 @@ pub fn cell(row: &OpRow, column: Column) -> String {
     }
 }
 
-/// A rate (GFLOP/s, GB/s) in 3 significant figures or so: `123`, `12.3`, `1.23`,
-/// `0.012`, `0`; `-` without one (no count, or a time under the clock quantum).
-pub fn rate_text(rate: Option<f64>) -> String {
-    match rate {
-        // An operator that only moves data computes nothing.
-        Some(0.0) => "0".into(),
-        Some(v) if v.is_finite() && v >= 99.95 => format!("{v:.0}"),
-        Some(v) if v.is_finite() && v >= 9.995 => format!("{v:.1}"),
-        Some(v) if v.is_finite() && v >= 0.995 => format!("{v:.2}"),
-        Some(v) if v.is_finite() => format!("{v:.3}"),
-        _ => "-".into(),
-    }
-}
+/// Rates read the same in the table, the detail pane and the flame graph.
+pub use crate::profile::efficiency::rate_text;
 
 /// `41% mem`, `12% comp`: the share of the attainable rate and the roof that bounds it.
 pub fn roofline_text(r: crate::profile::efficiency::Roofline) -> String {

@@ -458,15 +458,17 @@ pub fn count_text(n: u64, unit: &str) -> String {
     format!("{n} {unit}")
 }
 
-/// A rate with 3 significant digits (`12.3`, `0.456`, `1234`); `-` for none.
+/// A rate (GFLOP/s, GB/s) in 3 significant figures or so: `123`, `12.3`, `1.23`,
+/// `0.012`, `0`; `-` without one (no count, or a time under the clock quantum).
 pub fn rate_text(rate: Option<f64>) -> String {
     match rate {
-        None => "-".to_string(),
-        Some(0.0) => "0".to_string(),
-        Some(r) if r >= 100.0 => format!("{r:.0}"),
-        Some(r) if r >= 10.0 => format!("{r:.1}"),
-        Some(r) if r >= 1.0 => format!("{r:.2}"),
-        Some(r) => format!("{r:.3}"),
+        // An operator that only moves data computes nothing.
+        Some(0.0) => "0".into(),
+        Some(v) if v.is_finite() && v >= 99.95 => format!("{v:.0}"),
+        Some(v) if v.is_finite() && v >= 9.995 => format!("{v:.1}"),
+        Some(v) if v.is_finite() && v >= 0.995 => format!("{v:.2}"),
+        Some(v) if v.is_finite() => format!("{v:.3}"),
+        _ => "-".into(),
     }
 }
 
@@ -642,6 +644,12 @@ mod tests {
         );
         assert_eq!(rate_text(Some(77.76)), "77.8");
         assert_eq!(rate_text(Some(7.1616)), "7.16");
+        // Rounding up to the next magnitude keeps three figures: 99.96 is `100`, not
+        // `100.0`; 9.996 is `10.0`; no rate (NaN, infinite) is `-`.
+        assert_eq!(rate_text(Some(99.96)), "100");
+        assert_eq!(rate_text(Some(9.996)), "10.0");
+        assert_eq!(rate_text(Some(f64::NAN)), "-");
+        assert_eq!(rate_text(None), "-");
         assert_eq!(rate_text(Some(0.0)), "0");
         assert_eq!(rate_text(None), "-");
         assert_eq!(count_text(777_600, "FLOP"), "777.6 kFLOP");

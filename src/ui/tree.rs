@@ -69,13 +69,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     {
         let pos = state.explorer.tree.offset + i;
         let node = &data.nodes[id];
-        let open = state
-            .explorer
-            .tree
-            .expanded
-            .get(id)
-            .copied()
-            .unwrap_or(false);
+        let open = state.explorer.tree.is_open(id);
         let marker = if node.children.is_empty() {
             "  "
         } else if open {
