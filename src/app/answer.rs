@@ -13,6 +13,15 @@ use crate::summary::{answer, group_by_type, Answer, Unit};
 /// The answer for the table's scope and filter, with at most `limit` entries; None
 /// without a total to give shares of (a method with no samples).
 pub fn for_table(data: &ExplorerData, table: &TableState, limit: usize) -> Option<Answer> {
+    let (groups, over, total) = typed(data, table)?;
+    shares(&groups, limit, &over, total)
+}
+
+/// The listed operators grouped by type, what their shares are of, and its time.
+fn typed(
+    data: &ExplorerData,
+    table: &TableState,
+) -> Option<(Vec<crate::summary::TypeGroup>, String, f64)> {
     let filter = table.filter.value().to_lowercase();
     let listed = |i: usize| {
         let op = &data.ops[i];
@@ -69,7 +78,7 @@ pub fn for_table(data: &ExplorerData, table: &TableState, limit: usize) -> Optio
                 ms: data.ops[i].stats.median,
                 cost: data.ops[i].cost,
             });
-            shares(group_by_type(units, Some(total)), limit, &over, total)
+            Some((group_by_type(units, Some(total)), over, total))
         }
         SourceKind::Trace => {
             let total: f64 = data.ops.iter().filter_map(|o| o.self_total).sum();
@@ -78,7 +87,7 @@ pub fn for_table(data: &ExplorerData, table: &TableState, limit: usize) -> Optio
                 ms: data.ops[i].self_total.unwrap_or(0.0),
                 cost: data.ops[i].cost,
             });
-            shares(group_by_type(units, Some(total)), limit, "self time", total)
+            Some((group_by_type(units, Some(total)), "self time".into(), total))
         }
     }
 }
@@ -86,7 +95,7 @@ pub fn for_table(data: &ExplorerData, table: &TableState, limit: usize) -> Optio
 /// As `summary::answer`, but no listed operator (a filter that matches none) leaves the
 /// whole total to `other` rather than no line.
 fn shares(
-    groups: Vec<crate::summary::TypeGroup>,
+    groups: &[crate::summary::TypeGroup],
     limit: usize,
     over: &str,
     total: f64,
@@ -98,15 +107,17 @@ fn shares(
             over: over.to_string(),
         });
     }
-    answer(&groups, limit, over)
+    answer(groups, limit, over)
 }
 
 /// The line as shown in `width` columns: `time of Method::execute: GEMM 58% (21) · …`,
 /// with as many entries (up to 5) as fit; input names escaped.
 pub fn line(data: &ExplorerData, table: &TableState, width: usize) -> Option<String> {
+    // The operators are grouped once; only the number of entries shown varies.
+    let (groups, over, total) = typed(data, table)?;
     let mut last = None;
     for limit in (1..=5).rev() {
-        let a = for_table(data, table, limit)?;
+        let a = shares(&groups, limit, &over, total)?;
         let text = format!("{}: {}", prefix(&a, data.kind), a);
         let text = crate::escape::escape(&text).into_owned();
         if text.chars().count() <= width {
