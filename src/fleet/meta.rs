@@ -86,31 +86,50 @@ impl KeyTemplate {
     /// than `/`, as few as the rest allows.
     pub fn extract(&self, rel: &str) -> Option<Vec<(String, String)>> {
         let mut out = Vec::new();
-        matches(&self.parts, rel, &mut out).then_some(out)
+        let mut failed = Default::default();
+        matches(&self.parts, rel, 0, 0, &mut out, &mut failed).then_some(out)
     }
 }
 
-fn matches(parts: &[Part], s: &str, out: &mut Vec<(String, String)>) -> bool {
-    match parts.first() {
-        None => s.is_empty(),
-        Some(Part::Lit(l)) => s
-            .strip_prefix(l.as_str())
-            .is_some_and(|rest| matches(&parts[1..], rest, out)),
+/// Whether `s[at..]` has the shape of `parts[k..]`, the fields filled into `out`. States
+/// (part, position) known to fail are kept in `failed`, so fields that could end at many
+/// places cost at most parts × positions tries, never a search over every combination.
+fn matches(
+    parts: &[Part],
+    s: &str,
+    k: usize,
+    at: usize,
+    out: &mut Vec<(String, String)>,
+    failed: &mut std::collections::HashSet<(usize, usize)>,
+) -> bool {
+    if failed.contains(&(k, at)) {
+        return false;
+    }
+    let rest = &s[at..];
+    let ok = match parts.get(k) {
+        None => rest.is_empty(),
+        Some(Part::Lit(l)) => {
+            rest.starts_with(l.as_str()) && matches(parts, s, k + 1, at + l.len(), out, failed)
+        }
         Some(Part::Field(name)) => {
-            let limit = s.find('/').unwrap_or(s.len());
-            for (end, _) in s[..limit].char_indices().skip(1).chain([(limit, ' ')]) {
-                if end == 0 {
-                    continue;
-                }
-                out.push((name.clone(), s[..end].to_string()));
-                if matches(&parts[1..], &s[end..], out) {
-                    return true;
+            let limit = rest.find('/').unwrap_or(rest.len());
+            let ends = rest[..limit].char_indices().skip(1).map(|(e, _)| e);
+            let mut found = false;
+            for end in ends.chain([limit]).filter(|&e| e > 0) {
+                out.push((name.clone(), rest[..end].to_string()));
+                if matches(parts, s, k + 1, at + end, out, failed) {
+                    found = true;
+                    break;
                 }
                 out.pop();
             }
-            false
+            found
         }
+    };
+    if !ok {
+        failed.insert((k, at));
     }
+    ok
 }
 
 /// The sidecar of a profile: `<stem>.meta.json` beside it (for a CTF directory,
@@ -196,6 +215,26 @@ mod tests {
         let f = t.extract("pixel-7-12.etdp").unwrap();
         assert_eq!(f[0].1, "pixel");
         assert_eq!(f[1].1, "7-12");
+    }
+
+    /// Five fields in one 250-character name that never ends as the template does: a
+    /// search over every split would try ~C(249, 4) = 1.6e8 of them; known failures cut
+    /// it to parts × positions. Each field still takes as few characters as it can.
+    #[test]
+    fn many_fields_in_one_name_do_not_search_every_split() {
+        let t = KeyTemplate::parse("{a}-{b}-{c}-{d}-{e}.etdp").unwrap();
+        let name = "x-".repeat(125);
+        let start = std::time::Instant::now();
+        assert_eq!(t.extract(&name), None);
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        let f = t.extract(&format!("{name}y.etdp")).unwrap();
+        let got: Vec<&str> = f.iter().map(|(_, v)| v.as_str()).collect();
+        let tail = format!("{}y", "x-".repeat(121));
+        assert_eq!(got, ["x", "x", "x", "x", tail.as_str()]);
     }
 
     #[test]
