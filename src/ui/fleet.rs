@@ -37,9 +37,9 @@ pub fn areas(width: u16, height: u16, profiles: usize) -> FleetAreas {
     let body_h = height.saturating_sub(header.height + footer_h);
     let detail_h = (DETAIL_LINES + 2).min(body_h / 3);
     let rest = body_h - detail_h;
-    // The profiles list takes what it needs, at most two fifths of the rest.
+    // The profiles list takes what it needs, at most half of the rest.
     let want = (profiles as u16).saturating_add(3);
-    let list_h = want.min((rest * 2 / 5).max(6)).min(rest);
+    let list_h = want.min((rest / 2).max(6)).min(rest);
     FleetAreas {
         header,
         profiles: Rect::new(0, body_y, width, list_h),
@@ -76,7 +76,8 @@ pub fn draw(frame: &mut Frame, view: &FleetView, notice: Option<&str>, theme: &T
     if failed > 0 {
         head.push_str(&format!(" ({failed} failed)"));
     }
-    head.push_str(&format!(" · {} groups", fleet.groups.len()));
+    let n = fleet.groups.len();
+    head.push_str(&format!(" · {n} group{}", if n == 1 { "" } else { "s" }));
     if let Some(k) = &fleet.options.by {
         head.push_str(&format!(" · by {}", escape(k)));
     }
@@ -216,7 +217,13 @@ fn draw_profiles(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
         .iter()
         .map(|&i| ps[i].error.as_deref().map_or(String::new(), |e| escape(e).into_owned()))
         .collect();
-    let error_w = width.saturating_sub(used(&cols));
+    // No error column when nothing failed (no blank column).
+    let any_error = shown.iter().any(|&i| ps[i].error.is_some());
+    let error_w = if any_error {
+        width.saturating_sub(used(&cols))
+    } else {
+        0
+    };
     let mut head = String::from("  ");
     for c in &cols {
         head.push_str(&fit(&c.title, c.width, c.right));

@@ -16,8 +16,7 @@ use crate::escape::escape;
 use crate::fleet::analysis::{Fleet, GroupRow};
 use crate::units::duration_ms;
 
-/// A numeric column: title, width, what it shows of a row; listed in the order they
-/// leave a narrow screen (first first).
+/// A numeric column: title, width, what it shows of a row.
 struct NumCol {
     title: &'static str,
     width: usize,
@@ -34,6 +33,7 @@ fn change_text(r: &GroupRow) -> String {
         .map_or(String::new(), |c| format!("{:+.1}%", c.delta_pct))
 }
 
+/// In display order.
 const COLUMNS: &[NumCol] = &[
     NumCol {
         title: "profiles",
@@ -46,6 +46,26 @@ const COLUMNS: &[NumCol] = &[
         cell: |_, r| duration_ms(r.median_of_medians),
     },
     NumCol {
+        title: "p10",
+        width: 10,
+        cell: |_, r| duration_ms(r.p10),
+    },
+    NumCol {
+        title: "p90",
+        width: 10,
+        cell: |_, r| duration_ms(r.p90),
+    },
+    NumCol {
+        title: "CV",
+        width: 6,
+        cell: |_, r| cv_text(r),
+    },
+    NumCol {
+        title: "slowest",
+        width: 10,
+        cell: |_, r| duration_ms(r.slowest.1),
+    },
+    NumCol {
         title: "out",
         width: 3,
         cell: |_, r| match r.outliers.len() {
@@ -54,29 +74,9 @@ const COLUMNS: &[NumCol] = &[
         },
     },
     NumCol {
-        title: "CV",
-        width: 6,
-        cell: |_, r| cv_text(r),
-    },
-    NumCol {
         title: "change",
         width: 7,
         cell: |_, r| change_text(r),
-    },
-    NumCol {
-        title: "p90",
-        width: 10,
-        cell: |_, r| duration_ms(r.p90),
-    },
-    NumCol {
-        title: "p10",
-        width: 10,
-        cell: |_, r| duration_ms(r.p10),
-    },
-    NumCol {
-        title: "slowest",
-        width: 10,
-        cell: |_, r| duration_ms(r.slowest.1),
     },
 ];
 
@@ -162,7 +162,9 @@ pub fn draw_rows(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
         }
         cols.retain(|c| c.title != d);
     }
-    let name_col = width.saturating_sub(need(&cols)).max(4);
+    // The name as wide as the widest shown (never cut while it fits), the numbers
+    // right beside it.
+    let name_col = width.saturating_sub(need(&cols)).min(name_w + 1).max(4);
     let mut head = fit("row", name_col, false);
     for c in &cols {
         head.push(' ');
@@ -261,6 +263,9 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Them
                 theme.dim(),
             )];
             for (i, c) in spark.chars().enumerate() {
+                if at == Some(i) && i > 0 {
+                    spans.push(Span::styled("|", theme.slower())); // where the change starts
+                }
                 let s = if at.is_some_and(|a| i >= a) {
                     theme.slower()
                 } else {
