@@ -127,10 +127,7 @@ fn the_outlier_device_is_marked_as_the_truth_says() {
     let text = screen(&s);
     // The detail lists it, the profiles list marks it (and only it).
     assert!(text.contains(&format!("outliers: {id}")), "{text}");
-    let marked: Vec<&str> = text
-        .lines()
-        .filter(|l| l.starts_with("│! "))
-        .collect();
+    let marked: Vec<&str> = text.lines().filter(|l| l.starts_with("│! ")).collect();
     assert_eq!(marked.len(), 1, "{text}");
     assert!(marked[0].contains(id), "{text}");
     // The sidecar metadata are columns (dev07's soc).
@@ -269,7 +266,11 @@ fn a_damaged_profile_is_a_row_with_its_escaped_error() {
     let dir = tmp.path().join("f");
     std::fs::create_dir(&dir).unwrap();
     for n in ["a", "b"] {
-        std::fs::copy("fixtures/fleet/null/n01.etdp", dir.join(format!("{n}.etdp"))).unwrap();
+        std::fs::copy(
+            "fixtures/fleet/null/n01.etdp",
+            dir.join(format!("{n}.etdp")),
+        )
+        .unwrap();
     }
     // A dump cut short, named with an escape sequence.
     let bytes = std::fs::read("fixtures/fleet/null/n02.etdp").unwrap();

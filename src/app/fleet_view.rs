@@ -239,7 +239,11 @@ impl FleetView {
         let mut list: Vec<usize> = (0..fleet.profiles.len())
             .filter(|&i| needle.is_empty() || profile_text(&fleet.profiles[i]).contains(&needle))
             .collect();
-        let found: Vec<usize> = fleet.groups.iter().flat_map(|g| g.members.clone()).collect();
+        let found: Vec<usize> = fleet
+            .groups
+            .iter()
+            .flat_map(|g| g.members.clone())
+            .collect();
         let rank = |i: usize| found.iter().position(|&m| m == i).unwrap_or(usize::MAX);
         let ps = &fleet.profiles;
         match self.profile_sort {
@@ -292,9 +296,7 @@ impl FleetView {
                 let cv = |i: usize| r[i].cv.unwrap_or(f64::NEG_INFINITY);
                 cv(b).total_cmp(&cv(a)).then(a.cmp(&b))
             }),
-            RowSort::Outliers => {
-                rows.sort_by_key(|&i| (std::cmp::Reverse(r[i].outliers.len()), i))
-            }
+            RowSort::Outliers => rows.sort_by_key(|&i| (std::cmp::Reverse(r[i].outliers.len()), i)),
         }
         if self.reverse && self.focus == FleetPane::Rows {
             rows.reverse();

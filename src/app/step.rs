@@ -17,5 +17,8 @@ pub enum Step {
     OpenProfile(crate::profile::ProfileRequest),
     /// Push the compare view of fleet profile `a` (the baseline) against `b` (the
     /// fleet's `d`).
-    CompareProfiles { a: usize, b: usize },
+    CompareProfiles {
+        a: usize,
+        b: usize,
+    },
 }

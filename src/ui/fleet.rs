@@ -180,7 +180,10 @@ fn draw_profiles(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
     let ps = &fleet.profiles;
     let mut cols = vec![column(
         "profile",
-        shown.iter().map(|&i| escape(&ps[i].id).into_owned()).collect(),
+        shown
+            .iter()
+            .map(|&i| escape(&ps[i].id).into_owned())
+            .collect(),
         48,
         false,
     )];
@@ -188,23 +191,37 @@ fn draw_profiles(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
         let cells = shown
             .iter()
             .map(|&i| {
-                ps[i]
-                    .meta
-                    .get(k)
-                    .map_or(String::new(), |v| escape(&crate::fleet::value_text(v)).into_owned())
+                ps[i].meta.get(k).map_or(String::new(), |v| {
+                    escape(&crate::fleet::value_text(v)).into_owned()
+                })
             })
             .collect();
         cols.push(column(&escape(k), cells, 16, false));
     }
     let model = |i: usize| ps[i].model.clone().unwrap_or_default();
-    cols.push(column("model", shown.iter().map(|&i| model(i)).collect(), 12, false));
+    cols.push(column(
+        "model",
+        shown.iter().map(|&i| model(i)).collect(),
+        12,
+        false,
+    ));
     let runs = |i: usize| match ps[i].error {
         Some(_) => String::new(),
         None => ps[i].runs.to_string(),
     };
-    cols.push(column("runs", shown.iter().map(|&i| runs(i)).collect(), 6, true));
+    cols.push(column(
+        "runs",
+        shown.iter().map(|&i| runs(i)).collect(),
+        6,
+        true,
+    ));
     let median = |i: usize| total_median(&ps[i]).map_or(String::new(), duration_ms);
-    cols.push(column("median", shown.iter().map(|&i| median(i)).collect(), 12, true));
+    cols.push(column(
+        "median",
+        shown.iter().map(|&i| median(i)).collect(),
+        12,
+        true,
+    ));
     // Columns leave from the right (metadata last to go) until the rest fits beside
     // the mark; the error takes what is left.
     let width = inner.width as usize;
@@ -215,7 +232,12 @@ fn draw_profiles(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
     }
     let errors: Vec<String> = shown
         .iter()
-        .map(|&i| ps[i].error.as_deref().map_or(String::new(), |e| escape(e).into_owned()))
+        .map(|&i| {
+            ps[i]
+                .error
+                .as_deref()
+                .map_or(String::new(), |e| escape(e).into_owned())
+        })
         .collect();
     // No error column when nothing failed (no blank column).
     let any_error = shown.iter().any(|&i| ps[i].error.is_some());

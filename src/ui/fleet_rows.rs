@@ -113,7 +113,10 @@ pub fn draw_rows(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
         None => " Rows ".to_string(),
     };
     if !view.row_filter.value().is_empty() {
-        title.push_str(&format!("· filter \"{}\" ", escape(view.row_filter.value())));
+        title.push_str(&format!(
+            "· filter \"{}\" ",
+            escape(view.row_filter.value())
+        ));
     }
     let inner = pane_frame(frame, area, title, focused, theme);
     if inner.height < 2 || inner.width < 4 {
