@@ -216,6 +216,19 @@ fn enter_opens_the_profile_in_the_explorer_and_esc_returns() {
     assert_eq!(s.views.kinds(), [ViewKind::Fleet, ViewKind::Explorer]);
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.views.kinds(), [ViewKind::Fleet]);
+    // Another profile: the explorer shows the loading gauge, not the last profile.
+    select_profile(&mut s, "dev04/c1/run-1.etdp");
+    key(&mut s, KeyCode::Enter);
+    assert!(s.data.is_none() && s.loading.is_some());
+    assert!(screen(&s).contains("dev04/c1/run-1.etdp"), "{}", screen(&s));
+    key(&mut s, KeyCode::Esc);
+    // Help over the fleet lists the fleet's keys first; Esc closes it.
+    keys(&mut s, "?");
+    let text = screen(&s);
+    assert!(text.contains("Fleet (fleet PATH...; a folder of dumps)"), "{text}");
+    assert!(text.contains("Profiles ("), "the fleet stays under the help: {text}");
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.views.kinds(), [ViewKind::Fleet]);
     // At the base, Esc says how to quit; q quits.
     key(&mut s, KeyCode::Esc);
     assert!(s.notice.as_deref().unwrap().contains("q quits"));

@@ -203,6 +203,10 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
             }
             Step::Effect(e) => effects.push(e),
             Step::OpenProfile(request) => {
+                // Another profile than the one last shown: not the old one under the gauge.
+                if state.request.as_ref().map(|r| &r.etdump) != Some(&request.etdump) {
+                    state.data = None;
+                }
                 state.views.push(View::Explorer);
                 effects.extend(state.load(request));
             }
