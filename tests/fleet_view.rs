@@ -225,8 +225,14 @@ fn enter_opens_the_profile_in_the_explorer_and_esc_returns() {
     // Help over the fleet lists the fleet's keys first; Esc closes it.
     keys(&mut s, "?");
     let text = screen(&s);
-    assert!(text.contains("Fleet (fleet PATH...; a folder of dumps)"), "{text}");
-    assert!(text.contains("Profiles ("), "the fleet stays under the help: {text}");
+    assert!(
+        text.contains("Fleet (fleet PATH...; a folder of dumps)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Profiles ("),
+        "the fleet stays under the help: {text}"
+    );
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.views.kinds(), [ViewKind::Fleet]);
     // At the base, Esc says how to quit; q quits.
