@@ -27,6 +27,7 @@ pub mod threads;
 pub mod timeline;
 pub mod trace;
 pub mod tui;
+pub mod tui_fleet;
 pub mod ui;
 pub mod units;
 pub mod watch;

@@ -36,9 +36,25 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => cpuprof_tui::report::compare::run(&args),
         Some(Command::Export(args)) => cpuprof_tui::report::export::run(&args),
         Some(Command::Run(args)) => cpuprof_tui::run::run(&args),
+        Some(Command::Fleet(args)) if cpuprof_tui::report::fleet::wants_view(&args) => {
+            cpuprof_tui::tui_fleet::run_fleet(&args)
+        }
         Some(Command::Fleet(args)) => cpuprof_tui::report::fleet::run(&args),
-        None => cpuprof_tui::tui::run(&cli.explore),
+        None => match fleet_folder(&cli.explore) {
+            Some(args) => cpuprof_tui::tui_fleet::run_fleet(&args),
+            None => cpuprof_tui::tui::run(&cli.explore),
+        },
     }
+}
+
+/// `cpuprof-tui DIR` on a folder of dumps or traces (not a CTF trace directory): the
+/// fleet view of that folder.
+fn fleet_folder(explore: &cpuprof_tui::cli::ExploreArgs) -> Option<cpuprof_tui::cli::FleetArgs> {
+    let dir = explore.file.as_deref()?;
+    if explore.watch.is_some() || !cpuprof_tui::tui_fleet::is_fleet_folder(dir) {
+        return None;
+    }
+    cpuprof_tui::tui_fleet::folder_args(dir, explore.warmup, explore.no_log)
 }
 
 /// `-o -` is standard output, as `-` is standard input (for compare it also means
@@ -92,12 +108,16 @@ fn preflight(cli: &Cli) -> Result<(), String> {
         // The fleet's inputs are known once its folders are searched (`report::fleet`).
         Some(Command::Fleet(_)) => (None, Vec::new()),
         None => {
-            // The explorer on a folder: only a CTF trace directory opens; anything else
-            // (a folder of dumps, of unrelated files) is one line, before the terminal is
-            // taken, saying what the folder holds and what to run instead.
+            // The explorer on a folder: a CTF trace directory opens as a trace; on a
+            // terminal, a folder of dumps or traces opens the fleet view of it; anything
+            // else (a folder of unrelated files, or no terminal) is one line, before the
+            // terminal is taken, saying what the folder holds and what to run instead.
             if let Some(dir) = cli.explore.file.as_deref().filter(|p| p.is_dir()) {
-                cpuprof_tui::trace::ctf::find_trace_dirs(dir)
-                    .map_err(|e| format!("{}: {e}", cpuprof_tui::input::display_name(dir)))?;
+                if let Err(e) = cpuprof_tui::trace::ctf::find_trace_dirs(dir) {
+                    if !cpuprof_tui::tui_fleet::is_fleet_folder(dir) {
+                        return Err(format!("{}: {e}", cpuprof_tui::input::display_name(dir)));
+                    }
+                }
             }
             (None, Vec::new())
         }

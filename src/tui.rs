@@ -198,10 +198,10 @@ fn restore_terminal() {
     let _ = disable_raw_mode();
 }
 
-struct TerminalGuard;
+pub(crate) struct TerminalGuard;
 
 impl TerminalGuard {
-    fn enter() -> io::Result<TerminalGuard> {
+    pub(crate) fn enter() -> io::Result<TerminalGuard> {
         // SIGINT/SIGTERM/SIGHUP (a closed terminal) restore it like `q` does.
         crate::signals::set_terminal_restore(restore_terminal);
         enable_raw_mode()?;
@@ -330,6 +330,7 @@ pub fn action_for(event: Event) -> Option<Action> {
         Event::TimelineLoaded { generation, result } => {
             Some(Action::TimelineLoaded { generation, result })
         }
+        Event::FleetLoaded(result) => Some(Action::FleetLoaded(result)),
     }
 }
 
@@ -368,7 +369,7 @@ fn main_loop(
 
 /// The one event loop of every screen (explorer, watch mode, the compare command): draw
 /// the view stack, turn channel events into actions for `update`, perform the effects.
-fn shell(
+pub(crate) fn shell(
     mut terminal: Terminal<CrosstermBackend<io::Stdout>>,
     mut state: AppState,
     effects: Vec<Effect>,
@@ -422,6 +423,12 @@ fn draw(
     theme: &Theme,
     companion: Option<&dyn Companion>,
 ) -> io::Result<()> {
+    if matches!(state.views.screen(), Some(View::Fleet(_))) {
+        let size = terminal.size()?;
+        if let Some(view) = state.views.fleet_mut() {
+            view.pages = ui::fleet::pages(size.width, size.height, view.profiles.len());
+        }
+    }
     if matches!(state.views.screen(), Some(View::Compare(_))) {
         // The list's height comes from the compare layout of this frame.
         let size = terminal.size()?;

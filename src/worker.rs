@@ -41,6 +41,8 @@ pub enum Event {
         generation: u64,
         result: Result<Box<crate::timeline::AnyTimeline>, String>,
     },
+    /// The fleet view's profiles found, loaded and summarised (`tui::run_fleet`).
+    FleetLoaded(crate::app::fleet_view::FleetResult),
 }
 
 /// What the loader thread runs (the real one is `load_explorer_data`).

@@ -87,11 +87,13 @@ pub enum ViewKind {
     Dialog,
     /// The nn.Module tree (after `m`).
     Modules,
+    /// Many profiles at once (`fleet PATH...`, a folder of dumps).
+    Fleet,
 }
 
 impl ViewKind {
     /// Every key table, in the order the help and the README list them.
-    pub const ALL: [ViewKind; 9] = [
+    pub const ALL: [ViewKind; 10] = [
         ViewKind::Explorer,
         ViewKind::Filter,
         ViewKind::Log,
@@ -99,6 +101,7 @@ impl ViewKind {
         ViewKind::Modules,
         ViewKind::Compare,
         ViewKind::Flame,
+        ViewKind::Fleet,
         ViewKind::Help,
         ViewKind::Dialog,
     ];
@@ -114,6 +117,7 @@ impl ViewKind {
             ViewKind::Help => "Help",
             ViewKind::Dialog => "Error dialog",
             ViewKind::Modules => "Modules (after m)",
+            ViewKind::Fleet => "Fleet (fleet PATH...; a folder of dumps)",
         }
     }
 }

@@ -244,6 +244,14 @@ fn enter(state: &mut AppState) {
     }
 }
 
+/// Whether the explorer's Esc would change nothing (the tree focused, no scope): over
+/// the fleet, Esc then returns to it.
+pub(super) fn nothing_to_undo(state: &AppState) -> bool {
+    state.explorer.focus == Pane::Tree
+        && state.explorer.table.scope.is_none()
+        && state.explorer.table.within.is_none()
+}
+
 fn back(state: &mut AppState) {
     match state.explorer.focus {
         Pane::Detail => state.explorer.focus = state.explorer.detail_source,

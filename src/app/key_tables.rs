@@ -563,5 +563,6 @@ pub fn bindings(kind: ViewKind) -> &'static [Binding] {
         ViewKind::Help => HELP,
         ViewKind::Dialog => DIALOG,
         ViewKind::Modules => MODULES,
+        ViewKind::Fleet => super::fleet_keys::FLEET,
     }
 }

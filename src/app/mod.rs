@@ -21,6 +21,8 @@ pub mod flame_build;
 pub mod flame_keys;
 pub mod flame_layout;
 pub mod flame_view;
+pub mod fleet_keys;
+pub mod fleet_view;
 pub mod format;
 mod from_profile;
 pub mod groups;

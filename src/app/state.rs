@@ -58,6 +58,8 @@ pub enum Action {
         generation: u64,
         result: Result<Box<crate::timeline::AnyTimeline>, String>,
     },
+    /// The fleet's loading thread finished (`Err`: why nothing could be loaded).
+    FleetLoaded(super::fleet_view::FleetResult),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +118,14 @@ impl AppState {
         }
     }
 
+    /// The `fleet` command: the fleet view is the base of the stack (never popped); the
+    /// explorer is pushed over it for a profile.
+    pub fn for_fleet(view: super::fleet_view::FleetView, width: u16, height: u16) -> AppState {
+        let mut s = AppState::new(width, height);
+        s.views = ViewStack::with_base(View::Fleet(Box::new(view)));
+        s
+    }
+
     /// The `compare` command: the compare view is the whole program (the base of the
     /// stack, never popped).
     pub fn for_compare(view: CompareView, width: u16, height: u16) -> AppState {
@@ -162,6 +172,8 @@ impl AppState {
             Some(View::Compare(c)) if c.filter_editing => ViewKind::Filter,
             Some(View::Modules(m)) if m.filter_editing => ViewKind::Filter,
             Some(View::Flame(f)) if f.search_editing => ViewKind::Filter,
+            Some(View::Fleet(f)) if f.filter_editing => ViewKind::Filter,
+            Some(View::Explorer) if self.explorer.filter_editing => ViewKind::Filter,
             Some(v) => v.kind(),
             None if self.explorer.filter_editing => ViewKind::Filter,
             None => ViewKind::Explorer,

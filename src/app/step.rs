@@ -13,4 +13,12 @@ pub enum Step {
     /// Close this view and show tree node `id` in the explorer.
     Reveal(usize),
     Effect(Effect),
+    /// Push the explorer over this view and load `request` in it (the fleet's Enter).
+    OpenProfile(crate::profile::ProfileRequest),
+    /// Push the compare view of fleet profile `a` (the baseline) against `b` (the
+    /// fleet's `d`).
+    CompareProfiles {
+        a: usize,
+        b: usize,
+    },
 }

@@ -84,6 +84,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         ),
         Action::Watch { event, at } => watch::on_watch_event(state, event, at),
         Action::RetryDue => watch::on_retry(state),
+        Action::FleetLoaded(result) => {
+            if let Some(view) = state.views.fleet_mut() {
+                view.loaded(result);
+            }
+            Vec::new()
+        }
         Action::TimelineLoaded { generation, result } => {
             if let Some(view) = state.views.timeline_mut() {
                 timeline::loaded(view, generation, result);
@@ -131,6 +137,13 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             return Vec::new();
         }
     }
+    if matches!(state.views.top(), Some(View::Explorer)) {
+        // The explorer over the fleet: its own back first, then back to the fleet.
+        if cmd == Command::Back && explorer::nothing_to_undo(state) {
+            return apply(state, vec![Step::Pop]);
+        }
+        return explorer::command(state, cmd);
+    }
     let body = state.areas().body;
     let flame_area = flame_area(state);
     let log_width = state.log_width();
@@ -159,6 +172,8 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             None => vec![Step::Pop],
         },
         Some(View::Flame(f)) => f.command(cmd, flame_area),
+        Some(View::Fleet(f)) => f.command(cmd),
+        Some(View::Explorer) => Vec::new(), // handled above
         Some(View::Dialog(_)) => match cmd {
             Command::Dismiss | Command::Back => vec![Step::Pop],
             _ => Vec::new(),
@@ -187,6 +202,21 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
                 explorer::reveal_node(state, node);
             }
             Step::Effect(e) => effects.push(e),
+            Step::OpenProfile(request) => {
+                // Another profile than the one last shown: not the old one under the gauge.
+                if state.request.as_ref().map(|r| &r.etdump) != Some(&request.etdump) {
+                    state.data = None;
+                }
+                state.views.push(View::Explorer);
+                effects.extend(state.load(request));
+            }
+            Step::CompareProfiles { a, b } => {
+                let pair = state.views.fleet().and_then(|f| f.comparison(a, b));
+                if let Some((forward, backward)) = pair {
+                    let view = super::compare::CompareView::new(forward, backward);
+                    state.views.push(View::Compare(Box::new(view)));
+                }
+            }
         }
     }
     effects
@@ -200,7 +230,7 @@ fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effe
     let log_width = state.log_width();
     let AppState { views, data, .. } = state;
     match views.top_mut() {
-        None => mouse::mouse(state, kind, x, y),
+        None | Some(View::Explorer) => mouse::mouse(state, kind, x, y),
         Some(View::Flame(f)) => {
             let steps = f.mouse(flame_area, kind, x, y);
             apply(state, steps)
@@ -220,7 +250,9 @@ fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effe
             }
             Vec::new()
         }
-        Some(View::Help(_) | View::Dialog(_) | View::Compare(_) | View::Modules(_)) => Vec::new(),
+        Some(
+            View::Help(_) | View::Dialog(_) | View::Compare(_) | View::Modules(_) | View::Fleet(_),
+        ) => Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@
 
 use super::compare::CompareView;
 use super::flame_view::FlameView;
+use super::fleet_view::FleetView;
 use super::help::HelpView;
 use super::keymap::ViewKind;
 use super::log::LogView;
@@ -32,6 +33,11 @@ pub enum View {
     Dialog(String),
     /// The nn.Module tree with inclusive times (`m`).
     Modules(Box<ModulesView>),
+    /// Many profiles at once: the base of the stack for `fleet PATH...`.
+    Fleet(Box<FleetView>),
+    /// The explorer pushed over a view (a fleet's profile, Enter): its state is the
+    /// explorer's own (`AppState::explorer`, `AppState::data`), as at the base.
+    Explorer,
 }
 
 impl View {
@@ -44,6 +50,8 @@ impl View {
             View::Flame(_) => ViewKind::Flame,
             View::Dialog(_) => ViewKind::Dialog,
             View::Modules(_) => ViewKind::Modules,
+            View::Fleet(_) => ViewKind::Fleet,
+            View::Explorer => ViewKind::Explorer,
         }
     }
 
@@ -169,6 +177,20 @@ impl ViewStack {
             _ => None,
         })
     }
+    pub fn fleet(&self) -> Option<&FleetView> {
+        self.views.iter().rev().find_map(|v| match v {
+            View::Fleet(f) => Some(&**f),
+            _ => None,
+        })
+    }
+
+    pub fn fleet_mut(&mut self) -> Option<&mut FleetView> {
+        self.views.iter_mut().rev().find_map(|v| match v {
+            View::Fleet(f) => Some(&mut **f),
+            _ => None,
+        })
+    }
+
     pub fn flame(&self) -> Option<&FlameView> {
         self.views.iter().rev().find_map(|v| match v {
             View::Flame(f) => Some(&**f),

@@ -56,7 +56,7 @@ pub fn discover(roots: &[PathBuf]) -> Result<Vec<Found>, String> {
         } else {
             // Only a regular file is sniffed here: a FIFO or device named on the command
             // line is read once, by the load (which sniffs what it reads).
-            let kind = if meta.is_file() && crate::source::is_trace_file(root) {
+            let kind = if meta.is_file() && trace_head(root) {
                 FoundKind::Trace
             } else {
                 FoundKind::Dump
@@ -169,4 +169,14 @@ fn rel_path(root: &Path, path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// A regular file whose first 4 KiB read as a trace (what `source::is_trace_file` says of
+/// a regular file; not imported from `source`, which the fleet view's `app` sits below).
+fn trace_head(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(4096);
+    let n = std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head))
+        .unwrap_or(0);
+    n > 0 && crate::trace::looks_like_trace(&head[..n])
 }

@@ -250,3 +250,10 @@ fn row_value(r: &GroupRow, id: &dyn Fn(usize) -> Value) -> Value {
         })),
     })
 }
+
+/// Whether `fleet` opens the fleet view: no `--format`, no `-o`, and standard output is
+/// a terminal (piped or redirected, the table is printed, as `compare` does).
+pub fn wants_view(args: &FleetArgs) -> bool {
+    use std::io::IsTerminal;
+    args.format.is_none() && args.output.is_none() && std::io::stdout().is_terminal()
+}

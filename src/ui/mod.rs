@@ -6,6 +6,8 @@ mod detail;
 mod detail_facts;
 mod dialog;
 mod flame;
+pub mod fleet;
+mod fleet_rows;
 mod footer;
 mod header;
 mod help;
@@ -37,6 +39,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let screen = state.views.screen();
     match screen {
         Some(View::Compare(view)) => compare::draw(frame, view, state.notice.as_deref(), theme),
+        Some(View::Fleet(view)) => fleet::draw(frame, view, state.notice.as_deref(), theme),
         Some(View::Flame(view)) if view.is_diff() => {
             flame::render(frame, area, view, state.notice.as_deref(), theme)
         }
