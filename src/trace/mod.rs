@@ -31,6 +31,7 @@ mod intervals;
 pub mod json;
 mod lttng;
 mod model;
+pub mod nodes;
 mod nesting;
 mod pairing;
 pub mod tally;
