@@ -52,7 +52,11 @@ fn write_node(dir: &Path, h: usize, slow_mm: bool, truth: &mut [Truth; 3]) {
             let tid = pid + 500 * t;
             let stream = (2 * p + t) as usize;
             let mut ts: u64 = 1_000_000 + 777 * stream as u64;
-            let mut call = |w: &mut CtfWriter, ts: &mut u64, name: &str, dur: u64, inner: Option<(&str, u64)>| {
+            let call = |w: &mut CtfWriter,
+                        ts: &mut u64,
+                        name: &str,
+                        dur: u64,
+                        inner: Option<(&str, u64)>| {
                 let op = |entry| WriteEvent::Op {
                     entry,
                     vpid: pid,
@@ -77,7 +81,7 @@ fn write_node(dir: &Path, h: usize, slow_mm: bool, truth: &mut [Truth; 3]) {
             };
             for i in 0..CALLS_PER_THREAD {
                 let k = (i * 5) % CALLS_PER_THREAD; // a permutation of 0..11
-                // Hosts and threads differ a little (as real ones do), never by 5%.
+                                                    // Hosts and threads differ a little (as real ones do), never by 5%.
                 let jitter = (tid % 3) as u64 * 10 + h as u64 * 7;
                 let mut mm = 20_000 + k * 150 + jitter;
                 if slow_mm {
@@ -88,7 +92,13 @@ fn write_node(dir: &Path, h: usize, slow_mm: bool, truth: &mut [Truth; 3]) {
                 let linear = addmm + 1_000;
                 call(&mut w, &mut ts, "aten::mm", mm, None);
                 call(&mut w, &mut ts, "aten::relu", relu, None);
-                call(&mut w, &mut ts, "aten::linear", linear, Some(("aten::addmm", addmm)));
+                call(
+                    &mut w,
+                    &mut ts,
+                    "aten::linear",
+                    linear,
+                    Some(("aten::addmm", addmm)),
+                );
                 let proc_key = format!("{} pid {pid}", HOSTS[h]);
                 for (op, d) in [
                     ("aten::mm", mm),
@@ -111,8 +121,8 @@ fn write_node(dir: &Path, h: usize, slow_mm: bool, truth: &mut [Truth; 3]) {
 fn job(slow: Option<usize>) -> (tempfile::TempDir, [Truth; 3]) {
     let tmp = tempfile::tempdir().unwrap();
     let mut truth: [Truth; 3] = Default::default();
-    for h in 0..HOSTS.len() {
-        write_node(&tmp.path().join(HOSTS[h]), h, slow == Some(h), &mut truth);
+    for (h, host) in HOSTS.iter().enumerate() {
+        write_node(&tmp.path().join(host), h, slow == Some(h), &mut truth);
     }
     (tmp, truth)
 }
@@ -187,13 +197,19 @@ fn a_folder_of_nodes_gives_one_tally_with_its_hosts() {
             let (calls, total, min, max) = truth[0][&(host.to_string(), name.to_string())];
             assert_eq!(op["calls"], calls, "{host} {name}");
             assert!(close(&op["inclusive_total"], total), "{host} {name}");
-            assert!(close(&op["min"], min) && close(&op["max"], max), "{host} {name}");
+            assert!(
+                close(&op["min"], min) && close(&op["max"], max),
+                "{host} {name}"
+            );
         }
     }
     // Exactly the slow host on exactly the slow op.
     let s = v["stragglers"].as_array().unwrap();
     assert_eq!(s.len(), 1, "{s:?}");
-    assert_eq!((s[0]["op"].as_str(), s[0]["host"].as_str()), (Some("aten::mm"), Some("n2")));
+    assert_eq!(
+        (s[0]["op"].as_str(), s[0]["host"].as_str()),
+        (Some("aten::mm"), Some("n2"))
+    );
     let ratio = s[0]["ratio"].as_f64().unwrap();
     assert!((2.9..3.1).contains(&ratio), "{ratio}");
     assert_eq!(s[0]["calls"], 2 * 2 * CALLS_PER_THREAD);
@@ -221,20 +237,32 @@ fn the_tally_text_has_the_total_the_stragglers_and_each_host() {
     assert_eq!(cells[3], calls.to_string(), "{row}");
     // One straggler line, naming n2 and aten::mm.
     let at = text.find("Stragglers per host (4 hosts").expect(&text);
-    let section: Vec<&str> = text[at..].lines().skip(1).take_while(|l| l.starts_with("  ")).collect();
+    let section: Vec<&str> = text[at..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
     assert_eq!(section.len(), 1, "{text}");
     assert!(section[0].contains("aten::mm | n2 |"), "{}", section[0]);
     // Each host's own table, iprof -e style, with its own counts.
     for (h, host) in HOSTS.iter().enumerate() {
-        let title = format!("Hostname: {host} | \nBACKEND_PYTORCH | 1 Hostnames | 2 Processes | 4 Threads | ");
-        let at = text.find(&title).unwrap_or_else(|| panic!("{host}: {text}"));
+        let title = format!(
+            "Hostname: {host} | \nBACKEND_PYTORCH | 1 Hostnames | 2 Processes | 4 Threads | "
+        );
+        let at = text
+            .find(&title)
+            .unwrap_or_else(|| panic!("{host}: {text}"));
         let (calls, total, _, _) = truth[0][&(host.to_string(), "aten::mm".to_string())];
         let row = text[at..]
             .lines()
             .find(|l| l.trim_start().starts_with("aten::mm |"))
             .unwrap();
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        assert_eq!((cells[1], cells[3]), (iprof_time(total).as_str(), calls.to_string().as_str()), "{h}");
+        assert_eq!(
+            (cells[1], cells[3]),
+            (iprof_time(total).as_str(), calls.to_string().as_str()),
+            "{h}"
+        );
     }
 }
 
@@ -274,9 +302,20 @@ fn per_process_and_per_thread_find_the_slow_hosts_ranks() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["op"].as_str().unwrap().to_string(), s["pid"].as_i64().unwrap()))
+        .map(|s| {
+            (
+                s["op"].as_str().unwrap().to_string(),
+                s["pid"].as_i64().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(s, [("aten::mm".to_string(), 1020), ("aten::mm".to_string(), 1021)]);
+    assert_eq!(
+        s,
+        [
+            ("aten::mm".to_string(), 1020),
+            ("aten::mm".to_string(), 1021)
+        ]
+    );
     let v = json(&["report", "--format", "json", "--per", "thread", p(root)]);
     assert_eq!(v["breakdown"].as_array().unwrap().len(), 16);
     let s = v["stragglers"].as_array().unwrap();
@@ -293,7 +332,10 @@ fn a_null_job_has_no_straggler() {
         assert_eq!(v["stragglers"].as_array().unwrap().len(), 0, "{per}");
     }
     let text = run_ok(&["report", "--format", "tally", "--per", "host", p(root)]);
-    assert!(text.contains("Stragglers per host: none (4 hosts compared op by op)"), "{text}");
+    assert!(
+        text.contains("Stragglers per host: none (4 hosts compared op by op)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -305,7 +347,10 @@ fn a_fleet_of_node_directories_names_the_straggler() {
     assert_eq!(v["profiles"].as_array().unwrap().len(), 4);
     let s = v["stragglers"].as_array().unwrap();
     assert_eq!(s.len(), 1, "{s:?}");
-    assert_eq!((s[0]["op"].as_str(), s[0]["id"].as_str()), (Some("aten::mm"), Some("n2")));
+    assert_eq!(
+        (s[0]["op"].as_str(), s[0]["id"].as_str()),
+        (Some("aten::mm"), Some("n2"))
+    );
     let table = run_ok(&["fleet", p(root)]);
     assert!(table.contains("Stragglers (4 traces"), "{table}");
     assert!(table.contains("aten::mm | n2 |"), "{table}");
@@ -350,7 +395,15 @@ fn a_bad_or_foreign_path_among_the_nodes_is_one_line_exit_2() {
     let meta = n0.join("metadata");
     let before = std::fs::read(&meta).unwrap();
     let out = bin()
-        .args(["report", "--format", "tally", p(&root.join("n1")), p(&n0), "-o", p(&meta)])
+        .args([
+            "report",
+            "--format",
+            "tally",
+            p(&root.join("n1")),
+            p(&n0),
+            "-o",
+            p(&meta),
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -377,18 +430,30 @@ fn each_node_agrees_with_babeltrace2_where_installed() {
             .args(["--clock-seconds", p(&root.join(host))])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = cpuprof_tui::trace::parse_trace(&out.stdout, host).unwrap();
         let want = calls_of(&text);
         let got: BTreeMap<String, u64> = v["breakdown"][h]["ops"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|o| (o["name"].as_str().unwrap().to_string(), o["calls"].as_u64().unwrap()))
+            .map(|o| {
+                (
+                    o["name"].as_str().unwrap().to_string(),
+                    o["calls"].as_u64().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(got, want, "{host}");
         assert_eq!(text.threads.len(), 4, "{host}");
-        assert!(text.threads.iter().all(|t| t.key.host.as_deref() == Some(*host)));
+        assert!(text
+            .threads
+            .iter()
+            .all(|t| t.key.host.as_deref() == Some(*host)));
     }
 }
 
@@ -410,18 +475,44 @@ fn the_real_recording_per_thread_matches_its_ground_truth() {
         } else {
             f[4].to_string()
         };
-        *want.entry(f[3].parse().unwrap()).or_default().entry(name).or_default() += 1;
+        *want
+            .entry(f[3].parse().unwrap())
+            .or_default()
+            .entry(name)
+            .or_default() += 1;
     }
     assert_eq!(want.len(), 2);
-    let v = json(&["report", "--format", "json", "--per", "thread", p(&fixtures.join("ctf"))]);
+    let v = json(&[
+        "report",
+        "--format",
+        "json",
+        "--per",
+        "thread",
+        p(&fixtures.join("ctf")),
+    ]);
     let mut got: BTreeMap<i64, BTreeMap<String, u64>> = BTreeMap::new();
     for g in v["breakdown"].as_array().unwrap() {
         let ops = got.entry(g["tid"].as_i64().unwrap()).or_default();
         for o in g["ops"].as_array().unwrap() {
-            ops.insert(o["name"].as_str().unwrap().to_string(), o["calls"].as_u64().unwrap());
+            ops.insert(
+                o["name"].as_str().unwrap().to_string(),
+                o["calls"].as_u64().unwrap(),
+            );
         }
     }
     assert_eq!(got, want);
-    let text = run_ok(&["report", "--format", "tally", "--per", "thread", p(&fixtures.join("ctf"))]);
-    assert!(text.contains("Stragglers per thread: none sought (2 threads; at least 3 are needed to compare)"), "{text}");
+    let text = run_ok(&[
+        "report",
+        "--format",
+        "tally",
+        "--per",
+        "thread",
+        p(&fixtures.join("ctf")),
+    ]);
+    assert!(
+        text.contains(
+            "Stragglers per thread: none sought (2 threads; at least 3 are needed to compare)"
+        ),
+        "{text}"
+    );
 }

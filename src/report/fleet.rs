@@ -85,7 +85,9 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
     let text = match format {
         FleetFormat::Table => {
             let mut t = fleet_table(&fleet);
-            t.push_str(&crate::escape::escape_keep_newlines(&stragglers_table(&fleet)));
+            t.push_str(&crate::escape::escape_keep_newlines(&stragglers_table(
+                &fleet,
+            )));
             t.into_bytes()
         }
         FleetFormat::Json => fleet_json(&fleet).into_bytes(),
@@ -271,8 +273,14 @@ fn stragglers_table(fleet: &Fleet) -> String {
             "-".into()
         };
         out.push_str(&format!(
-            "  {} | {} | median {:.4} ms | traces {:.4} ms | {ratio} | z {:.1} | p {:.2e}\n",
-            s.op, fleet.profiles[s.rank].id, s.median, s.ranks_median, s.z, s.p_value
+            "  {} | {} | median {} | traces {} | {ratio} | z {:.1} | p {:.2e} | {} calls\n",
+            s.op,
+            fleet.profiles[s.rank].id,
+            crate::units::duration_ms(s.median),
+            crate::units::duration_ms(s.ranks_median),
+            s.z,
+            s.p_value,
+            s.calls
         ));
     }
     out

@@ -81,7 +81,12 @@ pub(super) fn run(args: &ReportArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write(w: &mut dyn Write, n: &Nodes, format: ReportFormat, self_time: bool) -> std::io::Result<()> {
+fn write(
+    w: &mut dyn Write,
+    n: &Nodes,
+    format: ReportFormat,
+    self_time: bool,
+) -> std::io::Result<()> {
     match format {
         ReportFormat::Json => json_format::write_json(w, &json_doc(n)),
         ReportFormat::Csv => w.write_all(render_trace(&n.profile, format, self_time).as_bytes()),
@@ -118,18 +123,21 @@ pub fn render_text(n: &Nodes, format: ReportFormat, self_time: bool) -> String {
     out
 }
 
-fn plural(per: Per) -> &'static str {
-    match per {
-        Per::Host => "hosts",
-        Per::Process => "processes",
-        Per::Thread => "threads",
+fn plural(per: Per, n: usize) -> &'static str {
+    match (per, n == 1) {
+        (Per::Host, true) => "host",
+        (Per::Host, false) => "hosts",
+        (Per::Process, true) => "process",
+        (Per::Process, false) => "processes",
+        (Per::Thread, true) => "thread",
+        (Per::Thread, false) => "threads",
     }
 }
 
 /// `Stragglers per host (...)` and one line per straggler, or why there is none.
 pub fn stragglers_text(n: &Nodes, per: Per) -> String {
-    let what = plural(per);
     let k = n.groups.len();
+    let what = plural(per, k);
     if k < 3 {
         return format!(
             "Stragglers per {}: none sought ({k} {what}; at least 3 are needed to compare)\n",
@@ -194,7 +202,12 @@ fn ratio_text(m: f64, center: f64) -> String {
 
 /// An op's place in the total tally (unknown ops last).
 fn tally_order(p: &TraceProfile) -> impl Fn(&str) -> usize + '_ {
-    move |name| p.ops.iter().position(|o| o.name == name).unwrap_or(usize::MAX)
+    move |name| {
+        p.ops
+            .iter()
+            .position(|o| o.name == name)
+            .unwrap_or(usize::MAX)
+    }
 }
 
 #[derive(Serialize)]

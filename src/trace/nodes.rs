@@ -120,13 +120,14 @@ pub fn merge(sets: Vec<(String, IntervalSet)>) -> Result<IntervalSet, String> {
             .map(|s| intern(&mut inputs, &mut out.inputs, s))
             .collect();
         let base = out.intervals.len() as u32;
-        out.intervals.extend(set.intervals.into_iter().map(|mut iv| {
-            iv.thread = thread_map[iv.thread as usize];
-            iv.name = name_map[iv.name as usize];
-            iv.inputs = iv.inputs.map(|i| input_map[i as usize]);
-            iv.parent = iv.parent.map(|p| p + base);
-            iv
-        }));
+        out.intervals
+            .extend(set.intervals.into_iter().map(|mut iv| {
+                iv.thread = thread_map[iv.thread as usize];
+                iv.name = name_map[iv.name as usize];
+                iv.inputs = iv.inputs.map(|i| input_map[i as usize]);
+                iv.parent = iv.parent.map(|p| p + base);
+                iv
+            }));
         out.unterminated.extend(set.unterminated);
         out.warnings
             .extend(set.warnings.into_iter().map(|w| TraceWarning {
@@ -147,7 +148,11 @@ pub fn merge(sets: Vec<(String, IntervalSet)>) -> Result<IntervalSet, String> {
     Ok(out)
 }
 
-fn intern<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, u32>, table: &mut Vec<K>, k: K) -> u32 {
+fn intern<K: std::hash::Hash + Eq + Clone>(
+    map: &mut HashMap<K, u32>,
+    table: &mut Vec<K>,
+    k: K,
+) -> u32 {
     if let Some(&i) = map.get(&k) {
         return i;
     }
@@ -165,7 +170,8 @@ pub fn split(set: &IntervalSet, per: Per) -> Vec<(GroupKey, IntervalSet)> {
     let mut order: Vec<GroupKey> = keys.clone();
     order.sort();
     order.dedup();
-    let group_of: HashMap<&GroupKey, usize> = order.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let group_of: HashMap<&GroupKey, usize> =
+        order.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let thread_group: Vec<usize> = keys.iter().map(|k| group_of[k]).collect();
     let mut groups: Vec<IntervalSet> = order
         .iter()
