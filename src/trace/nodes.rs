@@ -162,9 +162,8 @@ fn intern<K: std::hash::Hash + Eq + Clone>(
     i
 }
 
-/// One interval set per group of threads at `per`, sorted by hostname, pid, tid. Names
-/// and inputs tables are shared copies (ids unchanged); warnings and counts stay with
-/// the whole trace.
+/// One interval set per group of threads at `per`, sorted by hostname, pid, tid, with
+/// the names and inputs its calls use; warnings and counts stay with the whole trace.
 pub fn split(set: &IntervalSet, per: Per) -> Vec<(GroupKey, IntervalSet)> {
     let keys: Vec<GroupKey> = set.threads.iter().map(|t| GroupKey::of(t, per)).collect();
     let mut order: Vec<GroupKey> = keys.clone();
@@ -177,11 +176,13 @@ pub fn split(set: &IntervalSet, per: Per) -> Vec<(GroupKey, IntervalSet)> {
         .iter()
         .map(|_| IntervalSet {
             format: set.format,
-            names: set.names.clone(),
-            inputs: set.inputs.clone(),
             ..IntervalSet::default()
         })
         .collect();
+    // Per group: the names and inputs its calls use, interned again (a job of many
+    // threads does not copy every table into every group).
+    let mut name_ids: Vec<HashMap<u32, u32>> = vec![HashMap::new(); groups.len()];
+    let mut input_ids: Vec<HashMap<u32, u32>> = vec![HashMap::new(); groups.len()];
     // Old thread id -> id in its group's set.
     let mut local_thread = vec![0u32; set.threads.len()];
     for (t, key) in set.threads.iter().enumerate() {
@@ -191,10 +192,21 @@ pub fn split(set: &IntervalSet, per: Per) -> Vec<(GroupKey, IntervalSet)> {
     }
     let mut local_index = vec![0u32; set.intervals.len()];
     for (i, iv) in set.intervals.iter().enumerate() {
-        let g = &mut groups[thread_group[iv.thread as usize]];
+        let gi = thread_group[iv.thread as usize];
+        let g = &mut groups[gi];
         local_index[i] = g.intervals.len() as u32;
         let mut copy = *iv;
         copy.thread = local_thread[iv.thread as usize];
+        copy.name = *name_ids[gi].entry(iv.name).or_insert_with(|| {
+            g.names.push(set.names[iv.name as usize].clone());
+            g.names.len() as u32 - 1
+        });
+        copy.inputs = iv.inputs.map(|s| {
+            *input_ids[gi].entry(s).or_insert_with(|| {
+                g.inputs.push(set.inputs[s as usize].clone());
+                g.inputs.len() as u32 - 1
+            })
+        });
         // A parent is on the same thread, so in the same group, and comes first.
         copy.parent = iv.parent.map(|p| local_index[p as usize]);
         g.intervals.push(copy);
