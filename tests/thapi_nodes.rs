@@ -385,6 +385,26 @@ fn a_bad_or_foreign_path_among_the_nodes_is_one_line_exit_2() {
         let name = bad.file_name().unwrap().to_str().unwrap();
         assert!(err.contains(name) && err.contains(says), "{err}");
     }
+    // Every file of every node goes through the input limit.
+    let out = bin()
+        .args([
+            "report",
+            "--max-input-size",
+            "1000",
+            "--format",
+            "tally",
+            p(&root.join("n1")),
+            p(&n0),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("n1: metadata") && err.contains("input limit"),
+        "{err}"
+    );
     // --per with CSV is a usage line.
     let out = bin()
         .args(["report", "--format", "csv", "--per", "host", p(&n0)])
