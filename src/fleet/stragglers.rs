@@ -139,3 +139,59 @@ pub fn fleet_stragglers(profiles: &[FleetProfile], opts: &AnalysisOptions) -> Ve
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rank of `n` calls of `op`, each `ns` long (plus `spread` · i % 7 ns).
+    fn rank(op: &str, ns: u64, spread: u64) -> Vec<FleetRow> {
+        let samples: Vec<u64> = (0..20).map(|i| ns + spread * (i % 7)).collect();
+        let ms: Vec<f64> = samples.iter().map(|&v| v as f64 / 1e6).collect();
+        let s = crate::stats::Stats::from_samples(ms);
+        vec![FleetRow {
+            kind: RowKind::Op,
+            name: op.into(),
+            path: vec![op.into()],
+            instruction_id: None,
+            count: s.count,
+            median: s.median,
+            p10: s.p10,
+            p90: s.p90,
+            min: s.min,
+            max: s.max,
+            mean: s.mean,
+            flops: None,
+            bytes: None,
+            module: None,
+            samples: Samples::U64(samples),
+        }]
+    }
+
+    /// The fleet's rule when every other rank has the same median (MAD 0): the scale is
+    /// 1.253314 · mean absolute deviation = 1.253314 · d / n for one rank off by d, so its
+    /// z is n / 1.253314: 3.19 for 4 ranks (below 3.5: not flagged), 3.99 for 5.
+    #[test]
+    fn with_identical_other_ranks_five_are_needed() {
+        let opts = AnalysisOptions::default();
+        let four: Vec<Vec<FleetRow>> = (0..4)
+            .map(|i| rank("mm", if i == 2 { 30_000 } else { 10_000 }, 10))
+            .collect();
+        assert_eq!(stragglers(four, &opts), Vec::new());
+        let five: Vec<Vec<FleetRow>> = (0..5)
+            .map(|i| rank("mm", if i == 2 { 30_000 } else { 10_000 }, 10))
+            .collect();
+        let s = stragglers(five, &opts);
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            (s[0].op.as_str(), s[0].rank, s[0].calls, s[0].ranks),
+            ("mm", 2, 20, 5)
+        );
+        assert!((s[0].z - 5.0 / 1.253314).abs() < 1e-9, "{}", s[0].z);
+        // Four ranks that differ a little among themselves (MAD > 0): found.
+        let four: Vec<Vec<FleetRow>> = (0..4u64)
+            .map(|i| rank("mm", if i == 2 { 30_000 } else { 10_000 + 30 * i }, 10))
+            .collect();
+        assert_eq!(stragglers(four, &opts).len(), 1);
+    }
+}
