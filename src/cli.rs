@@ -109,6 +109,15 @@ pub struct ReportArgs {
     /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// More PyTorch traces (CTF directories or trace files, one per node or rank) read
+    /// together with FILE: one tally over all of them.
+    #[arg(value_name = "MORE")]
+    pub more: Vec<PathBuf>,
+    /// Traces: below the total, the tally of each host, process (host and pid) or thread
+    /// (iprof's `-e`), and the stragglers: per op, the groups whose calls are outliers
+    /// against the other groups' (table, tally, JSON).
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub per: Option<PerLevel>,
     /// Runner log of the run (default: FILE with extension .log, if it exists).
     #[arg(long, value_name = "RUN.log")]
     pub log: Option<PathBuf>,
@@ -147,6 +156,25 @@ pub struct ReportArgs {
 /// `--peak GFLOPS,GBPS`: two finite positive numbers.
 pub fn parse_peak(s: &str) -> Result<Peak, String> {
     Peak::parse(s)
+}
+
+/// `report --per`: the level of a trace's breakdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerLevel {
+    Host,
+    Process,
+    Thread,
+}
+
+impl PerLevel {
+    pub fn level(self) -> crate::trace::nodes::Per {
+        use crate::trace::nodes::Per;
+        match self {
+            PerLevel::Host => Per::Host,
+            PerLevel::Process => Per::Process,
+            PerLevel::Thread => Per::Thread,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

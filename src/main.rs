@@ -86,6 +86,7 @@ fn preflight(cli: &Cli) -> Result<(), String> {
         Some(Command::Report(a)) => (
             a.output.as_deref(),
             std::iter::once(a.file.clone())
+                .chain(a.more.iter().cloned())
                 .chain(log_of(&a.file, &a.log, a.no_log))
                 .collect(),
         ),

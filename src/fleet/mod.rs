@@ -12,6 +12,7 @@ pub mod discover;
 pub mod load;
 pub mod meta;
 pub mod ranks;
+pub mod stragglers;
 pub mod tree;
 pub mod trend;
 

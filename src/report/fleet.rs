@@ -13,6 +13,7 @@ use crate::escape::eprint_line;
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::load::LoadOptions;
 use crate::fleet::meta::KeyTemplate;
+use crate::fleet::stragglers::fleet_stragglers;
 use crate::fleet::{analyse, discover, load_all, Fleet, GroupRow};
 use crate::output::write_atomic_with;
 use crate::stats::Stats;
@@ -82,7 +83,13 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         },
     );
     let text = match format {
-        FleetFormat::Table => fleet_table(&fleet).into_bytes(),
+        FleetFormat::Table => {
+            let mut t = fleet_table(&fleet);
+            t.push_str(&crate::escape::escape_keep_newlines(&stragglers_table(
+                &fleet,
+            )));
+            t.into_bytes()
+        }
         FleetFormat::Json => fleet_json(&fleet).into_bytes(),
         FleetFormat::Csv => fleet_csv(&fleet).into_bytes(),
         FleetFormat::Parquet => {
@@ -219,7 +226,64 @@ pub fn fleet_value(fleet: &Fleet) -> Value {
     );
     top.insert("profiles".into(), Value::Array(profiles));
     top.insert("groups".into(), Value::Array(groups));
+    // Extension: the outlier ranks per op when the fleet holds trace profiles (one CTF
+    // directory per node or rank), compared op by op whatever their call trees.
+    let stragglers: Vec<Value> = fleet_stragglers(&fleet.profiles, o)
+        .iter()
+        .map(|s| {
+            json!({
+                "op": s.op,
+                "id": id(s.rank),
+                "median": num(s.median),
+                "ranks_median": num(s.ranks_median),
+                "ratio": if s.ranks_median > 0.0 { num(s.median / s.ranks_median) } else { Value::Null },
+                "z": num(s.z),
+                "p_value": num(s.p_value),
+                "calls": s.calls,
+                "ranks": s.ranks,
+            })
+        })
+        .collect();
+    top.insert("stragglers".into(), Value::Array(stragglers));
     Value::Object(top)
+}
+
+/// The table's straggler section: one line per (op, trace profile) that stands out, or
+/// nothing when the fleet holds fewer than three trace profiles.
+fn stragglers_table(fleet: &Fleet) -> String {
+    let traces = fleet
+        .profiles
+        .iter()
+        .filter(|p| p.kind == Some("trace") && p.error.is_none())
+        .count();
+    if traces < 3 {
+        return String::new();
+    }
+    let found = fleet_stragglers(&fleet.profiles, &fleet.options);
+    if found.is_empty() {
+        return format!("\nStragglers: none ({traces} traces compared op by op)\n");
+    }
+    let mut out = format!(
+        "\nStragglers ({traces} traces compared op by op: |robust z| >= 3.5, Mann-Whitney, Holm):\n"
+    );
+    for s in &found {
+        let ratio = if s.ranks_median > 0.0 {
+            format!("{:.2}x", s.median / s.ranks_median)
+        } else {
+            "-".into()
+        };
+        out.push_str(&format!(
+            "  {} | {} | median {} | traces {} | {ratio} | z {:.1} | p {:.2e} | {} calls\n",
+            s.op,
+            fleet.profiles[s.rank].id,
+            crate::units::duration_ms(s.median),
+            crate::units::duration_ms(s.ranks_median),
+            s.z,
+            s.p_value,
+            s.calls
+        ));
+    }
+    out
 }
 
 fn row_value(r: &GroupRow, id: &dyn Fn(usize) -> Value) -> Value {

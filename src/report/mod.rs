@@ -14,6 +14,7 @@ mod fleet_parquet;
 pub mod folded;
 mod json_format;
 mod modules;
+pub mod nodes;
 mod profile_json;
 mod table;
 
@@ -50,6 +51,10 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 }
 
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
+    // Several traces read as one, or a trace cut per host/process/thread.
+    if !args.more.is_empty() || args.per.is_some() {
+        return nodes::run(args);
+    }
     let name = input::display_name(&args.file);
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {

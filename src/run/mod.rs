@@ -204,6 +204,8 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
         }),
         None => crate::report::run(&ReportArgs {
             file: f.files.etdump.clone(),
+            more: Vec::new(),
+            per: None,
             log: Some(f.files.log.clone()),
             no_log: false,
             warmup,

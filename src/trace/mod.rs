@@ -32,6 +32,7 @@ pub mod json;
 mod lttng;
 mod model;
 mod nesting;
+pub mod nodes;
 mod pairing;
 pub mod tally;
 mod timestamp;
