@@ -39,6 +39,9 @@ impl Default for LoadOptions {
 /// Load every profile found, in the order found; ids are the relative paths (`#2`, `#3`
 /// added to a repeated one).
 pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
+    if found.len() > 1 {
+        reuse_freed_memory();
+    }
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -73,6 +76,21 @@ pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
             p
         })
         .collect()
+}
+
+/// Keep freed buffers for the next profile: glibc otherwise hands each large buffer of a
+/// loaded profile back to the kernel when it is dropped and faults fresh zeroed pages in
+/// for the next (on 1,000 dumps of 1 MB, about a tenth of the fleet's CPU time: page
+/// clearing and `munmap`). Memory still peaks at what the profiles loading at once need;
+/// buffers over 64 MiB are still mapped and unmapped on their own.
+fn reuse_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's thresholds; it is called before the
+    // pool starts, and glibc serialises it with allocation anyway.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
 }
 
 /// One profile: metadata always, rows when it loads.

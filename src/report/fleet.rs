@@ -258,6 +258,10 @@ fn report_failures(fleet: &Fleet) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Writes one partition's file from its profiles.
+type PartWriter<'a> =
+    dyn FnMut(&mut dyn std::io::Write, &[&FleetProfile]) -> std::io::Result<()> + 'a;
+
 /// `--partition-by KEY`: `dir/KEY=VALUE/part-0.parquet` for each value (each file
 /// written atomically; the directories made as needed).
 fn write_partitions(
@@ -265,7 +269,7 @@ fn write_partitions(
     dir: &Path,
     key: &str,
     inputs: &[&Path],
-    write: &mut dyn FnMut(&mut dyn std::io::Write, &[&FleetProfile]) -> std::io::Result<()>,
+    write: &mut PartWriter,
 ) -> Result<(), String> {
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
