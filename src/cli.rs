@@ -515,6 +515,11 @@ pub struct FleetArgs {
     /// Threads to load on [default: one per core].
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_at_least_one)]
     pub jobs: Option<usize>,
+    /// Also write every kept sample, one line per (profile, row, run), to FILE: CSV or
+    /// Parquet by its extension (.csv, .parquet) or by --format; with --partition-by a
+    /// Hive-style directory of Parquet, as -o.
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

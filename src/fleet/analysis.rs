@@ -288,6 +288,19 @@ fn summarise(cells: &[(usize, &FleetRow)]) -> GroupRow {
 /// (the clock's resolution: medians of samples in whole µs differ by half-µs steps that
 /// are no evidence); None when the scale is 0.
 pub fn robust_z(medians: &[f64], min_scale: f64) -> Option<Vec<f64>> {
+    let (center, scale) = center_and_scale(medians);
+    let scale = scale.max(min_scale);
+    (scale > 0.0).then(|| medians.iter().map(|m| (m - center) / scale).collect())
+}
+
+/// The scale [`robust_z`] uses before its floor.
+fn robust_z_scale(medians: &[f64]) -> f64 {
+    center_and_scale(medians).1
+}
+
+/// The medians' median, and MAD / 0.6745 (1.253314 · mean absolute deviation when the
+/// MAD is 0).
+fn center_and_scale(medians: &[f64]) -> (f64, f64) {
     let mut sorted = medians.to_vec();
     sorted.sort_by(f64::total_cmp);
     let center = percentile_sorted(&sorted, 50.0);
@@ -298,9 +311,20 @@ pub fn robust_z(medians: &[f64], min_scale: f64) -> Option<Vec<f64>> {
         mad / 0.6745
     } else {
         dev.iter().sum::<f64>() / dev.len() as f64 * 1.253314
-    }
-    .max(min_scale);
-    (scale > 0.0).then(|| medians.iter().map(|m| (m - center) / scale).collect())
+    };
+    (center, scale)
+}
+
+/// The smallest gap between two distinct samples of one row (ms): an upper bound of the
+/// pooled [`resolution_ms`]; None with fewer than two distinct values.
+fn smallest_gap_ms(samples: &super::Samples) -> Option<f64> {
+    let mut v: Vec<u64> = samples.iter_ns().collect();
+    v.sort_unstable();
+    v.dedup();
+    v.windows(2)
+        .map(|w| w[1] - w[0])
+        .min()
+        .map(|gap| gap as f64 / 1e6)
 }
 
 /// The clock's resolution as the samples show it: the smallest gap between two distinct
@@ -326,11 +350,22 @@ fn outlier_candidates(
         return Vec::new();
     }
     let meds: Vec<f64> = row.medians.iter().map(|m| m.1).collect();
-    let ns: Vec<Vec<u64>> = cells
-        .iter()
-        .map(|(_, r)| r.samples.iter_ns().collect())
-        .collect();
-    let Some(z) = robust_z(&meds, resolution_ms(&ns)) else {
+    // The clock's resolution only matters when it is above the medians' own scale: a
+    // gap seen within one profile's samples bounds it from above, and when that bound
+    // is already at or below the scale the pooled samples need not be sorted (the z
+    // are the same either way).
+    let scale = robust_z_scale(&meds);
+    let min_scale = match cells.iter().find_map(|(_, r)| smallest_gap_ms(&r.samples)) {
+        Some(bound) if bound <= scale => bound,
+        _ => {
+            let ns: Vec<Vec<u64>> = cells
+                .iter()
+                .map(|(_, r)| r.samples.iter_ns().collect())
+                .collect();
+            resolution_ms(&ns)
+        }
+    };
+    let Some(z) = robust_z(&meds, min_scale) else {
         return Vec::new();
     };
     let center = row.median_of_medians;
@@ -344,6 +379,10 @@ fn outlier_candidates(
     if picked.is_empty() {
         return Vec::new();
     }
+    let ns: Vec<Vec<u64>> = cells
+        .iter()
+        .map(|(_, r)| r.samples.iter_ns().collect())
+        .collect();
     let pool = RankedPool::new(ns.iter().map(Vec::as_slice).collect());
     picked
         .into_iter()

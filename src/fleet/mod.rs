@@ -105,6 +105,43 @@ pub struct FleetRow {
     /// layer a row belongs to.
     pub module: Option<String>,
     pub samples: Samples,
+    /// Which run of the dump each sample is from (see [`RunIndex`]).
+    pub runs: RunIndex,
+}
+
+/// The run of each sample of a row, numbered as the profile numbers runs: from 0 over
+/// every run of the dump's method, warm-ups included (`Stats::runs` of `report`'s JSON).
+/// Compact when every kept run has a sample (the usual case): sample `i` is then from
+/// run `first + i`. A trace's "runs" are the row's calls, numbered from 0.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunIndex {
+    /// Sample `i` is from run `first + i`.
+    From(u32),
+    /// Sample `i` is from run `each[i]`.
+    Each(Vec<u32>),
+}
+
+impl RunIndex {
+    /// From a row's `Stats::runs` (empty: contiguous from `first`).
+    pub fn new(first: usize, runs: &[usize]) -> RunIndex {
+        if runs.is_empty() {
+            RunIndex::From(u32::try_from(first).unwrap_or(u32::MAX))
+        } else {
+            RunIndex::Each(
+                runs.iter()
+                    .map(|&r| u32::try_from(r).unwrap_or(u32::MAX))
+                    .collect(),
+            )
+        }
+    }
+
+    /// The run of sample `i`.
+    pub fn run(&self, i: usize) -> u64 {
+        match self {
+            RunIndex::From(first) => u64::from(*first) + i as u64,
+            RunIndex::Each(each) => each.get(i).map_or(u64::MAX, |&r| u64::from(r)),
+        }
+    }
 }
 
 /// One profile of the fleet: where it is, its metadata, and its rows (none when it

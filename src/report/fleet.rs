@@ -8,13 +8,14 @@ use serde_json::{json, Map, Value};
 
 use super::fleet_format::{fleet_csv, fleet_table};
 use super::fleet_parquet::{parquet_bytes, partitions};
+use super::fleet_samples::{write_samples_csv, write_samples_parquet};
 use crate::cli::{FleetArgs, FleetFormat, ReportFormat};
 use crate::escape::eprint_line;
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::load::LoadOptions;
 use crate::fleet::meta::KeyTemplate;
 use crate::fleet::stragglers::fleet_stragglers;
-use crate::fleet::{analyse, discover, load_all, Fleet, GroupRow};
+use crate::fleet::{analyse, discover, load_all, Fleet, FleetProfile, GroupRow};
 use crate::output::write_atomic_with;
 use crate::stats::Stats;
 
@@ -44,6 +45,7 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
     if args.partition_by.is_some() && format != FleetFormat::Parquet {
         return Err("--partition-by is for --format parquet".into());
     }
+    let samples = samples_plan(args, format)?;
     let found = discover(&args.paths)?;
     if found.is_empty() {
         let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
@@ -65,6 +67,9 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
     if let (Some(out), None) = (&args.output, &args.partition_by) {
         crate::output::check_output(out, &input_refs)
             .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some((path, how)) = &samples {
+        check_samples_output(args, path, *how, &input_refs)?;
     }
     let load = LoadOptions {
         warmup: args.warmup,
@@ -95,7 +100,11 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         FleetFormat::Parquet => {
             let out = args.output.as_deref().expect("checked above");
             match &args.partition_by {
-                Some(key) => write_partitions(&fleet, out, key, &input_refs)?,
+                Some(key) => write_partitions(&fleet, out, key, &input_refs, &mut |w, ps| {
+                    let bytes =
+                        parquet_bytes(&fleet, ps, Some(key)).map_err(std::io::Error::other)?;
+                    w.write_all(&bytes)
+                })?,
                 None => {
                     let all: Vec<_> = fleet.profiles.iter().collect();
                     let bytes = parquet_bytes(&fleet, &all, None)?;
@@ -103,6 +112,7 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
                         .map_err(|e| format!("{}: {e}", out.display()))?;
                 }
             }
+            write_samples(&fleet, args, samples.as_ref(), &input_refs)?;
             return Ok(report_failures(&fleet));
         }
     };
@@ -116,7 +126,132 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
             ReportFormat::Csv
         },
     )?;
+    write_samples(&fleet, args, samples.as_ref(), &input_refs)?;
     Ok(report_failures(&fleet))
+}
+
+/// How `--samples` is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SamplesHow {
+    Csv,
+    Parquet,
+    /// `--partition-by`: a Hive-style directory of Parquet files.
+    ParquetDir,
+}
+
+/// `--samples FILE`: its format, from `--partition-by`, the file's extension, or
+/// `--format`.
+fn samples_plan(
+    args: &FleetArgs,
+    format: FleetFormat,
+) -> Result<Option<(PathBuf, SamplesHow)>, String> {
+    let Some(path) = &args.samples else {
+        return Ok(None);
+    };
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let how = match (ext.as_deref(), &args.partition_by, format) {
+        (Some("csv"), Some(_), _) => {
+            return Err(format!(
+                "{}: --samples with --partition-by writes a directory of Parquet, not CSV",
+                path.display()
+            ))
+        }
+        (_, Some(_), _) => SamplesHow::ParquetDir,
+        (Some("csv"), None, _) => SamplesHow::Csv,
+        (Some("parquet" | "pq"), None, _) => SamplesHow::Parquet,
+        (_, None, FleetFormat::Csv) => SamplesHow::Csv,
+        (_, None, FleetFormat::Parquet) => SamplesHow::Parquet,
+        _ => {
+            return Err(format!(
+                "{}: --samples: name the file .csv or .parquet, or give --format csv|parquet",
+                path.display()
+            ))
+        }
+    };
+    Ok(Some((path.clone(), how)))
+}
+
+/// Before anything is loaded: `--samples` is not an input, not `-o`, and not standard
+/// output when the main table goes there.
+fn check_samples_output(
+    args: &FleetArgs,
+    path: &Path,
+    how: SamplesHow,
+    inputs: &[&Path],
+) -> Result<(), String> {
+    let shown = || path.display().to_string();
+    let main_to_stdout = args.output.as_deref().is_none_or(crate::output::is_stdout);
+    if crate::output::is_stdout(path) && main_to_stdout {
+        return Err(format!(
+            "--samples {}: the main output already goes to standard output",
+            shown()
+        ));
+    }
+    if let Some(out) = &args.output {
+        let same = match (
+            crate::output::resolve_output(out),
+            crate::output::resolve_output(path),
+        ) {
+            (Ok(a), Ok(b)) => a == b || (a.exists() && same_file(&a, &b)),
+            _ => false,
+        };
+        if same && !crate::output::is_stdout(path) {
+            return Err(format!("{}: --samples and -o name the same file", shown()));
+        }
+    }
+    match how {
+        SamplesHow::ParquetDir => {
+            if path.exists() && !path.is_dir() {
+                return Err(format!(
+                    "{}: not a directory (--partition-by writes a directory)",
+                    shown()
+                ));
+            }
+            Ok(())
+        }
+        _ => crate::output::check_output(path, inputs).map_err(|e| format!("{}: {e}", shown())),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// `--samples`: the samples table, written after the main output.
+fn write_samples(
+    fleet: &Fleet,
+    args: &FleetArgs,
+    samples: Option<&(PathBuf, SamplesHow)>,
+    inputs: &[&Path],
+) -> Result<(), String> {
+    let Some((path, how)) = samples else {
+        return Ok(());
+    };
+    let shown = |e: String| format!("{}: {e}", path.display());
+    match how {
+        SamplesHow::Csv => {
+            write_atomic_with(path, inputs, &mut |w| write_samples_csv(w, fleet)).map_err(shown)
+        }
+        SamplesHow::Parquet => {
+            let all: Vec<&FleetProfile> = fleet.profiles.iter().collect();
+            write_atomic_with(path, inputs, &mut |w| {
+                write_samples_parquet(w, fleet, &all, None).map_err(std::io::Error::other)
+            })
+            .map_err(shown)
+        }
+        SamplesHow::ParquetDir => {
+            let key = args.partition_by.as_deref().expect("ParquetDir has a key");
+            write_partitions(fleet, path, key, inputs, &mut |w, ps| {
+                write_samples_parquet(w, fleet, ps, Some(key)).map_err(std::io::Error::other)
+            })
+        }
+    }
 }
 
 fn report_failures(fleet: &Fleet) -> ExitCode {
@@ -130,9 +265,19 @@ fn report_failures(fleet: &Fleet) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Writes one partition's file from its profiles.
+type PartWriter<'a> =
+    dyn FnMut(&mut dyn std::io::Write, &[&FleetProfile]) -> std::io::Result<()> + 'a;
+
 /// `--partition-by KEY`: `dir/KEY=VALUE/part-0.parquet` for each value (each file
 /// written atomically; the directories made as needed).
-fn write_partitions(fleet: &Fleet, dir: &Path, key: &str, inputs: &[&Path]) -> Result<(), String> {
+fn write_partitions(
+    fleet: &Fleet,
+    dir: &Path,
+    key: &str,
+    inputs: &[&Path],
+    write: &mut PartWriter,
+) -> Result<(), String> {
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
             "{}: not a directory (--partition-by writes a directory)",
@@ -143,8 +288,7 @@ fn write_partitions(fleet: &Fleet, dir: &Path, key: &str, inputs: &[&Path]) -> R
         let parent = file.parent().expect("a partition file has a folder");
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("{}: {}", parent.display(), crate::input::io_message(&e)))?;
-        let bytes = parquet_bytes(fleet, &profiles, Some(key))?;
-        write_atomic_with(&file, inputs, &mut |w| w.write_all(&bytes))
+        write_atomic_with(&file, inputs, &mut |w| write(w, &profiles))
             .map_err(|e| format!("{}: {e}", file.display()))?;
     }
     Ok(())

@@ -36,11 +36,18 @@ pub const PATH_SEPARATOR: &str = " › ";
 /// The metadata keys of the fleet, in the order first seen; a key that is also a fixed
 /// column is written as `meta.KEY`.
 pub fn meta_columns(fleet: &Fleet) -> Vec<(String, String)> {
+    meta_columns_beside(fleet, &[])
+}
+
+/// [`meta_columns`], a key that is one of `more` fixed columns also written `meta.KEY`
+/// (the samples table's `run` and `ms`).
+pub fn meta_columns_beside(fleet: &Fleet, more: &[&str]) -> Vec<(String, String)> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for p in &fleet.profiles {
         for k in p.meta.keys() {
             if !keys.iter().any(|(key, _)| key == k) {
-                let fixed = LEAD.contains(&k.as_str()) || TAIL.contains(&k.as_str());
+                let k_ = k.as_str();
+                let fixed = LEAD.contains(&k_) || TAIL.contains(&k_) || more.contains(&k_);
                 let column = if fixed {
                     format!("meta.{k}")
                 } else {

@@ -11,6 +11,7 @@ pub mod export;
 pub mod fleet;
 mod fleet_format;
 mod fleet_parquet;
+mod fleet_samples;
 pub mod folded;
 mod json_format;
 mod modules;
