@@ -12,10 +12,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// The largest single allocation (or reallocation) requested, in bytes.
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
     }
@@ -25,6 +28,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LARGEST.fetch_max(new_size, Ordering::Relaxed);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -32,6 +36,13 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+/// The counters are global: one test counts at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// Allocations (and reallocations) made by `build_profile` on `runs` runs of the
 /// 3-operator XNNPACK model.
@@ -51,6 +62,7 @@ fn build_allocations(runs: usize) -> (usize, usize) {
 
 #[test]
 fn build_allocates_per_row_not_per_event() {
+    let _counting = one_at_a_time();
     let (small, small_events) = build_allocations(2_000);
     let (big, big_events) = build_allocations(20_000);
     // 18,000 more runs are ~90,000 more events (5 per run: Method::execute, the
@@ -65,5 +77,61 @@ fn build_allocates_per_row_not_per_event() {
     assert!(
         big <= small + 200,
         "{small} allocations for 2,000 runs but {big} for 20,000: something allocates per event"
+    );
+}
+
+/// Allocations made by loading (decoding and collecting, then building) `runs` runs of
+/// the 3-operator XNNPACK model from its bytes, the largest single allocation of the
+/// load, and the dump's number of profile events (counted on a separate decode).
+fn load_allocations(runs: usize) -> (usize, usize, usize) {
+    use std::sync::atomic::AtomicBool;
+    let bytes = etdump_build::build(0, &etdump_build::xnnpack_like(runs));
+    let events = cpuprof_tui::etdump::parse(&bytes)
+        .expect("generated dump parses")
+        .events
+        .len();
+    let request = cpuprof_tui::profile::ProfileRequest::new("x.etdp".into(), None, 0);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    LARGEST.store(0, Ordering::Relaxed);
+    let profile = cpuprof_tui::profile::load_profile_from_bytes(
+        &request,
+        &bytes,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    )
+    .expect("loads");
+    let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    assert_eq!(profile.runs.kept, runs);
+    (made, LARGEST.load(Ordering::Relaxed), events)
+}
+
+#[test]
+fn loading_collects_without_an_event_array() {
+    let _counting = one_at_a_time();
+    // Once first, for what a first load sets up (thread-locals, lazy tables).
+    load_allocations(2_000);
+    let (small, _, small_events) = load_allocations(2_000);
+    let (big, largest, big_events) = load_allocations(20_000);
+    eprintln!(
+        "load allocations: {small} for 2,000 runs, {big} for 20,000; largest {largest} bytes"
+    );
+    assert!(
+        big_events - small_events >= 85_000,
+        "{small_events} -> {big_events}"
+    );
+    // Decoding allocates per chunk of runs (a chunk is 2 MiB of file or an eighth of the
+    // runs per core) and collection per row: ~90,000 more events may add a few hundred
+    // allocations (chunks, vectors doubling), never one per event.
+    assert!(
+        big <= small + 500,
+        "{small} allocations for 2,000 runs but {big} for 20,000: something allocates per event"
+    );
+    // An array of every event takes 56 bytes an event (5 MB here); the streamed load
+    // holds a chunk's events at a time, and samples take 4 bytes an event.
+    let array = big_events * std::mem::size_of::<cpuprof_tui::etdump::ProfileEvent>();
+    assert_eq!(std::mem::size_of::<cpuprof_tui::etdump::ProfileEvent>(), 56);
+    assert!(
+        largest < array / 3,
+        "an allocation of {largest} bytes while loading {big_events} events: an event array?"
     );
 }

@@ -151,77 +151,80 @@ impl EtDump {
     /// A span that wrapped around 32 bits is unwrapped first (its end moved past its
     /// start by the Inspector's wrap rule), since scaled ticks no longer wrap at 2^32.
     pub fn convert_ticks_to_ns(&mut self, unit: TimeUnit) {
-        let scale = |t: u64| -> u64 {
-            match unit {
-                TimeUnit::Ns => t,
-                TimeUnit::Us => t.saturating_mul(1_000),
-                TimeUnit::Ms => t.saturating_mul(1_000_000),
-                // `as` saturates; f64 keeps ns exact below 2^53 (104 days).
-                TimeUnit::Cycles(hz) => (t as f64 * (1e9 / hz)).round() as u64,
-            }
-        };
-        if unit == TimeUnit::Ns {
-            return;
-        }
-        for ev in &mut self.events {
-            let end = match duration_ticks(ev.start_ticks, ev.end_ticks) {
-                Some(d) if ev.end_ticks < ev.start_ticks => ev.start_ticks.saturating_add(d),
-                _ => ev.end_ticks,
-            };
-            ev.start_ticks = scale(ev.start_ticks);
-            ev.end_ticks = scale(end);
-        }
+        convert_events_to_ns(&mut self.events, unit);
     }
 
     /// Signs that ticks (already in ns) are not in the unit they were read as: one line
     /// each, for the profile's warnings. `unit` is only named in the messages.
     pub fn implausible_durations(&self, unit: TimeUnit) -> Vec<String> {
-        const HOUR_NS: u64 = 3_600_000_000_000;
-        let mut out = Vec::new();
-        let method = self.names.find("Method::execute");
-        let call = self.names.find("DELEGATE_CALL");
-        let mut longest_method = 0u64;
-        // Per run and instruction: groups with a DELEGATE_CALL and delegate events, and
-        // how many of them have every delegate event longer than the (longest) call.
-        let (mut compared, mut all_longer) = (0usize, 0usize);
-        // (instruction, is the call, duration), reused run after run; grouped by
-        // instruction (sorted when not already), so a run costs at most O(n log n)
-        // however many calls it has.
-        let mut spans: Vec<(i32, bool, u64)> = Vec::new();
+        let mut checks = Plausibility::default();
         for block in self.blocks.iter().filter(|b| b.name == "Execute") {
-            spans.clear();
-            for ev in self.block_events(block) {
-                let Some(d) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
-                    continue;
-                };
-                match ev.delegate_id {
-                    Some(_) => spans.push((ev.instruction_id, false, d)),
-                    None if ev.name.is_some() && ev.name == method => {
-                        longest_method = longest_method.max(d)
-                    }
-                    None if ev.name.is_some() && ev.name == call => {
-                        spans.push((ev.instruction_id, true, d))
-                    }
-                    None => {}
+            checks.execute_run(&self.names, self.block_events(block));
+        }
+        checks.messages(unit)
+    }
+}
+
+/// [`EtDump::implausible_durations`] fed one `Execute` run at a time.
+#[derive(Debug, Default)]
+pub struct Plausibility {
+    longest_method: u64,
+    /// Per run and instruction: groups with a DELEGATE_CALL and delegate events, and
+    /// how many of them have every delegate event longer than the (longest) call.
+    compared: usize,
+    all_longer: usize,
+    /// (instruction, is the call, duration), reused run after run; grouped by
+    /// instruction (sorted when not already), so a run costs at most O(n log n)
+    /// however many calls it has.
+    spans: Vec<(i32, bool, u64)>,
+}
+
+impl Plausibility {
+    /// Takes in the events of one `Execute` run (ticks in ns), names in `names`.
+    pub fn execute_run(&mut self, names: &super::NameTable, events: &[super::ProfileEvent]) {
+        let method = names.find("Method::execute");
+        let call = names.find("DELEGATE_CALL");
+        let spans = &mut self.spans;
+        spans.clear();
+        for ev in events {
+            let Some(d) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
+                continue;
+            };
+            match ev.delegate_id {
+                Some(_) => spans.push((ev.instruction_id, false, d)),
+                None if ev.name.is_some() && ev.name == method => {
+                    self.longest_method = self.longest_method.max(d)
                 }
+                None if ev.name.is_some() && ev.name == call => {
+                    spans.push((ev.instruction_id, true, d))
+                }
+                None => {}
             }
-            // Only grouping by instruction matters (a group's longest call and shortest
-            // operator do not depend on its order), and runs usually list events of one
-            // instruction together already.
-            if !spans.is_sorted_by_key(|s| s.0) {
-                spans.sort_unstable();
-            }
-            for group in spans.chunk_by(|a, b| a.0 == b.0) {
-                let longest_call = group.iter().filter(|s| s.1).map(|s| s.2).max();
-                let shortest_op = group.iter().filter(|s| !s.1).map(|s| s.2).min();
-                if let (Some(c), Some(o)) = (longest_call, shortest_op) {
-                    compared += 1;
-                    if o > c {
-                        all_longer += 1;
-                    }
+        }
+        // Only grouping by instruction matters (a group's longest call and shortest
+        // operator do not depend on its order), and runs usually list events of one
+        // instruction together already.
+        if !spans.is_sorted_by_key(|s| s.0) {
+            spans.sort_unstable();
+        }
+        for group in spans.chunk_by(|a, b| a.0 == b.0) {
+            let longest_call = group.iter().filter(|s| s.1).map(|s| s.2).max();
+            let shortest_op = group.iter().filter(|s| !s.1).map(|s| s.2).min();
+            if let (Some(c), Some(o)) = (longest_call, shortest_op) {
+                self.compared += 1;
+                if o > c {
+                    self.all_longer += 1;
                 }
             }
         }
+    }
+
+    /// The warnings for the runs taken in; `unit` is only named in the messages.
+    pub fn messages(&self, unit: TimeUnit) -> Vec<String> {
+        const HOUR_NS: u64 = 3_600_000_000_000;
+        let (longest_method, compared, all_longer) =
+            (self.longest_method, self.compared, self.all_longer);
+        let mut out = Vec::new();
         if longest_method > HOUR_NS {
             out.push(format!(
                 "a Method::execute takes {:.1} h with ticks read as {unit}: durations look \
@@ -237,6 +240,30 @@ impl EtDump {
             ));
         }
         out
+    }
+}
+
+/// [`EtDump::convert_ticks_to_ns`] on some events (a chunk decoded on its own).
+pub fn convert_events_to_ns(events: &mut [super::ProfileEvent], unit: TimeUnit) {
+    let scale = |t: u64| -> u64 {
+        match unit {
+            TimeUnit::Ns => t,
+            TimeUnit::Us => t.saturating_mul(1_000),
+            TimeUnit::Ms => t.saturating_mul(1_000_000),
+            // `as` saturates; f64 keeps ns exact below 2^53 (104 days).
+            TimeUnit::Cycles(hz) => (t as f64 * (1e9 / hz)).round() as u64,
+        }
+    };
+    if unit == TimeUnit::Ns {
+        return;
+    }
+    for ev in events.iter_mut() {
+        let end = match duration_ticks(ev.start_ticks, ev.end_ticks) {
+            Some(d) if ev.end_ticks < ev.start_ticks => ev.start_ticks.saturating_add(d),
+            _ => ev.end_ticks,
+        };
+        ev.start_ticks = scale(ev.start_ticks);
+        ev.end_ticks = scale(end);
     }
 }
 

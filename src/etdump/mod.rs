@@ -14,11 +14,15 @@ pub mod generated;
 mod header;
 mod names;
 mod reader;
+mod stream;
 
-pub use clock::{duration_ticks, set_time_unit, time_unit, TimeUnit};
+pub use clock::{
+    convert_events_to_ns, duration_ticks, set_time_unit, time_unit, Plausibility, TimeUnit,
+};
 pub use error::EtDumpError;
 pub use names::{NameId, NameTable};
 pub use reader::{parse, read_file};
+pub use stream::{parse_streamed, run_count, RunChunk, StreamEnd};
 
 use std::ops::Range;
 
@@ -100,11 +104,7 @@ impl EtDump {
 
     /// The label the Inspector uses: the delegate id for delegate events, else the name.
     pub fn label(&self, event: &ProfileEvent) -> std::borrow::Cow<'_, str> {
-        match event.delegate_id {
-            Some(DelegateId::Str(id)) => self.names.get(id).into(),
-            Some(DelegateId::Int(i)) => i.to_string().into(),
-            None => event.name.map(|n| self.names.get(n)).unwrap_or("").into(),
-        }
+        event_label(&self.names, event)
     }
 
     pub fn name(&self, event: &ProfileEvent) -> Option<&str> {
@@ -116,5 +116,14 @@ impl EtDump {
             .metadata
             .as_ref()
             .map(|r| &self.metadata[r.start as usize..r.end as usize])
+    }
+}
+
+/// [`EtDump::label`] with the names in `names`.
+pub fn event_label<'n>(names: &'n NameTable, event: &ProfileEvent) -> std::borrow::Cow<'n, str> {
+    match event.delegate_id {
+        Some(DelegateId::Str(id)) => names.get(id).into(),
+        Some(DelegateId::Int(i)) => i.to_string().into(),
+        None => event.name.map(|n| names.get(n)).unwrap_or("").into(),
     }
 }

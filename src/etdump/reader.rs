@@ -11,10 +11,10 @@ use super::{
 };
 
 /// Below this size one thread is faster than starting more.
-const PARALLEL_MIN_BYTES: usize = 4 << 20;
+pub(super) const PARALLEL_MIN_BYTES: usize = 4 << 20;
 
 /// Chunks of runs per decoding thread (see `parse`).
-const CHUNKS_PER_THREAD: usize = 4;
+pub(super) const CHUNKS_PER_THREAD: usize = 4;
 
 /// Parse the bytes of a whole `.etdp` file.
 ///
@@ -82,7 +82,7 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     }
     let parts: Vec<Result<Part, EtDumpError>> =
         crate::threads::map_pulled(threads, work, |(range, slot)| {
-            decode_chunk(buf, limits, first_element, range, slot)
+            decode_chunk(buf, limits, first_element, range, slot, Vec::new())
         })
         .into_iter()
         .map(|r| {
@@ -123,7 +123,7 @@ fn advise_huge_pages<T>(spare: &mut [MaybeUninit<T>]) {
 /// The number of `Event`s of the runs in `range` (an upper bound on their profile
 /// events), read without checks beyond bounds; None if any offset is off (the decoder
 /// then finds and reports it).
-fn count_events(buf: &[u8], first_element: usize, range: Range<usize>) -> Option<usize> {
+pub(super) fn count_events(buf: &[u8], first_element: usize, range: Range<usize>) -> Option<usize> {
     let u32_at = |pos: usize| -> Option<usize> {
         Some(u32::from_le_bytes(buf.get(pos..pos.checked_add(4)?)?.try_into().ok()?) as usize)
     };
@@ -165,16 +165,16 @@ pub fn read_file(path: &Path) -> Result<EtDump, EtDumpError> {
 /// The decoded events of a contiguous range of RunData blocks, with its own name table
 /// and metadata pool (merged afterwards).
 #[derive(Default)]
-struct Part {
-    blocks: Vec<RunBlock>,
+pub(super) struct Part {
+    pub(super) blocks: Vec<RunBlock>,
     /// Events written into this chunk's slots, in order; block ranges count from the
     /// chunk's first event (slots first, then `overflow`).
     written: usize,
     /// Events beyond the slots (only when counting failed).
-    overflow: Vec<ProfileEvent>,
-    names: NameTable,
-    metadata: Vec<u8>,
-    skipped: SkippedEvents,
+    pub(super) overflow: Vec<ProfileEvent>,
+    pub(super) names: NameTable,
+    pub(super) metadata: Vec<u8>,
+    pub(super) skipped: SkippedEvents,
     /// Last metadata span stored per label, for sharing repeated bytes.
     last_metadata: Vec<Option<ByteSpan>>,
 }
@@ -199,12 +199,15 @@ impl Sink<'_> {
     }
 }
 
-fn decode_chunk(
+/// Decodes the runs `range` into a [`Part`]: events into `slots`, then, past them, onto
+/// `overflow` (which may come with room reserved).
+pub(super) fn decode_chunk(
     buf: &[u8],
     limits: Limits,
     first_element: usize,
     range: Range<usize>,
     slots: &mut [MaybeUninit<ProfileEvent>],
+    overflow: Vec<ProfileEvent>,
 ) -> Result<Part, EtDumpError> {
     let mut cur = Cursor::new(buf, limits);
     let mut part = Part {
@@ -214,7 +217,7 @@ fn decode_chunk(
     let mut sink = Sink {
         slots,
         len: 0,
-        overflow: Vec::new(),
+        overflow,
     };
     let mut recent = RecentNames::new();
     // Table positions of the runs decoded since pages were last released.
@@ -364,7 +367,7 @@ fn absorb(
     Ok(Some((remap, meta_base)))
 }
 
-fn metadata_base(pool: &[u8], more: &[u8]) -> Result<u32, EtDumpError> {
+pub(super) fn metadata_base(pool: &[u8], more: &[u8]) -> Result<u32, EtDumpError> {
     u32::try_from(pool.len())
         .ok()
         .filter(|b| u32::try_from(more.len()).is_ok_and(|m| b.checked_add(m).is_some()))
@@ -374,7 +377,7 @@ fn metadata_base(pool: &[u8], more: &[u8]) -> Result<u32, EtDumpError> {
 /// An event of a later part with its names in the merged table and its metadata span
 /// in the merged pool.
 #[inline]
-fn rebase(ev: &ProfileEvent, remap: &[NameId], meta_base: u32) -> ProfileEvent {
+pub(super) fn rebase(ev: &ProfileEvent, remap: &[NameId], meta_base: u32) -> ProfileEvent {
     ProfileEvent {
         name: ev.name.map(|n| remap[n.0 as usize]),
         delegate_id: match ev.delegate_id {

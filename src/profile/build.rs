@@ -14,7 +14,7 @@ use super::plan_match::match_plans;
 use super::shapes::{decode_metadata, Metadata};
 use super::warmup::{auto_warmup, Warmup};
 use super::Stats;
-use crate::etdump::EtDump;
+use crate::etdump::{EtDump, ProfileEvent};
 use crate::runlog::{CpuPlan, RunLog};
 
 /// Why no profile can be built from a readable dump.
@@ -44,7 +44,64 @@ pub fn build_profile_with(
     requested: Warmup,
     source: ProfileSource,
 ) -> Result<Profile, BuildError> {
-    let execute_runs = dump.blocks.iter().filter(|b| b.name == "Execute").count();
+    let plan_step_names = plan_step_names(log);
+    let (groups, speculative) = group_and_collect(dump, &plan_step_names);
+    let mut resolution = ResolutionStep::default();
+    for block in &dump.blocks {
+        resolution.events(&dump.names, dump.block_events(block));
+    }
+    let prepared = Prepared {
+        execute_runs: dump.blocks.iter().filter(|b| b.name == "Execute").count(),
+        groups,
+        speculative,
+        loads: load_times(dump),
+        resolution_step: resolution.step(),
+    };
+    assemble_profile(dump, log, requested, source, &plan_step_names, prepared)
+}
+
+/// Step names from the plans of `log`, so steps are recognised even when a plan names
+/// them in a form the parser does not know.
+pub(crate) fn plan_step_names(log: Option<&RunLog>) -> HashSet<String> {
+    log.into_iter()
+        .flat_map(|l| &l.sequences)
+        .filter_map(|s| s.outcome.as_ref().ok())
+        .flat_map(|p| p.regions.iter().map(|r| r.step_name()))
+        .collect()
+}
+
+/// What a profile is built from besides the dump's names and metadata: found in a
+/// decoded dump ([`build_profile_with`]) or while one is decoded
+/// ([`super::stream`]).
+pub(crate) struct Prepared {
+    /// Number of `Execute` blocks.
+    pub execute_runs: usize,
+    pub groups: Vec<super::methods::RunGroup>,
+    /// The collected rows of one group's blocks, if collected already.
+    pub speculative: Option<(Vec<usize>, Collected)>,
+    /// Load times of each `Default` block.
+    pub loads: Vec<Option<LoadTimes>>,
+    /// [`ResolutionStep::step`] over every block.
+    pub resolution_step: u64,
+}
+
+/// The profile of `dump` (its names, metadata and skipped counts; its blocks and events
+/// are used only for groups not collected in `prepared`).
+pub(crate) fn assemble_profile(
+    dump: &EtDump,
+    log: Option<&RunLog>,
+    requested: Warmup,
+    source: ProfileSource,
+    plan_step_names: &HashSet<String>,
+    prepared: Prepared,
+) -> Result<Profile, BuildError> {
+    let Prepared {
+        execute_runs,
+        groups,
+        mut speculative,
+        loads,
+        resolution_step,
+    } = prepared;
     let (warmup, rule, rule_reason) = super::warmup::resolve(requested, log, execute_runs);
     let sequences: Vec<Option<&CpuPlan>> = log
         .map(|l| {
@@ -54,17 +111,10 @@ pub fn build_profile_with(
                 .collect()
         })
         .unwrap_or_default();
-    let plan_step_names: HashSet<String> = sequences
-        .iter()
-        .flatten()
-        .flat_map(|p| p.regions.iter().map(|r| r.step_name()))
-        .collect();
-    let (groups, mut speculative) = group_and_collect(dump, &plan_step_names);
     if groups.is_empty() {
         return Err(BuildError::NoExecuteRuns);
     }
     let names = method_names(log, groups.len());
-    let loads = load_times(dump);
     let mut methods: Vec<MethodProfile> = Vec::with_capacity(groups.len());
     let mut plans_used = vec![false; sequences.len()];
     let mut log_warnings_done = false;
@@ -72,7 +122,7 @@ pub fn build_profile_with(
     for (g, group) in groups.iter().enumerate() {
         let collected = match speculative.take() {
             Some((blocks, c)) if blocks == group.blocks => c,
-            _ => collect(dump, &plan_step_names, &group.blocks),
+            _ => collect(dump, plan_step_names, &group.blocks),
         };
         let (cold, why) = auto_warmup(&collected.method.ms());
         let mut warnings = Vec::new();
@@ -181,7 +231,7 @@ pub fn build_profile_with(
             ),
         ));
     }
-    let resolution = resolution(dump, &methods);
+    let resolution = resolution(resolution_step, &methods);
     if resolution.operators_below_resolution > 0 {
         global_warnings.push(Finding::new(
             "below_clock_resolution",
@@ -247,23 +297,40 @@ pub(crate) fn method_names(log: Option<&RunLog>, groups: usize) -> Vec<String> {
     }
 }
 
-/// The resolution assumed: XNNPACK operators 1 µs; other events the dump's own (the
-/// largest of 1 ns, 10 ns, 100 ns, 1 µs that every duration is a multiple of).
-fn resolution(dump: &EtDump, methods: &[MethodProfile]) -> Resolution {
-    let mut step = 1_000u64;
-    // Whether a delegate id names an XNNPACK operator, decided once per distinct name.
-    let mut is_operator: Vec<Option<bool>> = vec![None; dump.names.len()];
-    for block in &dump.blocks {
-        for ev in dump.block_events(block) {
-            if step == 1 {
+/// The largest of 1 ns, 10 ns, 100 ns, 1 µs that every duration of events other than
+/// XNNPACK operators is a multiple of, fed events in any order.
+pub(crate) struct ResolutionStep {
+    step: u64,
+    /// Whether a delegate id names an XNNPACK operator, decided once per distinct name.
+    is_operator: Vec<Option<bool>>,
+}
+
+impl Default for ResolutionStep {
+    fn default() -> Self {
+        ResolutionStep {
+            step: 1_000,
+            is_operator: Vec::new(),
+        }
+    }
+}
+
+impl ResolutionStep {
+    pub fn events(&mut self, names: &crate::etdump::NameTable, events: &[ProfileEvent]) {
+        if self.is_operator.len() < names.len() {
+            self.is_operator.resize(names.len(), None);
+        }
+        let step = &mut self.step;
+        for ev in events {
+            if *step == 1 {
                 break;
             }
             let xnnpack = match ev.delegate_id {
-                Some(crate::etdump::DelegateId::Str(id)) => *is_operator
+                Some(crate::etdump::DelegateId::Str(id)) => *self
+                    .is_operator
                     .get_mut(id.0 as usize)
                     .map(|c| {
                         c.get_or_insert_with(|| {
-                            super::classify::parse_operator_name(dump.names.get(id)).is_some()
+                            super::classify::parse_operator_name(names.get(id)).is_some()
                         })
                     })
                     .unwrap_or(&mut false),
@@ -273,11 +340,20 @@ fn resolution(dump: &EtDump, methods: &[MethodProfile]) -> Resolution {
                 continue;
             }
             let d = ev.end_ticks.wrapping_sub(ev.start_ticks);
-            while step > 1 && d % step != 0 {
-                step /= 10;
+            while *step > 1 && d % *step != 0 {
+                *step /= 10;
             }
         }
     }
+
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+}
+
+/// The resolution assumed: XNNPACK operators 1 µs; other events the dump's own (`step`
+/// ns, see [`ResolutionStep`]).
+fn resolution(step: u64, methods: &[MethodProfile]) -> Resolution {
     let below = methods
         .iter()
         .flat_map(|m| &m.delegates)
@@ -890,7 +966,7 @@ fn share(part: f64, whole: f64) -> f64 {
 }
 
 /// Load-time events of each `Default` block (one per method load), in order.
-fn load_times(dump: &EtDump) -> Vec<Option<LoadTimes>> {
+pub(crate) fn load_times(dump: &EtDump) -> Vec<Option<LoadTimes>> {
     dump.blocks
         .iter()
         .filter(|b| b.name == "Default")

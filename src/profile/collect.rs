@@ -7,7 +7,9 @@ use std::collections::HashSet;
 
 use super::classify::{classify_framework, parse_operator_name, parse_step_name, FrameworkEvent};
 use super::fast_hash::FastMap;
-use crate::etdump::{duration_ticks, ByteSpan, DelegateId, EtDump, NameId, ProfileEvent};
+use crate::etdump::{
+    duration_ticks, ByteSpan, DelegateId, EtDump, NameId, NameTable, ProfileEvent,
+};
 
 /// Durations of one row in whole ns: `u32` while every sample fits (4.29 s), widened to
 /// `u64` by the first one that does not. Milliseconds (`ns as f64 / 1e6`, bit for bit what
@@ -349,42 +351,113 @@ fn collect_inner(
     blocks: &[usize],
     record: bool,
 ) -> Collected {
-    let mut out = Collected::default();
-    let mut placed: Vec<((u32, u32), usize, usize)> = Vec::new();
-    let mut instr_index = InstructionIndex::default();
-    // Runs of one method mostly repeat the previous run's keys in the same order, so the
-    // hashed maps below are looked up only where a run differs (see `PositionMemo`).
-    let mut row_index = RowIndex {
-        capacity: blocks.len(),
-        reserve_budget: blocks
-            .iter()
-            .filter_map(|&b| dump.blocks.get(b))
-            .map(|b| b.events.len())
-            .sum(),
-        ..RowIndex::default()
-    };
-    // (instr, label, order among same-named events of a call) -> the in-step row that
-    // first held that order: where an event whose step is missing in its run belongs.
-    let mut order_rows: FastMap<(usize, Label, u32), usize> = FastMap::default();
-    let mut order_rows_seen: PositionMemo<(usize, Label, u32)> = PositionMemo::default();
-    let mut counters: RunCounters<(usize, u32, Label, u32)> = RunCounters::default();
-    // Per-name classification, computed once per distinct name.
-    let mut framework_cache: Vec<Option<FrameworkEvent>> = vec![None; dump.names.len()];
-    let mut delegate_cache: Vec<Option<RowKind>> = vec![None; dump.names.len()];
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut time_order: Vec<(u64, u32)> = Vec::new();
-    let mut calls: Vec<(usize, u64, u32)> = Vec::new();
-    let mut steps: Vec<PlacedStep> = Vec::new();
-    let mut deferred: Vec<Deferred> = Vec::new();
-    // Instructions that had a step event in some run so far: only their step-less events
-    // need deferring (a plain XNNPACK delegate never pays for it).
-    let mut has_step_events: Vec<bool> = Vec::new();
-
-    for (run, (block_index, block)) in blocks
+    let reserve_budget = blocks
+        .iter()
+        .filter_map(|&b| dump.blocks.get(b))
+        .map(|b| b.events.len())
+        .sum();
+    let mut collector = Collector::new(plan_step_names, record, blocks.len(), reserve_budget);
+    for (block_index, block) in blocks
         .iter()
         .filter_map(|&b| dump.blocks.get(b).map(|block| (b as u32, block)))
-        .enumerate()
     {
+        collector.run(&dump.names, block_index, dump.block_events(block));
+    }
+    collector.finish()
+}
+
+/// The collection of one method's runs, fed one run at a time in run order (from a
+/// decoded dump, or from chunks of runs as they are decoded: no event array needed).
+pub(crate) struct Collector<'p> {
+    plan_step_names: &'p HashSet<String>,
+    record: bool,
+    out: Collected,
+    placed: Vec<((u32, u32), usize, usize)>,
+    instr_index: InstructionIndex,
+    row_index: RowIndex,
+    /// (instr, label, order among same-named events of a call) -> the in-step row that
+    /// first held that order: where an event whose step is missing in its run belongs.
+    order_rows: FastMap<(usize, Label, u32), usize>,
+    order_rows_seen: PositionMemo<(usize, Label, u32)>,
+    counters: RunCounters<(usize, u32, Label, u32)>,
+    /// Per-name classification, computed once per distinct name.
+    framework_cache: Vec<Option<FrameworkEvent>>,
+    delegate_cache: Vec<Option<RowKind>>,
+    pending: Vec<Pending>,
+    time_order: Vec<(u64, u32)>,
+    calls: Vec<(usize, u64, u32)>,
+    steps: Vec<PlacedStep>,
+    deferred: Vec<Deferred>,
+    /// Instructions that had a step event in some run so far: only their step-less
+    /// events need deferring (a plain XNNPACK delegate never pays for it).
+    has_step_events: Vec<bool>,
+}
+
+impl<'p> Collector<'p> {
+    /// `runs`: how many runs will be fed (an upper bound is fine): rows of the first run
+    /// reserve room for that many samples, `reserve_budget` samples in all (at most the
+    /// events to come, so reserving never holds more than the samples would).
+    pub(crate) fn new(
+        plan_step_names: &'p HashSet<String>,
+        record: bool,
+        runs: usize,
+        reserve_budget: usize,
+    ) -> Self {
+        Collector {
+            plan_step_names,
+            record,
+            out: Collected::default(),
+            placed: Vec::new(),
+            instr_index: InstructionIndex::default(),
+            // Runs of one method mostly repeat the previous run's keys in the same order,
+            // so the hashed maps are looked up only where a run differs (`PositionMemo`).
+            row_index: RowIndex {
+                capacity: runs,
+                reserve_budget,
+                ..RowIndex::default()
+            },
+            order_rows: FastMap::default(),
+            order_rows_seen: PositionMemo::default(),
+            counters: RunCounters::default(),
+            framework_cache: Vec::new(),
+            delegate_cache: Vec::new(),
+            pending: Vec::new(),
+            time_order: Vec::new(),
+            calls: Vec::new(),
+            steps: Vec::new(),
+            deferred: Vec::new(),
+            has_step_events: Vec::new(),
+        }
+    }
+
+    /// Collects the next run: the events of block `block_index` (its index in the
+    /// dump's blocks, for placements), names resolved in `names`.
+    pub(crate) fn run(&mut self, names: &NameTable, block_index: u32, events: &[ProfileEvent]) {
+        let Collector {
+            plan_step_names,
+            record,
+            out,
+            placed,
+            instr_index,
+            row_index,
+            order_rows,
+            order_rows_seen,
+            counters,
+            framework_cache,
+            delegate_cache,
+            pending,
+            time_order,
+            calls,
+            steps,
+            deferred,
+            has_step_events,
+        } = self;
+        let record = *record;
+        if framework_cache.len() < names.len() {
+            framework_cache.resize(names.len(), None);
+            delegate_cache.resize(names.len(), None);
+        }
+        let run = out.runs;
         out.runs += 1;
         if run == 1 {
             row_index.capacity = 0;
@@ -395,13 +468,13 @@ fn collect_inner(
         pending.clear();
         calls.clear();
         steps.clear();
-        for (event_index, ev) in dump.block_events(block).iter().enumerate() {
+        for (event_index, ev) in events.iter().enumerate() {
             let Some(ns) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
                 out.negative_durations += 1;
                 if out.negative_examples.len() < 3 {
                     out.negative_examples.push(format!(
                         "{:?} in run {run} (start {} > end {})",
-                        dump.label(ev),
+                        crate::etdump::event_label(names, ev),
                         ev.start_ticks,
                         ev.end_ticks
                     ));
@@ -415,7 +488,7 @@ fn collect_inner(
                         continue;
                     };
                     let class = *framework_cache[name.0 as usize]
-                        .get_or_insert_with(|| classify_framework(dump.names.get(name)));
+                        .get_or_insert_with(|| classify_framework(names.get(name)));
                     if class == FrameworkEvent::MethodExecute {
                         out.method.push(run, ns);
                         continue;
@@ -424,7 +497,7 @@ fn collect_inner(
                         out.ignored_events += 1;
                         continue;
                     }
-                    let instr = instr_index.get(&mut out, ev);
+                    let instr = instr_index.get(out, ev);
                     match class {
                         FrameworkEvent::DelegateCall => {
                             out.instructions[instr].delegate_call.push(run, ns);
@@ -447,14 +520,13 @@ fn collect_inner(
                     }
                 }
                 Some(DelegateId::Str(id)) => {
-                    let kind = *delegate_cache[id.0 as usize].get_or_insert_with(|| {
-                        delegate_row_kind(dump.names.get(id), plan_step_names)
-                    });
+                    let kind = *delegate_cache[id.0 as usize]
+                        .get_or_insert_with(|| delegate_row_kind(names.get(id), plan_step_names));
                     (Label::DelegateStr(id), kind)
                 }
                 Some(DelegateId::Int(i)) => (Label::DelegateInt(i), RowKind::OtherDelegate),
             };
-            let instr = instr_index.get(&mut out, ev);
+            let instr = instr_index.get(out, ev);
             pending.push(Pending {
                 origin: (block_index, event_index as u32),
                 instr,
@@ -508,7 +580,7 @@ fn collect_inner(
                 has_step_events.resize(p.instr + 1, false);
             }
             has_step_events[p.instr] = true;
-            let row = row_for(&mut out, &mut row_index, p, Slot::StepOccurrence(occ));
+            let row = row_for(out, row_index, p, Slot::StepOccurrence(occ));
             out.instructions[p.instr].rows[row].series.push(run, p.ns);
             if record {
                 placed.push((p.origin, p.instr, row));
@@ -570,7 +642,7 @@ fn collect_inner(
                         nearest_step: None,
                     });
                 } else {
-                    let row = row_for(&mut out, &mut row_index, p, Slot::Order(order));
+                    let row = row_for(out, row_index, p, Slot::Order(order));
                     out.instructions[p.instr].rows[row].series.push(run, p.ns);
                     if record {
                         placed.push((p.origin, p.instr, row));
@@ -587,12 +659,7 @@ fn collect_inner(
             match container {
                 Some(step) => {
                     let j = counters.next((p.instr, call, p.label, step.row as u32));
-                    let row = row_for(
-                        &mut out,
-                        &mut row_index,
-                        p,
-                        Slot::InStep(step.row as u32, j),
-                    );
+                    let row = row_for(out, row_index, p, Slot::InStep(step.row as u32, j));
                     let key = (p.instr, p.label, order);
                     // A key the previous run had at this place is in the map already.
                     order_rows_seen.get(key, || {
@@ -634,64 +701,77 @@ fn collect_inner(
             }
         }
     }
-    // Events no step contains. When their step event is missing in that run, they belong
-    // to the in-step row that holds the same order elsewhere (and has no sample in this
-    // run); otherwise they get a row of their own, placed under the nearest step.
-    for d in &deferred {
-        let home = order_rows
-            .get(&(d.instr, d.label, d.order))
-            .copied()
-            .filter(|&row| !out.instructions[d.instr].rows[row].series.has_run(d.run));
-        match home {
-            Some(row) => {
-                if record {
-                    placed.push((d.origin, d.instr, row));
+
+    /// The rows of every run fed.
+    pub(crate) fn finish(self) -> Collected {
+        let Collector {
+            record,
+            mut out,
+            mut placed,
+            mut row_index,
+            order_rows,
+            deferred,
+            ..
+        } = self;
+        // Events no step contains. When their step event is missing in that run, they belong
+        // to the in-step row that holds the same order elsewhere (and has no sample in this
+        // run); otherwise they get a row of their own, placed under the nearest step.
+        for d in &deferred {
+            let home = order_rows
+                .get(&(d.instr, d.label, d.order))
+                .copied()
+                .filter(|&row| !out.instructions[d.instr].rows[row].series.has_run(d.run));
+            match home {
+                Some(row) => {
+                    if record {
+                        placed.push((d.origin, d.instr, row));
+                    }
+                    out.instructions[d.instr].rows[row]
+                        .series
+                        .insert(d.run, d.ns);
                 }
-                out.instructions[d.instr].rows[row]
-                    .series
-                    .insert(d.run, d.ns);
-            }
-            None => {
-                let p = Pending {
-                    origin: d.origin,
-                    instr: d.instr,
-                    label: d.label,
-                    kind: d.kind,
-                    start: 0,
-                    end: 0,
-                    ns: d.ns,
-                    metadata: d.metadata,
-                };
-                let row = row_for(&mut out, &mut row_index, &p, Slot::Order(d.order));
-                if record {
-                    placed.push((d.origin, d.instr, row));
-                }
-                let r = &mut out.instructions[d.instr].rows[row];
-                r.series.push(d.run, d.ns);
-                if let Some(step) = d.nearest_step {
-                    vote(r, step);
-                    out.nearest_step_events += 1;
+                None => {
+                    let p = Pending {
+                        origin: d.origin,
+                        instr: d.instr,
+                        label: d.label,
+                        kind: d.kind,
+                        start: 0,
+                        end: 0,
+                        ns: d.ns,
+                        metadata: d.metadata,
+                    };
+                    let row = row_for(&mut out, &mut row_index, &p, Slot::Order(d.order));
+                    if record {
+                        placed.push((d.origin, d.instr, row));
+                    }
+                    let r = &mut out.instructions[d.instr].rows[row];
+                    r.series.push(d.run, d.ns);
+                    if let Some(step) = d.nearest_step {
+                        vote(r, step);
+                        out.nearest_step_events += 1;
+                    }
                 }
             }
         }
+        // Sorted by instruction id; placements follow the instructions to their new index.
+        let mut order: Vec<usize> = (0..out.instructions.len()).collect();
+        order.sort_by_key(|&i| out.instructions[i].instruction_id);
+        let mut new_index = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        out.instructions.sort_by_key(|i| i.instruction_id);
+        if record {
+            out.placements = Some(
+                placed
+                    .into_iter()
+                    .map(|(origin, instr, row)| (origin, (new_index[instr], row)))
+                    .collect(),
+            );
+        }
+        out
     }
-    // Sorted by instruction id; placements follow the instructions to their new index.
-    let mut order: Vec<usize> = (0..out.instructions.len()).collect();
-    order.sort_by_key(|&i| out.instructions[i].instruction_id);
-    let mut new_index = vec![0; order.len()];
-    for (new, &old) in order.iter().enumerate() {
-        new_index[old] = new;
-    }
-    out.instructions.sort_by_key(|i| i.instruction_id);
-    if record {
-        out.placements = Some(
-            placed
-                .into_iter()
-                .map(|(origin, instr, row)| (origin, (new_index[instr], row)))
-                .collect(),
-        );
-    }
-    out
 }
 
 /// A lookup whose answer for a key never changes once made, memoised by position: the

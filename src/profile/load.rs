@@ -246,16 +246,17 @@ pub fn load_profile_from_bytes(
 /// the map of `input` (the decoder counts the ranges it is done with, see
 /// [`crate::input::release_mapped_pages`]): a gigabyte takes seconds, and the gauge
 /// should move meanwhile. A panic in the decoder is passed on as it was.
-fn parse_with_progress(
+fn parse_with_progress<T: Send>(
     bytes: &[u8],
     input: &crate::input::Input,
     progress: &mut dyn FnMut(LoadProgress),
-) -> Result<etdump::EtDump, EtDumpError> {
+    decode: impl FnOnce() -> T + Send,
+) -> T {
     let total = bytes.len() as u64;
     std::thread::scope(|s| {
         let waiting = std::thread::current();
         let decoder = s.spawn(move || {
-            let result = etdump::parse(bytes);
+            let result = decode();
             waiting.unpark();
             result
         });
@@ -328,33 +329,8 @@ fn load_profile_inner(
     let total = bytes.len() as u64;
     let mapped = mapped.filter(|i| i.is_mapped());
     progress(LoadProgress {
-        phase: LoadPhase::Parsing,
-        bytes_done: if mapped.is_some() { 0 } else { total },
-        bytes_total: total,
-    });
-    check_cancel()?;
-    let parsed = match mapped {
-        Some(input) => parse_with_progress(bytes, input, progress),
-        None => etdump::parse(bytes),
-    };
-    let mut dump = parsed.map_err(|e| match e {
-        EtDumpError::Incomplete { .. } => LoadError::Incomplete {
-            path: dump_name.clone(),
-            detail: e.to_string(),
-        },
-        e @ EtDumpError::NotEtDump(_) if !bytes.is_empty() => {
-            bad(&dump_name, format!("{e}; {FORMATS_TRIED}"))
-        }
-        other => bad(&dump_name, other.to_string()),
-    })?;
-    // Ticks in another unit than ns (`--time-unit`) become ns before anything is timed.
-    let time_unit = etdump::time_unit();
-    dump.convert_ticks_to_ns(time_unit);
-    check_cancel()?;
-
-    progress(LoadProgress {
         phase: LoadPhase::ReadingLog,
-        bytes_done: total,
+        bytes_done: 0,
         bytes_total: total,
     });
     let mut log_path = match (&request.embedded, &request.log) {
@@ -391,20 +367,80 @@ fn load_profile_inner(
     check_cancel()?;
 
     progress(LoadProgress {
-        phase: LoadPhase::Analysing,
-        bytes_done: total,
+        phase: LoadPhase::Parsing,
+        bytes_done: if mapped.is_some() { 0 } else { total },
         bytes_total: total,
     });
+    check_cancel()?;
+    // Decoded straight into collection when every run has the first one's signature
+    // (no event array); otherwise decoded whole, then built.
+    let time_unit = etdump::time_unit();
+    let plan_step_names = super::build::plan_step_names(log.as_ref());
+    let stream = || super::stream::decode_and_collect(bytes, &plan_step_names, time_unit);
+    let streamed = match mapped {
+        Some(input) => parse_with_progress(bytes, input, progress, stream),
+        None => stream(),
+    }
+    .map_err(|e| dump_error(e, &dump_name, bytes))?;
+    check_cancel()?;
     let source = ProfileSource {
         etdump: dump_name.clone(),
         log: log_path.map(|p| p.display().to_string()),
     };
-    let build = || build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source);
-    let built = match mapped {
-        // A big dump takes a second or more to analyse, with no bytes to count: a
-        // heartbeat keeps the gauge alive (it turns a spinner).
-        Some(_) => with_heartbeat(LoadPhase::Analysing, total, progress, build),
-        None => build(),
+    let (built, implausible) = match streamed {
+        Some(s) => {
+            progress(LoadProgress {
+                phase: LoadPhase::Analysing,
+                bytes_done: total,
+                bytes_total: total,
+            });
+            let super::stream::Streamed {
+                dump,
+                prepared,
+                plausibility,
+            } = s;
+            let warmup = request.warmup_setting();
+            let build = || {
+                super::build::assemble_profile(
+                    &dump,
+                    log.as_ref(),
+                    warmup,
+                    source,
+                    &plan_step_names,
+                    prepared,
+                )
+            };
+            let built = match mapped {
+                Some(_) => with_heartbeat(LoadPhase::Analysing, total, progress, build),
+                None => build(),
+            };
+            (built, plausibility.messages(time_unit))
+        }
+        None => {
+            let parsed = match mapped {
+                Some(input) => parse_with_progress(bytes, input, progress, || etdump::parse(bytes)),
+                None => etdump::parse(bytes),
+            };
+            let mut dump = parsed.map_err(|e| dump_error(e, &dump_name, bytes))?;
+            // Ticks in another unit than ns (`--time-unit`) become ns before anything is
+            // timed.
+            dump.convert_ticks_to_ns(time_unit);
+            check_cancel()?;
+            progress(LoadProgress {
+                phase: LoadPhase::Analysing,
+                bytes_done: total,
+                bytes_total: total,
+            });
+            let build =
+                || build_profile_with(&dump, log.as_ref(), request.warmup_setting(), source);
+            let built = match mapped {
+                // A big dump takes a second or more to analyse, with no bytes to count: a
+                // heartbeat keeps the gauge alive (it turns a spinner).
+                Some(_) => with_heartbeat(LoadPhase::Analysing, total, progress, build),
+                None => build(),
+            };
+            (built, dump.implausible_durations(time_unit))
+        }
     };
     let mut profile = built.map_err(|e| bad(&dump_name, e.to_string()))?;
     if let Some(w) = log_warning {
@@ -412,7 +448,7 @@ fn load_profile_inner(
     }
     // The ETRecord and program: names, sources and modules (never a failed load).
     super::model_files::apply(&mut profile, &request.etdump, request.embedded.is_none());
-    for message in dump.implausible_durations(time_unit) {
+    for message in implausible {
         profile
             .warnings
             .push(super::Finding::new("implausible_durations", message));
@@ -441,5 +477,23 @@ fn io_message(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => e.to_string(),
+    }
+}
+
+/// A decoding error as a load error naming the dump.
+fn dump_error(e: EtDumpError, dump_name: &str, bytes: &[u8]) -> LoadError {
+    match e {
+        EtDumpError::Incomplete { .. } => LoadError::Incomplete {
+            path: dump_name.to_string(),
+            detail: e.to_string(),
+        },
+        e @ EtDumpError::NotEtDump(_) if !bytes.is_empty() => LoadError::BadInput {
+            path: dump_name.to_string(),
+            detail: format!("{e}; {FORMATS_TRIED}"),
+        },
+        other => LoadError::BadInput {
+            path: dump_name.to_string(),
+            detail: other.to_string(),
+        },
     }
 }

@@ -14,6 +14,7 @@ mod plan_match;
 mod shapes;
 pub mod source;
 mod stats;
+mod stream;
 mod timeline;
 pub mod warmup;
 

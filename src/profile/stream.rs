@@ -1,0 +1,110 @@
+//! Decoding straight into collection: the dump's chunks of runs come from
+//! [`crate::etdump::parse_streamed`] in run order and each run is collected as it comes
+//! (run signature, row placement, compact samples), so no event array is ever made.
+//!
+//! This serves the usual dump, whose `Execute` runs all have the first one's signature
+//! (one method, one group): the same rows, in the same order, as collecting the decoded
+//! dump. Anything else (runs of several signatures, which may regroup once every run is
+//! seen) stops the stream; the caller then decodes the dump whole
+//! ([`crate::etdump::parse`]) and builds from it.
+
+use std::collections::HashSet;
+
+use super::build::{load_times, Prepared, ResolutionStep};
+use super::collect::Collector;
+use super::methods::RunGroup;
+use crate::etdump::{
+    convert_events_to_ns, DelegateId, EtDump, EtDumpError, NameId, Plausibility, ProfileEvent,
+    RunBlock, TimeUnit,
+};
+
+/// A dump decoded and collected in one pass.
+pub(crate) struct Streamed {
+    /// The dump without its `Execute` runs' events: names, metadata pool, skipped
+    /// counts, and its other blocks (`Default`, ...) with their events.
+    pub dump: EtDump,
+    pub prepared: Prepared,
+    /// The implausible-duration checks over every `Execute` run.
+    pub plausibility: Plausibility,
+}
+
+/// The fields of an event that make a run's signature (see `methods::group_runs`).
+type SigEvent = (Option<NameId>, Option<DelegateId>, i32);
+
+/// Decodes `bytes` and collects its `Execute` runs, ticks read in `unit`; `Ok(None)`
+/// when the runs are not all of the first run's signature (decode the dump whole then).
+pub(crate) fn decode_and_collect(
+    bytes: &[u8],
+    plan_step_names: &HashSet<String>,
+    unit: TimeUnit,
+) -> Result<Option<Streamed>, EtDumpError> {
+    // Rows of the first run reserve a sample per run; at most one per 16 bytes of file
+    // in all (an event takes more), so a lying run count cannot make it balloon.
+    let runs = crate::etdump::run_count(bytes);
+    let mut collector = Collector::new(plan_step_names, false, runs, bytes.len() / 16);
+    let mut side = EtDump::default();
+    let mut first: Option<(i32, Vec<SigEvent>)> = None;
+    let mut execute: Vec<usize> = Vec::new();
+    let mut resolution = ResolutionStep::default();
+    let mut plausibility = Plausibility::default();
+    let mut each = |chunk: crate::etdump::RunChunk<'_>| -> bool {
+        convert_events_to_ns(chunk.events, unit);
+        let events: &[ProfileEvent] = chunk.events;
+        for (i, block) in chunk.blocks.iter().enumerate() {
+            let evs = &events[block.events.clone()];
+            resolution.events(chunk.names, evs);
+            let index = chunk.first_block + i;
+            if block.name != "Execute" {
+                let at = side.events.len();
+                side.events.extend_from_slice(evs);
+                side.blocks.push(RunBlock {
+                    events: at..side.events.len(),
+                    ..block.clone()
+                });
+                continue;
+            }
+            let sig = |ev: &ProfileEvent| (ev.name, ev.delegate_id, ev.instruction_id);
+            match &first {
+                None => first = Some((block.bundled_input_index, evs.iter().map(sig).collect())),
+                Some((bundled, like)) => {
+                    let alike = *bundled == block.bundled_input_index
+                        && like.len() == evs.len()
+                        && like.iter().zip(evs).all(|(s, ev)| *s == sig(ev));
+                    if !alike {
+                        return false;
+                    }
+                }
+            }
+            execute.push(index);
+            plausibility.execute_run(chunk.names, evs);
+            collector.run(chunk.names, index as u32, evs);
+        }
+        true
+    };
+    let Some(end) = crate::etdump::parse_streamed(bytes, &mut each)? else {
+        return Ok(None);
+    };
+    side.version = end.version;
+    side.names = end.names;
+    side.metadata = end.metadata;
+    side.skipped = end.skipped;
+    let groups = match &first {
+        Some((bundled, _)) => vec![RunGroup {
+            blocks: execute.clone(),
+            bundled_input_index: (*bundled >= 0).then_some(*bundled),
+        }],
+        None => Vec::new(),
+    };
+    let prepared = Prepared {
+        execute_runs: execute.len(),
+        groups,
+        speculative: Some((execute, collector.finish())),
+        loads: load_times(&side),
+        resolution_step: resolution.step(),
+    };
+    Ok(Some(Streamed {
+        dump: side,
+        prepared,
+        plausibility,
+    }))
+}
