@@ -53,6 +53,7 @@ pub fn op_rows(p: &TraceProfile) -> Vec<FleetRow> {
             flops: None,
             bytes: None,
             module: None,
+            runs: crate::fleet::RunIndex::From(0),
             samples: Samples::from_ms(&o.stats.samples),
         })
         .collect()
@@ -164,6 +165,7 @@ mod tests {
             flops: None,
             bytes: None,
             module: None,
+            runs: crate::fleet::RunIndex::From(0),
             samples: Samples::U64(samples),
         }]
     }

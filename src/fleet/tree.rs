@@ -115,6 +115,7 @@ mod tests {
             flops: None,
             bytes: None,
             module: None,
+            runs: crate::fleet::RunIndex::From(0),
             samples: Samples::from_ms(ms),
         }
     }
