@@ -58,6 +58,26 @@ fn check(cfg: WriterConfig, events: usize, threads: usize) {
         );
     }
     assert_eq!(p.threads.len(), threads.min(p.threads.len()));
+    // The tally read straight from the streams (what `report --format tally` prints):
+    // the same written truth, without the model.
+    let t = ctf::tally_dir(tmp.path()).unwrap();
+    assert_eq!(t.tally.rows.len(), want.len(), "{cfg:?}");
+    for row in &t.tally.rows {
+        let (n, total, min, max) = want[&row.name];
+        assert_eq!(
+            (row.calls, row.errors, row.total_ns, row.min_ns, row.max_ns),
+            (n, 0, total, Some(min), Some(max)),
+            "{} {cfg:?}",
+            row.name
+        );
+    }
+    // Order (total descending, then name), self time and counts as the model has them.
+    assert_eq!(
+        t.tally,
+        trace::tally::TallyInput::from_profile(&p),
+        "{cfg:?}"
+    );
+    assert_eq!(t.warnings, p.warnings, "{cfg:?}");
     let kinds: Vec<&str> = p.warnings.iter().map(|w| w.kind.as_str()).collect();
     assert!(
         !kinds
@@ -225,6 +245,12 @@ fn other_events_are_listed_and_discarded_events_warned() {
     let a = p.op("aten::a").unwrap();
     assert_eq!((a.calls, a.inclusive_total_ns), (40, 4_000));
     assert_eq!(p.counts.ignored_events, 40);
+    // The tally read straight from the streams warns the same, in the same order.
+    let t = ctf::tally_dir(tmp.path()).unwrap();
+    assert_eq!(t.warnings, p.warnings);
+    assert_eq!(t.counts.ignored_events, 40);
+    let row = t.tally.rows.iter().find(|r| r.name == "aten::a").unwrap();
+    assert_eq!((row.calls, row.total_ns), (40, 4_000));
     let msg = |kind: &str| {
         p.warnings
             .iter()
@@ -289,4 +315,7 @@ fn damaged_packet_is_skipped_with_a_warning_naming_stream_and_offset() {
         p.warnings
     );
     assert!(p.op("aten::a").unwrap().calls >= 20);
+    let t = ctf::tally_dir(tmp.path()).unwrap();
+    assert_eq!(t.warnings, p.warnings);
+    assert_eq!(t.tally, trace::tally::TallyInput::from_profile(&p));
 }

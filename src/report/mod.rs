@@ -60,6 +60,11 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {
         check_trace_args(args)?;
+        // The tally needs no model: the CTF reader folds the calls straight into it.
+        if args.format == ReportFormat::Tally {
+            let t = trace::ctf::tally_dir(&args.file).map_err(|e| format!("{name}: {e}"))?;
+            return emit_tally(args, t.tally, &t.warnings);
+        }
         let profile = trace::load_trace(&args.file).map_err(|e| format!("{name}: {e}"))?;
         return emit_trace(args, &profile);
     }
@@ -335,23 +340,48 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
                     .unwrap_or_default(),
                 _ => String::new(),
             };
-            let mut input = tally::TallyInput::from_profile(profile);
-            // Names come from the trace: control characters are shown escaped.
-            for row in &mut input.rows {
-                if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
-                    row.name = safe;
-                }
-            }
-            let text = tally::render_tally(
-                &input,
-                tally::TallyOptions {
-                    self_time,
-                    ..tally::TallyOptions::default()
-                },
-            );
-            escape_keep_newlines(&format!("{answer}{text}")).into_owned()
+            tally_text(&answer, tally::TallyInput::from_profile(profile), self_time)
         }
     }
+}
+
+/// The iprof tally of `input` after `answer`, names from the trace escaped.
+fn tally_text(answer: &str, mut input: tally::TallyInput, self_time: bool) -> String {
+    // Names come from the trace: control characters are shown escaped.
+    for row in &mut input.rows {
+        if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
+            row.name = safe;
+        }
+    }
+    let text = tally::render_tally(
+        &input,
+        tally::TallyOptions {
+            self_time,
+            ..tally::TallyOptions::default()
+        },
+    );
+    escape_keep_newlines(&format!("{answer}{text}")).into_owned()
+}
+
+/// `--format tally` of a CTF directory read straight into its tally (as
+/// [`emit_trace`] writes it from the profile).
+fn emit_tally(
+    args: &ReportArgs,
+    input: tally::TallyInput,
+    warnings: &[trace::TraceWarning],
+) -> Result<ExitCode, String> {
+    let inputs: Vec<&Path> = vec![&args.file];
+    let text = tally_text("", input, args.self_time);
+    emit(
+        &mut |w| w.write_all(text.as_bytes()),
+        args.output.as_deref(),
+        &inputs,
+        args.format,
+    )?;
+    for w in warnings {
+        eprint_line(&format!("warning: {}: {}", w.kind, w.message));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

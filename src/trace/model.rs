@@ -287,14 +287,7 @@ impl TraceProfile {
 
         let call_trees = build_call_trees(&set, &child_sum);
         let mut warnings = set.warnings;
-        if clamps > 0 {
-            warnings.push(TraceWarning {
-                kind: "self_time_clamped".to_string(),
-                message: format!(
-                    "{clamps} call(s) have children that end after them (within the 1 µs nesting tolerance); their self time is taken as 0, not negative"
-                ),
-            });
-        }
+        warnings.extend(self_time_clamped(clamps));
         TraceProfile {
             trace: trace.to_string(),
             format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
@@ -310,6 +303,16 @@ impl TraceProfile {
     pub fn op(&self, name: &str) -> Option<&TraceOp> {
         self.ops.iter().find(|o| o.name == name)
     }
+}
+
+/// The warning for calls whose self time was clamped to 0, if any.
+pub(crate) fn self_time_clamped(clamps: u64) -> Option<TraceWarning> {
+    (clamps > 0).then(|| TraceWarning {
+        kind: "self_time_clamped".to_string(),
+        message: format!(
+            "{clamps} call(s) have children that end after them (within the 1 µs nesting tolerance); their self time is taken as 0, not negative"
+        ),
+    })
 }
 
 /// Inclusive minus children, never below zero: a child may end up to 1 µs after its

@@ -24,7 +24,9 @@
 //!
 //! Each stream is decoded one packet, then one event, at a time ([`stream::StreamCursor`];
 //! a heap holds each stream's current event), and in `read_dir_intervals` the op events
-//! go in batches to a second thread that pairs them, so decoding and pairing overlap.
+//! go in batches to a second thread that pairs them, so decoding and pairing overlap
+//! ([`ops`]; for `report --format tally`, [`tally_dir`] pairs each call straight into
+//! its op's totals: no interval and no sample is kept).
 //!
 //! Errors (one line, naming the path relative to the root): no trace directory, an
 //! unreadable or oversized file, metadata that does not parse or exceeds its budgets, a
@@ -36,6 +38,7 @@
 //! folder below the root rather than at it (named).
 
 pub mod decode;
+mod ops;
 pub mod stream;
 pub mod tsdl;
 pub mod writer;
@@ -44,14 +47,13 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
-use super::detect::TraceFormat;
 use super::error::TraceError;
-use super::intervals::{IntervalSet, TraceWarning, WarningLog};
-use super::model::TraceProfile;
-use super::pairing::{OpEventKind, Pairer};
+use super::intervals::{TraceWarning, WarningLog};
+use super::pairing::OpEventKind;
 use super::LttngEvent;
 use crate::input::{self, Input};
 use decode::{Leaf, Value};
+pub use ops::{load_dir, read_dir_intervals, tally_dir, CtfTally};
 use stream::{parse_index, EventPos, StreamCursor, StreamIssue};
 use tsdl::{Clock, Metadata, Type};
 
@@ -966,221 +968,4 @@ pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>
         });
     })?;
     Ok((out, warnings.finish()))
-}
-
-/// An op event on its way from the decoding thread to the pairing thread.
-struct OpRec<'a> {
-    kind: OpEventKind,
-    ts: i64,
-    trace: u32,
-    pid: i64,
-    tid: i64,
-    name: &'a [u8],
-    overload: Option<&'a [u8]>,
-    ordinal: u64,
-}
-
-const BATCH: usize = 4096;
-
-fn utf8(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
-    }
-}
-
-/// The reader stage for a CTF directory: op events paired into intervals.
-pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
-    let mut warnings = WarningLog::default();
-    let traces = open_traces_log(root, &mut warnings)?;
-    // Per trace: name ids of the fields the pairing needs, and a counter per event class.
-    struct Ids {
-        vpid: Option<u32>,
-        vtid: Option<u32>,
-        name: Option<u32>,
-        overload: Option<u32>,
-        host: Option<String>,
-        ignored: Vec<u64>,
-    }
-    let mut ids: Vec<Ids> = traces
-        .iter()
-        .map(|t| Ids {
-            vpid: t.meta.name_id("vpid"),
-            vtid: t.meta.name_id("vtid"),
-            name: t.meta.name_id("name"),
-            overload: t.meta.name_id("overload_name"),
-            host: t.meta.env_str("hostname").map(str::to_string),
-            ignored: vec![0; t.meta.events.len()],
-        })
-        .collect();
-    let kinds: Vec<Vec<Option<OpEventKind>>> = traces
-        .iter()
-        .map(|t| {
-            t.meta
-                .events
-                .iter()
-                .map(|e| OpEventKind::of_event(&e.name))
-                .collect()
-        })
-        .collect();
-    let hosts: Vec<Option<String>> = ids.iter().map(|i| i.host.clone()).collect();
-    let mut counts = super::ImportCounts::default();
-    let mut missing_ctx = 0u64;
-    let mut no_name = 0u64;
-    // Two stages on two threads: this one decodes and merges the streams, the other
-    // pairs op events (string interning is about half the work). Batches go through a
-    // bounded channel and come back empty for reuse, so memory stays flat.
-    let mut decoded = Ok(());
-    let paired = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpRec<'_>>>(4);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<OpRec<'_>>>();
-        let hosts = &hosts;
-        let worker = scope.spawn(move || {
-            let mut pairer = Pairer::default();
-            for mut batch in rx {
-                for r in &batch {
-                    let name = utf8(r.name);
-                    let overload = r.overload.map(utf8);
-                    pairer.event(
-                        r.kind,
-                        r.ts,
-                        hosts[r.trace as usize].as_deref(),
-                        r.pid,
-                        r.tid,
-                        &name,
-                        overload.as_deref().unwrap_or(""),
-                        r.ordinal as usize,
-                    );
-                }
-                batch.clear();
-                let _ = back_tx.send(batch);
-            }
-            pairer
-        });
-        let mut batch: Vec<OpRec<'_>> = Vec::with_capacity(BATCH);
-        decoded = for_each_event_log(&traces, &mut warnings, |ev| {
-            counts.events += 1;
-            let ti = ev.trace_index;
-            let Some(kind) = kinds[ti][ev.pos.class] else {
-                ids[ti].ignored[ev.pos.class] += 1;
-                counts.ignored_events += 1;
-                return;
-            };
-            let id = &ids[ti];
-            let (mut pid, mut tid, mut name, mut overload) = (None, None, None, None);
-            for l in &ev.leaves[ev.pos.ctx_start..] {
-                if !l.top {
-                    continue;
-                }
-                let n = Some(l.name);
-                if n == id.vpid {
-                    pid = l.value.as_i64();
-                } else if n == id.vtid {
-                    tid = l.value.as_i64();
-                } else if n == id.name {
-                    name = Some(l.value);
-                } else if n == id.overload {
-                    overload = Some(l.value);
-                } else {
-                    counts.ignored_fields += 1;
-                }
-            }
-            let Some(Value::S(name)) = name else {
-                no_name += 1;
-                counts.malformed += 1;
-                return;
-            };
-            if pid.is_none() || tid.is_none() {
-                missing_ctx += 1;
-            }
-            batch.push(OpRec {
-                kind,
-                ts: ev.ts_ns,
-                trace: ti as u32,
-                pid: pid.unwrap_or(-1),
-                tid: tid.unwrap_or(-1),
-                name,
-                overload: match overload {
-                    Some(Value::S(o)) => Some(o),
-                    _ => None,
-                },
-                ordinal: counts.events,
-            });
-            if batch.len() == BATCH {
-                let next = back_rx
-                    .try_recv()
-                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                let _ = tx.send(std::mem::replace(&mut batch, next));
-            }
-        });
-        if !batch.is_empty() {
-            let _ = tx.send(batch);
-        }
-        drop(tx);
-        worker.join()
-    });
-    decoded?;
-    let mut pairer =
-        paired.map_err(|_| TraceError::Ctf("internal error: the pairing thread stopped".into()))?;
-    if no_name > 0 {
-        warnings.add("malformed", || {
-            format!("{no_name} op events without a `name` string field; skipped")
-        });
-    }
-    if missing_ctx > 0 {
-        warnings.add("missing_context", || {
-            format!("{missing_ctx} op events without vpid/vtid context; put on thread -1")
-        });
-    }
-    let mut ignored: Vec<(String, u64)> = Vec::new();
-    for (t, id) in traces.iter().zip(&ids) {
-        for (e, &n) in t.meta.events.iter().zip(&id.ignored) {
-            if n == 0 {
-                continue;
-            }
-            match ignored.iter_mut().find(|(k, _)| *k == e.name) {
-                Some((_, c)) => *c += n,
-                None => ignored.push((e.name.clone(), n)),
-            }
-        }
-    }
-    if !ignored.is_empty() {
-        ignored.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let total: u64 = ignored.iter().map(|(_, n)| n).sum();
-        let list = ignored
-            .iter()
-            .map(|(k, n)| format!("{k} ({n})"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        warnings.add("ignored_events", || {
-            format!("{total} events of other kinds ignored: {list}")
-        });
-    }
-    if pairer.counts.op_events == 0 {
-        return Err(TraceError::NoEvents(format!(
-            "{} events in {} trace director{}, none of them lttng_ust_pytorch:op_entry/op_exit",
-            counts.events,
-            traces.len(),
-            if traces.len() == 1 { "y" } else { "ies" }
-        )));
-    }
-    counts.op_events = pairer.counts.op_events;
-    pairer.counts = counts;
-    let mut set = pairer.finish();
-    // The pairing names positions `line N`; in a CTF trace N is the event's ordinal.
-    for w in &mut set.warnings {
-        if let Some(rest) = w.message.strip_prefix("line ") {
-            w.message = format!("event {rest}");
-        }
-    }
-    let mut all = warnings.finish();
-    all.append(&mut set.warnings);
-    set.warnings = all;
-    set.format = Some(TraceFormat::CtfDir);
-    Ok(set)
-}
-
-/// Import a CTF trace directory into the trace model.
-pub fn load_dir(root: &Path) -> Result<TraceProfile, TraceError> {
-    read_dir_intervals(root).map(|set| TraceProfile::build(set, &root.display().to_string()))
 }

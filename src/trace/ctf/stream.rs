@@ -98,10 +98,13 @@ pub struct Packet {
 }
 
 /// Decoded pages of a mapped stream are released once this far behind the decoder (the
-/// pairing thread still reads names from the latest batches).
-const RELEASE_LAG: u64 = 4 << 20;
+/// pairing thread still reads names from the latest batches: at most 13 batches of
+/// 4096 events, ~1.6 MB of trace spread over the streams; a page released early is only
+/// read again from the page cache). Per stream at most lag + step + one packet stay
+/// resident, so a trace of many streams stays small too.
+const RELEASE_LAG: u64 = 512 << 10;
 /// ... in steps of at least this much (one `madvise` per step).
-const RELEASE_STEP: u64 = 4 << 20;
+const RELEASE_STEP: u64 = 512 << 10;
 
 /// The current event of a stream, pointing into the cursor's leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
