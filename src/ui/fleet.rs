@@ -244,6 +244,12 @@ fn draw_profiles(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
     let error_w = if any_error {
         width.saturating_sub(used(&cols))
     } else {
+        // Nothing failed: the profile column takes the spare width, so the list fills
+        // its pane instead of leaving a blank strip on the right.
+        let spare = width.saturating_sub(used(&cols));
+        if let Some(first) = cols.first_mut() {
+            first.width += spare;
+        }
         0
     };
     let mut head = String::from("  ");

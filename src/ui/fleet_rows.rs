@@ -165,9 +165,9 @@ pub fn draw_rows(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
         }
         cols.retain(|c| c.title != d);
     }
-    // The name as wide as the widest shown (never cut while it fits), the numbers
-    // right beside it.
-    let name_col = width.saturating_sub(need(&cols)).min(name_w + 1).max(4);
+    // The name takes the width the numbers leave (never cut while it fits), so the
+    // numbers end at the pane's right edge and no blank strip is left beside them.
+    let name_col = width.saturating_sub(need(&cols)).max(4);
     let mut head = fit("row", name_col, false);
     for c in &cols {
         head.push(' ');
