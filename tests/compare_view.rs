@@ -16,8 +16,7 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
+use explorer::render;
 
 fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
     explorer::compare_args(format!("{DIR}/{a}"), format!("{DIR}/{b}"), warmup)

@@ -9,8 +9,6 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{key, keys, opened, request, screen, SIZES};
 
 fn snap(name: &str, size: (u16, u16), s: &AppState) {

@@ -16,8 +16,6 @@ use ratatui::Terminal;
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{key, keys, opened, press, screen_with, SIZES};
 
 const DUMP: &str = "fixtures/real/mlp_xnnpack.etdp";

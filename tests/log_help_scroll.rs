@@ -11,8 +11,6 @@ use ratatui::crossterm::event::KeyCode;
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{key as press, screen};
 
 const LAST: &str =

@@ -16,8 +16,6 @@ use serde_json::Value;
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{key, keys, screen, SIZES};
 
 const XNN: &str = "etrecord/modules_xnnpack.etdp";

@@ -9,8 +9,6 @@ use ratatui::crossterm::event::KeyCode;
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{key as press, opened_request as opened, screen, timeline};
 
 fn no_other_delegate_notation(text: &str) {

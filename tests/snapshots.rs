@@ -12,8 +12,6 @@ use ratatui::crossterm::event::KeyCode;
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{key, keys, load, opened, request, screen, SIZES};
 
 /// The demo as `--demo` opens it (5 warm-up runs).

@@ -13,8 +13,6 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[path = "support/explorer.rs"]
 mod explorer;
-#[path = "support/render.rs"]
-mod render;
 use explorer::{press as key, screen};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];

@@ -12,7 +12,7 @@ use cpuprof_tui::ui::{self, Theme};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[path = "render.rs"]
-mod render;
+pub mod render;
 
 /// The four sizes every view is drawn at.
 pub const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];
