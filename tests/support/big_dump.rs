@@ -8,33 +8,7 @@ use cpuprof_tui::etdump::{self, DelegateId};
 /// Returns the dump bytes and the number of `Execute` runs in it.
 pub fn repeat_execute_runs(source: &[u8], target_bytes: usize) -> (Vec<u8>, usize) {
     let dump = etdump::parse(source).expect("source fixture parses");
-    let to_built = |block: &etdump::RunBlock, shift: u64| BuiltRun {
-        name: Some(block.name.to_string()),
-        bundled_input_index: block.bundled_input_index,
-        events: Some(
-            dump.block_events(block)
-                .iter()
-                .map(|ev| {
-                    BuiltEvent::Profile(BuiltProfile {
-                        name: ev.name.map(|n| dump.names.get(n).to_string()),
-                        chain_index: ev.chain_index,
-                        instruction_id: ev.instruction_id,
-                        delegate_int: match ev.delegate_id {
-                            Some(DelegateId::Int(i)) => i,
-                            _ => -1,
-                        },
-                        delegate_str: match ev.delegate_id {
-                            Some(DelegateId::Str(s)) => Some(dump.names.get(s).to_string()),
-                            _ => None,
-                        },
-                        metadata: dump.metadata_bytes(ev).map(<[u8]>::to_vec),
-                        start: ev.start_ticks + shift,
-                        end: ev.end_ticks + shift,
-                    })
-                })
-                .collect(),
-        ),
-    };
+    let to_built = |block: &etdump::RunBlock, shift: u64| built_run(&dump, block, |t| t + shift);
     let execute: Vec<&etdump::RunBlock> =
         dump.blocks.iter().filter(|b| b.name == "Execute").collect();
     let span = {
@@ -103,33 +77,7 @@ pub fn repeat_execute_runs_stretched(
             Some((start, f)) => start + ((t - lo) as f64 * f).round() as u64,
             None => t,
         };
-        BuiltRun {
-            name: Some(block.name.to_string()),
-            bundled_input_index: block.bundled_input_index,
-            events: Some(
-                dump.block_events(block)
-                    .iter()
-                    .map(|ev| {
-                        BuiltEvent::Profile(BuiltProfile {
-                            name: ev.name.map(|n| dump.names.get(n).to_string()),
-                            chain_index: ev.chain_index,
-                            instruction_id: ev.instruction_id,
-                            delegate_int: match ev.delegate_id {
-                                Some(DelegateId::Int(i)) => i,
-                                _ => -1,
-                            },
-                            delegate_str: match ev.delegate_id {
-                                Some(DelegateId::Str(s)) => Some(dump.names.get(s).to_string()),
-                                _ => None,
-                            },
-                            metadata: dump.metadata_bytes(ev).map(<[u8]>::to_vec),
-                            start: place(ev.start_ticks),
-                            end: place(ev.end_ticks),
-                        })
-                    })
-                    .collect(),
-            ),
-        }
+        built_run(&dump, block, place)
     };
     for b in dump.blocks.iter().filter(|b| b.name != "Execute") {
         runs.push(to_built(b, None));
@@ -143,4 +91,39 @@ pub fn repeat_execute_runs_stretched(
         }
     }
     (build(0, &runs), n)
+}
+
+/// `block`'s events as builder input, each timestamp moved by `place`.
+fn built_run(
+    dump: &etdump::EtDump,
+    block: &etdump::RunBlock,
+    place: impl Fn(u64) -> u64,
+) -> BuiltRun {
+    BuiltRun {
+        name: Some(block.name.to_string()),
+        bundled_input_index: block.bundled_input_index,
+        events: Some(
+            dump.block_events(block)
+                .iter()
+                .map(|ev| {
+                    BuiltEvent::Profile(BuiltProfile {
+                        name: ev.name.map(|n| dump.names.get(n).to_string()),
+                        chain_index: ev.chain_index,
+                        instruction_id: ev.instruction_id,
+                        delegate_int: match ev.delegate_id {
+                            Some(DelegateId::Int(i)) => i,
+                            _ => -1,
+                        },
+                        delegate_str: match ev.delegate_id {
+                            Some(DelegateId::Str(s)) => Some(dump.names.get(s).to_string()),
+                            _ => None,
+                        },
+                        metadata: dump.metadata_bytes(ev).map(<[u8]>::to_vec),
+                        start: place(ev.start_ticks),
+                        end: place(ev.end_ticks),
+                    })
+                })
+                .collect(),
+        ),
+    }
 }
