@@ -13,23 +13,6 @@ const COLS: u16 = 120;
 /// The explorer's tree pane title: the explorer is what fills the screen.
 const EXPLORER: &str = "Plan tree";
 
-fn ends_restored(s: &mut Session) {
-    let status = s.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    let out = s.final_output();
-    let text = String::from_utf8_lossy(&out);
-    let enter = text
-        .rfind("\x1b[?1049h")
-        .expect("entered the alternate screen");
-    let tail = &text[enter..];
-    assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
-    assert!(tail.contains("\x1b[?25h"), "cursor shown");
-    assert!(
-        text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
-        "output ends by leaving the alternate screen"
-    );
-}
-
 #[test]
 fn fleet_enter_esc_d_esc_q() {
     let mut s = Session::start(
@@ -61,7 +44,7 @@ fn fleet_enter_esc_d_esc_q() {
     s.send("\x1b");
     s.wait_for(&["Profiles (12)"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 #[test]
@@ -69,5 +52,5 @@ fn a_folder_of_dumps_opens_the_fleet_view() {
     let mut s = Session::start(ROWS, COLS, &["fixtures/fleet/null"]);
     s.wait_for(&["Profiles (40)", "n01.etdp"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }

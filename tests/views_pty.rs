@@ -16,23 +16,6 @@ const DUMP: &[&str] = &["fixtures/cpu/wide_browse.etdp", "--warmup", "5"];
 /// The explorer's tree pane title: the explorer is what fills the screen.
 const EXPLORER: &str = "Plan tree";
 
-fn ends_restored(s: &mut Session) {
-    let status = s.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    let out = s.final_output();
-    let text = String::from_utf8_lossy(&out);
-    let enter = text
-        .rfind("\x1b[?1049h")
-        .expect("entered the alternate screen");
-    let tail = &text[enter..];
-    assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
-    assert!(tail.contains("\x1b[?25h"), "cursor shown");
-    assert!(
-        text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
-        "output ends by leaving the alternate screen"
-    );
-}
-
 /// Esc alone (a key right after it would read as Alt+key): wait for its effect.
 fn esc(s: &mut Session) {
     s.send("\x1b");
@@ -57,7 +40,7 @@ fn esc_pops_and_q_quits(open: &str, shown: &str) {
     s.send(open);
     s.wait_for(&[shown]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 #[test]
@@ -96,7 +79,7 @@ fn explorer_and_help() {
     s.send("?");
     s.wait_for(&["Help ·"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 /// The error dialog: Esc dismisses it (the explorer stays, with nothing loaded), q quits
@@ -109,11 +92,11 @@ fn error_dialog() {
     s.wait_for(&["no profile"]);
     s.wait_gone("Cannot load profile");
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
     let mut s = Session::start(ROWS, COLS, &["fixtures/real/bad_flipped.etdp"]);
     s.wait_for(&["Cannot load profile"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 /// `compare A B`: the view is the whole program. Esc closes its help, then clears its
@@ -146,7 +129,7 @@ fn compare_command() {
         "table by verdict · 26 rows",
     ]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 /// Watch mode: `d` pushes the compare view over the explorer; Esc closes its help, then
@@ -183,7 +166,7 @@ fn compare_from_watch_mode() {
     s.send("d");
     s.wait_for(&["B: run2.etdp"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 const MODULES_DUMP: &[&str] = &["fixtures/etrecord/modules_xnnpack.etdp", "--warmup", "0"];
@@ -207,7 +190,7 @@ fn modules_view() {
     s.send("m");
     s.wait_for(&["Modules · forward"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 /// [`esc_pops_and_q_quits`] on another dump.
@@ -228,7 +211,7 @@ fn esc_pops_and_q_quits_in(args: &[&str], open: &str, shown: &str) {
     s.send(open);
     s.wait_for(&[shown]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 /// A damaged ETRecord (`debug_handle_map` not JSON): the profile loads without sources,
@@ -250,7 +233,7 @@ fn modules_key_with_a_damaged_etrecord_says_so() {
     s.send("m");
     s.wait_for(&["no module tree: no ETRecord read", EXPLORER]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }
 
 /// In a real terminal: the log view's `G` shows the last page, `→`/`l` scroll its long
@@ -275,5 +258,5 @@ fn log_scrolls_sideways_and_help_pages() {
     s.send("G");
     s.wait_for(&["Help ·", "wheel"]);
     s.send("q");
-    ends_restored(&mut s);
+    s.exits_restored();
 }

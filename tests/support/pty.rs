@@ -281,4 +281,24 @@ impl Session {
         );
         assert_eq!(self.cooked(), (true, true), "{what}: raw mode still on");
     }
+
+    /// The program exits with success and its output leaves the terminal as it found
+    /// it: the last alternate-screen entry is followed by mouse capture off and the
+    /// cursor shown, and the output ends by leaving the alternate screen.
+    pub fn exits_restored(&mut self) {
+        let status = self.wait_exit();
+        assert!(status.success(), "exit status {status:?}");
+        let out = self.final_output();
+        let text = String::from_utf8_lossy(&out);
+        let enter = text
+            .rfind("\x1b[?1049h")
+            .expect("entered the alternate screen");
+        let tail = &text[enter..];
+        assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
+        assert!(tail.contains("\x1b[?25h"), "cursor shown");
+        assert!(
+            text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
+            "output ends by leaving the alternate screen"
+        );
+    }
 }
