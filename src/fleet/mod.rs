@@ -109,6 +109,31 @@ pub struct FleetRow {
     pub runs: RunIndex,
 }
 
+impl FleetRow {
+    /// A row of `kind` at `path` with `stats`' figures and `samples` (runs numbered from
+    /// 0), no instruction, cost or module.
+    pub fn of_stats(kind: RowKind, path: Vec<String>, stats: &Stats, samples: Samples) -> FleetRow {
+        FleetRow {
+            kind,
+            name: path.last().cloned().unwrap_or_default(),
+            path,
+            instruction_id: None,
+            count: stats.count,
+            median: stats.median,
+            p10: stats.p10,
+            p90: stats.p90,
+            min: stats.min,
+            max: stats.max,
+            mean: stats.mean,
+            flops: None,
+            bytes: None,
+            module: None,
+            samples,
+            runs: RunIndex::From(0),
+        }
+    }
+}
+
 /// The run of each sample of a row, numbered as the profile numbers runs: from 0 over
 /// every run of the dump's method, warm-ups included (`Stats::runs` of `report`'s JSON).
 /// Compact when every kept run has a sample (the usual case): sample `i` is then from

@@ -38,23 +38,9 @@ pub fn op_rows(p: &TraceProfile) -> Vec<FleetRow> {
     p.ops
         .iter()
         .filter(|o| o.stats.count > 0)
-        .map(|o| FleetRow {
-            kind: RowKind::Op,
-            name: o.name.clone(),
-            path: vec![o.name.clone()],
-            instruction_id: None,
-            count: o.stats.count,
-            median: o.stats.median,
-            p10: o.stats.p10,
-            p90: o.stats.p90,
-            min: o.stats.min,
-            max: o.stats.max,
-            mean: o.stats.mean,
-            flops: None,
-            bytes: None,
-            module: None,
-            runs: crate::fleet::RunIndex::From(0),
-            samples: Samples::from_ms(&o.stats.samples),
+        .map(|o| {
+            let samples = Samples::from_ms(&o.stats.samples);
+            FleetRow::of_stats(RowKind::Op, vec![o.name.clone()], &o.stats, samples)
         })
         .collect()
 }
@@ -150,24 +136,12 @@ mod tests {
         let samples: Vec<u64> = (0..20).map(|i| ns + spread * (i % 7)).collect();
         let ms: Vec<f64> = samples.iter().map(|&v| v as f64 / 1e6).collect();
         let s = crate::stats::Stats::from_samples(ms);
-        vec![FleetRow {
-            kind: RowKind::Op,
-            name: op.into(),
-            path: vec![op.into()],
-            instruction_id: None,
-            count: s.count,
-            median: s.median,
-            p10: s.p10,
-            p90: s.p90,
-            min: s.min,
-            max: s.max,
-            mean: s.mean,
-            flops: None,
-            bytes: None,
-            module: None,
-            runs: crate::fleet::RunIndex::From(0),
-            samples: Samples::U64(samples),
-        }]
+        vec![FleetRow::of_stats(
+            RowKind::Op,
+            vec![op.into()],
+            &s,
+            Samples::U64(samples),
+        )]
     }
 
     /// The fleet's rule when every other rank has the same median (MAD 0): the scale is

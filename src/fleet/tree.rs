@@ -100,24 +100,8 @@ mod tests {
 
     fn row(path: &[&str], ms: &[f64]) -> FleetRow {
         let s = Stats::from_samples(ms.to_vec());
-        FleetRow {
-            kind: RowKind::Operator,
-            name: path.last().unwrap().to_string(),
-            path: path.iter().map(|s| s.to_string()).collect(),
-            instruction_id: None,
-            count: s.count,
-            median: s.median,
-            p10: s.p10,
-            p90: s.p90,
-            min: s.min,
-            max: s.max,
-            mean: s.mean,
-            flops: None,
-            bytes: None,
-            module: None,
-            runs: crate::fleet::RunIndex::From(0),
-            samples: Samples::from_ms(ms),
-        }
+        let path = path.iter().map(|s| s.to_string()).collect();
+        FleetRow::of_stats(RowKind::Operator, path, &s, Samples::from_ms(ms))
     }
 
     fn profile(id: &str, method: Option<f64>, rows: Vec<FleetRow>) -> FleetProfile {
