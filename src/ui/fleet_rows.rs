@@ -118,6 +118,28 @@ pub fn draw_rows(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
             escape(view.row_filter.value())
         ));
     }
+    // Too wide for the border: the model's id and the count give way (the profiles list
+    // shows the model), so the sort and the filter in force stay readable.
+    if title.chars().count() + 2 > area.width as usize {
+        if let Some(g) = group {
+            let mut t = String::from(" Rows");
+            if let (Some(k), Some(v)) = (&fleet.options.by, &g.by) {
+                t.push_str(&format!(" · {}={}", escape(k), escape(v)));
+            }
+            t.push_str(&format!(
+                " · sort {}{} ",
+                view.row_sort.label(),
+                if view.reverse && focused { " ↑" } else { "" }
+            ));
+            if !view.row_filter.value().is_empty() {
+                t.push_str(&format!(
+                    "· filter \"{}\" ",
+                    escape(view.row_filter.value())
+                ));
+            }
+            title = t;
+        }
+    }
     let inner = pane_frame(frame, area, title, focused, theme);
     if inner.height < 2 || inner.width < 4 {
         return;
