@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use super::intervals::{
-    ImportCounts, Interner, Interval, IntervalSet, ThreadTable, TraceWarning, Unterminated,
-    WarningLog,
+    FastMap, ImportCounts, Interner, Interval, IntervalSet, ThreadTable, TraceWarning,
+    Unterminated, WarningLog,
 };
 use super::tally::{TallyInput, TallyRow};
 
@@ -212,38 +212,45 @@ fn unterminated_warning(w: &mut WarningLog, n: usize, first: &str) {
     });
 }
 
+/// One op event as a reader of raw fields hands it to an [`OpSink`]: the name and
+/// overload as the bytes of the trace (made text only where a sink needs it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpEvent<'a> {
+    pub kind: OpEventKind,
+    pub ts_ns: i64,
+    /// The trace the event came from: events of one source share `host`.
+    pub source: u32,
+    pub host: Option<&'a str>,
+    pub pid: i64,
+    pub tid: i64,
+    pub name: &'a [u8],
+    pub overload: &'a [u8],
+    /// Where it is in the input (for warnings: `line N`).
+    pub line: usize,
+}
+
+/// Bytes as text: borrowed when they are UTF-8, lossily converted otherwise.
+pub(crate) fn utf8(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// Where paired op events go: [`Pairer`] (intervals, for the model) or [`TallyPairer`]
 /// (per-op totals only). Both apply the same rule and give the same warnings.
 pub(crate) trait OpSink: Default + Send {
-    #[allow(clippy::too_many_arguments)]
-    fn event(
-        &mut self,
-        kind: OpEventKind,
-        ts_ns: i64,
-        host: Option<&str>,
-        pid: i64,
-        tid: i64,
-        name: &str,
-        overload: &str,
-        line: usize,
-    );
+    fn event(&mut self, ev: &OpEvent<'_>);
     /// Op events seen so far.
     fn op_events(&self) -> u64;
 }
 
 impl OpSink for Pairer {
-    fn event(
-        &mut self,
-        kind: OpEventKind,
-        ts_ns: i64,
-        host: Option<&str>,
-        pid: i64,
-        tid: i64,
-        name: &str,
-        overload: &str,
-        line: usize,
-    ) {
-        Pairer::event(self, kind, ts_ns, host, pid, tid, name, overload, line)
+    fn event(&mut self, ev: &OpEvent<'_>) {
+        let (name, overload) = (utf8(ev.name), utf8(ev.overload));
+        Pairer::event(
+            self, ev.kind, ev.ts_ns, ev.host, ev.pid, ev.tid, &name, &overload, ev.line,
+        )
     }
     fn op_events(&self) -> u64 {
         self.counts.op_events
@@ -254,6 +261,8 @@ impl OpSink for Pairer {
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     entry_name: u32,
+    /// The entry's name and overload as [`RawNames`] knows them.
+    raw: u32,
     start_ns: i64,
     /// Durations of the closed direct children (saturating).
     child_ns: i64,
@@ -271,58 +280,137 @@ struct OpTotals {
     max_ns: Option<i64>,
 }
 
+/// Op names by their bytes in the trace (name, then overload): each distinct pair is
+/// made text and interned once. A lookup first tries a hint (the open entry an exit
+/// closes, the op last entered at that depth of the thread) by comparing bytes, so a
+/// model whose ops repeat in the same order is paired without hashing.
+#[derive(Debug, Default)]
+struct RawNames {
+    ids: FastMap<Box<[u8]>, u32>,
+    /// Per raw name: its key (name length as 4 bytes, name, overload) ...
+    keys: Vec<Box<[u8]>>,
+    /// ... and its op (the interned text `name` or `name.overload`).
+    ops: Vec<u32>,
+    key: Vec<u8>,
+}
+
+impl RawNames {
+    fn matches(&self, raw: u32, name: &[u8], overload: &[u8]) -> bool {
+        let k = &self.keys[raw as usize];
+        k.len() == 4 + name.len() + overload.len()
+            && k[..4] == (name.len() as u32).to_le_bytes()
+            && k[4..4 + name.len()] == *name
+            && k[4 + name.len()..] == *overload
+    }
+
+    fn id(&mut self, name: &[u8], overload: &[u8], hint: Option<u32>, ops: &mut Interner) -> u32 {
+        if let Some(h) = hint {
+            if self.matches(h, name, overload) {
+                return h;
+            }
+        }
+        self.key.clear();
+        self.key
+            .extend_from_slice(&(name.len() as u32).to_le_bytes());
+        self.key.extend_from_slice(name);
+        self.key.extend_from_slice(overload);
+        if let Some(&raw) = self.ids.get(self.key.as_slice()) {
+            return raw;
+        }
+        let mut text = utf8(name).into_owned();
+        if !overload.is_empty() {
+            text.push('.');
+            text.push_str(&utf8(overload));
+        }
+        let raw = self.keys.len() as u32;
+        self.ops.push(ops.id(&text));
+        self.keys.push(self.key.as_slice().into());
+        self.ids.insert(self.key.as_slice().into(), raw);
+        raw
+    }
+}
+
 /// The pairing of [`Pairer`] folded straight into the tally: each call is added to its
 /// op's totals when it exits (its name is the exit's, its self time its duration minus
 /// its closed children's), so only the open calls and one row per op are kept.
 #[derive(Debug, Default)]
 pub(crate) struct TallyPairer {
     threads: ThreadTable,
+    /// (source, pid, tid) -> thread, and the last one looked up (a stream's events
+    /// come from one thread at a time).
+    thread_ids: FastMap<(u32, i64, i64), u32>,
+    last_thread: Option<((u32, i64, i64), u32)>,
     names: Interner,
+    raw: RawNames,
     stacks: Vec<Vec<Frame>>,
+    /// Per thread and depth: the raw name last entered there.
+    entry_hints: Vec<Vec<u32>>,
     /// Per thread: closed and failed calls.
     thread_calls: Vec<u64>,
     ops: Vec<OpTotals>,
-    name_buf: String,
     clamps: u64,
     warnings: WarningLog,
     op_events: u64,
 }
 
+impl TallyPairer {
+    fn thread(&mut self, ev: &OpEvent<'_>) -> usize {
+        let key = (ev.source, ev.pid, ev.tid);
+        if let Some((k, t)) = self.last_thread {
+            if k == key {
+                return t as usize;
+            }
+        }
+        let t = match self.thread_ids.get(&key) {
+            Some(&t) => t,
+            None => {
+                let t = self.threads.id(ev.host, ev.pid, ev.tid);
+                self.thread_ids.insert(key, t);
+                t
+            }
+        };
+        self.last_thread = Some((key, t));
+        if t as usize >= self.stacks.len() {
+            self.stacks.resize_with(t as usize + 1, Vec::new);
+            self.entry_hints.resize_with(t as usize + 1, Vec::new);
+            self.thread_calls.resize(t as usize + 1, 0);
+        }
+        t as usize
+    }
+}
+
 impl OpSink for TallyPairer {
-    fn event(
-        &mut self,
-        kind: OpEventKind,
-        ts_ns: i64,
-        host: Option<&str>,
-        pid: i64,
-        tid: i64,
-        name: &str,
-        overload: &str,
-        line: usize,
-    ) {
+    fn event(&mut self, ev: &OpEvent<'_>) {
         self.op_events += 1;
-        let thread = self.threads.id(host, pid, tid) as usize;
-        if thread >= self.stacks.len() {
-            self.stacks.resize_with(thread + 1, Vec::new);
-            self.thread_calls.resize(thread + 1, 0);
-        }
-        self.name_buf.clear();
-        self.name_buf.push_str(name);
-        if !overload.is_empty() {
-            self.name_buf.push('.');
-            self.name_buf.push_str(overload);
-        }
-        let name_id = self.names.id(&self.name_buf);
+        let thread = self.thread(ev);
+        let depth = self.stacks[thread].len();
+        let hint = match ev.kind {
+            OpEventKind::Entry => self.entry_hints[thread].get(depth).copied(),
+            OpEventKind::Exit => self.stacks[thread].last().map(|f| f.raw),
+        };
+        let raw = self.raw.id(ev.name, ev.overload, hint, &mut self.names);
+        let name_id = self.raw.ops[raw as usize];
         if name_id as usize >= self.ops.len() {
             self.ops.resize(name_id as usize + 1, OpTotals::default());
         }
-        match kind {
-            OpEventKind::Entry => self.stacks[thread].push(Frame {
-                entry_name: name_id,
-                start_ns: ts_ns,
-                child_ns: 0,
-            }),
+        let (line, pid, tid) = (ev.line, ev.pid, ev.tid);
+        match ev.kind {
+            OpEventKind::Entry => {
+                let hints = &mut self.entry_hints[thread];
+                if depth < hints.len() {
+                    hints[depth] = raw;
+                } else {
+                    hints.push(raw);
+                }
+                self.stacks[thread].push(Frame {
+                    entry_name: name_id,
+                    raw,
+                    start_ns: ev.ts_ns,
+                    child_ns: 0,
+                })
+            }
             OpEventKind::Exit => {
+                let ts_ns = ev.ts_ns;
                 self.thread_calls[thread] += 1;
                 let names = &self.names.names;
                 let op = &mut self.ops[name_id as usize];
@@ -467,6 +555,77 @@ mod tests {
         assert!(set.warnings.iter().any(|w| w.kind == "negative_duration"));
     }
 
+    /// The tally pairing's byte-level names and caches against the model's pairing on
+    /// random event sequences: threads of two traces taking turns at random, ops
+    /// repeating and not, overloads, names that are not UTF-8 (two different byte
+    /// strings with one lossy text are one op), orphan exits and mismatched names.
+    #[test]
+    fn the_tally_pairing_equals_the_model_s_on_random_sequences() {
+        use crate::trace::tally::TallyInput;
+        let names: [&[u8]; 6] = [
+            b"aten::mm",
+            b"aten::add",
+            b"aten::add",
+            b"a\xff",
+            b"a\xfe",
+            b"x",
+        ];
+        let overloads: [&[u8]; 3] = [b"", b"Tensor", b"\xff"];
+        let hosts = [Some("n0"), None];
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        for round in 0..50 {
+            let mut model = Pairer::default();
+            let mut tally = TallyPairer::default();
+            let mut depth = [0usize; 6];
+            let mut ts = 0i64;
+            for line in 1..=400 {
+                let t = next(6) as usize;
+                let source = (t % 2) as u32;
+                // Mostly well nested, sometimes an exit with no entry or another name.
+                let entry = depth[t] == 0 && next(8) != 0 || depth[t] < 4 && next(2) == 0;
+                let kind = if entry {
+                    depth[t] += 1;
+                    OpEventKind::Entry
+                } else {
+                    depth[t] = depth[t].saturating_sub(1);
+                    OpEventKind::Exit
+                };
+                // Round 0: one op everywhere (every hint hits); later rounds: random.
+                let name = if round == 0 {
+                    names[0]
+                } else {
+                    names[next(6) as usize]
+                };
+                let overload = overloads[next(3) as usize];
+                ts += next(100) as i64 - 10;
+                let ev = OpEvent {
+                    kind,
+                    ts_ns: ts,
+                    source,
+                    host: hosts[source as usize],
+                    pid: 3,
+                    tid: (t / 2) as i64,
+                    name,
+                    overload,
+                    line,
+                };
+                OpSink::event(&mut model, &ev);
+                OpSink::event(&mut tally, &ev);
+            }
+            let (got, mut warnings, clamps) = tally.finish();
+            let profile = crate::trace::TraceProfile::build(model.finish(), "t");
+            assert_eq!(got, TallyInput::from_profile(&profile), "round {round}");
+            warnings.extend(crate::trace::model::self_time_clamped(clamps));
+            assert_eq!(warnings, profile.warnings, "round {round}");
+        }
+    }
+
     /// Every case of the rule at once: a child ending after its parent (self time
     /// clamped), an exit without entry, an exit closing an entry of another name before
     /// it (negative duration), and an entry never exited on another thread.
@@ -488,7 +647,20 @@ mod tests {
         let mut tally = TallyPairer::default();
         for (line, &(kind, ts, tid, name)) in events.iter().enumerate() {
             intervals.event(kind, ts, None, 7, tid, name, "", line + 1);
-            OpSink::event(&mut tally, kind, ts, None, 7, tid, name, "", line + 1);
+            OpSink::event(
+                &mut tally,
+                &OpEvent {
+                    kind,
+                    ts_ns: ts,
+                    source: 0,
+                    host: None,
+                    pid: 7,
+                    tid,
+                    name: name.as_bytes(),
+                    overload: b"",
+                    line: line + 1,
+                },
+            );
         }
         let (got, warnings, clamps) = tally.finish();
         // By hand: C 1..10 (9 ns, no children); P 0..5 (5 ns, its child took 9: self 0,

@@ -647,7 +647,7 @@ fn find_leaf<'b, 'a>(leaves: &'b [Leaf<'a>], name: u32) -> Option<&'b Leaf<'a>> 
     leaves.iter().rev().take(MAX_SCAN).find(|l| l.name == name)
 }
 
-fn sign_extend(raw: u64, size: u32) -> i64 {
+pub(super) fn sign_extend(raw: u64, size: u32) -> i64 {
     if size >= 64 {
         raw as i64
     } else {

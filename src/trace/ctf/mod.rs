@@ -38,6 +38,7 @@
 //! folder below the root rather than at it (named).
 
 pub mod decode;
+pub mod flat;
 mod ops;
 pub mod stream;
 pub mod tsdl;
@@ -105,9 +106,17 @@ pub struct CtfEvent<'e, 'a> {
     pub offset: u64,
     leaves: &'e [Leaf<'a>],
     pos: EventPos,
+    /// The fields of an event decoded by its flat plan (then `leaves` has its header
+    /// only).
+    op: Option<&'e flat::OpFields<'a>>,
 }
 
 impl<'a> CtfEvent<'_, 'a> {
+    /// The op fields of an event decoded by its flat plan ([`flat::FlatPlan`]).
+    pub fn op_fields(&self) -> Option<&flat::OpFields<'a>> {
+        self.op
+    }
+
     /// A direct field of the stream or event context (`vpid`, `vtid`, ..).
     pub fn context(&self, name: &str) -> Option<Value<'a>> {
         let id = self.trace.meta.name_id(name)?;
@@ -825,7 +834,7 @@ pub fn for_each_event(
     f: impl FnMut(&CtfEvent<'_, '_>),
 ) -> Result<Vec<TraceWarning>, TraceError> {
     let mut warnings = WarningLog::default();
-    for_each_event_log(traces, &mut warnings, f)?;
+    for_each_event_log(traces, None, &mut warnings, f)?;
     Ok(warnings.finish())
 }
 
@@ -865,15 +874,17 @@ fn report_overflow(
 
 /// Visit every event in time order (as [`for_each_event`]), then check that no mapped
 /// file changed meanwhile and report events whose time overflows (an error when that is
-/// every event).
+/// every event). With `flat` (per trace, per event class), events of classes with a flat
+/// plan are decoded by it.
 fn for_each_event_log<'a>(
     traces: &'a [CtfTrace],
+    flat: Option<&'a [Vec<Option<flat::FlatPlan>>]>,
     warnings: &mut WarningLog,
     mut f: impl FnMut(&CtfEvent<'_, 'a>),
 ) -> Result<(), TraceError> {
     let mut kept = 0u64;
     let mut overflow = ClockOverflow::default();
-    merge_events(traces, warnings, &mut overflow, |ev| {
+    merge_events(traces, flat, warnings, &mut overflow, |ev| {
         kept += 1;
         f(ev)
     })?;
@@ -883,6 +894,7 @@ fn for_each_event_log<'a>(
 
 fn merge_events<'a>(
     traces: &'a [CtfTrace],
+    flat: Option<&'a [Vec<Option<flat::FlatPlan>>]>,
     warnings: &mut WarningLog,
     overflow: &mut ClockOverflow,
     mut f: impl FnMut(&CtfEvent<'_, 'a>),
@@ -890,11 +902,16 @@ fn merge_events<'a>(
     let mut sources: Vec<Source<'_>> = Vec::new();
     for (ti, t) in traces.iter().enumerate() {
         for s in &t.streams {
+            let mut cursor =
+                StreamCursor::new(&t.meta, &t.compiled, &s.data.bytes, s.index.clone());
+            if let Some(plans) = flat.and_then(|f| f.get(ti)) {
+                cursor = cursor.with_flat_plans(plans);
+            }
             sources.push(Source {
                 trace: t,
                 trace_index: ti,
                 stream: s,
-                cursor: StreamCursor::new(&t.meta, &t.compiled, &s.data.bytes, s.index.clone()),
+                cursor,
                 cur: None,
                 ts: 0,
             });
@@ -922,6 +939,7 @@ fn merge_events<'a>(
                 offset: pos.offset,
                 leaves: &s.cursor.leaves,
                 pos,
+                op: pos.flat.then_some(&s.cursor.op),
             };
             f(&ev);
         }
@@ -951,7 +969,7 @@ pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>
     let traces = open_traces_log(root, &mut warnings)?;
     let mut out = Vec::new();
     let mut n = 0usize;
-    for_each_event_log(&traces, &mut warnings, |ev| {
+    for_each_event_log(&traces, None, &mut warnings, |ev| {
         n += 1;
         let Some(kind) = OpEventKind::of_event(ev.class_name) else {
             return;

@@ -11,31 +11,13 @@ use super::super::detect::TraceFormat;
 use super::super::error::TraceError;
 use super::super::intervals::{ImportCounts, IntervalSet, TraceWarning, WarningLog};
 use super::super::model::TraceProfile;
-use super::super::pairing::{OpEventKind, OpSink, Pairer, TallyPairer};
+use super::super::pairing::{OpEvent, OpEventKind, OpSink, Pairer, TallyPairer};
 use super::super::tally::TallyInput;
 use super::decode::Value;
+use super::flat::{FlatPlan, OpFieldIds, OpFields};
 use super::{for_each_event_log, open_traces_log, CtfTrace};
 
-/// An op event on its way from the decoding thread to the pairing thread.
-struct OpRec<'a> {
-    kind: OpEventKind,
-    ts: i64,
-    trace: u32,
-    pid: i64,
-    tid: i64,
-    name: &'a [u8],
-    overload: Option<&'a [u8]>,
-    ordinal: u64,
-}
-
 const BATCH: usize = 4096;
-
-fn utf8(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
-    }
-}
 
 /// What decoding a directory into a sink gives besides the sink: the decoding warnings
 /// (discarded events, skipped packets, ignored kinds, ..) and the counts.
@@ -75,23 +57,17 @@ fn pair_streams<S: OpSink>(
     traces: &[CtfTrace],
     warnings: &mut WarningLog,
 ) -> Result<(S, ImportCounts), TraceError> {
-    // Per trace: name ids of the fields the pairing needs, and a counter per event class.
-    struct Ids {
-        vpid: Option<u32>,
-        vtid: Option<u32>,
-        name: Option<u32>,
-        overload: Option<u32>,
-        ignored: Vec<u64>,
-    }
-    let mut ids: Vec<Ids> = traces
+    // Per trace: name ids of the fields the pairing needs, the flat plans of its event
+    // classes, and a counter per event class.
+    let ids: Vec<OpFieldIds> = traces.iter().map(|t| OpFieldIds::of(&t.meta)).collect();
+    let plans: Vec<Vec<Option<FlatPlan>>> = traces
         .iter()
-        .map(|t| Ids {
-            vpid: t.meta.name_id("vpid"),
-            vtid: t.meta.name_id("vtid"),
-            name: t.meta.name_id("name"),
-            overload: t.meta.name_id("overload_name"),
-            ignored: vec![0; t.meta.events.len()],
-        })
+        .zip(&ids)
+        .map(|(t, ids)| t.compiled.flat_plans(&t.meta, ids))
+        .collect();
+    let mut ignored: Vec<Vec<u64>> = traces
+        .iter()
+        .map(|t| vec![0; t.meta.events.len()])
         .collect();
     let kinds: Vec<Vec<Option<OpEventKind>>> = traces
         .iter()
@@ -115,79 +91,60 @@ fn pair_streams<S: OpSink>(
     // reuse, so memory stays flat.
     let mut decoded = Ok(());
     let paired = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpRec<'_>>>(4);
-        let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<OpRec<'_>>>(8);
-        let hosts = &hosts;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(4);
+        let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(8);
         let worker = scope.spawn(move || {
             let mut sink = S::default();
             for mut batch in rx {
-                for r in &batch {
-                    let name = utf8(r.name);
-                    let overload = r.overload.map(utf8);
-                    sink.event(
-                        r.kind,
-                        r.ts,
-                        hosts[r.trace as usize].as_deref(),
-                        r.pid,
-                        r.tid,
-                        &name,
-                        overload.as_deref().unwrap_or(""),
-                        r.ordinal as usize,
-                    );
+                for ev in &batch {
+                    sink.event(ev);
                 }
                 batch.clear();
                 let _ = back_tx.try_send(batch);
             }
             sink
         });
-        let mut batch: Vec<OpRec<'_>> = Vec::with_capacity(BATCH);
-        decoded = for_each_event_log(traces, warnings, |ev| {
+        let mut batch: Vec<OpEvent<'_>> = Vec::with_capacity(BATCH);
+        decoded = for_each_event_log(traces, Some(&plans), warnings, |ev| {
             counts.events += 1;
             let ti = ev.trace_index;
             let Some(kind) = kinds[ti][ev.pos.class] else {
-                ids[ti].ignored[ev.pos.class] += 1;
+                ignored[ti][ev.pos.class] += 1;
                 counts.ignored_events += 1;
                 return;
             };
-            let id = &ids[ti];
-            let (mut pid, mut tid, mut name, mut overload) = (None, None, None, None);
-            for l in &ev.leaves[ev.pos.ctx_start..] {
-                if !l.top {
-                    continue;
+            let fields = match ev.op_fields() {
+                Some(f) => *f,
+                None => {
+                    let mut f = OpFields::default();
+                    for l in ev.leaves[ev.pos.ctx_start..].iter().filter(|l| l.top) {
+                        f.take(ids[ti].role(l.name), l.value);
+                    }
+                    f
                 }
-                let n = Some(l.name);
-                if n == id.vpid {
-                    pid = l.value.as_i64();
-                } else if n == id.vtid {
-                    tid = l.value.as_i64();
-                } else if n == id.name {
-                    name = Some(l.value);
-                } else if n == id.overload {
-                    overload = Some(l.value);
-                } else {
-                    counts.ignored_fields += 1;
-                }
-            }
-            let Some(Value::S(name)) = name else {
+            };
+            counts.ignored_fields += u64::from(fields.ignored);
+            let Some(Value::S(name)) = fields.name else {
                 no_name += 1;
                 counts.malformed += 1;
                 return;
             };
-            if pid.is_none() || tid.is_none() {
+            if fields.pid.is_none() || fields.tid.is_none() {
                 missing_ctx += 1;
             }
-            batch.push(OpRec {
+            batch.push(OpEvent {
                 kind,
-                ts: ev.ts_ns,
-                trace: ti as u32,
-                pid: pid.unwrap_or(-1),
-                tid: tid.unwrap_or(-1),
+                ts_ns: ev.ts_ns,
+                source: ti as u32,
+                host: hosts[ti].as_deref(),
+                pid: fields.pid.unwrap_or(-1),
+                tid: fields.tid.unwrap_or(-1),
                 name,
-                overload: match overload {
-                    Some(Value::S(o)) => Some(o),
-                    _ => None,
+                overload: match fields.overload {
+                    Some(Value::S(o)) => o,
+                    _ => b"",
                 },
-                ordinal: counts.events,
+                line: counts.events as usize,
             });
             if batch.len() == BATCH {
                 let next = back_rx
@@ -215,22 +172,22 @@ fn pair_streams<S: OpSink>(
             format!("{missing_ctx} op events without vpid/vtid context; put on thread -1")
         });
     }
-    let mut ignored: Vec<(String, u64)> = Vec::new();
-    for (t, id) in traces.iter().zip(&ids) {
-        for (e, &n) in t.meta.events.iter().zip(&id.ignored) {
+    let mut ignored_kinds: Vec<(String, u64)> = Vec::new();
+    for (t, counts) in traces.iter().zip(&ignored) {
+        for (e, &n) in t.meta.events.iter().zip(counts) {
             if n == 0 {
                 continue;
             }
-            match ignored.iter_mut().find(|(k, _)| *k == e.name) {
+            match ignored_kinds.iter_mut().find(|(k, _)| *k == e.name) {
                 Some((_, c)) => *c += n,
-                None => ignored.push((e.name.clone(), n)),
+                None => ignored_kinds.push((e.name.clone(), n)),
             }
         }
     }
-    if !ignored.is_empty() {
-        ignored.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let total: u64 = ignored.iter().map(|(_, n)| n).sum();
-        let list = ignored
+    if !ignored_kinds.is_empty() {
+        ignored_kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let total: u64 = ignored_kinds.iter().map(|(_, n)| n).sum();
+        let list = ignored_kinds
             .iter()
             .map(|(k, n)| format!("{k} ({n})"))
             .collect::<Vec<_>>()

@@ -3,6 +3,7 @@
 //! discarded-event counters, and the LTTng `index/*.idx` file checked against the packets.
 
 use super::decode::{BitReader, ClockState, DecodeError, Decoder, Leaf, Program, Value};
+use super::flat::{FlatPlan, OpFieldIds, OpFields};
 use super::tsdl::{ByteOrder, Metadata, Type};
 
 /// CTF packet header magic.
@@ -121,6 +122,9 @@ pub struct EventPos {
     /// `[payload_start, ..)` payload.
     pub ctx_start: usize,
     pub payload_start: usize,
+    /// Decoded by a [`FlatPlan`]: no leaves past the header, the fields are in
+    /// [`StreamCursor::op`].
+    pub flat: bool,
 }
 
 /// A trace's decoding programs and event-id table, built once from its metadata and
@@ -154,7 +158,7 @@ struct IntSpec {
 }
 
 impl IntSpec {
-    #[inline]
+    #[inline(always)]
     fn read(&self, r: &mut BitReader<'_>) -> Result<u64, DecodeError> {
         let p = (r.pos + self.mask) & !self.mask;
         if p > r.end {
@@ -164,6 +168,20 @@ impl IntSpec {
             });
         }
         r.pos = p;
+        // Whole little-endian bytes at a byte boundary: read directly.
+        if p % 8 == 0 && self.order == ByteOrder::Le && p + u64::from(self.size) <= r.end {
+            let at = (p / 8) as usize;
+            let b = &r.data[at..];
+            let v = match self.size {
+                8 => u64::from(b[0]),
+                16 => u64::from(u16::from_le_bytes([b[0], b[1]])),
+                32 => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                64 => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+                _ => return r.read_bits(self.size, self.order),
+            };
+            r.pos += u64::from(self.size);
+            return Ok(v);
+        }
         r.read_bits(self.size, self.order)
     }
 }
@@ -253,7 +271,7 @@ impl FastHeader {
     }
 
     /// Decode the header, extend the clock, return the event id.
-    #[inline]
+    #[inline(always)]
     fn decode(&self, r: &mut BitReader<'_>, clock: &mut ClockState) -> Result<u64, DecodeError> {
         r.align_mask(self.align)?;
         let id = self.id.read(r)?;
@@ -279,6 +297,20 @@ impl FastHeader {
 }
 
 impl Compiled {
+    /// Per event class: its flat plan (event context, context, payload), or None when
+    /// those need the generic decoder (see [`FlatPlan::of`]).
+    pub fn flat_plans(&self, meta: &Metadata, ids: &OpFieldIds) -> Vec<Option<FlatPlan>> {
+        meta.events
+            .iter()
+            .zip(&self.events)
+            .map(|(e, [ctx, payload])| {
+                let stream = *self.stream_ids.get(&e.stream_id)?;
+                let [_, _, event_ctx] = &self.streams[stream];
+                FlatPlan::of(&[event_ctx.as_ref(), ctx.as_ref(), payload.as_ref()], ids)
+            })
+            .collect()
+    }
+
     pub fn new(meta: &Metadata) -> Compiled {
         let dec = Decoder { meta };
         let prog = |t: Option<u32>| t.map(|t| dec.compile_root(t));
@@ -372,6 +404,10 @@ pub struct StreamCursor<'a> {
     /// The previous packet's `packet_seq_num` (a gap means packets were lost).
     last_seq: Option<u64>,
     pub leaves: Vec<Leaf<'a>>,
+    /// Per event class, the flat plans to decode with ([`Self::with_flat_plans`]).
+    flat: Option<&'a [Option<FlatPlan>]>,
+    /// The fields of the current event when it was decoded by its flat plan.
+    pub op: OpFields<'a>,
     names: Names,
     /// Warnings met while advancing (drained by the caller).
     pub issues: Vec<StreamIssue>,
@@ -425,9 +461,18 @@ impl<'a> StreamCursor<'a> {
             discarded: 0,
             last_seq: None,
             leaves: Vec::new(),
+            flat: None,
+            op: OpFields::default(),
             names,
             issues: Vec::new(),
         }
+    }
+
+    /// Events of classes with a flat plan are decoded by it (their fields go to
+    /// [`Self::op`], not to the leaves).
+    pub fn with_flat_plans(mut self, plans: &'a [Option<FlatPlan>]) -> Self {
+        self.flat = Some(plans);
+        self
     }
 
     fn top(&self, from: usize, name: Option<u32>) -> Option<Value<'a>> {
@@ -779,6 +824,22 @@ impl<'a> StreamCursor<'a> {
             })?;
         let cycles = self.clock.value;
         let ctx_start = self.leaves.len();
+        if let Some(Some(plan)) = self.flat.and_then(|f| f.get(class)) {
+            let mut at = r.pos;
+            if plan.decode(self.data, &mut at, pk.content_end, &mut self.op) && at != self.pos {
+                self.pos = at;
+                return Ok(EventPos {
+                    cycles,
+                    class,
+                    stream_class: pk.stream_class,
+                    offset,
+                    ctx_start,
+                    payload_start: ctx_start,
+                    flat: true,
+                });
+            }
+            // Otherwise the generic decoder decodes it (and says what is wrong).
+        }
         if let Some(c) = &sc[2] {
             dec.run(c, &mut r, &mut self.leaves, &mut self.clock)
                 .map_err(at)?;
@@ -808,6 +869,7 @@ impl<'a> StreamCursor<'a> {
             offset,
             ctx_start,
             payload_start,
+            flat: false,
         })
     }
 
@@ -829,6 +891,153 @@ mod tests {
     use super::*;
     use crate::trace::ctf::tsdl::parse_metadata;
     use crate::trace::ctf::writer::{CtfWriter, WriteEvent, WriterConfig};
+
+    /// Op events decoded by their flat plans give the fields the generic decoder's
+    /// leaves give, event by event (little- and big-endian, compact and large headers,
+    /// with and without `overload_name`, other events between), and a flat plan is made
+    /// for the op classes only where their fields are plain integers and strings.
+    #[test]
+    fn flat_plans_give_the_generic_decoder_s_fields() {
+        use crate::trace::ctf::flat::{OpFieldIds, OpFields};
+        let names = [
+            "aten::add",
+            "aten::mm",
+            "",
+            "aten::conv2d",
+            "aten::\u{e9}t\u{e9}",
+        ];
+        for (compact_header, big_endian, with_overload) in [
+            (false, false, true),
+            (true, false, true),
+            (true, true, false),
+            (false, true, true),
+        ] {
+            let cfg = WriterConfig {
+                streams: 1,
+                packet_size: 1024,
+                compact_header,
+                big_endian,
+                with_overload,
+                ..WriterConfig::default()
+            };
+            let mut w = CtfWriter::new(cfg);
+            let mut ts = 10u64;
+            for i in 0..400usize {
+                ts += 1 + (i as u64 * 7919) % 5000;
+                let ev = if i % 7 == 3 {
+                    WriteEvent::Other {
+                        vpid: 5,
+                        vtid: 6,
+                        label: "blob",
+                        data: &[1, 2, 3, 4, 5][..i % 5],
+                    }
+                } else {
+                    WriteEvent::Op {
+                        entry: i % 2 == 0,
+                        vpid: 40 + (i % 3) as i32,
+                        vtid: -(i as i32),
+                        name: names[i % names.len()],
+                        overload: names[(i / 2) % names.len()],
+                    }
+                };
+                w.event(0, ts, ev);
+            }
+            let tmp = tempfile::tempdir().unwrap();
+            w.finish(tmp.path()).unwrap();
+            let meta_bytes = std::fs::read(tmp.path().join("metadata")).unwrap();
+            let meta =
+                parse_metadata(&crate::trace::ctf::tsdl::metadata_text(&meta_bytes).unwrap())
+                    .unwrap();
+            let data = std::fs::read(tmp.path().join("blocking-channel_0")).unwrap();
+            let compiled = Compiled::new(&meta);
+            let ids = OpFieldIds::of(&meta);
+            let plans = compiled.flat_plans(&meta, &ids);
+            for (e, plan) in meta.events.iter().zip(&plans) {
+                // The writer's op events are plain fields; its blob holds a sequence.
+                let op = e.name.ends_with("op_entry") || e.name.ends_with("op_exit");
+                assert_eq!(plan.is_some(), op, "{}", e.name);
+            }
+            let mut generic = StreamCursor::new(&meta, &compiled, &data, None);
+            let mut flat = StreamCursor::new(&meta, &compiled, &data, None).with_flat_plans(&plans);
+            let mut n = 0;
+            while let Some(g) = generic.next_event().unwrap() {
+                let f = flat.next_event().unwrap().expect("as many events");
+                assert_eq!((f.class, f.cycles, f.offset), (g.class, g.cycles, g.offset));
+                assert_eq!(f.flat, plans[g.class].is_some());
+                if f.flat {
+                    let mut want = OpFields::default();
+                    for l in generic.leaves[g.ctx_start..].iter().filter(|l| l.top) {
+                        want.take(ids.role(l.name), l.value);
+                    }
+                    assert_eq!(flat.op, want, "event {n}");
+                    assert!(matches!(want.name, Some(Value::S(_))) && want.pid.is_some());
+                }
+                n += 1;
+            }
+            assert!(flat.next_event().unwrap().is_none());
+            assert_eq!(n, 400);
+            assert!(generic.issues.is_empty() && flat.issues.is_empty());
+        }
+    }
+
+    /// A damaged op event gives the same issue with or without flat plans (the generic
+    /// decoder reports it), and the events before it are the same.
+    #[test]
+    fn a_damaged_op_event_is_reported_as_the_generic_decoder_reports_it() {
+        use crate::trace::ctf::flat::OpFieldIds;
+        let mut w = CtfWriter::new(WriterConfig {
+            streams: 1,
+            packet_size: 4096,
+            ..WriterConfig::default()
+        });
+        for i in 0..20u64 {
+            w.event(
+                0,
+                100 + i,
+                WriteEvent::Op {
+                    entry: i % 2 == 0,
+                    vpid: 1,
+                    vtid: 2,
+                    name: "aten::add",
+                    overload: "Tensor",
+                },
+            );
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        w.finish(tmp.path()).unwrap();
+        let meta_bytes = std::fs::read(tmp.path().join("metadata")).unwrap();
+        let meta =
+            parse_metadata(&crate::trace::ctf::tsdl::metadata_text(&meta_bytes).unwrap()).unwrap();
+        let mut data = std::fs::read(tmp.path().join("blocking-channel_0")).unwrap();
+        // Every NUL after the first events' names gone: a string runs past the content.
+        let at = data
+            .windows(9)
+            .enumerate()
+            .filter(|(_, w)| *w == b"aten::add")
+            .nth(5)
+            .unwrap()
+            .0;
+        for b in &mut data[at..] {
+            if *b == 0 {
+                *b = b'x';
+            }
+        }
+        let compiled = Compiled::new(&meta);
+        let plans = compiled.flat_plans(&meta, &OpFieldIds::of(&meta));
+        let run = |cur: &mut StreamCursor<'_>| {
+            let mut offsets = Vec::new();
+            while let Ok(Some(e)) = cur.next_event() {
+                offsets.push(e.offset);
+            }
+            (offsets, format!("{:?}", cur.issues))
+        };
+        let generic = run(&mut StreamCursor::new(&meta, &compiled, &data, None));
+        let flat =
+            run(&mut StreamCursor::new(&meta, &compiled, &data, None).with_flat_plans(&plans));
+        assert_eq!(generic.0.len(), 5);
+        assert!(generic.1.contains("no NUL"), "{}", generic.1);
+        assert_eq!(flat, generic);
+    }
 
     /// The LTTng header fast path and the generic decoder agree event by event.
     #[test]
