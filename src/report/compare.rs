@@ -100,49 +100,61 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
             warnings,
         });
     }
-    let never = AtomicBool::new(false);
-    let mut side = |path: &PathBuf,
-                    log: &Option<PathBuf>,
-                    warmup: Warmup,
-                    tag: &str|
-     -> Result<RowTree, String> {
+    // One side: its row tree, the log it read, and its warnings.
+    type Side = (RowTree, Option<PathBuf>, Vec<CompareWarning>);
+    let side = |path: &PathBuf, log: &Option<PathBuf>, warmup: Warmup, tag: &str| {
         let log = if args.no_log {
             None
         } else {
             log.clone().or_else(|| default_log_for(path))
         };
-        if let Some(l) = &log {
-            inputs.push(l.clone());
-        }
-        let request = ProfileRequest::new(path.clone(), log, 0).with_warmup(warmup);
+        let request = ProfileRequest::new(path.clone(), log.clone(), 0).with_warmup(warmup);
+        let never = AtomicBool::new(false);
         let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
         // The clock-resolution note describes every XNNPACK profile; the compare rows
         // carry what it means (a `<1 µs` row), so it is not repeated as a warning here.
-        for f in profile
+        let warnings = profile
             .warnings
             .iter()
             .chain(&profile.errors)
             .filter(|f| f.kind != "below_clock_resolution")
-        {
-            warnings.push(CompareWarning {
+            .map(|f| CompareWarning {
                 kind: format!("{tag}_{}", f.kind),
                 message: format!("{}: {}", path.display(), f.message),
-            });
-        }
-        Ok(RowTree::from_profile(&profile))
+            })
+            .collect();
+        Ok::<Side, String>((RowTree::from_profile(&profile), log, warnings))
     };
-    let mut a = side(
-        &args.a,
-        &args.log_a,
-        args.warmup_a.unwrap_or(args.warmup),
-        "a",
-    )?;
-    let mut b = side(
-        &args.b,
-        &args.log_b,
-        args.warmup_b.unwrap_or(args.warmup),
-        "b",
-    )?;
+    // Both sides load at once (each load's own threads then share the cores); A's error
+    // is the one reported when both fail, as when they loaded one after the other.
+    let (a, b) = std::thread::scope(|scope| {
+        let b = scope.spawn(|| {
+            side(
+                &args.b,
+                &args.log_b,
+                args.warmup_b.unwrap_or(args.warmup),
+                "b",
+            )
+        });
+        let a = side(
+            &args.a,
+            &args.log_a,
+            args.warmup_a.unwrap_or(args.warmup),
+            "a",
+        );
+        let b = b.join().unwrap_or_else(|panic| {
+            Err(format!(
+                "{}: internal error while loading: {}",
+                args.b.display(),
+                crate::threads::panic_message(&*panic)
+            ))
+        });
+        (a, b)
+    });
+    let (mut a, log_a, warnings_a) = a?;
+    let (mut b, log_b, warnings_b) = b?;
+    inputs.extend(log_a.into_iter().chain(log_b));
+    warnings.extend(warnings_a.into_iter().chain(warnings_b));
     for p in [&args.a, &args.b] {
         inputs.extend(crate::profile::model_input_paths(p));
     }
