@@ -132,33 +132,27 @@ impl FlatPlan {
                         name,
                         top,
                         enum_ty: u32::MAX,
-                    } if mask >= 7
-                        && order == ByteOrder::Le
-                        && matches!(size, 8 | 16 | 32 | 64) =>
-                    {
-                        Step::LeBytes {
-                            mask,
-                            bytes: size / 8,
-                            signed,
-                            role: role_of(ids, name, top),
+                    } => {
+                        let role = role_of(ids, name, top);
+                        let whole_le_bytes =
+                            mask >= 7 && order == ByteOrder::Le && matches!(size, 8 | 16 | 32 | 64);
+                        if whole_le_bytes {
+                            Step::LeBytes {
+                                mask,
+                                bytes: size / 8,
+                                signed,
+                                role,
+                            }
+                        } else {
+                            Step::Int {
+                                mask,
+                                size,
+                                order,
+                                signed,
+                                role,
+                            }
                         }
                     }
-                    Op::Int {
-                        mask,
-                        size,
-                        order,
-                        signed,
-                        clock: false,
-                        name,
-                        top,
-                        enum_ty: u32::MAX,
-                    } => Step::Int {
-                        mask,
-                        size,
-                        order,
-                        signed,
-                        role: role_of(ids, name, top),
-                    },
                     Op::Str { name, top } => Step::Str {
                         role: role_of(ids, name, top),
                     },

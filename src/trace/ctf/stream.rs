@@ -892,6 +892,16 @@ mod tests {
     use crate::trace::ctf::tsdl::parse_metadata;
     use crate::trace::ctf::writer::{CtfWriter, WriteEvent, WriterConfig};
 
+    /// The metadata and the first stream file of a written one-stream trace.
+    fn written(w: CtfWriter) -> (Metadata, Vec<u8>) {
+        let tmp = tempfile::tempdir().unwrap();
+        w.finish(tmp.path()).unwrap();
+        let meta_bytes = std::fs::read(tmp.path().join("metadata")).unwrap();
+        let text = crate::trace::ctf::tsdl::metadata_text(&meta_bytes).unwrap();
+        let data = std::fs::read(tmp.path().join("blocking-channel_0")).unwrap();
+        (parse_metadata(&text).unwrap(), data)
+    }
+
     /// Op events decoded by their flat plans give the fields the generic decoder's
     /// leaves give, event by event (little- and big-endian, compact and large headers,
     /// with and without `overload_name`, other events between), and a flat plan is made
@@ -942,13 +952,7 @@ mod tests {
                 };
                 w.event(0, ts, ev);
             }
-            let tmp = tempfile::tempdir().unwrap();
-            w.finish(tmp.path()).unwrap();
-            let meta_bytes = std::fs::read(tmp.path().join("metadata")).unwrap();
-            let meta =
-                parse_metadata(&crate::trace::ctf::tsdl::metadata_text(&meta_bytes).unwrap())
-                    .unwrap();
-            let data = std::fs::read(tmp.path().join("blocking-channel_0")).unwrap();
+            let (meta, data) = written(w);
             let compiled = Compiled::new(&meta);
             let ids = OpFieldIds::of(&meta);
             let plans = compiled.flat_plans(&meta, &ids);
@@ -1003,12 +1007,7 @@ mod tests {
                 },
             );
         }
-        let tmp = tempfile::tempdir().unwrap();
-        w.finish(tmp.path()).unwrap();
-        let meta_bytes = std::fs::read(tmp.path().join("metadata")).unwrap();
-        let meta =
-            parse_metadata(&crate::trace::ctf::tsdl::metadata_text(&meta_bytes).unwrap()).unwrap();
-        let mut data = std::fs::read(tmp.path().join("blocking-channel_0")).unwrap();
+        let (meta, mut data) = written(w);
         // Every NUL after the first events' names gone: a string runs past the content.
         let at = data
             .windows(9)
@@ -1072,13 +1071,7 @@ mod tests {
                 };
                 w.event(0, ts, ev);
             }
-            let tmp = tempfile::tempdir().unwrap();
-            w.finish(tmp.path()).unwrap();
-            let meta_bytes = std::fs::read(tmp.path().join("metadata")).unwrap();
-            let meta =
-                parse_metadata(&crate::trace::ctf::tsdl::metadata_text(&meta_bytes).unwrap())
-                    .unwrap();
-            let data = std::fs::read(tmp.path().join("blocking-channel_0")).unwrap();
+            let (meta, data) = written(w);
             let fast = Compiled::new(&meta);
             assert!(fast.fast_headers[0].is_some());
             let mut generic = Compiled::new(&meta);
