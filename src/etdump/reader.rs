@@ -571,15 +571,17 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// lookup. Misses (or crafted collisions) just fall through to the table, so a hostile
 /// file cannot make interning slower than without the cache.
 struct RecentNames {
-    slots: [Option<NameId>; RecentNames::SLOTS],
+    slots: Box<[Option<NameId>]>,
 }
 
 impl RecentNames {
-    const SLOTS: usize = 256;
+    /// A power of two, well above the few hundred names of a wide model (with 256 slots
+    /// a 400-name dump missed on most events and paid a SipHash lookup for each).
+    const SLOTS: usize = 4096;
 
     fn new() -> Self {
         RecentNames {
-            slots: [None; Self::SLOTS],
+            slots: vec![None; Self::SLOTS].into_boxed_slice(),
         }
     }
 
@@ -617,7 +619,7 @@ impl RecentNames {
         let mut tail = [0u8; 8];
         tail[..k].copy_from_slice(&b[b.len() - k..]);
         let x = u64::from_le_bytes(tail) ^ (b.len() as u64).rotate_left(40);
-        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % Self::SLOTS
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOTS.trailing_zeros())) as usize
     }
 }
 
