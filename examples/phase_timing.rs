@@ -67,57 +67,77 @@ fn main() {
     );
     let (top, all) = sample_bytes(&profile);
     println!(
-        "profile sample vectors: {:.1} MB ({:.1} MB in the top-level copy of method 1)",
+        "profile sample vectors: {:.1} MB ({:.1} MB reached from the top-level fields)",
         all as f64 / 1e6,
         top as f64 / 1e6
     );
 }
 
-/// Heap bytes of the sample vectors of `profile` (top-level fields, and in all).
+/// Heap bytes of the sample vectors of `profile` (reached from the top-level fields, and
+/// in all). Shared samples (the top level and `methods[0]` hold the same ones) count once.
 fn sample_bytes(profile: &cpuprof_tui::profile::Profile) -> (usize, usize) {
     use cpuprof_tui::profile::{Delegate, OtherOperator, Stats};
-    fn stats(s: &Stats) -> usize {
-        (s.samples.capacity() + s.warmup_samples.capacity() + s.runs.capacity()) * 8
+    use std::collections::HashSet;
+    type Seen = HashSet<*const f64>;
+    fn stats(s: &Stats, seen: &mut Seen) -> usize {
+        let shared = !s.samples.is_empty() && !seen.insert(s.samples.as_ptr());
+        let samples = if shared { 0 } else { s.samples.len() };
+        (samples + s.warmup_samples.capacity() + s.runs.capacity()) * 8
     }
     fn parts(
         method: &Option<Stats>,
         remainder: &Option<Stats>,
         delegates: &[Delegate],
         others: &[OtherOperator],
+        seen: &mut Seen,
     ) -> usize {
-        let mut n = method.iter().chain(remainder).map(stats).sum::<usize>();
+        let mut n = 0;
+        for s in method.iter().chain(remainder) {
+            n += stats(s, seen);
+        }
         for d in delegates {
-            n += stats(&d.call);
-            n += d.operators.iter().map(|o| stats(&o.stats)).sum::<usize>();
-            n += d
-                .unattributed
-                .iter()
-                .map(|o| stats(&o.stats))
-                .sum::<usize>();
+            n += stats(&d.call, seen);
+            for o in &d.operators {
+                n += stats(&o.stats, seen);
+            }
+            for o in &d.unattributed {
+                n += stats(&o.stats, seen);
+            }
             for step in &d.steps {
-                n += stats(&step.stats);
-                n += step
-                    .operators
-                    .iter()
-                    .map(|o| stats(&o.stats))
-                    .sum::<usize>();
+                n += stats(&step.stats, seen);
+                for o in &step.operators {
+                    n += stats(&o.stats, seen);
+                }
             }
         }
         for o in others {
-            n += stats(&o.stats) + o.kernels.iter().map(|k| stats(&k.stats)).sum::<usize>();
+            n += stats(&o.stats, seen);
+            for k in &o.kernels {
+                n += stats(&k.stats, seen);
+            }
         }
         n
     }
+    let mut seen = Seen::new();
     let top = parts(
         &profile.method,
         &profile.remainder,
         &profile.delegates,
         &profile.other_operators,
+        &mut seen,
     );
     let methods: usize = profile
         .methods
         .iter()
-        .map(|m| parts(&m.method, &m.remainder, &m.delegates, &m.other_operators))
+        .map(|m| {
+            parts(
+                &m.method,
+                &m.remainder,
+                &m.delegates,
+                &m.other_operators,
+                &mut seen,
+            )
+        })
         .sum();
     (top, top + methods)
 }

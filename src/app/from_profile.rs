@@ -417,7 +417,7 @@ fn overhead(call: &Stats, parts: &[&Stats]) -> Option<Stats> {
         return None;
     }
     let mut kept = Vec::with_capacity(call.samples.len());
-    for (&run, &ms) in call.runs.iter().zip(&call.samples) {
+    for (&run, &ms) in call.runs.iter().zip(call.samples.iter()) {
         let mut rest = ms;
         for p in parts {
             let i = p.runs.iter().position(|&r| r == run)?;

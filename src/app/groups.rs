@@ -156,7 +156,7 @@ fn per_run_sums(ops: &[&OpRow]) -> Option<Stats> {
     {
         return None;
     }
-    let sum = |f: &dyn Fn(&OpRow) -> &Vec<f64>, len: usize| -> Vec<f64> {
+    let sum = |f: &dyn Fn(&OpRow) -> &[f64], len: usize| -> Vec<f64> {
         (0..len)
             .map(|i| ops.iter().map(|o| f(o)[i]).sum())
             .collect()

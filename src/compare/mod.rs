@@ -349,7 +349,7 @@ fn change_and_interval(a: &Stats, b: &Stats, alpha: f64) -> (Option<f64>, Option
     }
     // Durations whose ratio has no finite estimate (A mostly zeros under the clock
     // quantum): no change can be given in percent, and none is invented.
-    if a.samples.iter().chain(&b.samples).all(|x| *x >= 0.0) {
+    if a.samples.iter().chain(b.samples.iter()).all(|x| *x >= 0.0) {
         return (None, None);
     }
     let scale = a.median.abs();
@@ -404,8 +404,8 @@ pub fn single_change(
 fn same_samples(r: &CompareRow) -> bool {
     match (&r.a, &r.b) {
         (Some(a), Some(b)) if a.count == b.count => {
-            let mut x = a.samples.clone();
-            let mut y = b.samples.clone();
+            let mut x = a.samples.to_vec();
+            let mut y = b.samples.to_vec();
             x.sort_by(f64::total_cmp);
             y.sort_by(f64::total_cmp);
             x == y

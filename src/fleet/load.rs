@@ -183,7 +183,7 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
     let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
     let profile = unchanged_or(&input, &f.path, loaded).map_err(|e| detail(&e))?;
     let method = profile.method.clone().map(|mut s| {
-        s.samples = Vec::new();
+        s.samples = Default::default();
         s.runs = Vec::new();
         s.warmup_samples = Vec::new();
         s

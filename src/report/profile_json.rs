@@ -243,7 +243,7 @@ mod tests {
         };
         let mut profile = crate::profile::build_profile(&dump, None, 0, source).unwrap();
         let stats = profile.methods[0].method.as_mut().unwrap();
-        stats.samples = vec![0.25; PARALLEL_MIN_SAMPLES];
+        stats.samples = vec![0.25; PARALLEL_MIN_SAMPLES].into();
         profile.methods[0].runs.kept = PARALLEL_MIN_SAMPLES;
         assert!(sample_count(&profile) >= PARALLEL_MIN_SAMPLES);
         profile

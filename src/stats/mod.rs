@@ -8,6 +8,7 @@ mod mann_whitney;
 mod multiple;
 mod normal;
 mod ratio;
+mod samples;
 mod shift;
 mod summary;
 
@@ -18,5 +19,6 @@ pub use mann_whitney::{
 pub use multiple::holm_adjust;
 pub use normal::{normal_quantile, normal_sf};
 pub use ratio::{ratio_estimate, RatioEstimate};
+pub use samples::Samples;
 pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
 pub use summary::{percentile_select, percentile_sorted, Stats};

@@ -18,7 +18,7 @@ pub struct Stats {
     /// Population standard deviation (numpy's default ddof=0).
     pub stddev: f64,
     /// Kept-run samples, in run order.
-    pub samples: Vec<f64>,
+    pub samples: super::Samples,
     /// For each sample, the index of its run among all runs (warm-ups included). Empty
     /// when every kept run has a sample (sample i is then from run warmup + i).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -101,7 +101,7 @@ impl Stats {
             p90: pct(90.0),
             p99: pct(99.0),
             stddev: var.sqrt(),
-            samples,
+            samples: samples.into(),
             runs: Vec::new(),
             warmup_samples: Vec::new(),
         }

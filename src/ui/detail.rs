@@ -269,7 +269,12 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
 /// below instead of `w`).
 fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme: &Theme) {
     let warm = s.warmup_samples.len();
-    let values: Vec<f64> = s.warmup_samples.iter().chain(&s.samples).copied().collect();
+    let values: Vec<f64> = s
+        .warmup_samples
+        .iter()
+        .chain(s.samples.iter())
+        .copied()
+        .collect();
     let width = area.width as usize;
     if values.is_empty() || width == 0 {
         return;
