@@ -109,4 +109,32 @@ fn a_damaged_run_late_in_a_big_dump_gives_the_same_error() {
         (Err(x), Err(y)) => assert!(y.starts_with(&x), "{x} vs {y}"),
         (x, y) => panic!("{x:?} vs {y:?}"),
     }
+    // Two damaged runs far apart (chunks decoded by different threads, the later one
+    // possibly first): the error is the one of the run first in run order, as decoding
+    // whole reports it.
+    let damaged = |ats: &[usize]| {
+        let mut bytes = etdump_build::build(0, &etdump_build::xnnpack_like(60_000));
+        for &at in ats {
+            for b in &mut bytes[at..at + 1000] {
+                *b = 0xff;
+            }
+        }
+        bytes
+    };
+    let run_of = |e: &str| -> usize {
+        let at = e.find("run_data[").expect("names the run") + "run_data[".len();
+        e[at..].split(']').next().unwrap().parse().unwrap()
+    };
+    let spots = [n / 3, n - 200_000];
+    let alone: Vec<String> = spots
+        .iter()
+        .map(|&at| whole(&damaged(&[at])).expect_err("damaged"))
+        .collect();
+    assert_ne!(run_of(&alone[0]), run_of(&alone[1]), "{alone:?}");
+    let both = damaged(&spots);
+    let (a, b) = (whole(&both), loaded(&both));
+    let (a, b) = (a.expect_err("damaged"), b.expect_err("damaged"));
+    assert!(b.starts_with(&a), "{a} vs {b}");
+    let first = alone.iter().min_by_key(|e| run_of(e)).unwrap();
+    assert_eq!(&a, first);
 }
