@@ -188,14 +188,29 @@ impl Comparison {
     }
 }
 
+/// Below this many samples in the rows to estimate and test, one thread does it.
+const PARALLEL_MIN_SAMPLES: usize = 20_000;
+
 /// Compare `b` against `a`. Two trees of different kinds (dump and trace) compare as
 /// wholly different (every row added or removed); callers reject that pair earlier.
 pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
+    compare_on(a, b, opts, None)
+}
+
+/// [`compare`] on `threads` threads (None: every core when the rows are big).
+fn compare_on(
+    a: &RowTree,
+    b: &RowTree,
+    opts: &CompareOptions,
+    threads: Option<usize>,
+) -> Comparison {
     let pairs = match_trees(a, b);
     let alpha = opts.alpha;
     let mut rows: Vec<CompareRow> = Vec::with_capacity(pairs.len());
     // (row index, smallest p its counts allow) of every matched row with samples.
     let mut candidates: Vec<(usize, f64)> = Vec::new();
+    // Matched rows whose change and interval are estimated.
+    let mut estimated: Vec<usize> = Vec::new();
     for p in &pairs {
         let ra = p.a.map(|i| &a.rows[i]);
         let rb = p.b.map(|i| &b.rows[i]);
@@ -228,7 +243,7 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
                 let (sa, sb) = (&ra.stats, &rb.stats);
                 if sa.count > 0 && sb.count > 0 && sa.median > 0.0 {
                     row.median_change_pct = Some((sb.median - sa.median) / sa.median * 100.0);
-                    (row.delta_pct, row.ci_pct) = change_and_interval(sa, sb, alpha);
+                    estimated.push(rows.len());
                 }
                 if sa.count == 0 || sb.count == 0 {
                     row.verdict = Verdict::TooFewSamples;
@@ -244,6 +259,46 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
     // Rows whose counts could give a significant verdict even in the best case; the
     // rest are `too_few_samples`. Then the test on each of them, and Holm across them.
     let reachable = reachable_rows(&candidates, alpha);
+    // The estimates and the tests, row by row on every core when the rows are big (each
+    // row's figures are its own: the same on any number of threads).
+    let work: Vec<usize> = {
+        let mut w: Vec<usize> = estimated.iter().chain(reachable.iter()).copied().collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    let big = work
+        .iter()
+        .map(|&i| {
+            rows[i].a.as_ref().map_or(0, |s| s.count) + rows[i].b.as_ref().map_or(0, |s| s.count)
+        })
+        .sum::<usize>()
+        >= PARALLEL_MIN_SAMPLES;
+    let threads = threads.unwrap_or(if big {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    } else {
+        1
+    });
+    let figures = crate::threads::map_pulled(threads, work.clone(), |i| {
+        let row = &rows[i];
+        let (sa, sb) = (row.a.as_ref(), row.b.as_ref());
+        let both = sa.zip(sb);
+        let change = both
+            .filter(|_| estimated.binary_search(&i).is_ok())
+            .map(|(sa, sb)| change_and_interval(sa, sb, alpha));
+        let test = both
+            .filter(|_| reachable.contains(&i))
+            .and_then(|(sa, sb)| mann_whitney_u(&sa.samples, &sb.samples));
+        (change, test)
+    });
+    let mut tests: Vec<Option<f64>> = vec![None; rows.len()];
+    for (&i, result) in work.iter().zip(figures) {
+        let (change, test) = result.unwrap_or_else(|message| panic!("{message}"));
+        if let Some(change) = change {
+            (rows[i].delta_pct, rows[i].ci_pct) = change;
+        }
+        tests[i] = test.map(|mw| mw.p_value);
+    }
     let mut tested: Vec<(usize, f64)> = Vec::new();
     for &(i, _) in &candidates {
         if !reachable.contains(&i) {
@@ -256,13 +311,9 @@ pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
             };
             continue;
         }
-        let (sa, sb) = (rows[i].a.as_ref(), rows[i].b.as_ref());
-        if let Some(mw) = sa
-            .zip(sb)
-            .and_then(|(sa, sb)| mann_whitney_u(&sa.samples, &sb.samples))
-        {
-            rows[i].p_raw = Some(mw.p_value);
-            tested.push((i, mw.p_value));
+        if let Some(p) = tests[i] {
+            rows[i].p_raw = Some(p);
+            tested.push((i, p));
         }
     }
     let adjusted = holm_adjust(&tested.iter().map(|t| t.1).collect::<Vec<_>>());
@@ -406,8 +457,8 @@ fn same_samples(r: &CompareRow) -> bool {
         (Some(a), Some(b)) if a.count == b.count => {
             let mut x = a.samples.to_vec();
             let mut y = b.samples.to_vec();
-            x.sort_by(f64::total_cmp);
-            y.sort_by(f64::total_cmp);
+            x.sort_unstable_by(f64::total_cmp);
+            y.sort_unstable_by(f64::total_cmp);
             x == y
         }
         _ => false,
@@ -609,6 +660,43 @@ mod tests {
 
     fn run(n: usize, base: f64) -> Vec<f64> {
         (0..n).map(|i| base + i as f64 * 0.01).collect()
+    }
+
+    #[test]
+    fn rows_estimated_and_tested_on_several_threads_get_their_own_figures() {
+        // Rows of 4,000 runs, big enough for the threads: B is A with every other row
+        // 20% slower. Each row's figures must be its own whatever thread computed them.
+        let sa: Vec<Vec<f64>> = (0..12).map(|i| run(4_000, 1.0 + i as f64)).collect();
+        let sb: Vec<Vec<f64>> = sa
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let f = if i % 2 == 1 { 1.2 } else { 1.0 };
+                s.iter().map(|x| x * f).collect()
+            })
+            .collect();
+        let (a, b) = (flat(&sa), flat(&sb));
+        let opts = CompareOptions::default();
+        let one = compare_on(&a, &b, &opts, Some(1));
+        for threads in [2, 3, 8] {
+            assert_eq!(
+                compare_on(&a, &b, &opts, Some(threads)),
+                one,
+                "{threads} threads"
+            );
+        }
+        assert_eq!(compare(&a, &b, &opts), one);
+        for (i, r) in one.rows.iter().enumerate() {
+            if i % 2 == 1 {
+                // Every ratio b_j / a_k of a row scaled by 1.2 against itself has the
+                // median 1.2 (the pairs (j, k) and (k, j) balance around it).
+                assert_eq!(r.verdict, Verdict::Slower, "row {i}");
+                assert!((r.delta_pct.unwrap() - 20.0).abs() < 1e-6, "row {i}: {r:?}");
+            } else {
+                assert_eq!(r.verdict, Verdict::Same, "row {i}");
+                assert_eq!(r.delta_pct, Some(0.0), "row {i}");
+            }
+        }
     }
 
     #[test]

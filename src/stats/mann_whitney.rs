@@ -49,7 +49,7 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
         .map(|&x| (x, true))
         .chain(b.iter().map(|&x| (x, false)))
         .collect();
-    pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
+    pooled.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
     let n = pooled.len();
     let mut rank2 = vec![0u64; n];
     let mut tie_term = 0.0f64; // sum of t^3 - t over tie groups

@@ -40,8 +40,8 @@ pub fn ratio_estimate(a: &[f64], b: &[f64], alpha: f64) -> Option<RatioEstimate>
     }
     let mut a = a.to_vec();
     let mut b = b.to_vec();
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
+    a.sort_unstable_by(f64::total_cmp);
+    b.sort_unstable_by(f64::total_cmp);
     let r = Ratios::new(&a, &b);
     let mn = a.len() as u64 * b.len() as u64;
     let ratio = if mn % 2 == 1 {

@@ -27,8 +27,8 @@ pub fn hodges_lehmann(a: &[f64], b: &[f64], alpha: f64) -> Option<ShiftEstimate>
     }
     let mut a = a.to_vec();
     let mut b = b.to_vec();
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
+    a.sort_unstable_by(f64::total_cmp);
+    b.sort_unstable_by(f64::total_cmp);
     let mn = a.len() as u64 * b.len() as u64;
     let shift = if mn % 2 == 1 {
         kth_sorted(&a, &b, mn.div_ceil(2))
@@ -89,8 +89,8 @@ pub fn kth_pairwise_difference(a: &[f64], b: &[f64], k: u64) -> Option<f64> {
     }
     let mut a = a.to_vec();
     let mut b = b.to_vec();
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
+    a.sort_unstable_by(f64::total_cmp);
+    b.sort_unstable_by(f64::total_cmp);
     Some(kth_sorted(&a, &b, k))
 }
 
