@@ -135,8 +135,10 @@ fn pty_run(path: &Path, open_timeline: bool) -> PtyRun {
         if first_progress.is_none() && screen.contains("Loading") {
             first_progress = Some(start.elapsed());
         }
-        // The header's run count is only drawn for a loaded profile.
-        if screen.contains("warm-up dropped") {
+        // The header's run count ("runs N kept, M warm-up dropped (of T)", or "runs N
+        // kept of T · <rule>" when the warm-up was chosen by a rule) is only drawn for a
+        // loaded profile.
+        if screen.contains("runs ") && screen.contains(" kept") {
             profile = Some(start.elapsed());
             break;
         }
