@@ -14,7 +14,7 @@ use std::sync::{Condvar, Mutex};
 use super::checked::{self, Cursor, Limits};
 use super::header::check_header;
 use super::reader::{
-    count_events, decode_chunk, metadata_base, rebase, Part, CHUNKS_PER_THREAD, PARALLEL_MIN_BYTES,
+    decode_chunk, metadata_base, rebase, Part, CHUNKS_PER_THREAD, PARALLEL_MIN_BYTES,
 };
 use super::{EtDumpError, NameId, NameTable, ProfileEvent, RunBlock, SkippedEvents};
 
@@ -102,17 +102,22 @@ pub fn parse_streamed(
     let chunks: Vec<Range<usize>> = (0..pieces)
         .map(|t| count * t / pieces..count * (t + 1) / pieces)
         .collect();
+    let shared = Shared {
+        state: Mutex::new(State {
+            next: 0,
+            consumed: 0,
+            stop: false,
+            ready: (0..pieces).map(|_| None).collect(),
+            spare: Vec::new(),
+        }),
+        changed: Condvar::new(),
+    };
     let decode = |k: usize| -> Result<Part, EtDumpError> {
         let range = chunks[k].clone();
-        // Room for the chunk's events, from a quick count (none if it fails: the
-        // decoder then finds and reports the problem).
-        let room = count_events(buf, first_element, range.clone()).unwrap_or(0);
-        let mut events = Vec::new();
-        if events.try_reserve_exact(room).is_err() {
-            return Err(EtDumpError::Corrupt(format!(
-                "{room} events do not fit in memory"
-            )));
-        }
+        // The events go into a vector the caller is done with (its pages are already
+        // faulted in and it has room for a chunk like the last), or a new one that grows
+        // as they come: no counting pass over the chunk first, no fresh pages per chunk.
+        let events = shared.lock().spare.pop().unwrap_or_default();
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             decode_chunk(buf, limits, first_element, range, &mut [], events)
         }))
@@ -122,15 +127,6 @@ pub fn parse_streamed(
                 crate::threads::panic_message(&*panic)
             )))
         })
-    };
-    let shared = Shared {
-        state: Mutex::new(State {
-            next: 0,
-            consumed: 0,
-            stop: false,
-            ready: (0..pieces).map(|_| None).collect(),
-        }),
-        changed: Condvar::new(),
     };
     let ahead = threads * AHEAD_PER_THREAD;
     let worker = || loop {
@@ -170,6 +166,9 @@ struct State {
     consumed: usize,
     stop: bool,
     ready: Vec<Option<Result<Part, EtDumpError>>>,
+    /// Event vectors of chunks the caller has taken in, emptied, to decode into again
+    /// (at most one per chunk in flight).
+    spare: Vec<Vec<ProfileEvent>>,
 }
 
 struct Shared {
@@ -258,8 +257,11 @@ fn consume(
             metadata: &end.metadata,
         });
         end.blocks += blocks.len();
+        events.clear();
         {
-            shared.lock().consumed = k + 1;
+            let mut st = shared.lock();
+            st.consumed = k + 1;
+            st.spare.push(events);
         }
         shared.changed.notify_all();
         if !go_on {
