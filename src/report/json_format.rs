@@ -325,6 +325,24 @@ mod tests {
     }
 
     #[test]
+    fn durations_in_arrays_take_their_separators() {
+        // Inline arrays of durations (the ", " written with each number), a duration
+        // after an object in a block array (its ",\n" before it), arrays of arrays.
+        let v = serde_json::json!({
+            "s": [0.034306, 1.0, 12.5],
+            "m": [{"x": 1}, 2.5],
+            "n": [[1.5, 2.5], [3.5]],
+            "o": 0.001
+        });
+        let want = "{\n  \"s\": [0.034306, 1.0, 12.5],\n  \"m\": [\n    {\n      \"x\": 1\n    },\n    2.5\n  ],\n  \"n\": [\n    [1.5, 2.5],\n    [3.5]\n  ],\n  \"o\": 0.001\n}\n";
+        assert_eq!(text(&v), want);
+        let mut plain = Vec::new();
+        serde_json::to_writer_pretty(&mut plain, &v).unwrap();
+        let plain: serde_json::Value = serde_json::from_slice(&plain).unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text(&v)).unwrap(), plain);
+    }
+
+    #[test]
     fn output_is_the_same_json() {
         let v = serde_json::json!({"k": [{"q\"uote": [1e-9, -3, "x\ny"]}, [true, false]], "z": {}});
         let back: serde_json::Value = serde_json::from_str(&text(&v)).unwrap();
