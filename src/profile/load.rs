@@ -253,25 +253,15 @@ fn parse_with_progress<T: Send>(
     decode: impl FnOnce() -> T + Send,
 ) -> T {
     let total = bytes.len() as u64;
-    std::thread::scope(|s| {
-        let waiting = std::thread::current();
-        let decoder = s.spawn(move || {
-            let result = decode();
-            waiting.unpark();
-            result
-        });
-        while !decoder.is_finished() {
-            progress(LoadProgress {
-                phase: LoadPhase::Parsing,
-                bytes_done: input.bytes_decoded().unwrap_or(0).min(total),
-                bytes_total: total,
-            });
-            std::thread::park_timeout(std::time::Duration::from_millis(40));
-        }
-        decoder
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    let mut report = || {
+        progress(LoadProgress {
+            phase: LoadPhase::Parsing,
+            bytes_done: input.bytes_decoded().unwrap_or(0).min(total),
+            bytes_total: total,
+        })
+    };
+    report();
+    with_ticks(std::time::Duration::from_millis(40), &mut report, decode)
 }
 
 /// Run `work` on a scoped thread while this one reports `phase` (all `total` bytes
@@ -282,23 +272,49 @@ fn with_heartbeat<T: Send>(
     progress: &mut dyn FnMut(LoadProgress),
     work: impl FnOnce() -> T + Send,
 ) -> T {
+    let mut beat = || {
+        progress(LoadProgress {
+            phase,
+            bytes_done: total,
+            bytes_total: total,
+        })
+    };
+    with_ticks(std::time::Duration::from_millis(100), &mut beat, work)
+}
+
+/// `work` on a scoped thread; this one calls `tick` every `every` until it ends, and
+/// returns as soon as it does (woken by the worker, not at the next tick). A panic in
+/// `work` is passed on as it was.
+fn with_ticks<T: Send>(
+    every: std::time::Duration,
+    tick: &mut dyn FnMut(),
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    /// Marks the work done and wakes the waiting thread when dropped: when `work`
+    /// returns and when it panics.
+    struct Done<'a>(&'a AtomicBool, std::thread::Thread);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+            self.1.unpark();
+        }
+    }
+    let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         let waiting = std::thread::current();
+        let done = &done;
         let worker = s.spawn(move || {
-            let result = work();
-            waiting.unpark();
-            result
+            let _done = Done(done, waiting);
+            work()
         });
+        // The flag, not `is_finished`: the worker wakes this thread a moment before it
+        // has finished, and a check in that moment would sleep a whole tick more.
         loop {
-            std::thread::park_timeout(std::time::Duration::from_millis(100));
-            if worker.is_finished() {
+            std::thread::park_timeout(every);
+            if done.load(Ordering::Acquire) {
                 break;
             }
-            progress(LoadProgress {
-                phase,
-                bytes_done: total,
-                bytes_total: total,
-            });
+            tick();
         }
         worker
             .join()
@@ -495,5 +511,50 @@ fn dump_error(e: EtDumpError, dump_name: &str, bytes: &[u8]) -> LoadError {
             path: dump_name.to_string(),
             detail: other.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn ticks_until_the_work_ends_and_returns_when_it_does() {
+        // Ticks every 10 ms while 100 ms of work runs; no more once it ends.
+        let mut ticks = 0;
+        let out = with_ticks(Duration::from_millis(10), &mut || ticks += 1, || {
+            std::thread::sleep(Duration::from_millis(100));
+            7
+        });
+        assert_eq!(out, 7);
+        assert!((3..=10).contains(&ticks), "{ticks} ticks");
+        // A tick every 3 s: the end of short work is not waited for at the next tick
+        // (the worker's wake-up is what ends the wait; many times over, as a lost
+        // wake-up would show only now and then).
+        for _ in 0..200 {
+            let t = Instant::now();
+            with_ticks(Duration::from_secs(3), &mut || {}, || {
+                std::thread::yield_now();
+            });
+            assert!(
+                t.elapsed() < Duration::from_millis(1500),
+                "{:?}",
+                t.elapsed()
+            );
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_work_is_passed_on_not_waited_for() {
+        let t = Instant::now();
+        let caught = std::panic::catch_unwind(|| {
+            with_ticks(Duration::from_secs(3600), &mut || {}, || -> u32 {
+                panic!("decoder failed")
+            })
+        });
+        let payload = caught.expect_err("the panic comes through");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"decoder failed"));
+        assert!(t.elapsed() < Duration::from_secs(5));
     }
 }

@@ -339,7 +339,10 @@ mod tests {
         let mut plain = Vec::new();
         serde_json::to_writer_pretty(&mut plain, &v).unwrap();
         let plain: serde_json::Value = serde_json::from_slice(&plain).unwrap();
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&text(&v)).unwrap(), plain);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text(&v)).unwrap(),
+            plain
+        );
     }
 
     #[test]
