@@ -177,13 +177,24 @@ pub struct Plausibility {
     /// instruction (sorted when not already), so a run costs at most O(n log n)
     /// however many calls it has.
     spans: Vec<(i32, bool, u64)>,
+    /// The ids of `Method::execute` and `DELEGATE_CALL` in the names table, looked up
+    /// again only when the table has grown since (ids never change once given; a hash
+    /// lookup per run was a few percent of a small model's load).
+    ids: Option<(usize, Option<super::NameId>, Option<super::NameId>)>,
 }
 
 impl Plausibility {
-    /// Takes in the events of one `Execute` run (ticks in ns), names in `names`.
+    /// Takes in the events of one `Execute` run (ticks in ns), names in `names`: the
+    /// dump's table, the same (growing) table on every call.
     pub fn execute_run(&mut self, names: &super::NameTable, events: &[super::ProfileEvent]) {
-        let method = names.find("Method::execute");
-        let call = names.find("DELEGATE_CALL");
+        let (method, call) = match self.ids {
+            Some((seen, method, call)) if seen == names.len() => (method, call),
+            _ => {
+                let (method, call) = (names.find("Method::execute"), names.find("DELEGATE_CALL"));
+                self.ids = Some((names.len(), method, call));
+                (method, call)
+            }
+        };
         let spans = &mut self.spans;
         spans.clear();
         for ev in events {
@@ -270,6 +281,33 @@ pub fn convert_events_to_ns(events: &mut [super::ProfileEvent], unit: TimeUnit) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etdump::{NameTable, ProfileEvent};
+
+    #[test]
+    fn names_met_in_a_later_chunk_are_found() {
+        // The table grows as chunks come: a Method::execute interned only after the
+        // first run still counts (2 h of ns here, over the hour that warns).
+        let method = |names: &mut NameTable, ns: u64| ProfileEvent {
+            name: Some(names.intern("Method::execute")),
+            delegate_id: None,
+            chain_index: -1,
+            instruction_id: -1,
+            start_ticks: 0,
+            end_ticks: ns,
+            metadata: None,
+        };
+        let mut names = NameTable::default();
+        names.intern("native_call_add.out");
+        let mut p = Plausibility::default();
+        p.execute_run(&names, &[]);
+        let short = method(&mut names, 1_000);
+        p.execute_run(&names, &[short]);
+        assert_eq!(p.longest_method, 1_000);
+        let long = method(&mut names, 7_200_000_000_000);
+        p.execute_run(&names, &[long]);
+        assert_eq!(p.longest_method, 7_200_000_000_000);
+        assert_eq!(p.messages(TimeUnit::Ns).len(), 1);
+    }
 
     #[test]
     fn parses_units() {
