@@ -16,11 +16,6 @@ impl Samples {
     pub fn new(values: Vec<f64>) -> Self {
         Samples(Arc::new(values))
     }
-
-    /// The samples as an owned vector (a copy only while they are shared).
-    pub fn into_vec(self) -> Vec<f64> {
-        Arc::try_unwrap(self.0).unwrap_or_else(|shared| shared.as_ref().clone())
-    }
 }
 
 impl Deref for Samples {
@@ -56,12 +51,6 @@ impl PartialEq<Vec<f64>> for Samples {
     }
 }
 
-impl PartialEq<[f64]> for Samples {
-    fn eq(&self, other: &[f64]) -> bool {
-        self[..] == *other
-    }
-}
-
 impl<const N: usize> PartialEq<[f64; N]> for Samples {
     fn eq(&self, other: &[f64; N]) -> bool {
         self[..] == other[..]
@@ -92,7 +81,5 @@ mod tests {
         assert_eq!(serde_json::to_string(&b).unwrap(), "[0.5,0.25]");
         let back: Samples = serde_json::from_str("[0.5,0.25]").unwrap();
         assert_eq!(back, a);
-        assert_eq!(b.into_vec(), vec![0.5, 0.25]);
-        assert_eq!(a.into_vec(), vec![0.5, 0.25]);
     }
 }
