@@ -842,6 +842,7 @@ fn runs_of_other_models_are_not_compared() {
         rows: None,
         change: None,
         row_changes: None,
+        test: None,
     };
     // Newest first: 1.2 ms after 1.0 ms of the same model: +20%, but one run against
     // one cannot be significant (too few samples: `~`).

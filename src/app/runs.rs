@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::data::ExplorerData;
 use crate::compare::{compare, single_change, CompareOptions, Verdict};
 use crate::rows::RowTree;
-use crate::stats::Stats;
+use crate::stats::{Samples, Stats};
 
 /// Loaded profiles kept in memory besides the one on screen.
 pub const CACHE_LIMIT: usize = 12;
@@ -124,13 +124,33 @@ pub fn baseline_of(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> O
     (index + 1..entries.len()).find(|&i| same_model(&entries[i]))
 }
 
-/// Recompute every entry's cached change (after loads, arrivals, removals, a pin).
+/// Recompute every entry's cached change (after loads, arrivals, removals, a pin). The
+/// test of an entry against its baseline is redone only when either side's samples
+/// changed (a watch event recomputes the list, not every entry's test).
 pub fn refresh_changes(w: &mut WatchState) {
-    let changes: Vec<Option<Change>> = (0..w.entries.len())
-        .map(|i| change(&w.entries, w.baseline, i))
-        .collect();
-    for (e, c) in w.entries.iter_mut().zip(changes) {
+    let (changes, tests): (Vec<Option<Change>>, Vec<Option<TestOf>>) = (0..w.entries.len())
+        .map(|i| {
+            let mut kept = None;
+            let c = change_by(&w.entries, w.baseline, i, &mut |base, now| {
+                let verdict = match &w.entries[i].test {
+                    Some(t) if t.base.shares(&base.samples) && t.now.shares(&now.samples) => {
+                        t.verdict
+                    }
+                    _ => single_change(base, now, &CompareOptions::default()).2,
+                };
+                kept = Some(TestOf {
+                    base: base.samples.clone(),
+                    now: now.samples.clone(),
+                    verdict,
+                });
+                verdict
+            });
+            (c, kept)
+        })
+        .unzip();
+    for ((e, c), t) in w.entries.iter_mut().zip(changes).zip(tests) {
         e.change = c;
+        e.test = t;
     }
     for i in 0..w.entries.len() {
         let base = match w.entries[i].change {
@@ -158,6 +178,18 @@ pub fn refresh_changes(w: &mut WatchState) {
 
 /// The change of entry `index` against its baseline (`baseline_of`).
 pub fn change(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> Option<Change> {
+    change_by(entries, pinned, index, &mut |base, now| {
+        single_change(base, now, &CompareOptions::default()).2
+    })
+}
+
+/// [`change`], the test of `Method::execute` (baseline, entry) made by `test`.
+fn change_by(
+    entries: &[RunEntry],
+    pinned: Option<u64>,
+    index: usize,
+    test: &mut dyn FnMut(&Stats, &Stats) -> Verdict,
+) -> Option<Change> {
     let e = entries.get(index)?;
     let now = e.facts?.median_ms?;
     if pinned == Some(e.id) {
@@ -175,13 +207,21 @@ pub fn change(entries: &[RunEntry], pinned: Option<u64>, index: usize) -> Option
         return None;
     }
     let verdict = match (&base.execute, &e.execute) {
-        (Some(a), Some(n)) => single_change(a, n, &CompareOptions::default()).2,
+        (Some(a), Some(n)) => test(a, n),
         _ => Verdict::TooFewSamples,
     };
     Some(Change::Relative {
         delta: (now - before) / before,
         verdict,
     })
+}
+
+/// The verdict of the change column's test, with the two sides' samples it was made from.
+#[derive(Debug, Clone)]
+pub struct TestOf {
+    base: Samples,
+    now: Samples,
+    verdict: Verdict,
 }
 
 #[derive(Debug, Clone)]
@@ -209,6 +249,8 @@ pub struct RunEntry {
     /// Every row against the same baseline (`row_changes`), with the two row trees it was
     /// computed from (recomputed only when either changes).
     pub row_changes: Option<RowChangesOf>,
+    /// The last test behind `change` (redone only when a side's samples change).
+    pub test: Option<TestOf>,
 }
 
 /// How many rows of a run are significantly slower and faster than in its baseline, and

@@ -58,6 +58,7 @@ pub(super) fn on_watch_event(
                 rows: None,
                 change: None,
                 row_changes: None,
+                test: None,
             });
         }
         WatchEvent::Error { path, message } => {
@@ -84,6 +85,7 @@ pub(super) fn on_watch_event(
                 rows: None,
                 change: None,
                 row_changes: None,
+                test: None,
             });
         }
         WatchEvent::Removed(path) => {
