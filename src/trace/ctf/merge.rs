@@ -1,0 +1,205 @@
+//! The merge of a trace's streams: each stream's current event in a heap, visited in
+//! time order; events whose time overflows their clock are counted and reported after.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::super::error::TraceError;
+use super::super::intervals::{TraceWarning, WarningLog};
+use super::clock::ClockConv;
+use super::flat;
+use super::stream::{EventPos, StreamCursor, StreamIssue};
+use super::{ctf_err, CtfEvent, CtfTrace, StreamFile};
+
+/// Events skipped because their time overflows with their clock.
+#[derive(Default)]
+struct ClockOverflow {
+    events: u64,
+    /// The first: trace directory, clock in words, raw cycles.
+    first: Option<(String, String, u64)>,
+}
+
+struct Source<'t> {
+    trace: &'t CtfTrace,
+    trace_index: usize,
+    stream: &'t StreamFile,
+    cursor: StreamCursor<'t>,
+    cur: Option<EventPos>,
+    ts: i64,
+}
+
+impl Source<'_> {
+    /// The next event whose time converts to ns (events whose time overflows are
+    /// counted in `overflow` and skipped: a 0 or a clamped time would be a silent lie).
+    fn advance(
+        &mut self,
+        warnings: &mut WarningLog,
+        overflow: &mut ClockOverflow,
+    ) -> Result<(), TraceError> {
+        loop {
+            let r = self.cursor.next_event();
+            if !self.cursor.issues.is_empty() {
+                self.drain_issues(warnings);
+            }
+            self.cur = r.map_err(|m| ctf_err(format!("{}: {m}", self.stream.rel)))?;
+            let Some(ev) = &self.cur else {
+                return Ok(());
+            };
+            let Some(c) = self.trace.clocks.get(ev.stream_class) else {
+                return Ok(());
+            };
+            match c.try_to_ns(ev.cycles) {
+                Some(ts) => {
+                    self.ts = ts;
+                    return Ok(());
+                }
+                None => self.overflowed(c, ev.cycles, overflow),
+            }
+        }
+    }
+
+    #[cold]
+    fn overflowed(&self, c: &ClockConv, cycles: u64, overflow: &mut ClockOverflow) {
+        overflow.events += 1;
+        if overflow.first.is_none() {
+            overflow.first = Some((self.trace.rel.clone(), c.describe(), cycles));
+        }
+    }
+
+    #[cold]
+    fn drain_issues(&mut self, warnings: &mut WarningLog) {
+        for issue in self.cursor.issues.drain(..) {
+            if let StreamIssue::Packet { kind, message } = issue {
+                let s = &self.stream.rel;
+                warnings.add(kind, || format!("{s}: {message}"));
+            }
+        }
+    }
+}
+
+/// Visit every event of `traces` in time order (ties: trace, then stream file order).
+/// Streams are decoded lazily, one current event each. Returns the decoding warnings
+/// (discarded events, skipped packets, index disagreements).
+pub fn for_each_event(
+    traces: &[CtfTrace],
+    f: impl FnMut(&CtfEvent<'_, '_>),
+) -> Result<Vec<TraceWarning>, TraceError> {
+    let mut warnings = WarningLog::default();
+    for_each_event_log(traces, None, &mut warnings, f)?;
+    Ok(warnings.finish())
+}
+
+/// After decoding: an error when a mapped stream file was truncated or rewritten under
+/// the decoder (what was decoded is not to be believed).
+fn check_streams_unchanged(traces: &[CtfTrace]) -> Result<(), TraceError> {
+    for s in traces.iter().flat_map(|t| &t.streams) {
+        s.data
+            .check_unchanged()
+            .map_err(|e| ctf_err(format!("{}: {e}", s.rel)))?;
+    }
+    Ok(())
+}
+
+/// The overflow warning, or the error when no event had a usable time.
+fn report_overflow(
+    overflow: &ClockOverflow,
+    kept: u64,
+    warnings: &mut WarningLog,
+) -> Result<(), TraceError> {
+    let Some((rel, clock, cycles)) = &overflow.first else {
+        return Ok(());
+    };
+    let n = overflow.events;
+    let what = format!(
+        "{rel}: {clock} puts {n} event time{} outside the range of ns since 1970 that fits 64 bits (years 1678 to 2262; the first at {cycles} cycles)",
+        if n == 1 { "" } else { "s" }
+    );
+    if kept == 0 {
+        return Err(ctf_err(format!(
+            "{what}, every event of the trace; its clock description is wrong"
+        )));
+    }
+    warnings.add("clock_overflow", || format!("{what}; those events skipped"));
+    Ok(())
+}
+
+/// Visit every event in time order (as [`for_each_event`]), then check that no mapped
+/// file changed meanwhile and report events whose time overflows (an error when that is
+/// every event). With `flat` (per trace, per event class), events of classes with a flat
+/// plan are decoded by it.
+pub(super) fn for_each_event_log<'a>(
+    traces: &'a [CtfTrace],
+    flat: Option<&'a [Vec<Option<flat::FlatPlan>>]>,
+    warnings: &mut WarningLog,
+    mut f: impl FnMut(&CtfEvent<'_, 'a>),
+) -> Result<(), TraceError> {
+    let mut kept = 0u64;
+    let mut overflow = ClockOverflow::default();
+    merge_events(traces, flat, warnings, &mut overflow, |ev| {
+        kept += 1;
+        f(ev)
+    })?;
+    check_streams_unchanged(traces)?;
+    report_overflow(&overflow, kept, warnings)
+}
+
+fn merge_events<'a>(
+    traces: &'a [CtfTrace],
+    flat: Option<&'a [Vec<Option<flat::FlatPlan>>]>,
+    warnings: &mut WarningLog,
+    overflow: &mut ClockOverflow,
+    mut f: impl FnMut(&CtfEvent<'_, 'a>),
+) -> Result<(), TraceError> {
+    let mut sources: Vec<Source<'_>> = Vec::new();
+    for (ti, t) in traces.iter().enumerate() {
+        for s in &t.streams {
+            let mut cursor =
+                StreamCursor::new(&t.meta, &t.compiled, &s.data.bytes, s.index.clone());
+            if let Some(plans) = flat.and_then(|f| f.get(ti)) {
+                cursor = cursor.with_flat_plans(plans);
+            }
+            sources.push(Source {
+                trace: t,
+                trace_index: ti,
+                stream: s,
+                cursor,
+                cur: None,
+                ts: 0,
+            });
+        }
+    }
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, s) in sources.iter_mut().enumerate() {
+        s.advance(warnings, overflow)?;
+        if s.cur.is_some() {
+            heap.push(Reverse((s.ts, i)));
+        }
+    }
+    // The stream on top is advanced in place (one sift instead of a pop and a push).
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((_, i)) = *top;
+        let s = &mut sources[i];
+        if let Some(pos) = s.cur {
+            let ev = CtfEvent {
+                ts_ns: s.ts,
+                cycles: pos.cycles,
+                class_name: &s.trace.meta.events[pos.class].name,
+                trace: s.trace,
+                trace_index: s.trace_index,
+                stream: &s.stream.rel,
+                offset: pos.offset,
+                leaves: &s.cursor.leaves,
+                pos,
+                op: pos.flat.then_some(&s.cursor.op),
+            };
+            f(&ev);
+        }
+        s.advance(warnings, overflow)?;
+        if s.cur.is_some() {
+            *top = Reverse((s.ts, i));
+        } else {
+            std::collections::binary_heap::PeekMut::pop(top);
+        }
+    }
+    Ok(())
+}
