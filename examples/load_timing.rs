@@ -34,4 +34,14 @@ fn main() {
         profile.runs.total,
         t.elapsed()
     );
+    // What the explorer builds from it before its first frame.
+    let t = Instant::now();
+    let data = cpuprof_tui::app::ExplorerData::from_profile(&profile);
+    let view = t.elapsed();
+    drop(profile);
+    eprintln!(
+        "view model after {view:.1?}; profile dropped after {:.1?}",
+        t.elapsed()
+    );
+    drop(data);
 }
