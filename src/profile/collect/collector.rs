@@ -52,6 +52,22 @@ struct Deferred {
     nearest_step: Option<usize>,
 }
 
+impl Deferred {
+    fn of(p: &Pending, run: usize, order: u32, nearest_step: Option<usize>) -> Deferred {
+        Deferred {
+            origin: p.origin,
+            run,
+            instr: p.instr,
+            label: p.label,
+            kind: p.kind,
+            order,
+            ns: p.ns,
+            metadata: p.metadata,
+            nearest_step,
+        }
+    }
+}
+
 /// The collection of one method's runs, fed one run at a time in run order (from a
 /// decoded dump, or from chunks of runs as they are decoded: no event array needed).
 pub(crate) struct Collector<'p> {
@@ -316,17 +332,7 @@ impl<'p> Collector<'p> {
                 // after every run is seen.
                 let had_steps = has_step_events.get(p.instr).copied().unwrap_or(false);
                 if had_steps {
-                    deferred.push(Deferred {
-                        origin: p.origin,
-                        run,
-                        instr: p.instr,
-                        label: p.label,
-                        kind: p.kind,
-                        order,
-                        ns: p.ns,
-                        metadata: p.metadata,
-                        nearest_step: None,
-                    });
+                    deferred.push(Deferred::of(p, run, order, None));
                 } else {
                     let row = row_for(out, row_index, p, Slot::Order(order));
                     out.instructions[p.instr].rows[row].series.push(run, p.ns);
@@ -372,17 +378,7 @@ impl<'p> Collector<'p> {
                         (Some(_), _) => before,
                         _ => after,
                     };
-                    deferred.push(Deferred {
-                        origin: p.origin,
-                        run,
-                        instr: p.instr,
-                        label: p.label,
-                        kind: p.kind,
-                        order,
-                        ns: p.ns,
-                        metadata: p.metadata,
-                        nearest_step: nearest.map(|s| s.row),
-                    });
+                    deferred.push(Deferred::of(p, run, order, nearest.map(|s| s.row)));
                 }
             }
         }

@@ -1,12 +1,32 @@
 //! Type declarations: `typealias`, `typedef`, declarators with array and sequence
 //! dimensions, the type specifiers (each kind, and aliases), struct and variant bodies.
 
+use std::collections::HashMap;
+
 use super::super::lexer::Tok;
 use super::super::{err, EnumMapping, Field, IntType, MetaError, Type, TypeId};
 use super::{strip_underscore, Parser, Val};
 
 /// Nesting deeper than this is refused (bounds the parser's recursion on hostile input).
 const MAX_DEPTH: usize = 64;
+
+/// The type a reference without a body names (`struct foo`, `variant bar <tag>`, `enum
+/// e`): its name and the type `known` holds for it, declared before.
+fn declared(
+    known: &HashMap<String, TypeId>,
+    kind: &str,
+    name: Option<String>,
+    line: usize,
+) -> Result<(String, TypeId), MetaError> {
+    let n = name.ok_or_else(|| MetaError {
+        line,
+        message: format!("`{kind}` without a name or a body"),
+    })?;
+    match known.get(&n) {
+        Some(&t) => Ok((n, t)),
+        None => err(line, format!("unknown {kind} `{n}`")),
+    }
+}
 
 impl Parser<'_> {
     pub(super) fn typealias(&mut self, depth: usize) -> Result<(), MetaError> {
@@ -152,13 +172,7 @@ impl Parser<'_> {
             }
             "struct" => {
                 self.bump();
-                let name = match self.peek().clone() {
-                    Tok::Ident(n) => {
-                        self.bump();
-                        Some(n)
-                    }
-                    _ => None,
-                };
+                let name = self.optional_ident();
                 if self.eat_punct("{") {
                     let mut fields = Vec::new();
                     self.fields_until_close(depth, &mut fields)?;
@@ -169,14 +183,7 @@ impl Parser<'_> {
                     }
                     Ok(t)
                 } else {
-                    let n = name.ok_or_else(|| MetaError {
-                        line,
-                        message: "`struct` without a name or a body".into(),
-                    })?;
-                    let t = *self.structs.get(&n).ok_or_else(|| MetaError {
-                        line,
-                        message: format!("unknown struct `{n}`"),
-                    })?;
+                    let (_, t) = declared(&self.structs, "struct", name, line)?;
                     if self.is_ident("align") {
                         let align = self.align_attr()?;
                         if let Type::Struct { fields, align: a } = self.types[t as usize].clone() {
@@ -191,13 +198,7 @@ impl Parser<'_> {
             }
             "variant" => {
                 self.bump();
-                let name = match self.peek().clone() {
-                    Tok::Ident(n) => {
-                        self.bump();
-                        Some(n)
-                    }
-                    _ => None,
-                };
+                let name = self.optional_ident();
                 let mut tag = None;
                 if self.eat_punct("<") {
                     let mut path = vec![self.ident("as a variant tag")?];
@@ -228,14 +229,7 @@ impl Parser<'_> {
                     }
                     Ok(t)
                 } else {
-                    let n = name.ok_or_else(|| MetaError {
-                        line,
-                        message: "`variant` without a name or a body".into(),
-                    })?;
-                    let t = *self.variants.get(&n).ok_or_else(|| MetaError {
-                        line,
-                        message: format!("unknown variant `{n}`"),
-                    })?;
+                    let (n, t) = declared(&self.variants, "variant", name, line)?;
                     match (tag, self.types[t as usize].clone()) {
                         (Some(tag), Type::Variant { options, .. }) => {
                             self.add_type(Type::Variant {
@@ -251,13 +245,7 @@ impl Parser<'_> {
             }
             "enum" => {
                 self.bump();
-                let name = match self.peek().clone() {
-                    Tok::Ident(n) => {
-                        self.bump();
-                        Some(n)
-                    }
-                    _ => None,
-                };
+                let name = self.optional_ident();
                 let container = if self.eat_punct(":") {
                     let l = self.line();
                     if self.is_ident("integer") {
@@ -275,14 +263,7 @@ impl Parser<'_> {
                 } else if self.is_punct("{") {
                     self.int_alias("int", line)?
                 } else {
-                    let n = name.clone().ok_or_else(|| MetaError {
-                        line,
-                        message: "`enum` without a name or a body".into(),
-                    })?;
-                    return self.enums.get(&n).copied().ok_or_else(|| MetaError {
-                        line,
-                        message: format!("unknown enum `{n}`"),
-                    });
+                    return declared(&self.enums, "enum", name, line).map(|(_, t)| t);
                 };
                 self.expect_punct("{", "to open an enum body")?;
                 let mut mappings = Vec::new();

@@ -177,6 +177,17 @@ impl Parser<'_> {
             )
         }
     }
+    /// The next token's name when it is one (taken), else None (nothing taken).
+    fn optional_ident(&mut self) -> Option<String> {
+        match self.peek().clone() {
+            Tok::Ident(n) => {
+                self.bump();
+                Some(n)
+            }
+            _ => None,
+        }
+    }
+
     fn ident(&mut self, ctx: &str) -> Result<String, MetaError> {
         match self.peek().clone() {
             Tok::Ident(s) => {
