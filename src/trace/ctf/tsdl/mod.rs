@@ -266,6 +266,22 @@ event { name = "p:e"; id = 0; fields := struct { string _name; unsigned long _le
     }
 
     #[test]
+    fn a_type_named_without_a_body_must_be_declared_before() {
+        // Line 10 is the event; each field refers to a struct, variant or enum by name.
+        for (field, message) in [
+            ("struct nope _x;", "unknown struct `nope`"),
+            ("variant nope <_n> _x;", "unknown variant `nope`"),
+            ("enum nope _x;", "unknown enum `nope`"),
+            ("struct _x;", "unknown struct `_x`"),
+            ("struct;", "`struct` without a name or a body"),
+        ] {
+            let bad = SMALL.replace("string _name;", &format!("string _name; {field}"));
+            let e = parse_metadata(&bad).unwrap_err();
+            assert_eq!((e.line, e.message.as_str()), (10, message), "{field}");
+        }
+    }
+
+    #[test]
     fn errors_name_the_construct_and_line() {
         let bad = SMALL.replace("string _name;", "float _name;");
         let e = parse_metadata(&bad).unwrap_err();
