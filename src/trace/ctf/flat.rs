@@ -196,12 +196,9 @@ impl FlatPlan {
                         return false;
                     }
                     let at = (p / 8) as usize;
-                    let Some(b) = data.get(at..at + bytes as usize) else {
+                    let Some(raw) = le_bytes(data, at, bytes) else {
                         return false;
                     };
-                    let mut word = [0u8; 8];
-                    word[..b.len()].copy_from_slice(b);
-                    let raw = u64::from_le_bytes(word);
                     p += bits;
                     if role != Role::Skip {
                         out.take(role, int_value(raw, bytes * 8, signed));
@@ -232,7 +229,7 @@ impl FlatPlan {
                     let Some(hay) = data.get(from..to.max(from)) else {
                         return false;
                     };
-                    let Some(nul) = memchr::memchr(0, hay) else {
+                    let Some(nul) = super::decode::find_nul(hay) else {
                         return false;
                     };
                     p += 8 * (nul as u64 + 1);
@@ -243,6 +240,28 @@ impl FlatPlan {
         *pos = p;
         true
     }
+}
+
+/// The little-endian integer of `bytes` (1 to 8) bytes at `at` in `data`. One 8-byte
+/// load, masked, where 8 bytes are there (a copy of `bytes` bytes into a word would be a
+/// call to `memcpy`, and the load after it would wait on that copy's stores).
+#[inline]
+fn le_bytes(data: &[u8], at: usize, bytes: u32) -> Option<u64> {
+    let n = bytes as usize;
+    if let Some(word) = data.get(at..at.wrapping_add(8)) {
+        if n <= 8 {
+            let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            return Some(if n == 8 {
+                w
+            } else {
+                w & ((1u64 << (8 * n)) - 1)
+            });
+        }
+    }
+    let b = data.get(at..at.checked_add(n)?)?;
+    let mut word = [0u8; 8];
+    word.get_mut(..b.len())?.copy_from_slice(b);
+    Some(u64::from_le_bytes(word))
 }
 
 /// An integer field's value as the generic decoder gives it.
@@ -262,5 +281,26 @@ fn role_of(ids: &OpFieldIds, name: u32, top: bool) -> Role {
         Role::Skip
     } else {
         ids.role(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::le_bytes;
+
+    #[test]
+    fn le_bytes_reads_each_width_with_and_without_8_bytes_after_it() {
+        let data: Vec<u8> = (1..=16u8).map(|b| b * 0x0F).collect();
+        for n in 1..=8u32 {
+            for at in 0..data.len() {
+                // The reference: the bytes one by one, the first the least significant.
+                let expected = data
+                    .get(at..at + n as usize)
+                    .map(|b| b.iter().rev().fold(0u64, |v, &x| (v << 8) | u64::from(x)));
+                assert_eq!(le_bytes(&data, at, n), expected, "{n} bytes at {at}");
+            }
+        }
+        assert_eq!(le_bytes(&data, usize::MAX, 4), None);
+        assert_eq!(le_bytes(&data, 0, 9), None);
     }
 }

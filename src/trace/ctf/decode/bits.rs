@@ -53,7 +53,7 @@ impl<'a> BitReader<'a> {
         let start = (self.pos / 8) as usize;
         let end = (self.end / 8) as usize;
         let hay = &self.data[start..end.max(start)];
-        let Some(nul) = memchr::memchr(0, hay) else {
+        let Some(nul) = find_nul(hay) else {
             return fail(
                 self.pos,
                 "a string runs past the end of the packet content (no NUL)",
@@ -153,10 +153,35 @@ impl ClockState {
     }
 }
 
+/// Words tested one by one before [`find_nul`] hands the rest to `memchr`: strings in
+/// traces are mostly short names (`aten::addmm`, an empty overload), which end within
+/// them, and a vector search costs more to set up than it saves on a few bytes.
+const SHORT_STRING_WORDS: usize = 4;
+
+/// Position of the first NUL byte of `hay`.
+#[inline]
+pub(crate) fn find_nul(hay: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    for word in hay.chunks_exact(8).take(SHORT_STRING_WORDS) {
+        let w = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
+        // The lowest set high bit marks the first zero byte: a borrow can only mark a
+        // byte above a zero one, never below it.
+        let zeros = w.wrapping_sub(ONES) & !w & HIGHS;
+        if zeros != 0 {
+            return Some(at + (zeros.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    memchr::memchr(0, &hay[at..]).map(|n| at + n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::sign_extend;
     use super::*;
+    use proptest::strategy::Just;
 
     #[test]
     fn bit_fields_little_and_big_endian() {
@@ -189,5 +214,37 @@ mod tests {
         assert_eq!(c.value, 42);
         assert_eq!(sign_extend(0b11111, 5), -1);
         assert_eq!(sign_extend(0x7FFF_FFFF, 32), 0x7FFF_FFFF);
+    }
+
+    #[test]
+    fn find_nul_at_every_position_of_the_word_loop_and_past_it() {
+        // Each position 0..40 (the four tested words and the memchr rest), with bytes
+        // that make the word test's borrows (0x01 after the zero, 0x80 and 0xFF around).
+        for fill in [0x01u8, 0x80, 0xFF, b'a'] {
+            for len in 0..48 {
+                for nul in 0..len {
+                    let mut hay = vec![fill; len];
+                    hay[nul] = 0;
+                    assert_eq!(find_nul(&hay), Some(nul), "fill {fill:#x} len {len}");
+                    // A second zero later does not move the first.
+                    if nul + 1 < len {
+                        hay[len - 1] = 0;
+                        assert_eq!(find_nul(&hay), Some(nul));
+                    }
+                }
+                assert_eq!(find_nul(&vec![fill; len]), None);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn find_nul_is_the_first_zero_byte(hay in proptest::collection::vec(
+            proptest::prop_oneof![Just(0u8), Just(1u8), Just(0x80u8), proptest::num::u8::ANY],
+            0..80,
+        )) {
+            // The reference: the position of the first zero by a plain scan.
+            proptest::prop_assert_eq!(find_nul(&hay), hay.iter().position(|&b| b == 0));
+        }
     }
 }

@@ -8,6 +8,7 @@ mod program;
 mod tree;
 
 use super::tsdl::{Metadata, TypeId};
+pub(crate) use bits::find_nul;
 pub use bits::{BitReader, ClockState};
 pub use program::{Op, Program};
 
