@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests: fixture paths and profile loading.
 #![allow(dead_code)]
 
+pub mod ctf_truth;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::AtomicBool;

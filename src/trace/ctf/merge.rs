@@ -13,10 +13,21 @@ use super::{ctf_err, CtfEvent, CtfTrace, StreamFile};
 
 /// Events skipped because their time overflows with their clock.
 #[derive(Default)]
-struct ClockOverflow {
+pub(super) struct ClockOverflow {
     events: u64,
     /// The first: trace directory, clock in words, raw cycles.
     first: Option<(String, String, u64)>,
+}
+
+impl ClockOverflow {
+    /// One more event of trace `rel` whose time overflows with `c`.
+    #[cold]
+    pub(super) fn add(&mut self, rel: &str, c: &ClockConv, cycles: u64) {
+        self.events += 1;
+        if self.first.is_none() {
+            self.first = Some((rel.to_string(), c.describe(), cycles));
+        }
+    }
 }
 
 struct Source<'t> {
@@ -60,10 +71,7 @@ impl Source<'_> {
 
     #[cold]
     fn overflowed(&self, c: &ClockConv, cycles: u64, overflow: &mut ClockOverflow) {
-        overflow.events += 1;
-        if overflow.first.is_none() {
-            overflow.first = Some((self.trace.rel.clone(), c.describe(), cycles));
-        }
+        overflow.add(&self.trace.rel, c, cycles);
     }
 
     #[cold]
@@ -91,7 +99,7 @@ pub fn for_each_event(
 
 /// After decoding: an error when a mapped stream file was truncated or rewritten under
 /// the decoder (what was decoded is not to be believed).
-fn check_streams_unchanged(traces: &[CtfTrace]) -> Result<(), TraceError> {
+pub(super) fn check_streams_unchanged(traces: &[CtfTrace]) -> Result<(), TraceError> {
     for s in traces.iter().flat_map(|t| &t.streams) {
         s.data
             .check_unchanged()
@@ -101,7 +109,7 @@ fn check_streams_unchanged(traces: &[CtfTrace]) -> Result<(), TraceError> {
 }
 
 /// The overflow warning, or the error when no event had a usable time.
-fn report_overflow(
+pub(super) fn report_overflow(
     overflow: &ClockOverflow,
     kept: u64,
     warnings: &mut WarningLog,

@@ -37,6 +37,7 @@
 //! events whose time overflows with their clock (skipped, counted), traces found in a
 //! folder below the root rather than at it (named).
 
+mod ahead;
 mod clock;
 pub mod decode;
 pub mod flat;

@@ -1,9 +1,12 @@
-//! Op events of a CTF directory, paired as they come: the streams are decoded and merged
-//! on this thread, the op events go in batches to a second thread that pairs them
-//! (string interning is about half the work), so decoding and pairing overlap. The
-//! pairing is either the interval pairing of every reader ([`read_dir_intervals`], for
-//! the model) or the tally pairing ([`tally_dir`]), which keeps per-op totals and the
-//! open calls only: memory follows the ops and the nesting depth, not the events.
+//! Op events of a CTF directory, paired as they come, on two threads. On a big trace
+//! the streams are decoded (and their events classified) on one thread, ahead of this
+//! one, which merges them in time order and pairs the op events ([`super::ahead`]).
+//! Otherwise this thread decodes and merges the streams and the op events go in batches
+//! to a second thread that pairs them (string interning is about half the work). Either
+//! way decoding and pairing overlap. The pairing is either the interval pairing of every
+//! reader ([`read_dir_intervals`], for the model) or the tally pairing ([`tally_dir`]),
+//! which keeps per-op totals and the open calls only: memory follows the ops and the
+//! nesting depth, not the events.
 
 use std::path::Path;
 
@@ -13,11 +16,143 @@ use super::super::intervals::{ImportCounts, IntervalSet, TraceWarning, WarningLo
 use super::super::model::TraceProfile;
 use super::super::pairing::{OpEvent, OpEventKind, OpSink, Pairer, TallyPairer};
 use super::super::tally::TallyInput;
+use super::ahead::{for_each_event_ahead, AHEAD_MIN_BYTES};
 use super::decode::Value;
 use super::flat::{FlatPlan, OpFieldIds, OpFields};
 use super::{for_each_event_log, open_traces_log, CtfTrace};
 
 const BATCH: usize = 4096;
+
+/// What an event is to the pairing.
+#[derive(Clone, Copy)]
+enum Item<'a> {
+    /// Not an op event: an event of this class of this trace.
+    Ignored { trace: usize, class: usize },
+    /// An op event without a `name` string.
+    NoName { ignored_fields: u32 },
+    /// An op event (its `line` is set in merge order).
+    Op {
+        ev: OpEvent<'a>,
+        ignored_fields: u32,
+        missing_ctx: bool,
+    },
+}
+
+/// Tells what each event is to the pairing, per trace: the kind of each event class,
+/// the ids of the fields the pairing takes, the host.
+struct Classifier<'c> {
+    kinds: &'c [Vec<Option<OpEventKind>>],
+    ids: &'c [OpFieldIds],
+    hosts: &'c [Option<String>],
+}
+
+impl<'c> Classifier<'c> {
+    // Always inlined: on the serial path the `Item` then lives in registers instead of
+    // being written out and copied again (80 instructions an event otherwise).
+    #[inline(always)]
+    fn item<'a>(&self, ev: &super::CtfEvent<'_, 'a>) -> Item<'a>
+    where
+        'c: 'a,
+    {
+        let ti = ev.trace_index;
+        let Some(kind) = self.kinds[ti][ev.pos.class] else {
+            return Item::Ignored {
+                trace: ti,
+                class: ev.pos.class,
+            };
+        };
+        let fields = match ev.op_fields() {
+            Some(f) => *f,
+            None => {
+                let mut f = OpFields::default();
+                for l in ev.leaves[ev.pos.ctx_start..].iter().filter(|l| l.top) {
+                    f.take(self.ids[ti].role(l.name), l.value);
+                }
+                f
+            }
+        };
+        let Some(Value::S(name)) = fields.name else {
+            return Item::NoName {
+                ignored_fields: fields.ignored,
+            };
+        };
+        Item::Op {
+            ignored_fields: fields.ignored,
+            missing_ctx: fields.pid.is_none() || fields.tid.is_none(),
+            ev: OpEvent {
+                kind,
+                ts_ns: ev.ts_ns,
+                source: ti as u32,
+                host: self.hosts[ti].as_deref(),
+                pid: fields.pid.unwrap_or(-1),
+                tid: fields.tid.unwrap_or(-1),
+                name,
+                overload: match fields.overload {
+                    Some(Value::S(o)) => o,
+                    _ => b"",
+                },
+                line: 0,
+            },
+        }
+    }
+}
+
+/// The counts over the events, in merge order.
+struct Tally<'c> {
+    counts: ImportCounts,
+    /// Per trace, per event class: the events that are not op events.
+    ignored: &'c mut [Vec<u64>],
+    missing_ctx: u64,
+    no_name: u64,
+}
+
+impl Tally<'_> {
+    /// Counts one more event; its op event, numbered, if it is one to pair.
+    #[inline]
+    fn take<'a>(&mut self, item: &Item<'a>) -> Option<OpEvent<'a>> {
+        self.counts.events += 1;
+        match *item {
+            Item::Ignored { trace, class } => {
+                self.ignored[trace][class] += 1;
+                self.counts.ignored_events += 1;
+                None
+            }
+            Item::NoName { ignored_fields } => {
+                self.counts.ignored_fields += u64::from(ignored_fields);
+                self.no_name += 1;
+                self.counts.malformed += 1;
+                None
+            }
+            Item::Op {
+                mut ev,
+                ignored_fields,
+                missing_ctx,
+            } => {
+                self.counts.ignored_fields += u64::from(ignored_fields);
+                self.missing_ctx += u64::from(missing_ctx);
+                ev.line = self.counts.events as usize;
+                Some(ev)
+            }
+        }
+    }
+}
+
+/// Whether the streams are decoded on a thread of their own, ahead of the merge: when
+/// there is a core for it and enough to decode. Tests make either path run on any trace
+/// with `CPUPROF_TUI_TEST_CTF_AHEAD=always` or `never`.
+fn decode_ahead(traces: &[CtfTrace]) -> bool {
+    match std::env::var("CPUPROF_TUI_TEST_CTF_AHEAD").as_deref() {
+        Ok("always") => return true,
+        Ok("never") => return false,
+        _ => {}
+    }
+    let bytes: u64 = traces
+        .iter()
+        .flat_map(|t| &t.streams)
+        .map(|s| s.data.bytes.len() as u64)
+        .sum();
+    bytes >= AHEAD_MIN_BYTES && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
 
 /// What decoding a directory into a sink gives besides the sink: the decoding warnings
 /// (discarded events, skipped packets, ignored kinds, ..) and the counts.
@@ -83,82 +218,74 @@ fn pair_streams<S: OpSink>(
         .iter()
         .map(|t| t.meta.env_str("hostname").map(str::to_string))
         .collect();
-    let mut counts = ImportCounts::default();
-    let mut missing_ctx = 0u64;
-    let mut no_name = 0u64;
-    // Two stages on two threads: this one decodes and merges the streams, the other
-    // pairs op events. Batches go through a bounded channel and come back empty for
-    // reuse, so memory stays flat.
+    // What each event is, from its fields alone (so it can be found on the thread
+    // that decodes); the counts and line numbers are kept in merge order.
+    let classifier = Classifier {
+        kinds: &kinds,
+        ids: &ids,
+        hosts: &hosts,
+    };
+    let mut tally = Tally {
+        counts: ImportCounts::default(),
+        ignored: &mut ignored,
+        missing_ctx: 0,
+        no_name: 0,
+    };
     let mut decoded = Ok(());
-    let paired = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(4);
-        let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(8);
-        let worker = scope.spawn(move || {
-            let mut sink = S::default();
-            for mut batch in rx {
-                for ev in &batch {
-                    sink.event(ev);
-                }
-                batch.clear();
-                let _ = back_tx.try_send(batch);
+    let paired = if decode_ahead(traces) {
+        // Two stages on two threads: the other one decodes the streams (and classifies
+        // their events), this one merges them and pairs the op events.
+        let mut sink = S::default();
+        decoded = for_each_event_ahead(traces, &plans, warnings, &|ev| classifier.item(ev), |item| {
+            if let Some(ev) = tally.take(item) {
+                sink.event(&ev);
             }
-            sink
         });
-        let mut batch: Vec<OpEvent<'_>> = Vec::with_capacity(BATCH);
-        decoded = for_each_event_log(traces, Some(&plans), warnings, |ev| {
-            counts.events += 1;
-            let ti = ev.trace_index;
-            let Some(kind) = kinds[ti][ev.pos.class] else {
-                ignored[ti][ev.pos.class] += 1;
-                counts.ignored_events += 1;
-                return;
-            };
-            let fields = match ev.op_fields() {
-                Some(f) => *f,
-                None => {
-                    let mut f = OpFields::default();
-                    for l in ev.leaves[ev.pos.ctx_start..].iter().filter(|l| l.top) {
-                        f.take(ids[ti].role(l.name), l.value);
+        Ok(sink)
+    } else {
+        // Two stages on two threads: this one decodes and merges the streams, the other
+        // pairs op events. Batches go through a bounded channel and come back empty for
+        // reuse, so memory stays flat.
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(4);
+            let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(8);
+            let worker = scope.spawn(move || {
+                let mut sink = S::default();
+                for mut batch in rx {
+                    for ev in &batch {
+                        sink.event(ev);
                     }
-                    f
+                    batch.clear();
+                    let _ = back_tx.try_send(batch);
                 }
-            };
-            counts.ignored_fields += u64::from(fields.ignored);
-            let Some(Value::S(name)) = fields.name else {
-                no_name += 1;
-                counts.malformed += 1;
-                return;
-            };
-            if fields.pid.is_none() || fields.tid.is_none() {
-                missing_ctx += 1;
-            }
-            batch.push(OpEvent {
-                kind,
-                ts_ns: ev.ts_ns,
-                source: ti as u32,
-                host: hosts[ti].as_deref(),
-                pid: fields.pid.unwrap_or(-1),
-                tid: fields.tid.unwrap_or(-1),
-                name,
-                overload: match fields.overload {
-                    Some(Value::S(o)) => o,
-                    _ => b"",
-                },
-                line: counts.events as usize,
+                sink
             });
-            if batch.len() == BATCH {
-                let next = back_rx
-                    .try_recv()
-                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                let _ = tx.send(std::mem::replace(&mut batch, next));
+            let mut batch: Vec<OpEvent<'_>> = Vec::with_capacity(BATCH);
+            decoded = for_each_event_log(traces, Some(&plans), warnings, |ev| {
+                let Some(op) = tally.take(&classifier.item(ev)) else {
+                    return;
+                };
+                batch.push(op);
+                if batch.len() == BATCH {
+                    let next = back_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                    let _ = tx.send(std::mem::replace(&mut batch, next));
+                }
+            });
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
             }
-        });
-        if !batch.is_empty() {
-            let _ = tx.send(batch);
-        }
-        drop(tx);
-        worker.join()
-    });
+            drop(tx);
+            worker.join()
+        })
+    };
+    let Tally {
+        counts,
+        missing_ctx,
+        no_name,
+        ..
+    } = tally;
     decoded?;
     let sink =
         paired.map_err(|_| TraceError::Ctf("internal error: the pairing thread stopped".into()))?;

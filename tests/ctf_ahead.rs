@@ -1,0 +1,181 @@
+//! The CTF op-event path with the streams decoded ahead on a thread of their own
+//! (`trace::ctf::ahead`). By default it runs only on traces of 64 MB and more, so here
+//! `CPUPROF_TUI_TEST_CTF_AHEAD=always` (set for the whole test binary and inherited by
+//! the binary it runs) makes it run on every trace: the real LTTng recording against its
+//! golden tally, traces of the test-support writer against the calls written, a clock
+//! that overflows and a truncated stream against what the serial path reports.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::ctf_truth::expected;
+use cpuprof_tui::trace::ctf::writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
+use cpuprof_tui::trace::{self, ctf};
+
+const KNOB: &str = "CPUPROF_TUI_TEST_CTF_AHEAD";
+
+/// Every test of this binary asks for the same value, so setting it again is harmless.
+fn ahead() {
+    std::env::set_var(KNOB, "always");
+}
+
+fn run(mode: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .env(KNOB, mode)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn thapi(rel: &str) -> PathBuf {
+    common::fixture("thapi").join(rel)
+}
+
+#[test]
+fn the_real_recording_tallies_to_the_golden_byte_for_byte() {
+    ahead();
+    let want = std::fs::read_to_string(thapi("expected_tally_thapi_style.txt")).unwrap();
+    let root = thapi("ctf");
+    let o = run("always", &["report", s(&root), "--format", "tally"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), want);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("orphan_exit: event 7: exit of aten::orphan_exit"),
+        "{err}"
+    );
+    // The warnings (event numbers included) are the serial path's, in its order.
+    let serial = run("never", &["report", s(&root), "--format", "tally"]);
+    assert_eq!(err, String::from_utf8(serial.stderr).unwrap());
+}
+
+fn check(cfg: WriterConfig, events: usize, threads: usize) {
+    ahead();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ust/uid/1000/64-bit");
+    let calls = write_workload(&dir, cfg.clone(), events, threads).unwrap();
+    let want = expected(&cfg, &calls);
+    let t = ctf::tally_dir(tmp.path()).unwrap();
+    assert_eq!(t.tally.rows.len(), want.len(), "{cfg:?}");
+    for row in &t.tally.rows {
+        let (n, total, min, max) = want[&row.name];
+        assert_eq!(
+            (row.calls, row.errors, row.total_ns, row.min_ns, row.max_ns),
+            (n, 0, total, Some(min), Some(max)),
+            "{} {cfg:?}",
+            row.name
+        );
+    }
+    // The model's reader takes the same path.
+    let p = trace::load_trace(tmp.path()).unwrap();
+    assert_eq!(t.tally, trace::tally::TallyInput::from_profile(&p));
+    assert_eq!(t.warnings, p.warnings);
+}
+
+#[test]
+fn written_traces_tally_to_the_calls_written() {
+    // Many small packets over 4 streams: batches end mid-packet and streams interleave.
+    check(
+        WriterConfig {
+            streams: 4,
+            packet_size: 512,
+            ..WriterConfig::default()
+        },
+        40_000,
+        8,
+    );
+    // More streams than threads (some streams stay empty or end early), big-endian,
+    // compact headers whose timestamps wrap.
+    check(
+        WriterConfig {
+            streams: 16,
+            big_endian: true,
+            compact_header: true,
+            ..WriterConfig::default()
+        },
+        20_000,
+        3,
+    );
+    // One stream.
+    check(
+        WriterConfig {
+            streams: 1,
+            ..WriterConfig::default()
+        },
+        5_000,
+        2,
+    );
+}
+
+#[test]
+fn a_clock_past_the_range_is_counted_and_skipped_as_serially() {
+    ahead();
+    // As hostile_round2's row 5: the first 3 calls fit the i64 ns range, the 2 after
+    // do not (their 4 events are skipped and counted).
+    let cfg = WriterConfig {
+        streams: 1,
+        clock_offset: i64::MAX - 10_000,
+        ..WriterConfig::default()
+    };
+    let mut w = CtfWriter::new(cfg);
+    for i in 0..5u64 {
+        let t = 1_000 + 4_000 * i;
+        for (entry, ts) in [(true, t), (false, t + 500)] {
+            let op = WriteEvent::Op {
+                entry,
+                vpid: 1,
+                vtid: 1,
+                name: "aten::x",
+                overload: "",
+            };
+            w.event(0, ts, op);
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    w.finish(tmp.path()).unwrap();
+    let o = run("always", &["report", s(tmp.path()), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let e = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        e.contains("clock_overflow") && e.contains("puts 4 event times"),
+        "{e}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ops"][0]["calls"], 3);
+    assert_eq!(v["ops"][0]["inclusive_total"], 0.0015);
+}
+
+#[test]
+fn a_truncated_stream_is_the_same_one_line_error() {
+    ahead();
+    let tmp = tempfile::tempdir().unwrap();
+    let from = thapi("ctf/ust/uid/0/64-bit");
+    for e in std::fs::read_dir(&from).unwrap().flatten() {
+        let to = tmp.path().join(e.file_name());
+        if e.path().is_dir() {
+            std::fs::create_dir(&to).unwrap();
+            for f in std::fs::read_dir(e.path()).unwrap().flatten() {
+                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+            }
+        } else {
+            std::fs::copy(e.path(), to).unwrap();
+        }
+    }
+    let f = tmp.path().join("blocking-channel_1");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..2000]).unwrap();
+    let o = run("always", &["report", s(tmp.path()), "--format", "tally"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("blocking-channel_1: packet at offset 0 is truncated"),
+        "{err}"
+    );
+}
