@@ -10,8 +10,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::ctf_truth::expected;
-use cpuprof_tui::trace::ctf::writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
+use common::ctf_truth::{
+    assert_overflowing_clock_report, assert_tally_rows, expected, write_overflowing_clock_trace,
+};
+use cpuprof_tui::trace::ctf::writer::{write_workload, WriterConfig};
 use cpuprof_tui::trace::{self, ctf};
 
 const KNOB: &str = "CPUPROF_TUI_TEST_CTF_AHEAD";
@@ -62,16 +64,7 @@ fn check(cfg: WriterConfig, events: usize, threads: usize) {
     let calls = write_workload(&dir, cfg.clone(), events, threads).unwrap();
     let want = expected(&cfg, &calls);
     let t = ctf::tally_dir(tmp.path()).unwrap();
-    assert_eq!(t.tally.rows.len(), want.len(), "{cfg:?}");
-    for row in &t.tally.rows {
-        let (n, total, min, max) = want[&row.name];
-        assert_eq!(
-            (row.calls, row.errors, row.total_ns, row.min_ns, row.max_ns),
-            (n, 0, total, Some(min), Some(max)),
-            "{} {cfg:?}",
-            row.name
-        );
-    }
+    assert_tally_rows(&t.tally.rows, &want, &format!("{cfg:?}"));
     // The model's reader takes the same path.
     let p = trace::load_trace(tmp.path()).unwrap();
     assert_eq!(t.tally, trace::tally::TallyInput::from_profile(&p));
@@ -116,57 +109,18 @@ fn written_traces_tally_to_the_calls_written() {
 #[test]
 fn a_clock_past_the_range_is_counted_and_skipped_as_serially() {
     ahead();
-    // As hostile_round2's row 5: the first 3 calls fit the i64 ns range, the 2 after
-    // do not (their 4 events are skipped and counted).
-    let cfg = WriterConfig {
-        streams: 1,
-        clock_offset: i64::MAX - 10_000,
-        ..WriterConfig::default()
-    };
-    let mut w = CtfWriter::new(cfg);
-    for i in 0..5u64 {
-        let t = 1_000 + 4_000 * i;
-        for (entry, ts) in [(true, t), (false, t + 500)] {
-            let op = WriteEvent::Op {
-                entry,
-                vpid: 1,
-                vtid: 1,
-                name: "aten::x",
-                overload: "",
-            };
-            w.event(0, ts, op);
-        }
-    }
+    // As hostile_round2's row 5: 3 calls counted, 4 events past the clock's range.
     let tmp = tempfile::tempdir().unwrap();
-    w.finish(tmp.path()).unwrap();
+    write_overflowing_clock_trace(tmp.path());
     let o = run("always", &["report", s(tmp.path()), "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let e = String::from_utf8(o.stderr).unwrap();
-    assert!(
-        e.contains("clock_overflow") && e.contains("puts 4 event times"),
-        "{e}"
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["ops"][0]["calls"], 3);
-    assert_eq!(v["ops"][0]["inclusive_total"], 0.0015);
+    assert_overflowing_clock_report(&o);
 }
 
 #[test]
 fn a_truncated_stream_is_the_same_one_line_error() {
     ahead();
     let tmp = tempfile::tempdir().unwrap();
-    let from = thapi("ctf/ust/uid/0/64-bit");
-    for e in std::fs::read_dir(&from).unwrap().flatten() {
-        let to = tmp.path().join(e.file_name());
-        if e.path().is_dir() {
-            std::fs::create_dir(&to).unwrap();
-            for f in std::fs::read_dir(e.path()).unwrap().flatten() {
-                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-            }
-        } else {
-            std::fs::copy(e.path(), to).unwrap();
-        }
-    }
+    common::copy_dir(&thapi("ctf/ust/uid/0/64-bit"), tmp.path());
     let f = tmp.path().join("blocking-channel_1");
     let bytes = std::fs::read(&f).unwrap();
     std::fs::write(&f, &bytes[..2000]).unwrap();

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::ctf_truth::{expected, to_ns};
+use common::ctf_truth::{assert_tally_rows, expected, to_ns};
 
 use cpuprof_tui::trace::ctf::writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
 use cpuprof_tui::trace::{self, ctf};
@@ -36,16 +36,7 @@ fn check(cfg: WriterConfig, events: usize, threads: usize) {
     // The tally read straight from the streams (what `report --format tally` prints):
     // the same written truth, without the model.
     let t = ctf::tally_dir(tmp.path()).unwrap();
-    assert_eq!(t.tally.rows.len(), want.len(), "{cfg:?}");
-    for row in &t.tally.rows {
-        let (n, total, min, max) = want[&row.name];
-        assert_eq!(
-            (row.calls, row.errors, row.total_ns, row.min_ns, row.max_ns),
-            (n, 0, total, Some(min), Some(max)),
-            "{} {cfg:?}",
-            row.name
-        );
-    }
+    assert_tally_rows(&t.tally.rows, &want, &format!("{cfg:?}"));
     // Order (total descending, then name), self time and counts as the model has them.
     assert_eq!(
         t.tally,

@@ -5,6 +5,8 @@
 //! and every numeric option with hostile values. Memory is measured in the child
 //! (`wait4`), never in this process.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -692,45 +694,12 @@ fn row5_a_clock_that_overflows_every_time_is_an_error_naming_it() {
 
 #[test]
 fn row5_events_past_the_clock_range_are_counted_and_skipped() {
-    use cpuprof_tui::trace::ctf::writer::{CtfWriter, WriteEvent, WriterConfig};
-    // A 1 GHz clock whose offset leaves 10,000 ns before the end of the i64 range: the
-    // first 3 calls (entry at 1,000 + 2,000 i, exit 500 later) fit, the 2 after 10,000
-    // do not (their 4 events are skipped and counted).
-    let cfg = WriterConfig {
-        streams: 1,
-        clock_offset: i64::MAX - 10_000,
-        ..WriterConfig::default()
-    };
-    let mut w = CtfWriter::new(cfg);
-    for i in 0..5u64 {
-        let t = 1_000 + 4_000 * i;
-        for (entry, ts) in [(true, t), (false, t + 500)] {
-            w.event(
-                0,
-                ts,
-                WriteEvent::Op {
-                    entry,
-                    vpid: 1,
-                    vtid: 1,
-                    name: "aten::x",
-                    overload: "",
-                },
-            );
-        }
-    }
+    // The first 3 calls fit the i64 ns range, the 2 after do not (their 4 events are
+    // skipped and counted).
     let tmp = tempfile::tempdir().unwrap();
-    w.finish(tmp.path()).unwrap();
+    common::ctf_truth::write_overflowing_clock_trace(tmp.path());
     let o = run(&["report", s(tmp.path()), "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let e = stderr(&o);
-    assert!(
-        e.contains("clock_overflow") && e.contains("puts 4 event times"),
-        "{e}"
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["ops"][0]["calls"], 3);
-    // ms: 3 calls of 500 ns.
-    assert_eq!(v["ops"][0]["inclusive_total"], 0.0015);
+    common::ctf_truth::assert_overflowing_clock_report(&o);
 }
 
 // ------------------------------------------------------------------ rows 8, 9

@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use cpuprof_tui::trace::ctf::writer::{TruthCall, WriterConfig};
+use std::path::Path;
+
+use cpuprof_tui::trace::ctf::writer::{CtfWriter, TruthCall, WriteEvent, WriterConfig};
+use cpuprof_tui::trace::tally::TallyRow;
 
 /// ns of `cycles` under the writer's clock: offset_s s + (offset + cycles) * 1e9 / freq.
 pub fn to_ns(cfg: &WriterConfig, cycles: u64) -> i64 {
@@ -29,4 +32,63 @@ pub fn expected(cfg: &WriterConfig, calls: &[TruthCall]) -> BTreeMap<String, (u6
         e.3 = e.3.max(d);
     }
     m
+}
+
+/// Each tally row against the written truth (`expected`): calls, no errors, total, min
+/// and max; and no row missing or more.
+pub fn assert_tally_rows(
+    rows: &[TallyRow],
+    want: &BTreeMap<String, (u64, i64, i64, i64)>,
+    what: &str,
+) {
+    assert_eq!(rows.len(), want.len(), "{what}");
+    for row in rows {
+        let (n, total, min, max) = want[&row.name];
+        assert_eq!(
+            (row.calls, row.errors, row.total_ns, row.min_ns, row.max_ns),
+            (n, 0, total, Some(min), Some(max)),
+            "{} {what}",
+            row.name
+        );
+    }
+}
+
+/// Writes to `dir` a trace on a 1 GHz clock whose offset leaves 10,000 ns before the end
+/// of the i64 ns range: of 5 calls of `aten::x` (entry at 1,000 + 4,000 i, exit 500
+/// later), the first 3 fit and the 2 after 10,000 do not (4 events past the range).
+pub fn write_overflowing_clock_trace(dir: &Path) {
+    let cfg = WriterConfig {
+        streams: 1,
+        clock_offset: i64::MAX - 10_000,
+        ..WriterConfig::default()
+    };
+    let mut w = CtfWriter::new(cfg);
+    for i in 0..5u64 {
+        let t = 1_000 + 4_000 * i;
+        for (entry, ts) in [(true, t), (false, t + 500)] {
+            let op = WriteEvent::Op {
+                entry,
+                vpid: 1,
+                vtid: 1,
+                name: "aten::x",
+                overload: "",
+            };
+            w.event(0, ts, op);
+        }
+    }
+    w.finish(dir).unwrap();
+}
+
+/// What `report --format json` of [`write_overflowing_clock_trace`]'s trace says: the
+/// 4 events counted in a warning, 3 calls of 500 ns (0.0015 ms in all).
+pub fn assert_overflowing_clock_report(o: &std::process::Output) {
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains("clock_overflow") && e.contains("puts 4 event times"),
+        "{e}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ops"][0]["calls"], 3);
+    assert_eq!(v["ops"][0]["inclusive_total"], 0.0015);
 }

@@ -40,6 +40,19 @@ pub fn report(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+/// Copies the directory tree `from` into `to` (made if missing).
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let dest = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
 /// A fixture's path as a string argument.
 pub fn path(rel: &str) -> String {
     fixture(rel).display().to_string()

@@ -161,18 +161,14 @@ impl<'a> Ahead<'a> {
                     }
                 }
             }
-            let ev = CtfEvent {
-                ts_ns: self.ts,
-                cycles: pos.cycles,
-                class_name: &self.trace.meta.events[pos.class].name,
-                trace: self.trace,
-                trace_index: self.trace_index,
-                stream: self.rel,
-                offset: pos.offset,
-                leaves: &self.cursor.leaves,
+            let ev = CtfEvent::decoded(
+                self.trace,
+                self.trace_index,
+                self.rel,
+                &self.cursor,
                 pos,
-                op: pos.flat.then_some(&self.cursor.op),
-            };
+                self.ts,
+            );
             b.events.push((self.ts, map(&ev)));
         }
         self.done = b.end.is_some();

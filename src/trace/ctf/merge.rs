@@ -188,18 +188,7 @@ fn merge_events<'a>(
         let Reverse((_, i)) = *top;
         let s = &mut sources[i];
         if let Some(pos) = s.cur {
-            let ev = CtfEvent {
-                ts_ns: s.ts,
-                cycles: pos.cycles,
-                class_name: &s.trace.meta.events[pos.class].name,
-                trace: s.trace,
-                trace_index: s.trace_index,
-                stream: &s.stream.rel,
-                offset: pos.offset,
-                leaves: &s.cursor.leaves,
-                pos,
-                op: pos.flat.then_some(&s.cursor.op),
-            };
+            let ev = CtfEvent::decoded(s.trace, s.trace_index, &s.stream.rel, &s.cursor, pos, s.ts);
             f(&ev);
         }
         s.advance(warnings, overflow)?;

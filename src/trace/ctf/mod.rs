@@ -110,6 +110,33 @@ pub struct CtfEvent<'e, 'a> {
     op: Option<&'e flat::OpFields<'a>>,
 }
 
+impl<'e, 'a> CtfEvent<'e, 'a> {
+    /// The event `cursor` has just decoded at `pos`, of stream file `stream` of `trace`
+    /// (the `trace_index`th), at `ts_ns`.
+    #[inline]
+    fn decoded(
+        trace: &'e CtfTrace,
+        trace_index: usize,
+        stream: &'e str,
+        cursor: &'e stream::StreamCursor<'a>,
+        pos: EventPos,
+        ts_ns: i64,
+    ) -> Self {
+        CtfEvent {
+            ts_ns,
+            cycles: pos.cycles,
+            class_name: &trace.meta.events[pos.class].name,
+            trace,
+            trace_index,
+            stream,
+            offset: pos.offset,
+            leaves: &cursor.leaves,
+            pos,
+            op: pos.flat.then_some(&cursor.op),
+        }
+    }
+}
+
 impl<'a> CtfEvent<'_, 'a> {
     /// The op fields of an event decoded by its flat plan ([`flat::FlatPlan`]).
     pub fn op_fields(&self) -> Option<&flat::OpFields<'a>> {

@@ -236,11 +236,17 @@ fn pair_streams<S: OpSink>(
         // Two stages on two threads: the other one decodes the streams (and classifies
         // their events), this one merges them and pairs the op events.
         let mut sink = S::default();
-        decoded = for_each_event_ahead(traces, &plans, warnings, &|ev| classifier.item(ev), |item| {
-            if let Some(ev) = tally.take(item) {
-                sink.event(&ev);
-            }
-        });
+        decoded = for_each_event_ahead(
+            traces,
+            &plans,
+            warnings,
+            &|ev| classifier.item(ev),
+            |item| {
+                if let Some(ev) = tally.take(item) {
+                    sink.event(&ev);
+                }
+            },
+        );
         Ok(sink)
     } else {
         // Two stages on two threads: this one decodes and merges the streams, the other
