@@ -164,10 +164,22 @@ impl ExplorerData {
             })
             .collect();
         data.mark_findings();
-        super::groups::build(&mut data, profile.method.as_ref().map(|m| m.median));
+        // The flame graph and the type groups both only read the tree (the groups'
+        // nodes are appended after it, outside it): on a big profile each takes tens of
+        // ms, so they are made side by side before the first frame.
+        let median = profile.method.as_ref().map(|m| m.median);
+        let (flame, groups) = std::thread::scope(|scope| {
+            let flame = scope.spawn(|| super::flame::FlameTree::from_explorer(&data));
+            let groups = super::groups::compute(&data, median);
+            let flame = flame
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (flame, groups)
+        });
+        groups.apply(&mut data);
+        data.flame = Some(std::sync::Arc::new(flame));
         data.plans = super::plan_view::plans(profile);
         data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
-        super::flame_build::attach(&mut data);
         data
     }
 }

@@ -18,6 +18,29 @@ pub fn op_type(name: &str) -> &str {
 /// The group rows of `data.ops`, largest first is up to the table's sort; each with a
 /// tree node of its own (not in the tree: `roots` does not list it) for the detail pane.
 pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
+    let built = compute(data, method_median);
+    built.apply(data);
+}
+
+/// The group rows of `data.ops` and their tree nodes, not yet in `data` (so they can be
+/// made beside other work reading `data`, such as the flame graph).
+pub struct Groups {
+    /// To append to `data.nodes`: the group rows' `node`s index them from there.
+    nodes: Vec<TreeNode>,
+    rows: Vec<OpRow>,
+}
+
+impl Groups {
+    pub fn apply(self, data: &mut ExplorerData) {
+        debug_assert!(self.rows.iter().all(|g| g.node >= data.nodes.len()));
+        data.nodes.extend(self.nodes);
+        data.groups = self.rows;
+    }
+}
+
+/// What [`build`] adds to `data`.
+pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
+    let mut nodes = Vec::new();
     let mut by_type: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, op) in data.ops.iter().enumerate() {
         by_type
@@ -88,8 +111,8 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
                 .unwrap_or_default()
         );
         // A node outside the tree, for the detail pane.
-        let node = data.nodes.len();
-        data.nodes.push(TreeNode {
+        let node = data.nodes.len() + nodes.len();
+        nodes.push(TreeNode {
             name: name.clone(),
             kind: NodeKind::Operator,
             info,
@@ -131,7 +154,10 @@ pub fn build(data: &mut ExplorerData, method_median: Option<f64>) {
             roofline: None,
         });
     }
-    data.groups = groups;
+    Groups {
+        nodes,
+        rows: groups,
+    }
 }
 
 fn rates_none() -> crate::profile::efficiency::Rates {
@@ -207,5 +233,19 @@ mod tests {
         assert!((conv.stats.median - 0.4515).abs() < 1e-9);
         assert_eq!(d.nodes[conv.node].name, "Convolution (NHWC, F32) IGEMM");
         assert!(!d.roots.contains(&conv.node));
+    }
+
+    /// Made side by side in `from_profile`: the flame graph is the one of the finished
+    /// data, and every group row's node (appended after the tree) is that group's.
+    #[test]
+    fn groups_and_flame_made_side_by_side_are_those_of_the_finished_data() {
+        let d = ExplorerData::from_profile(&sample::profile());
+        let whole = crate::app::flame::FlameTree::from_explorer(&d);
+        assert_eq!(d.flame.as_deref(), Some(&whole));
+        assert!(!d.groups.is_empty());
+        for g in &d.groups {
+            assert_eq!(d.nodes[g.node].name, g.name);
+            assert!(!d.roots.contains(&g.node));
+        }
     }
 }
