@@ -4,7 +4,10 @@
 //!   accepts (the verifier's table and size budgets aside: they guard time, not memory
 //!   safety, and are counted per chunk);
 //! - whatever `parse` accepts, the verifier accepts too, so the generated accessors are
-//!   safe on it, and they read the same events as `parse` returned.
+//!   safe on it, and they read the same events as `parse` returned;
+//! - `parse` (whose fast path decodes events by cached vtable shapes) gives exactly what
+//!   the checked path alone gives (`parse_checked_only`): the same dump, names, ids and
+//!   metadata pool, or the same error message.
 
 #[path = "support/etdump_build.rs"]
 mod build;
@@ -139,9 +142,47 @@ fn normalise(mut r: RefDump) -> impl PartialEq + std::fmt::Debug {
     r
 }
 
-/// Compares `parse` with the verifier on `bytes`.
+/// Whether `a` and `b` are the same dump: events with their name ids and metadata
+/// spans, blocks, the name table in id order, the metadata pool, the skipped counts.
+fn same_dump(a: &EtDump, b: &EtDump) -> bool {
+    let names = |d: &EtDump| {
+        (0..d.names.len() as u32)
+            .map(|i| d.names.get(etdump::NameId(i)).to_owned())
+            .collect::<Vec<_>>()
+    };
+    a.version == b.version
+        && a.blocks == b.blocks
+        && a.events == b.events
+        && names(a) == names(b)
+        && a.metadata == b.metadata
+        && a.skipped == b.skipped
+}
+
+/// The fast path against the checked path alone on `bytes`: the same dump, or the same
+/// message (budget verdicts aside: the fast path counts a visit's bytes in one sum).
+fn check_fast_path(bytes: &[u8], fast: &Result<EtDump, EtDumpError>) {
+    let budget = |e: &EtDumpError| e.to_string().contains("offsets revisit tables?");
+    match (fast, &etdump::parse_checked_only(bytes)) {
+        (Ok(f), Ok(c)) => assert!(same_dump(f, c), "the fast path decoded another dump"),
+        (Err(f), Err(c)) => {
+            if !budget(f) && !budget(c) {
+                assert_eq!(
+                    f.to_string(),
+                    c.to_string(),
+                    "the fast path reports another error"
+                )
+            }
+        }
+        (Err(e), Ok(_)) | (Ok(_), Err(e)) => {
+            assert!(budget(e), "one path accepts, the other rejects: {e}")
+        }
+    }
+}
+
+/// Compares `parse` with the verifier and with the checked path alone on `bytes`.
 fn check(bytes: &[u8]) {
     let ours_result = etdump::parse(bytes);
+    check_fast_path(bytes, &ours_result);
     // Header verdicts (not an ETDump, incomplete, trailing bytes) come before any table
     // is read: the verifier has no opinion on them.
     let header_ok = match &ours_result {
@@ -204,6 +245,23 @@ fn unmutated_dumps_agree() {
     }
     check(&built());
     assert!(etdump::parse(&built()).is_ok());
+}
+
+/// The fast path is the one taken: all but the first event of each vtable (flatcc
+/// shares vtables within a buffer: 64 of 67, 221 of 223 and 221 of 223 events of the
+/// real dumps; the builder too).
+#[test]
+fn the_fast_path_decodes_nearly_every_event() {
+    let many_runs = build::build(0, &build::xnnpack_like(200));
+    for bytes in REAL.iter().copied().map(<[u8]>::to_vec).chain([many_runs]) {
+        let (fast, all) = etdump::shape_coverage(&bytes).unwrap();
+        let events = etdump::parse(&bytes).unwrap().events.len();
+        assert_eq!(all, events);
+        assert!(
+            fast * 10 >= all * 9,
+            "{fast} of {all} events by the fast path"
+        );
+    }
 }
 
 proptest! {

@@ -207,6 +207,26 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The size-prefixed buffer (for [`super::shape`], which reads what a shape proved).
+    #[inline(always)]
+    pub fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// Whether `(tables, apparent bytes)` more stay within the budgets.
+    #[inline(always)]
+    pub fn fits(&self, (tables, apparent): (usize, usize)) -> bool {
+        self.tables + tables <= self.limits.max_tables
+            && self.apparent + apparent <= self.limits.max_apparent_size
+    }
+
+    /// Counts what a fast visit read (checked by [`Cursor::fits`]).
+    #[inline(always)]
+    pub fn charge(&mut self, (tables, apparent): (usize, usize)) {
+        self.tables += tables;
+        self.apparent += apparent;
+    }
+
     #[inline]
     fn aligned(&self, pos: usize, align: usize, ty: &'static str) -> CheckResult<()> {
         if pos % align == 0 {

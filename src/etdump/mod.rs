@@ -5,6 +5,7 @@
 mod checked;
 mod clock;
 mod error;
+mod event;
 /// flatc output for `assets/schema/etdump.fbs`. Public so tests and benches can build
 /// dumps with the flatbuffers builder; not a stable API.
 #[allow(clippy::all, unused_imports, dead_code, non_camel_case_types, mismatched_lifetime_syntaxes)]
@@ -14,6 +15,7 @@ pub mod generated;
 mod header;
 mod names;
 mod reader;
+mod shape;
 mod stream;
 
 pub use clock::{
@@ -21,7 +23,7 @@ pub use clock::{
 };
 pub use error::EtDumpError;
 pub use names::{NameId, NameTable};
-pub use reader::{parse, read_file};
+pub use reader::{parse, parse_checked_only, read_file, shape_coverage};
 pub use stream::{parse_streamed, run_count, RunChunk, StreamEnd};
 
 use std::ops::Range;

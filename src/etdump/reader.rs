@@ -4,7 +4,9 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::checked::{self, CheckResult, Cursor, Limits, Trail};
+use super::event::{decode_profile_event, fast_event, RecentNames};
 use super::header::check_header;
+use super::shape::{self, Shapes};
 use super::{
     ByteSpan, DelegateId, EtDump, EtDumpError, NameId, NameTable, ProfileEvent, RunBlock,
     SkippedEvents,
@@ -22,6 +24,48 @@ pub(super) const CHUNKS_PER_THREAD: usize = 4;
 /// the flatbuffers verifier makes, so the verdict is the same), in contiguous chunks of
 /// `RunData` blocks, one per core; the chunks are merged in file order.
 pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
+    parse_by(bytes, Decoder::Shapes)
+}
+
+/// Which decoder reads the events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Decoder {
+    /// The fast path where a cached shape proves every check, else the checked path.
+    Shapes,
+    /// The checked path for every event (for tests: the verdicts and values the fast
+    /// path must equal).
+    Checked,
+}
+
+/// [`parse`] with the checked path for every event: what the fast path is held to.
+#[doc(hidden)]
+pub fn parse_checked_only(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
+    parse_by(bytes, Decoder::Checked)
+}
+
+/// How many of the dump's profile events the fast path decodes, of how many (one chunk,
+/// one thread): for tests that the fast path is the one taken.
+#[doc(hidden)]
+pub fn shape_coverage(bytes: &[u8]) -> Result<(usize, usize), EtDumpError> {
+    let buf = check_header(bytes)?;
+    let limits = Limits::for_buffer(buf.len());
+    let root = checked::root(&mut Cursor::new(buf, limits)).map_err(|b| b.into_error("ETDump"))?;
+    let Some(runs) = root.run_data else {
+        return Ok((0, 0));
+    };
+    let part = decode_chunk(
+        buf,
+        limits,
+        runs.start,
+        0..runs.len() / 4,
+        &mut [],
+        Vec::new(),
+        Decoder::Shapes,
+    )?;
+    Ok((part.fast, part.overflow.len()))
+}
+
+fn parse_by(bytes: &[u8], path: Decoder) -> Result<EtDump, EtDumpError> {
     let buf = check_header(bytes)?;
     let limits = Limits::for_buffer(buf.len());
     let mut root_cur = Cursor::new(buf, limits);
@@ -82,7 +126,7 @@ pub fn parse(bytes: &[u8]) -> Result<EtDump, EtDumpError> {
     }
     let parts: Vec<Result<Part, EtDumpError>> =
         crate::threads::map_pulled(threads, work, |(range, slot)| {
-            decode_chunk(buf, limits, first_element, range, slot, Vec::new())
+            decode_chunk(buf, limits, first_element, range, slot, Vec::new(), path)
         })
         .into_iter()
         .map(|r| {
@@ -176,7 +220,9 @@ pub(super) struct Part {
     pub(super) metadata: Vec<u8>,
     pub(super) skipped: SkippedEvents,
     /// Last metadata span stored per label, for sharing repeated bytes.
-    last_metadata: Vec<Option<ByteSpan>>,
+    pub(super) last_metadata: Vec<Option<ByteSpan>>,
+    /// Events the fast path decoded.
+    pub(super) fast: usize,
 }
 
 /// Where a chunk's events go: its slots, then a vector.
@@ -208,6 +254,7 @@ pub(super) fn decode_chunk(
     range: Range<usize>,
     slots: &mut [MaybeUninit<ProfileEvent>],
     overflow: Vec<ProfileEvent>,
+    path: Decoder,
 ) -> Result<Part, EtDumpError> {
     let mut cur = Cursor::new(buf, limits);
     let mut part = Part {
@@ -220,12 +267,20 @@ pub(super) fn decode_chunk(
         overflow,
     };
     let mut recent = RecentNames::new();
+    let mut shapes = Shapes::new(path == Decoder::Shapes);
     // Table positions of the runs decoded since pages were last released.
     let mut window: Option<(usize, usize)> = None;
     for (n, index) in range.enumerate() {
         let pos = first_element + 4 * index;
-        decode_run(&mut cur, pos, &mut part, &mut sink, &mut recent)
-            .map_err(|b| b.into_error(&format!("ETDump.run_data[{index}]")))?;
+        decode_run(
+            &mut cur,
+            pos,
+            &mut part,
+            &mut sink,
+            &mut recent,
+            &mut shapes,
+        )
+        .map_err(|b| b.into_error(&format!("ETDump.run_data[{index}]")))?;
         // The offset was just checked: the table is at pos + offset, in the buffer.
         let table = buf
             .get(pos..pos + 4)
@@ -400,6 +455,7 @@ fn decode_run(
     part: &mut Part,
     sink: &mut Sink<'_>,
     recent: &mut RecentNames,
+    shapes: &mut Shapes,
 ) -> CheckResult<()> {
     let run = checked::run_data(cur, pos)?;
     let first = sink.len;
@@ -411,7 +467,17 @@ fn decode_run(
         other => Cow::Owned(other.to_owned()),
     };
     if let Some(events) = run.events.clone() {
+        let ahead = 4 * shape::PREFETCH_AHEAD;
+        let last = events.end.saturating_sub(4);
         for (i, elem) in events.step_by(4).enumerate() {
+            if elem + ahead <= last {
+                shape::prefetch(cur.buf(), elem + ahead);
+            }
+            if let Some(decoded) = fast_event(cur, shapes, elem, recent, part) {
+                sink.push(decoded);
+                part.fast += 1;
+                continue;
+            }
             let event = checked::event(cur, elem).at_index(i).at_field("events")?;
             if let Some(pe) = event.profile_event {
                 let decoded = decode_profile_event(cur, pe, recent, part)
@@ -433,6 +499,9 @@ fn decode_run(
             } else {
                 part.skipped.empty += 1;
             }
+            if event.profile_event.is_some() {
+                shapes.learn(cur.buf(), elem);
+            }
         }
     }
     part.skipped.allocation += allocation_events;
@@ -447,224 +516,9 @@ fn decode_run(
     Ok(())
 }
 
-fn decode_profile_event(
-    cur: &mut Cursor<'_>,
-    pos: usize,
-    recent: &mut RecentNames,
-    part: &mut Part,
-) -> CheckResult<ProfileEvent> {
-    let pe = checked::profile_event(cur, pos)?;
-    let names = &mut part.names;
-    let mut intern = |cur: &mut Cursor<'_>, at: usize, field: &'static str| {
-        let bytes = cur.string(at).at_field(field)?;
-        if let Some(id) = recent.lookup(names, bytes) {
-            return Ok((id, bytes.is_empty()));
-        }
-        let s = checked::utf8(cur, bytes).at_field(field)?;
-        Ok::<_, Box<checked::Bad>>((recent.intern(names, s), s.is_empty()))
-    };
-    // Fields in schema order, as the verifier visits them (the first error reported is
-    // the same).
-    let name = match pe.name {
-        Some(at) => Some(intern(cur, at, "name")?.0),
-        None => None,
-    };
-    let delegate_str = match pe.delegate_debug_id_str {
-        Some(at) => Some(intern(cur, at, "delegate_debug_id_str")?),
-        None => None,
-    };
-    let metadata_bytes = match pe.delegate_debug_metadata {
-        Some(at) => Some(cur.byte_vector(at).at_field("delegate_debug_metadata")?),
-        None => None,
-    };
-    let delegate_id = match delegate_str {
-        Some((id, false)) => Some(DelegateId::Str(id)),
-        _ => match pe.delegate_debug_id_int {
-            -1 => None,
-            i => Some(DelegateId::Int(i)),
-        },
-    };
-    let metadata = match metadata_bytes {
-        None => None,
-        Some(bytes) => Some(
-            pool_metadata(part, delegate_id.map_or(name, label_id), bytes)
-                .map_err(checked::Bad::from_etdump_error)?,
-        ),
-    };
-    Ok(ProfileEvent {
-        name,
-        delegate_id,
-        chain_index: pe.chain_index,
-        instruction_id: pe.instruction_id,
-        start_ticks: pe.start_time,
-        end_ticks: pe.end_time,
-        metadata,
-    })
-}
-
-fn label_id(id: DelegateId) -> Option<NameId> {
-    match id {
-        DelegateId::Str(n) => Some(n),
-        DelegateId::Int(_) => None,
-    }
-}
-
-/// Store metadata bytes in the pool. An event usually carries the same bytes as the
-/// previous event with its label (the same operator's shapes, run after run), so those
-/// share one copy: the pool stays small instead of growing with the run count.
-fn pool_metadata(
-    part: &mut Part,
-    label: Option<NameId>,
-    bytes: &[u8],
-) -> Result<ByteSpan, EtDumpError> {
-    if let Some(prev) = label.and_then(|l| part.last_metadata.get(l.0 as usize).copied().flatten())
-    {
-        if same_bytes(
-            &part.metadata[prev.start as usize..prev.end as usize],
-            bytes,
-        ) {
-            return Ok(prev);
-        }
-    }
-    let start = part.metadata.len();
-    part.metadata.extend_from_slice(bytes);
-    // The pool is smaller than the file, whose size prefix is a u32.
-    let span = u32::try_from(start)
-        .ok()
-        .zip(u32::try_from(part.metadata.len()).ok())
-        .map(|(start, end)| ByteSpan { start, end })
-        .ok_or_else(|| EtDumpError::Corrupt("delegate_debug_metadata larger than 4 GiB".into()))?;
-    if let Some(l) = label {
-        let slot = l.0 as usize;
-        if part.last_metadata.len() <= slot {
-            part.last_metadata.resize(slot + 1, None);
-        }
-        part.last_metadata[slot] = Some(span);
-    }
-    Ok(span)
-}
-
-/// Slice equality inlined for the short names and metadata compared once per event (a
-/// call to `memcmp` per event cost more than the comparison).
-#[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut a_words = a.chunks_exact(8);
-    let mut b_words = b.chunks_exact(8);
-    for (x, y) in (&mut a_words).zip(&mut b_words) {
-        let word = |w: &[u8]| u64::from_ne_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
-        if word(x) != word(y) {
-            return false;
-        }
-    }
-    a_words
-        .remainder()
-        .iter()
-        .zip(b_words.remainder())
-        .all(|(x, y)| x == y)
-}
-
-/// A small direct-mapped cache in front of `NameTable::intern`: a dump repeats a few dozen
-/// names per run, and comparing against one cached name is much cheaper than a SipHash
-/// lookup. Misses (or crafted collisions) just fall through to the table, so a hostile
-/// file cannot make interning slower than without the cache.
-struct RecentNames {
-    slots: Box<[Option<NameId>]>,
-}
-
-impl RecentNames {
-    /// A power of two, well above the few hundred names of a wide model (with 256 slots
-    /// a 400-name dump missed on most events and paid a SipHash lookup for each).
-    const SLOTS: usize = 4096;
-
-    fn new() -> Self {
-        RecentNames {
-            slots: vec![None; Self::SLOTS].into_boxed_slice(),
-        }
-    }
-
-    #[inline]
-    fn intern(&mut self, table: &mut NameTable, s: &str) -> NameId {
-        let slot = Self::slot(s);
-        if let Some(id) = self.slots[slot] {
-            if table.get(id) == s {
-                return id;
-            }
-        }
-        let id = table.intern(s);
-        self.slots[slot] = Some(id);
-        id
-    }
-
-    /// The id of `bytes` if it is the name cached in its slot (then it is valid UTF-8: it
-    /// equals a name already checked).
-    #[inline]
-    fn lookup(&self, table: &NameTable, bytes: &[u8]) -> Option<NameId> {
-        let id = self.slots[Self::slot_of(bytes)]?;
-        same_bytes(table.get(id).as_bytes(), bytes).then_some(id)
-    }
-
-    /// Mixes the length and the last 8 bytes: names often differ only at the end
-    /// (`... GEMM #1`, `... GEMM #2`).
-    #[inline]
-    fn slot(s: &str) -> usize {
-        Self::slot_of(s.as_bytes())
-    }
-
-    #[inline]
-    fn slot_of(b: &[u8]) -> usize {
-        let k = b.len().min(8);
-        let mut tail = [0u8; 8];
-        tail[..k].copy_from_slice(&b[b.len() - k..]);
-        let x = u64::from_le_bytes(tail) ^ (b.len() as u64).rotate_left(40);
-        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOTS.trailing_zeros())) as usize
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn same_bytes_is_slice_equality() {
-        let cases: [(&[u8], &[u8]); 7] = [
-            (b"", b""),
-            (b"a", b"a"),
-            (b"a", b"b"),
-            (
-                b"Fully Connected (NC, F32) GEMM #1",
-                b"Fully Connected (NC, F32) GEMM #1",
-            ),
-            (
-                b"Fully Connected (NC, F32) GEMM #1",
-                b"Fully Connected (NC, F32) GEMM #2",
-            ),
-            (b"12345678", b"12345679"),
-            (b"123456789", b"12345678"),
-        ];
-        for (a, b) in cases {
-            assert_eq!(same_bytes(a, b), a == b, "{a:?} {b:?}");
-        }
-    }
-
-    #[test]
-    fn recent_names_survive_slot_collisions() {
-        let mut table = NameTable::default();
-        let mut recent = RecentNames::new();
-        // Same length and same last 8 bytes: same slot.
-        let (a, b) = ("x_GEMM #1", "y_GEMM #1");
-        assert_eq!(RecentNames::slot(a), RecentNames::slot(b));
-        let ia = recent.intern(&mut table, a);
-        let ib = recent.intern(&mut table, b);
-        assert_ne!(ia, ib);
-        assert_eq!(recent.intern(&mut table, a), ia);
-        assert_eq!(recent.intern(&mut table, b), ib);
-        assert_eq!((table.get(ia), table.get(ib)), (a, b));
-        assert_eq!(recent.intern(&mut table, ""), table.find("").unwrap());
-        assert_eq!(table.len(), 3);
-    }
 
     #[test]
     fn verifier_limits_scale_with_size() {

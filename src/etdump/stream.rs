@@ -14,7 +14,7 @@ use std::sync::{Condvar, Mutex};
 use super::checked::{self, Cursor, Limits};
 use super::header::check_header;
 use super::reader::{
-    decode_chunk, metadata_base, rebase, Part, CHUNKS_PER_THREAD, PARALLEL_MIN_BYTES,
+    decode_chunk, metadata_base, rebase, Decoder, Part, CHUNKS_PER_THREAD, PARALLEL_MIN_BYTES,
 };
 use super::{EtDumpError, NameId, NameTable, ProfileEvent, RunBlock, SkippedEvents};
 
@@ -119,7 +119,15 @@ pub fn parse_streamed(
         // as they come: no counting pass over the chunk first, no fresh pages per chunk.
         let events = shared.lock().spare.pop().unwrap_or_default();
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            decode_chunk(buf, limits, first_element, range, &mut [], events)
+            decode_chunk(
+                buf,
+                limits,
+                first_element,
+                range,
+                &mut [],
+                events,
+                Decoder::Shapes,
+            )
         }))
         .unwrap_or_else(|panic| {
             Err(EtDumpError::Corrupt(format!(
