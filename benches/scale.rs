@@ -176,19 +176,31 @@ fn bench(c: &mut Criterion) {
     std::fs::write(&x46, &real_big).expect("write");
     drop(real_big);
     let x = summary_line("real_x46", &x46, &out, 7);
-    let ms = x.report.as_secs_f64() * 1e3;
+    let mut ms = x.report.as_secs_f64() * 1e3;
     let limit = checksum_ms(&x46);
     eprintln!(
         "  physical limit (one checksum pass over the mapped bytes): {limit:.1} ms; report = \
          {:.1}x it",
         ms / limit
     );
-    // The binary before issue #26, in this run when named, else as recorded.
+    // The binary before issue #26, in this run when named (interleaved with this one,
+    // run for run, so a drift of the machine's speed is shared; the ratio and the
+    // Inspector's below use this run's median), else as recorded.
     let (before_ms, before_how) = match std::env::var_os("CPUPROF_BENCH_BASELINE") {
-        Some(bin) => (
-            median_of(7, || run_binary(Path::new(&bin), &x46, &out)).as_secs_f64() * 1e3,
-            "measured in this run",
-        ),
+        Some(bin) => {
+            let (mut now, mut before) = (Vec::new(), Vec::new());
+            for _ in 0..9 {
+                now.push(median_of(1, || run::report(&x46, &out)));
+                before.push(median_of(1, || run_binary(Path::new(&bin), &x46, &out)));
+            }
+            let median = |mut v: Vec<Duration>| {
+                v.sort();
+                v[v.len() / 2].as_secs_f64() * 1e3
+            };
+            ms = median(now);
+            eprintln!("  interleaved with the binary before issue #26, 9 runs each: {ms:.1} ms");
+            (median(before), "measured in this run, interleaved")
+        }
         None => (BASELINE_MS, "recorded"),
     };
     // The Inspector's rate on the 43.6 MB real dump (~45 s, issue #13): ~1 s/MB.
