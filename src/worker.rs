@@ -7,6 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::thread;
+use std::time::{Duration, Instant};
+
+/// Least time between two progress reports of one phase.
+const PROGRESS_EVERY: Duration = Duration::from_millis(40);
 
 use ratatui::crossterm::event::Event as TermEvent;
 
@@ -82,20 +86,24 @@ impl Worker {
         let spawned = thread::Builder::new()
             .name(format!("load-{generation}"))
             .spawn(move || {
-                let mut last: Option<(LoadPhase, u64)> = None;
+                let mut last: Option<(LoadPhase, u64, Instant)> = None;
                 let mut progress = |p: LoadProgress| {
-                    // At most ~200 progress events per load: on phase change or 0.5%.
+                    // On a phase change and at the end; between them at most every 0.5%
+                    // and every 40 ms (25 frames a second move a gauge smoothly; a frame
+                    // per 0.5% was ~200 frames in a one-second load, drawn on the cores
+                    // the load runs on).
                     let step = (p.bytes_total / 200).max(1);
                     let send = match last {
-                        Some((phase, done)) => {
+                        Some((phase, done, at)) => {
                             phase != p.phase
-                                || p.bytes_done >= done + step
                                 || p.bytes_done == p.bytes_total
+                                || (p.bytes_done >= done + step
+                                    && at.elapsed() >= PROGRESS_EVERY)
                         }
                         None => true,
                     };
                     if send {
-                        last = Some((p.phase, p.bytes_done));
+                        last = Some((p.phase, p.bytes_done, Instant::now()));
                         let _ = tx.send(Event::Progress {
                             generation,
                             progress: p,
