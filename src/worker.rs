@@ -97,8 +97,7 @@ impl Worker {
                         Some((phase, done, at)) => {
                             phase != p.phase
                                 || p.bytes_done == p.bytes_total
-                                || (p.bytes_done >= done + step
-                                    && at.elapsed() >= PROGRESS_EVERY)
+                                || (p.bytes_done >= done + step && at.elapsed() >= PROGRESS_EVERY)
                         }
                         None => true,
                     };
