@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::ctf_truth::{
-    assert_overflowing_clock_report, assert_tally_rows, expected, write_overflowing_clock_trace,
+    assert_overflowing_clock_report, assert_tally_rows, assert_truncated_stream_error, expected,
+    truncated_stream_copy, write_overflowing_clock_trace,
 };
 use cpuprof_tui::trace::ctf::writer::{write_workload, WriterConfig};
 use cpuprof_tui::trace::{self, ctf};
@@ -119,17 +120,7 @@ fn a_clock_past_the_range_is_counted_and_skipped_as_serially() {
 #[test]
 fn a_truncated_stream_is_the_same_one_line_error() {
     ahead();
-    let tmp = tempfile::tempdir().unwrap();
-    common::copy_dir(&thapi("ctf/ust/uid/0/64-bit"), tmp.path());
-    let f = tmp.path().join("blocking-channel_1");
-    let bytes = std::fs::read(&f).unwrap();
-    std::fs::write(&f, &bytes[..2000]).unwrap();
+    let tmp = truncated_stream_copy();
     let o = run("always", &["report", s(tmp.path()), "--format", "tally"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8(o.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("blocking-channel_1: packet at offset 0 is truncated"),
-        "{err}"
-    );
+    assert_truncated_stream_error(&o);
 }

@@ -6,9 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::{fixture, report};
+use common::{copy_dir, fixture, report};
 use cpuprof_tui::trace::{self, ctf, OpEventKind, TraceFormat};
 
 fn read(name: &str) -> String {
@@ -155,19 +155,6 @@ fn explorer_loads_the_directory() {
     assert!(data.is_ok(), "{:?}", data.err().map(|e| e.to_string()));
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 #[test]
 fn per_pid_layout_and_several_sessions_are_merged() {
     let src = ctf_root().join("ust/uid/0/64-bit");
@@ -218,19 +205,9 @@ fn bad_metadata_names_the_file_and_line() {
 
 #[test]
 fn truncated_stream_is_an_error_naming_file_and_offset() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&ctf_root().join("ust/uid/0/64-bit"), tmp.path());
-    let f = tmp.path().join("blocking-channel_1");
-    let bytes = std::fs::read(&f).unwrap();
-    std::fs::write(&f, &bytes[..2000]).unwrap();
+    let tmp = common::ctf_truth::truncated_stream_copy();
     let o = report(&[tmp.path().to_str().unwrap(), "--format", "tally"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8(o.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("blocking-channel_1: packet at offset 0 is truncated"),
-        "{err}"
-    );
+    common::ctf_truth::assert_truncated_stream_error(&o);
 }
 
 #[test]

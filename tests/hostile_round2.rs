@@ -6,6 +6,7 @@
 //! (`wait4`), never in this process.
 
 mod common;
+use common::copy_dir;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -83,19 +84,6 @@ fn one_error_line(o: &Output, what: &str) -> String {
     assert_eq!(e.lines().count(), 1, "{what}: {e}");
     assert!(e.starts_with("cpuprof-tui: "), "{what}: {e}");
     e
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 /// The small real LTTng trace copied to `root` (a session: `ust/uid/0/64-bit/`); the

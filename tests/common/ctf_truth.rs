@@ -92,3 +92,26 @@ pub fn assert_overflowing_clock_report(o: &std::process::Output) {
     assert_eq!(v["ops"][0]["calls"], 3);
     assert_eq!(v["ops"][0]["inclusive_total"], 0.0015);
 }
+
+/// A copy of the real recording's stream directory (`fixtures/thapi/ctf/ust/uid/0/64-bit`)
+/// with `blocking-channel_1` cut to 2000 bytes, inside its first packet.
+pub fn truncated_stream_copy() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    super::copy_dir(&super::fixture("thapi/ctf/ust/uid/0/64-bit"), tmp.path());
+    let f = tmp.path().join("blocking-channel_1");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..2000]).unwrap();
+    tmp
+}
+
+/// What a report of `truncated_stream_copy` must print: exit 2, one line naming the
+/// stream file and the offset of the packet cut short.
+pub fn assert_truncated_stream_error(o: &std::process::Output) {
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("blocking-channel_1: packet at offset 0 is truncated"),
+        "{err}"
+    );
+}

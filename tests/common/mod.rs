@@ -43,7 +43,8 @@ pub fn report(args: &[&str]) -> Output {
 /// Copies the directory tree `from` into `to` (made if missing).
 pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
         let dest = to.join(e.file_name());
         if e.path().is_dir() {
             copy_dir(&e.path(), &dest);
