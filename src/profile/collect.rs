@@ -8,6 +8,7 @@
 
 mod collector;
 mod memo;
+mod replay;
 mod samples;
 
 use std::collections::HashSet;
@@ -15,6 +16,9 @@ use std::collections::HashSet;
 use crate::etdump::EtDump;
 
 pub(crate) use collector::Collector;
+
+/// Where each row event went: ((block, event index), instruction, row), as collected.
+type Placed = Vec<((u32, u32), usize, usize)>;
 pub(crate) use samples::{
     duration_ms, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
 };

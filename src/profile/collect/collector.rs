@@ -8,7 +8,9 @@ use super::super::classify::{
 };
 use super::super::fast_hash::FastMap;
 use super::memo::{InstructionIndex, PositionMemo, RowIndex, RunCounters, Slot};
+use super::replay::{Action, Place, Replay, RowPlan};
 use super::samples::{Collected, EventRow, Label, RowKind, Series};
+use super::Placed;
 use crate::etdump::{duration_ticks, ByteSpan, DelegateId, NameTable, ProfileEvent};
 
 /// Steps checked before giving up on finding an event's container (steps do not nest;
@@ -32,6 +34,8 @@ struct Pending {
 }
 
 struct PlacedStep {
+    /// Index of the step event in its run.
+    event: u32,
     instr: usize,
     call: u32,
     row: usize,
@@ -74,7 +78,7 @@ pub(crate) struct Collector<'p> {
     plan_step_names: &'p HashSet<String>,
     record: bool,
     out: Collected,
-    placed: Vec<((u32, u32), usize, usize)>,
+    placed: Placed,
     instr_index: InstructionIndex,
     row_index: RowIndex,
     /// (instr, label, order among same-named events of a call) -> the in-step row that
@@ -87,12 +91,15 @@ pub(crate) struct Collector<'p> {
     delegate_cache: Vec<Option<RowKind>>,
     pending: Vec<Pending>,
     time_order: Vec<(u64, u32)>,
-    calls: Vec<(usize, u64, u32)>,
+    /// (instruction, start, call number, event index) of the run's delegate calls.
+    calls: Vec<(usize, u64, u32, u32)>,
     steps: Vec<PlacedStep>,
     deferred: Vec<Deferred>,
     /// Instructions that had a step event in some run so far: only their step-less
     /// events need deferring (a plain XNNPACK delegate never pays for it).
     has_step_events: Vec<bool>,
+    /// The last run collected in full, replayed while later runs repeat it.
+    replay: Replay,
 }
 
 impl<'p> Collector<'p> {
@@ -129,12 +136,36 @@ impl<'p> Collector<'p> {
             steps: Vec::new(),
             deferred: Vec::new(),
             has_step_events: Vec::new(),
+            replay: Replay::default(),
         }
+    }
+
+    /// Every run collected in full (the replay's differential tests).
+    #[cfg(test)]
+    pub(super) fn replay_off(&mut self) {
+        self.replay.off = true;
+    }
+
+    /// How many runs were replayed so far.
+    #[cfg(test)]
+    pub(super) fn replayed(&self) -> usize {
+        self.replay.replayed
     }
 
     /// Collects the next run: the events of block `block_index` (its index in the
     /// dump's blocks, for placements), names resolved in `names`.
     pub(crate) fn run(&mut self, names: &NameTable, block_index: u32, events: &[ProfileEvent]) {
+        if self.out.runs == 1 {
+            self.row_index.capacity = 0;
+        }
+        let (run, placed) = (self.out.runs, self.record.then_some(&mut self.placed));
+        if self
+            .replay
+            .apply(&mut self.out, run, block_index, events, placed)
+        {
+            self.out.runs += 1;
+            return;
+        }
         let Collector {
             plan_step_names,
             record,
@@ -153,6 +184,7 @@ impl<'p> Collector<'p> {
             steps,
             deferred,
             has_step_events,
+            replay,
         } = self;
         let record = *record;
         if framework_cache.len() < names.len() {
@@ -161,17 +193,18 @@ impl<'p> Collector<'p> {
         }
         let run = out.runs;
         out.runs += 1;
-        if run == 1 {
-            row_index.capacity = 0;
-        }
         counters.start_run();
         row_index.memo.start_run();
         order_rows_seen.start_run();
         pending.clear();
         calls.clear();
         steps.clear();
+        replay.begin(events);
+        let mut replayable = true;
+        let mut repeated = 0;
         for (event_index, ev) in events.iter().enumerate() {
             let Some(ns) = duration_ticks(ev.start_ticks, ev.end_ticks) else {
+                replayable = false;
                 out.negative_durations += 1;
                 if out.negative_examples.len() < 3 {
                     out.negative_examples.push(format!(
@@ -187,35 +220,42 @@ impl<'p> Collector<'p> {
                 None => {
                     let Some(name) = ev.name else {
                         out.ignored_events += 1;
+                        replay.set(event_index, Action::Ignored);
                         continue;
                     };
                     let class = *framework_cache[name.0 as usize]
                         .get_or_insert_with(|| classify_framework(names.get(name)));
                     if class == FrameworkEvent::MethodExecute {
                         out.method.push(run, ns);
+                        replay.set(event_index, Action::Method);
                         continue;
                     }
                     if ev.chain_index < 0 {
                         out.ignored_events += 1;
+                        replay.set(event_index, Action::Ignored);
                         continue;
                     }
                     let instr = instr_index.get(out, ev);
                     match class {
                         FrameworkEvent::DelegateCall => {
                             out.instructions[instr].delegate_call.push(run, ns);
-                            calls.push((instr, ev.start_ticks, 0));
+                            calls.push((instr, ev.start_ticks, 0, event_index as u32));
+                            let instr = instr as u32;
+                            replay.set(event_index, Action::DelegateCall { instr });
                             continue;
                         }
                         FrameworkEvent::InstructionCall => {
                             let calls = &mut out.instructions[instr].instruction_calls;
-                            match calls.iter_mut().find(|(n, _)| *n == name) {
-                                Some((_, s)) => s.push(run, ns),
+                            let index = match calls.iter().position(|(n, _)| *n == name) {
+                                Some(k) => k,
                                 None => {
-                                    let mut s = Series::default();
-                                    s.push(run, ns);
-                                    calls.push((name, s));
+                                    calls.push((name, Series::default()));
+                                    calls.len() - 1
                                 }
-                            }
+                            };
+                            calls[index].1.push(run, ns);
+                            let (instr, index) = (instr as u32, index as u32);
+                            replay.set(event_index, Action::InstructionCall { instr, index });
                             continue;
                         }
                         _ => (Label::Name(name), RowKind::Kernel),
@@ -247,14 +287,27 @@ impl<'p> Collector<'p> {
             if i > 0 && calls[i - 1].0 == calls[i].0 {
                 calls[i].2 = calls[i - 1].2 + 1;
                 out.repeated_calls += 1;
+                repeated += 1;
             }
         }
-        let call_of = |instr: usize, start: u64| -> u32 {
+        // (call number, partition point of (instr, start) in `calls` that gave it).
+        let call_of = |instr: usize, start: u64| -> (u32, u32) {
             let upto = calls.partition_point(|c| (c.0, c.1) <= (instr, start));
-            match upto.checked_sub(1).map(|i| calls[i]) {
-                Some((i, _, n)) if i == instr => n,
+            let call = match upto.checked_sub(1).map(|i| calls[i]) {
+                Some((i, _, n, _)) if i == instr => n,
                 _ => 0,
-            }
+            };
+            (call, upto as u32)
+        };
+        let row_plan = |p: &Pending, row: usize, (call, call_upto): (u32, u32), place| {
+            let (instr, row) = (p.instr as u32, row as u32);
+            Action::Row(RowPlan {
+                instr,
+                row,
+                call,
+                call_upto,
+                place,
+            })
         };
         // Children end before their parents and are stored first: time order (stable)
         // makes occurrence numbers follow execution order.
@@ -276,18 +329,25 @@ impl<'p> Collector<'p> {
         }
         let in_time_order = || time_order.iter().map(|&(_, i)| &pending[i as usize]);
         for p in in_time_order().filter(|p| p.kind == RowKind::Step) {
-            let call = call_of(p.instr, p.start);
+            let at_call = call_of(p.instr, p.start);
+            let call = at_call.0;
             let occ = counters.next((p.instr, call, p.label, u32::MAX));
             if has_step_events.len() <= p.instr {
                 has_step_events.resize(p.instr + 1, false);
             }
-            has_step_events[p.instr] = true;
+            if !has_step_events[p.instr] {
+                has_step_events[p.instr] = true;
+                replay.forget();
+            }
             let row = row_for(out, row_index, p, Slot::StepOccurrence(occ));
             out.instructions[p.instr].rows[row].series.push(run, p.ns);
             if record {
                 placed.push((p.origin, p.instr, row));
             }
+            let event = p.origin.1;
+            replay.set(event as usize, row_plan(p, row, at_call, Place::Step));
             steps.push(PlacedStep {
+                event,
                 instr: p.instr,
                 call,
                 row,
@@ -299,7 +359,8 @@ impl<'p> Collector<'p> {
         // (key, target, first, upto) of the previous event: see `upto` below.
         let mut cursor: Option<((usize, u32), u64, usize, usize)> = None;
         for p in in_time_order().filter(|p| p.kind != RowKind::Step) {
-            let call = call_of(p.instr, p.start);
+            let at_call = call_of(p.instr, p.start);
+            let call = at_call.0;
             let order = counters.next((p.instr, call, p.label, u32::MAX - 1));
             let tol = if p.kind == RowKind::XnnpackOperator {
                 XNNPACK_QUANTUM_NS
@@ -333,23 +394,30 @@ impl<'p> Collector<'p> {
                 let had_steps = has_step_events.get(p.instr).copied().unwrap_or(false);
                 if had_steps {
                     deferred.push(Deferred::of(p, run, order, None));
+                    replayable = false;
                 } else {
                     let row = row_for(out, row_index, p, Slot::Order(order));
                     out.instructions[p.instr].rows[row].series.push(run, p.ns);
                     if record {
                         placed.push((p.origin, p.instr, row));
                     }
+                    replay.set(p.origin.1 as usize, row_plan(p, row, at_call, Place::Free));
                 }
                 continue;
             }
             // Exact containment first; only then within one clock quantum, so an
             // operator ending where the next step starts stays in its own step.
-            let candidates = || steps[first..upto].iter().rev().take(CONTAINER_LOOKBACK + 1);
-            let container = candidates()
-                .find(|s| s.start <= p.start && p.end <= s.end)
-                .or_else(|| candidates().find(|s| p.end <= s.end.saturating_add(tol)));
+            // The candidates, latest first: steps[lo..upto] reversed.
+            let lo = upto.saturating_sub(CONTAINER_LOOKBACK + 1).max(first);
+            let holds = |k: &usize| steps[*k].start <= p.start && p.end <= steps[*k].end;
+            let near = |k: &usize| p.end <= steps[*k].end.saturating_add(tol);
+            let container = match (lo..upto).rev().find(holds) {
+                Some(k) => Some((k, true)),
+                None => (lo..upto).rev().find(near).map(|k| (k, false)),
+            };
             match container {
-                Some(step) => {
+                Some((k, exact)) => {
+                    let step = &steps[k];
                     let j = counters.next((p.instr, call, p.label, step.row as u32));
                     let row = row_for(out, row_index, p, Slot::InStep(step.row as u32, j));
                     let key = (p.instr, p.label, order);
@@ -363,7 +431,16 @@ impl<'p> Collector<'p> {
                     }
                     let r = &mut out.instructions[p.instr].rows[row];
                     r.series.push(run, p.ns);
-                    vote(r, step.row);
+                    r.vote(step.row);
+                    let place = Place::InStep {
+                        lo: lo as u32,
+                        upto: upto as u32,
+                        container: k as u32,
+                        exact,
+                        tol,
+                        step_row: step.row as u32,
+                    };
+                    replay.set(p.origin.1 as usize, row_plan(p, row, at_call, place));
                 }
                 None => {
                     // The nearest step of the same call: the last one starting before the
@@ -379,9 +456,19 @@ impl<'p> Collector<'p> {
                         _ => after,
                     };
                     deferred.push(Deferred::of(p, run, order, nearest.map(|s| s.row)));
+                    replayable = false;
                 }
             }
         }
+        replay.end(
+            time_order
+                .iter()
+                .map(|&(_, i)| pending[i as usize].origin.1),
+            calls.iter().map(|c| c.3),
+            steps.iter().map(|s| s.event),
+            repeated,
+            replayable,
+        );
     }
 
     /// The rows of every run fed.
@@ -430,7 +517,7 @@ impl<'p> Collector<'p> {
                     let r = &mut out.instructions[d.instr].rows[row];
                     r.series.push(d.run, d.ns);
                     if let Some(step) = d.nearest_step {
-                        vote(r, step);
+                        r.vote(step);
                         out.nearest_step_events += 1;
                     }
                 }
@@ -453,13 +540,6 @@ impl<'p> Collector<'p> {
             );
         }
         out
-    }
-}
-
-fn vote(row: &mut EventRow, step: usize) {
-    match row.step_votes.iter_mut().find(|v| v.0 == step) {
-        Some(v) => v.1 += 1,
-        None => row.step_votes.push((step, 1)),
     }
 }
 

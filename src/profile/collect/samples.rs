@@ -208,6 +208,14 @@ pub(crate) struct EventRow {
 }
 
 impl EventRow {
+    /// One more run in which step row `step` contained this event.
+    pub(super) fn vote(&mut self, step: usize) {
+        match self.step_votes.iter_mut().find(|v| v.0 == step) {
+            Some(v) => v.1 += 1,
+            None => self.step_votes.push((step, 1)),
+        }
+    }
+
     /// The step that contained this event most often (ties: the earlier step).
     pub fn voted_step(&self) -> Option<usize> {
         self.step_votes
