@@ -328,13 +328,15 @@ mod tests {
     fn durations_in_arrays_take_their_separators() {
         // Inline arrays of durations (the ", " written with each number), a duration
         // after an object in a block array (its ",\n" before it), arrays of arrays.
+        // Floats not from whole ns (the general formatter) between durations.
         let v = serde_json::json!({
             "s": [0.034306, 1.0, 12.5],
             "m": [{"x": 1}, 2.5],
             "n": [[1.5, 2.5], [3.5]],
+            "g": [0.5, 0.1 / 3.0, 1e-9, 2.5],
             "o": 0.001
         });
-        let want = "{\n  \"s\": [0.034306, 1.0, 12.5],\n  \"m\": [\n    {\n      \"x\": 1\n    },\n    2.5\n  ],\n  \"n\": [\n    [1.5, 2.5],\n    [3.5]\n  ],\n  \"o\": 0.001\n}\n";
+        let want = "{\n  \"s\": [0.034306, 1.0, 12.5],\n  \"m\": [\n    {\n      \"x\": 1\n    },\n    2.5\n  ],\n  \"n\": [\n    [1.5, 2.5],\n    [3.5]\n  ],\n  \"g\": [0.5, 0.03333333333333333, 1e-9, 2.5],\n  \"o\": 0.001\n}\n";
         assert_eq!(text(&v), want);
         let mut plain = Vec::new();
         serde_json::to_writer_pretty(&mut plain, &v).unwrap();
