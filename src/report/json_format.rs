@@ -65,7 +65,9 @@ impl ScalarArraysInline {
         Ok(())
     }
 
-    /// Write what goes before an array element, now that we know its kind.
+    /// Write what goes before an array element, now that we know its kind (inlined: it
+    /// runs once per sample).
+    #[inline(always)]
     fn flush<W: ?Sized + Write>(&mut self, w: &mut W, scalar: bool) -> io::Result<()> {
         let Some(first) = self.pending.take() else {
             return Ok(());
