@@ -44,6 +44,7 @@ impl Durations {
         }
     }
 
+    #[inline]
     fn push(&mut self, ns: u64) {
         match (self, u32::try_from(ns)) {
             (Durations::Narrow(v), Ok(n)) => v.push(n),
@@ -93,6 +94,8 @@ impl Series {
         }
     }
 
+    /// One more sample (of run `run`, at or after every run so far): once per event.
+    #[inline]
     pub fn push(&mut self, run: usize, ns: u64) {
         let n = self.ns.len();
         match &mut self.runs {
