@@ -98,7 +98,8 @@ pub(crate) struct Collector<'p> {
     /// Instructions that had a step event in some run so far: only their step-less
     /// events need deferring (a plain XNNPACK delegate never pays for it).
     has_step_events: Vec<bool>,
-    /// The last run collected in full, replayed while later runs repeat it.
+    /// Plans of the last runs collected in full, replayed where a later run repeats
+    /// one of them (`replay.rs`).
     replay: Replay,
 }
 

@@ -251,6 +251,13 @@ impl Replay {
     }
 }
 
+/// Whether `upto` is the partition point of `len` sorted items under `below` (true on a
+/// prefix of them).
+#[inline(always)]
+fn splits(upto: usize, len: usize, below: impl Fn(usize) -> bool) -> bool {
+    (upto == 0 || below(upto - 1)) && (upto == len || !below(upto))
+}
+
 impl Plan {
     /// Compiles the recorded run's actions and orders (event indexes: row events in time
     /// order, calls and steps sorted); false when the run cannot be a plan (an event
@@ -369,10 +376,6 @@ impl Plan {
         if !calls.is_sorted() || !steps.windows(2).all(|w| w[0].0 < w[1].0) {
             return false;
         }
-        // `upto` is the partition point of `len` sorted items under `below`.
-        let splits = |upto: usize, len: usize, below: &dyn Fn(usize) -> bool| {
-            (upto == 0 || below(upto - 1)) && (upto == len || !below(upto))
-        };
         let mut last: Option<(u64, u32)> = None;
         self.rows.iter().all(|r| {
             let p = ev(r.event);
@@ -383,7 +386,7 @@ impl Plan {
             }
             last = Some(at);
             let key = (r.instr, p.start_ticks);
-            if !splits(r.call_upto as usize, calls.len(), &|k| calls[k] <= key) {
+            if !splits(r.call_upto as usize, calls.len(), |k| calls[k] <= key) {
                 return false;
             }
             if r.container == NO_STEP {
@@ -392,7 +395,7 @@ impl Plan {
             let tol = u64::from(r.tol);
             let target = (r.instr, r.call, p.start_ticks.saturating_add(tol));
             let (lo, upto, c) = (r.lo as usize, r.upto as usize, r.container as usize);
-            if !splits(upto, steps.len(), &|k| steps[k].0 <= target) {
+            if !splits(upto, steps.len(), |k| steps[k].0 <= target) {
                 return false;
             }
             let holds = |k: usize| steps[k].0 .2 <= p.start_ticks && p.end_ticks <= steps[k].1;
