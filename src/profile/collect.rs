@@ -16,9 +16,6 @@ use std::collections::HashSet;
 use crate::etdump::EtDump;
 
 pub(crate) use collector::Collector;
-
-/// Where each row event went: ((block, event index), instruction, row), as collected.
-type Placed = Vec<((u32, u32), usize, usize)>;
 pub(crate) use samples::{
     duration_ms, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
 };
@@ -55,11 +52,8 @@ fn collect_inner(
         .map(|b| b.events.len())
         .sum();
     let mut collector = Collector::new(plan_step_names, record, blocks.len(), reserve_budget);
-    for (block_index, block) in blocks
-        .iter()
-        .filter_map(|&b| dump.blocks.get(b).map(|block| (b as u32, block)))
-    {
-        collector.run(&dump.names, block_index, dump.block_events(block));
+    for block in blocks.iter().filter_map(|&b| dump.blocks.get(b)) {
+        collector.run(&dump.names, dump.block_events(block));
     }
     collector.finish()
 }

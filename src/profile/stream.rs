@@ -77,7 +77,7 @@ pub(crate) fn decode_and_collect(
             }
             execute.push(index);
             plausibility.execute_run(chunk.names, evs);
-            collector.run(chunk.names, index as u32, evs);
+            collector.run(chunk.names, evs);
         }
         true
     };

@@ -368,8 +368,8 @@ pub fn build_timeline(
         let row_slot = |event_index: usize, instruction_id: i32, label: Label| {
             Some(
                 placements
-                    .get(&(block_index as u32, event_index as u32))
-                    .map_or(Slot::Unmatched(instruction_id, label), |&(i, r)| {
+                    .get(run, event_index)
+                    .map_or(Slot::Unmatched(instruction_id, label), |(i, r)| {
                         Slot::Row(i, r)
                     }),
             )

@@ -9,8 +9,7 @@ use super::super::classify::{
 use super::super::fast_hash::FastMap;
 use super::memo::{InstructionIndex, PositionMemo, RowIndex, RunCounters, Slot};
 use super::replay::{Action, Place, Replay, RowPlan};
-use super::samples::{Collected, EventRow, Label, RowKind, Series};
-use super::Placed;
+use super::samples::{Collected, EventRow, Label, Placements, RowKind, Series};
 use crate::etdump::{duration_ticks, ByteSpan, DelegateId, NameTable, ProfileEvent};
 
 /// Steps checked before giving up on finding an event's container (steps do not nest;
@@ -22,8 +21,8 @@ const CONTAINER_LOOKBACK: usize = 4;
 pub(crate) const XNNPACK_QUANTUM_NS: u64 = 1_000;
 
 struct Pending {
-    /// (block, event index in the block): where the event came from.
-    origin: (u32, u32),
+    /// Index of the event in its run.
+    event: u32,
     instr: usize,
     label: Label,
     kind: RowKind,
@@ -45,7 +44,7 @@ struct PlacedStep {
 
 /// A delegate event no step contains; placed once every run is seen.
 struct Deferred {
-    origin: (u32, u32),
+    event: u32,
     run: usize,
     instr: usize,
     label: Label,
@@ -59,7 +58,7 @@ struct Deferred {
 impl Deferred {
     fn of(p: &Pending, run: usize, order: u32, nearest_step: Option<usize>) -> Deferred {
         Deferred {
-            origin: p.origin,
+            event: p.event,
             run,
             instr: p.instr,
             label: p.label,
@@ -78,7 +77,8 @@ pub(crate) struct Collector<'p> {
     plan_step_names: &'p HashSet<String>,
     record: bool,
     out: Collected,
-    placed: Placed,
+    /// With `record`: where each row event went.
+    placements: Placements,
     instr_index: InstructionIndex,
     row_index: RowIndex,
     /// (instr, label, order among same-named events of a call) -> the in-step row that
@@ -117,7 +117,7 @@ impl<'p> Collector<'p> {
             plan_step_names,
             record,
             out: Collected::default(),
-            placed: Vec::new(),
+            placements: Placements::default(),
             instr_index: InstructionIndex::default(),
             // Runs of one method mostly repeat the previous run's keys in the same order,
             // so the hashed maps are looked up only where a run differs (`PositionMemo`).
@@ -153,17 +153,17 @@ impl<'p> Collector<'p> {
         self.replay.replayed
     }
 
-    /// Collects the next run: the events of block `block_index` (its index in the
-    /// dump's blocks, for placements), names resolved in `names`.
-    pub(crate) fn run(&mut self, names: &NameTable, block_index: u32, events: &[ProfileEvent]) {
+    /// Collects the next run: its `events`, names resolved in `names`.
+    pub(crate) fn run(&mut self, names: &NameTable, events: &[ProfileEvent]) {
         if self.out.runs == 1 {
             self.row_index.capacity = 0;
         }
-        let (run, placed) = (self.out.runs, self.record.then_some(&mut self.placed));
-        if self
-            .replay
-            .apply(&mut self.out, run, block_index, events, placed)
-        {
+        let run = self.out.runs;
+        if self.record {
+            self.placements.start_run(events.len());
+        }
+        let placements = self.record.then_some(&mut self.placements);
+        if self.replay.apply(&mut self.out, run, events, placements) {
             self.out.runs += 1;
             return;
         }
@@ -171,7 +171,7 @@ impl<'p> Collector<'p> {
             plan_step_names,
             record,
             out,
-            placed,
+            placements,
             instr_index,
             row_index,
             order_rows,
@@ -271,7 +271,7 @@ impl<'p> Collector<'p> {
             };
             let instr = instr_index.get(out, ev);
             pending.push(Pending {
-                origin: (block_index, event_index as u32),
+                event: event_index as u32,
                 instr,
                 label,
                 kind,
@@ -343,9 +343,9 @@ impl<'p> Collector<'p> {
             let row = row_for(out, row_index, p, Slot::StepOccurrence(occ));
             out.instructions[p.instr].rows[row].series.push(run, p.ns);
             if record {
-                placed.push((p.origin, p.instr, row));
+                placements.set(run, p.event as usize, p.instr, row);
             }
-            let event = p.origin.1;
+            let event = p.event;
             replay.set(event as usize, row_plan(p, row, at_call, Place::Step));
             steps.push(PlacedStep {
                 event,
@@ -400,9 +400,9 @@ impl<'p> Collector<'p> {
                     let row = row_for(out, row_index, p, Slot::Order(order));
                     out.instructions[p.instr].rows[row].series.push(run, p.ns);
                     if record {
-                        placed.push((p.origin, p.instr, row));
+                        placements.set(run, p.event as usize, p.instr, row);
                     }
-                    replay.set(p.origin.1 as usize, row_plan(p, row, at_call, Place::Free));
+                    replay.set(p.event as usize, row_plan(p, row, at_call, Place::Free));
                 }
                 continue;
             }
@@ -428,7 +428,7 @@ impl<'p> Collector<'p> {
                         0
                     });
                     if record {
-                        placed.push((p.origin, p.instr, row));
+                        placements.set(run, p.event as usize, p.instr, row);
                     }
                     let r = &mut out.instructions[p.instr].rows[row];
                     r.series.push(run, p.ns);
@@ -441,7 +441,7 @@ impl<'p> Collector<'p> {
                         tol,
                         step_row: step.row as u32,
                     };
-                    replay.set(p.origin.1 as usize, row_plan(p, row, at_call, place));
+                    replay.set(p.event as usize, row_plan(p, row, at_call, place));
                 }
                 None => {
                     // The nearest step of the same call: the last one starting before the
@@ -462,9 +462,7 @@ impl<'p> Collector<'p> {
             }
         }
         replay.end(
-            time_order
-                .iter()
-                .map(|&(_, i)| pending[i as usize].origin.1),
+            time_order.iter().map(|&(_, i)| pending[i as usize].event),
             calls.iter().map(|c| c.3),
             steps.iter().map(|s| s.event),
             repeated,
@@ -477,7 +475,7 @@ impl<'p> Collector<'p> {
         let Collector {
             record,
             mut out,
-            mut placed,
+            mut placements,
             mut row_index,
             order_rows,
             deferred,
@@ -494,7 +492,7 @@ impl<'p> Collector<'p> {
             match home {
                 Some(row) => {
                     if record {
-                        placed.push((d.origin, d.instr, row));
+                        placements.set(d.run, d.event as usize, d.instr, row);
                     }
                     out.instructions[d.instr].rows[row]
                         .series
@@ -502,7 +500,7 @@ impl<'p> Collector<'p> {
                 }
                 None => {
                     let p = Pending {
-                        origin: d.origin,
+                        event: d.event,
                         instr: d.instr,
                         label: d.label,
                         kind: d.kind,
@@ -513,7 +511,7 @@ impl<'p> Collector<'p> {
                     };
                     let row = row_for(&mut out, &mut row_index, &p, Slot::Order(d.order));
                     if record {
-                        placed.push((d.origin, d.instr, row));
+                        placements.set(d.run, d.event as usize, d.instr, row);
                     }
                     let r = &mut out.instructions[d.instr].rows[row];
                     r.series.push(d.run, d.ns);
@@ -533,12 +531,8 @@ impl<'p> Collector<'p> {
         }
         out.instructions.sort_by_key(|i| i.instruction_id);
         if record {
-            out.placements = Some(
-                placed
-                    .into_iter()
-                    .map(|(origin, instr, row)| (origin, (new_index[instr], row)))
-                    .collect(),
-            );
+            placements.renumber(&new_index);
+            out.placements = Some(placements);
         }
         out
     }

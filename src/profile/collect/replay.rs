@@ -6,8 +6,7 @@
 //! that made it, so a replayed run fills exactly the rows collecting it would; a run that
 //! no plan fits is collected in full (and becomes a plan for the runs after it).
 
-use super::samples::Collected;
-use super::Placed;
+use super::samples::{Collected, Placements};
 use crate::etdump::{duration_ticks, DelegateId, NameId, ProfileEvent};
 
 /// Runs with more events than this are not recorded (a plan takes ~60 bytes an event, and
@@ -220,15 +219,14 @@ impl Replay {
         }
     }
 
-    /// Collects `events` as run `run` (block `block`) when a plan fits them, the most
-    /// recently used first; false, with nothing changed, when none does.
+    /// Collects `events` as run `run` when a plan fits them, the most recently used
+    /// first; false, with nothing changed, when none does.
     pub(super) fn apply(
         &mut self,
         out: &mut Collected,
         run: usize,
-        block: u32,
         events: &[ProfileEvent],
-        placed: Option<&mut Placed>,
+        placements: Option<&mut Placements>,
     ) -> bool {
         // Plans are tried where a run is recorded, and on the run after a new plan.
         let fresh = std::mem::take(&mut self.fresh);
@@ -242,7 +240,7 @@ impl Replay {
         let Some(&k) = order.iter().find(|&&k| self.plans[k].fits(events, keys)) else {
             return false;
         };
-        self.plans[k].collect(out, run, block, events, placed);
+        self.plans[k].collect(out, run, events, placements);
         self.clock += 1;
         self.plans[k].used = self.clock;
         self.misses = 0;
@@ -408,14 +406,13 @@ impl Plan {
         })
     }
 
-    /// Collects `events` (which the plan fits) as run `run` of block `block`.
+    /// Collects `events` (which the plan fits) as run `run`.
     fn collect(
         &self,
         out: &mut Collected,
         run: usize,
-        block: u32,
         events: &[ProfileEvent],
-        mut placed: Option<&mut Placed>,
+        mut placements: Option<&mut Placements>,
     ) {
         let ns = |i: u32| {
             let ev = &events[i as usize];
@@ -443,8 +440,8 @@ impl Plan {
             if r.container != NO_STEP {
                 row.vote(r.step_row as usize);
             }
-            if let Some(placed) = placed.as_deref_mut() {
-                placed.push(((block, r.event), r.instr as usize, r.row as usize));
+            if let Some(placements) = placements.as_deref_mut() {
+                placements.set(run, r.event as usize, r.instr as usize, r.row as usize);
             }
         }
         out.repeated_calls += self.repeated_calls;
@@ -485,7 +482,7 @@ mod tests {
                 c.replay_off();
             }
             for &b in &blocks {
-                c.run(&dump.names, b as u32, dump.block_events(&dump.blocks[b]));
+                c.run(&dump.names, dump.block_events(&dump.blocks[b]));
             }
             if replay {
                 replayed = c.replayed();
@@ -674,8 +671,8 @@ mod tests {
                 if !replay {
                     c.replay_off();
                 }
-                for (i, events) in runs.iter().enumerate() {
-                    c.run(&self.names, i as u32, events);
+                for events in runs {
+                    c.run(&self.names, events);
                 }
                 if replay {
                     replayed = c.replayed();
@@ -691,17 +688,10 @@ mod tests {
             &self,
             a: &[ProfileEvent],
             b: &[ProfileEvent],
-        ) -> Vec<(u32, (usize, usize))> {
+        ) -> Vec<Option<(usize, usize)>> {
             let (_, full, _) = self.collect(&[a, b]);
-            let mut rows: Vec<_> = full
-                .placements
-                .unwrap()
-                .into_iter()
-                .filter(|(k, _)| k.0 == 1)
-                .map(|(k, v)| (k.1, v))
-                .collect();
-            rows.sort_unstable();
-            rows
+            let placements = full.placements.unwrap();
+            (0..b.len()).map(|i| placements.get(1, i)).collect()
         }
 
         /// `changed` differs from `base` by times only, and moves at least one event to

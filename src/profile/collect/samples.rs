@@ -1,7 +1,6 @@
 //! What collecting makes: the samples of a row (`Durations` in whole ns, `Series` with
 //! the run of each), the rows and instructions holding them, and `Collected`.
 
-use super::super::fast_hash::FastMap;
 use crate::etdump::{duration_ticks, ByteSpan, NameId};
 
 /// Durations of one row in whole ns: `u32` while every sample fits (4.29 s), widened to
@@ -261,10 +260,55 @@ pub(crate) struct Collected {
     /// Delegate events outside every step, placed under the nearest step.
     pub nearest_step_events: usize,
     /// With [`collect_with_placements`](super::collect_with_placements): the row of every
-    /// row event, keyed by (index of its block in `dump.blocks`, its index among that
-    /// block's events), so a timeline places each event exactly where the statistics
-    /// counted it.
-    pub placements: Option<FastMap<(u32, u32), (usize, usize)>>,
+    /// row event, by its run and its index among that run's events, so a timeline places
+    /// each event exactly where the statistics counted it.
+    pub placements: Option<Placements>,
+}
+
+/// Where each row event went: (instruction, row) by (run, index of the event in its
+/// run). Dense: one slot per event of every run (8 bytes), so placing and finding are
+/// an index each (a hash map of every row event took ~60 bytes an event).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Placements {
+    /// Where each run's events start in `slots`.
+    starts: Vec<usize>,
+    /// (instruction, row) of each event; `NOT_PLACED` for an event without a row.
+    slots: Vec<(u32, u32)>,
+}
+
+const NOT_PLACED: (u32, u32) = (u32::MAX, u32::MAX);
+
+impl Placements {
+    /// Room for the next run's `events`, none placed yet.
+    pub(super) fn start_run(&mut self, events: usize) {
+        self.starts.push(self.slots.len());
+        self.slots.resize(self.slots.len() + events, NOT_PLACED);
+    }
+
+    /// Event `event` of run `run` (started) went to `row` of instruction `instr`.
+    #[inline]
+    pub(super) fn set(&mut self, run: usize, event: usize, instr: usize, row: usize) {
+        self.slots[self.starts[run] + event] = (instr as u32, row as u32);
+    }
+
+    /// Instruction indexes renumbered: `new_index[old]`.
+    pub(super) fn renumber(&mut self, new_index: &[usize]) {
+        for slot in self.slots.iter_mut().filter(|s| **s != NOT_PLACED) {
+            slot.0 = new_index[slot.0 as usize] as u32;
+        }
+    }
+
+    /// The (instruction, row) of event `event` of run `run`, if it went to a row.
+    pub fn get(&self, run: usize, event: usize) -> Option<(usize, usize)> {
+        let start = *self.starts.get(run)?;
+        let end = self
+            .starts
+            .get(run + 1)
+            .copied()
+            .unwrap_or(self.slots.len());
+        let slot = *self.slots[start..end].get(event)?;
+        (slot != NOT_PLACED).then_some((slot.0 as usize, slot.1 as usize))
+    }
 }
 
 /// Duration in ms with the Inspector's rule for 32-bit tick wrap-around.
@@ -312,6 +356,31 @@ mod tests {
         late.push(1, 3);
         assert_eq!(late.runs(0..1), vec![1]);
         assert_eq!(late.partition_runs(1), 0);
+    }
+
+    #[test]
+    fn placements_are_found_by_run_and_event_only_within_the_run() {
+        let mut p = Placements::default();
+        p.start_run(2);
+        p.start_run(3);
+        p.set(0, 1, 4, 7);
+        p.set(1, 0, 2, 5);
+        p.set(1, 2, 4, 8);
+        assert_eq!(p.get(0, 0), None, "an event without a row");
+        assert_eq!(p.get(0, 1), Some((4, 7)));
+        // Event 2 of run 0 would be run 1's first slot: not run 0's.
+        assert_eq!(p.get(0, 2), None);
+        assert_eq!(
+            (p.get(1, 0), p.get(1, 2), p.get(1, 3)),
+            (Some((2, 5)), Some((4, 8)), None)
+        );
+        assert_eq!(p.get(2, 0), None, "a run never started");
+        // Instructions renumbered (0 <-> 2, 4 -> 1); unplaced slots stay unplaced.
+        p.renumber(&[2, 3, 0, 4, 1]);
+        assert_eq!(
+            (p.get(0, 1), p.get(1, 0), p.get(0, 0)),
+            (Some((1, 7)), Some((0, 5)), None)
+        );
     }
 
     #[test]
