@@ -461,7 +461,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::{Collected, Collector, Label};
-    use super::RETRY;
+    use super::{MAX_PLAN_EVENTS, RETRY};
     use crate::etdump::{self, DelegateId, EtDump, NameId, NameTable, ProfileEvent};
 
     fn fixture(name: &str) -> EtDump {
@@ -863,6 +863,27 @@ mod tests {
             .map(|row| row.series.runs(0..row.series.len()))
             .collect();
         assert_eq!(runs, vec![vec![0, 1], vec![2, 3]]);
+    }
+
+    #[test]
+    fn runs_longer_than_a_plan_are_collected_in_full() {
+        // A run of more events than a plan holds is never recorded (bounded memory);
+        // one of exactly that many is.
+        let mut r = Runs::new();
+        let run = |r: &mut Runs, n: usize| {
+            let mut events: Vec<ProfileEvent> = (0..n as u64 - 2)
+                .map(|i| r.delegate("x", 110 + i, 111 + i))
+                .collect();
+            events.push(r.delegate("s0", 100, 110 + n as u64));
+            events.push(r.call(0, 200 + n as u64));
+            events
+        };
+        for (n, replays) in [(MAX_PLAN_EVENTS + 1, 0), (MAX_PLAN_EVENTS, 2)] {
+            let events = run(&mut r, n);
+            let (with, without, replayed) = r.collect(&[&events, &events, &events]);
+            assert!(with == without);
+            assert_eq!(replayed, replays, "runs of {n} events");
+        }
     }
 
     #[test]
