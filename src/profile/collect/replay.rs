@@ -9,8 +9,8 @@
 use super::samples::{Collected, Placements};
 use crate::etdump::{duration_ticks, DelegateId, NameId, ProfileEvent};
 
-/// Runs with more events than this are not recorded (a plan takes ~60 bytes an event, and
-/// `PLANS` are kept: 16 MB at most).
+/// Runs with more events than this are not recorded: a plan holds ~70 bytes an event and
+/// recording ~80, so with `PLANS` plans and a spare the plans take ~27 MB at most.
 const MAX_PLAN_EVENTS: usize = 1 << 16;
 
 /// Plans kept. Runs may alternate between a few patterns: two events starting within a
