@@ -8,7 +8,7 @@ use super::super::classify::{
 };
 use super::super::fast_hash::FastMap;
 use super::memo::{InstructionIndex, PositionMemo, RowIndex, RunCounters, Slot};
-use super::replay::{Action, Place, Replay, RowPlan};
+use super::replay::{Action, Replay, RowCheck};
 use super::samples::{Collected, EventRow, Label, Placements, RowKind, Series};
 use crate::etdump::{duration_ticks, ByteSpan, DelegateId, NameTable, ProfileEvent};
 
@@ -300,16 +300,8 @@ impl<'p> Collector<'p> {
             };
             (call, upto as u32)
         };
-        let row_plan = |p: &Pending, row: usize, (call, call_upto): (u32, u32), place| {
-            let (instr, row) = (p.instr as u32, row as u32);
-            Action::Row(RowPlan {
-                instr,
-                row,
-                call,
-                call_upto,
-                place,
-            })
-        };
+        let row_plan =
+            |p: &Pending, row: usize, at_call| RowCheck::new(p.event, p.instr, row, at_call);
         // Children end before their parents and are stored first: time order (stable)
         // makes occurrence numbers follow execution order.
         // (start, index): sorting these is a stable sort of `pending` by start, without
@@ -346,7 +338,7 @@ impl<'p> Collector<'p> {
                 placements.set(run, p.event as usize, p.instr, row);
             }
             let event = p.event;
-            replay.set(event as usize, row_plan(p, row, at_call, Place::Step));
+            replay.set(event as usize, Action::Row(row_plan(p, row, at_call)));
             steps.push(PlacedStep {
                 event,
                 instr: p.instr,
@@ -402,7 +394,7 @@ impl<'p> Collector<'p> {
                     if record {
                         placements.set(run, p.event as usize, p.instr, row);
                     }
-                    replay.set(p.event as usize, row_plan(p, row, at_call, Place::Free));
+                    replay.set(p.event as usize, Action::Row(row_plan(p, row, at_call)));
                 }
                 continue;
             }
@@ -433,15 +425,9 @@ impl<'p> Collector<'p> {
                     let r = &mut out.instructions[p.instr].rows[row];
                     r.series.push(run, p.ns);
                     r.vote(step.row);
-                    let place = Place::InStep {
-                        lo: lo as u32,
-                        upto: upto as u32,
-                        container: k as u32,
-                        exact,
-                        tol,
-                        step_row: step.row as u32,
-                    };
-                    replay.set(p.event as usize, row_plan(p, row, at_call, place));
+                    let check =
+                        row_plan(p, row, at_call).in_step((lo, upto, k), exact, tol, step.row);
+                    replay.set(p.event as usize, Action::Row(check));
                 }
                 None => {
                     // The nearest step of the same call: the last one starting before the

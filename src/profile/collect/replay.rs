@@ -9,8 +9,8 @@
 use super::samples::{Collected, Placements};
 use crate::etdump::{duration_ticks, DelegateId, NameId, ProfileEvent};
 
-/// Runs with more events than this are not recorded: a plan holds ~70 bytes an event and
-/// recording ~80, so with `PLANS` plans and a spare the plans take ~27 MB at most.
+/// Runs with more events than this are not recorded: a plan holds ~75 bytes an event and
+/// recording ~80, so with `PLANS` plans and a spare the plans take ~30 MB at most.
 const MAX_PLAN_EVENTS: usize = 1 << 16;
 
 /// Plans kept. Runs may alternate between a few patterns: two events starting within a
@@ -43,38 +43,6 @@ impl Shape {
     }
 }
 
-/// Where a row event went, and what placed it there.
-#[derive(Clone, Copy)]
-pub(super) struct RowPlan {
-    pub instr: u32,
-    pub row: u32,
-    /// The event's delegate call number, and the partition point of (instruction, start)
-    /// in the run's sorted calls that gave it.
-    pub call: u32,
-    pub call_upto: u32,
-    pub place: Place,
-}
-
-#[derive(Clone, Copy)]
-pub(super) enum Place {
-    /// A step event: its row follows from the time order and the calls.
-    Step,
-    /// In a call without steps, of an instruction that had none (so far: plans are
-    /// forgotten when an instruction has its first step).
-    Free,
-    /// Contained in `steps[container]` (sorted steps of the run), chosen among
-    /// `steps[lo..upto]` (`upto`: the partition point of steps starting by the event's
-    /// start + `tol`), exactly or within `tol`; `step_row` is that step's row (the vote).
-    InStep {
-        lo: u32,
-        upto: u32,
-        container: u32,
-        exact: bool,
-        tol: u64,
-        step_row: u32,
-    },
-}
-
 /// What the collector did with one event of the run being recorded.
 #[derive(Clone, Copy)]
 pub(super) enum Action {
@@ -89,27 +57,75 @@ pub(super) enum Action {
         instr: u32,
         index: u32,
     },
-    Row(RowPlan),
+    Row(RowCheck),
 }
 
-/// A row event of a plan, in time order: where its sample goes and what to re-check.
+/// A row event: where its sample went and what placed it there, re-checked in time
+/// order when a plan is tried.
 #[derive(Clone, Copy)]
-struct RowCheck {
+pub(super) struct RowCheck {
+    /// Within a quantum of the containing step (0: exactly), with `container`.
+    tol: u64,
     event: u32,
     instr: u32,
     row: u32,
+    /// The event's delegate call number, and the partition point of (instruction, start)
+    /// in the run's sorted calls that gave it.
     call: u32,
     call_upto: u32,
-    /// `NO_STEP` (a step event, or free), else as in `Place::InStep`.
+    /// `NO_STEP`: a step event, or one in a call without steps of an instruction that
+    /// had none (so far: plans are forgotten when an instruction has its first step).
+    /// Else the event is contained in `steps[container]` (sorted steps of the run),
+    /// chosen among `steps[lo..upto]` (`upto`: the partition point of steps starting by
+    /// the event's start + `tol`), exactly or within `tol`; `step_row` is that step's
+    /// row (the vote).
     container: u32,
     lo: u32,
     upto: u32,
     step_row: u32,
-    tol: u32,
     exact: bool,
 }
 
 const NO_STEP: u32 = u32::MAX;
+
+impl RowCheck {
+    /// Row event `event` of instruction `instr` went to `row`, in call `call` (found at
+    /// partition point `call_upto` of the calls); not placed in a step.
+    pub(super) fn new(event: u32, instr: usize, row: usize, (call, call_upto): (u32, u32)) -> Self {
+        RowCheck {
+            tol: 0,
+            event,
+            instr: instr as u32,
+            row: row as u32,
+            call,
+            call_upto,
+            container: NO_STEP,
+            lo: 0,
+            upto: 0,
+            step_row: 0,
+            exact: false,
+        }
+    }
+
+    /// Placed in `steps[container]` of `steps[lo..upto]` (see the fields).
+    pub(super) fn in_step(
+        self,
+        (lo, upto, container): (usize, usize, usize),
+        exact: bool,
+        tol: u64,
+        step_row: usize,
+    ) -> Self {
+        RowCheck {
+            tol,
+            container: container as u32,
+            lo: lo as u32,
+            upto: upto as u32,
+            step_row: step_row as u32,
+            exact,
+            ..self
+        }
+    }
+}
 
 /// One recorded run, compiled for checking and replaying.
 #[derive(Default)]
@@ -302,36 +318,11 @@ impl Plan {
             let Action::Row(r) = action(i) else {
                 return false;
             };
-            let mut check = RowCheck {
-                event: i,
-                instr: r.instr,
-                row: r.row,
-                call: r.call,
-                call_upto: r.call_upto,
-                container: NO_STEP,
-                lo: 0,
-                upto: 0,
-                step_row: 0,
-                tol: 0,
-                exact: false,
-            };
-            if let Place::InStep {
-                lo,
-                upto,
-                container,
-                exact,
-                tol,
-                step_row,
-            } = r.place
-            {
-                let in_range = lo <= container && container < upto;
-                let (Ok(tol), true) = (u32::try_from(tol), in_range) else {
-                    return false;
-                };
-                (check.container, check.lo, check.upto) = (container, lo, upto);
-                (check.step_row, check.tol, check.exact) = (step_row, tol, exact);
+            let in_range = r.container == NO_STEP || (r.lo <= r.container && r.container < r.upto);
+            if r.event != i || !in_range {
+                return false;
             }
-            self.rows.push(check);
+            self.rows.push(r);
         }
         // Every row event once, and every position `fits` reads within its order.
         let (n_calls, n_steps) = (self.calls.len() as u32, self.steps.len() as u32);
@@ -390,7 +381,7 @@ impl Plan {
             if r.container == NO_STEP {
                 return true;
             }
-            let tol = u64::from(r.tol);
+            let tol = r.tol;
             let target = (r.instr, r.call, p.start_ticks.saturating_add(tol));
             let (lo, upto, c) = (r.lo as usize, r.upto as usize, r.container as usize);
             if !splits(upto, steps.len(), |k| steps[k].0 <= target) {
