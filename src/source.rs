@@ -157,5 +157,6 @@ pub fn load_timeline(request: &ProfileRequest) -> Result<crate::timeline::AnyTim
     if request.embedded.is_none() && is_trace_file(&request.etdump) {
         return load_trace_timeline(&request.etdump).map(AnyTimeline::Trace);
     }
-    load_dump_timeline(request, true).map(AnyTimeline::Dump)
+    // The view steps through the kept runs only: warm-ups are not walked.
+    load_dump_timeline(request, true, &crate::profile::RunSelection::kept()).map(AnyTimeline::Dump)
 }

@@ -9,7 +9,10 @@ use std::collections::BinaryHeap;
 use std::path::Path;
 
 use crate::etdump::{self, EtDumpError};
-use crate::profile::{build_timeline, default_log_for, ProfileRequest, Timeline};
+use crate::profile::{
+    build_timeline, default_log_for, stream_timeline, DumpTimelineError, ProfileRequest,
+    RunSelection, Timeline, TimelineRun,
+};
 use crate::runlog;
 use crate::trace::{self, IntervalSet};
 
@@ -44,13 +47,28 @@ impl TraceTimeline {
 /// Why a timeline could not be loaded; the text names the file.
 pub type TimelineError = String;
 
-/// The timeline of the dump `request` names. Without `request.log`, the log beside the
-/// dump is read when `default_log` is set (as the explorer does); `--no-log` reads none.
-/// The dump and the log are read once through [`crate::input`] (pipes and FIFOs work), and
-/// a log beside the dump that cannot be read is left out, as when profiling.
+/// The timeline of the dump `request` names, the runs `select` picks with their events.
+/// Without `request.log`, the log beside the dump is read when `default_log` is set (as
+/// the explorer does); `--no-log` reads none. The dump and the log are read once through
+/// [`crate::input`] (pipes and FIFOs work), and a log beside the dump that cannot be read
+/// is left out, as when profiling.
 pub fn load_dump_timeline(
     request: &ProfileRequest,
     default_log: bool,
+    select: &RunSelection,
+) -> Result<Timeline, TimelineError> {
+    load_dump_timeline_with(request, default_log, select, &mut |_, run| Some(run))
+}
+
+/// [`load_dump_timeline`], handing each chosen run to `each` in run order as it is made;
+/// the timeline keeps what `each` returns (None: the run's events are let go). A dump of
+/// one method is read in two streamed passes ([`stream_timeline`]), so memory is what
+/// `each` keeps, not the file; any other is decoded whole.
+pub fn load_dump_timeline_with(
+    request: &ProfileRequest,
+    default_log: bool,
+    select: &RunSelection,
+    each: &mut dyn FnMut(&Timeline, TimelineRun) -> Option<TimelineRun>,
 ) -> Result<Timeline, TimelineError> {
     let dump_name = crate::input::display_name(&request.etdump);
     // Mapped like the profile's load (a gigabyte dump is not copied again).
@@ -66,32 +84,73 @@ pub fn load_dump_timeline(
         (None, Some(i)) => &i.bytes,
         (None, None) => &[],
     };
-    let parsed = etdump::parse(bytes);
-    // A map of a file truncated or rewritten meanwhile: what was decoded is not the dump.
-    if let Some(Err(e)) = input.as_ref().map(|i| i.check_unchanged()) {
-        return Err(format!("{dump_name}: {e}"));
-    }
-    let mut dump = parsed.map_err(|e| match e {
+    let log: Result<Option<runlog::RunLog>, String> = match (&request.embedded, &request.log) {
+        _ if request.no_log => Ok(None),
+        (Some(e), _) => Ok(Some(runlog::parse(e.log))),
+        (None, Some(path)) => crate::input::read_input(path)
+            .map(|input| Some(runlog::parse(&input.bytes)))
+            .map_err(|e| format!("{}: {e}", crate::input::display_name(path))),
+        (None, None) if !default_log || crate::input::is_stdin(&request.etdump) => Ok(None),
+        (None, None) => Ok(default_log_for(&request.etdump)
+            .and_then(|path| crate::input::read_input(&path).ok())
+            .map(|input| runlog::parse(&input.bytes))),
+    };
+    let dump_error = |e: EtDumpError| match e {
         EtDumpError::Io(msg) => format!("{dump_name}: {}", io_words(&msg)),
         other => format!("{dump_name}: {other}"),
-    })?;
-    // `--time-unit`: the same ns ticks as the profile.
-    dump.convert_ticks_to_ns(etdump::time_unit());
-    let log = match (&request.embedded, &request.log) {
-        _ if request.no_log => None,
-        (Some(e), _) => Some(runlog::parse(e.log)),
-        (None, Some(path)) => {
-            let input = crate::input::read_input(path)
-                .map_err(|e| format!("{}: {e}", crate::input::display_name(path)))?;
-            Some(runlog::parse(&input.bytes))
-        }
-        (None, None) if !default_log || crate::input::is_stdin(&request.etdump) => None,
-        (None, None) => default_log_for(&request.etdump)
-            .and_then(|path| crate::input::read_input(&path).ok())
-            .map(|input| runlog::parse(&input.bytes)),
     };
-    build_timeline(&dump, log.as_ref(), request.warmup_setting())
-        .map_err(|e| format!("{dump_name}: {e}"))
+    // A map of a file truncated or rewritten meanwhile: what was decoded is not the dump.
+    let unchanged = || match input.as_ref().map(|i| i.check_unchanged()) {
+        Some(Err(e)) => Err(format!("{dump_name}: {e}")),
+        _ => Ok(()),
+    };
+    let warmup = request.warmup_setting();
+    let unit = etdump::time_unit();
+    // The dump's verdict comes before the log's, as when the dump was decoded first.
+    let log = match log {
+        Ok(log) => log,
+        Err(log_error) => {
+            let parsed = etdump::parse(bytes);
+            unchanged()?;
+            parsed.map_err(dump_error)?;
+            return Err(log_error);
+        }
+    };
+    let streamed = stream_timeline(bytes, log.as_ref(), warmup, unit, select, each);
+    unchanged()?;
+    match streamed {
+        Ok(Some(tl)) => return Ok(tl),
+        Ok(None) => {}
+        Err(DumpTimelineError::Dump(e)) => return Err(dump_error(e)),
+        Err(DumpTimelineError::Build(e)) => return Err(format!("{dump_name}: {e}")),
+    }
+    let parsed = etdump::parse(bytes);
+    unchanged()?;
+    let mut dump = parsed.map_err(dump_error)?;
+    // `--time-unit`: the same ns ticks as the profile.
+    dump.convert_ticks_to_ns(unit);
+    let mut tl = build_timeline(&dump, log.as_ref(), warmup, select)
+        .map_err(|e| format!("{dump_name}: {e}"))?;
+    drop(dump);
+    for i in 0..tl.runs.len() {
+        if !select.wants(tl.runs[i].index, tl.runs[i].warmup) {
+            continue;
+        }
+        let run = &mut tl.runs[i];
+        let taken = TimelineRun {
+            events: std::mem::take(&mut run.events),
+            ..*run
+        };
+        let (index, warmup, method) = (taken.index, taken.warmup, taken.method);
+        let kept = each(&tl, taken);
+        tl.runs[i] = kept.unwrap_or(TimelineRun {
+            index,
+            warmup,
+            method,
+            events: Vec::new(),
+        });
+    }
+    Ok(tl)
 }
 
 fn io_words(msg: &str) -> String {

@@ -787,7 +787,12 @@ fn timeline_walk_agrees_with_the_profile() {
     files.push("real/mlp_portable_debugbuf.etdp".into());
     for f in files {
         let request = ProfileRequest::new(fixture(&f), None, 0);
-        let tl = cpuprof_tui::timeline::load_dump_timeline(&request, true).unwrap();
+        let tl = cpuprof_tui::timeline::load_dump_timeline(
+            &request,
+            true,
+            &cpuprof_tui::profile::RunSelection::all(),
+        )
+        .unwrap();
         assert_eq!(tl.unmatched_events, 0, "{f}");
         for run in &tl.runs {
             let methods = run

@@ -137,7 +137,12 @@ fn check(dump: &str, log: Option<&str>, warmup: usize) {
         .collect();
 
     let request = ProfileRequest::new(common::fixture(dump), log.map(common::fixture), warmup);
-    let tl = cpuprof_tui::timeline::load_dump_timeline(&request, false).unwrap();
+    let tl = cpuprof_tui::timeline::load_dump_timeline(
+        &request,
+        false,
+        &cpuprof_tui::profile::RunSelection::all(),
+    )
+    .unwrap();
     let runs = select_runs(&tl, None, false);
     let mut out = Vec::new();
     folded::write_dump_folded(&mut out, &tl, &runs).unwrap();
@@ -236,7 +241,12 @@ fn real_dumps_export_one_stack_per_tree_row() {
 #[test]
 fn same_named_operators_of_different_delegates_are_different_stacks() {
     let request = ProfileRequest::new(common::fixture("real/multi_delegate.etdp"), None, 0);
-    let tl = cpuprof_tui::timeline::load_dump_timeline(&request, false).unwrap();
+    let tl = cpuprof_tui::timeline::load_dump_timeline(
+        &request,
+        false,
+        &cpuprof_tui::profile::RunSelection::all(),
+    )
+    .unwrap();
     let runs = select_runs(&tl, None, false);
     let mut out = Vec::new();
     folded::write_dump_folded(&mut out, &tl, &runs).unwrap();

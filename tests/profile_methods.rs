@@ -258,7 +258,12 @@ fn export_writes_each_method_apart() {
     use cpuprof_tui::report::{chrome, folded};
     let golden = json("real/two_method.inspector.json");
     let request = ProfileRequest::new(common::fixture("real/two_method.etdp"), None, 0);
-    let tl = cpuprof_tui::timeline::load_dump_timeline(&request, false).unwrap();
+    let tl = cpuprof_tui::timeline::load_dump_timeline(
+        &request,
+        false,
+        &cpuprof_tui::profile::RunSelection::all(),
+    )
+    .unwrap();
     assert_eq!(tl.methods, ["method 1", "method 2"]);
     let runs = select_runs(&tl, None, false);
     let mut out = Vec::new();
@@ -319,7 +324,12 @@ fn export_writes_each_method_apart() {
 
     // One warm-up run is dropped per method: 11 and 15 kept.
     let request = ProfileRequest::new(common::fixture("real/two_method.etdp"), None, 1);
-    let tl = cpuprof_tui::timeline::load_dump_timeline(&request, false).unwrap();
+    let tl = cpuprof_tui::timeline::load_dump_timeline(
+        &request,
+        false,
+        &cpuprof_tui::profile::RunSelection::all(),
+    )
+    .unwrap();
     let kept = |m: usize| tl.kept_runs().filter(|r| r.method == m).count();
     assert_eq!((kept(0), kept(1)), (11, 15));
 
@@ -327,7 +337,12 @@ fn export_writes_each_method_apart() {
     // tests/profile_warmup.rs from the Inspector's samples: encode 3, decode 1).
     let request = ProfileRequest::new(common::fixture("real/two_method.etdp"), None, 0)
         .with_warmup(cpuprof_tui::profile::warmup::Warmup::Auto);
-    let tl = cpuprof_tui::timeline::load_dump_timeline(&request, false).unwrap();
+    let tl = cpuprof_tui::timeline::load_dump_timeline(
+        &request,
+        false,
+        &cpuprof_tui::profile::RunSelection::all(),
+    )
+    .unwrap();
     let dropped = |m: usize| tl.runs.iter().filter(|r| r.method == m && r.warmup).count();
     assert_eq!((dropped(0), dropped(1)), (3, 1));
     // The dropped runs are each method's first ones.

@@ -17,7 +17,8 @@ use crate::etdump::EtDump;
 
 pub(crate) use collector::Collector;
 pub(crate) use samples::{
-    duration_ms, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
+    duration_ms, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, Placements,
+    RowKind, Series,
 };
 
 /// `plan_step_names`: step names from decoded plans, so steps are recognised even when a

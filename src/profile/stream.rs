@@ -38,10 +38,34 @@ pub(crate) fn decode_and_collect(
     plan_step_names: &HashSet<String>,
     unit: TimeUnit,
 ) -> Result<Option<Streamed>, EtDumpError> {
+    decode_and_collect_inner(bytes, plan_step_names, unit, None)
+}
+
+/// [`decode_and_collect`], also recording where each event of the `Execute` runs in
+/// `placed` (by their index among the `Execute` runs) went (`Collected::placements`):
+/// the first pass of a streamed timeline.
+pub(crate) fn decode_and_collect_placed(
+    bytes: &[u8],
+    plan_step_names: &HashSet<String>,
+    unit: TimeUnit,
+    placed: std::ops::Range<usize>,
+) -> Result<Option<Streamed>, EtDumpError> {
+    decode_and_collect_inner(bytes, plan_step_names, unit, Some(placed))
+}
+
+fn decode_and_collect_inner(
+    bytes: &[u8],
+    plan_step_names: &HashSet<String>,
+    unit: TimeUnit,
+    placed: Option<std::ops::Range<usize>>,
+) -> Result<Option<Streamed>, EtDumpError> {
     // Rows of the first run reserve a sample per run; at most one per 16 bytes of file
     // in all (an event takes more), so a lying run count cannot make it balloon.
     let runs = crate::etdump::run_count(bytes);
-    let mut collector = Collector::new(plan_step_names, false, runs, bytes.len() / 16);
+    let mut collector = Collector::new(plan_step_names, placed.is_some(), runs, bytes.len() / 16);
+    if let Some(runs) = placed {
+        collector.record_only(runs);
+    }
     let mut side = EtDump::default();
     let mut first: Option<(i32, Vec<SigEvent>)> = None;
     let mut execute: Vec<usize> = Vec::new();

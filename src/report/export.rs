@@ -6,12 +6,13 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use super::folded::DumpFolder;
 use super::{chrome, emit, folded};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::profile::warmup::Warmup;
-use crate::profile::{default_log_for, ProfileRequest, Timeline, TimelineRun};
+use crate::profile::{default_log_for, ProfileRequest, RunSelection, Timeline, TimelineRun};
 use crate::source::is_trace_file;
-use crate::timeline::{load_dump_timeline, load_trace_timeline};
+use crate::timeline::{load_dump_timeline, load_dump_timeline_with, load_trace_timeline};
 
 pub fn run(args: &ExportArgs) -> ExitCode {
     match run_inner(args) {
@@ -122,7 +123,22 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
         request = request.without_log();
     }
     // `log` is explicit here (found or refused), so the loader must not look again.
-    let tl = load_dump_timeline(&request, false)?;
+    // Only the runs written are walked; folded stacks are summed as each run is made,
+    // so neither format holds the dump, and folded holds no run either.
+    let select = RunSelection {
+        range: range.map_or(0..usize::MAX, |g| g.start..g.end.unwrap_or(usize::MAX)),
+        include_warmup: args.include_warmup,
+    };
+    let mut folder = DumpFolder::default();
+    let tl = match args.format {
+        ExportFormat::Chrome => load_dump_timeline(&request, false, &select)?,
+        ExportFormat::Folded => {
+            load_dump_timeline_with(&request, false, &select, &mut |tl, run| {
+                folder.add(tl, &run);
+                None
+            })?
+        }
+    };
     let runs = select_runs(&tl, range, args.include_warmup);
     if runs.is_empty() {
         return Err(format!(
@@ -140,7 +156,7 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     emit(
         &mut |w: &mut dyn Write| match args.format {
             ExportFormat::Chrome => chrome::write_dump_chrome(w, &tl, &runs, &name),
-            ExportFormat::Folded => folded::write_dump_folded(w, &tl, &runs),
+            ExportFormat::Folded => folder.write(w, &tl),
         },
         args.output.as_deref(),
         &inputs,

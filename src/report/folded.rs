@@ -184,8 +184,23 @@ pub fn write_dump_folded(
     tl: &Timeline,
     runs: &[&TimelineRun],
 ) -> io::Result<()> {
-    let mut folder = Folder::default();
+    let mut folder = DumpFolder::default();
     for run in runs {
+        folder.add(tl, run);
+    }
+    folder.write(w, tl)
+}
+
+/// The folded stacks of a dump's runs, added one run at a time as a streamed timeline
+/// makes them: memory is the distinct stacks, not the runs.
+#[derive(Default)]
+pub struct DumpFolder {
+    folder: Folder,
+}
+
+impl DumpFolder {
+    /// Adds the stacks of `run` (its entries in `tl`, which may grow later).
+    pub fn add(&mut self, tl: &Timeline, run: &TimelineRun) {
         let spans: Vec<Span> = run
             .events
             .iter()
@@ -197,8 +212,8 @@ pub fn write_dump_folded(
             .collect();
         let names: Vec<u32> = run.events.iter().map(|e| e.entry).collect();
         // Several methods: each run's stacks start with its method (name ids past the
-        // entries).
-        let root = (tl.methods.len() > 1).then(|| (tl.entries.len() + run.method) as u32);
+        // entries; `METHOD_NAMES` apart from them, as entries may still be added).
+        let root = (tl.methods.len() > 1).then(|| METHOD_NAMES + run.method as u32);
         // An operator whose voted step has no event in this run sits in its delegate
         // call: its frame still goes under the step, as in the tree.
         let via: Vec<Option<u32>> = run
@@ -210,15 +225,25 @@ pub fn write_dump_folded(
                 (parent != Some(step)).then_some(step)
             })
             .collect();
-        folder.add_rooted(&spans, &names, &vec![root; spans.len()], &via);
+        self.folder
+            .add_rooted(&spans, &names, &vec![root; spans.len()], &via);
     }
-    let entries = tl.entries.len();
-    let labels = entry_labels(tl);
-    folder.write(w, &|n| match (n as usize).checked_sub(entries) {
-        Some(m) => tl.methods.get(m).cloned().unwrap_or_default(),
-        None => labels[n as usize].clone(),
-    })
+
+    /// Writes the stacks added, named by the entries of `tl` (complete by now).
+    pub fn write(&self, w: &mut dyn Write, tl: &Timeline) -> io::Result<()> {
+        let labels = entry_labels(tl);
+        self.folder
+            .write(w, &|n| match n.checked_sub(METHOD_NAMES) {
+                Some(m) => tl.methods.get(m as usize).cloned().unwrap_or_default(),
+                None => labels.get(n as usize).cloned().unwrap_or_default(),
+            })
+    }
 }
+
+/// Name ids of methods in a dump's stacks: past every entry a timeline can have (an
+/// entry is made per collected row or scope, each from at least one event of a file
+/// under 4 GiB, and an event takes more than 2 bytes).
+const METHOD_NAMES: u32 = 1 << 31;
 
 /// The frame of each thread of a trace, as the explorer's call tree roots name them
 /// (`thread TID`; `pid P thread TID` when two processes share a thread id, with the host

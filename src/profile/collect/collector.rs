@@ -141,6 +141,12 @@ impl<'p> Collector<'p> {
         }
     }
 
+    /// With `record`: place only the events of the runs in `runs` (a timeline of a few
+    /// runs of a big dump); the rows are collected from every run as before.
+    pub(crate) fn record_only(&mut self, runs: std::ops::Range<usize>) {
+        self.placements.only(runs);
+    }
+
     /// Every run collected in full (the replay's differential tests).
     #[cfg(test)]
     pub(super) fn replay_off(&mut self) {

@@ -266,12 +266,15 @@ pub(crate) struct Collected {
 }
 
 /// Where each row event went: (instruction, row) by (run, index of the event in its
-/// run). Dense: one slot per event of every run (8 bytes), so placing and finding are
-/// an index each (a hash map of every row event took ~60 bytes an event).
+/// run). Dense: one slot per event of every run recorded (8 bytes), so placing and finding
+/// are an index each (a hash map of every row event took ~60 bytes an event). Runs outside
+/// `wanted` get no slots: a timeline of a few runs of a big dump holds only theirs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Placements {
-    /// Where each run's events start in `slots`.
-    starts: Vec<usize>,
+    /// The runs recorded; every run when None.
+    wanted: Option<std::ops::Range<usize>>,
+    /// Where each run's events lie in `slots` (an empty range for a run not recorded).
+    runs: Vec<(usize, usize)>,
     /// (instruction, row) of each event; `NOT_PLACED` for an event without a row.
     slots: Vec<(u32, u32)>,
 }
@@ -279,16 +282,29 @@ pub(crate) struct Placements {
 const NOT_PLACED: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl Placements {
-    /// Room for the next run's `events`, none placed yet.
-    pub(super) fn start_run(&mut self, events: usize) {
-        self.starts.push(self.slots.len());
-        self.slots.resize(self.slots.len() + events, NOT_PLACED);
+    /// Record only the runs in `runs` (by their index among the runs fed).
+    pub(super) fn only(&mut self, runs: std::ops::Range<usize>) {
+        self.wanted = Some(runs);
     }
 
-    /// Event `event` of run `run` (started) went to `row` of instruction `instr`.
+    /// Room for the next run's `events`, none placed yet.
+    pub(super) fn start_run(&mut self, events: usize) {
+        let run = self.runs.len();
+        let kept = self.wanted.as_ref().is_none_or(|w| w.contains(&run));
+        let start = self.slots.len();
+        let end = start + if kept { events } else { 0 };
+        self.runs.push((start, end));
+        self.slots.resize(end, NOT_PLACED);
+    }
+
+    /// Event `event` of run `run` (started) went to `row` of instruction `instr` (kept
+    /// only when the run is recorded).
     #[inline]
     pub(super) fn set(&mut self, run: usize, event: usize, instr: usize, row: usize) {
-        self.slots[self.starts[run] + event] = (instr as u32, row as u32);
+        let (start, end) = self.runs[run];
+        if start + event < end {
+            self.slots[start + event] = (instr as u32, row as u32);
+        }
     }
 
     /// Instruction indexes renumbered: `new_index[old]`.
@@ -298,16 +314,17 @@ impl Placements {
         }
     }
 
-    /// The (instruction, row) of event `event` of run `run`, if it went to a row.
+    /// The (instruction, row) of event `event` of run `run`, if it went to a row (None
+    /// too for a run not recorded).
     pub fn get(&self, run: usize, event: usize) -> Option<(usize, usize)> {
-        let start = *self.starts.get(run)?;
-        let end = self
-            .starts
-            .get(run + 1)
-            .copied()
-            .unwrap_or(self.slots.len());
+        let &(start, end) = self.runs.get(run)?;
         let slot = *self.slots[start..end].get(event)?;
         (slot != NOT_PLACED).then_some((slot.0 as usize, slot.1 as usize))
+    }
+
+    /// Whether run `run`'s events were recorded.
+    pub fn recorded(&self, run: usize) -> bool {
+        self.wanted.as_ref().is_none_or(|w| w.contains(&run)) && run < self.runs.len()
     }
 }
 
@@ -380,6 +397,30 @@ mod tests {
         assert_eq!(
             (p.get(0, 1), p.get(1, 0), p.get(0, 0)),
             (Some((1, 7)), Some((0, 5)), None)
+        );
+    }
+
+    #[test]
+    fn placements_of_runs_not_wanted_take_no_slots() {
+        let mut p = Placements::default();
+        p.only(1..2);
+        for events in [4, 3, 5] {
+            p.start_run(events);
+        }
+        // Only run 1's 3 events have slots; a set in runs 0 and 2 is dropped, not written
+        // into a neighbour's slots.
+        assert_eq!(p.slots.len(), 3);
+        p.set(0, 0, 9, 9);
+        p.set(1, 1, 2, 3);
+        p.set(2, 0, 9, 9);
+        assert_eq!(
+            (p.get(0, 0), p.get(1, 1), p.get(2, 0)),
+            (None, Some((2, 3)), None)
+        );
+        assert_eq!((p.get(1, 0), p.get(1, 2)), (None, None));
+        assert_eq!(
+            (p.recorded(0), p.recorded(1), p.recorded(2), p.recorded(3)),
+            (false, true, false, false)
         );
     }
 

@@ -1,0 +1,139 @@
+//! A timeline in two streamed passes over the file, never holding the decoded dump:
+//! the first decodes and collects every run with the profile's own streamed collection,
+//! recording where the events of the chosen runs went; the second decodes the file again
+//! and walks only the chosen runs, handing each to the caller as it is made. Memory is the
+//! collected rows, the chosen runs' placements (8 bytes an event) and what the caller
+//! keeps of the runs, not the file.
+//!
+//! Serves the usual dump, whose `Execute` runs are all of one method (what
+//! [`crate::profile::stream`] collects); for any other, [`stream_timeline`] answers
+//! `Ok(None)` and the caller decodes the dump whole ([`super::build_timeline`]).
+
+use super::walk::Walker;
+use super::{first_warmup, RunSelection, Timeline, TimelineRun};
+use crate::etdump::{convert_events_to_ns, EtDumpError, ProfileEvent, TimeUnit};
+use crate::profile::BuildError;
+use crate::runlog::RunLog;
+
+/// Why a timeline could not be made.
+#[derive(Debug)]
+pub enum DumpTimelineError {
+    /// The dump cannot be decoded.
+    Dump(EtDumpError),
+    /// It decodes, but no timeline follows (no `Execute` run, too many warm-up runs).
+    Build(BuildError),
+}
+
+/// The timeline of the dump `bytes` (ticks in `unit`), with the plans of `log` if given;
+/// the runs `select` picks are walked and handed to `each` in run order, which returns
+/// what the timeline keeps of each (None: its events are let go, as for a run not
+/// chosen). `Ok(None)` when the dump's runs are not all of one method.
+pub fn stream_timeline(
+    bytes: &[u8],
+    log: Option<&RunLog>,
+    warmup: crate::profile::warmup::Warmup,
+    unit: TimeUnit,
+    select: &RunSelection,
+    each: &mut dyn FnMut(&Timeline, TimelineRun) -> Option<TimelineRun>,
+) -> Result<Option<Timeline>, DumpTimelineError> {
+    let plan_step_names = crate::profile::build::plan_step_names(log);
+    // Pass 1: the rows, and where the chosen range's events went.
+    let Some(streamed) = crate::profile::stream::decode_and_collect_placed(
+        bytes,
+        &plan_step_names,
+        unit,
+        select.range.clone(),
+    )
+    .map_err(DumpTimelineError::Dump)?
+    else {
+        return Ok(None);
+    };
+    let dump = streamed.dump;
+    let prepared = streamed.prepared;
+    let Some((_, mut collected)) = prepared.speculative else {
+        return Err(DumpTimelineError::Build(BuildError::NoExecuteRuns));
+    };
+    if collected.runs == 0 {
+        return Err(DumpTimelineError::Build(BuildError::NoExecuteRuns));
+    }
+    let placements = collected.placements.take().unwrap_or_default();
+    let (warmup, _) = first_warmup(warmup, log, &collected).map_err(DumpTimelineError::Build)?;
+    let name = crate::profile::build::method_names(log, 1)
+        .pop()
+        .unwrap_or_default();
+    let method = match prepared.groups.first().and_then(|g| g.bundled_input_index) {
+        Some(b) => format!("{name} (bundled input {b})"),
+        None => name,
+    };
+    let mut tl = Timeline {
+        warmup,
+        methods: vec![method],
+        negative_durations: collected.negative_durations,
+        ..Timeline::default()
+    };
+    let runs = collected.runs;
+    let mut walker = Walker::new(&mut tl, &collected, &dump.names, &dump.metadata);
+    // The samples are the bulk of the collection: gone before the second pass.
+    drop(collected);
+    drop(dump);
+
+    // Pass 2: the chosen runs walked as their chunks come; the file was checked whole by
+    // pass 1, and the walk stops past the last run chosen.
+    let mut run = 0usize;
+    let mut negative = 0usize;
+    let mut failed: Option<EtDumpError> = None;
+    let mut walk = |chunk: crate::etdump::RunChunk<'_>| -> bool {
+        convert_events_to_ns(chunk.events, unit);
+        let events: &[ProfileEvent] = chunk.events;
+        for block in chunk.blocks.iter().filter(|b| b.name == "Execute") {
+            let index = run;
+            run += 1;
+            let is_warmup = index < warmup;
+            let mut kept = TimelineRun {
+                index,
+                warmup: is_warmup,
+                method: 0,
+                events: Vec::new(),
+            };
+            if select.wants(index, is_warmup) {
+                if !placements.recorded(index) {
+                    // Pass 1 saw fewer runs than this one: not the file it read.
+                    failed = Some(EtDumpError::Corrupt(
+                        "the dump changed between its two readings".to_string(),
+                    ));
+                    return false;
+                }
+                kept.events = walker.run_events(
+                    &mut tl,
+                    chunk.names,
+                    &placements,
+                    index,
+                    &events[block.events.clone()],
+                    &mut negative,
+                );
+                kept = each(&tl, kept).unwrap_or(TimelineRun {
+                    index,
+                    warmup: is_warmup,
+                    method: 0,
+                    events: Vec::new(),
+                });
+            }
+            tl.runs.push(kept);
+        }
+        run < select.range.end.min(runs)
+    };
+    crate::etdump::parse_streamed(bytes, &mut walk).map_err(DumpTimelineError::Dump)?;
+    if let Some(e) = failed {
+        return Err(DumpTimelineError::Dump(e));
+    }
+    // Runs past the last one chosen were not decoded again: listed, without events.
+    for index in tl.runs.len()..runs {
+        tl.runs.push(TimelineRun {
+            index,
+            warmup: index < warmup,
+            method: 0,
+            events: Vec::new(),
+        });
+    }
+    Ok(Some(tl))
+}

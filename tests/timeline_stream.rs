@@ -1,0 +1,304 @@
+//! The streamed timeline (two passes over the file, no decoded dump) is the timeline of
+//! the decoded dump: on every fixture, for every kind of run selection, each chosen run
+//! has the same events, on the same entries, nested the same; runs not chosen carry none.
+//! And it holds no event array: a counting allocator measures the live heap's peak.
+
+#[path = "support/etdump_build.rs"]
+mod etdump_build;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cpuprof_tui::etdump::TimeUnit;
+use cpuprof_tui::profile::warmup::Warmup;
+use cpuprof_tui::profile::{
+    build_timeline, stream_timeline, RunSelection, Timeline, TimelineEntry, TimelineRun,
+};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let now = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // The old block is live until the new one is made: count the new one first.
+        grew(new_size);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The counters are global: one test measures at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// Every dump a timeline is made of, with its log when there is one.
+fn dumps() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["cpu", "real", "compare", "cpu-faults", "etrecord", "fleet"] {
+        let Ok(entries) = std::fs::read_dir(fixture(dir)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "etdp") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A run as what it shows: each event with its entry's content (not its index: entries
+/// for scopes are made as runs are walked, so a walk of fewer runs may number them in
+/// another order), start, duration and parent.
+type Shown = (
+    usize,
+    bool,
+    usize,
+    Vec<(TimelineEntry, u64, u64, Option<u32>)>,
+);
+
+fn shown(tl: &Timeline, run: &TimelineRun) -> Shown {
+    (
+        run.index,
+        run.warmup,
+        run.method,
+        run.events
+            .iter()
+            .map(|e| (tl.entry(e).clone(), e.start_ns, e.dur_ns, e.parent))
+            .collect(),
+    )
+}
+
+fn selections(runs: usize) -> Vec<RunSelection> {
+    vec![
+        RunSelection::all(),
+        RunSelection::kept(),
+        RunSelection {
+            range: 1..3,
+            include_warmup: true,
+        },
+        RunSelection {
+            range: runs.saturating_sub(2)..usize::MAX,
+            include_warmup: false,
+        },
+        RunSelection {
+            range: runs + 5..runs + 9,
+            include_warmup: true,
+        },
+    ]
+}
+
+#[test]
+fn streamed_timelines_equal_the_decoded_dumps_on_every_fixture() {
+    let _one = one_at_a_time();
+    let mut streamed_dumps = 0;
+    let mut whole_only = 0;
+    let files = dumps();
+    assert!(files.len() >= 15, "{} dumps found", files.len());
+    for path in files {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(mut dump) = cpuprof_tui::etdump::parse(&bytes) else {
+            continue;
+        };
+        dump.convert_ticks_to_ns(TimeUnit::Ns);
+        let log = std::fs::read(path.with_extension("log"))
+            .ok()
+            .map(|b| cpuprof_tui::runlog::parse(&b));
+        for warmup in [Warmup::Stated, Warmup::Auto, Warmup::Runs(1)] {
+            let all = build_timeline(&dump, log.as_ref(), warmup, &RunSelection::all());
+            for select in selections(all.as_ref().map_or(0, |t| t.runs.len())) {
+                let whole = build_timeline(&dump, log.as_ref(), warmup, &select);
+                let mut handed = Vec::new();
+                let streamed = stream_timeline(
+                    &bytes,
+                    log.as_ref(),
+                    warmup,
+                    TimeUnit::Ns,
+                    &select,
+                    &mut |tl, run| {
+                        handed.push(shown(tl, &run));
+                        Some(run)
+                    },
+                );
+                let (whole, streamed) = match (whole, streamed) {
+                    (Ok(w), Ok(Some(s))) => (w, s),
+                    // Several methods: the caller decodes the dump whole.
+                    (_, Ok(None)) => {
+                        whole_only += 1;
+                        continue;
+                    }
+                    (Err(w), Err(s)) => {
+                        // The same verdict: no Execute run, or too many warm-ups.
+                        assert_eq!(format!("{s:?}"), format!("Build({w:?})"), "{name}");
+                        continue;
+                    }
+                    (w, s) => panic!("{name} {select:?}: {w:?} against {s:?}"),
+                };
+                streamed_dumps += 1;
+                let what = format!("{name} {warmup:?} {select:?}");
+                assert_eq!(whole.runs.len(), streamed.runs.len(), "{what}");
+                assert_eq!(
+                    (&whole.methods, whole.warmup, whole.negative_durations),
+                    (
+                        &streamed.methods,
+                        streamed.warmup,
+                        streamed.negative_durations
+                    ),
+                    "{what}"
+                );
+                assert_eq!(streamed.unmatched_events, 0, "{what}");
+                let mut chosen = 0;
+                for (w, s) in whole.runs.iter().zip(&streamed.runs) {
+                    assert_eq!(shown(&whole, w), shown(&streamed, s), "{what}");
+                    if select.wants(w.index, w.warmup) {
+                        chosen += 1;
+                        assert!(!s.events.is_empty(), "{what}: run {}", s.index);
+                    } else {
+                        assert!(s.events.is_empty(), "{what}: run {}", s.index);
+                    }
+                }
+                // Each chosen run was handed over once, in run order, as kept.
+                assert_eq!(handed.len(), chosen, "{what}");
+                let kept: Vec<Shown> = streamed
+                    .runs
+                    .iter()
+                    .filter(|r| select.wants(r.index, r.warmup))
+                    .map(|r| shown(&streamed, r))
+                    .collect();
+                assert_eq!(handed, kept, "{what}");
+                // Every run chosen: the same timeline, entry for entry.
+                if select == RunSelection::all() {
+                    assert_eq!(whole, streamed, "{what}");
+                }
+            }
+        }
+    }
+    eprintln!("{streamed_dumps} streamed timelines compared, {whole_only} left to the whole dump");
+    assert!(streamed_dumps >= 100, "{streamed_dumps}");
+}
+
+/// Peak live heap while `make` runs, and what it returns.
+fn peak_of<T>(make: impl FnOnce() -> T) -> (usize, T) {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = make();
+    (PEAK.load(Ordering::Relaxed) - base, out)
+}
+
+/// Peak heap of making the timeline of `runs` runs of the 3-operator XNNPACK model (5
+/// events a run): decoded whole, streamed with each run let go once seen (what folded
+/// export does), and streamed keeping 2 runs.
+fn peaks(runs: usize) -> (usize, usize, usize) {
+    let bytes = etdump_build::build(0, &etdump_build::xnnpack_like(runs));
+    let (whole_peak, whole) = peak_of(|| {
+        let dump = cpuprof_tui::etdump::parse(&bytes).unwrap();
+        build_timeline(&dump, None, Warmup::Runs(0), &RunSelection::all()).unwrap()
+    });
+    assert_eq!(whole.runs.len(), runs);
+    drop(whole);
+    let mut seen = 0usize;
+    let (streamed_peak, streamed) = peak_of(|| {
+        stream_timeline(
+            &bytes,
+            None,
+            Warmup::Runs(0),
+            TimeUnit::Ns,
+            &RunSelection::all(),
+            &mut |_, run| {
+                seen += run.events.len();
+                None
+            },
+        )
+        .unwrap()
+        .unwrap()
+    });
+    assert_eq!(seen, 5 * runs);
+    assert!(streamed.runs.iter().all(|r| r.events.is_empty()));
+    drop(streamed);
+    let (two_peak, two) = peak_of(|| {
+        stream_timeline(
+            &bytes,
+            None,
+            Warmup::Runs(0),
+            TimeUnit::Ns,
+            &RunSelection {
+                range: runs / 2..runs / 2 + 2,
+                include_warmup: false,
+            },
+            &mut |_, run| Some(run),
+        )
+        .unwrap()
+        .unwrap()
+    });
+    let kept: usize = two.runs.iter().map(|r| r.events.len()).sum();
+    assert_eq!(kept, 10);
+    (whole_peak, streamed_peak, two_peak)
+}
+
+#[test]
+fn a_streamed_timeline_holds_no_event_array() {
+    let _one = one_at_a_time();
+    // What more runs add to the peak, per event added: the decoder's chunks in flight
+    // are a fixed amount (2 MiB of file each, a few per core), so the growth is what
+    // is kept per event. Decoded whole: the event array (56 bytes an event) and the
+    // timeline's events (32). Streamed: the samples (4 bytes an event), the placements
+    // of the runs chosen (8) and each run's listing (48 bytes a run of 5 events), vectors
+    // up to twice their length while they grow; never an event array (56).
+    let (small, big) = (60_000, 120_000);
+    let a = peaks(small);
+    let b = peaks(big);
+    let added = (5 * (big - small)) as f64;
+    let per_event = |x: usize, y: usize| (y as f64 - x as f64) / added;
+    let whole = per_event(a.0, b.0);
+    let streamed = per_event(a.1, b.1);
+    let two = per_event(a.2, b.2);
+    eprintln!(
+        "peak heap, {small} -> {big} runs: decoded whole {} -> {} ({whole:.1} B/event), \
+         streamed {} -> {} ({streamed:.1} B/event), two runs {} -> {} ({two:.1} B/event)",
+        a.0, b.0, a.1, b.1, a.2, b.2
+    );
+    let event = std::mem::size_of::<cpuprof_tui::etdump::ProfileEvent>() as f64;
+    assert!(
+        whole > event,
+        "decoded whole grows {whole:.1} bytes an event, under the event array's {event}: \
+         the measure is broken"
+    );
+    assert!(streamed < event, "streamed: {streamed:.1} bytes an event");
+    // Two runs: the samples and the listing, not the placements of every run (with
+    // them, 13 bytes an event).
+    assert!(two < 10.0, "two runs: {two:.1} bytes an event");
+}
