@@ -284,18 +284,31 @@ fn warmup_must_leave_a_run() {
 
 #[test]
 fn method_time_is_explained() {
-    // Per kept run: delegates + other operators + remainder = Method::execute.
-    let (p, _) = profile_of("cpu/cnn2_basic");
-    let m = p.method.as_ref().unwrap();
-    let r = p.remainder.as_ref().unwrap();
-    for i in 0..m.count {
-        let parts: f64 = p.delegates.iter().map(|d| d.call.samples[i]).sum::<f64>()
-            + p.other_operators
+    // Per kept run: delegates + other operators + remainder = Method::execute, in whole
+    // ns exactly: every sample is a whole number of ns (`ns / 1e6` ms), the remainder too
+    // (subtracted in ns, not as a difference of ms with its rounding noise).
+    let whole_ns = |ms: f64| -> i64 {
+        let ns = (ms * 1e6).round() as i64;
+        assert_eq!(ns as f64 / 1e6, ms, "{ms} ms is not a whole number of ns");
+        ns
+    };
+    for case in ["cpu/cnn2_basic", "cpu/mlp_basic", "cpu/wide_browse"] {
+        let (p, _) = profile_of(case);
+        let m = p.method.as_ref().unwrap();
+        let r = p.remainder.as_ref().unwrap();
+        for i in 0..m.count {
+            let parts: i64 = p
+                .delegates
                 .iter()
-                .map(|o| o.stats.samples[i])
-                .sum::<f64>()
-            + r.samples[i];
-        assert!((parts - m.samples[i]).abs() < 1e-9, "run {i}");
-        assert!(r.samples[i] >= 0.0);
+                .map(|d| whole_ns(d.call.samples[i]))
+                .sum::<i64>()
+                + p.other_operators
+                    .iter()
+                    .map(|o| whole_ns(o.stats.samples[i]))
+                    .sum::<i64>();
+            let rest = whole_ns(r.samples[i]);
+            assert_eq!(parts + rest, whole_ns(m.samples[i]), "{case} run {i}");
+            assert!(rest >= 0, "{case} run {i}");
+        }
     }
 }

@@ -132,3 +132,43 @@ fn decode_and_collect_inner(
         plausibility,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A timeline of a few runs places only their events: the placements of the other
+    /// runs are never kept (8 bytes an event of the whole file otherwise).
+    #[test]
+    fn placements_only_for_the_runs_asked() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/cpu/wide_browse.etdp");
+        let bytes = std::fs::read(path).unwrap();
+        let names = HashSet::new();
+        let placed = |runs: std::ops::Range<usize>| {
+            let s = decode_and_collect_placed(&bytes, &names, TimeUnit::Ns, runs)
+                .unwrap()
+                .unwrap();
+            let (_, collected) = s.prepared.speculative.unwrap();
+            collected.placements.unwrap()
+        };
+        let all = placed(0..usize::MAX);
+        let two = placed(3..5);
+        assert!((0..35).all(|r| all.recorded(r)));
+        assert_eq!(
+            (0..35).filter(|&r| two.recorded(r)).collect::<Vec<_>>(),
+            vec![3, 4]
+        );
+        // The runs asked for: the same rows as when every run is placed.
+        for run in 0..35 {
+            for event in 0..64 {
+                let want = if (3..5).contains(&run) {
+                    all.get(run, event)
+                } else {
+                    None
+                };
+                assert_eq!(two.get(run, event), want, "run {run} event {event}");
+            }
+        }
+        assert!((0..64).any(|e| two.get(3, e).is_some()));
+    }
+}

@@ -101,19 +101,47 @@ macro_rules! scalar {
 }
 
 /// A duration in ms that came from whole nanoseconds (`ns as f64 / 1e6`, how every
-/// sample is made), for 1 µs ≤ value < 10^9 ms: its ns. In that range the exact decimal
+/// sample is made), for 0 ≤ value < 10^9 ms: its ns. From 1 µs on, the exact decimal
 /// `ns / 10^6` is the shortest text that reads back as `value`, and the one serde_json
 /// writes (no exponent), so it can be written from the integer, much faster than a
-/// general float formatter (most numbers in a profile are samples).
+/// general float formatter (most numbers in a profile are samples); below 1 µs the text
+/// is serde_json's own, made once ([`sub_microsecond_text`]).
+#[inline]
 fn whole_ns_ms(value: f64) -> Option<u64> {
-    if !(1e-3..1e9).contains(&value) {
+    // One comparison of the bits: a positive double below 10^9 has smaller bits, while
+    // negatives (-0.0 too, which serde_json writes "-0.0"), NaN and infinities have
+    // larger ones.
+    if value.to_bits() >= 1e9f64.to_bits() {
         return None;
     }
     // Round half up (a plain add and truncate, not a libm call): any candidate is
     // checked below, and below 2^53 two different ns never give the same value, so a
     // candidate that passes is the one.
-    let ns = (value * 1e6 + 0.5) as u64;
+    // SAFETY: 0.5 <= value * 1e6 + 0.5 < 1e15 + 1, finite and within u64.
+    let ns: u64 = unsafe { (value * 1e6 + 0.5).to_int_unchecked() };
     (ns as f64 / 1e6 == value).then_some(ns)
+}
+
+/// Durations under 1 µs: ns 0..1000.
+const SUB_MICROSECOND: usize = 1_000;
+
+/// serde_json's text of `ns / 10^6` for ns under 1 µs (`0.0`, `0.000417`, ...), taken from
+/// its formatter the first time one is written: in that range it may choose an exponent,
+/// so the text is its own, not rebuilt. A profile of fast operators has many such samples.
+fn sub_microsecond_text(ns: usize) -> &'static [u8] {
+    static TEXT: std::sync::OnceLock<(Vec<u8>, Vec<u32>)> = std::sync::OnceLock::new();
+    let (text, ends) = TEXT.get_or_init(|| {
+        let mut text = Vec::with_capacity(SUB_MICROSECOND * 10);
+        let mut ends = Vec::with_capacity(SUB_MICROSECOND + 1);
+        ends.push(0);
+        for ns in 0..SUB_MICROSECOND {
+            // Writing into a vector cannot fail.
+            let _ = serde_json::ser::CompactFormatter.write_f64(&mut text, ns as f64 / 1e6);
+            ends.push(text.len() as u32);
+        }
+        (text, ends)
+    });
+    &text[ends[ns] as usize..ends[ns + 1] as usize]
 }
 
 /// "00", "01", .. "99": two digits per division.
@@ -126,6 +154,9 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 /// `ns / 10^6` as a JSON number: integer part, then the fraction without trailing zeros
 /// (`.0` for a whole number, as serde_json writes floats).
 fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, ns: u64) -> io::Result<()> {
+    if ns < SUB_MICROSECOND as u64 {
+        return w.write_all(sub_microsecond_text(ns as usize));
+    }
     let mut buf = [0u8; 32];
     let (whole, frac) = (ns / 1_000_000, (ns % 1_000_000) as usize);
     // The six fraction digits at buf[24..30], then the integer part before them.
@@ -288,17 +319,29 @@ mod tests {
             assert_eq!(fast_text(ns as f64 / 1e6).as_deref(), Some(want));
             assert_eq!(serde_text(ns as f64 / 1e6), want);
         }
+        // Under 1 µs, serde_json's own text, which switches to an exponent below 10 ns.
+        for (ns, want) in [
+            (0u64, "0.0"),
+            (417, "0.000417"),
+            (1, "1e-6"),
+            (10, "0.00001"),
+        ] {
+            assert_eq!(fast_text(ns as f64 / 1e6).as_deref(), Some(want), "{ns} ns");
+        }
         // Outside the range, or not from whole ns: the general formatter.
-        assert_eq!(fast_text(0.0005), None);
+        assert_eq!(fast_text(0.0004171), None);
         assert_eq!(fast_text(0.1 / 3.0), None);
         assert_eq!(fast_text(-1.0), None);
+        assert_eq!(fast_text(-0.0), None);
+        assert_eq!(fast_text(f64::NAN), None);
+        assert_eq!(fast_text(1e9), None);
     }
 
     proptest! {
         /// Every duration made from whole ns (as samples are) is written exactly as
         /// serde_json writes it, so the JSON reads back to the same value.
         #[test]
-        fn fast_path_equals_serde(ns in 1_000u64..1_000_000_000_000_000) {
+        fn fast_path_equals_serde(ns in prop_oneof![0u64..2_000, 1_000u64..1_000_000_000_000_000]) {
             let v = ns as f64 / 1e6;
             if let Some(fast) = fast_text(v) {
                 prop_assert_eq!(&fast, &serde_text(v));

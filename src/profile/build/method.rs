@@ -244,8 +244,10 @@ impl Builder<'_> {
     }
 
     /// Method time not covered by delegate calls and instruction scopes, per kept run.
+    /// Subtracted in whole ns, so each sample is an exact number of ns (`0.000652`, not the
+    /// `0.0006519999999999998` a difference of ms gives), like every other sample.
     fn remainder(&self, c: &Collected) -> Stats {
-        let mut covered = vec![0.0f64; c.runs];
+        let mut covered = vec![0u64; c.runs];
         for instr in &c.instructions {
             // Kernel events with no enclosing instruction scope are other operators of
             // their own (see `other_operators`), so their time is covered too.
@@ -260,14 +262,24 @@ impl Builder<'_> {
                         .map(|r| &r.series),
                 );
             for s in series {
-                s.durations().for_each_ms(|i, ms| covered[s.run(i)] += ms);
+                s.durations().for_each_ns(|i, ns| {
+                    let run = &mut covered[s.run(i)];
+                    *run = run.saturating_add(ns);
+                });
             }
         }
         let m = &c.method;
         let split = m.partition_runs(self.warmup);
         let mut rest = Vec::with_capacity(m.len());
-        m.durations()
-            .for_each_ms(|i, ms| rest.push(ms - covered[m.run(i)]));
+        m.durations().for_each_ns(|i, ns| {
+            // Negative when the scopes overlap or outlast the method.
+            let covered = covered[m.run(i)];
+            rest.push(if ns >= covered {
+                ns_to_ms(ns - covered)
+            } else {
+                -ns_to_ms(covered - ns)
+            })
+        });
         let kept = rest[split..].to_vec();
         rest.truncate(split);
         let stats = Stats::from_samples_with(kept, &mut self.scratch.borrow_mut());

@@ -59,17 +59,17 @@ impl Durations {
         }
     }
 
-    /// Calls `f(i, ms)` for every sample in order.
-    pub fn for_each_ms(&self, mut f: impl FnMut(usize, f64)) {
+    /// Calls `f(i, ns)` for every sample in order.
+    pub fn for_each_ns(&self, mut f: impl FnMut(usize, u64)) {
         match self {
             Durations::Narrow(v) => {
                 for (i, &n) in v.iter().enumerate() {
-                    f(i, ns_to_ms(u64::from(n)))
+                    f(i, u64::from(n))
                 }
             }
             Durations::Wide(v) => {
                 for (i, &n) in v.iter().enumerate() {
-                    f(i, ns_to_ms(n))
+                    f(i, n)
                 }
             }
         }
