@@ -153,10 +153,37 @@ pub fn load_explorer_data(
 /// Load the timeline for `request` (dump or trace, told apart by content), on a
 /// background thread: this reads the files. The timeline view shows it.
 pub fn load_timeline(request: &ProfileRequest) -> Result<crate::timeline::AnyTimeline, String> {
+    load_timeline_around(request, None)
+}
+
+/// Events the timeline view holds at most (about): 32 bytes each, 64 MB. A dump whose kept
+/// runs hold more gets the events of a window of runs around `center` (or the median run);
+/// stepping out of it loads the next window.
+pub const TIMELINE_VIEW_EVENTS: usize = 2_000_000;
+
+/// [`load_timeline`], a big dump's window of runs around run `center`.
+pub fn load_timeline_around(
+    request: &ProfileRequest,
+    center: Option<usize>,
+) -> Result<crate::timeline::AnyTimeline, String> {
+    load_timeline_with(request, center, TIMELINE_VIEW_EVENTS)
+}
+
+/// [`load_timeline_around`] with a budget of `max_events` (tests use small ones).
+pub fn load_timeline_with(
+    request: &ProfileRequest,
+    center: Option<usize>,
+    max_events: usize,
+) -> Result<crate::timeline::AnyTimeline, String> {
     use crate::timeline::{load_dump_timeline, load_trace_timeline, AnyTimeline};
     if request.embedded.is_none() && is_trace_file(&request.etdump) {
         return load_trace_timeline(&request.etdump).map(AnyTimeline::Trace);
     }
     // The view steps through the kept runs only: warm-ups are not walked.
-    load_dump_timeline(request, true, &crate::profile::RunSelection::kept()).map(AnyTimeline::Dump)
+    let select = crate::profile::RunSelection {
+        max_events: Some(max_events),
+        center,
+        ..crate::profile::RunSelection::kept()
+    };
+    load_dump_timeline(request, true, &select).map(AnyTimeline::Dump)
 }

@@ -141,14 +141,12 @@ pub fn load_dump_timeline_with(
             events: std::mem::take(&mut run.events),
             ..*run
         };
-        let (index, warmup, method) = (taken.index, taken.warmup, taken.method);
-        let kept = each(&tl, taken);
-        tl.runs[i] = kept.unwrap_or(TimelineRun {
-            index,
-            warmup,
-            method,
+        let bare = TimelineRun {
             events: Vec::new(),
-        });
+            ..taken
+        };
+        let kept = each(&tl, taken);
+        tl.runs[i] = kept.unwrap_or(bare);
     }
     Ok(tl)
 }

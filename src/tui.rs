@@ -461,22 +461,24 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
             Effect::LoadTimeline {
                 request,
                 generation,
+                center,
             } => {
                 let tx = tx.clone();
                 let _ = thread::Builder::new()
                     .name("timeline".into())
                     .spawn(move || {
                         // A panic on one input is that timeline's error, not a view stuck loading.
-                        let result =
-                            std::panic::catch_unwind(|| crate::source::load_timeline(&request))
-                                .unwrap_or_else(|p| {
-                                    Err(format!(
-                                        "{}: internal error while building the timeline: {}",
-                                        request.etdump.display(),
-                                        crate::threads::panic_message(&*p)
-                                    ))
-                                })
-                                .map(Box::new);
+                        let result = std::panic::catch_unwind(|| {
+                            crate::source::load_timeline_around(&request, center)
+                        })
+                        .unwrap_or_else(|p| {
+                            Err(format!(
+                                "{}: internal error while building the timeline: {}",
+                                request.etdump.display(),
+                                crate::threads::panic_message(&*p)
+                            ))
+                        })
+                        .map(Box::new);
                         let _ = tx.send(Event::TimelineLoaded { generation, result });
                         crate::worker::release_freed_heap();
                     });

@@ -109,18 +109,9 @@ fn selections(runs: usize) -> Vec<RunSelection> {
     vec![
         RunSelection::all(),
         RunSelection::kept(),
-        RunSelection {
-            range: 1..3,
-            include_warmup: true,
-        },
-        RunSelection {
-            range: runs.saturating_sub(2)..usize::MAX,
-            include_warmup: false,
-        },
-        RunSelection {
-            range: runs + 5..runs + 9,
-            include_warmup: true,
-        },
+        RunSelection::runs(1..3, true),
+        RunSelection::runs(runs.saturating_sub(2)..usize::MAX, false),
+        RunSelection::runs(runs + 5..runs + 9, true),
     ]
 }
 
@@ -259,10 +250,7 @@ fn peaks(runs: usize) -> (usize, usize, usize, usize) {
             None,
             Warmup::Runs(0),
             TimeUnit::Ns,
-            &RunSelection {
-                range: runs / 2..runs / 2 + 2,
-                include_warmup: false,
-            },
+            &RunSelection::runs(runs / 2..runs / 2 + 2, false),
             &mut |_, run| Some(run),
         )
         .unwrap()
@@ -311,4 +299,94 @@ fn a_streamed_timeline_holds_no_event_array() {
         b.2,
         b.1
     );
+}
+
+/// With `max_events`, a window of consecutive wanted runs carries the events (as many
+/// runs as the budget holds at the dump's average events per run), around the center
+/// asked for or the median run; each of them as the decoded dump's timeline has it, and
+/// every run ranked by its own Method::execute.
+#[test]
+fn a_budget_keeps_a_window_of_runs() {
+    let _one = one_at_a_time();
+    let mut windows = 0;
+    for path in dumps() {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(mut dump) = cpuprof_tui::etdump::parse(&bytes) else {
+            continue;
+        };
+        dump.convert_ticks_to_ns(TimeUnit::Ns);
+        let log = std::fs::read(path.with_extension("log"))
+            .ok()
+            .map(|b| cpuprof_tui::runlog::parse(&b));
+        let Ok(whole) = build_timeline(&dump, log.as_ref(), Warmup::Stated, &RunSelection::all())
+        else {
+            continue;
+        };
+        let execute: Vec<_> = dump.blocks.iter().filter(|b| b.name == "Execute").collect();
+        let per_run =
+            (execute.iter().map(|b| b.events.len()).sum::<usize>() / execute.len()).max(1);
+        let kept: Vec<usize> = whole.kept_runs().map(|r| r.index).collect();
+        // The median run, by the rule the view opens on (lower middle, closest, first).
+        let lengths: Vec<u64> = kept
+            .iter()
+            .map(|&r| whole.runs[r].method_ns(&whole).unwrap_or(0))
+            .collect();
+        let mut sorted = lengths.clone();
+        sorted.sort();
+        let median = sorted[(sorted.len() - 1) / 2];
+        let median_run = kept[(0..kept.len())
+            .min_by_key(|&p| lengths[p].abs_diff(median))
+            .unwrap()];
+        for fit in [1usize, 3] {
+            for center in [None, Some(kept[0]), kept.last().copied()] {
+                let select = RunSelection {
+                    max_events: Some(fit * per_run),
+                    center,
+                    ..RunSelection::kept()
+                };
+                let Some(tl) = stream_timeline(
+                    &bytes,
+                    log.as_ref(),
+                    Warmup::Stated,
+                    TimeUnit::Ns,
+                    &select,
+                    &mut |_, run| Some(run),
+                )
+                .unwrap() else {
+                    break;
+                };
+                let what = format!("{name} fit {fit} center {center:?}");
+                let walked: Vec<usize> = tl
+                    .runs
+                    .iter()
+                    .filter(|r| !r.events.is_empty())
+                    .map(|r| r.index)
+                    .collect();
+                assert_eq!(tl.partial, kept.len() > fit, "{what}");
+                assert_eq!(walked.len(), fit.min(kept.len()), "{what}");
+                // Consecutive kept runs, holding the center.
+                let at = kept.iter().position(|&r| r == walked[0]).unwrap();
+                assert_eq!(&kept[at..at + walked.len()], &walked[..], "{what}");
+                let target = center.unwrap_or(median_run);
+                assert!(
+                    walked.contains(&target),
+                    "{what}: {walked:?} without {target}"
+                );
+                for r in &tl.runs {
+                    assert_eq!(
+                        r.method_ns(&tl),
+                        whole.runs[r.index].method_ns(&whole),
+                        "{what} run {}",
+                        r.index
+                    );
+                    if !r.events.is_empty() {
+                        assert_eq!(shown(&tl, r), shown(&whole, &whole.runs[r.index]), "{what}");
+                    }
+                }
+                windows += 1;
+            }
+        }
+    }
+    assert!(windows >= 60, "{windows}");
 }

@@ -238,6 +238,7 @@ mod keys_never_panic {
                 warmup: false,
                 method: 0,
                 events: Vec::new(),
+                execute_ns: None,
             }],
             ..Timeline::default()
         };
@@ -439,6 +440,7 @@ fn t_on_an_operator_selects_its_bar_in_the_median_run() {
     let Some(Effect::LoadTimeline {
         request,
         generation,
+        ..
     }) = effects.first().cloned()
     else {
         panic!("t asks for the timeline: {effects:?}")
@@ -469,4 +471,97 @@ fn t_on_an_operator_selects_its_bar_in_the_median_run() {
     let title = format!("run {} · {n}{suffix} of 30 kept", 5 + closest);
     assert!(text.contains(&title), "{title}\n{text}");
     assert!(text.contains(&name), "{text}");
+}
+
+/// A big dump's timeline holds the events of a window of runs (here a budget of 5 runs'
+/// events, on the demo): it opens on the median run among its neighbours; `W` (the
+/// slowest run, outside the window) asks for the window around it, says it is loading,
+/// then shows that run. Runs from the truth file: 30 kept, run index = 5 + position.
+#[test]
+fn a_window_of_runs_and_the_next_window_loaded() {
+    let t = truth("cpu/wide_browse.truth.json");
+    let samples: Vec<i64> = t["method_execute"]["samples_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let mut sorted = samples.clone();
+    sorted.sort();
+    let median = sorted[(sorted.len() - 1) / 2];
+    let closest = (0..samples.len())
+        .min_by_key(|&i| (samples[i] - median).abs())
+        .unwrap();
+    let slowest = (0..samples.len()).max_by_key(|&i| samples[i]).unwrap();
+    // The budget: 5 runs of the dump's average events per Execute run.
+    let dump = cpuprof_tui::etdump::parse(&std::fs::read("fixtures/cpu/wide_browse.etdp").unwrap())
+        .unwrap();
+    let execute: Vec<_> = dump.blocks.iter().filter(|b| b.name == "Execute").collect();
+    let per_run = execute.iter().map(|b| b.events.len()).sum::<usize>() / execute.len();
+    let budget = 5 * per_run;
+    // The 5 kept runs around the median one (it sits third, or the last five at the end).
+    let lo = closest.saturating_sub(2).min(samples.len() - 5);
+    let window: Vec<usize> = (lo..lo + 5).map(|p| 5 + p).collect();
+    assert!(
+        !window.contains(&(5 + slowest)),
+        "the slowest run is outside"
+    );
+
+    let mut s = explorer::opened_request(ProfileRequest::demo(None), (160, 48));
+    let (request, generation) = explorer::ask_timeline(&mut s);
+    let result = cpuprof_tui::source::load_timeline_with(&request, None, budget).map(Box::new);
+    update(&mut s, Action::TimelineLoaded { generation, result });
+    let v = view(&s);
+    assert_eq!(v.runs.len(), 30);
+    assert_eq!(v.runs[v.run_pos], 5 + closest, "the median run");
+    let Some(AnyTimeline::Dump(tl)) = v.source.as_deref() else {
+        panic!("a dump's timeline")
+    };
+    assert!(tl.partial);
+    let with_events: Vec<usize> = (0..tl.runs.len())
+        .filter(|&r| !tl.runs[r].events.is_empty())
+        .collect();
+    assert_eq!(with_events, window);
+    // Every kept run is ranked by its Method::execute, with or without its events.
+    for (p, &ns) in samples.iter().enumerate() {
+        assert_eq!(
+            tl.runs[5 + p].method_ns(tl),
+            Some(ns as u64),
+            "run {}",
+            5 + p
+        );
+    }
+    assert!(!v.lanes.is_empty());
+
+    let effects = key(&mut s, 'W');
+    let [Effect::LoadTimeline {
+        request: asked,
+        generation: g,
+        center,
+    }] = &effects[..]
+    else {
+        panic!("W outside the window loads another: {effects:?}")
+    };
+    assert_eq!(*center, Some(5 + slowest));
+    assert_eq!(*g, generation);
+    assert!(screen(&s).contains(&format!("loading run {}", 5 + slowest)));
+    // Keys wait for the window meanwhile.
+    assert!(key(&mut s, 'n').is_empty());
+    let result = cpuprof_tui::source::load_timeline_with(asked, *center, budget).map(Box::new);
+    update(&mut s, Action::TimelineLoaded { generation, result });
+    let v = view(&s);
+    assert_eq!(v.reloading, None);
+    assert_eq!(v.runs[v.run_pos], 5 + slowest, "the slowest run, shown");
+    assert!(!v.lanes.is_empty());
+    let Some(AnyTimeline::Dump(tl)) = v.source.as_deref() else {
+        panic!("a dump's timeline")
+    };
+    assert!(!tl.runs[5 + slowest].events.is_empty());
+    assert!(tl.runs[5 + closest].events.is_empty() || (lo..lo + 5).contains(&slowest));
+    // `~` back to the median run: outside this window, so loaded again.
+    let effects = key(&mut s, '~');
+    assert!(
+        matches!(&effects[..], [Effect::LoadTimeline { center: Some(c), .. }] if *c == 5 + closest),
+        "{effects:?}"
+    );
 }

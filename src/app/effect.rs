@@ -13,11 +13,13 @@ pub enum Effect {
     },
     /// Send `Action::RetryDue` after this long (incomplete dumps are retried quietly).
     RetryAfter(Duration),
-    /// Load the timeline of `request` off the UI thread (`source::load_timeline`), then
-    /// send `Action::TimelineLoaded` with `generation`.
+    /// Load the timeline of `request` off the UI thread (`source::load_timeline_around`),
+    /// then send `Action::TimelineLoaded` with `generation`. A big dump's timeline holds a
+    /// window of runs: around run `center`, else around the median run.
     LoadTimeline {
         request: ProfileRequest,
         generation: u64,
+        center: Option<usize>,
     },
     /// Put this text on the clipboard (OSC 52, `app::copy::osc52`).
     Copy(String),

@@ -50,10 +50,12 @@ pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
     };
     let mut view = TimelineView::loading(state.generation);
     view.focus = timeline_focus(state);
+    view.request = Some(request.clone());
     state.views.push(View::Timeline(Box::new(view)));
     vec![Effect::LoadTimeline {
         request,
         generation: state.generation,
+        center: None,
     }]
 }
 

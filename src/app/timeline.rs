@@ -61,6 +61,11 @@ pub struct TimelineView {
     /// The operator the view was opened on (`t` on a table row): its bar is selected in
     /// the run it opens on (the median run).
     pub focus: Option<TimelineFocus>,
+    /// What the timeline was loaded from: a big dump's timeline carries the events of a
+    /// window of runs (`Timeline::partial`), and stepping out of it loads another.
+    pub request: Option<crate::profile::ProfileRequest>,
+    /// The run (index among the dump's runs) whose window is loading.
+    pub reloading: Option<usize>,
 }
 
 /// An operator to select when the timeline arrives: its event name and, for an operator
@@ -90,6 +95,8 @@ impl TimelineView {
             median_pos: None,
             slowest_pos: None,
             focus: None,
+            request: None,
+            reloading: None,
         }
     }
 
@@ -113,15 +120,49 @@ impl TimelineView {
 }
 
 /// A timeline arrived for the view waiting on `generation` (a stale or second answer is
-/// dropped).
+/// dropped), or the window of runs it asked for when stepping out of the one it had.
 pub fn loaded(view: &mut TimelineView, generation: u64, result: Result<Box<AnyTimeline>, String>) {
-    if view.generation != generation || view.source.is_some() {
+    if view.generation != generation {
+        return;
+    }
+    if let Some(run) = view.reloading.take() {
+        match result {
+            Err(e) => view.error = Some(e),
+            Ok(source) => {
+                let focus = view.focus.take();
+                install(view, Arc::new(*source));
+                view.focus = focus;
+                if let Some(pos) = view.runs.iter().position(|&r| r == run) {
+                    view.run_pos = pos;
+                    show_run(view);
+                }
+            }
+        }
+        return;
+    }
+    if view.source.is_some() {
         return;
     }
     match result {
         Err(e) => view.error = Some(e),
         Ok(source) => install(view, Arc::new(*source)),
     }
+}
+
+/// The run shown has no events in a timeline that holds a window of runs: the load of a
+/// window around it (the view says so meanwhile); None when it is there.
+fn load_if_missing(view: &mut TimelineView) -> Option<super::Effect> {
+    let (tl, run) = view.dump_run()?;
+    if !tl.partial || !tl.runs[run].events.is_empty() {
+        return None;
+    }
+    let request = view.request.clone()?;
+    view.reloading = Some(run);
+    Some(super::Effect::LoadTimeline {
+        request,
+        generation: view.generation,
+        center: Some(run),
+    })
 }
 
 /// Show `source`: a dump opens on the run closest to the median `Method::execute`.
@@ -199,13 +240,7 @@ fn median_and_slowest(view: &TimelineView) -> (Option<usize>, Option<usize>) {
         return (None, None);
     };
     let lengths: Vec<u64> = view.runs.iter().map(|&r| run_length(tl, r)).collect();
-    if lengths.is_empty() {
-        return (None, None);
-    }
-    let mut sorted = lengths.clone();
-    let mid = (sorted.len() - 1) / 2;
-    let median = *sorted.select_nth_unstable(mid).1;
-    let closest = (0..lengths.len()).min_by_key(|&p| lengths[p].abs_diff(median));
+    let closest = crate::profile::median_position(&lengths);
     let slowest = (0..lengths.len()).max_by_key(|&p| (lengths[p], std::cmp::Reverse(p)));
     (closest, slowest)
 }
@@ -282,8 +317,15 @@ pub fn plot_columns(view: &TimelineView, inner: Rect) -> (u16, u16) {
 pub fn mouse(view: &mut TimelineView, body: Rect, kind: MouseAction, x: u16, y: u16) {
     let rows = lane_rows(body);
     match kind {
-        MouseAction::ScrollUp => return command(view, TimelineCommand::ZoomIn, rows),
-        MouseAction::ScrollDown => return command(view, TimelineCommand::ZoomOut, rows),
+        // Zooming never steps to another run, so it asks for no load.
+        MouseAction::ScrollUp => {
+            command(view, TimelineCommand::ZoomIn, rows);
+            return;
+        }
+        MouseAction::ScrollDown => {
+            command(view, TimelineCommand::ZoomOut, rows);
+            return;
+        }
         MouseAction::Click => {}
     }
     let inner = inner_area(body);
@@ -310,10 +352,15 @@ pub fn mouse(view: &mut TimelineView, body: Rect, kind: MouseAction, x: u16, y: 
 /// Narrowest window: 40 ns (a few columns per ns-scale event).
 const MIN_WINDOW: i64 = 40;
 
-/// A timeline key; `visible_lanes`: how many lanes the pane shows.
-pub fn command(view: &mut TimelineView, cmd: TimelineCommand, visible_lanes: usize) {
-    if view.source.is_none() {
-        return;
+/// A timeline key; `visible_lanes`: how many lanes the pane shows. Stepping to a run
+/// outside the window of runs loaded asks for that window (the effect returned).
+pub fn command(
+    view: &mut TimelineView,
+    cmd: TimelineCommand,
+    visible_lanes: usize,
+) -> Option<super::Effect> {
+    if view.source.is_none() || view.reloading.is_some() {
+        return None;
     }
     let width = view.view.1.saturating_sub(view.view.0).max(1);
     match cmd {
@@ -386,18 +433,21 @@ pub fn command(view: &mut TimelineView, cmd: TimelineCommand, visible_lanes: usi
             if pos != view.run_pos {
                 view.run_pos = pos;
                 show_run(view);
+                return load_if_missing(view);
             }
         }
         TimelineCommand::SlowestRun => {
             if let Some(p) = view.slowest_pos {
                 view.run_pos = p;
                 show_run(view);
+                return load_if_missing(view);
             }
         }
         TimelineCommand::MedianRun => {
             if let Some(p) = view.median_pos {
                 view.run_pos = p;
                 show_run(view);
+                return load_if_missing(view);
             }
         }
     }
@@ -408,6 +458,7 @@ pub fn command(view: &mut TimelineView, cmd: TimelineCommand, visible_lanes: usi
     } else if view.lane >= view.lane_offset + rows {
         view.lane_offset = view.lane + 1 - rows;
     }
+    None
 }
 
 fn nearest_bar(lane: &Lane, at: i64) -> usize {

@@ -159,10 +159,10 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             layout::inner_rows(Some(body)),
         ),
         Some(View::Timeline(t)) => match cmd {
-            Command::Timeline(c) => {
-                timeline::command(t, c, timeline::lane_rows(body));
-                Vec::new()
-            }
+            Command::Timeline(c) => timeline::command(t, c, timeline::lane_rows(body))
+                .map(Step::Effect)
+                .into_iter()
+                .collect(),
             Command::ToggleTimeline | Command::Back => vec![Step::Pop],
             _ => Vec::new(),
         },

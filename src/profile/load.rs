@@ -414,6 +414,7 @@ fn load_profile_inner(
                 dump,
                 prepared,
                 plausibility,
+                ..
             } = s;
             let warmup = request.warmup_setting();
             let build = || {

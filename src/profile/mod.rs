@@ -33,6 +33,6 @@ pub use model_files::{
 pub use shapes::{decode_metadata, Metadata, Shapes};
 pub use stats::{percentile_sorted, Stats};
 pub use timeline::{
-    build_timeline, stream_timeline, DumpTimelineError, RunSelection, Timeline, TimelineEntry,
-    TimelineEvent, TimelineKind, TimelineRun,
+    build_timeline, median_position, stream_timeline, DumpTimelineError, RunSelection, Timeline,
+    TimelineEntry, TimelineEvent, TimelineKind, TimelineRun,
 };

@@ -26,6 +26,8 @@ pub(crate) struct Streamed {
     pub prepared: Prepared,
     /// The implausible-duration checks over every `Execute` run.
     pub plausibility: Plausibility,
+    /// Events of the `Execute` runs.
+    pub execute_events: usize,
 }
 
 /// The fields of an event that make a run's signature (see `methods::group_runs`).
@@ -71,6 +73,7 @@ fn decode_and_collect_inner(
     let mut execute: Vec<usize> = Vec::new();
     let mut resolution = ResolutionStep::default();
     let mut plausibility = Plausibility::default();
+    let mut execute_events = 0usize;
     let mut each = |chunk: crate::etdump::RunChunk<'_>| -> bool {
         convert_events_to_ns(chunk.events, unit);
         let events: &[ProfileEvent] = chunk.events;
@@ -100,6 +103,7 @@ fn decode_and_collect_inner(
                 }
             }
             execute.push(index);
+            execute_events += evs.len();
             plausibility.execute_run(chunk.names, evs);
             collector.run(chunk.names, evs);
         }
@@ -130,6 +134,7 @@ fn decode_and_collect_inner(
         dump: side,
         prepared,
         plausibility,
+        execute_events,
     }))
 }
 

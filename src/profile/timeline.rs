@@ -110,15 +110,16 @@ pub struct TimelineRun {
     /// In tree order: every parent before its children, siblings by start time. Empty
     /// for a run the timeline's [`RunSelection`] left out.
     pub events: Vec<TimelineEvent>,
+    /// Duration of the run's first `Method::execute`, known also for a run without its
+    /// events (from the collection), so runs can be ranked without walking them.
+    pub execute_ns: Option<u64>,
 }
 
 impl TimelineRun {
     /// Duration of the run's first `Method::execute`, if any.
     pub fn method_ns(&self, timeline: &Timeline) -> Option<u64> {
-        self.events
-            .iter()
-            .find(|e| timeline.entries[e.entry as usize].kind == TimelineKind::Method)
-            .map(|e| e.dur_ns)
+        self.execute_ns
+            .or_else(|| first_execute_ns(timeline, &self.events))
     }
 
     /// First start and last end of the run's events.
@@ -144,6 +145,9 @@ pub struct Timeline {
     /// Events kept without attribution because no collected row matched them (0 unless
     /// this walk and `collect` disagree; the tests check it), in the runs walked.
     pub unmatched_events: usize,
+    /// Some runs the selection wanted are left without their events, to keep within its
+    /// `max_events` (a window of runs around its `center` carries them).
+    pub partial: bool,
 }
 
 /// The runs of a timeline that carry their events: by index among the `Execute` runs
@@ -152,6 +156,12 @@ pub struct Timeline {
 pub struct RunSelection {
     pub range: Range<usize>,
     pub include_warmup: bool,
+    /// At most about this many events: when the runs wanted hold more (on average),
+    /// only a window of consecutive wanted runs carries its events, around `center` (a run
+    /// index), else around the run closest to the median `Method::execute`. Streamed
+    /// timelines only (a dump decoded whole is in memory anyway).
+    pub max_events: Option<usize>,
+    pub center: Option<usize>,
 }
 
 impl RunSelection {
@@ -160,6 +170,17 @@ impl RunSelection {
         RunSelection {
             range: 0..usize::MAX,
             include_warmup: true,
+            max_events: None,
+            center: None,
+        }
+    }
+
+    /// `range`, warm-ups or not, every run in it.
+    pub fn runs(range: Range<usize>, include_warmup: bool) -> RunSelection {
+        RunSelection {
+            range,
+            include_warmup,
+            ..RunSelection::all()
         }
     }
 
@@ -174,6 +195,27 @@ impl RunSelection {
     pub fn wants(&self, run: usize, warmup: bool) -> bool {
         self.range.contains(&run) && (self.include_warmup || !warmup)
     }
+}
+
+/// Duration of the first `Method::execute` among `events`.
+fn first_execute_ns(timeline: &Timeline, events: &[TimelineEvent]) -> Option<u64> {
+    events
+        .iter()
+        .find(|e| timeline.entries[e.entry as usize].kind == TimelineKind::Method)
+        .map(|e| e.dur_ns)
+}
+
+/// The position among `lengths` (runs' `Method::execute`) of the run closest to their
+/// median (the lower middle one for an even count; the first of equals): the run a
+/// timeline opens on.
+pub fn median_position(lengths: &[u64]) -> Option<usize> {
+    if lengths.is_empty() {
+        return None;
+    }
+    let mut sorted = lengths.to_vec();
+    let mid = (sorted.len() - 1) / 2;
+    let median = *sorted.select_nth_unstable(mid).1;
+    (0..lengths.len()).min_by_key(|&p| lengths[p].abs_diff(median))
 }
 
 impl Timeline {
@@ -275,6 +317,7 @@ pub fn build_timeline(
         if let Some(n) = seen_in_method.get_mut(method) {
             *n += 1;
         }
+        let execute_ns = first_execute_ns(&tl, &events);
         tl.runs.push(TimelineRun {
             index: run,
             warmup: if groups.len() > 1 {
@@ -284,6 +327,7 @@ pub fn build_timeline(
             },
             method,
             events,
+            execute_ns,
         });
     }
     tl.negative_durations = negative;

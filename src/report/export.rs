@@ -125,10 +125,10 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     // `log` is explicit here (found or refused), so the loader must not look again.
     // Only the runs written are walked; folded stacks are summed as each run is made,
     // so neither format holds the dump, and folded holds no run either.
-    let select = RunSelection {
-        range: range.map_or(0..usize::MAX, |g| g.start..g.end.unwrap_or(usize::MAX)),
-        include_warmup: args.include_warmup,
-    };
+    let select = RunSelection::runs(
+        range.map_or(0..usize::MAX, |g| g.start..g.end.unwrap_or(usize::MAX)),
+        args.include_warmup,
+    );
     let mut folder = DumpFolder::default();
     let tl = match args.format {
         ExportFormat::Chrome => load_dump_timeline(&request, false, &select)?,

@@ -93,6 +93,11 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
         );
         return;
     };
+    if let Some(run) = view.reloading {
+        let text = format!("loading run {run} (a big dump's timeline holds a window of runs)…");
+        put(buf, inner.x, inner.y, &text, theme.dim(), right);
+        return;
+    }
     let (plot_x, plot_w) = plot_columns(view, inner);
     let label_w = plot_x - inner.x;
     let (v0, v1) = view.view;

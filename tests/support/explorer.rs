@@ -80,6 +80,7 @@ pub fn ask_timeline(s: &mut AppState) -> (ProfileRequest, u64) {
     let Some(Effect::LoadTimeline {
         request,
         generation,
+        ..
     }) = effects.first().cloned()
     else {
         panic!("t asks for the timeline: {effects:?}")

@@ -37,6 +37,7 @@ pub fn stream_timeline(
     each: &mut dyn FnMut(&Timeline, TimelineRun) -> Option<TimelineRun>,
 ) -> Result<Option<Timeline>, DumpTimelineError> {
     let plan_step_names = crate::profile::build::plan_step_names(log);
+    let original_range = select.range.clone();
     // Pass 1: the rows, and where the chosen range's events went.
     let Some(streamed) = crate::profile::stream::decode_and_collect_placed(
         bytes,
@@ -72,6 +73,17 @@ pub fn stream_timeline(
         ..Timeline::default()
     };
     let runs = collected.runs;
+    // Each run's first Method::execute, from the collection: runs not walked are ranked
+    // by it too.
+    let mut execute_ns: Vec<Option<u64>> = vec![None; runs];
+    let method_series = &collected.method;
+    method_series.durations().for_each_ns(|i, ns| {
+        if let Some(slot @ None) = execute_ns.get_mut(method_series.run(i)) {
+            *slot = Some(ns);
+        }
+    });
+    let select = &within_budget(select, runs, warmup, streamed.execute_events, &execute_ns);
+    tl.partial = select.range != original_range;
     let mut walker = Walker::new(&mut tl, &collected, &dump.names, &dump.metadata);
     // The samples are the bulk of the collection: gone before the second pass.
     drop(collected);
@@ -94,6 +106,7 @@ pub fn stream_timeline(
                 warmup: is_warmup,
                 method: 0,
                 events: Vec::new(),
+                execute_ns: execute_ns.get(index).copied().flatten(),
             };
             if select.wants(index, is_warmup) {
                 if !placements.recorded(index) {
@@ -111,11 +124,15 @@ pub fn stream_timeline(
                     &events[block.events.clone()],
                     &mut negative,
                 );
+                // A walked run's is its events' (as when the dump is decoded whole).
+                kept.execute_ns = super::first_execute_ns(&tl, &kept.events);
+                let execute_ns = kept.execute_ns;
                 kept = each(&tl, kept).unwrap_or(TimelineRun {
                     index,
                     warmup: is_warmup,
                     method: 0,
                     events: Vec::new(),
+                    execute_ns,
                 });
             }
             tl.runs.push(kept);
@@ -133,7 +150,44 @@ pub fn stream_timeline(
             warmup: index < warmup,
             method: 0,
             events: Vec::new(),
+            execute_ns: execute_ns.get(index).copied().flatten(),
         });
     }
     Ok(Some(tl))
+}
+
+/// `select` narrowed to a window of consecutive wanted runs when the runs it wants hold
+/// more than its `max_events` (by the average events of a run): around its `center`, else
+/// around the wanted run closest to the median `Method::execute` (`execute_ns` per run).
+fn within_budget(
+    select: &RunSelection,
+    runs: usize,
+    warmup: usize,
+    events: usize,
+    execute_ns: &[Option<u64>],
+) -> RunSelection {
+    let Some(budget) = select.max_events else {
+        return select.clone();
+    };
+    let wanted: Vec<usize> = (0..runs).filter(|&r| select.wants(r, r < warmup)).collect();
+    let per_run = (events / runs.max(1)).max(1);
+    let fit = (budget / per_run).max(1);
+    if wanted.len() <= fit {
+        return select.clone();
+    }
+    let at = match select.center {
+        Some(c) => wanted.partition_point(|&r| r < c).min(wanted.len() - 1),
+        None => {
+            let lengths: Vec<u64> = wanted
+                .iter()
+                .map(|&r| execute_ns.get(r).copied().flatten().unwrap_or(0))
+                .collect();
+            super::median_position(&lengths).unwrap_or(0)
+        }
+    };
+    let lo = at.saturating_sub(fit / 2).min(wanted.len() - fit);
+    RunSelection {
+        range: wanted[lo]..wanted[lo + fit - 1] + 1,
+        ..select.clone()
+    }
 }
