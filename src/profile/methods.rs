@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 
 use super::classify::{classify_framework, FrameworkEvent};
 use super::fast_hash::{FastMap, WordHasher};
-use crate::etdump::{DelegateId, EtDump, ProfileEvent, RunBlock};
+use crate::etdump::{DelegateId, EtDump, NameTable, ProfileEvent, RunBlock};
 
 /// One group of `Execute` runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,37 +28,35 @@ pub(crate) struct RunGroup {
 
 /// An event of a signature: (may be lost: a delegate or kernel event, name or delegate
 /// id, instruction id).
-type SigEvent = (bool, u64, i32);
+pub(crate) type SigEvent = (bool, u64, i32);
 
 /// The signature events of a dump's events; whether a name is a kernel is decided once
 /// per distinct name.
-struct Signer<'a> {
-    dump: &'a EtDump,
+pub(crate) struct Signer {
     kernel: Vec<Option<bool>>,
 }
 
-impl<'a> Signer<'a> {
-    fn new(dump: &'a EtDump) -> Self {
+impl Signer {
+    pub(crate) fn new(names: usize) -> Self {
         Signer {
-            dump,
-            kernel: vec![None; dump.names.len()],
+            kernel: vec![None; names],
         }
     }
 
-    fn event(&mut self, ev: &ProfileEvent) -> SigEvent {
+    /// The signature event of `ev`, its name in `names`.
+    pub(crate) fn event(&mut self, names: &NameTable, ev: &ProfileEvent) -> SigEvent {
         match (ev.delegate_id, ev.name) {
             (Some(DelegateId::Str(s)), _) => (true, u64::from(s.0), ev.instruction_id),
             (Some(DelegateId::Int(i)), _) => {
                 (true, (1u64 << 40) | i as u32 as u64, ev.instruction_id)
             }
             (None, Some(n)) => {
-                let names = &self.dump.names;
-                let kernel = match self.kernel.get_mut(n.0 as usize) {
-                    Some(cached) => *cached.get_or_insert_with(|| {
-                        classify_framework(names.get(n)) == FrameworkEvent::Kernel
-                    }),
-                    None => classify_framework(names.get(n)) == FrameworkEvent::Kernel,
-                };
+                if self.kernel.len() <= n.0 as usize {
+                    self.kernel.resize(names.len().max(n.0 as usize + 1), None);
+                }
+                let kernel = *self.kernel[n.0 as usize].get_or_insert_with(|| {
+                    classify_framework(names.get(n)) == FrameworkEvent::Kernel
+                });
                 (kernel, u64::from(n.0), ev.instruction_id)
             }
             (None, None) => (false, u64::MAX, ev.instruction_id),
@@ -68,27 +66,37 @@ impl<'a> Signer<'a> {
     /// Whether `block`'s events have signature `sig`, the signature of `like` (no
     /// allocation). Events with the same name, delegate id and instruction as `like`'s
     /// have its signature by construction, which is checked first as the cheaper test.
-    fn matches(&mut self, sig: &[SigEvent], like: &RunBlock, block: &RunBlock) -> bool {
-        let events = self.dump.block_events(block);
+    fn matches(
+        &mut self,
+        dump: &EtDump,
+        sig: &[SigEvent],
+        like: &RunBlock,
+        block: &RunBlock,
+    ) -> bool {
+        let events = dump.block_events(block);
         let same = |a: &ProfileEvent, b: &ProfileEvent| {
             a.name == b.name
                 && a.delegate_id == b.delegate_id
                 && a.instruction_id == b.instruction_id
         };
-        let like_events = self.dump.block_events(like);
+        let like_events = dump.block_events(like);
         if events.len() == like_events.len()
             && events.iter().zip(like_events).all(|(a, b)| same(a, b))
         {
             return true;
         }
-        events.len() == sig.len() && events.iter().zip(sig).all(|(ev, s)| self.event(ev) == *s)
+        events.len() == sig.len()
+            && events
+                .iter()
+                .zip(sig)
+                .all(|(ev, s)| self.event(&dump.names, ev) == *s)
     }
 }
 
 /// True when `small` is `big` with a few delegate or kernel events removed (order kept):
 /// at most one in four of them. (A method whose delegate has one operator less than
 /// another's is another method: with two operators, one lost is one in two.)
-fn lost_delegate_events(small: &[SigEvent], big: &[SigEvent]) -> bool {
+pub(crate) fn lost_delegate_events(small: &[SigEvent], big: &[SigEvent]) -> bool {
     if small.len() >= big.len() {
         return false;
     }
@@ -116,7 +124,7 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
     // joins, so most runs cost one comparison and no allocation.
     let mut index: FastMap<(u64, i32), Vec<usize>> = FastMap::default();
     let mut groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)> = Vec::new();
-    let mut signer = Signer::new(dump);
+    let mut signer = Signer::new(dump.names.len());
     let mut last: Option<usize> = None;
     for (b, block) in dump.blocks.iter().enumerate() {
         if block.name != "Execute" {
@@ -124,7 +132,8 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
         }
         if let Some(g) = last {
             let like = &dump.blocks[groups[g].2[0]];
-            if groups[g].1 == block.bundled_input_index && signer.matches(&groups[g].0, like, block)
+            if groups[g].1 == block.bundled_input_index
+                && signer.matches(dump, &groups[g].0, like, block)
             {
                 groups[g].2.push(b);
                 continue;
@@ -133,7 +142,7 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
         let sig: Vec<SigEvent> = dump
             .block_events(block)
             .iter()
-            .map(|ev| signer.event(ev))
+            .map(|ev| signer.event(&dump.names, ev))
             .collect();
         let mut hasher = WordHasher::default();
         sig.hash(&mut hasher);
@@ -153,6 +162,13 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
         };
         last = Some(g);
     }
+    merge_groups(groups)
+}
+
+/// The groups of runs by signature, (signature, bundled input, blocks in run order) in
+/// order of first appearance, with the groups of runs with lost delegate events merged
+/// into their full group (see the module's note), in order of their first run.
+pub(crate) fn merge_groups(groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)>) -> Vec<RunGroup> {
     // Merge groups of runs with lost delegate events into their full group.
     let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
     for g in 0..groups.len() {

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use super::build::{load_times, Prepared, ResolutionStep};
 use super::collect::Collector;
-use super::methods::RunGroup;
+use super::methods::{lost_delegate_events, merge_groups, SigEvent, Signer};
 use crate::etdump::{
     convert_events_to_ns, DelegateId, EtDump, EtDumpError, NameId, Plausibility, ProfileEvent,
     RunBlock, TimeUnit,
@@ -30,8 +30,9 @@ pub(crate) struct Streamed {
     pub execute_events: usize,
 }
 
-/// The fields of an event that make a run's signature (see `methods::group_runs`).
-type SigEvent = (Option<NameId>, Option<DelegateId>, i32);
+/// The fields of an event that make a run's signature (see `methods::group_runs`): the
+/// first run's, compared with each run's as they come (cheaper than `SigEvent`s).
+type FirstEvent = (Option<NameId>, Option<DelegateId>, i32);
 
 /// Decodes `bytes` and collects its `Execute` runs, ticks read in `unit`; `Ok(None)`
 /// when the runs are not all of the first run's signature (decode the dump whole then).
@@ -69,7 +70,11 @@ fn decode_and_collect_inner(
         collector.record_only(runs);
     }
     let mut side = EtDump::default();
-    let mut first: Option<(i32, Vec<SigEvent>)> = None;
+    let mut first: Option<(i32, Vec<FirstEvent>)> = None;
+    // The runs by signature, as `methods::group_runs` makes them: the first run's, then
+    // those with lost events.
+    let mut groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)> = Vec::new();
+    let mut signer = Signer::new(0);
     let mut execute: Vec<usize> = Vec::new();
     let mut resolution = ResolutionStep::default();
     let mut plausibility = Plausibility::default();
@@ -92,13 +97,33 @@ fn decode_and_collect_inner(
             }
             let sig = |ev: &ProfileEvent| (ev.name, ev.delegate_id, ev.instruction_id);
             match &first {
-                None => first = Some((block.bundled_input_index, evs.iter().map(sig).collect())),
+                None => {
+                    first = Some((block.bundled_input_index, evs.iter().map(sig).collect()));
+                    let full = evs.iter().map(|ev| signer.event(chunk.names, ev)).collect();
+                    groups.push((full, block.bundled_input_index, vec![index]));
+                }
                 Some((bundled, like)) => {
                     let alike = *bundled == block.bundled_input_index
                         && like.len() == evs.len()
                         && like.iter().zip(evs).all(|(s, ev)| *s == sig(ev));
-                    if !alike {
-                        return false;
+                    if alike {
+                        groups[0].2.push(index);
+                    } else {
+                        // Not the first run's events: the same method with a few delegate
+                        // or kernel events lost (what `methods::group_runs` merges), else
+                        // another method, which the caller groups from the dump decoded
+                        // whole.
+                        let lossy: Vec<SigEvent> =
+                            evs.iter().map(|ev| signer.event(chunk.names, ev)).collect();
+                        if *bundled != block.bundled_input_index
+                            || !lost_delegate_events(&lossy, &groups[0].0)
+                        {
+                            return false;
+                        }
+                        match groups.iter().position(|g| g.0 == lossy) {
+                            Some(g) => groups[g].2.push(index),
+                            None => groups.push((lossy, *bundled, vec![index])),
+                        }
                     }
                 }
             }
@@ -116,13 +141,12 @@ fn decode_and_collect_inner(
     side.names = end.names;
     side.metadata = end.metadata;
     side.skipped = end.skipped;
-    let groups = match &first {
-        Some((bundled, _)) => vec![RunGroup {
-            blocks: execute.clone(),
-            bundled_input_index: (*bundled >= 0).then_some(*bundled),
-        }],
-        None => Vec::new(),
-    };
+    // One method: every run in one group once the runs with lost events are merged, as
+    // grouping the decoded dump would do; else the caller groups the dump decoded whole.
+    let groups = merge_groups(groups);
+    if groups.len() > 1 {
+        return Ok(None);
+    }
     let prepared = Prepared {
         execute_runs: execute.len(),
         groups,
@@ -175,5 +199,30 @@ mod tests {
             }
         }
         assert!((0..64).any(|e| two.get(3, e).is_some()));
+    }
+}
+
+#[cfg(test)]
+mod lossy_tests {
+    use super::*;
+
+    fn streams(rel: &str) -> bool {
+        let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(path).unwrap();
+        decode_and_collect(&bytes, &HashSet::new(), TimeUnit::Ns)
+            .unwrap()
+            .is_some()
+    }
+
+    /// Runs with a few delegate events lost are the method's runs (the grouping merges
+    /// them): such a dump is streamed, not decoded whole. Two methods are not.
+    #[test]
+    fn runs_with_lost_events_stream_two_methods_do_not() {
+        // Step events dropped in two runs (fixtures/cpu-faults/README.md).
+        assert!(streams("cpu-faults/cnn2_drop_step.etdp"));
+        assert!(streams("cpu/wide_browse.etdp"));
+        // Two and three methods in one dump (real, executorch 1.5.1).
+        assert!(!streams("real/two_method.etdp"));
+        assert!(!streams("etrecord/three_method.etdp"));
     }
 }
