@@ -1,6 +1,7 @@
 //! The CTF op-event path with the streams decoded ahead on a thread of their own
-//! (`trace::ctf::ahead`). By default it runs only on traces of 64 MB and more, so here
-//! `CPUPROF_TUI_TEST_CTF_AHEAD=always` (set for the whole test binary and inherited by
+//! (`trace::ctf::ahead`). It is not the default (the serial merge measured as fast or
+//! faster on 2 cores), so here `CPUPROF_TUI_TEST_CTF_AHEAD=always` (set for the whole
+//! test binary and inherited by
 //! the binary it runs) makes it run on every trace: the real LTTng recording against its
 //! golden tally, traces of the test-support writer against the calls written, a clock
 //! that overflows and a truncated stream against what the serial path reports.

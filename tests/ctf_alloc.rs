@@ -62,9 +62,9 @@ fn tally_allocations(events: usize) -> (usize, usize, u64) {
 
 #[test]
 fn the_ctf_tally_allocates_per_packet_not_per_event() {
-    // Both paths: the streams decoded and merged on one thread (what these traces get
-    // by default), and decoded ahead on a thread of their own (what traces of 64 MB
-    // and more get). The only test of this binary, so the variable races with nothing.
+    // Both paths: the streams decoded and merged on one thread (the default), and
+    // decoded ahead on a thread of their own (`CPUPROF_TUI_TEST_CTF_AHEAD=always`). The
+    // only test of this binary, so the variable races with nothing.
     for mode in ["never", "always"] {
         std::env::set_var("CPUPROF_TUI_TEST_CTF_AHEAD", mode);
         eprint!("{mode}: ");

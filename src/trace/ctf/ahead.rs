@@ -38,11 +38,13 @@ const EVENTS_IN_FLIGHT: usize = 32 * 1024;
 const MIN_BATCH: usize = 64;
 const MAX_BATCH: usize = 4096;
 
-/// Stream bytes below which the serial merge is used: decoding ahead costs about 10%
-/// more CPU (each event's record is written, queued and read again) and only pays once
-/// the run is long. Measured on 2 cores with `report --format tally`: 10M events
-/// (270 MB) 1.19 s serial against 1.04 s ahead (median of 10); 1M events (28 MB)
-/// 0.12 s either way, for 0.17 s of CPU serial and 0.21 s ahead.
+/// Stream bytes from which decoding ahead would be chosen, were it chosen by size
+/// ([`super::ops`] does not: see `decode_ahead`). Decoding ahead costs CPU (each event's
+/// record is written, queued and read again) and pays only where the serial merge's
+/// thread is the bottleneck and a core is idle for it: on 2 cores with `report --format
+/// tally` of 10M events (282 MB) it measured 1.04 s against 1.19 s serial in one session
+/// (median of 10), and 1.14-1.68 s (2.2-3.1 s CPU) against 0.89-1.35 s (1.3-1.8 s CPU)
+/// serial in a later one (13 interleaved runs, the serial path faster in 12).
 pub(super) const AHEAD_MIN_BYTES: u64 = 64 << 20;
 
 /// What happened on a stream before the event of a batch index: what the serial merge
