@@ -3,61 +3,19 @@
 //! has the same events, on the same entries, nested the same; runs not chosen carry none.
 //! And it holds no event array: a counting allocator measures the live heap's peak.
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 #[path = "support/etdump_build.rs"]
 mod etdump_build;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use counting_alloc::{one_at_a_time, peak_of};
 use cpuprof_tui::etdump::TimeUnit;
 use cpuprof_tui::profile::warmup::Warmup;
 use cpuprof_tui::profile::{
     build_timeline, stream_timeline, RunSelection, Timeline, TimelineEntry, TimelineRun,
 };
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// The largest single allocation (or reallocation) requested, in bytes.
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let now = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-    LARGEST.fetch_max(bytes, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // The old block is live until the new one is made: count the new one first.
-        grew(new_size);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// The counters are global: one test measures at a time.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -81,6 +39,24 @@ fn dumps() -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// A dump's bytes, the dump decoded (ticks in ns) and its log when there is one; None
+/// for a dump that does not decode.
+fn decoded(
+    path: &Path,
+) -> Option<(
+    Vec<u8>,
+    cpuprof_tui::etdump::EtDump,
+    Option<cpuprof_tui::runlog::RunLog>,
+)> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut dump = cpuprof_tui::etdump::parse(&bytes).ok()?;
+    dump.convert_ticks_to_ns(TimeUnit::Ns);
+    let log = std::fs::read(path.with_extension("log"))
+        .ok()
+        .map(|b| cpuprof_tui::runlog::parse(&b));
+    Some((bytes, dump, log))
 }
 
 /// A run as what it shows: each event with its entry's content (not its index: entries
@@ -124,14 +100,9 @@ fn streamed_timelines_equal_the_decoded_dumps_on_every_fixture() {
     assert!(files.len() >= 15, "{} dumps found", files.len());
     for path in files {
         let name = path.display().to_string();
-        let bytes = std::fs::read(&path).unwrap();
-        let Ok(mut dump) = cpuprof_tui::etdump::parse(&bytes) else {
+        let Some((bytes, dump, log)) = decoded(&path) else {
             continue;
         };
-        dump.convert_ticks_to_ns(TimeUnit::Ns);
-        let log = std::fs::read(path.with_extension("log"))
-            .ok()
-            .map(|b| cpuprof_tui::runlog::parse(&b));
         for warmup in [Warmup::Stated, Warmup::Auto, Warmup::Runs(1)] {
             let all = build_timeline(&dump, log.as_ref(), warmup, &RunSelection::all());
             for select in selections(all.as_ref().map_or(0, |t| t.runs.len())) {
@@ -205,15 +176,6 @@ fn streamed_timelines_equal_the_decoded_dumps_on_every_fixture() {
     assert!(streamed_dumps >= 100, "{streamed_dumps}");
 }
 
-/// Peak live heap while `make` runs, and what it returns.
-fn peak_of<T>(make: impl FnOnce() -> T) -> (usize, T) {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    LARGEST.store(0, Ordering::Relaxed);
-    let out = make();
-    (PEAK.load(Ordering::Relaxed) - base, out)
-}
-
 /// Peak heap of making the timeline of `runs` runs of the 3-operator XNNPACK model (5
 /// events a run): decoded whole, streamed with each run let go once seen (what folded
 /// export does), and streamed keeping 2 runs (with the largest single allocation then).
@@ -256,7 +218,7 @@ fn peaks(runs: usize) -> (usize, usize, usize, usize) {
         .unwrap()
         .unwrap()
     });
-    let largest = LARGEST.load(Ordering::Relaxed);
+    let largest = counting_alloc::LARGEST.load(std::sync::atomic::Ordering::Relaxed);
     let kept: usize = two.runs.iter().map(|r| r.events.len()).sum();
     assert_eq!(kept, 10);
     (whole_peak, streamed_peak, two_peak, largest)
@@ -311,14 +273,9 @@ fn a_budget_keeps_a_window_of_runs() {
     let mut windows = 0;
     for path in dumps() {
         let name = path.display().to_string();
-        let bytes = std::fs::read(&path).unwrap();
-        let Ok(mut dump) = cpuprof_tui::etdump::parse(&bytes) else {
+        let Some((bytes, dump, log)) = decoded(&path) else {
             continue;
         };
-        dump.convert_ticks_to_ns(TimeUnit::Ns);
-        let log = std::fs::read(path.with_extension("log"))
-            .ok()
-            .map(|b| cpuprof_tui::runlog::parse(&b));
         let Ok(whole) = build_timeline(&dump, log.as_ref(), Warmup::Stated, &RunSelection::all())
         else {
             continue;

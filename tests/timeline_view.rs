@@ -39,10 +39,10 @@ fn truth(rel: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(format!("fixtures/{rel}")).unwrap()).unwrap()
 }
 
-/// The demo (wide_browse, 5 warm-up): opens on the run closest to the median
-/// Method::execute of the truth file, steps runs, jumps to the slowest.
-#[test]
-fn demo_timeline_runs_and_zoom() {
+/// The demo's kept runs (wide_browse, 5 warm-up) from its truth file: each one's
+/// Method::execute in ns, and the positions of the run closest to their median (the lower
+/// median of the 30: what the view aims at) and of the slowest.
+fn demo_runs() -> (Vec<i64>, usize, usize) {
     let t = truth("cpu/wide_browse.truth.json");
     let samples: Vec<i64> = t["method_execute"]["samples_ns"]
         .as_array()
@@ -52,12 +52,19 @@ fn demo_timeline_runs_and_zoom() {
         .collect();
     let mut sorted = samples.clone();
     sorted.sort();
-    // 30 kept runs: the lower median (15th smallest) is what the view aims at.
     let median = sorted[(sorted.len() - 1) / 2];
     let closest = (0..samples.len())
         .min_by_key(|&i| (samples[i] - median).abs())
         .unwrap();
     let slowest = (0..samples.len()).max_by_key(|&i| samples[i]).unwrap();
+    (samples, closest, slowest)
+}
+
+/// The demo (wide_browse, 5 warm-up): opens on the run closest to the median
+/// Method::execute of the truth file, steps runs, jumps to the slowest.
+#[test]
+fn demo_timeline_runs_and_zoom() {
+    let (samples, closest, slowest) = demo_runs();
 
     for size in SIZES {
         let mut s = with_timeline(ProfileRequest::demo(None), size);
@@ -479,20 +486,7 @@ fn t_on_an_operator_selects_its_bar_in_the_median_run() {
 /// then shows that run. Runs from the truth file: 30 kept, run index = 5 + position.
 #[test]
 fn a_window_of_runs_and_the_next_window_loaded() {
-    let t = truth("cpu/wide_browse.truth.json");
-    let samples: Vec<i64> = t["method_execute"]["samples_ns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_i64().unwrap())
-        .collect();
-    let mut sorted = samples.clone();
-    sorted.sort();
-    let median = sorted[(sorted.len() - 1) / 2];
-    let closest = (0..samples.len())
-        .min_by_key(|&i| (samples[i] - median).abs())
-        .unwrap();
-    let slowest = (0..samples.len()).max_by_key(|&i| samples[i]).unwrap();
+    let (samples, closest, slowest) = demo_runs();
     // The budget: 5 runs of the dump's average events per Execute run.
     let dump = cpuprof_tui::etdump::parse(&std::fs::read("fixtures/cpu/wide_browse.etdp").unwrap())
         .unwrap();
