@@ -75,6 +75,8 @@ fn decode_and_collect_inner(
     // those with lost events.
     let mut groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)> = Vec::new();
     let mut signer = Signer::new(0);
+    let mut lossy_group: std::collections::HashMap<Vec<SigEvent>, usize> =
+        std::collections::HashMap::new();
     let mut execute: Vec<usize> = Vec::new();
     let mut resolution = ResolutionStep::default();
     let mut plausibility = Plausibility::default();
@@ -120,9 +122,14 @@ fn decode_and_collect_inner(
                         {
                             return false;
                         }
-                        match groups.iter().position(|g| g.0 == lossy) {
-                            Some(g) => groups[g].2.push(index),
-                            None => groups.push((lossy, *bundled, vec![index])),
+                        // By a map, not a scan of the groups: a dump of many variants
+                        // stays linear here.
+                        match lossy_group.get(&lossy) {
+                            Some(&g) => groups[g].2.push(index),
+                            None => {
+                                lossy_group.insert(lossy.clone(), groups.len());
+                                groups.push((lossy, *bundled, vec![index]));
+                            }
                         }
                     }
                 }

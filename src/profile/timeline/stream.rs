@@ -89,9 +89,20 @@ pub fn stream_timeline(
     drop(collected);
     drop(dump);
 
+    // A run as listed without its events.
+    let listed = |index: usize, execute_ns: Option<u64>| TimelineRun {
+        index,
+        warmup: index < warmup,
+        method: 0,
+        events: Vec::new(),
+        execute_ns,
+    };
+    let execute_of = |index: usize| execute_ns.get(index).copied().flatten();
+
     // Pass 2: the chosen runs walked as their chunks come; the file was checked whole by
     // pass 1, and the walk stops past the last run chosen.
     let mut run = 0usize;
+    // Pass 1 counted the negative durations of every run (`tl.negative_durations`).
     let mut negative = 0usize;
     let mut failed: Option<EtDumpError> = None;
     let mut walk = |chunk: crate::etdump::RunChunk<'_>| -> bool {
@@ -100,15 +111,8 @@ pub fn stream_timeline(
         for block in chunk.blocks.iter().filter(|b| b.name == "Execute") {
             let index = run;
             run += 1;
-            let is_warmup = index < warmup;
-            let mut kept = TimelineRun {
-                index,
-                warmup: is_warmup,
-                method: 0,
-                events: Vec::new(),
-                execute_ns: execute_ns.get(index).copied().flatten(),
-            };
-            if select.wants(index, is_warmup) {
+            let mut kept = listed(index, execute_of(index));
+            if select.wants(index, kept.warmup) {
                 if !placements.recorded(index) {
                     // Pass 1 saw fewer runs than this one: not the file it read.
                     failed = Some(EtDumpError::Corrupt(
@@ -127,13 +131,7 @@ pub fn stream_timeline(
                 // A walked run's is its events' (as when the dump is decoded whole).
                 kept.execute_ns = super::first_execute_ns(&tl, &kept.events);
                 let execute_ns = kept.execute_ns;
-                kept = each(&tl, kept).unwrap_or(TimelineRun {
-                    index,
-                    warmup: is_warmup,
-                    method: 0,
-                    events: Vec::new(),
-                    execute_ns,
-                });
+                kept = each(&tl, kept).unwrap_or_else(|| listed(index, execute_ns));
             }
             tl.runs.push(kept);
         }
@@ -145,13 +143,7 @@ pub fn stream_timeline(
     }
     // Runs past the last one chosen were not decoded again: listed, without events.
     for index in tl.runs.len()..runs {
-        tl.runs.push(TimelineRun {
-            index,
-            warmup: index < warmup,
-            method: 0,
-            events: Vec::new(),
-            execute_ns: execute_ns.get(index).copied().flatten(),
-        });
+        tl.runs.push(listed(index, execute_of(index)));
     }
     Ok(Some(tl))
 }
