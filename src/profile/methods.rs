@@ -165,14 +165,26 @@ pub(crate) fn group_runs(dump: &EtDump) -> Vec<RunGroup> {
     merge_groups(groups)
 }
 
+/// Groups a group of runs with lost events may merge into: the ones with the most runs.
+const MERGE_TARGETS: usize = 64;
+
 /// The groups of runs by signature, (signature, bundled input, blocks in run order) in
 /// order of first appearance, with the groups of runs with lost delegate events merged
 /// into their full group (see the module's note), in order of their first run.
 pub(crate) fn merge_groups(groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)>) -> Vec<RunGroup> {
-    // Merge groups of runs with lost delegate events into their full group.
+    // Merge groups of runs with lost delegate events into their full group. The full group
+    // is among the ones with the most runs (lost events are the exception), so only the
+    // `MERGE_TARGETS` largest groups are candidates: with fewer groups every group is, and
+    // a dump of very many signatures (hostile, or no lost events at all) stays linear.
+    let mut largest: Vec<usize> = (0..groups.len()).collect();
+    largest.sort_by_key(|&h| (std::cmp::Reverse(groups[h].2.len()), h));
+    largest.truncate(MERGE_TARGETS);
+    largest.sort_unstable();
     let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
     for g in 0..groups.len() {
-        let target = (0..groups.len())
+        let target = largest
+            .iter()
+            .copied()
             .filter(|&h| h != g && merged_into[h].is_none())
             .filter(|&h| groups[h].1 == groups[g].1 && groups[g].2.len() <= groups[h].2.len())
             .filter(|&h| lost_delegate_events(&groups[g].0, &groups[h].0))
@@ -257,5 +269,44 @@ mod tests {
             &big4
         ));
         assert!(!lost_delegate_events(&big, &big));
+    }
+
+    /// A dump of very many signatures that all lose events of one full signature: each
+    /// merges into the full group (the one with the most runs), in time linear in the
+    /// groups (a check of every pair took minutes here: 40,000 groups are 1.6e9 pairs).
+    #[test]
+    fn many_lossy_signatures_merge_into_the_full_one_quickly() {
+        let ops = 40u64;
+        // 40 delegate events, then the delegate call and Method::execute.
+        let full: Vec<SigEvent> = (0..ops)
+            .map(|k| (true, k, 0))
+            .chain([(false, 100, 0), (false, 101, 0)])
+            .collect();
+        let mut groups = vec![(full.clone(), -1, vec![0, 1])];
+        'made: for a in 0..ops {
+            for b in a + 1..ops {
+                for c in b + 1..ops {
+                    for d in c + 1..ops {
+                        if groups.len() > 40_000 {
+                            break 'made;
+                        }
+                        let lossy = full
+                            .iter()
+                            .copied()
+                            .filter(|e| !(e.0 && [a, b, c, d].contains(&e.1)))
+                            .collect();
+                        let block = groups.len() + 1;
+                        groups.push((lossy, -1, vec![block]));
+                    }
+                }
+            }
+        }
+        let blocks: usize = groups.iter().map(|g| g.2.len()).sum();
+        let started = std::time::Instant::now();
+        let merged = merge_groups(groups);
+        let took = started.elapsed();
+        assert_eq!(merged.len(), 1);
+        assert_eq!(merged[0].blocks, (0..blocks).collect::<Vec<_>>());
+        assert!(took.as_secs() < 5, "merging took {took:?}");
     }
 }
