@@ -64,16 +64,24 @@ impl RunRange {
     }
 }
 
-/// The runs an export writes: kept runs (or all with `include_warmup`) inside `range`.
+/// The runs an export walks: kept runs (or all with `include_warmup`) inside `range`.
+pub fn run_selection(range: Option<RunRange>, include_warmup: bool) -> RunSelection {
+    RunSelection::runs(
+        range.map_or(0..usize::MAX, |g| g.start..g.end.unwrap_or(usize::MAX)),
+        include_warmup,
+    )
+}
+
+/// The runs an export writes: those [`run_selection`] picks, in run order.
 pub fn select_runs(
     tl: &Timeline,
     range: Option<RunRange>,
     include_warmup: bool,
 ) -> Vec<&TimelineRun> {
+    let select = run_selection(range, include_warmup);
     tl.runs
         .iter()
-        .filter(|r| include_warmup || !r.warmup)
-        .filter(|r| range.is_none_or(|g| g.contains(r.index)))
+        .filter(|r| select.wants(r.index, r.warmup))
         .collect()
 }
 
@@ -125,10 +133,7 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     // `log` is explicit here (found or refused), so the loader must not look again.
     // Only the runs written are walked; folded stacks are summed as each run is made,
     // so neither format holds the dump, and folded holds no run either.
-    let select = RunSelection::runs(
-        range.map_or(0..usize::MAX, |g| g.start..g.end.unwrap_or(usize::MAX)),
-        args.include_warmup,
-    );
+    let select = run_selection(range, args.include_warmup);
     let mut folder = DumpFolder::default();
     let tl = match args.format {
         ExportFormat::Chrome => load_dump_timeline(&request, false, &select)?,
