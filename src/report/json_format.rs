@@ -154,12 +154,23 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 /// `ns / 10^6` as a JSON number: integer part, then the fraction without trailing zeros
 /// (`.0` for a whole number, as serde_json writes floats).
 fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, ns: u64) -> io::Result<()> {
+    write_ms_of_ns_after(w, b"", ns)
+}
+
+/// `sep` (at most 2 bytes) then [`write_ms_of_ns`]'s text, in one write: a sample is the
+/// commonest thing in a profile, and each write is a copy call.
+#[inline(always)]
+fn write_ms_of_ns_after<W: ?Sized + Write>(w: &mut W, sep: &[u8], ns: u64) -> io::Result<()> {
     if ns < SUB_MICROSECOND as u64 {
+        if !sep.is_empty() {
+            w.write_all(sep)?;
+        }
         return w.write_all(sub_microsecond_text(ns as usize));
     }
     let mut buf = [0u8; 32];
     let (whole, frac) = (ns / 1_000_000, (ns % 1_000_000) as usize);
-    // The six fraction digits at buf[24..30], then the integer part before them.
+    // The six fraction digits at buf[24..30], then the integer part before them (at most
+    // 9 digits below 10^9 ms), then `sep`.
     let pair = |k: usize| [DIGIT_PAIRS[2 * k], DIGIT_PAIRS[2 * k + 1]];
     buf[24..26].copy_from_slice(&pair(frac / 10_000));
     buf[26..28].copy_from_slice(&pair(frac / 100 % 100));
@@ -185,6 +196,10 @@ fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, ns: u64) -> io::Result<()> {
         at -= 1;
         buf[at] = b'0' + n as u8;
     }
+    for &b in sep.iter().rev() {
+        at -= 1;
+        buf[at] = b;
+    }
     w.write_all(&buf[at..end])
 }
 
@@ -194,11 +209,18 @@ impl Formatter for ScalarArraysInline {
         write_u128: u128, write_f32: f32, write_number_str: &str);
 
     fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, value: f64) -> io::Result<()> {
-        self.flush(w, true)?;
-        match whole_ns_ms(value) {
-            Some(ns) => write_ms_of_ns(w, ns),
-            None => serde_json::ser::CompactFormatter.write_f64(w, value),
+        let Some(ns) = whole_ns_ms(value) else {
+            self.flush(w, true)?;
+            return serde_json::ser::CompactFormatter.write_f64(w, value);
+        };
+        // A sample after another in an inline array (the commonest case): the separator
+        // and the number in one write.
+        if self.pending == Some(false) && self.arrays.last() == Some(&ArrayLayout::Inline) {
+            self.pending = None;
+            return write_ms_of_ns_after(w, b", ", ns);
         }
+        self.flush(w, true)?;
+        write_ms_of_ns(w, ns)
     }
 
     fn write_null<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {

@@ -13,6 +13,7 @@ mod fleet_format;
 mod fleet_parquet;
 mod fleet_samples;
 pub mod folded;
+mod json_chunks;
 mod json_format;
 mod modules;
 pub mod nodes;

@@ -1,31 +1,99 @@
-//! `profile.json` written field by field, with the `methods` array serialized on a
-//! second thread while this one writes the top-level fields.
+//! `profile.json` written field by field; a big profile's text formatted once on a
+//! thread of its own while the calling thread writes.
 //!
-//! The top-level fields describe `methods[0]` (the contract keeps both), so the two
-//! halves of a big profile's JSON are about the same size: on two cores the document
-//! takes about half the time. The bytes are exactly those of serializing [`Profile`]
-//! with [`super::json_format::write_json`] (a test checks every fixture).
+//! The top-level `method`, `delegates`, `other_operators` and `remainder` describe
+//! `methods[0]` (the contract keeps both), and they come in the same order in both
+//! objects: nearly all of a big profile's text, twice. A second thread formats them once
+//! and keeps that text; the caller writes it at the top level as it comes, then the
+//! fields between, and then the same text again nested two levels deeper, which the
+//! second thread re-indents meanwhile (our layout's only newlines are its own). Writing
+//! a file costs the kernel about as much as formatting it, so on two cores the two
+//! overlap. The bytes are exactly those of serializing [`Profile`] with
+//! [`super::json_format::write_json`] (a test checks every fixture, and both paths).
 //!
-//! Memory stays bounded: the second thread hands its text over in chunks through a
-//! bounded channel, and blocks when the writer falls behind.
+//! Memory: the kept text is about 10 bytes a sample, against the 8 a sample takes in the
+//! profile, so the peak is bounded by the model; the chunks in flight are bounded too.
 
 use std::io::{self, Write};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use serde::Serialize;
 
+use super::json_chunks::{make_aside, send_reindented, ChunkSender};
 use super::json_format::{write_value_at, TOP_LEVEL_INDENT};
-use crate::profile::Profile;
+use crate::profile::{MethodProfile, Profile};
 
-/// Chunks handed from the `methods` thread to the writer.
-const CHUNK_BYTES: usize = 1 << 20;
-/// Chunks in flight at most (the memory the second thread may run ahead by).
+/// Chunks in flight from the formatting thread to the writer.
 const CHUNKS_IN_FLIGHT: usize = 16;
-/// Below this many samples in `methods` one thread is as fast (no thread started).
+/// Below this many samples one thread is as fast (no thread started).
 const PARALLEL_MIN_SAMPLES: usize = 20_000;
+/// The indent of `methods[0]`'s keys, and what nests its values deeper than the
+/// top-level ones (two levels: the array, the object).
+const FIRST_METHOD_INDENT: usize = TOP_LEVEL_INDENT + 2;
+const TWO_LEVELS: &[u8] = b"    ";
 
 /// Write `profile` as `profile.json`, newline-terminated.
 pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 18, w);
+    let shared = profile
+        .methods
+        .first()
+        .filter(|m| sample_count(profile) >= PARALLEL_MIN_SAMPLES && same_rows(profile, m));
+    let Some(first) = shared else {
+        let mut fields = Fields::at(TOP_LEVEL_INDENT);
+        before_rows(&mut out, &mut fields, profile)?;
+        rows(&mut out, &mut fields, profile)?;
+        after_rows(&mut out, &mut fields, profile)?;
+        fields.write(&mut out, "methods", &profile.methods)?;
+        tail(&mut out, &mut fields, profile)?;
+        return out.flush();
+    };
+    std::thread::scope(|scope| -> io::Result<()> {
+        let mut text = make_aside(scope, CHUNKS_IN_FLIGHT, move |w: &mut ChunkSender| {
+            w.retain();
+            // Separated and indented as the top-level fields after `runs`.
+            rows(w, &mut Fields::after_first(TOP_LEVEL_INDENT), profile)?;
+            let kept = w.mark()?;
+            send_reindented(w, kept, TWO_LEVELS)
+        });
+        let mut fields = Fields::at(TOP_LEVEL_INDENT);
+        let before = before_rows(&mut out, &mut fields, profile)
+            .and_then(|()| text.write_until_mark(&mut out).map(|_| ()))
+            .and_then(|()| after_rows(&mut out, &mut fields, profile))
+            .and_then(|()| {
+                fields.key(&mut out, "methods")?;
+                // `[`, then the first element on a line of its own, as the layout
+                // writes an array of objects.
+                out.write_all(b"[\n    ")?;
+                first_method_head(&mut out, first)
+            });
+        if let Err(e) = before {
+            text.abandon();
+            return Err(e);
+        }
+        // The rows again, two levels deeper.
+        text.finish(&mut out)?;
+        first_method_tail(&mut out, first)?;
+        for m in &profile.methods[1..] {
+            out.write_all(b",\n    ")?;
+            write_value_at(&mut out, m, FIRST_METHOD_INDENT - 1)?;
+        }
+        out.write_all(b"\n  ]")?;
+        tail(&mut out, &mut fields, profile)?;
+        out.flush()
+    })
+}
+
+/// Whether the top-level rows are `first`'s (as a profile is built; compared by value,
+/// shared samples by their allocation).
+fn same_rows(profile: &Profile, first: &MethodProfile) -> bool {
+    profile.method == first.method
+        && profile.delegates == first.delegates
+        && profile.other_operators == first.other_operators
+        && profile.remainder == first.remainder
+}
+
+/// The opening brace and the top-level fields before the rows.
+fn before_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Result<()> {
     // Every field named, none skipped with `..`: a field added to `Profile` fails to
     // compile here until it is written (in the place the derive would put it).
     let Profile {
@@ -33,96 +101,118 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         unit,
         source,
         runs,
-        method,
-        delegates,
-        other_operators,
-        remainder,
-        load,
-        warnings,
-        errors,
+        method: _,
+        delegates: _,
+        other_operators: _,
+        remainder: _, // these four in `rows`
+        load: _,
+        warnings: _,
+        errors: _,    // these in `after_rows`
         log_lines: _, // not part of profile.json
-        methods,
+        methods: _,   // written by the caller
+        resolution: _,
+        cold_runs: _,
+        modules: _,
+        model_files: _,
+        loads: _,
+        warmup_rule: _, // these in `tail`
+    } = profile;
+    w.write_all(b"{")?;
+    fields.write(w, "schema", schema)?;
+    fields.write(w, "unit", unit)?;
+    fields.write(w, "source", source)?;
+    fields.write(w, "runs", runs)
+}
+
+/// The rows: `method`, `delegates`, `other_operators`, `remainder`.
+fn rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Result<()> {
+    fields.write(w, "method", &profile.method)?;
+    fields.write(w, "delegates", &profile.delegates)?;
+    fields.write(w, "other_operators", &profile.other_operators)?;
+    fields.write(w, "remainder", &profile.remainder)
+}
+
+/// The top-level fields between the rows and `methods`.
+fn after_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Result<()> {
+    fields.write(w, "load", &profile.load)?;
+    fields.write(w, "warnings", &profile.warnings)?;
+    fields.write(w, "errors", &profile.errors)
+}
+
+/// `methods[0]` up to its rows: the opening brace and the fields before `method`.
+fn first_method_head(w: &mut impl Write, m: &MethodProfile) -> io::Result<()> {
+    // Every field named: a field added to `MethodProfile` fails to compile here until
+    // it is written (in the place the derive would put it).
+    let MethodProfile {
+        index,
+        name,
+        bundled_input_index,
+        runs,
+        method: _,
+        delegates: _,
+        other_operators: _,
+        remainder: _, // the rows, re-indented
+        warnings: _,
+        errors: _,
+        load: _,
+        cold_runs: _,
+        modules: _, // these in `first_method_tail`
+    } = m;
+    let mut fields = Fields::at(FIRST_METHOD_INDENT);
+    w.write_all(b"{")?;
+    fields.write(w, "index", index)?;
+    fields.write(w, "name", name)?;
+    fields.write(w, "bundled_input_index", bundled_input_index)?;
+    fields.write(w, "runs", runs)
+}
+
+/// `methods[0]` after its rows, and its closing brace.
+fn first_method_tail(w: &mut impl Write, m: &MethodProfile) -> io::Result<()> {
+    let mut fields = Fields::after_first(FIRST_METHOD_INDENT);
+    fields.write(w, "warnings", &m.warnings)?;
+    fields.write(w, "errors", &m.errors)?;
+    fields.write(w, "load", &m.load)?;
+    // Skipped when absent, as the derive says.
+    if let Some(cold_runs) = &m.cold_runs {
+        fields.write(w, "cold_runs", cold_runs)?;
+    }
+    fields.write(w, "modules", &m.modules)?;
+    w.write_all(b"\n    }")
+}
+
+/// The top-level fields after `methods`, and the closing brace.
+fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Result<()> {
+    let Profile {
         resolution,
         cold_runs,
         modules,
         model_files,
         loads,
         warmup_rule,
+        ..
     } = profile;
-    let mut out = io::BufWriter::with_capacity(1 << 18, w);
-    out.write_all(b"{")?;
-    let mut fields = Fields { first: true };
-    // `methods`, when big enough to be worth its own thread.
-    let methods_aside = (sample_count(profile) >= PARALLEL_MIN_SAMPLES).then_some(methods);
-    std::thread::scope(|scope| -> io::Result<()> {
-        let chunks = methods_aside.map(|methods| {
-            let (tx, rx) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
-            // Written chunks come back to be filled again: a fresh megabyte each time
-            // would cost its page faults (and a copy) again.
-            let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT + 1);
-            let handle = scope.spawn(move || {
-                let mut sender = ChunkSender {
-                    buf: Vec::with_capacity(CHUNK_BYTES),
-                    tx,
-                    spare: spare_rx,
-                };
-                write_value_at(&mut sender, methods, TOP_LEVEL_INDENT)?;
-                sender.send_rest()
-            });
-            ((rx, spare_tx), handle)
-        });
-        fields.write(&mut out, "schema", schema)?;
-        fields.write(&mut out, "unit", unit)?;
-        fields.write(&mut out, "source", source)?;
-        fields.write(&mut out, "runs", runs)?;
-        fields.write(&mut out, "method", method)?;
-        fields.write(&mut out, "delegates", delegates)?;
-        fields.write(&mut out, "other_operators", other_operators)?;
-        fields.write(&mut out, "remainder", remainder)?;
-        fields.write(&mut out, "load", load)?;
-        fields.write(&mut out, "warnings", warnings)?;
-        fields.write(&mut out, "errors", errors)?;
-        match chunks {
-            Some(((rx, spare_tx), handle)) => {
-                fields.key(&mut out, "methods")?;
-                let copied = copy_chunks(&mut out, rx, spare_tx);
-                // The thread's own error (or panic) first: a failed copy only tells
-                // that the thread stopped.
-                let produced = handle.join().unwrap_or_else(|payload| {
-                    Err(io::Error::other(format!(
-                        "internal error while writing JSON: {}",
-                        crate::threads::panic_message(&*payload)
-                    )))
-                });
-                produced.and(copied)?;
-            }
-            None => fields.write(&mut out, "methods", methods)?,
-        }
-        if let Some(resolution) = resolution {
-            fields.write(&mut out, "resolution", resolution)?;
-        }
-        if let Some(cold_runs) = cold_runs {
-            fields.write(&mut out, "cold_runs", cold_runs)?;
-        }
-        fields.write(&mut out, "modules", modules)?;
-        if let Some(model_files) = model_files {
-            fields.write(&mut out, "model_files", model_files)?;
-        }
-        if !loads.is_empty() {
-            fields.write(&mut out, "loads", loads)?;
-        }
-        if let Some(rule) = warmup_rule {
-            fields.write(&mut out, "warmup_rule", rule)?;
-        }
-        Ok(())
-    })?;
+    if let Some(resolution) = resolution {
+        fields.write(w, "resolution", resolution)?;
+    }
+    if let Some(cold_runs) = cold_runs {
+        fields.write(w, "cold_runs", cold_runs)?;
+    }
+    fields.write(w, "modules", modules)?;
+    if let Some(model_files) = model_files {
+        fields.write(w, "model_files", model_files)?;
+    }
+    if !loads.is_empty() {
+        fields.write(w, "loads", loads)?;
+    }
+    if let Some(rule) = warmup_rule {
+        fields.write(w, "warmup_rule", rule)?;
+    }
     // As serde_json closes an object with keys ("{}" for none, which a profile never is).
-    out.write_all(if fields.first { b"}\n" } else { b"\n}\n" })?;
-    out.flush()
+    w.write_all(if fields.first { b"}\n" } else { b"\n}\n" })
 }
 
-/// About how many samples `methods` holds (what the cost of its text grows with): kept
-/// runs times rows.
+/// About how many samples the profile holds (what the cost of its text grows with):
+/// kept runs times rows.
 fn sample_count(profile: &Profile) -> usize {
     profile
         .methods
@@ -140,16 +230,40 @@ fn sample_count(profile: &Profile) -> usize {
         .fold(0, usize::saturating_add)
 }
 
-/// The keys of the top-level object, as serde_json separates and indents them.
+/// The keys of an object whose keys are at `indent`, as our layout separates and
+/// indents them.
 struct Fields {
     first: bool,
+    indent: usize,
 }
 
 impl Fields {
+    fn at(indent: usize) -> Fields {
+        Fields {
+            first: true,
+            indent,
+        }
+    }
+
+    /// Keys that follow others already written.
+    fn after_first(indent: usize) -> Fields {
+        Fields {
+            first: false,
+            indent,
+        }
+    }
+
     fn key(&mut self, w: &mut impl Write, key: &str) -> io::Result<()> {
-        w.write_all(if self.first { b"\n  \"" } else { b",\n  \"" })?;
+        if !self.first {
+            w.write_all(b",")?;
+        }
         self.first = false;
+        w.write_all(b"\n")?;
+        for _ in 0..self.indent {
+            w.write_all(b"  ")?;
+        }
         // Our own field names: plain ASCII, nothing to escape.
+        w.write_all(b"\"")?;
         w.write_all(key.as_bytes())?;
         w.write_all(b"\": ")
     }
@@ -161,70 +275,7 @@ impl Fields {
         value: &T,
     ) -> io::Result<()> {
         self.key(w, key)?;
-        write_value_at(w, value, TOP_LEVEL_INDENT)
-    }
-}
-
-fn copy_chunks(
-    out: &mut impl Write,
-    rx: Receiver<Vec<u8>>,
-    spare: SyncSender<Vec<u8>>,
-) -> io::Result<()> {
-    for mut chunk in rx {
-        out.write_all(&chunk)?;
-        chunk.clear();
-        // Full only if the sender stopped taking them back; then the chunk is freed.
-        let _ = spare.try_send(chunk);
-    }
-    Ok(())
-}
-
-/// A writer that sends what it is given in chunks of about [`CHUNK_BYTES`].
-struct ChunkSender {
-    buf: Vec<u8>,
-    tx: SyncSender<Vec<u8>>,
-    /// Chunks the writer is done with.
-    spare: Receiver<Vec<u8>>,
-}
-
-impl ChunkSender {
-    fn send(&mut self) -> io::Result<()> {
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES));
-        let full = std::mem::replace(&mut self.buf, next);
-        // The receiver is gone only when the writer failed; it reports why.
-        self.tx
-            .send(full)
-            .map_err(|_| io::Error::other("the JSON writer stopped"))
-    }
-
-    fn send_rest(mut self) -> io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        self.send()
-    }
-}
-
-impl Write for ChunkSender {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.write_all(bytes)?;
-        Ok(bytes.len())
-    }
-
-    #[inline]
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.buf.extend_from_slice(bytes);
-        if self.buf.len() >= CHUNK_BYTES {
-            self.send()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        write_value_at(w, value, self.indent)
     }
 }
 
@@ -232,7 +283,9 @@ impl Write for ChunkSender {
 mod tests {
     use super::*;
 
-    /// A real profile whose first method has enough samples for the second thread.
+    /// A real profile whose first method has enough samples for the second thread, its
+    /// top-level rows sharing them as a built profile's do (so the text is formatted
+    /// once and written twice).
     fn big_profile() -> Profile {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let bytes = std::fs::read(root.join("fixtures/real/mlp_xnnpack.etdp")).unwrap();
@@ -243,9 +296,35 @@ mod tests {
         };
         let mut profile = crate::profile::build_profile(&dump, None, 0, source).unwrap();
         let stats = profile.methods[0].method.as_mut().unwrap();
-        stats.samples = vec![0.25; PARALLEL_MIN_SAMPLES].into();
+        stats.samples = (0..PARALLEL_MIN_SAMPLES)
+            .map(|i| (i * 7919 % 100_003) as f64 / 1e6)
+            .collect::<Vec<f64>>()
+            .into();
+        profile.method = profile.methods[0].method.clone();
         profile.methods[0].runs.kept = PARALLEL_MIN_SAMPLES;
         assert!(sample_count(&profile) >= PARALLEL_MIN_SAMPLES);
+        assert!(same_rows(&profile, &profile.methods[0]));
+        profile
+    }
+
+    /// [`big_profile`] whose top-level rows are not its first method's (written by one
+    /// thread, field by field).
+    fn big_profile_not_shared() -> Profile {
+        let mut profile = big_profile();
+        profile.method.as_mut().unwrap().samples = vec![0.5; 3].into();
+        assert!(!same_rows(&profile, &profile.methods[0]));
+        profile
+    }
+
+    /// A second method after the first (written by the derive after the re-indented
+    /// first one).
+    fn big_profile_two_methods() -> Profile {
+        let mut profile = big_profile();
+        let mut second = profile.methods[0].clone();
+        second.index = 1;
+        second.name = "forward \"2\"\n".into();
+        second.cold_runs = None;
+        profile.methods.push(second);
         profile
     }
 
@@ -255,7 +334,11 @@ mod tests {
     fn same_bytes_as_the_derive() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        let mut profiles = vec![big_profile()];
+        let mut profiles = vec![
+            big_profile(),
+            big_profile_not_shared(),
+            big_profile_two_methods(),
+        ];
         for dir in ["fixtures/real", "fixtures/cpu"] {
             for entry in std::fs::read_dir(root.join(dir)).unwrap() {
                 let path = entry.unwrap().path();
@@ -271,12 +354,16 @@ mod tests {
         for mut profile in profiles {
             for cold in [false, true] {
                 if cold {
-                    // The optional tail fields too.
-                    profile.cold_runs = Some(crate::profile::ColdRuns {
+                    // The optional tail fields too, the first method's included.
+                    let cold = crate::profile::ColdRuns {
                         count: 2,
                         dropped: false,
                         reason: "test".into(),
-                    });
+                    };
+                    profile.cold_runs = Some(cold.clone());
+                    if let Some(m) = profile.methods.first_mut() {
+                        m.cold_runs = Some(cold);
+                    }
                 }
                 let mut want = Vec::new();
                 super::super::json_format::write_json(&mut want, &profile).unwrap();
