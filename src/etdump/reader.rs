@@ -270,8 +270,14 @@ pub(super) fn decode_chunk(
     let mut shapes = Shapes::new(path == Decoder::Shapes);
     // Table positions of the runs decoded since pages were last released.
     let mut window: Option<(usize, usize)> = None;
+    let end = range.end;
     for (n, index) in range.enumerate() {
         let pos = first_element + 4 * index;
+        // The next run's table is a page or more on: its first read would wait on memory
+        // (the hardware prefetcher stops at page boundaries).
+        if index + 1 < end {
+            super::shape::prefetch(buf, pos + 4);
+        }
         decode_run(
             &mut cur,
             pos,

@@ -14,7 +14,7 @@ pub fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, value: &T) -> io::Re
     let mut buffered = io::BufWriter::with_capacity(1 << 18, w);
     let mut ser =
         serde_json::Serializer::with_formatter(&mut buffered, ScalarArraysInline::default());
-    value.serialize(&mut ser).map_err(io::Error::other)?;
+    crate::stats::in_bulk(|| value.serialize(&mut ser)).map_err(io::Error::other)?;
     buffered.write_all(b"\n")?;
     buffered.flush()
 }
@@ -34,7 +34,7 @@ pub(super) fn write_value_at<W: Write, T: Serialize + ?Sized>(
         ..ScalarArraysInline::default()
     };
     let mut ser = serde_json::Serializer::with_formatter(w, formatter);
-    value.serialize(&mut ser).map_err(io::Error::other)
+    crate::stats::in_bulk(|| value.serialize(&mut ser)).map_err(io::Error::other)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,8 @@ enum ArrayLayout {
 
 #[derive(Default)]
 struct ScalarArraysInline {
+    /// Text of a sample array, made before it is written.
+    scratch: Vec<u8>,
     indent: usize,
     arrays: Vec<ArrayLayout>,
     /// An array element has begun but nothing is written for it yet (we do not know
@@ -117,9 +119,164 @@ fn whole_ns_ms(value: f64) -> Option<u64> {
     // Round half up (a plain add and truncate, not a libm call): any candidate is
     // checked below, and below 2^53 two different ns never give the same value, so a
     // candidate that passes is the one.
-    // SAFETY: 0.5 <= value * 1e6 + 0.5 < 1e15 + 1, finite and within u64.
-    let ns: u64 = unsafe { (value * 1e6 + 0.5).to_int_unchecked() };
-    (ns as f64 / 1e6 == value).then_some(ns)
+    // Through i64, not u64: one conversion instruction each way on x86-64.
+    // SAFETY: 0.5 <= value * 1e6 + 0.5 < 1e15 + 1, finite and within i64.
+    let ns: i64 = unsafe { (value * 1e6 + 0.5).to_int_unchecked() };
+    (ns as f64 / 1e6 == value).then_some(ns as u64)
+}
+
+/// `[a, b, ...]`, as the serializer writes an array of these numbers (non-finite ones
+/// `null`) with this layout, made in `scratch` in one loop and written at once.
+fn write_samples<W: ?Sized + Write>(
+    w: &mut W,
+    samples: &[f64],
+    scratch: &mut Vec<u8>,
+) -> io::Result<()> {
+    let mut text = SampleText {
+        buf: scratch,
+        pos: 0,
+    };
+    text.put(b"[");
+    // The whole ns of a block of samples first (a loop of independent divisions, which
+    // pipeline), then their text.
+    let mut ns_of = [0u64; BLOCK];
+    for (b, block) in samples.chunks(BLOCK).enumerate() {
+        for (ns, &v) in ns_of.iter_mut().zip(block) {
+            *ns = whole_ns_ms(v).unwrap_or(NOT_WHOLE);
+        }
+        for (k, (&ns, &v)) in ns_of.iter().zip(block).enumerate() {
+            let sep = b + k > 0;
+            if ns >= SUB_MICROSECOND as u64 && ns < LONGEST_NS {
+                let dst = text.window();
+                let len = put_ms(dst, sep, ns);
+                text.pos += len;
+                continue;
+            }
+            if sep {
+                text.put(b", ");
+            }
+            if ns != NOT_WHOLE {
+                write_ms_of_ns(&mut text, ns)?;
+            } else if v.is_finite() {
+                serde_json::ser::CompactFormatter.write_f64(&mut text, v)?;
+            } else {
+                text.put(b"null");
+            }
+        }
+    }
+    text.put(b"]");
+    let SampleText { buf, pos } = text;
+    w.write_all(&buf[..pos])
+}
+
+/// Samples whose ns are found before their text is made.
+const BLOCK: usize = 256;
+/// No whole ns (see [`whole_ns_ms`]): above every ns it finds.
+const NOT_WHOLE: u64 = u64::MAX;
+
+/// Bytes of room [`SampleText::window`] gives: a separator and the longest
+/// [`put_ms`] text (2 + 9 + 1 + 6).
+const WINDOW: usize = 24;
+
+/// Below this many ns (10^9 ms), [`put_ms`]'s text fits its window.
+const LONGEST_NS: u64 = 1_000_000_000_000_000;
+
+/// Text made in `buf[..pos]`; `buf` is initialized room (kept between arrays, so it is
+/// zeroed once), and text is written at fixed offsets into a window of it, without a
+/// copy call per sample.
+struct SampleText<'a> {
+    buf: &'a mut Vec<u8>,
+    pos: usize,
+}
+
+impl SampleText<'_> {
+    /// [`WINDOW`] bytes at the end of the text, to write into.
+    #[inline(always)]
+    fn window(&mut self) -> &mut [u8; WINDOW] {
+        self.reserve(WINDOW);
+        let at = self.pos;
+        (&mut self.buf[at..at + WINDOW])
+            .try_into()
+            .expect("a window of WINDOW bytes")
+    }
+
+    fn reserve(&mut self, n: usize) {
+        if self.pos + n > self.buf.len() {
+            let grown = (self.buf.len() * 2).max(self.pos + n).max(1 << 16);
+            self.buf.resize(grown, 0);
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        self.reserve(bytes.len());
+        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+        self.pos += bytes.len();
+    }
+}
+
+impl Write for SampleText<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.put(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// [`write_ms_of_ns_after`]'s text of `ns` (1 µs <= ns < [`LONGEST_NS`]), after ", "
+/// when `sep`, written straight into `dst`: its length (bytes past it are scratch).
+#[inline(always)]
+fn put_ms(dst: &mut [u8; WINDOW], sep: bool, ns: u64) -> usize {
+    let pair = |k: usize| [DIGIT_PAIRS[2 * k], DIGIT_PAIRS[2 * k + 1]];
+    let mut p = 0;
+    if sep {
+        dst[..2].copy_from_slice(b", ");
+        p = 2;
+    }
+    let (whole, frac) = (ns / 1_000_000, (ns % 1_000_000) as usize);
+    let digits = match whole {
+        0..=9 => 1,
+        10..=99 => 2,
+        100..=999 => 3,
+        1_000..=9_999 => 4,
+        10_000..=99_999 => 5,
+        100_000..=999_999 => 6,
+        1_000_000..=9_999_999 => 7,
+        10_000_000..=99_999_999 => 8,
+        _ => 9,
+    };
+    // The whole part right to left, two digits at a time.
+    let mut end = p + digits;
+    let mut n = whole as usize;
+    while n >= 100 {
+        end -= 2;
+        dst[end..end + 2].copy_from_slice(&pair(n % 100));
+        n /= 100;
+    }
+    if n >= 10 {
+        dst[end - 2..end].copy_from_slice(&pair(n));
+    } else {
+        dst[end - 1] = b'0' + n as u8;
+    }
+    p += digits;
+    dst[p] = b'.';
+    p += 1;
+    if frac == 0 {
+        dst[p] = b'0';
+        return p + 1;
+    }
+    dst[p..p + 2].copy_from_slice(&pair(frac / 10_000));
+    dst[p + 2..p + 4].copy_from_slice(&pair(frac / 100 % 100));
+    dst[p + 4..p + 6].copy_from_slice(&pair(frac % 100));
+    let mut kept = 6;
+    let mut f = frac;
+    while f % 10 == 0 {
+        f /= 10;
+        kept -= 1;
+    }
+    p + kept
 }
 
 /// Durations under 1 µs: ns 0..1000.
@@ -206,7 +363,19 @@ fn write_ms_of_ns_after<W: ?Sized + Write>(w: &mut W, sep: &[u8], ns: u64) -> io
 impl Formatter for ScalarArraysInline {
     scalar!(write_bool: bool, write_i8: i8, write_i16: i16, write_i32: i32, write_i64: i64,
         write_i128: i128, write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64,
-        write_u128: u128, write_f32: f32, write_number_str: &str);
+        write_f32: f32, write_number_str: &str);
+
+    fn write_u128<W: ?Sized + Write>(&mut self, w: &mut W, value: u128) -> io::Result<()> {
+        if value == crate::stats::BULK_MARKER {
+            if let Some(samples) = crate::stats::take_bulk() {
+                // An array, as `begin_array` starts one.
+                self.flush(w, false)?;
+                return write_samples(w, &samples, &mut self.scratch);
+            }
+        }
+        self.flush(w, true)?;
+        serde_json::ser::CompactFormatter.write_u128(w, value)
+    }
 
     fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, value: f64) -> io::Result<()> {
         let Some(ns) = whole_ns_ms(value) else {
@@ -370,6 +539,75 @@ mod tests {
                 prop_assert_eq!(fast.parse::<f64>().unwrap(), v);
             }
         }
+    }
+
+    proptest! {
+        /// A sample array written in one loop is what the serializer writes number by
+        /// number (whole-ns samples short and long, sub-µs ones, others, non-finite).
+        #[test]
+        fn sample_arrays_in_one_loop(
+            ns in proptest::collection::vec(prop_oneof![
+                0u64..2_000,
+                1_000u64..100_000_000,
+                1_000u64..2_000_000_000_000_000,
+            ], 0..600),
+            odd in proptest::collection::vec(prop_oneof![
+                Just(f64::NAN), Just(-0.0), Just(0.1 / 3.0), Just(-2.5), Just(1e300)
+            ], 0..3),
+        ) {
+            let mut values: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e6).collect();
+            for (k, v) in odd.into_iter().enumerate() {
+                values.insert((k * 7) % (values.len() + 1), v);
+            }
+            let mut want = Vec::new();
+            write_value_at(&mut want, &values, 1).unwrap();
+            let mut got = Vec::new();
+            let mut scratch = vec![7u8; 5];
+            write_samples(&mut got, &values, &mut scratch).unwrap();
+            prop_assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
+        }
+    }
+
+    /// Samples written whole (the marker path) lay out exactly as the same numbers
+    /// written one by one: as a field, in an array of arrays, empty, after an object.
+    #[test]
+    fn samples_written_whole_lay_out_as_numbers() {
+        use crate::stats::Samples;
+        let values = vec![0.034306, 1.0, f64::NAN, 0.000417, 0.1 / 3.0, 1234.567891];
+        #[derive(serde::Serialize)]
+        struct Row<T> {
+            samples: T,
+            nested: Vec<T>,
+            empty: T,
+            mixed: (std::collections::BTreeMap<&'static str, u8>, T),
+            marker_like: u128,
+        }
+        let as_samples = Row {
+            samples: Samples::new(values.clone()),
+            nested: vec![Samples::new(values.clone()), Samples::new(vec![2.5])],
+            empty: Samples::new(Vec::new()),
+            mixed: (Default::default(), Samples::new(values.clone())),
+            marker_like: crate::stats::BULK_MARKER,
+        };
+        let as_numbers = Row {
+            samples: values.clone(),
+            nested: vec![values.clone(), vec![2.5]],
+            empty: Vec::new(),
+            mixed: (Default::default(), values.clone()),
+            marker_like: crate::stats::BULK_MARKER,
+        };
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        write_json(&mut got, &as_samples).unwrap();
+        write_json(&mut want, &as_numbers).unwrap();
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(want).unwrap()
+        );
+        // Outside our writer, samples are plain numbers.
+        assert_eq!(
+            serde_json::to_string(&as_samples.nested).unwrap(),
+            "[[0.034306,1.0,null,0.000417,0.03333333333333333,1234.567891],[2.5]]"
+        );
     }
 
     fn text(v: &serde_json::Value) -> String {

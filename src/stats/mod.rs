@@ -19,6 +19,6 @@ pub use mann_whitney::{
 pub use multiple::holm_adjust;
 pub use normal::{normal_quantile, normal_sf};
 pub use ratio::{ratio_estimate, RatioEstimate};
-pub use samples::Samples;
+pub use samples::{in_bulk, take_bulk, Samples, BULK_MARKER};
 pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
 pub use summary::{percentile_select, percentile_sorted, Stats};

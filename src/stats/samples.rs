@@ -72,8 +72,46 @@ impl<const N: usize> PartialEq<[f64; N]> for Samples {
 
 impl Serialize for Samples {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if BULK.get() {
+            // A writer that takes arrays whole is serializing on this thread: it finds
+            // these samples by the marker (see `in_bulk`).
+            PENDING.set(Some(self.clone()));
+            return s.serialize_u128(BULK_MARKER);
+        }
         self.0.as_slice().serialize(s)
     }
+}
+
+thread_local! {
+    /// Whether [`in_bulk`] runs on this thread.
+    static BULK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The samples whose marker was just serialized.
+    static PENDING: std::cell::Cell<Option<Samples>> = const { std::cell::Cell::new(None) };
+}
+
+/// What [`Samples`] serialize as inside [`in_bulk`]: a u128 no profile holds.
+pub const BULK_MARKER: u128 = 0x5a3f_9c1e_0b7d_4e26_8c55_13a9_f0e2_d771;
+
+/// Runs `serialize` with every [`Samples`] serialized on this thread as [`BULK_MARKER`],
+/// the samples themselves left for [`take_bulk`]: a JSON formatter that knows the marker
+/// (`report::json_format`) writes the whole array in one loop instead of a serializer
+/// call per number (most of a big profile's text). Only for a serializer whose formatter
+/// takes the marker: any other would write the number.
+pub fn in_bulk<R>(serialize: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BULK.set(self.0);
+            PENDING.set(None);
+        }
+    }
+    let _restore = Restore(BULK.replace(true));
+    serialize()
+}
+
+/// The samples whose [`BULK_MARKER`] was serialized last on this thread (once).
+pub fn take_bulk() -> Option<Samples> {
+    PENDING.take()
 }
 
 impl<'de> Deserialize<'de> for Samples {
