@@ -191,6 +191,61 @@ fn write_stream(
     w.flush().map_err(|e| e.to_string())
 }
 
+/// A file being written, whose pages are handed to the disk as they fill
+/// ([`WriteBehind::EVERY`] bytes at a time) rather than all at once later: ext4 starts
+/// writing out every dirty page of the new file when a rename replaces a file
+/// (`auto_da_alloc`), and the rename waits for that; started behind the writer, that
+/// work overlaps with making the rest of the output (a 120 MB report's rename took
+/// ~60 ms of it). Only starts writing: nothing is waited for, and it promises nothing
+/// more on a crash than before (no fsync).
+struct WriteBehind {
+    file: fs::File,
+    written: u64,
+    /// Bytes before this are handed over already.
+    started: u64,
+}
+
+impl WriteBehind {
+    const EVERY: u64 = 8 << 20;
+
+    fn new(file: fs::File) -> Self {
+        WriteBehind {
+            file,
+            written: 0,
+            started: 0,
+        }
+    }
+}
+
+impl Write for WriteBehind {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.started >= Self::EVERY {
+            #[cfg(target_os = "linux")]
+            {
+                use std::os::fd::AsRawFd;
+                // SAFETY: a plain syscall on our open file descriptor; a failure only
+                // means the pages are written out later, as without it.
+                unsafe {
+                    libc::sync_file_range(
+                        self.file.as_raw_fd(),
+                        self.started as libc::off64_t,
+                        (self.written - self.started) as libc::off64_t,
+                        libc::SYNC_FILE_RANGE_WRITE,
+                    );
+                }
+            }
+            self.started = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
 fn write_replace(
     target: &Path,
     write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
@@ -222,7 +277,7 @@ fn write_replace(
                 }
             })
             .map_err(|e| not_writable(target, &dir, &e))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, WriteBehind::new(f));
         // Debug builds only: lets a test send a signal while the temp file exists.
         #[cfg(debug_assertions)]
         if let Some(ms) = std::env::var("CPUPROF_TUI_TEST_SLOW_WRITE")
@@ -312,6 +367,27 @@ mod tests {
         write_atomic(&out, b"two", &[]).unwrap();
         assert_eq!(fs::read(&out).unwrap(), b"two");
         // No temp file left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Bigger than a few write-behind steps, in writes of odd sizes: every byte lands
+    /// where it was written, and the replaced file is the new one whole.
+    #[test]
+    fn a_big_output_written_behind_is_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("big.json");
+        write_atomic(&out, b"old", &[]).unwrap();
+        let want: Vec<u8> = (0..(3 * WriteBehind::EVERY as usize + 12_345))
+            .map(|i| (i * 31 % 251) as u8)
+            .collect();
+        write_atomic_with(&out, &[], &mut |w| {
+            for piece in want.chunks(1_000_003) {
+                w.write_all(piece)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(fs::read(&out).unwrap() == want);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
