@@ -60,7 +60,7 @@ pub fn build_profile_with(
     let prepared = Prepared {
         execute_runs: dump.blocks.iter().filter(|b| b.name == "Execute").count(),
         groups,
-        speculative,
+        speculative: speculative.into_iter().collect(),
         loads: load_times(dump),
         resolution_step: resolution.step(),
     };
@@ -84,8 +84,8 @@ pub(crate) struct Prepared {
     /// Number of `Execute` blocks.
     pub execute_runs: usize,
     pub groups: Vec<super::methods::RunGroup>,
-    /// The collected rows of one group's blocks, if collected already.
-    pub speculative: Option<(Vec<usize>, Collected)>,
+    /// The collected rows of groups' blocks, for those collected already.
+    pub speculative: Vec<(Vec<usize>, Collected)>,
     /// Load times of each `Default` block.
     pub loads: Vec<Option<LoadTimes>>,
     /// [`ResolutionStep::step`] over every block.
@@ -127,9 +127,9 @@ pub(crate) fn assemble_profile(
     let mut log_warnings_done = false;
     let mut global_warnings: Vec<Finding> = Vec::new();
     for (g, group) in groups.iter().enumerate() {
-        let collected = match speculative.take() {
-            Some((blocks, c)) if blocks == group.blocks => c,
-            _ => collect(dump, plan_step_names, &group.blocks),
+        let collected = match speculative.iter().position(|(b, _)| *b == group.blocks) {
+            Some(i) => speculative.swap_remove(i).1,
+            None => collect(dump, plan_step_names, &group.blocks),
         };
         let (cold, why) = auto_warmup(&collected.method.ms());
         let mut warnings = Vec::new();

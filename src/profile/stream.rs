@@ -30,8 +30,9 @@ pub(crate) struct Streamed {
     pub execute_events: usize,
 }
 
-/// The fields of an event that make a run's signature (see `methods::group_runs`): the
-/// first run's, compared with each run's as they come (cheaper than `SigEvent`s).
+/// The fields of an event that make a run's signature (see `methods::group_runs`): a
+/// method's first run's, compared with each run's as they come (cheaper than
+/// `SigEvent`s).
 type FirstEvent = (Option<NameId>, Option<DelegateId>, i32);
 
 /// Decodes `bytes` and collects its `Execute` runs, ticks read in `unit`; `Ok(None)`
@@ -65,17 +66,23 @@ fn decode_and_collect_inner(
     // Rows of the first run reserve a sample per run; at most one per 16 bytes of file
     // in all (an event takes more), so a lying run count cannot make it balloon.
     let runs = crate::etdump::run_count(bytes);
-    let mut collector = Collector::new(plan_step_names, placed.is_some(), runs, bytes.len() / 16);
+    let timeline = placed.is_some();
+    let mut first_collector = Collector::new(plan_step_names, timeline, runs, bytes.len() / 16);
     if let Some(runs) = placed {
-        collector.record_only(runs);
+        first_collector.record_only(runs);
     }
     let mut side = EtDump::default();
-    let mut first: Option<(i32, Vec<FirstEvent>)> = None;
-    // The runs by signature, as `methods::group_runs` makes them: the first run's, then
-    // those with lost events.
+    // One per method (a signature first seen whole): its signature, the runs it collects
+    // (its own and those of its runs with lost events) and its collector.
+    let mut methods: Vec<Method> = Vec::new();
+    let mut spare_first = Some(first_collector);
+    // The method of the last run, tried first: runs of one method come in streaks.
+    let mut last = 0usize;
+    // The runs by signature, as `methods::group_runs` makes them: the methods' own, then
+    // those with lost events (with the method that collects them).
     let mut groups: Vec<(Vec<SigEvent>, i32, Vec<usize>)> = Vec::new();
     let mut signer = Signer::new(0);
-    let mut lossy_group: std::collections::HashMap<Vec<SigEvent>, usize> =
+    let mut lossy_group: std::collections::HashMap<(i32, Vec<SigEvent>), (usize, usize)> =
         std::collections::HashMap::new();
     let mut execute: Vec<usize> = Vec::new();
     let mut resolution = ResolutionStep::default();
@@ -97,47 +104,60 @@ fn decode_and_collect_inner(
                 });
                 continue;
             }
-            let sig = |ev: &ProfileEvent| (ev.name, ev.delegate_id, ev.instruction_id);
-            match &first {
-                None => {
-                    first = Some((block.bundled_input_index, evs.iter().map(sig).collect()));
-                    let full = evs.iter().map(|ev| signer.event(chunk.names, ev)).collect();
-                    groups.push((full, block.bundled_input_index, vec![index]));
-                }
-                Some((bundled, like)) => {
-                    let alike = *bundled == block.bundled_input_index
-                        && like.len() == evs.len()
-                        && like.iter().zip(evs).all(|(s, ev)| *s == sig(ev));
-                    if alike {
-                        groups[0].2.push(index);
-                    } else {
-                        // Not the first run's events: the same method with a few delegate
-                        // or kernel events lost (what `methods::group_runs` merges), else
-                        // another method, which the caller groups from the dump decoded
-                        // whole.
-                        let lossy: Vec<SigEvent> =
-                            evs.iter().map(|ev| signer.event(chunk.names, ev)).collect();
-                        if *bundled != block.bundled_input_index
-                            || !lost_delegate_events(&lossy, &groups[0].0)
-                        {
-                            return false;
-                        }
-                        // By a map, not a scan of the groups: a dump of many variants
-                        // stays linear here.
-                        match lossy_group.get(&lossy) {
-                            Some(&g) => groups[g].2.push(index),
-                            None => {
-                                lossy_group.insert(lossy.clone(), groups.len());
-                                groups.push((lossy, *bundled, vec![index]));
-                            }
-                        }
+            let bundled = block.bundled_input_index;
+            let whole = |m: &Method| m.is(bundled, evs);
+            let m = if methods.get(last).is_some_and(whole) {
+                groups[methods[last].group].2.push(index);
+                last
+            } else if let Some(m) = methods.iter().position(whole) {
+                groups[methods[m].group].2.push(index);
+                m
+            } else {
+                // Not a method's whole signature: one with a few delegate or kernel
+                // events lost (what `methods::group_runs` merges), else a new method.
+                let sig: Vec<SigEvent> =
+                    evs.iter().map(|ev| signer.event(chunk.names, ev)).collect();
+                // By a map, not a scan of the groups: a dump of many variants stays
+                // linear here.
+                let key = (bundled, sig);
+                if let Some(&(g, m)) = lossy_group.get(&key) {
+                    groups[g].2.push(index);
+                    m
+                } else if let Some(m) = methods.iter().position(|m| {
+                    groups[m.group].1 == bundled && lost_delegate_events(&key.1, &groups[m.group].0)
+                }) {
+                    lossy_group.insert(key.clone(), (groups.len(), m));
+                    groups.push((key.1, bundled, vec![index]));
+                    m
+                } else {
+                    // A new method. A timeline follows one method; and past a few, the
+                    // dump is decoded whole (a hostile one may have a signature a run).
+                    if (timeline && !methods.is_empty()) || methods.len() == MAX_METHODS {
+                        return false;
                     }
+                    let collector = spare_first.take().unwrap_or_else(|| {
+                        Collector::new(plan_step_names, false, 0, bytes.len() / 16)
+                    });
+                    methods.push(Method {
+                        first: evs
+                            .iter()
+                            .map(|ev| (ev.name, ev.delegate_id, ev.instruction_id))
+                            .collect(),
+                        bundled,
+                        group: groups.len(),
+                        blocks: Vec::new(),
+                        collector,
+                    });
+                    groups.push((key.1, bundled, vec![index]));
+                    methods.len() - 1
                 }
-            }
+            };
+            last = m;
+            methods[m].blocks.push(index);
             execute.push(index);
             execute_events += evs.len();
             plausibility.execute_run(chunk.names, evs);
-            collector.run(chunk.names, evs);
+            methods[m].collector.run(chunk.names, evs);
         }
         true
     };
@@ -148,16 +168,23 @@ fn decode_and_collect_inner(
     side.names = end.names;
     side.metadata = end.metadata;
     side.skipped = end.skipped;
-    // One method: every run in one group once the runs with lost events are merged, as
-    // grouping the decoded dump would do; else the caller groups the dump decoded whole.
+    // The grouping's own merge of runs with lost events must give the runs each method
+    // collected; else the caller groups the dump decoded whole.
     let groups = merge_groups(groups);
-    if groups.len() > 1 {
+    if groups.len() != methods.len()
+        || !groups
+            .iter()
+            .all(|g| methods.iter().any(|m| m.blocks == g.blocks))
+    {
         return Ok(None);
     }
     let prepared = Prepared {
         execute_runs: execute.len(),
         groups,
-        speculative: Some((execute, collector.finish())),
+        speculative: methods
+            .into_iter()
+            .map(|m| (m.blocks, m.collector.finish()))
+            .collect(),
         loads: load_times(&side),
         resolution_step: resolution.step(),
     };
@@ -167,6 +194,35 @@ fn decode_and_collect_inner(
         plausibility,
         execute_events,
     }))
+}
+
+/// Methods collected while streaming at most (more: the dump is decoded whole).
+const MAX_METHODS: usize = 16;
+
+/// A method met while streaming.
+struct Method<'a> {
+    /// The fields of its first run's events that make a signature (cheaper to compare
+    /// than `SigEvent`s).
+    first: Vec<FirstEvent>,
+    bundled: i32,
+    /// Its own signature's group in the grouping's list.
+    group: usize,
+    /// The runs it collects, by block index.
+    blocks: Vec<usize>,
+    collector: Collector<'a>,
+}
+
+impl Method<'_> {
+    /// Whether a run of `events` has this method's whole signature.
+    fn is(&self, bundled: i32, events: &[ProfileEvent]) -> bool {
+        self.bundled == bundled
+            && self.first.len() == events.len()
+            && self
+                .first
+                .iter()
+                .zip(events)
+                .all(|(s, ev)| *s == (ev.name, ev.delegate_id, ev.instruction_id))
+    }
 }
 
 #[cfg(test)]
@@ -184,7 +240,7 @@ mod tests {
             let s = decode_and_collect_placed(&bytes, &names, TimeUnit::Ns, runs)
                 .unwrap()
                 .unwrap();
-            let (_, collected) = s.prepared.speculative.unwrap();
+            let (_, collected) = s.prepared.speculative.into_iter().next().unwrap();
             collected.placements.unwrap()
         };
         let all = placed(0..usize::MAX);
@@ -222,14 +278,57 @@ mod lossy_tests {
     }
 
     /// Runs with a few delegate events lost are the method's runs (the grouping merges
-    /// them): such a dump is streamed, not decoded whole. Two methods are not.
+    /// them): such a dump is streamed, not decoded whole; so are dumps of several
+    /// methods, each collected as its runs come.
     #[test]
-    fn runs_with_lost_events_stream_two_methods_do_not() {
+    fn runs_with_lost_events_and_several_methods_stream() {
         // Step events dropped in two runs (fixtures/cpu-faults/README.md).
         assert!(streams("cpu-faults/cnn2_drop_step.etdp"));
         assert!(streams("cpu/wide_browse.etdp"));
         // Two and three methods in one dump (real, executorch 1.5.1).
-        assert!(!streams("real/two_method.etdp"));
-        assert!(!streams("etrecord/three_method.etdp"));
+        assert!(streams("real/two_method.etdp"));
+        assert!(streams("etrecord/three_method.etdp"));
+    }
+
+    /// Each method streamed is the method built from the dump decoded whole, on every
+    /// fixture of several methods, and a timeline (one method's placements) still takes
+    /// the whole decode when there are several.
+    #[test]
+    fn several_methods_streamed_equal_the_whole_decode() {
+        for rel in ["real/two_method.etdp", "etrecord/three_method.etdp"] {
+            let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(&path).unwrap();
+            let names = HashSet::new();
+            let streamed = decode_and_collect(&bytes, &names, TimeUnit::Ns)
+                .unwrap()
+                .unwrap();
+            assert!(streamed.prepared.groups.len() >= 2, "{rel}");
+            assert_eq!(
+                streamed.prepared.speculative.len(),
+                streamed.prepared.groups.len()
+            );
+            let source = || crate::profile::ProfileSource {
+                etdump: rel.into(),
+                log: None,
+            };
+            let got = super::super::build::assemble_profile(
+                &streamed.dump,
+                None,
+                super::super::warmup::Warmup::Runs(0),
+                source(),
+                &names,
+                streamed.prepared,
+            )
+            .unwrap();
+            let dump = crate::etdump::parse(&bytes).unwrap();
+            let want = crate::profile::build_profile(&dump, None, 0, source()).unwrap();
+            assert_eq!(got, want, "{rel}");
+            assert!(
+                decode_and_collect_placed(&bytes, &names, TimeUnit::Ns, 0..usize::MAX)
+                    .unwrap()
+                    .is_none(),
+                "{rel}: a timeline of several methods"
+            );
+        }
     }
 }

@@ -51,7 +51,7 @@ pub fn stream_timeline(
     };
     let dump = streamed.dump;
     let prepared = streamed.prepared;
-    let Some((_, mut collected)) = prepared.speculative else {
+    let Some((_, mut collected)) = prepared.speculative.into_iter().next() else {
         return Err(DumpTimelineError::Build(BuildError::NoExecuteRuns));
     };
     if collected.runs == 0 {
