@@ -2,10 +2,13 @@
 //! [`crate::etdump::parse_streamed`] in run order and each run is collected as it comes
 //! (run signature, row placement, compact samples), so no event array is ever made.
 //!
-//! This serves the usual dump, whose `Execute` runs all have the first one's signature
-//! (one method, one group): the same rows, in the same order, as collecting the decoded
-//! dump. Anything else (runs of several signatures, which may regroup once every run is
-//! seen) stops the stream; the caller then decodes the dump whole
+//! Each run goes to the collector of its method: the methods met so far are told apart
+//! by their runs' signatures (the usual dump has one), a run with a few delegate events
+//! lost goes to the method it is a lossy copy of, and at the end the grouping's own
+//! merge must give the runs each method collected: the same rows, in the same order, as
+//! collecting the decoded dump. Anything else (a method's lossy run seen before a whole
+//! one, more than [`MAX_METHODS`] methods, a timeline's placements over several methods)
+//! stops the stream or drops its result; the caller then decodes the dump whole
 //! ([`crate::etdump::parse`]) and builds from it.
 
 use std::collections::HashSet;
@@ -124,7 +127,7 @@ fn decode_and_collect_inner(
                     groups[g].2.push(index);
                     m
                 } else if let Some(m) = methods.iter().position(|m| {
-                    groups[m.group].1 == bundled && lost_delegate_events(&key.1, &groups[m.group].0)
+                    m.bundled == bundled && lost_delegate_events(&key.1, &groups[m.group].0)
                 }) {
                     lossy_group.insert(key.clone(), (groups.len(), m));
                     groups.push((key.1, bundled, vec![index]));

@@ -5,9 +5,10 @@
 //! collected rows, the chosen runs' placements (8 bytes an event) and what the caller
 //! keeps of the runs, not the file.
 //!
-//! Serves the usual dump, whose `Execute` runs are all of one method (what
-//! [`crate::profile::stream`] collects); for any other, [`stream_timeline`] answers
-//! `Ok(None)` and the caller decodes the dump whole ([`super::build_timeline`]).
+//! Serves the usual dump, whose `Execute` runs are all of one method ([`crate::profile::stream`]
+//! collects several, but a timeline's warm-ups and windows are per method); for any
+//! other, [`stream_timeline`] answers `Ok(None)` and the caller decodes the dump whole
+//! ([`super::build_timeline`]).
 
 use super::walk::Walker;
 use super::{first_warmup, RunSelection, Timeline, TimelineRun};
