@@ -7,8 +7,7 @@
 //! lost goes to the method it is a lossy copy of, and at the end the grouping's own
 //! merge must give the runs each method collected: the same rows, in the same order, as
 //! collecting the decoded dump. Anything else (a method's lossy run seen before a whole
-//! one, more than [`MAX_METHODS`] methods, a timeline's placements over several methods)
-//! stops the stream or drops its result; the caller then decodes the dump whole
+//! one, more than [`MAX_METHODS`] methods) stops the stream or drops its result; the caller then decodes the dump whole
 //! ([`crate::etdump::parse`]) and builds from it.
 
 use std::collections::HashSet;
@@ -78,7 +77,9 @@ fn decode_and_collect_inner(
     // One per method (a signature first seen whole): its signature, the runs it collects
     // (its own and those of its runs with lost events) and its collector.
     let mut methods: Vec<Method> = Vec::new();
-    let mut spare_first = Some(first_collector);
+    // A method's collector, by index; a timeline's runs all go to the first (its rows
+    // are collected over every run, as `timeline::build_timeline` collects them).
+    let mut collectors: Vec<Collector> = vec![first_collector];
     // The method of the last run, tried first: runs of one method come in streaks.
     let mut last = 0usize;
     // The runs by signature, as `methods::group_runs` makes them: the methods' own, then
@@ -133,14 +134,22 @@ fn decode_and_collect_inner(
                     groups.push((key.1, bundled, vec![index]));
                     m
                 } else {
-                    // A new method. A timeline follows one method; and past a few, the
-                    // dump is decoded whole (a hostile one may have a signature a run).
-                    if (timeline && !methods.is_empty()) || methods.len() == MAX_METHODS {
+                    // A new method. Past a few, the dump is decoded whole (a hostile one
+                    // may have a signature a run).
+                    if methods.len() == MAX_METHODS {
                         return false;
                     }
-                    let collector = spare_first.take().unwrap_or_else(|| {
-                        Collector::new(plan_step_names, false, 0, bytes.len() / 16)
-                    });
+                    let collector = if timeline || methods.is_empty() {
+                        0
+                    } else {
+                        collectors.push(Collector::new(
+                            plan_step_names,
+                            false,
+                            0,
+                            bytes.len() / 16,
+                        ));
+                        collectors.len() - 1
+                    };
                     methods.push(Method {
                         first: evs
                             .iter()
@@ -160,7 +169,7 @@ fn decode_and_collect_inner(
             execute.push(index);
             execute_events += evs.len();
             plausibility.execute_run(chunk.names, evs);
-            methods[m].collector.run(chunk.names, evs);
+            collectors[methods[m].collector].run(chunk.names, evs);
         }
         true
     };
@@ -181,13 +190,23 @@ fn decode_and_collect_inner(
     {
         return Ok(None);
     }
+    let speculative = if timeline {
+        // One collection of every run (`collectors` holds only the first).
+        collectors
+            .into_iter()
+            .map(|c| (execute.clone(), c.finish()))
+            .collect()
+    } else {
+        methods
+            .into_iter()
+            .zip(collectors)
+            .map(|(m, c)| (m.blocks, c.finish()))
+            .collect()
+    };
     let prepared = Prepared {
         execute_runs: execute.len(),
         groups,
-        speculative: methods
-            .into_iter()
-            .map(|m| (m.blocks, m.collector.finish()))
-            .collect(),
+        speculative,
         loads: load_times(&side),
         resolution_step: resolution.step(),
     };
@@ -203,7 +222,7 @@ fn decode_and_collect_inner(
 const MAX_METHODS: usize = 16;
 
 /// A method met while streaming.
-struct Method<'a> {
+struct Method {
     /// The fields of its first run's events that make a signature (cheaper to compare
     /// than `SigEvent`s).
     first: Vec<FirstEvent>,
@@ -212,10 +231,11 @@ struct Method<'a> {
     group: usize,
     /// The runs it collects, by block index.
     blocks: Vec<usize>,
-    collector: Collector<'a>,
+    /// Its collector in the list of collectors.
+    collector: usize,
 }
 
-impl Method<'_> {
+impl Method {
     /// Whether a run of `events` has this method's whole signature.
     fn is(&self, bundled: i32, events: &[ProfileEvent]) -> bool {
         self.bundled == bundled
@@ -272,6 +292,10 @@ mod tests {
 mod lossy_tests {
     use super::*;
 
+    fn want_groups(dump: &EtDump) -> Vec<super::super::methods::RunGroup> {
+        super::super::methods::group_runs(dump)
+    }
+
     fn streams(rel: &str) -> bool {
         let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
         let bytes = std::fs::read(path).unwrap();
@@ -294,8 +318,8 @@ mod lossy_tests {
     }
 
     /// Each method streamed is the method built from the dump decoded whole, on every
-    /// fixture of several methods, and a timeline (one method's placements) still takes
-    /// the whole decode when there are several.
+    /// fixture of several methods; a timeline's pass collects every run once and finds
+    /// the same methods.
     #[test]
     fn several_methods_streamed_equal_the_whole_decode() {
         for rel in ["real/two_method.etdp", "etrecord/three_method.etdp"] {
@@ -326,12 +350,12 @@ mod lossy_tests {
             let dump = crate::etdump::parse(&bytes).unwrap();
             let want = crate::profile::build_profile(&dump, None, 0, source()).unwrap();
             assert_eq!(got, want, "{rel}");
-            assert!(
-                decode_and_collect_placed(&bytes, &names, TimeUnit::Ns, 0..usize::MAX)
-                    .unwrap()
-                    .is_none(),
-                "{rel}: a timeline of several methods"
-            );
+            // A timeline's pass: one collection of every run, the methods still told.
+            let placed = decode_and_collect_placed(&bytes, &names, TimeUnit::Ns, 0..usize::MAX)
+                .unwrap()
+                .unwrap();
+            assert_eq!(placed.prepared.speculative.len(), 1, "{rel}");
+            assert_eq!(placed.prepared.groups, want_groups(&dump), "{rel}");
         }
     }
 }

@@ -256,44 +256,8 @@ pub fn build_timeline(
 
     // The methods, grouped as the profile groups them; warm-up is per method, as there.
     let groups = super::methods::group_runs(dump);
-    let names = super::build::method_names(log, groups.len());
-    let mut method_of_block: FastMap<usize, usize> = FastMap::default();
-    for (g, group) in groups.iter().enumerate() {
-        for &b in &group.blocks {
-            method_of_block.insert(b, g);
-        }
-    }
-    let method_names: Vec<String> = groups
-        .iter()
-        .zip(&names)
-        .map(|(g, n)| match g.bundled_input_index {
-            Some(b) => format!("{n} (bundled input {b})"),
-            None => n.clone(),
-        })
-        .collect();
-    // Runs dropped per method: the first method's as asked (too many is an error, as
-    // in the profile), the others' at most all but one (the profile warns about those).
-    let drops: Vec<usize> = groups
-        .iter()
-        .enumerate()
-        .map(|(g, grp)| {
-            if g == 0 {
-                warmup
-            } else {
-                warmup.min(grp.blocks.len().saturating_sub(1))
-            }
-        })
-        .collect();
-    if groups.len() > 1 && !auto && groups[0].blocks.len() <= warmup {
-        return Err(BuildError::WarmupTooLarge {
-            warmup,
-            runs: groups[0].blocks.len(),
-        });
-    }
-    let mut seen_in_method = vec![0usize; groups.len().max(1)];
     let mut tl = Timeline {
         warmup,
-        methods: method_names,
         ..Timeline::default()
     };
     // The rows' samples are not needed past here: freed before the per-event walk
@@ -312,44 +276,20 @@ pub fn build_timeline(
             dump.block_events(block),
             &mut negative,
         );
-        let method = method_of_block.get(&block_index).copied().unwrap_or(0);
-        let position = seen_in_method.get(method).copied().unwrap_or(0);
-        if let Some(n) = seen_in_method.get_mut(method) {
-            *n += 1;
-        }
         let execute_ns = first_execute_ns(&tl, &events);
         tl.runs.push(TimelineRun {
             index: run,
-            warmup: if groups.len() > 1 {
-                position < drops.get(method).copied().unwrap_or(warmup)
-            } else {
-                run < warmup
-            },
-            method,
+            warmup: false,
+            method: 0,
             events,
             execute_ns,
         });
     }
     tl.negative_durations = negative;
-    if auto && groups.len() > 1 {
-        // Each method's own cold leading runs, as the profile drops them.
-        for g in 0..groups.len() {
-            let ms: Vec<f64> = tl
-                .runs
-                .iter()
-                .filter(|r| r.method == g)
-                .filter_map(|r| r.method_ns(&tl))
-                .map(|ns| ns as f64 / 1e6)
-                .collect();
-            let drop = super::warmup::auto_warmup(&ms).0;
-            if g == 0 {
-                tl.warmup = drop;
-            }
-            for (k, r) in tl.runs.iter_mut().filter(|r| r.method == g).enumerate() {
-                r.warmup = k < drop;
-            }
-        }
-    }
+    let methods = RunMethods::new(&groups, &execute_blocks, log, warmup, auto, |r| {
+        tl.runs[r].method_ns(&tl)
+    })?;
+    methods.apply(&mut tl);
     // Warm-up is known only now (each method's cold runs): the runs not chosen let go
     // of their events.
     for r in tl.runs.iter_mut() {
@@ -358,6 +298,101 @@ pub fn build_timeline(
         }
     }
     Ok(tl)
+}
+
+/// Each `Execute` run's method and whether it is a warm-up run, as the profile groups the
+/// runs and drops each method's warm-ups: the first method's `warmup` as asked (or its
+/// own cold runs under `auto`), the others' at most all but one.
+pub(super) struct RunMethods {
+    /// By run.
+    pub method: Vec<usize>,
+    pub warmup: Vec<bool>,
+    /// The first method's warm-up runs.
+    pub first_warmup: usize,
+    /// The methods' names (with their bundled input).
+    pub names: Vec<String>,
+}
+
+impl RunMethods {
+    /// For the runs of `execute_blocks` (block indexes, in run order) grouped as
+    /// `groups`; `execute_ns` is each run's first `Method::execute` (for `auto`).
+    pub(super) fn new(
+        groups: &[super::methods::RunGroup],
+        execute_blocks: &[usize],
+        log: Option<&RunLog>,
+        warmup: usize,
+        auto: bool,
+        execute_ns: impl Fn(usize) -> Option<u64>,
+    ) -> Result<RunMethods, BuildError> {
+        let runs = execute_blocks.len();
+        let mut method_of_block: FastMap<usize, usize> = FastMap::default();
+        for (g, group) in groups.iter().enumerate() {
+            for &b in &group.blocks {
+                method_of_block.insert(b, g);
+            }
+        }
+        let method: Vec<usize> = execute_blocks
+            .iter()
+            .map(|b| method_of_block.get(b).copied().unwrap_or(0))
+            .collect();
+        let names = super::build::method_names(log, groups.len())
+            .into_iter()
+            .zip(groups)
+            .map(|(n, g)| match g.bundled_input_index {
+                Some(b) => format!("{n} (bundled input {b})"),
+                None => n,
+            })
+            .collect();
+        let mut out = RunMethods {
+            method,
+            warmup: (0..runs).map(|r| r < warmup).collect(),
+            first_warmup: warmup,
+            names,
+        };
+        if groups.len() <= 1 {
+            return Ok(out);
+        }
+        if !auto && groups[0].blocks.len() <= warmup {
+            return Err(BuildError::WarmupTooLarge {
+                warmup,
+                runs: groups[0].blocks.len(),
+            });
+        }
+        // Runs dropped per method: the first method's as asked (too many is an error, as
+        // in the profile), the others' at most all but one (the profile warns about
+        // those); under `auto`, each method's own cold leading runs.
+        for (g, group) in groups.iter().enumerate() {
+            let of_g = || (0..runs).filter(|&r| out.method[r] == g);
+            let drop = if auto {
+                let ms: Vec<f64> = of_g()
+                    .filter_map(&execute_ns)
+                    .map(|ns| ns as f64 / 1e6)
+                    .collect();
+                super::warmup::auto_warmup(&ms).0
+            } else if g == 0 {
+                warmup
+            } else {
+                warmup.min(group.blocks.len().saturating_sub(1))
+            };
+            if g == 0 {
+                out.first_warmup = drop;
+            }
+            for (k, r) in of_g().enumerate() {
+                out.warmup[r] = k < drop;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Sets the timeline's warm-up, method names and each run's method and warm-up flag.
+    pub(super) fn apply(self, tl: &mut Timeline) {
+        tl.warmup = self.first_warmup;
+        tl.methods = self.names;
+        for (r, run) in tl.runs.iter_mut().enumerate() {
+            run.method = self.method.get(r).copied().unwrap_or(0);
+            run.warmup = self.warmup.get(r).copied().unwrap_or(false);
+        }
+    }
 }
 
 /// The warm-up runs of the first method, and whether they were chosen by the automatic

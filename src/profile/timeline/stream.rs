@@ -5,13 +5,13 @@
 //! collected rows, the chosen runs' placements (8 bytes an event) and what the caller
 //! keeps of the runs, not the file.
 //!
-//! Serves the usual dump, whose `Execute` runs are all of one method ([`crate::profile::stream`]
-//! collects several, but a timeline's warm-ups and windows are per method); for any
-//! other, [`stream_timeline`] answers `Ok(None)` and the caller decodes the dump whole
-//! ([`super::build_timeline`]).
+//! Serves every dump [`crate::profile::stream`] streams, of one method or several (the
+//! rows collected over every run, each run's method and warm-up as the whole decode
+//! finds them: [`super::RunMethods`]); for any other, [`stream_timeline`] answers
+//! `Ok(None)` and the caller decodes the dump whole ([`super::build_timeline`]).
 
 use super::walk::Walker;
-use super::{first_warmup, RunSelection, Timeline, TimelineRun};
+use super::{first_warmup, RunMethods, RunSelection, Timeline, TimelineRun};
 use crate::etdump::{convert_events_to_ns, EtDumpError, ProfileEvent, TimeUnit};
 use crate::profile::BuildError;
 use crate::runlog::RunLog;
@@ -52,30 +52,18 @@ pub fn stream_timeline(
     };
     let dump = streamed.dump;
     let prepared = streamed.prepared;
-    let Some((_, mut collected)) = prepared.speculative.into_iter().next() else {
+    // One collection of every run, as the whole decode makes it.
+    let Some((execute_blocks, mut collected)) = prepared.speculative.into_iter().next() else {
         return Err(DumpTimelineError::Build(BuildError::NoExecuteRuns));
     };
     if collected.runs == 0 {
         return Err(DumpTimelineError::Build(BuildError::NoExecuteRuns));
     }
     let placements = collected.placements.take().unwrap_or_default();
-    let (warmup, _) = first_warmup(warmup, log, &collected).map_err(DumpTimelineError::Build)?;
-    let name = crate::profile::build::method_names(log, 1)
-        .pop()
-        .unwrap_or_default();
-    let method = match prepared.groups.first().and_then(|g| g.bundled_input_index) {
-        Some(b) => format!("{name} (bundled input {b})"),
-        None => name,
-    };
-    let mut tl = Timeline {
-        warmup,
-        methods: vec![method],
-        negative_durations: collected.negative_durations,
-        ..Timeline::default()
-    };
+    let (warmup, auto) = first_warmup(warmup, log, &collected).map_err(DumpTimelineError::Build)?;
     let runs = collected.runs;
     // Each run's first Method::execute, from the collection: runs not walked are ranked
-    // by it too.
+    // by it too (and each method's cold runs found by it under `auto`).
     let mut execute_ns: Vec<Option<u64>> = vec![None; runs];
     let method_series = &collected.method;
     method_series.durations().for_each_ns(|i, ns| {
@@ -83,7 +71,25 @@ pub fn stream_timeline(
             *slot = Some(ns);
         }
     });
-    let select = &within_budget(select, runs, warmup, streamed.execute_events, &execute_ns);
+    let methods = RunMethods::new(&prepared.groups, &execute_blocks, log, warmup, auto, |r| {
+        execute_ns.get(r).copied().flatten()
+    })
+    .map_err(DumpTimelineError::Build)?;
+    drop(execute_blocks);
+    let mut tl = Timeline {
+        warmup: methods.first_warmup,
+        methods: methods.names.clone(),
+        negative_durations: collected.negative_durations,
+        ..Timeline::default()
+    };
+    let is_warmup = |r: usize| methods.warmup.get(r).copied().unwrap_or(false);
+    let select = &within_budget(
+        select,
+        runs,
+        &is_warmup,
+        streamed.execute_events,
+        &execute_ns,
+    );
     tl.partial = select.range != original_range;
     let mut walker = Walker::new(&mut tl, &collected, &dump.names, &dump.metadata);
     // The samples are the bulk of the collection: gone before the second pass.
@@ -93,8 +99,8 @@ pub fn stream_timeline(
     // A run as listed without its events.
     let listed = |index: usize, execute_ns: Option<u64>| TimelineRun {
         index,
-        warmup: index < warmup,
-        method: 0,
+        warmup: is_warmup(index),
+        method: methods.method.get(index).copied().unwrap_or(0),
         events: Vec::new(),
         execute_ns,
     };
@@ -155,14 +161,16 @@ pub fn stream_timeline(
 fn within_budget(
     select: &RunSelection,
     runs: usize,
-    warmup: usize,
+    is_warmup: &dyn Fn(usize) -> bool,
     events: usize,
     execute_ns: &[Option<u64>],
 ) -> RunSelection {
     let Some(budget) = select.max_events else {
         return select.clone();
     };
-    let wanted: Vec<usize> = (0..runs).filter(|&r| select.wants(r, r < warmup)).collect();
+    let wanted: Vec<usize> = (0..runs)
+        .filter(|&r| select.wants(r, is_warmup(r)))
+        .collect();
     let per_run = (events / runs.max(1)).max(1);
     let fit = (budget / per_run).max(1);
     if wanted.len() <= fit {
