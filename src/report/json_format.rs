@@ -146,7 +146,7 @@ fn write_samples<W: ?Sized + Write>(
         }
         for (k, (&ns, &v)) in ns_of.iter().zip(block).enumerate() {
             let sep = b + k > 0;
-            if ns >= SUB_MICROSECOND as u64 && ns < LONGEST_NS {
+            if ns != NOT_WHOLE && ns >= SUB_MICROSECOND as u64 {
                 let dst = text.window();
                 let len = put_ms(dst, sep, ns);
                 text.pos += len;
@@ -156,7 +156,7 @@ fn write_samples<W: ?Sized + Write>(
                 text.put(b", ");
             }
             if ns != NOT_WHOLE {
-                write_ms_of_ns(&mut text, ns)?;
+                text.put(sub_microsecond_text(ns as usize));
             } else if v.is_finite() {
                 serde_json::ser::CompactFormatter.write_f64(&mut text, v)?;
             } else {
@@ -177,9 +177,6 @@ const NOT_WHOLE: u64 = u64::MAX;
 /// Bytes of room [`SampleText::window`] gives: a separator and the longest
 /// [`put_ms`] text (2 + 9 + 1 + 6).
 const WINDOW: usize = 24;
-
-/// Below this many ns (10^9 ms), [`put_ms`]'s text fits its window.
-const LONGEST_NS: u64 = 1_000_000_000_000_000;
 
 /// Text made in `buf[..pos]`; `buf` is initialized room (kept between arrays, so it is
 /// zeroed once), and text is written at fixed offsets into a window of it, without a
@@ -225,8 +222,9 @@ impl Write for SampleText<'_> {
     }
 }
 
-/// [`write_ms_of_ns_after`]'s text of `ns` (1 µs <= ns < [`LONGEST_NS`]), after ", "
-/// when `sep`, written straight into `dst`: its length (bytes past it are scratch).
+/// [`write_ms_of_ns`]'s text of `ns` (1 µs <= ns < 10^15, so at most 9 digits before
+/// the point), after ", " when `sep`, written straight into `dst`: its length (bytes
+/// past it are scratch).
 #[inline(always)]
 fn put_ms(dst: &mut [u8; WINDOW], sep: bool, ns: u64) -> usize {
     let pair = |k: usize| [DIGIT_PAIRS[2 * k], DIGIT_PAIRS[2 * k + 1]];
@@ -308,56 +306,19 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// `ns / 10^6` as a JSON number: integer part, then the fraction without trailing zeros
-/// (`.0` for a whole number, as serde_json writes floats).
-fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, ns: u64) -> io::Result<()> {
-    write_ms_of_ns_after(w, b"", ns)
-}
-
-/// `sep` (at most 2 bytes) then [`write_ms_of_ns`]'s text, in one write: a sample is the
-/// commonest thing in a profile, and each write is a copy call.
-#[inline(always)]
-fn write_ms_of_ns_after<W: ?Sized + Write>(w: &mut W, sep: &[u8], ns: u64) -> io::Result<()> {
+/// `ns / 10^6` as a JSON number (ns below 10^15, [`whole_ns_ms`]'s range), after ", "
+/// when `sep`, in one write: integer part, then the fraction without trailing zeros (`.0`
+/// for a whole number, as serde_json writes floats); below 1 µs serde_json's own text.
+fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, sep: bool, ns: u64) -> io::Result<()> {
     if ns < SUB_MICROSECOND as u64 {
-        if !sep.is_empty() {
-            w.write_all(sep)?;
+        if sep {
+            w.write_all(b", ")?;
         }
         return w.write_all(sub_microsecond_text(ns as usize));
     }
-    let mut buf = [0u8; 32];
-    let (whole, frac) = (ns / 1_000_000, (ns % 1_000_000) as usize);
-    // The six fraction digits at buf[24..30], then the integer part before them (at most
-    // 9 digits below 10^9 ms), then `sep`.
-    let pair = |k: usize| [DIGIT_PAIRS[2 * k], DIGIT_PAIRS[2 * k + 1]];
-    buf[24..26].copy_from_slice(&pair(frac / 10_000));
-    buf[26..28].copy_from_slice(&pair(frac / 100 % 100));
-    buf[28..30].copy_from_slice(&pair(frac % 100));
-    let end = if frac == 0 {
-        buf[24] = b'0';
-        25
-    } else {
-        30 - buf[24..30].iter().rev().take_while(|&&d| d == b'0').count()
-    };
-    buf[23] = b'.';
-    let mut at = 23;
-    let mut n = whole;
-    while n >= 100 {
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(&pair((n % 100) as usize));
-        n /= 100;
-    }
-    if n >= 10 {
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(&pair(n as usize));
-    } else {
-        at -= 1;
-        buf[at] = b'0' + n as u8;
-    }
-    for &b in sep.iter().rev() {
-        at -= 1;
-        buf[at] = b;
-    }
-    w.write_all(&buf[at..end])
+    let mut text = [0u8; WINDOW];
+    let len = put_ms(&mut text, sep, ns);
+    w.write_all(&text[..len])
 }
 
 impl Formatter for ScalarArraysInline {
@@ -386,10 +347,10 @@ impl Formatter for ScalarArraysInline {
         // and the number in one write.
         if self.pending == Some(false) && self.arrays.last() == Some(&ArrayLayout::Inline) {
             self.pending = None;
-            return write_ms_of_ns_after(w, b", ", ns);
+            return write_ms_of_ns(w, true, ns);
         }
         self.flush(w, true)?;
-        write_ms_of_ns(w, ns)
+        write_ms_of_ns(w, false, ns)
     }
 
     fn write_null<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -493,7 +454,7 @@ mod tests {
     fn fast_text(v: f64) -> Option<String> {
         let ns = whole_ns_ms(v)?;
         let mut out = Vec::new();
-        write_ms_of_ns(&mut out, ns).unwrap();
+        write_ms_of_ns(&mut out, false, ns).unwrap();
         Some(String::from_utf8(out).unwrap())
     }
 
