@@ -24,7 +24,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use super::super::error::TraceError;
 use super::super::intervals::WarningLog;
 use super::flat::FlatPlan;
-use super::merge::{check_streams_unchanged, report_overflow, ClockOverflow};
+use super::merge::{check_streams_unchanged, report_overflow, report_traces_read, ClockOverflow};
 use super::stream::{StreamCursor, StreamIssue};
 use super::{ctf_err, CtfEvent, CtfTrace};
 
@@ -214,6 +214,9 @@ fn decode_ahead<'a, T>(
 /// A stream as the merge reads it: the batch it takes events from.
 struct Source<'a, T> {
     trace: &'a CtfTrace,
+    trace_index: usize,
+    /// Events handed to the caller (for the note of what each trace gave).
+    events: u64,
     rel: &'a str,
     batch: Option<Batch<T>>,
     /// Index in `batch` of the next event, and of the next note.
@@ -254,6 +257,8 @@ pub(super) fn for_each_event_ahead<'a, T: Send>(
             });
             sources.push(Source {
                 trace: t,
+                trace_index: ti,
+                events: 0,
                 rel: &s.rel,
                 batch: None,
                 next: 0,
@@ -304,6 +309,11 @@ pub(super) fn for_each_event_ahead<'a, T: Send>(
     });
     merged?;
     check_streams_unchanged(traces)?;
+    let mut per_trace = vec![0u64; traces.len()];
+    for s in &sources {
+        per_trace[s.trace_index] += s.events;
+    }
+    report_traces_read(traces, &per_trace, warnings);
     report_overflow(&overflow, kept, warnings)
 }
 
@@ -336,9 +346,10 @@ impl<T> Merge<'_, '_, T> {
         // The stream on top is advanced in place (one sift instead of a pop and a push).
         while let Some(mut top) = heap.peek_mut() {
             let Reverse((_, i)) = *top;
-            let s = &self.sources[i];
+            let s = &mut self.sources[i];
             if let (Some(k), Some(b)) = (s.cur, &s.batch) {
                 f(&b.events[k].1);
+                s.events += 1;
             }
             self.advance(i)?;
             let s = &self.sources[i];

@@ -142,13 +142,57 @@ pub(super) fn for_each_event_log<'a>(
     mut f: impl FnMut(&CtfEvent<'_, 'a>),
 ) -> Result<(), TraceError> {
     let mut kept = 0u64;
+    let mut per_trace = vec![0u64; traces.len()];
     let mut overflow = ClockOverflow::default();
     merge_events(traces, flat, warnings, &mut overflow, |ev| {
         kept += 1;
+        per_trace[ev.trace_index] += 1;
         f(ev)
     })?;
     check_streams_unchanged(traces)?;
+    report_traces_read(traces, &per_trace, warnings);
     report_overflow(&overflow, kept, warnings)
+}
+
+/// When several trace directories were read, or one found below the root: which, and
+/// how many events each gave (`per_trace`, in the order of `traces`).
+pub(super) fn report_traces_read(
+    traces: &[CtfTrace],
+    per_trace: &[u64],
+    warnings: &mut WarningLog,
+) {
+    let n = traces.len();
+    let below = traces.iter().any(|t| t.below_root);
+    if n == 0 || (n == 1 && !below) {
+        return;
+    }
+    warnings.add("traces_read", || {
+        let s = |k: u64| if k == 1 { "" } else { "s" };
+        let list = traces
+            .iter()
+            .zip(per_trace)
+            .take(8)
+            .map(|(t, &k)| format!("{} ({k} event{})", t.rel, s(k)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rest = if n > 8 {
+            format!(", and {} more", n - 8)
+        } else {
+            String::new()
+        };
+        let total: u64 = per_trace.iter().sum();
+        let all = if n > 1 {
+            format!("; {total} event{} in all", s(total))
+        } else {
+            String::new()
+        };
+        let dirs = if n == 1 { "y" } else { "ies" };
+        if below {
+            format!("{n} trace director{dirs} found in folders below the root, read together: {list}{rest}{all}")
+        } else {
+            format!("{n} trace director{dirs} read together: {list}{rest}{all}")
+        }
+    });
 }
 
 fn merge_events<'a>(

@@ -64,8 +64,8 @@ pub use open::open_traces;
 use open::open_traces_log;
 pub use ops::{load_dir, read_dir_intervals, tally_dir, CtfTally};
 pub use search::{
-    find_trace_dirs, trace_files, MAX_SEARCH_ENTRIES, MAX_TRACE_DIRS, MAX_TRACE_DIR_ENTRIES,
-    SESSION_SEARCH_LEVELS,
+    find_trace_dirs, trace_files, MAX_SEARCH_DEPTH, MAX_SEARCH_ENTRIES, MAX_TRACE_DIRS,
+    MAX_TRACE_DIR_ENTRIES,
 };
 use stream::EventPos;
 use tsdl::Metadata;
@@ -74,6 +74,9 @@ use tsdl::Metadata;
 pub struct CtfTrace {
     /// Path relative to the root given by the user (`ust/uid/0/64-bit`), or `.`.
     pub rel: String,
+    /// Found in a folder below the root rather than where LTTng's layout puts a
+    /// session's traces (a folder of sessions, rotation chunks): named when read.
+    pub below_root: bool,
     pub meta: Metadata,
     pub streams: Vec<StreamFile>,
     /// Per stream class: the clock its event timestamps are mapped to.
@@ -198,7 +201,11 @@ pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>
             ts_ns: ev.ts_ns,
             kind,
             host: ev.trace.meta.env_str("hostname").map(str::to_string),
-            vpid: ev.context("vpid").and_then(|v| v.as_i64()).unwrap_or(-1),
+            vpid: ev
+                .context("vpid")
+                .and_then(|v| v.as_i64())
+                .or_else(|| ev.trace.meta.env_int("vpid"))
+                .unwrap_or(-1),
             vtid: ev.context("vtid").and_then(|v| v.as_i64()).unwrap_or(-1),
             name: text(ev.payload("name")).unwrap_or_default().into_owned(),
             overload_name: text(ev.payload("overload_name")).map(|c| c.into_owned()),

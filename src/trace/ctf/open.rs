@@ -65,12 +65,9 @@ pub(super) fn open_traces_log(
     root: &Path,
     warnings: &mut WarningLog,
 ) -> Result<Vec<CtfTrace>, TraceError> {
-    let (dirs, note) = search_trace_dirs(root)?;
-    if let Some(note) = note {
-        warnings.add("traces_below_root", || note);
-    }
+    let dirs = search_trace_dirs(root)?;
     let mut traces = Vec::new();
-    for dir in dirs {
+    for (dir, below_root) in dirs {
         let rel = rel_to(root, &dir);
         let meta_path = dir.join("metadata");
         let meta_rel = rel_to(root, &meta_path);
@@ -81,6 +78,9 @@ pub(super) fn open_traces_log(
                 .map_err(|e| ctf_err(format!("{meta_rel}: {e}")))?;
             tsdl::parse_metadata(&text).map_err(|e| ctf_err(format!("{meta_rel}: {e}")))?
         };
+        for w in &meta.warnings {
+            warnings.add("metadata_warning", || format!("{meta_rel}: {w}"));
+        }
         let magic = header_has_magic(&meta);
         let mut streams = Vec::new();
         for (p, file_meta) in trace_dir_entries(&dir, &rel)? {
@@ -127,6 +127,7 @@ pub(super) fn open_traces_log(
         let compiled = stream::Compiled::new(&meta);
         traces.push(CtfTrace {
             rel,
+            below_root,
             meta,
             streams,
             clocks,

@@ -44,6 +44,9 @@ struct Classifier<'c> {
     kinds: &'c [Vec<Option<OpEventKind>>],
     ids: &'c [OpFieldIds],
     hosts: &'c [Option<String>],
+    /// Per trace: the `vpid` of its environment (LTTng's per-process traces), for op
+    /// events without one in their context.
+    env_pids: &'c [Option<i64>],
 }
 
 impl<'c> Classifier<'c> {
@@ -76,15 +79,16 @@ impl<'c> Classifier<'c> {
                 ignored_fields: fields.ignored,
             };
         };
+        let pid = fields.pid.or(self.env_pids[ti]);
         Item::Op {
             ignored_fields: fields.ignored,
-            missing_ctx: fields.pid.is_none() || fields.tid.is_none(),
+            missing_ctx: pid.is_none() || fields.tid.is_none(),
             ev: OpEvent {
                 kind,
                 ts_ns: ev.ts_ns,
                 source: ti as u32,
                 host: self.hosts[ti].as_deref(),
-                pid: fields.pid.unwrap_or(-1),
+                pid: pid.unwrap_or(-1),
                 tid: fields.tid.unwrap_or(-1),
                 name,
                 overload: match fields.overload {
@@ -223,12 +227,14 @@ fn pair_streams<S: OpSink>(
         .iter()
         .map(|t| t.meta.env_str("hostname").map(str::to_string))
         .collect();
+    let env_pids: Vec<Option<i64>> = traces.iter().map(|t| t.meta.env_int("vpid")).collect();
     // What each event is, from its fields alone (so it can be found on the thread
     // that decodes); the counts and line numbers are kept in merge order.
     let classifier = Classifier {
         kinds: &kinds,
         ids: &ids,
         hosts: &hosts,
+        env_pids: &env_pids,
     };
     let mut tally = Tally {
         counts: ImportCounts::default(),

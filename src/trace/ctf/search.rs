@@ -7,10 +7,11 @@ use super::super::error::TraceError;
 use super::{ctf_err, tsdl};
 use crate::input;
 
-/// Folders of any name below the root that may be LTTng sessions or trace directories
-/// (the root may be a folder of sessions, such as `lttng-traces/`). Below a session
-/// only LTTng's own layout is followed.
-pub const SESSION_SEARCH_LEVELS: usize = 1;
+/// How many folder levels below the root are searched for trace directories: every
+/// layout LTTng writes (`<session>/archives/<chunk>/ust/pid/<proc>/64-bit` is 6 levels
+/// below a folder of sessions) with room to spare, as babeltrace2 finds them, but not
+/// an unbounded walk of a deep tree.
+pub const MAX_SEARCH_DEPTH: usize = 10;
 /// At most this many directory entries are looked at while searching (a big folder that
 /// holds no trace costs this, not its size).
 pub const MAX_SEARCH_ENTRIES: usize = 100_000;
@@ -20,37 +21,33 @@ pub const MAX_TRACE_DIRS: usize = 1_024;
 /// CPU and channel).
 pub const MAX_TRACE_DIR_ENTRIES: usize = 16_384;
 
-/// Where a directory sits in LTTng's layout while searching.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Level {
-    /// The root (0) or a folder in it: a trace directory, a session, or (the root only,
-    /// see [`SESSION_SEARCH_LEVELS`]) a folder of those.
-    Free(usize),
-    /// `ust/`: `uid/`, `pid/`.
-    Ust,
-    UidList,
-    /// `ust/uid/<uid>/`: `<N>-bit/` trace directories.
-    Uid,
-    PidList,
-    /// `ust/pid/<proc>-<pid>-<date>/`: a trace directory, or `<N>-bit/` ones.
-    Pid,
-    /// `kernel/`, `<N>-bit/`: must hold the metadata.
-    Trace,
-}
-
 /// What a directory search found.
 #[derive(Default)]
 struct Search {
-    /// Trace directories, with their depth in free folders (0: the root or its session).
-    found: Vec<(PathBuf, usize)>,
+    /// Trace directories, and whether each sits where LTTng's layout puts the traces of
+    /// a session at the root (else it was found in a folder below, and named).
+    found: Vec<(PathBuf, bool)>,
     /// Things where a metadata file belongs that are not one ("X/metadata is a FIFO").
     problems: Vec<String>,
-    /// Whether a problem sits where LTTng's layout puts a trace (not in a free folder).
+    /// Whether a problem sits where LTTng's layout puts a trace.
     layout_problem: bool,
     entries: usize,
     stopped: bool,
 }
 
+/// Whether `rel` (the folder names from the root down) is where LTTng puts the traces of
+/// a session at the root: the root itself, `kernel`, `ust` (holding its metadata
+/// directly), `ust/uid/<uid>/<N>-bit`, `ust/pid/<proc>[/<N>-bit]`.
+fn in_session_layout(rel: &[String]) -> bool {
+    let bits = |s: &String| s.ends_with("-bit");
+    match rel {
+        [] => true,
+        [k] => k == "kernel" || k == "ust",
+        [u, p, _] => u == "ust" && p == "pid",
+        [u, x, _, b] => u == "ust" && (x == "uid" || x == "pid") && bits(b),
+        _ => false,
+    }
+}
 /// What a file that is not a regular file is, in words.
 pub(super) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     let ft = meta.file_type();
@@ -142,77 +139,38 @@ impl Search {
         Some(false)
     }
 
-    fn visit(&mut self, root: &Path, dir: &Path, level: Level) -> std::io::Result<()> {
+    /// Every folder from `dir` down ([`MAX_SEARCH_DEPTH`] levels below the root at most)
+    /// that holds CTF metadata is a trace directory, as babeltrace2 finds them (a
+    /// session's `kernel/` and `ust/...`, rotation chunks `archives/<chunk>/...`, a
+    /// folder of sessions); a trace directory is not searched further. `rel` names the
+    /// folders from the root down to `dir`.
+    fn visit(&mut self, root: &Path, dir: &Path, rel: &mut Vec<String>) -> std::io::Result<()> {
         if self.stopped || self.found.len() >= MAX_TRACE_DIRS {
             return Ok(());
         }
-        let free_depth = match level {
-            Level::Free(d) => Some(d),
-            _ => None,
-        };
-        if matches!(level, Level::Free(_) | Level::Pid | Level::Trace) {
-            match self.metadata_at(root, dir, free_depth.is_none()) {
-                Some(true) => {
-                    self.found
-                        .push((dir.to_path_buf(), free_depth.unwrap_or(0)));
-                    return Ok(());
-                }
-                Some(false) if level == Level::Trace => return Ok(()),
-                _ => {}
+        let in_layout = in_session_layout(rel);
+        match self.metadata_at(root, dir, in_layout) {
+            Some(true) => {
+                self.found.push((dir.to_path_buf(), in_layout));
+                return Ok(());
             }
+            // A file named `metadata` that is not one (noted): its folder is searched
+            // on, as any other.
+            Some(false) | None => {}
         }
-        if level == Level::Trace {
+        if rel.len() >= MAX_SEARCH_DEPTH {
             return Ok(());
         }
-        let subs = self.subdirs(dir)?;
-        match level {
-            Level::Free(d) => {
-                let session = subs.iter().any(|(n, _)| n == "ust" || n == "kernel");
-                for (name, path) in &subs {
-                    let next = match name.as_str() {
-                        // A session's traces count as found where the session is.
-                        "ust" => Level::Ust,
-                        "kernel" => Level::Trace,
-                        _ if !session && d < SESSION_SEARCH_LEVELS => Level::Free(d + 1),
-                        _ => continue,
-                    };
-                    let before = self.found.len();
-                    // Only the root must be listable: a folder below it that we may not
-                    // read is not a trace we can use.
-                    let _ = self.visit(root, path, next);
-                    for f in &mut self.found[before..] {
-                        f.1 = f.1.max(d);
-                    }
-                }
+        for (name, path) in self.subdirs(dir)? {
+            // A trace's own `index/` holds no trace; hidden folders are not LTTng's.
+            if name == "index" || name.starts_with('.') {
+                continue;
             }
-            Level::Ust => {
-                for (name, path) in &subs {
-                    let next = match name.as_str() {
-                        "uid" => Level::UidList,
-                        "pid" => Level::PidList,
-                        _ => continue,
-                    };
-                    let _ = self.visit(root, path, next);
-                }
-            }
-            Level::UidList | Level::PidList => {
-                let next = if level == Level::UidList {
-                    Level::Uid
-                } else {
-                    Level::Pid
-                };
-                for (_, path) in &subs {
-                    let _ = self.visit(root, path, next);
-                }
-            }
-            Level::Uid | Level::Pid => {
-                for (name, path) in &subs {
-                    if name.ends_with("-bit") {
-                        let _ = self.visit(root, path, Level::Trace);
-                    }
-                }
-            }
-            Level::Trace => {}
+            rel.push(name);
+            // Only the root must be listable: a folder below it that we may not read
+            // is not a trace we can use.
+            let _ = self.visit(root, &path, rel);
+            rel.pop();
         }
         Ok(())
     }
@@ -280,14 +238,14 @@ fn describe_folder(root: &Path) -> String {
 /// The trace directories (holding CTF `metadata`) at `root` or in LTTng's layout below
 /// it (see the module doc), sorted. Err: one line saying what was found instead.
 pub fn find_trace_dirs(root: &Path) -> Result<Vec<PathBuf>, TraceError> {
-    search_trace_dirs(root).map(|(dirs, _)| dirs)
+    search_trace_dirs(root).map(|dirs| dirs.into_iter().map(|(d, _)| d).collect())
 }
 
-/// [`find_trace_dirs`], and the note to give when traces were found in folders below
-/// the root (a folder of sessions) rather than at it.
-pub(super) fn search_trace_dirs(root: &Path) -> Result<(Vec<PathBuf>, Option<String>), TraceError> {
+/// [`find_trace_dirs`], each with whether it was found in a folder below the root
+/// rather than where LTTng's layout puts a session's traces (then the reader names it).
+pub(super) fn search_trace_dirs(root: &Path) -> Result<Vec<(PathBuf, bool)>, TraceError> {
     let mut search = Search::default();
-    if let Err(e) = search.visit(root, root, Level::Free(0)) {
+    if let Err(e) = search.visit(root, root, &mut Vec::new()) {
         return Err(ctf_err(format!(
             "cannot list the directory: {}",
             input::io_message(&e)
@@ -309,32 +267,17 @@ pub(super) fn search_trace_dirs(root: &Path) -> Result<(Vec<PathBuf>, Option<Str
             String::new()
         };
         return Err(ctf_err(format!(
-            "not a CTF trace directory: no LTTng trace in it (a `metadata` file, or a session's `ust/` or `kernel/`, in it or in a folder directly in it){stopped}; {}",
+            "not a CTF trace directory: no LTTng trace in it (no folder holding a CTF `metadata` file, at it or up to {MAX_SEARCH_DEPTH} levels below){stopped}; {}",
             describe_folder(root)
         )));
     }
-    let below: Vec<String> = search
+    let mut found: Vec<(PathBuf, bool)> = search
         .found
-        .iter()
-        .filter(|(_, depth)| *depth > 0)
-        .map(|(d, _)| rel_to(root, d))
+        .into_iter()
+        .map(|(d, in_layout)| (d, !in_layout))
         .collect();
-    let mut found: Vec<PathBuf> = search.found.into_iter().map(|(d, _)| d).collect();
     found.sort();
-    let note = (!below.is_empty()).then(|| {
-        let n = below.len();
-        let list = below.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
-        let rest = if n > 8 {
-            format!(", and {} more", n - 8)
-        } else {
-            String::new()
-        };
-        format!(
-            "{n} trace director{} found in folders below the root, read together: {list}{rest}",
-            if n == 1 { "y" } else { "ies" }
-        )
-    });
-    Ok((found, note))
+    Ok(found)
 }
 
 /// Every file the CTF reader opens for `root`: each trace directory's `metadata`, the

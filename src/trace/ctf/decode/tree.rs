@@ -142,7 +142,7 @@ impl<'m> Decoder<'m> {
                 self.decode(opt.ty, opt.name_id, top, r, leaves, clock, depth + 1)?;
             }
             Type::Array { elem, len } => {
-                self.decode_elems(*elem, *len, r, leaves, clock, depth)?;
+                self.decode_elems(*elem, *len, (name, top), r, leaves, clock, depth)?;
             }
             Type::Sequence { elem, length } => {
                 let Some(len) = find_leaf(leaves, *length).and_then(|l| l.value.as_u64()) else {
@@ -154,25 +154,32 @@ impl<'m> Decoder<'m> {
                         ),
                     );
                 };
-                self.decode_elems(*elem, len, r, leaves, clock, depth)?;
+                self.decode_elems(*elem, len, (name, top), r, leaves, clock, depth)?;
             }
         }
         Ok(())
     }
 
+    /// The `len` elements of an array or sequence named `named` (its name id and
+    /// whether it is a direct field): text (bytes of `encoding = UTF8/ASCII`) is one
+    /// string leaf, its bytes up to the first NUL, as babeltrace2 shows it.
+    #[allow(clippy::too_many_arguments)]
     fn decode_elems<'a>(
         &self,
         elem: TypeId,
         len: u64,
+        named: (u32, bool),
         r: &mut BitReader<'a>,
         leaves: &mut Vec<Leaf<'a>>,
         clock: &mut ClockState,
         depth: u32,
     ) -> Result<(), DecodeError> {
+        // An array is aligned as its elements are, even when it has none (babeltrace2
+        // reads the field after an empty `align = 16` array at the aligned position).
+        r.align(self.meta.aligns[elem as usize])?;
         if len == 0 {
             return Ok(());
         }
-        r.align(self.meta.aligns[elem as usize])?;
         let min = self.meta.min_bits[elem as usize];
         let left = r.end - r.pos;
         if min.saturating_mul(len) > left {
@@ -195,6 +202,19 @@ impl<'m> Decoder<'m> {
         // Byte-sized integers (uuid, text): skip in one step.
         if let Type::Int(it) = &self.meta.types[elem as usize] {
             if it.size == 8 && it.align <= 8 && r.pos % 8 == 0 && it.clock.is_none() {
+                if it.text && named.0 != NO_NAME {
+                    let start = (r.pos / 8) as usize;
+                    let bytes = &r.data[start..start + len as usize];
+                    let text = bytes
+                        .iter()
+                        .position(|&b| b == 0)
+                        .map_or(bytes, |nul| &bytes[..nul]);
+                    leaves.push(Leaf {
+                        name: named.0,
+                        top: named.1,
+                        value: Value::S(text),
+                    });
+                }
                 r.pos += 8 * len;
                 return Ok(());
             }

@@ -17,7 +17,7 @@ impl Tok {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
             Tok::Int(v) => format!("`{v}`"),
-            Tok::Str(s) => format!("string {s:?}"),
+            Tok::Str(s) => format!("string \"{}\"", cut(&crate::escape::escape(s))),
             Tok::Punct(p) => format!("`{p}`"),
             Tok::Eof => "end of metadata".into(),
         }
@@ -111,35 +111,10 @@ impl Lexer<'_> {
                     Err(_) => err(line, format!("bad integer literal `{}`", cut(lit))),
                 };
             }
-            if c == b'"' {
-                let mut j = i + 1;
-                let mut buf = Vec::new();
-                loop {
-                    let Some(&b) = s.get(j) else {
-                        return err(line, "string literal is never closed");
-                    };
-                    j += 1;
-                    match b {
-                        b'"' => break,
-                        b'\n' => return err(line, "string literal runs past the end of the line"),
-                        b'\\' => {
-                            let Some(&e) = s.get(j) else {
-                                return err(line, "string literal is never closed");
-                            };
-                            j += 1;
-                            buf.push(match e {
-                                b'n' => b'\n',
-                                b't' => b'\t',
-                                b'r' => b'\r',
-                                b'0' => 0,
-                                other => other,
-                            });
-                        }
-                        other => buf.push(other),
-                    }
-                }
+            if c == b'"' || c == b'\'' {
+                let (tok, j) = quoted(s, i, line)?;
                 self.i = j;
-                return Ok((Tok::Str(String::from_utf8_lossy(&buf).into_owned()), line));
+                return Ok((tok, line));
             }
             return match PUNCTS.iter().find(|p| s[i..].starts_with(p.as_bytes())) {
                 Some(p) => {
@@ -148,7 +123,7 @@ impl Lexer<'_> {
                 }
                 None => {
                     let ch = text[i..].chars().next().unwrap_or('?');
-                    err(line, format!("unexpected character {ch:?}"))
+                    err(line, format!("unexpected character {}", show_char(ch)))
                 }
             };
         }
@@ -162,4 +137,120 @@ fn cut(lit: &str) -> String {
         Some((i, _)) => format!("{}…", &lit[..i]),
         None => lit.to_string(),
     }
+}
+
+/// A character as shown in a message: itself in backquotes, or its code point when it is
+/// a control or invisible character.
+fn show_char(ch: char) -> String {
+    if crate::escape::is_unsafe_char(ch) || ch.is_whitespace() {
+        format!("U+{:04X}", u32::from(ch))
+    } else {
+        format!("`{ch}`")
+    }
+}
+
+/// A string literal (`"..."`, a `Tok::Str`) or a character constant (`'c'`, a `Tok::Int`
+/// of its value, as in C; CTF 1.8 allows both) starting at `s[i]`, with C's escape
+/// sequences; the token and the index past it. An unknown escape is an error on its line.
+fn quoted(s: &[u8], i: usize, line: usize) -> Result<(Tok, usize), MetaError> {
+    let quote = s[i];
+    let what = if quote == b'"' {
+        "string literal"
+    } else {
+        "character constant"
+    };
+    let mut j = i + 1;
+    let mut buf = Vec::new();
+    loop {
+        let Some(&b) = s.get(j) else {
+            return err(line, format!("{what} is never closed"));
+        };
+        j += 1;
+        match b {
+            _ if b == quote => break,
+            b'\n' => return err(line, format!("{what} runs past the end of the line")),
+            b'\\' => {
+                let Some(&e) = s.get(j) else {
+                    return err(line, format!("{what} is never closed"));
+                };
+                j += 1;
+                let byte = match e {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    b'a' => 0x07,
+                    b'b' => 0x08,
+                    b'f' => 0x0c,
+                    b'v' => 0x0b,
+                    b'\\' | b'\'' | b'"' | b'?' => e,
+                    b'0'..=b'7' => {
+                        // Up to three octal digits.
+                        let mut v = u32::from(e - b'0');
+                        for _ in 0..2 {
+                            match s.get(j) {
+                                Some(&d @ b'0'..=b'7') => {
+                                    v = v * 8 + u32::from(d - b'0');
+                                    j += 1;
+                                }
+                                _ => break,
+                            }
+                        }
+                        if v > 0xff {
+                            return err(
+                                line,
+                                format!("octal escape \\{v:o} in a {what} is over 255"),
+                            );
+                        }
+                        v as u8
+                    }
+                    b'x' => {
+                        let mut v = 0u32;
+                        let mut digits = 0;
+                        while let Some(d) = s.get(j).and_then(|&d| (d as char).to_digit(16)) {
+                            v = v.saturating_mul(16).saturating_add(d);
+                            digits += 1;
+                            j += 1;
+                        }
+                        if digits == 0 || v > 0xff {
+                            return err(line, format!("bad hexadecimal escape in a {what}"));
+                        }
+                        v as u8
+                    }
+                    other => {
+                        let shown = std::str::from_utf8(&s[j - 1..])
+                            .ok()
+                            .and_then(|t| t.chars().next())
+                            .unwrap_or(char::from(other));
+                        return err(
+                            line,
+                            format!(
+                                "unknown escape sequence `\\{}` in a {what}",
+                                if crate::escape::is_unsafe_char(shown) || shown.is_whitespace() {
+                                    format!("U+{:04X}", u32::from(shown))
+                                } else {
+                                    shown.to_string()
+                                }
+                            ),
+                        );
+                    }
+                };
+                buf.push(byte);
+            }
+            other => buf.push(other),
+        }
+    }
+    if quote == b'"' {
+        return Ok((Tok::Str(String::from_utf8_lossy(&buf).into_owned()), j));
+    }
+    // A character constant: one character (one byte, or one UTF-8 character: its code
+    // point, as a wide constant would have it).
+    let value = match std::str::from_utf8(&buf) {
+        Ok(t) if t.chars().count() == 1 && buf.len() > 1 => {
+            u64::from(u32::from(t.chars().next().unwrap_or('\0')))
+        }
+        _ if buf.len() == 1 => u64::from(buf[0]),
+        _ if buf.is_empty() => return err(line, "empty character constant `''`"),
+        _ => return err(line, "character constant of more than one character"),
+    };
+    Ok((Tok::Int(value), j))
 }

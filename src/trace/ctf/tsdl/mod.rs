@@ -143,6 +143,9 @@ pub enum EnvValue {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Metadata {
+    /// What the parser ignored (`line N: unknown attribute ...`), for the reader's
+    /// warnings.
+    pub warnings: Vec<String>,
     pub byte_order: ByteOrder,
     pub uuid: Option<[u8; 16]>,
     pub packet_header: Option<TypeId>,
@@ -165,6 +168,14 @@ pub struct Metadata {
 impl Metadata {
     pub fn name_id(&self, name: &str) -> Option<u32> {
         self.names.iter().position(|n| n == name).map(|i| i as u32)
+    }
+
+    /// An integer of the trace environment (`vpid` of LTTng's per-process traces).
+    pub fn env_int(&self, key: &str) -> Option<i64> {
+        self.env.iter().find_map(|(k, v)| match v {
+            EnvValue::Int(i) if k == key => i64::try_from(*i).ok(),
+            _ => None,
+        })
     }
 
     pub fn env_str(&self, key: &str) -> Option<&str> {

@@ -5,6 +5,19 @@ use super::super::lexer::Tok;
 use super::super::{err, ByteOrder, IntType, MetaError, Type, TypeId};
 use super::{Parser, Val};
 
+/// The attributes of an integer this reader knows (a bad value of one is an error; any
+/// other attribute is a warning and ignored, as babeltrace2 does).
+const INT_ATTRS: [&str; 7] = [
+    "size",
+    "align",
+    "signed",
+    "byte_order",
+    "base",
+    "encoding",
+    "map",
+];
+const FLOAT_ATTRS: [&str; 4] = ["exp_dig", "mant_dig", "align", "byte_order"];
+
 impl Parser<'_> {
     /// Optional `align(N)` after a struct body; 1 when absent.
     pub(super) fn align_attr(&mut self) -> Result<u32, MetaError> {
@@ -116,7 +129,10 @@ impl Parser<'_> {
                     };
                     it.clock = Some(u16::try_from(idx).or_else(|_| err(l, "too many clocks"))?);
                 }
-                (k, v) => return err(l, format!("unsupported integer attribute `{k} = {v:?}`")),
+                (k, v) if INT_ATTRS.contains(&k) => {
+                    return err(l, format!("unsupported integer attribute `{k} = {v}`"))
+                }
+                (k, _) => self.warn(l, format!("unknown attribute `{k}` in an integer; ignored")),
             }
         }
         if it.size == 0 {
@@ -139,12 +155,16 @@ impl Parser<'_> {
                 ("mant_dig", Val::Int(n)) => mant = *n,
                 ("align", Val::Int(n)) => align = check_align(u64::try_from(*n).unwrap_or(0), l)?,
                 ("byte_order", Val::Path(p)) if p.len() == 1 => order = byte_order_word(&p[0], l)?,
-                (k, v) => {
+                (k, v) if FLOAT_ATTRS.contains(&k) => {
                     return err(
                         l,
-                        format!("unsupported floating_point attribute `{k} = {v:?}`"),
+                        format!("unsupported floating_point attribute `{k} = {v}`"),
                     )
                 }
+                (k, _) => self.warn(
+                    l,
+                    format!("unknown attribute `{k}` in a floating_point; ignored"),
+                ),
             }
         }
         let size = exp + mant;

@@ -44,7 +44,10 @@ impl Parser<'_> {
                             Ok(Val::Str(s)) => {
                                 self.meta.uuid = Some(parse_uuid(s).ok_or_else(|| MetaError {
                                     line: *l,
-                                    message: format!("bad uuid {s:?}"),
+                                    message: format!(
+                                        "bad uuid \"{}\"",
+                                        crate::escape::escape_cut(s, 40)
+                                    ),
                                 })?)
                             }
                             _ => return err(*l, "trace uuid must be a string"),

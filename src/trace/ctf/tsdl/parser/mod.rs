@@ -26,7 +26,23 @@ enum Val {
     Path(Vec<String>),
 }
 
+impl std::fmt::Display for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Int(i) => write!(f, "{i}"),
+            Val::Str(s) => write!(f, "\"{}\"", crate::escape::escape_cut(s, 40)),
+            Val::Path(p) => f.write_str(&crate::escape::escape_cut(&p.join("."), 80)),
+        }
+    }
+}
+
+/// At most this many metadata warnings are kept (the rest counted in the last one).
+const MAX_META_WARNINGS: usize = 32;
+
 struct Parser<'t> {
+    /// What was ignored (`line N: ...`), at most [`MAX_META_WARNINGS`] and a count.
+    warnings: Vec<String>,
+    warnings_dropped: usize,
     lex: Lexer<'t>,
     /// Tokens looked at but not consumed yet.
     ahead: std::collections::VecDeque<(Tok, usize)>,
@@ -85,6 +101,8 @@ pub fn parse_metadata(text: &str) -> Result<Metadata, MetaError> {
         },
         ahead: std::collections::VecDeque::new(),
         lex_error: None,
+        warnings: Vec::new(),
+        warnings_dropped: 0,
         types: Vec::new(),
         aligns: Vec::new(),
         min_bits: Vec::new(),
@@ -115,6 +133,15 @@ fn strip_underscore(s: &str) -> &str {
 }
 
 impl Parser<'_> {
+    /// Note something ignored at metadata line `line`.
+    fn warn(&mut self, line: usize, message: String) {
+        if self.warnings.len() < MAX_META_WARNINGS {
+            self.warnings.push(format!("line {line}: {message}"));
+        } else {
+            self.warnings_dropped += 1;
+        }
+    }
+
     /// At least `k + 1` tokens ahead (the last may be `Eof`).
     fn fill(&mut self, k: usize) {
         while self.ahead.len() <= k {

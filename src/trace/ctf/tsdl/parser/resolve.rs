@@ -215,7 +215,15 @@ impl Parser<'_> {
                 );
             }
         }
+        let mut warnings = self.warnings;
+        if self.warnings_dropped > 0 {
+            warnings.push(format!(
+                "{} more metadata warnings like these",
+                self.warnings_dropped
+            ));
+        }
         Ok(Metadata {
+            warnings,
             byte_order: order,
             uuid: self.meta.uuid,
             packet_header: self.meta.packet_header,
