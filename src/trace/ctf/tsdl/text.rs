@@ -58,6 +58,18 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, MetaError> {
                 ),
             );
         }
+        // The version comes last in the header: when it is not 1.8 the header is not
+        // the one CTF 1.8 writes (a shorter one puts the text where the version belongs),
+        // and what follows is not to be read as text.
+        let (major, minor) = (rest[35], rest[36]);
+        if (major, minor) != (1, 8) {
+            return err(
+                0,
+                format!(
+                    "metadata packet at offset {off} has a bad header: version {major}.{minor} where 1.8 belongs (a header that is not CTF 1.8's 37 bytes)"
+                ),
+            );
+        }
         let content_bits = u64::from(u32_at(rest, 24));
         let packet_bits = u64::from(u32_at(rest, 28));
         let (compression, encryption) = (rest[32], rest[33]);

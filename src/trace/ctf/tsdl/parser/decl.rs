@@ -42,11 +42,17 @@ impl Parser<'_> {
         if words.is_empty() {
             return err(line, "typealias without a name after `:=`");
         }
+        // `:= void *;` (old LTTng metadata; babeltrace2 takes it): the alias is the
+        // words and the stars.
+        let mut alias = words.join(" ");
         if self.is_punct("*") {
-            return err(self.line(), "pointer declarators are not supported");
+            alias.push(' ');
+            while self.eat_punct("*") {
+                alias.push('*');
+            }
         }
         self.expect_punct(";", "after typealias")?;
-        self.aliases.insert(words.join(" "), t);
+        self.aliases.insert(alias, t);
         Ok(())
     }
 
