@@ -68,7 +68,11 @@ impl Parser<'_> {
                                 );
                             }
                         }
-                        _ => {}
+                        "minor" => {}
+                        k => self.warn(
+                            *l,
+                            format!("unknown attribute `{k}` in the trace block; ignored"),
+                        ),
                     }
                 }
                 if self.meta.byte_order.is_none() {
@@ -161,7 +165,10 @@ impl Parser<'_> {
                         ("packet.context" | "event.header" | "event.context", Ok(_)) => {
                             return err(*l, format!("`{key}` must be a type (`:=`)"))
                         }
-                        _ => {}
+                        (k, _) => self.warn(
+                            *l,
+                            format!("unknown attribute `{k}` in a stream block; ignored"),
+                        ),
                     }
                 }
                 if !self.stream_ids.insert(s.id) {
@@ -203,7 +210,11 @@ impl Parser<'_> {
                         ("context" | "fields", Ok(_)) => {
                             return err(*l, format!("event `{key}` must be a type (`:=`)"))
                         }
-                        _ => {}
+                        ("loglevel" | "model.emf.uri" | "name", _) => {}
+                        (k, _) => self.warn(
+                            *l,
+                            format!("unknown attribute `{k}` in an event block; ignored"),
+                        ),
                     }
                 }
                 for (t, what) in [(e.context, "context"), (e.fields, "fields")] {
