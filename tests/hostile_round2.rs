@@ -867,7 +867,8 @@ fn row12_a_metadata_that_is_not_a_file_is_named() {
             assert!(e.contains(&format!("{layout}metadata is {kind}")), "{e}");
         }
     }
-    // A trace 300 folders deep is not searched for; the message says how far it looks.
+    // A trace 300 folders deep is not searched for (10 levels at most, #44); the message
+    // says how far it looks.
     let mut deep = tmp.path().join("deep");
     for _ in 0..300 {
         deep.push("d");
@@ -877,7 +878,7 @@ fn row12_a_metadata_that_is_not_a_file_is_named() {
     let t0 = Instant::now();
     let o = run(&["report", s(&tmp.path().join("deep"))]);
     let e = one_error_line(&o, "deep");
-    assert!(e.contains("in it or in a folder directly in it"), "{e}");
+    assert!(e.contains("up to 10 levels below"), "{e}");
     assert!(t0.elapsed() < Duration::from_secs(10));
 }
 
@@ -919,9 +920,10 @@ fn row13_a_folder_of_dumps_is_one_line_before_any_terminal() {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn row13_the_search_follows_lttng_layout_only_and_reads_no_other_file() {
+fn row13_the_search_is_bounded_and_reads_no_other_file() {
     let tmp = tempfile::tempdir().unwrap();
-    // A trace three folders down in an unrelated tree is not reported silently.
+    // A trace three folders down in an unrelated tree is found, as babeltrace2 finds it
+    // (#44), and named in a warning, never read silently.
     let root = tmp.path().join("projects");
     copy_trace(&root.join("a/b/c"));
     // Files that must never be opened: a FIFO (opening it would hang), a sparse 8 GiB
@@ -939,14 +941,25 @@ fn row13_the_search_follows_lttng_layout_only_and_reads_no_other_file() {
         .unwrap()
         .set_len(4 << 30)
         .unwrap();
-    let (code, kib, took) = peak_rss_kib(&["report", s(&root)]);
-    assert_eq!(code, Some(2));
+    let (code, kib, took) = peak_rss_kib(&["report", s(&root), "--format", "json"]);
+    assert_eq!(code, Some(0));
     assert!(kib < 32 * 1024, "peak RSS {kib} KiB");
     assert!(took < Duration::from_secs(10), "{took:?}");
+    let o = run(&["report", s(&root), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("x/metadata is not CTF metadata"), "{e}");
+    assert!(
+        e.contains("1 trace directory found in folders below the root, read together: a/b/c/ust/uid/0/64-bit (72 events)"),
+        "{e}"
+    );
+    assert_fixture_truth(&o.stdout);
+    let _ = fifo_made;
+    // Without the trace: the one line, and the non-CTF `metadata` named.
+    std::fs::remove_dir_all(root.join("a")).unwrap();
     let o = run(&["report", s(&root)]);
     let e = one_error_line(&o, "projects");
     assert!(e.contains("x/metadata is not CTF metadata"), "{e}");
-    let _ = fifo_made;
     std::fs::remove_file(root.join("x/metadata")).unwrap();
     let o = run(&["report", s(&root)]);
     let e = one_error_line(&o, "projects");

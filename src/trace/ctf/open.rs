@@ -65,7 +65,10 @@ pub(super) fn open_traces_log(
     root: &Path,
     warnings: &mut WarningLog,
 ) -> Result<Vec<CtfTrace>, TraceError> {
-    let dirs = search_trace_dirs(root)?;
+    let (dirs, problems) = search_trace_dirs(root)?;
+    for p in problems {
+        warnings.add("not_a_trace", || format!("{p}; skipped"));
+    }
     let mut traces = Vec::new();
     for (dir, below_root) in dirs {
         let rel = rel_to(root, &dir);

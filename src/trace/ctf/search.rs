@@ -238,12 +238,17 @@ fn describe_folder(root: &Path) -> String {
 /// The trace directories (holding CTF `metadata`) at `root` or in LTTng's layout below
 /// it (see the module doc), sorted. Err: one line saying what was found instead.
 pub fn find_trace_dirs(root: &Path) -> Result<Vec<PathBuf>, TraceError> {
-    search_trace_dirs(root).map(|dirs| dirs.into_iter().map(|(d, _)| d).collect())
+    search_trace_dirs(root).map(|(dirs, _)| dirs.into_iter().map(|(d, _)| d).collect())
 }
 
-/// [`find_trace_dirs`], each with whether it was found in a folder below the root
-/// rather than where LTTng's layout puts a session's traces (then the reader names it).
-pub(super) fn search_trace_dirs(root: &Path) -> Result<Vec<(PathBuf, bool)>, TraceError> {
+/// What [`search_trace_dirs`] found: each trace directory with whether it was found in
+/// a folder below the root rather than where LTTng's layout puts a session's traces
+/// (then the reader names it), and the `metadata` files below the root that are not
+/// CTF metadata (skipped, for a warning).
+pub(super) type Found = (Vec<(PathBuf, bool)>, Vec<String>);
+
+/// [`find_trace_dirs`], with what [`Found`] says.
+pub(super) fn search_trace_dirs(root: &Path) -> Result<Found, TraceError> {
     let mut search = Search::default();
     if let Err(e) = search.visit(root, root, &mut Vec::new()) {
         return Err(ctf_err(format!(
@@ -277,7 +282,7 @@ pub(super) fn search_trace_dirs(root: &Path) -> Result<Vec<(PathBuf, bool)>, Tra
         .map(|(d, in_layout)| (d, !in_layout))
         .collect();
     found.sort();
-    Ok(found)
+    Ok((found, search.problems))
 }
 
 /// Every file the CTF reader opens for `root`: each trace directory's `metadata`, the
