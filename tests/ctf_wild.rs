@@ -27,9 +27,12 @@ fn seconds(ns: i64) -> String {
     )
 }
 
-/// Every event of the trace directory `dir` as `SECONDS NAME`, in our merge order, and
-/// the warnings; or the error.
-fn our_events(dir: &Path) -> Result<(Vec<(i64, String)>, Vec<String>), String> {
+/// Events as (absolute ns, event class name), and warnings.
+type Read = (Vec<(i64, String)>, Vec<String>);
+
+/// Every event of the trace directory `dir`, in our merge order, and the warnings; or
+/// the error.
+fn our_events(dir: &Path) -> Result<Read, String> {
     let (traces, mut warnings) = ctf::open_traces(dir).map_err(|e| e.to_string())?;
     let mut events = Vec::new();
     let more = ctf::for_each_event(&traces, |ev| {

@@ -5,14 +5,14 @@
 //! reader; other events are counted and listed as ignored kinds.
 //!
 //! Where traces are looked for ([`find_trace_dirs`]; README "CTF trace directories"):
-//! LTTng's layout only. The root (or a folder directly in it: a folder of sessions) is a
-//! trace directory when it holds a `metadata` file that starts like CTF metadata, or an
-//! LTTng session when it holds `ust/` or `kernel/`; in a session, `kernel/`,
-//! `ust/uid/<uid>/<N>-bit/` and `ust/pid/<proc>-<pid>-<date>/[<N>-bit/]` are the trace
-//! directories. Nothing deeper and nothing else is searched, at most
-//! [`MAX_SEARCH_ENTRIES`] directory entries are looked at, and no file is opened except
-//! the first bytes of a `metadata`. A folder that holds no trace is one error line
-//! saying what it holds instead (ETDumps: run `--watch`).
+//! as babeltrace2 finds them, every folder at or below the root that holds a `metadata`
+//! file starting like CTF metadata (a session's `kernel/` and `ust/...`, rotation chunks,
+//! `archives/<chunk>/...`, a folder of sessions), bounded: [`MAX_SEARCH_DEPTH`] levels,
+//! [`MAX_SEARCH_ENTRIES`] directory entries, [`MAX_TRACE_DIRS`] traces, and no file is
+//! opened except the first bytes of a `metadata`. When several are read (or one below
+//! where a session's layout puts it) a `traces_read` warning names each with its event
+//! count. A folder that holds no trace is one error line saying what it holds instead
+//! (ETDumps: run `--watch`).
 //!
 //! Stream files are the regular, non-hidden files beside `metadata` that start with the
 //! packet magic (others are a warning and are not read further); `index/<stream>.idx` is
@@ -34,8 +34,8 @@
 //! that puts every event outside the range of i64 ns. Warnings (the import goes on):
 //! discarded events, undecodable packets (the rest of the packet is skipped), an index
 //! that disagrees with the packets, files beside the metadata that are not streams,
-//! events whose time overflows with their clock (skipped, counted), traces found in a
-//! folder below the root rather than at it (named).
+//! events whose time overflows with their clock (skipped, counted), the traces read
+//! (named with their event counts), metadata attributes this reader does not know.
 
 mod ahead;
 mod clock;

@@ -1,5 +1,5 @@
-//! Where trace directories are looked for: LTTng's layout at and below the root, within
-//! the search budgets (see the parent module's doc), and the files of the traces found.
+//! Where trace directories are looked for: every folder holding CTF metadata at and below
+//! the root, within the search budgets (see the parent module's doc), and their files.
 
 use std::path::{Path, PathBuf};
 
@@ -149,14 +149,11 @@ impl Search {
             return Ok(());
         }
         let in_layout = in_session_layout(rel);
-        match self.metadata_at(root, dir, in_layout) {
-            Some(true) => {
-                self.found.push((dir.to_path_buf(), in_layout));
-                return Ok(());
-            }
-            // A file named `metadata` that is not one (noted): its folder is searched
-            // on, as any other.
-            Some(false) | None => {}
+        // A file named `metadata` that is not one (Some(false), noted): its folder is
+        // searched on, as any other.
+        if self.metadata_at(root, dir, in_layout) == Some(true) {
+            self.found.push((dir.to_path_buf(), in_layout));
+            return Ok(());
         }
         if rel.len() >= MAX_SEARCH_DEPTH {
             return Ok(());
