@@ -289,6 +289,47 @@ fn op_names_in_text_sequences_and_arrays_read_as_babeltrace2_shows_them() {
     assert_eq!(p.threads.len(), 2);
 }
 
+#[test]
+fn babeltrace2_text_of_a_per_process_trace_keeps_its_pid() {
+    // babeltrace2 prints the environment's vpid before the event name
+    // (`wild:textarr:(4242)`, `trace:vpid = (4242)` with --names=all); the text reader
+    // takes it, and the host is the host alone.
+    let native = trace::load_trace(&wild("thapi-text-array")).unwrap();
+    for golden in [
+        "golden/thapi-text-array.bt2.txt",
+        "golden/thapi-text-array.bt2-names-all.txt",
+    ] {
+        let p = trace::load_trace(&wild(golden)).unwrap();
+        assert!(
+            !p.warnings.iter().any(|w| w.kind == "missing_context"),
+            "{golden}: {:?}",
+            p.warnings
+        );
+        let keys: Vec<_> = p.threads.iter().map(|t| t.key.clone()).collect();
+        assert_eq!(
+            keys,
+            native
+                .threads
+                .iter()
+                .map(|t| t.key.clone())
+                .collect::<Vec<_>>(),
+            "{golden}"
+        );
+        assert!(keys
+            .iter()
+            .all(|k| k.pid == 4242 && k.host.as_deref() == Some("wild")));
+        for op in &native.ops {
+            let o = p.op(&op.name).unwrap();
+            assert_eq!(
+                (o.calls, o.inclusive_total_ns),
+                (op.calls, op.inclusive_total_ns),
+                "{golden}: {}",
+                op.name
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------------------ layouts
 
 /// The real recording's trace directory (72 events, 72 op events: its README).

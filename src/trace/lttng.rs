@@ -75,9 +75,16 @@ fn parse_pretty(rec: &str) -> Result<Record<'_>, ScanError> {
     let Some(kind) = OpEventKind::of_event(event) else {
         return Ok(Record::Other(event));
     };
+    // A per-process LTTng trace: babeltrace2 prints `host:procname:(vpid)` from the trace
+    // environment (the vpid is in no event context then).
+    let (host, env_vpid) = match host.map(split_trace_fields) {
+        Some((h, v)) => (Some(h), v),
+        None => (None, None),
+    };
     // Brace groups: contexts first, the payload last (one pass, no pre-split).
     let b = after.as_bytes();
     let mut op = RawOp::new(stamp, host, kind);
+    op.vpid = env_vpid;
     let mut cur = Fields::new();
     let mut pos = 0;
     let mut groups = 0;
@@ -135,6 +142,13 @@ fn parse_names_all(rec: &str) -> Result<Record<'_>, ScanError> {
         _ => None,
     });
     let mut op = RawOp::new(stamp, host, kind);
+    // `trace:vpid = (N)`: a per-process trace's environment (an event context wins).
+    op.vpid = top.iter().find_map(|(k, v)| match v {
+        Value::Bare(s) if *k == "trace:vpid" => {
+            s.trim_start_matches('(').trim_end_matches(')').parse().ok()
+        }
+        _ => None,
+    });
     let mut fields = Fields::new();
     for (k, v) in &top {
         if let Value::Group(g) = v {
@@ -190,6 +204,18 @@ fn parse_thapi(rec: &str) -> Result<Record<'_>, ScanError> {
     kv_list(inner, b':', &mut fields)?;
     op.take_payload(fields);
     Ok(Record::Op(op))
+}
+
+/// The trace fields babeltrace2's pretty text prints before the event name:
+/// `host[:procname][:(vpid)]` to the host and the vpid when one is there.
+fn split_trace_fields(tok: &str) -> (&str, Option<i64>) {
+    match tok.rsplit_once(":(") {
+        Some((before, v)) if v.ends_with(')') => match v[..v.len() - 1].parse() {
+            Ok(vpid) => (before.split(':').next().unwrap_or(before), Some(vpid)),
+            Err(_) => (tok, None),
+        },
+        _ => (tok, None),
+    }
 }
 
 fn split_token(s: &str) -> (&str, &str) {
