@@ -339,13 +339,14 @@ fn recording() -> PathBuf {
 
 const RECORDING_EVENTS: u64 = 72;
 
-/// The profile of `root` and its `traces_read` note.
+/// The profile of `root` and its note of the traces read (`traces_read`, or
+/// `traces_below_root` when some were found below the session's own layout).
 fn load_with_note(root: &Path) -> (trace::TraceProfile, String) {
     let p = trace::load_trace(root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
     let note = p
         .warnings
         .iter()
-        .filter(|w| w.kind == "traces_read")
+        .filter(|w| w.kind == "traces_read" || w.kind == "traces_below_root")
         .map(|w| w.message.clone())
         .collect::<Vec<_>>()
         .join("\n");
@@ -363,6 +364,7 @@ fn a_session_with_kernel_and_a_ust_holding_its_metadata_is_read_whole() {
     assert_eq!(p.counts.events, 2 * RECORDING_EVENTS);
     assert_eq!(p.counts.op_events, 2 * RECORDING_EVENTS);
     assert_eq!(p.op("aten::linear").unwrap().calls, 10);
+    assert!(p.warnings.iter().any(|w| w.kind == "traces_read"));
     assert!(
         note.contains("2 trace directories read together: kernel (72 events), ust (72 events); 144 events in all"),
         "{note}"
@@ -382,6 +384,8 @@ fn session_rotation_chunks_and_lttng_archives_are_all_found() {
     );
     let (p, note) = load_with_note(&root.join("rot"));
     assert_eq!(p.counts.events, 3 * RECORDING_EVENTS);
+    // The kind the note had before #44 for traces below the root.
+    assert!(p.warnings.iter().any(|w| w.kind == "traces_below_root"));
     assert!(
         note.starts_with("3 trace directories found in folders below the root, read together: 3/ust/pid/app-12-20261201/64-bit (72 events), a/1/ust/uid/0/64-bit (72 events), a/2/ust/uid/0/64-bit (72 events); 216 events in all"),
         "{note}"

@@ -166,7 +166,14 @@ pub(super) fn report_traces_read(
     if n == 0 || (n == 1 && !below) {
         return;
     }
-    warnings.add("traces_read", || {
+    // The kind `traces_below_root` is the one this note had before #44 (JSON consumers
+    // may know it); `traces_read` when every trace sits in the root's own layout.
+    let kind = if below {
+        "traces_below_root"
+    } else {
+        "traces_read"
+    };
+    warnings.add(kind, || {
         let s = |k: u64| if k == 1 { "" } else { "s" };
         let list = traces
             .iter()
