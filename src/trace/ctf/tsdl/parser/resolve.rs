@@ -121,6 +121,54 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A sequence's length must name an integer field and a variant's tag an enum field
+    /// somewhere in the metadata (babeltrace2 refuses the metadata otherwise; decoding
+    /// would fail at the first event, or never, for a trace without one).
+    fn check_lengths_and_tags(&self) -> Result<(), MetaError> {
+        let mut ints = std::collections::HashSet::new();
+        let mut enums = std::collections::HashSet::new();
+        for t in &self.types {
+            if let Type::Struct { fields, .. } = t {
+                for f in fields {
+                    match &self.types[f.ty as usize] {
+                        Type::Int(_) => {
+                            ints.insert(f.name_id);
+                        }
+                        Type::Enum { .. } => {
+                            ints.insert(f.name_id);
+                            enums.insert(f.name_id);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let name = |id: u32| {
+            crate::escape::escape_cut(self.names.get(id as usize).map_or("?", String::as_str), 60)
+        };
+        for t in &self.types {
+            match t {
+                Type::Sequence { length, .. } if !ints.contains(length) => {
+                    return err(
+                        0,
+                        format!(
+                            "sequence length `{}` is not an integer field",
+                            name(*length)
+                        ),
+                    )
+                }
+                Type::Variant { tag, .. } if !enums.contains(tag) => {
+                    return err(
+                        0,
+                        format!("variant tag `{}` is not an enum field", name(*tag)),
+                    )
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn finish(mut self) -> Result<Metadata, MetaError> {
         if !self.meta.seen_trace {
             return err(0, "metadata has no `trace` block");
@@ -193,6 +241,7 @@ impl Parser<'_> {
                 }
             }
         }
+        self.check_lengths_and_tags()?;
         if self.meta.streams.is_empty() && !self.meta.events.is_empty() {
             // CTF allows omitting the stream block when there is one stream class.
             self.meta.streams.push(StreamClass {
