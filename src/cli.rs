@@ -440,7 +440,7 @@ pub struct RunArgs {
     #[arg(long, conflicts_with_all = ["no_tui", "format"])]
     pub keep_running: bool,
     /// Seconds a stopped runner has after SIGINT before SIGTERM (and again before SIGKILL).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, allow_hyphen_values = true, value_parser = parse_seconds)]
     pub grace: f64,
     /// The runner and its arguments; `{etdump}`, `{warmup}` and `{timed}` in them are
     /// replaced.
