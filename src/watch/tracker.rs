@@ -480,3 +480,36 @@ pub(super) fn io_message(e: &io::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn the_head_of_a_fifo_is_refused_without_waiting_for_a_writer() {
+        // What the watcher finds when a FIFO is swapped in between its stat and its open
+        // (round 3, `watchfifo`): `File::open` would wait for a writer for ever, and `q`
+        // (which joins the watcher) with it.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("x.etdp");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_head(&path).map_err(|e| e.to_string()));
+        });
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        if got.is_err() {
+            // Unblock the reader (a writer arrives) before failing.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        assert_eq!(got.expect("read_head blocked on a FIFO"), Ok(None));
+        // A regular file: its first bytes.
+        let file = dir.path().join("y.etdp");
+        std::fs::write(&file, b"0123456789abcdef").unwrap();
+        assert_eq!(rules::HEADER_LEN, 12);
+        assert_eq!(read_head(&file).unwrap().unwrap(), b"0123456789ab");
+    }
+}
