@@ -344,6 +344,16 @@ fn a_signal_after_the_runner_exited_still_ends_its_group() {
         assert_worker_ended(pid, Duration::from_secs(5), how);
         assert!(t0.elapsed() < Duration::from_secs(10), "{how}");
         session.assert_restored(how);
+        if sig == 0 {
+            let text = String::from_utf8_lossy(&session.final_output()).into_owned();
+            assert!(
+                text.contains(
+                    "stopped what the runner left running in its process group \
+                     (SIGINT, then SIGTERM, then SIGKILL)"
+                ),
+                "{text}"
+            );
+        }
     }
 }
 

@@ -439,10 +439,16 @@ impl Follower {
                 };
             }
         } else {
+            let runner_alive = child::active_pid().is_some();
             let sent = child::stop(libc::SIGINT, self.session.grace);
             if !sent.is_empty() {
                 let names: Vec<String> = sent.iter().map(|&s| child::signal_name(s)).collect();
-                eprint_line(&format!("stopped the runner ({})", names.join(", then ")));
+                let what = if runner_alive {
+                    "the runner"
+                } else {
+                    "what the runner left running in its process group"
+                };
+                eprint_line(&format!("stopped {what} ({})", names.join(", then ")));
             }
         }
         let finished = self
