@@ -417,14 +417,14 @@ pub struct RunArgs {
     pub name: String,
     /// Warm-up iterations: sets ET_CPU_WARMUP_RUNS (and `{warmup}`); the profile drops as
     /// many leading runs.
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_count)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_count)]
     pub warmup: Option<usize>,
     /// Timed iterations (1 or more): sets ET_CPU_TIMED_RUNS (and `{timed}`).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_at_least_one)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_at_least_one)]
     pub timed: Option<usize>,
     /// Run the program K times, one dump and log each (the explorer's change column is
     /// against the first).
-    #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true, value_parser = parse_at_least_one)]
+    #[arg(long, value_name = "K", default_value_t = 1, allow_hyphen_values = true, value_parser = parse_at_least_one)]
     pub repeat: usize,
     /// Compare every run against this saved dump (its log: beside it, if there is one).
     #[arg(long, value_name = "DUMP")]
@@ -440,7 +440,7 @@ pub struct RunArgs {
     #[arg(long, conflicts_with_all = ["no_tui", "format"])]
     pub keep_running: bool,
     /// Seconds a stopped runner has after SIGINT before SIGTERM (and again before SIGKILL).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, allow_hyphen_values = true, value_parser = parse_seconds)]
     pub grace: f64,
     /// The runner and its arguments; `{etdump}`, `{warmup}` and `{timed}` in them are
     /// replaced.

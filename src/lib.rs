@@ -15,6 +15,7 @@ pub mod input;
 pub mod output;
 pub mod profile;
 pub mod program;
+pub mod regular_file;
 pub mod report;
 pub mod rows;
 pub mod run;

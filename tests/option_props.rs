@@ -118,6 +118,25 @@ proptest! {
     }
 
     #[test]
+    fn run_numbers(v in value(), which in 0usize..4) {
+        // `run`'s options come before `--` and the program: any value reaches the parser.
+        let option = ["--grace", "--warmup", "--timed", "--repeat"][which];
+        match parse(&["run", option, &v, "--", "prog"]) {
+            Ok(cli) => {
+                let Some(Command::Run(a)) = cli.command else { panic!("not run") };
+                match which {
+                    0 => prop_assert!(a.grace.is_finite() && (0.0..=3600.0).contains(&a.grace), "{v:?}"),
+                    2 => prop_assert!(a.timed.unwrap() >= 1, "{v:?}"),
+                    3 => prop_assert!(a.repeat >= 1, "{v:?}"),
+                    _ => {}
+                }
+                prop_assert_eq!(a.command, vec![std::ffi::OsString::from("prog")]);
+            }
+            Err(e) => check_usage_error(&e, option, &v),
+        }
+    }
+
+    #[test]
     fn runs_reach_their_parser(v in value()) {
         // `--runs` is checked by export before anything is read; clap must hand it over.
         match parse(&["export", "x", "--format", "folded", "--runs", &v]) {

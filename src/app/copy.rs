@@ -62,8 +62,12 @@ pub fn node_text(data: &ExplorerData, id: usize) -> Option<String> {
     Some(parts.join(" · "))
 }
 
-/// The OSC 52 sequence that puts `text` on the clipboard (`c`), BEL-terminated.
+/// The OSC 52 sequence that puts `text` on the clipboard (`c`), BEL-terminated. The text
+/// is escaped first (`escape::escape`): what is copied is pasted, into a shell as often
+/// as not, and a newline from an input (a source path in an ETRecord, an op name) would
+/// run what follows it.
 pub fn osc52(text: &str) -> String {
+    let text = crate::escape::escape(text);
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
     format!("\x1b]52;c;{b64}\x07")
 }
@@ -77,6 +81,32 @@ mod tests {
     fn osc52_carries_base64() {
         // "hi" is aGk= in base64 (RFC 4648).
         assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn what_is_copied_has_no_control_character() {
+        // A source path with newlines (round 3, `paste`): the clipboard gets the escaped
+        // text, one line. base64 of `a\nb` (4 characters: a, backslash, n, b) is YVxuYg==.
+        assert_eq!(osc52("a\nb"), "\x1b]52;c;YVxuYg==\x07");
+        let copied = |s: &str| {
+            let b64 = osc52(s)
+                .trim_start_matches("\x1b]52;c;")
+                .trim_end_matches('\x07')
+                .to_string();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap();
+            String::from_utf8(bytes).unwrap()
+        };
+        let path = "/tmp/x.py\ntouch /tmp/PASTED\n:83 \x1b]0;T\x07 \u{9b}2J \u{202e}";
+        let got = copied(path);
+        assert!(!got.chars().any(crate::escape::is_unsafe_char), "{got:?}");
+        assert_eq!(
+            got,
+            "/tmp/x.py\\ntouch /tmp/PASTED\\n:83 \\x1b]0;T\\x07 \\u{9b}2J \\u{202e}"
+        );
+        // Plain text is copied as it is.
+        assert_eq!(copied("model.py:83 · fc1"), "model.py:83 · fc1");
     }
 
     #[test]

@@ -152,15 +152,23 @@ impl Started {
     pub fn wait(mut self) -> (RunFiles, ExitStatus) {
         let pid = self.child.id() as i32;
         wait_no_reap(pid);
-        {
+        let status = {
             let mut active = lock();
             active.pid = None;
+            // Reaped under the lock: no signal goes to the pid in between. The runner
+            // is a zombie already, so this does not wait.
+            let status = self
+                .child
+                .wait()
+                .unwrap_or_else(|_| ExitStatus::from_raw(1 << 8));
+            if active.group {
+                // Its process group may live on (a worker it started): still ours to end.
+                active.left.push(pid);
+                active.left.retain(|&g| group_left_alive(g));
+            }
             CHANGED.notify_all();
-        }
-        let status = self
-            .child
-            .wait()
-            .unwrap_or_else(|_| ExitStatus::from_raw(1 << 8));
+            status
+        };
         if let Some(t) = self.tee.take() {
             // A process the runner left behind may hold the pipe open: the copy ends when
             // it does, but the run does not wait for it beyond a second.
@@ -224,6 +232,9 @@ struct Active {
     pid: Option<i32>,
     /// In a process group of its own (signals go to the group).
     group: bool,
+    /// Process groups of runners that have ended (their leader reaped) with members
+    /// still alive when last looked at: `q` and signals end them too.
+    left: Vec<i32>,
     /// No further run is started.
     stop: bool,
 }
@@ -231,6 +242,7 @@ struct Active {
 static ACTIVE: Mutex<Active> = Mutex::new(Active {
     pid: None,
     group: false,
+    left: Vec::new(),
     stop: false,
 });
 static CHANGED: Condvar = Condvar::new();
@@ -249,38 +261,65 @@ pub fn stop_starting() {
     lock().stop = true;
 }
 
-/// Send `sig` to the runner alive now (its group when it has one). False: none alive.
-pub fn send(sig: i32) -> bool {
-    let active = lock();
-    match active.pid {
-        Some(pid) => {
-            let target = if active.group { -pid } else { pid };
-            unsafe { libc::kill(target, sig) };
-            true
-        }
-        None => false,
-    }
+/// Whether the process group `pgid` of a runner that ended (and was reaped) still has a
+/// member. Its number cannot be given to a new process while the group has one; once
+/// the group is empty it can, so a process now holding the pid `pgid` means the group
+/// ended and the number was reused: that is not ours (a shell's job, say) and is never
+/// signalled.
+fn group_left_alive(pgid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks; no signal is sent.
+    let esrch = |target: i32| unsafe {
+        libc::kill(target, 0) != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    };
+    esrch(pgid) && !esrch(-pgid)
 }
 
-/// Wait up to `limit` for the runner alive now to end; true when none is alive.
+/// Send `sig` to the runner alive now (its group when it has one) and to the groups of
+/// ended runners that still have members. False: nothing of the runner's is alive.
+pub fn send(sig: i32) -> bool {
+    let mut active = lock();
+    let mut sent = false;
+    if let Some(pid) = active.pid {
+        let target = if active.group { -pid } else { pid };
+        unsafe { libc::kill(target, sig) };
+        sent = true;
+    }
+    active.left.retain(|&g| group_left_alive(g));
+    for &pgid in &active.left {
+        unsafe { libc::kill(-pgid, sig) };
+        sent = true;
+    }
+    sent
+}
+
+/// Wait up to `limit` for the runner alive now, and every member of its process group,
+/// to end; true when none is alive.
 fn wait_gone(limit: Duration) -> bool {
+    // The group's other members are not our children: they are looked at this often.
+    const LOOK_EVERY: Duration = Duration::from_millis(20);
     let deadline = Instant::now() + limit;
     let mut active = lock();
-    while active.pid.is_some() {
+    loop {
+        active.left.retain(|&g| group_left_alive(g));
+        if active.pid.is_none() && active.left.is_empty() {
+            return true;
+        }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return false;
         }
         active = CHANGED
-            .wait_timeout(active, left)
+            .wait_timeout(active, left.min(LOOK_EVERY))
             .unwrap_or_else(|p| p.into_inner())
             .0;
     }
-    true
 }
 
-/// Stop: no further run, then `first` to the runner alive, SIGTERM after `grace`, SIGKILL
-/// after another `grace`. Returns the signals sent, for the message.
+/// Stop: no further run, then `first` to the runner alive (and to what is left of its
+/// process group, also after the runner itself ended), SIGTERM after `grace`, SIGKILL
+/// after another `grace`: until no member of the group is alive. Returns the signals
+/// sent, for the message.
 pub fn stop(first: i32, grace: Duration) -> Vec<i32> {
     stop_starting();
     let mut sent = Vec::new();

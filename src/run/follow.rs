@@ -8,7 +8,6 @@
 //! The explorer knows nothing of this: it gets a [`Companion`] (`tui::run_with`).
 
 use std::collections::VecDeque;
-use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,6 +59,7 @@ pub fn run(args: &RunArgs, session: Session) -> ExitCode {
         session: Arc::new(session),
         first: Some(first),
         pane: Arc::new(Mutex::new(Pane::default())),
+        quit: Arc::new(AtomicBool::new(false)),
         thread: None,
         pin: Some(pin),
     };
@@ -73,8 +73,8 @@ pub fn run(args: &RunArgs, session: Session) -> ExitCode {
 struct Pane {
     /// The log of the run in progress (or of the last run), newest last.
     lines: VecDeque<String>,
-    /// A partial last line (no newline yet).
-    partial: String,
+    /// A partial last line (no newline yet), as the runner wrote it.
+    partial: Vec<u8>,
     /// `run 2/3 · running (pid 1234) · OUT/run-2.log`
     status: String,
     /// Runs that left no dump (one line each).
@@ -83,21 +83,65 @@ struct Pane {
 }
 
 impl Pane {
+    /// Take the next bytes of the log. Only the last [`KEPT_LINES`] whole lines can stay
+    /// on the pane, so a chunk holding more is skipped to them: a flood of lines costs one
+    /// scan of each chunk, never work per line skipped (20 MB of blank lines took ~15 s
+    /// when every line was split off the front of a string).
     fn push_bytes(&mut self, bytes: &[u8]) {
-        self.partial.push_str(&String::from_utf8_lossy(bytes));
-        while let Some(i) = self.partial.find('\n') {
-            let line: String = self.partial.drain(..=i).collect();
-            self.lines
-                .push_back(line.trim_end_matches(['\n', '\r']).to_string());
-            if self.lines.len() > KEPT_LINES {
-                self.lines.pop_front();
+        let mut start = 0;
+        let mut newlines = 0;
+        for (i, &b) in bytes.iter().enumerate().rev() {
+            if b == b'\n' {
+                newlines += 1;
+                if newlines > KEPT_LINES {
+                    // This line and every one before it would scroll out.
+                    start = i + 1;
+                    self.partial.clear();
+                    break;
+                }
+            }
+        }
+        for piece in bytes[start..].split_inclusive(|&b| b == b'\n') {
+            match piece.strip_suffix(b"\n") {
+                Some(end) => {
+                    self.partial.extend_from_slice(end);
+                    let line = String::from_utf8_lossy(&self.partial)
+                        .trim_end_matches('\r')
+                        .to_string();
+                    self.partial.clear();
+                    self.push_line(line);
+                }
+                None => self.partial.extend_from_slice(piece),
             }
         }
         // A runner printing without newlines must not grow this forever.
         if self.partial.len() > 64 << 10 {
-            let line = std::mem::take(&mut self.partial);
-            self.lines.push_back(line);
+            let line = String::from_utf8_lossy(&std::mem::take(&mut self.partial)).into_owned();
+            self.push_line(line);
         }
+    }
+
+    fn push_line(&mut self, line: String) {
+        self.lines.push_back(line);
+        if self.lines.len() > KEPT_LINES {
+            self.lines.pop_front();
+        }
+    }
+
+    /// The tail jumped ahead in the log: what was shown is no longer its end.
+    fn skipped(&mut self, bytes: u64) {
+        self.lines.clear();
+        self.partial.clear();
+        self.push_line(format!("[… {} of the log not shown]", human_bytes(bytes)));
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} bytes"),
     }
 }
 
@@ -106,6 +150,8 @@ struct Follower {
     /// The run started before the terminal was taken (moved to the runner thread).
     first: Option<Started>,
     pane: Arc<Mutex<Pane>>,
+    /// Set when the explorer closed: the log is no longer followed.
+    quit: Arc<AtomicBool>,
     thread: Option<JoinHandle<Vec<Finished>>>,
     /// The dump to pin as the runs list's baseline once it is listed.
     pin: Option<PathBuf>,
@@ -134,9 +180,10 @@ impl Companion for Follower {
         };
         let session = self.session.clone();
         let pane = self.pane.clone();
+        let quit = self.quit.clone();
         self.thread = std::thread::Builder::new()
             .name("runner".into())
-            .spawn(move || runs(&session, first, &pane, &tx))
+            .spawn(move || runs(&session, first, &pane, &tx, &quit))
             .ok();
     }
 
@@ -165,6 +212,7 @@ fn runs(
     first: Started,
     pane: &Arc<Mutex<Pane>>,
     tx: &Sender<Event>,
+    quit: &Arc<AtomicBool>,
 ) -> Vec<Finished> {
     let mut finished = Vec::new();
     let mut next = Some(first);
@@ -201,7 +249,13 @@ fn runs(
         }
         let _ = tx.send(Event::Redraw);
         let stop_tail = Arc::new(AtomicBool::new(false));
-        let tail = spawn_tail(started.files.log.clone(), pane, tx, stop_tail.clone());
+        let tail = spawn_tail(
+            started.files.log.clone(),
+            pane,
+            tx,
+            stop_tail.clone(),
+            quit.clone(),
+        );
         let (files, status) = started.wait();
         stop_tail.store(true, Ordering::SeqCst);
         if let Some(t) = tail {
@@ -244,26 +298,54 @@ fn lock(pane: &Mutex<Pane>) -> std::sync::MutexGuard<'_, Pane> {
     pane.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// How far the tail may fall behind the log before it jumps to its end.
+const TAIL_BEHIND: u64 = 1 << 20;
+/// What it keeps of the end when it jumps (the pane shows 200 lines at most).
+const TAIL_WINDOW: u64 = 64 << 10;
+
 /// Follow the log file into the pane (the runner writes it directly) until `stop`, then
-/// read what is left.
+/// read what is left; at once on `quit` (`q`: the pane is gone, nobody waits for it).
+/// The log is the runner's to replace: it is opened without blocking (a FIFO there is
+/// said on the pane, not waited on), and a log written faster than it is read is
+/// followed from its last [`TAIL_WINDOW`] bytes.
 fn spawn_tail(
     log: PathBuf,
     pane: &Arc<Mutex<Pane>>,
     tx: &Sender<Event>,
     stop: Arc<AtomicBool>,
+    quit: Arc<AtomicBool>,
 ) -> Option<JoinHandle<()>> {
+    use crate::regular_file::{self, OpenError};
+    use std::io::{Seek, SeekFrom};
     let pane = pane.clone();
     let tx = tx.clone();
     std::thread::Builder::new()
         .name("tail".into())
         .spawn(move || {
-            let Ok(mut file) = File::open(&log) else {
-                return;
+            let mut file = match regular_file::open(&log) {
+                Ok((file, _)) => file,
+                Err(OpenError::NotRegular(kind)) => {
+                    lock(&pane).push_line(format!(
+                        "[the log {} is {kind}: not followed]",
+                        log.display()
+                    ));
+                    let _ = tx.send(Event::Redraw);
+                    return;
+                }
+                Err(OpenError::Io(_)) => return,
             };
             let mut buf = vec![0u8; 64 << 10];
             let mut last_redraw = Instant::now() - Duration::from_secs(1);
-            loop {
+            while !quit.load(Ordering::SeqCst) {
                 let stopping = stop.load(Ordering::SeqCst);
+                if let (Ok(at), Ok(meta)) = (file.stream_position(), file.metadata()) {
+                    if meta.len() > at + TAIL_BEHIND {
+                        let to = meta.len() - TAIL_WINDOW;
+                        if file.seek(SeekFrom::Start(to)).is_ok() {
+                            lock(&pane).skipped(to - at);
+                        }
+                    }
+                }
                 match file.read(&mut buf) {
                     Ok(0) | Err(_) => {
                         if stopping {
@@ -320,8 +402,9 @@ fn draw_pane(frame: &mut Frame, pane: &Pane, theme: &Theme) {
         .collect();
     let room = inner_h.saturating_sub(lines.len());
     let mut log: Vec<&str> = pane.lines.iter().map(String::as_str).collect();
-    if !pane.partial.is_empty() {
-        log.push(&pane.partial);
+    let partial = String::from_utf8_lossy(&pane.partial);
+    if !partial.is_empty() {
+        log.push(&partial);
     }
     let skip = log.len().saturating_sub(room);
     lines.splice(
@@ -339,6 +422,7 @@ impl Follower {
     /// to keep running, say what became of each run, and give the exit status.
     fn finish(mut self, keep_running: bool, explorer: ExitCode) -> ExitCode {
         child::stop_starting();
+        self.quit.store(true, Ordering::SeqCst);
         if keep_running {
             if let Some(pid) = child::active_pid() {
                 eprint_line(&format!(
@@ -355,10 +439,16 @@ impl Follower {
                 };
             }
         } else {
+            let runner_alive = child::active_pid().is_some();
             let sent = child::stop(libc::SIGINT, self.session.grace);
             if !sent.is_empty() {
                 let names: Vec<String> = sent.iter().map(|&s| child::signal_name(s)).collect();
-                eprint_line(&format!("stopped the runner ({})", names.join(", then ")));
+                let what = if runner_alive {
+                    "the runner"
+                } else {
+                    "what the runner left running in its process group"
+                };
+                eprint_line(&format!("stopped {what} ({})", names.join(", then ")));
             }
         }
         let finished = self
@@ -389,7 +479,7 @@ mod tests {
         let mut p = Pane::default();
         p.push_bytes(b"one\r\ntw");
         assert_eq!(p.lines, ["one"]);
-        assert_eq!(p.partial, "tw");
+        assert_eq!(p.partial, b"tw");
         p.push_bytes(b"o\nthree\n");
         assert_eq!(p.lines, ["one", "two", "three"]);
         assert!(p.partial.is_empty());
@@ -398,5 +488,49 @@ mod tests {
         }
         assert_eq!(p.lines.len(), KEPT_LINES);
         assert_eq!(p.lines.back().unwrap(), &format!("l{}", KEPT_LINES + 4));
+    }
+
+    #[test]
+    fn a_chunk_of_many_lines_keeps_its_last_ones_as_line_by_line_would() {
+        // One chunk of 1000 lines after a partial line: the pane ends as if they came one
+        // by one (the last KEPT_LINES lines, the partial line gone with the skipped ones).
+        let mut whole = Pane::default();
+        let mut one_by_one = Pane::default();
+        let text: String = (0..1000).map(|i| format!("line {i}\r\n")).collect();
+        for p in [&mut whole, &mut one_by_one] {
+            p.push_bytes(b"head-");
+        }
+        whole.push_bytes(format!("{text}tail").as_bytes());
+        for line in text.split_inclusive('\n') {
+            one_by_one.push_bytes(line.as_bytes());
+        }
+        one_by_one.push_bytes(b"tail");
+        assert_eq!(whole.lines, one_by_one.lines);
+        assert_eq!(whole.lines.len(), KEPT_LINES);
+        assert_eq!(whole.lines.front().unwrap(), "line 800");
+        assert_eq!(whole.lines.back().unwrap(), "line 999");
+        assert_eq!(whole.partial, b"tail");
+        // Exactly KEPT_LINES lines: the partial line before them is their first.
+        let mut p = Pane::default();
+        p.push_bytes(b"a");
+        let text: String = (0..KEPT_LINES).map(|i| format!("{i}\n")).collect();
+        p.push_bytes(text.as_bytes());
+        assert_eq!(p.lines.front().unwrap(), "a0");
+    }
+
+    #[test]
+    fn a_flood_of_blank_lines_is_one_scan() {
+        // 20 MB of blank lines in 64 KiB chunks, as the tail reads them: line by line off
+        // the front of a string this took ~15 s (round 3, `slowquit`); a scan is
+        // milliseconds. The budget is loose for a loaded 2-core machine.
+        let mut p = Pane::default();
+        let chunk = vec![b'\n'; 64 << 10];
+        let t = Instant::now();
+        for _ in 0..(20_000_000 / chunk.len()) {
+            p.push_bytes(&chunk);
+        }
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        assert_eq!(p.lines.len(), KEPT_LINES);
+        assert!(p.lines.iter().all(String::is_empty));
     }
 }

@@ -180,6 +180,8 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
         eprint_line(&line);
         return false;
     }
+    let log_ok = usable_log(f).map_err(|line| eprint_line(&line)).is_ok();
+    let log = log_ok.then(|| f.files.log.clone());
     let warmup = Warmup::Runs(session.warmup.unwrap_or(0));
     let code = match &session.baseline {
         Some(baseline) => crate::report::compare::run(&CompareArgs {
@@ -192,7 +194,9 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             }),
             output: None,
             log_a: None,
-            log_b: Some(f.files.log.clone()),
+            log_b: log.clone(),
+            // The baseline's log is still read beside it (`no_log` is for both sides);
+            // beside B only a regular file is taken (`default_log_for`).
             no_log: false,
             warmup,
             warmup_a: None,
@@ -206,8 +210,8 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             file: f.files.etdump.clone(),
             more: Vec::new(),
             per: None,
-            log: Some(f.files.log.clone()),
-            no_log: false,
+            no_log: log.is_none(),
+            log,
             warmup,
             format: match format {
                 RunFormat::Table => ReportFormat::Table,
@@ -225,16 +229,26 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
     code != ExitCode::from(2)
 }
 
-/// When the run left no dump, or one cut short (the runner died writing it): one line
-/// naming the path it was given, how the runner ended and the last lines of its log
+/// When the run left no dump, or one cut short (the runner died writing it), or something
+/// that is not a file at all (a directory, a FIFO, a device: named as what it is): one
+/// line naming the path it was given, how the runner ended and the last lines of its log
 /// (escaped). None: a whole dump is there (whether it decodes is the report's to say).
+/// The path is the runner's to make: it is opened without ever blocking
+/// (`regular_file::open`: a FIFO left there is refused, not waited on).
 pub fn no_dump_line(f: &Finished) -> Option<String> {
+    use crate::regular_file::{self, OpenError};
     use crate::watch::rules::{sniff, Sniff};
     use std::io::Read;
-    let what = match std::fs::File::open(&f.files.etdump) {
-        Err(_) => "the runner wrote no dump".to_string(),
-        Ok(file) => {
-            let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let what = match regular_file::open(&f.files.etdump) {
+        Err(OpenError::Io(_)) => "the runner wrote no dump".to_string(),
+        Err(OpenError::NotRegular(kind)) => {
+            format!(
+                "the runner left {}, not a dump",
+                through_link(&f.files.etdump, kind)
+            )
+        }
+        Ok((file, meta)) => {
+            let len = meta.len();
             let mut head = Vec::with_capacity(12);
             let _ = file.take(12).read_to_end(&mut head);
             match sniff(&head) {
@@ -256,8 +270,33 @@ pub fn no_dump_line(f: &Finished) -> Option<String> {
     ))
 }
 
-/// `its log ends: «a» «b»`, or that it is empty (each line escaped).
+/// `a FIFO`, or `a symbolic link to a character device` when `path` is a link.
+fn through_link(path: &Path, kind: &str) -> String {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => format!("a symbolic link to {kind}"),
+        _ => kind.to_string(),
+    }
+}
+
+/// The run's log when it is a file the report can read; else one line saying what the
+/// runner left there instead (a FIFO, a directory...), and the report goes without it.
+pub fn usable_log(f: &Finished) -> Result<(), String> {
+    match crate::regular_file::open(&f.files.log) {
+        Err(crate::regular_file::OpenError::NotRegular(kind)) => Err(format!(
+            "{}: the runner left {}, not a log; the dump is reported without it",
+            f.files.log.display(),
+            through_link(&f.files.log, kind)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `its log ends: «a» «b»`, or that it is empty (each line escaped), or what the runner
+/// left at its path instead.
 pub fn log_tail(log: &Path) -> String {
+    if let Err(crate::regular_file::OpenError::NotRegular(kind)) = crate::regular_file::open(log) {
+        return format!("its log {} is {}", log.display(), through_link(log, kind));
+    }
     let lines = last_lines(log, LOG_TAIL_LINES);
     if lines.is_empty() {
         return format!("its log {} is empty", log.display());
@@ -266,13 +305,14 @@ pub fn log_tail(log: &Path) -> String {
     format!("its log {} ends: {}", log.display(), quoted.join(" "))
 }
 
-/// The last `n` non-blank lines of a file (from its last 64 KiB).
+/// The last `n` non-blank lines of a file (from its last 64 KiB); none when it is not a
+/// regular file (never opened in a blocking way).
 pub fn last_lines(path: &Path, n: usize) -> Vec<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok((mut file, meta)) = crate::regular_file::open(path) else {
         return Vec::new();
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let len = meta.len();
     let start = len.saturating_sub(64 << 10);
     let mut bytes = Vec::new();
     if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut bytes).is_err() {

@@ -2,7 +2,7 @@
 //! it makes (list, stat, read 12 bytes). The decisions themselves are in `rules`.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs::{self, File, Metadata};
+use std::fs::{self, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -272,7 +272,9 @@ impl Tracker {
         }
 
         let sniffed = match read_head(path) {
-            Ok(head) => rules::sniff(&head),
+            Ok(Some(head)) => rules::sniff(&head),
+            // Replaced by something that is not a file since the stat (a FIFO swapped in).
+            Ok(None) => return self.remove(path, out),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return self.remove(path, out),
             Err(_) if role == Role::Maybe => return self.set_role(path, Role::Other),
             Err(e) => {
@@ -456,13 +458,19 @@ fn later(t: Instant, d: Duration) -> Instant {
         .unwrap_or(t)
 }
 
-/// Up to the first `HEADER_LEN` bytes.
-fn read_head(path: &Path) -> io::Result<Vec<u8>> {
+/// Up to the first `HEADER_LEN` bytes; None when the path is not a regular file (any
+/// more). Never blocks: a FIFO swapped in after the stat is refused, not opened and
+/// waited on (the worker would hang, and `q` with it, which joins the worker).
+fn read_head(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    use crate::regular_file::{self, OpenError};
+    let file = match regular_file::open(path) {
+        Ok((file, _)) => file,
+        Err(OpenError::NotRegular(_)) => return Ok(None),
+        Err(OpenError::Io(e)) => return Err(e),
+    };
     let mut head = Vec::with_capacity(rules::HEADER_LEN);
-    File::open(path)?
-        .take(rules::HEADER_LEN as u64)
-        .read_to_end(&mut head)?;
-    Ok(head)
+    file.take(rules::HEADER_LEN as u64).read_to_end(&mut head)?;
+    Ok(Some(head))
 }
 
 pub(super) fn io_message(e: &io::Error) -> String {
@@ -470,5 +478,38 @@ pub(super) fn io_message(e: &io::Error) -> String {
         io::ErrorKind::NotFound => "no such file or directory".to_string(),
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn the_head_of_a_fifo_is_refused_without_waiting_for_a_writer() {
+        // What the watcher finds when a FIFO is swapped in between its stat and its open
+        // (round 3, `watchfifo`): `File::open` would wait for a writer for ever, and `q`
+        // (which joins the watcher) with it.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("x.etdp");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_head(&path).map_err(|e| e.to_string()));
+        });
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        if got.is_err() {
+            // Unblock the reader (a writer arrives) before failing.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        assert_eq!(got.expect("read_head blocked on a FIFO"), Ok(None));
+        // A regular file: its first bytes.
+        let file = dir.path().join("y.etdp");
+        std::fs::write(&file, b"0123456789abcdef").unwrap();
+        assert_eq!(rules::HEADER_LEN, 12);
+        assert_eq!(read_head(&file).unwrap().unwrap(), b"0123456789ab");
     }
 }
