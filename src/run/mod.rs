@@ -180,7 +180,9 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
         eprint_line(&line);
         return false;
     }
-    let warmup = Warmup::Runs(session.warmup.unwrap_or(0));
+    // `--warmup N` told the runner N; without it, the default of every command (`log`:
+    // the count the runner's log states, else the cold-run rule), never a silent 0.
+    let warmup = session.warmup.map(Warmup::Runs).unwrap_or_default();
     let code = match &session.baseline {
         Some(baseline) => crate::report::compare::run(&CompareArgs {
             a: baseline.clone(),
