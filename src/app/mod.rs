@@ -36,6 +36,7 @@ mod listing;
 pub mod log;
 pub mod modules;
 mod mouse;
+mod overhead;
 pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
