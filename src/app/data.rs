@@ -82,7 +82,9 @@ pub struct OpRow {
     pub node: usize,
     /// A group row (`app::groups`): how many operators it sums; 0 for an operator.
     pub instances: usize,
-    /// A group row: the sum of its instances' medians (shown as its median).
+    /// A group row without per-run sums (instances of several methods, or not one sample
+    /// in the same runs): the sum of its instances' medians, shown as its median marked
+    /// `Σ`. None for a group whose stats are its time per run (their median is shown).
     pub summed_median: Option<f64>,
     /// FLOPs and bytes of one call (`profile::efficiency`); a group row's: the sums over
     /// its instances that have them.
