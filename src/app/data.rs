@@ -140,6 +140,18 @@ pub struct RunSummary {
     /// How the warm-up was chosen when the user did not give a count
     /// (`3 cold runs dropped (auto) · 0 keeps all`, `profile::WarmupRule::text`).
     pub warmup_text: Option<String>,
+    /// A dump of several methods: the counts above are the shown method's (its name
+    /// here), out of `all_runs` runs in `methods` methods. None for one method.
+    pub several: Option<SeveralMethods>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeveralMethods {
+    /// The method the header's runs and `Method::execute` describe.
+    pub shown: String,
+    pub methods: usize,
+    /// `Execute` runs of every method (warm-ups included).
+    pub all_runs: usize,
 }
 
 /// Where the data came from; decides which table columns exist.

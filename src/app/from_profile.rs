@@ -88,6 +88,11 @@ impl ExplorerData {
                     .as_ref()
                     .filter(|r| r.rule != "given")
                     .map(|r| r.text.clone()),
+                several: (profile.methods.len() > 1).then(|| super::data::SeveralMethods {
+                    shown: profile.methods[0].name.clone(),
+                    methods: profile.methods.len(),
+                    all_runs: profile.methods.iter().map(|m| m.runs.total).sum(),
+                }),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),

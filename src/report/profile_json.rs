@@ -207,8 +207,25 @@ fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Resul
     if let Some(rule) = warmup_rule {
         fields.write(w, "warmup_rule", rule)?;
     }
+    if let Some(dump) = dump_methods(profile) {
+        fields.write(w, "dump", &dump)?;
+    }
     // As serde_json closes an object with keys ("{}" for none, which a profile never is).
     w.write_all(if fields.first { b"}\n" } else { b"\n}\n" })
+}
+
+/// A dump of several methods (`dump`, #43): how many methods and runs it holds, and
+/// which method the top-level figures describe (`methods[0]`). None for one method.
+fn dump_methods(profile: &Profile) -> Option<serde_json::Value> {
+    let [first, _, ..] = profile.methods.as_slice() else {
+        return None;
+    };
+    Some(serde_json::json!({
+        "methods": profile.methods.len(),
+        "runs_total": profile.methods.iter().map(|m| m.runs.total).sum::<usize>(),
+        "runs_kept": profile.methods.iter().map(|m| m.runs.kept).sum::<usize>(),
+        "top_level_method": first.name,
+    }))
 }
 
 /// About how many samples the profile holds (what the cost of its text grows with):

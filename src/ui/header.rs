@@ -15,13 +15,25 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut bottom = Vec::new();
     match &state.data {
         Some(d) => {
-            let runs = d.runs.as_ref().map(|r| match &r.warmup_text {
-                // Chosen for the user: say by which rule.
-                Some(t) => format!("runs {} kept of {} · {t}", r.kept, r.total),
-                None => format!(
-                    "runs {} kept, {} warm-up dropped (of {})",
-                    r.kept, r.dropped, r.total
-                ),
+            let runs = d.runs.as_ref().map(|r| {
+                let mut text = match &r.warmup_text {
+                    // Chosen for the user: say by which rule.
+                    Some(t) => format!("runs {} kept of {} · {t}", r.kept, r.total),
+                    None => format!(
+                        "runs {} kept, {} warm-up dropped (of {})",
+                        r.kept, r.dropped, r.total
+                    ),
+                };
+                // Several methods: whose runs these are, and what the dump holds.
+                if let Some(m) = &r.several {
+                    text = format!(
+                        "{} · {text} · {} runs in {} methods",
+                        crate::escape::escape(&m.shown),
+                        m.all_runs,
+                        m.methods
+                    );
+                }
+                text
             });
             let mut files = d.files.join(" + ");
             let need = 12 + files.chars().count() + runs.as_ref().map_or(0, |r| r.len() + 3);
@@ -46,8 +58,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             }
             match &d.total {
                 Some(s) if s.count > 0 => bottom.push(Span::raw(format!(
-                    "{} median {} ({}–{})",
+                    "{}{} median {} ({}–{})",
                     d.total_label,
+                    d.runs
+                        .as_ref()
+                        .and_then(|r| r.several.as_ref())
+                        .map(|m| format!(" · {}", crate::escape::escape(&m.shown)))
+                        .unwrap_or_default(),
                     duration_ms(s.median),
                     duration_ms(s.min),
                     duration_ms(s.max)
