@@ -115,7 +115,8 @@ fn before_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io
         modules: _,
         model_files: _,
         loads: _,
-        warmup_rule: _, // these in `tail`
+        warmup_rule: _,
+        dump: _, // these in `tail`
     } = profile;
     w.write_all(b"{")?;
     fields.write(w, "schema", schema)?;
@@ -189,6 +190,7 @@ fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Resul
         model_files,
         loads,
         warmup_rule,
+        dump,
         ..
     } = profile;
     if let Some(resolution) = resolution {
@@ -207,25 +209,11 @@ fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Resul
     if let Some(rule) = warmup_rule {
         fields.write(w, "warmup_rule", rule)?;
     }
-    if let Some(dump) = dump_methods(profile) {
-        fields.write(w, "dump", &dump)?;
+    if let Some(dump) = dump {
+        fields.write(w, "dump", dump)?;
     }
     // As serde_json closes an object with keys ("{}" for none, which a profile never is).
     w.write_all(if fields.first { b"}\n" } else { b"\n}\n" })
-}
-
-/// A dump of several methods (`dump`, #43): how many methods and runs it holds, and
-/// which method the top-level figures describe (`methods[0]`). None for one method.
-fn dump_methods(profile: &Profile) -> Option<serde_json::Value> {
-    let [first, _, ..] = profile.methods.as_slice() else {
-        return None;
-    };
-    Some(serde_json::json!({
-        "methods": profile.methods.len(),
-        "runs_total": profile.methods.iter().map(|m| m.runs.total).sum::<usize>(),
-        "runs_kept": profile.methods.iter().map(|m| m.runs.kept).sum::<usize>(),
-        "top_level_method": first.name,
-    }))
 }
 
 /// About how many samples the profile holds (what the cost of its text grows with):
