@@ -226,6 +226,94 @@ impl Fenwick {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Stats;
+    use crate::rows::RowKind;
+
+    fn row(ns: &[u64]) -> FleetRow {
+        let ms: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e6).collect();
+        let stats = Stats::from_samples(ms.clone());
+        FleetRow::of_stats(
+            RowKind::Operator,
+            vec!["op".into()],
+            &stats,
+            super::super::Samples::from_ms(&ms),
+        )
+    }
+
+    /// A farm of 4 devices x 10 commits, 10 samples a profile, known truth: device 1 is
+    /// 1.5x slower at every commit; with `regress`, every device is 1.3x slower from
+    /// commit 6 on. A few % of noise per profile and per sample (a fixed LCG). Profiles in
+    /// commit order, the devices of a commit in `devices` order.
+    fn farm(regress: bool, devices: [usize; 4]) -> (Vec<FleetRow>, Vec<usize>) {
+        let mut x: u64 = 12345;
+        let mut noise = |pct: f64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            1.0 + pct / 100.0 * (((x >> 33) as f64 / (1u64 << 31) as f64) * 2.0 - 1.0)
+        };
+        let mut rows = Vec::new();
+        let mut levels = Vec::new();
+        for c in 0..10 {
+            for &d in &devices {
+                let mut base = 100_000.0 * if d == 1 { 1.5 } else { 1.0 };
+                if regress && c >= 6 {
+                    base *= 1.3;
+                }
+                base *= noise(3.0);
+                let ns: Vec<u64> = (0..10).map(|_| (base * noise(1.0)) as u64).collect();
+                rows.push(row(&ns));
+                levels.push(c);
+            }
+        }
+        (rows, levels)
+    }
+
+    const ORDERS: [[usize; 4]; 4] = [[0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [0, 2, 3, 1]];
+
+    #[test]
+    fn a_slow_device_is_no_change() {
+        for devices in ORDERS {
+            let (rows, levels) = farm(false, devices);
+            let seq: Vec<(usize, &FleetRow)> = rows.iter().enumerate().collect();
+            let step = step_change(&seq, &levels, 5.0);
+            assert!(
+                step.as_ref().is_none_or(|s| s.p_value > 0.05),
+                "{devices:?}: {step:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_regression_is_found_at_its_commit_whatever_the_device_order() {
+        for devices in ORDERS {
+            let (rows, levels) = farm(true, devices);
+            let seq: Vec<(usize, &FleetRow)> = rows.iter().enumerate().collect();
+            let step = step_change(&seq, &levels, 5.0).unwrap();
+            // The first profile of commit 6.
+            assert_eq!(step.at, 6 * 4, "{devices:?}: {step:?}");
+            assert!(step.p_value <= 0.05, "{step:?}");
+            assert!(step.delta_pct > 20.0 && step.delta_pct < 40.0, "{step:?}");
+        }
+    }
+
+    /// The largest jump lies between two profiles of one key value: the only split
+    /// allowed is between the values.
+    #[test]
+    fn no_split_inside_a_value_of_the_key() {
+        let ns = |v: u64| vec![v, v + 10, v + 20, v + 5];
+        let rows: Vec<FleetRow> = [100_000, 101_000, 150_000, 151_000, 150_500, 149_000]
+            .iter()
+            .map(|&v| row(&ns(v)))
+            .collect();
+        let seq: Vec<(usize, &FleetRow)> = rows.iter().enumerate().collect();
+        let levels = [0, 0, 0, 1, 1, 1];
+        if let Some(step) = step_change(&seq, &levels, 0.0) {
+            assert_eq!(step.at, 3, "{step:?}");
+        }
+        // One value of the key: no split at all.
+        assert!(step_change(&seq, &[0; 6], 0.0).is_none());
+    }
 
     /// The split medians equal sorting each side's pooled samples.
     #[test]
