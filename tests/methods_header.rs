@@ -93,8 +93,9 @@ fn report_json_says_what_the_dump_holds() {
     assert!(v.get("dump").is_none());
 }
 
-/// The explorer's header on two_method: the Inspector's two Execute blocks (runs each),
-/// the first method named as the one the runs and Method::execute are of.
+/// The explorer's header on two_method: the Inspector's two Execute blocks (runs each);
+/// the header shows the method with the most runs (not the first group, which on a
+/// real program can be a constant method run once), named.
 #[test]
 fn explorer_header_names_the_method_shown_and_the_dump() {
     let golden = json("real/two_method.inspector.json");
@@ -116,18 +117,28 @@ fn explorer_header_names_the_method_shown_and_the_dump() {
     let d = s.data.as_ref().unwrap();
     let several = d.runs.as_ref().unwrap().several.as_ref().unwrap();
     assert_eq!((several.methods, several.all_runs), (2, total));
-    let first = several.shown.clone();
+    // The method with the most runs is the one shown: the Inspector's second block.
+    let most = *blocks.iter().max().unwrap();
+    assert_eq!(blocks[1], most);
+    let p = common::load("real/two_method.etdp", None, 0);
+    let main = &p.methods[1];
+    assert_eq!(main.runs.total, most);
+    assert_eq!(several.shown, main.name);
     let text = explorer::screen(&s);
     let head: Vec<&str> = text.lines().take(2).collect();
     assert!(
         head[0].contains(&format!(
-            "{first} · runs {} kept, 0 warm-up dropped (of {}) · {total} runs in 2 methods",
-            blocks[0], blocks[0]
+            "{} · runs {most} kept, 0 warm-up dropped (of {most}) · {total} runs in 2 methods",
+            main.name
         )),
         "{head:?}"
     );
+    let median = cpuprof_tui::app::format::duration_ms(main.method.as_ref().unwrap().median);
     assert!(
-        head[1].starts_with(&format!("Method::execute · {first} median ")),
+        head[1].starts_with(&format!(
+            "Method::execute · {} median {median} (",
+            main.name
+        )),
         "{head:?}"
     );
 }

@@ -130,7 +130,7 @@ impl FindingRow {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
     pub total: usize,
     pub dropped: usize,
@@ -140,15 +140,22 @@ pub struct RunSummary {
     /// How the warm-up was chosen when the user did not give a count
     /// (`3 cold runs dropped (auto) · 0 keeps all`, `profile::WarmupRule::text`).
     pub warmup_text: Option<String>,
-    /// A dump of several methods: the counts above are the shown method's (its name
-    /// here), out of `all_runs` runs in `methods` methods. None for one method.
+    /// A dump of several methods: the counts above are `methods[0]`'s (what the warm-up
+    /// keys step); the header shows this method's. None for one method.
     pub several: Option<SeveralMethods>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SeveralMethods {
-    /// The method the header's runs and `Method::execute` describe.
+    /// The method the header shows: the one with the most runs (the first of them), not
+    /// a constant method run once before the real work.
     pub shown: String,
+    /// Its runs: kept, warm-up dropped, all.
+    pub kept: usize,
+    pub dropped: usize,
+    pub total: usize,
+    /// Its `Method::execute` (median, min, max in ms), when it has samples.
+    pub execute: Option<(f64, f64, f64)>,
     pub methods: usize,
     /// `Execute` runs of every method (warm-ups included).
     pub all_runs: usize,

@@ -88,11 +88,7 @@ impl ExplorerData {
                     .as_ref()
                     .filter(|r| r.rule != "given")
                     .map(|r| r.text.clone()),
-                several: (profile.methods.len() > 1).then(|| super::data::SeveralMethods {
-                    shown: profile.methods[0].name.clone(),
-                    methods: profile.methods.len(),
-                    all_runs: profile.methods.iter().map(|m| m.runs.total).sum(),
-                }),
+                several: several_methods(profile),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
@@ -429,6 +425,33 @@ impl ExplorerData {
             row_nodes,
         });
     }
+}
+
+/// The header's method of a dump of several: the one with the most runs (the first of
+/// them). None for one method.
+fn several_methods(profile: &Profile) -> Option<super::data::SeveralMethods> {
+    if profile.methods.len() < 2 {
+        return None;
+    }
+    let shown = profile
+        .methods
+        .iter()
+        .rev()
+        .max_by_key(|m| m.runs.total)
+        .expect("several methods");
+    Some(super::data::SeveralMethods {
+        shown: shown.name.clone(),
+        kept: shown.runs.kept,
+        dropped: shown.runs.warmup_dropped,
+        total: shown.runs.total,
+        execute: shown
+            .method
+            .as_ref()
+            .filter(|s| s.count > 0)
+            .map(|s| (s.median, s.min, s.max)),
+        methods: profile.methods.len(),
+        all_runs: profile.methods.iter().map(|m| m.runs.total).sum(),
+    })
 }
 
 /// The node a finding is about: the node named `event` inside `delegate` (a step or an
