@@ -416,7 +416,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", default_value = "run")]
     pub name: String,
     /// Warm-up iterations: sets ET_CPU_WARMUP_RUNS (and `{warmup}`); the profile drops as
-    /// many leading runs.
+    /// many leading runs [default: the runner sets its own; the profile drops what its
+    /// log states, as `report` does].
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_count)]
     pub warmup: Option<usize>,
     /// Timed iterations (1 or more): sets ET_CPU_TIMED_RUNS (and `{timed}`).

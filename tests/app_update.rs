@@ -794,7 +794,9 @@ fn group_by_type_and_drill_in() {
     let d = s.data.as_ref().unwrap();
     let first = &d.groups[s.explorer.table.rows[0]];
     assert_eq!(first.instances, 2);
-    assert!((first.summed_median.unwrap() - 0.4515).abs() < 1e-9);
+    // One method, one sample per run: the median of the per-run sums, not a Σ.
+    assert_eq!(first.summed_median, None);
+    assert!((first.stats.median - 0.4515).abs() < 1e-9);
     // The detail shows the type.
     let node = s.detail_node().unwrap();
     assert_eq!(d.nodes[node].name, "Convolution (NHWC, F32) IGEMM");

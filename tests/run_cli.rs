@@ -390,3 +390,29 @@ fn signals_to_cpuprof_tui_reach_the_runner() {
         assert_eq!(status.code(), Some(128 + sig), "SIG{name}");
     }
 }
+
+/// #43: `run` and `report` on the same dump drop the same warm-up runs. Without
+/// `--warmup`, the runner's log states `Running 3 warm-up and 20 timed iteration(s).`
+/// (fixtures/cpu/mlp_basic.log, truth `warmup: 3`): `run` drops those 3, as `report`
+/// does on the dump and log it left; it used to drop 0.
+#[test]
+fn without_warmup_run_drops_what_report_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(dir.path(), &["--format", "json"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let truth = json("cpu/mlp_basic.truth.json");
+    assert_eq!(doc["runs"]["warmup_dropped"], truth["warmup"]);
+    assert_eq!(doc["runs"]["kept"], 20);
+    assert_eq!(method_samples(&doc), truth_samples());
+    let out = dir.path().canonicalize().unwrap();
+    let report = bin()
+        .arg("report")
+        .arg(out.join("run-1.etdp"))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    let rep: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(rep["runs"], doc["runs"]);
+}

@@ -82,7 +82,9 @@ pub struct OpRow {
     pub node: usize,
     /// A group row (`app::groups`): how many operators it sums; 0 for an operator.
     pub instances: usize,
-    /// A group row: the sum of its instances' medians (shown as its median).
+    /// A group row without per-run sums (instances of several methods, or not one sample
+    /// in the same runs): the sum of its instances' medians, shown as its median marked
+    /// `Σ`. None for a group whose stats are its time per run (their median is shown).
     pub summed_median: Option<f64>,
     /// FLOPs and bytes of one call (`profile::efficiency`); a group row's: the sums over
     /// its instances that have them.
@@ -128,7 +130,7 @@ impl FindingRow {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
     pub total: usize,
     pub dropped: usize,
@@ -138,6 +140,25 @@ pub struct RunSummary {
     /// How the warm-up was chosen when the user did not give a count
     /// (`3 cold runs dropped (auto) · 0 keeps all`, `profile::WarmupRule::text`).
     pub warmup_text: Option<String>,
+    /// A dump of several methods: the counts above are `methods[0]`'s (what the warm-up
+    /// keys step); the header shows this method's. None for one method.
+    pub several: Option<SeveralMethods>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeveralMethods {
+    /// The method the header shows: the one with the most runs (the first of them), not
+    /// a constant method run once before the real work.
+    pub shown: String,
+    /// Its runs: kept, warm-up dropped, all.
+    pub kept: usize,
+    pub dropped: usize,
+    pub total: usize,
+    /// Its `Method::execute` (median, min, max in ms), when it has samples.
+    pub execute: Option<(f64, f64, f64)>,
+    pub methods: usize,
+    /// `Execute` runs of every method (warm-ups included).
+    pub all_runs: usize,
 }
 
 /// Where the data came from; decides which table columns exist.

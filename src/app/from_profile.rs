@@ -9,6 +9,7 @@ use super::data::{
     SHAPES_NOT_RECORDED,
 };
 use super::format;
+use super::overhead::overhead;
 
 impl ExplorerData {
     fn push_op(
@@ -87,6 +88,7 @@ impl ExplorerData {
                     .as_ref()
                     .filter(|r| r.rule != "given")
                     .map(|r| r.text.clone()),
+                several: several_methods(profile),
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
@@ -106,6 +108,7 @@ impl ExplorerData {
                     root_name,
                     scope_prefix: format!("m{} ", k + 1),
                     kept: m.runs.kept,
+                    warmup: m.runs.warmup_dropped,
                     method: m.method.as_ref(),
                     delegates: &m.delegates,
                     other_operators: &m.other_operators,
@@ -119,6 +122,7 @@ impl ExplorerData {
                 root_name: "Method::execute".to_string(),
                 scope_prefix: String::new(),
                 kept: profile.runs.kept,
+                warmup: profile.runs.warmup_dropped,
                 method: profile.method.as_ref(),
                 delegates: &profile.delegates,
                 other_operators: &profile.other_operators,
@@ -189,6 +193,8 @@ struct MethodPart<'a> {
     root_name: String,
     scope_prefix: String,
     kept: usize,
+    /// Warm-up runs dropped (a row's sample i is from run `warmup + i` when it has all).
+    warmup: usize,
     method: Option<&'a crate::profile::Stats>,
     delegates: &'a [crate::profile::Delegate],
     other_operators: &'a [crate::profile::OtherOperator],
@@ -288,7 +294,7 @@ impl ExplorerData {
             } else {
                 delegate.steps.iter().map(|s| &s.stats).collect()
             };
-            if let Some(over) = overhead(&delegate.call, &parts) {
+            if let Some(over) = overhead(&delegate.call, &parts, part.warmup, part.kept) {
                 let what = if delegate.steps.is_empty() {
                     "its operators"
                 } else {
@@ -301,8 +307,8 @@ impl ExplorerData {
                     depth: 0,
                     parent: Some(d),
                     children: Vec::new(),
-                    share: share_of(over.median, Some(delegate.call.median)),
-                    stats: over,
+                    share: share_of(over.stats.median, Some(over.call_per_run_median)),
+                    stats: over.stats,
                     op_row: None,
                     scope: Some(scope),
                     findings: (0, 0),
@@ -421,37 +427,31 @@ impl ExplorerData {
     }
 }
 
-/// A delegate's time outside `parts` (its steps, or its operators), run by run: the
-/// call's time in each kept run minus the parts' times in that run (warm-up runs
-/// likewise, in order). None without parts or when the runs cannot be matched.
-fn overhead(call: &Stats, parts: &[&Stats]) -> Option<Stats> {
-    if parts.is_empty() || call.samples.is_empty() || call.runs.len() != call.samples.len() {
+/// The header's method of a dump of several: the one with the most runs (the first of
+/// them). None for one method.
+fn several_methods(profile: &Profile) -> Option<super::data::SeveralMethods> {
+    if profile.methods.len() < 2 {
         return None;
     }
-    let mut kept = Vec::with_capacity(call.samples.len());
-    for (&run, &ms) in call.runs.iter().zip(call.samples.iter()) {
-        let mut rest = ms;
-        for p in parts {
-            let i = p.runs.iter().position(|&r| r == run)?;
-            rest -= p.samples.get(i)?;
-        }
-        kept.push(rest);
-    }
-    let w = call.warmup_samples.len();
-    let warm: Vec<f64> = if parts.iter().all(|p| p.warmup_samples.len() == w) {
-        (0..w)
-            .map(|i| {
-                call.warmup_samples[i] - parts.iter().map(|p| p.warmup_samples[i]).sum::<f64>()
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Some(
-        Stats::from_samples(kept)
-            .with_runs(call.runs.clone())
-            .with_warmup(warm),
-    )
+    let shown = profile
+        .methods
+        .iter()
+        .rev()
+        .max_by_key(|m| m.runs.total)
+        .expect("several methods");
+    Some(super::data::SeveralMethods {
+        shown: shown.name.clone(),
+        kept: shown.runs.kept,
+        dropped: shown.runs.warmup_dropped,
+        total: shown.runs.total,
+        execute: shown
+            .method
+            .as_ref()
+            .filter(|s| s.count > 0)
+            .map(|s| (s.median, s.min, s.max)),
+        methods: profile.methods.len(),
+        all_runs: profile.methods.iter().map(|m| m.runs.total).sum(),
+    })
 }
 
 /// The node a finding is about: the node named `event` inside `delegate` (a step or an

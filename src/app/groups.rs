@@ -1,7 +1,9 @@
 //! Operators grouped by type: one row per XNNPACK operator type (the name without its
 //! ` #N` instance number) and per kernel, answering "is it the GEMMs or the
-//! convolutions?". Each group row sums its instances' medians; its share is of the
-//! method. Built once per profile, beside the operator rows.
+//! convolutions?". A group row's median is the median over runs of its instances' time
+//! in each run (when they are one method's, one sample a run), else the sum of their
+//! medians, marked `Σ`; its share is of the method. Built once per profile, beside the
+//! operator rows.
 
 use std::collections::BTreeMap;
 
@@ -75,7 +77,19 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
         let all_counted = ops
             .iter()
             .all(|o| o.cost.flops.is_some() && o.cost.bytes.is_some());
-        let stats = per_run_sums(&ops).unwrap_or_else(|| Stats::from_samples(vec![summed]));
+        // The median of the group's time per run when its instances are one method's
+        // and have one sample in the same runs; else (told by a `Σ` in the cell) the sum
+        // of their medians, which is not the median of any run.
+        let per_run = if one_method(data, &ops) {
+            per_run_sums(&ops)
+        } else {
+            None
+        };
+        let (stats, summed_median) = match per_run {
+            Some(s) => (s, None),
+            None => (Stats::from_samples(vec![summed]), Some(summed)),
+        };
+        let shown = summed_median.unwrap_or(stats.median);
         let mut delegates: Vec<&str> = ops.iter().map(|o| o.delegate.as_str()).collect();
         delegates.sort_unstable();
         delegates.dedup();
@@ -87,7 +101,7 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
             many => format!("{} steps", many.len()),
         };
         let share_method = match method_median {
-            Some(m) if m > 0.0 => Some(summed / m),
+            Some(m) if m > 0.0 => Some(shown / m),
             _ => None,
         };
         let scope = {
@@ -100,13 +114,18 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
             }
         };
         let info = format!(
-            "{} · sum of medians {}{}",
+            "{} · {}sum of medians {}{}",
             super::format::count(ops.len(), "instance"),
+            if summed_median.is_none() {
+                format!("median per run {} · ", super::format::duration_ms(shown))
+            } else {
+                String::new()
+            },
             super::format::duration_ms(summed),
             share_method
                 .map(|s| format!(
                     " · {} of Method::execute",
-                    crate::units::share_of_sum(s, summed, ops.len(), method_median)
+                    crate::units::share_of_sum(s, shown, ops.len(), method_median)
                 ))
                 .unwrap_or_default()
         );
@@ -147,7 +166,7 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
             failed: 0,
             node,
             instances: ops.len(),
-            summed_median: Some(summed),
+            summed_median,
             cost,
             rates,
             cost_ms: if all_counted { summed } else { f64::NAN },
@@ -167,13 +186,29 @@ fn rates_none() -> crate::profile::efficiency::Rates {
     }
 }
 
+/// Whether every row is in one method's tree (the runs of two methods are not one run).
+fn one_method(data: &ExplorerData, ops: &[&OpRow]) -> bool {
+    let root = |mut i: usize| {
+        while let Some(p) = data.nodes.get(i).and_then(|n| n.parent) {
+            i = p;
+        }
+        i
+    };
+    let mut roots = ops.iter().map(|o| root(o.node));
+    let first = roots.next();
+    roots.all(|r| Some(r) == first)
+}
+
 /// Per-run totals of a group when every instance has one sample per kept run (the same
-/// runs): the group's time in each run, with its warm-up runs likewise.
+/// runs, each once): the group's time in each run, with its warm-up runs likewise.
 fn per_run_sums(ops: &[&OpRow]) -> Option<Stats> {
     let first = ops.first()?;
     let n = first.stats.samples.len();
     let w = first.stats.warmup_samples.len();
+    // A call repeated in a run lists that run twice: its samples are not one per run.
+    let once_each = first.stats.runs.windows(2).all(|r| r[0] < r[1]);
     if n == 0
+        || !once_each
         || ops.iter().any(|o| {
             o.stats.samples.len() != n
                 || o.stats.warmup_samples.len() != w
@@ -225,7 +260,8 @@ mod tests {
             .find(|g| g.name == "Convolution (NHWC, F32) IGEMM")
             .unwrap();
         assert_eq!(conv.instances, 2);
-        assert!((conv.summed_median.unwrap() - 0.4515).abs() < 1e-9);
+        // Its median is the median of its per-run sums, not a sum of medians.
+        assert_eq!(conv.summed_median, None);
         assert!((conv.share_method.unwrap() - 0.42).abs() < 1e-9);
         assert_eq!(conv.delegate, "d1");
         assert_eq!(conv.step, "XNNPACK/subgraph:conv2d+2");

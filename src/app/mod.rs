@@ -36,6 +36,7 @@ mod listing;
 pub mod log;
 pub mod modules;
 mod mouse;
+mod overhead;
 pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
@@ -53,7 +54,8 @@ pub mod watch;
 
 pub use column::Column;
 pub use data::{
-    ExplorerData, FindingRow, MethodModules, NodeKind, OpRow, RunSummary, SourceKind, TreeNode,
+    ExplorerData, FindingRow, MethodModules, NodeKind, OpRow, RunSummary, SeveralMethods,
+    SourceKind, TreeNode,
 };
 pub use effect::Effect;
 pub use explorer::{reveal_node, sort_by};

@@ -202,6 +202,7 @@ pub fn profile() -> Profile {
         modules: Vec::new(),
         loads: Vec::new(),
         warmup_rule: None,
+        dump: None,
         model_files: None,
     }
 }

@@ -213,6 +213,8 @@ pub fn cell(row: &OpRow, column: Column) -> String {
             format!("{} ({} failed)", s.count as u64 + row.failed, row.failed)
         }
         Column::Count => s.count.to_string(),
+        // A group without per-run sums: the sum of its instances' medians, said so.
+        Column::Median if row.summed_median.is_some() => format!("Σ {}", time(row.shown_median())),
         Column::Median => time(row.shown_median()),
         Column::Min => time(s.min),
         Column::Max => time(s.max),

@@ -217,6 +217,24 @@ fn group_rows(
         for (i, &p) in in_order.iter().enumerate() {
             place[p] = Some(i);
         }
+        // The rank of each profile's value of the key: profiles of one value (one
+        // commit on several devices) are one level, and no split falls inside one.
+        let key = opts.order.as_deref().unwrap_or_default();
+        let mut level: Vec<usize> = vec![0; size];
+        let mut rank = 0;
+        for (i, &p) in in_order.iter().enumerate() {
+            if i > 0 {
+                let prev = profiles[in_order[i - 1]].field(key);
+                if super::natural_cmp(
+                    &prev.unwrap_or_default(),
+                    &profiles[p].field(key).unwrap_or_default(),
+                ) != std::cmp::Ordering::Equal
+                {
+                    rank += 1;
+                }
+            }
+            level[p] = rank;
+        }
         let found: Vec<(usize, super::trend::Step)> = cells
             .iter()
             .enumerate()
@@ -227,7 +245,8 @@ fn group_rows(
                     .copied()
                     .collect();
                 seq.sort_by_key(|(p, _)| place[*p]);
-                super::trend::step_change(&seq, opts.min_change).map(|s| (ri, s))
+                let levels: Vec<usize> = seq.iter().map(|(p, _)| level[*p]).collect();
+                super::trend::step_change(&seq, &levels, opts.min_change).map(|s| (ri, s))
             })
             .collect();
         let adjusted = holm_adjust(&found.iter().map(|(_, s)| s.p_value).collect::<Vec<_>>());

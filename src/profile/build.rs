@@ -273,6 +273,7 @@ pub(crate) fn assemble_profile(
         log_lines: log.map(|l| l.lines.clone()).unwrap_or_default(),
         cold_runs: first.cold_runs.clone(),
         resolution: Some(resolution),
+        dump: super::model::DumpMethods::of(&methods),
         methods,
         modules: Vec::new(),
         model_files: None,

@@ -56,6 +56,32 @@ pub struct Profile {
     /// header line that says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_rule: Option<super::warmup::WarmupRule>,
+    /// A dump of several methods: what it holds (the top-level fields describe
+    /// `methods[0]`; each method's own are in `methods`). None for one method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dump: Option<DumpMethods>,
+}
+
+/// `profile.json` `dump` (#43): the methods and `Execute` runs of a dump of several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DumpMethods {
+    pub methods: usize,
+    /// Runs of every method, warm-ups included.
+    pub runs_total: usize,
+    pub runs_kept: usize,
+    /// Index in `methods` of the method the top-level fields describe (always 0).
+    pub top_level_method: usize,
+}
+
+impl DumpMethods {
+    pub fn of(methods: &[MethodProfile]) -> Option<DumpMethods> {
+        (methods.len() > 1).then(|| DumpMethods {
+            methods: methods.len(),
+            runs_total: methods.iter().map(|m| m.runs.total).sum(),
+            runs_kept: methods.iter().map(|m| m.runs.kept).sum(),
+            top_level_method: 0,
+        })
+    }
 }
 
 /// One group of `Execute` runs with one signature: a method (or a method on one bundled

@@ -115,7 +115,8 @@ fn before_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io
         modules: _,
         model_files: _,
         loads: _,
-        warmup_rule: _, // these in `tail`
+        warmup_rule: _,
+        dump: _, // these in `tail`
     } = profile;
     w.write_all(b"{")?;
     fields.write(w, "schema", schema)?;
@@ -189,6 +190,7 @@ fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Resul
         model_files,
         loads,
         warmup_rule,
+        dump,
         ..
     } = profile;
     if let Some(resolution) = resolution {
@@ -206,6 +208,9 @@ fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Resul
     }
     if let Some(rule) = warmup_rule {
         fields.write(w, "warmup_rule", rule)?;
+    }
+    if let Some(dump) = dump {
+        fields.write(w, "dump", dump)?;
     }
     // As serde_json closes an object with keys ("{}" for none, which a profile never is).
     w.write_all(if fields.first { b"}\n" } else { b"\n}\n" })

@@ -48,8 +48,23 @@ pub fn profile_table_full(p: &Profile, peak: Option<Peak>, width: Option<usize>)
 fn table_text(p: &Profile, peak: Option<Peak>) -> String {
     let mut out = String::new();
     let o = &mut out;
-    // The answer first: what the time of (the first) method goes to.
-    if let Some(answer) = crate::summary::dump_answer(
+    // The answer first: what the time of the method goes to; of each method when there
+    // are several, then what the dump holds.
+    if p.methods.len() > 1 {
+        for m in &p.methods {
+            if let Some(answer) = crate::summary::dump_answer(
+                m.method.as_ref(),
+                &m.delegates,
+                &m.other_operators,
+                None,
+                "",
+                ANSWER_TYPES,
+            ) {
+                let _ = writeln!(o, "{}", escape(&format!("{}: {answer}", m.name)));
+            }
+        }
+        let _ = writeln!(o, "{}", escape(&methods_line(p)));
+    } else if let Some(answer) = crate::summary::dump_answer(
         p.method.as_ref(),
         &p.delegates,
         &p.other_operators,
@@ -57,11 +72,7 @@ fn table_text(p: &Profile, peak: Option<Peak>) -> String {
         "",
         ANSWER_TYPES,
     ) {
-        let method = match p.methods.as_slice() {
-            [first, _, ..] => format!("{}: ", first.name),
-            _ => String::new(),
-        };
-        let _ = writeln!(o, "{}", escape(&format!("{method}{answer}")));
+        let _ = writeln!(o, "{}", escape(&answer.to_string()));
     }
     let _ = writeln!(o, "ETDump  {}", escape(&p.source.etdump));
     let _ = writeln!(
@@ -136,6 +147,22 @@ fn table_text(p: &Profile, peak: Option<Peak>) -> String {
     );
     findings(o, &p.warnings, &p.errors);
     out
+}
+
+/// `Methods 3 · 35 runs, 28 kept: prefill 8 of 10 · decode 17 of 20 · score 3 of 5`.
+fn methods_line(p: &Profile) -> String {
+    let total: usize = p.methods.iter().map(|m| m.runs.total).sum();
+    let kept: usize = p.methods.iter().map(|m| m.runs.kept).sum();
+    let each: Vec<String> = p
+        .methods
+        .iter()
+        .map(|m| format!("{} {} of {}", m.name, m.runs.kept, m.runs.total))
+        .collect();
+    format!(
+        "Methods {} · {total} runs, {kept} kept: {}",
+        p.methods.len(),
+        each.join(" · ")
+    )
 }
 
 /// Operator types named in the answer line.

@@ -48,7 +48,8 @@ pub fn run(args: &RunArgs, session: Session) -> ExitCode {
     };
     let explore = ExploreArgs {
         watch: Some(session.dir.clone()),
-        warmup: Some(Warmup::Runs(session.warmup.unwrap_or(0))),
+        // As `report`: `--warmup N` is what the runner was told, else the log's count.
+        warmup: Some(session.warmup.map(Warmup::Runs).unwrap_or_default()),
         ..ExploreArgs::default()
     };
     let pin = session

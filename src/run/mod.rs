@@ -182,7 +182,9 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
     }
     let log_ok = usable_log(f).map_err(|line| eprint_line(&line)).is_ok();
     let log = log_ok.then(|| f.files.log.clone());
-    let warmup = Warmup::Runs(session.warmup.unwrap_or(0));
+    // `--warmup N` told the runner N; without it, the default of every command (`log`:
+    // the count the runner's log states, else the cold-run rule), never a silent 0.
+    let warmup = session.warmup.map(Warmup::Runs).unwrap_or_default();
     let code = match &session.baseline {
         Some(baseline) => crate::report::compare::run(&CompareArgs {
             a: baseline.clone(),

@@ -11,6 +11,7 @@ mod ratio;
 mod samples;
 mod shift;
 mod summary;
+mod welch;
 
 pub use mann_whitney::{
     mann_whitney_u, min_attainable_p, normal_p_value, u_null_cdf, MannWhitney, MwMethod,
@@ -22,3 +23,4 @@ pub use ratio::{ratio_estimate, RatioEstimate};
 pub use samples::{in_bulk, take_bulk, Samples, BULK_MARKER};
 pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
 pub use summary::{percentile_select, percentile_sorted, Stats};
+pub use welch::{incomplete_beta, student_two_sided, welch_t, WelchT};

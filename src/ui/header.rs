@@ -15,13 +15,28 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut bottom = Vec::new();
     match &state.data {
         Some(d) => {
-            let runs = d.runs.as_ref().map(|r| match &r.warmup_text {
-                // Chosen for the user: say by which rule.
-                Some(t) => format!("runs {} kept of {} · {t}", r.kept, r.total),
-                None => format!(
-                    "runs {} kept, {} warm-up dropped (of {})",
-                    r.kept, r.dropped, r.total
-                ),
+            let runs = d.runs.as_ref().map(|r| {
+                let mut text = match &r.warmup_text {
+                    // Chosen for the user: say by which rule.
+                    Some(t) => format!("runs {} kept of {} · {t}", r.kept, r.total),
+                    None => format!(
+                        "runs {} kept, {} warm-up dropped (of {})",
+                        r.kept, r.dropped, r.total
+                    ),
+                };
+                // Several methods: the main one's runs, and what the dump holds.
+                if let Some(m) = &r.several {
+                    text = format!(
+                        "{} · runs {} kept, {} warm-up dropped (of {}) · {} runs in {} methods",
+                        crate::escape::escape(&m.shown),
+                        m.kept,
+                        m.dropped,
+                        m.total,
+                        m.all_runs,
+                        m.methods
+                    );
+                }
+                text
             });
             let mut files = d.files.join(" + ");
             let need = 12 + files.chars().count() + runs.as_ref().map_or(0, |r| r.len() + 3);
@@ -44,13 +59,24 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 top.push(Span::styled(" │ ", theme.dim()));
                 top.push(Span::raw(runs));
             }
-            match &d.total {
-                Some(s) if s.count > 0 => bottom.push(Span::raw(format!(
-                    "{} median {} ({}–{})",
+            let several = d.runs.as_ref().and_then(|r| r.several.as_ref());
+            let total = match several {
+                Some(m) => m
+                    .execute
+                    .map(|e| (format!(" · {}", crate::escape::escape(&m.shown)), e)),
+                None => d
+                    .total
+                    .as_ref()
+                    .filter(|s| s.count > 0)
+                    .map(|s| (String::new(), (s.median, s.min, s.max))),
+            };
+            match total {
+                Some((whose, (median, min, max))) => bottom.push(Span::raw(format!(
+                    "{}{whose} median {} ({}–{})",
                     d.total_label,
-                    duration_ms(s.median),
-                    duration_ms(s.min),
-                    duration_ms(s.max)
+                    duration_ms(median),
+                    duration_ms(min),
+                    duration_ms(max)
                 ))),
                 _ => bottom.push(Span::raw(format!("{}: no samples", d.total_label))),
             }

@@ -1,0 +1,90 @@
+//! A delegate's `(overhead)` row: the time of its call that none of its children (its
+//! plan steps, or its operators) covers, run by run: copy-in/out, dispatch, waiting.
+//!
+//! A row lists the run of each sample only when some kept run has none (`Stats::runs`
+//! empty: sample i is from run `warmup + i`), which is the usual case on a real dump, so
+//! the runs are made explicit here before the call and its children are matched.
+
+use std::collections::BTreeMap;
+
+use crate::profile::Stats;
+
+/// The overhead's samples, and the median of the call's time per run (the overhead's
+/// share is of that: a call repeated in a run counts once per run, as its overhead).
+pub struct Overhead {
+    pub stats: Stats,
+    pub call_per_run_median: f64,
+}
+
+/// Whole ns of a sample in ms (the profile's samples are whole ns / 1e6).
+fn ns(ms: f64) -> i64 {
+    (ms * 1e6).round() as i64
+}
+
+/// The sum of `s`'s kept samples in each run (a call repeated in a run adds up).
+fn per_run(s: &Stats, warmup: usize) -> BTreeMap<usize, i64> {
+    let mut sums = BTreeMap::new();
+    for (i, &ms) in s.samples.iter().enumerate() {
+        let run = if s.runs.is_empty() {
+            warmup + i
+        } else {
+            match s.runs.get(i) {
+                Some(&r) => r,
+                None => continue,
+            }
+        };
+        *sums.entry(run).or_insert(0) += ns(ms);
+    }
+    sums
+}
+
+/// The call's time outside `parts` in each kept run where the call and every part were
+/// seen (a run that lost a child's event is left out rather than counted as overhead);
+/// warm-up runs likewise when every row has one sample per warm-up run. None without
+/// parts, without a run where all were seen, or when the children cover the call
+/// exactly in every run.
+pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> Option<Overhead> {
+    if parts.is_empty() || call.samples.is_empty() {
+        return None;
+    }
+    let calls = per_run(call, warmup);
+    let sums: Vec<BTreeMap<usize, i64>> = parts.iter().map(|p| per_run(p, warmup)).collect();
+    let mut runs = Vec::with_capacity(calls.len());
+    let mut rest = Vec::with_capacity(calls.len());
+    for (&run, &total) in &calls {
+        let covered: Option<i64> = sums.iter().map(|p| p.get(&run).copied()).sum();
+        if let Some(covered) = covered {
+            runs.push(run);
+            rest.push(total - covered);
+        }
+    }
+    if rest.is_empty() || rest.iter().all(|&r| r == 0) {
+        return None;
+    }
+    // Warm-up samples carry no run index: matched only when every row has one sample
+    // per warm-up run.
+    let one_each = |s: &Stats| s.warmup_samples.len() == warmup;
+    let warm: Vec<f64> = if one_each(call) && parts.iter().all(|p| one_each(p)) {
+        (0..warmup)
+            .map(|i| {
+                let covered: i64 = parts.iter().map(|p| ns(p.warmup_samples[i])).sum();
+                (ns(call.warmup_samples[i]) - covered) as f64 / 1e6
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let runs = if runs.len() == kept && runs.first() == Some(&warmup) {
+        Vec::new()
+    } else {
+        runs
+    };
+    let call_totals: Vec<f64> = calls.values().map(|&t| t as f64 / 1e6).collect();
+    let samples = rest.into_iter().map(|r| r as f64 / 1e6).collect();
+    Some(Overhead {
+        stats: Stats::from_samples(samples)
+            .with_runs(runs)
+            .with_warmup(warm),
+        call_per_run_median: Stats::from_samples(call_totals).median,
+    })
+}
