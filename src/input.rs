@@ -503,8 +503,10 @@ fn read_limited(
             return Err(InputError::Cancelled);
         }
         let room = limit.saturating_add(1).saturating_sub(bytes.len() as u64);
+        let step = CHUNK.min(room);
+        reserve_within(&mut bytes, step, limit.saturating_add(1));
         let n = r
-            .take(CHUNK.min(room))
+            .take(step)
             .read_to_end(&mut bytes)
             .map_err(|e| InputError::Io(io_message(&e)))?;
         if bytes.len() as u64 > limit {
@@ -516,6 +518,21 @@ fn read_limited(
             return Ok(bytes);
         }
     }
+}
+
+/// Make room for `step` more bytes without letting the buffer's capacity pass `cap`
+/// (the limit + 1 byte): the capacity doubles while it can, then stops at `cap`, so
+/// `read_to_end` into it never has to grow it (its own growth doubles past the limit:
+/// an endless stream read to a 4 GiB limit would ask for 8 GiB).
+fn reserve_within(bytes: &mut Vec<u8>, step: u64, cap: u64) {
+    let len = bytes.len() as u64;
+    let need = len.saturating_add(step);
+    if (bytes.capacity() as u64) >= need {
+        return;
+    }
+    let doubled = (bytes.capacity() as u64).saturating_mul(2);
+    let target = doubled.max(need).min(cap.max(need));
+    bytes.reserve_exact(usize::try_from(target - len).unwrap_or(usize::MAX));
 }
 
 /// A short reason for an I/O error (no OS error number).
@@ -530,6 +547,47 @@ pub fn io_message(e: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An endless stream read to a limit never holds more than the limit + 1 byte of
+    /// buffer (`read_to_end`'s own doubling asked for twice the limit).
+    #[test]
+    fn an_endless_stream_stops_at_the_limit_without_doubling() {
+        for limit in [
+            0u64,
+            1,
+            5 << 20,
+            (8 << 20) - 1,
+            8 << 20,
+            (8 << 20) + 1,
+            37 << 20,
+        ] {
+            let mut bytes = Vec::new();
+            let cap = limit + 1;
+            let mut r = std::io::repeat(7);
+            loop {
+                let room = cap - bytes.len() as u64;
+                let step = (8u64 << 20).min(room);
+                reserve_within(&mut bytes, step, cap);
+                (&mut r).take(step).read_to_end(&mut bytes).unwrap();
+                assert!(
+                    bytes.capacity() as u64 <= cap,
+                    "{limit}: {}",
+                    bytes.capacity()
+                );
+                if bytes.len() as u64 == cap {
+                    break;
+                }
+            }
+        }
+        let got = read_limited(
+            &mut std::io::repeat(0),
+            0,
+            3 << 20,
+            &mut |_, _| {},
+            &AtomicBool::new(false),
+        );
+        assert!(matches!(got, Err(InputError::TooLarge { limit, size: None }) if limit == 3 << 20));
+    }
 
     #[test]
     fn sizes() {

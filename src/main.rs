@@ -124,7 +124,17 @@ fn preflight(cli: &Cli) -> Result<(), String> {
         }
     };
     if let Some(out) = output {
-        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        // The program and ETRecord read with each dump (named, or beside it) are inputs too.
+        let model: Vec<PathBuf> = match &cli.command {
+            Some(Command::Report(a)) => std::iter::once(&a.file).chain(&a.more).collect(),
+            Some(Command::Export(a)) => vec![&a.file],
+            Some(Command::Compare(a)) => vec![&a.a, &a.b],
+            _ => Vec::new(),
+        }
+        .into_iter()
+        .flat_map(|dump| cpuprof_tui::profile::model_input_paths(dump))
+        .collect();
+        let inputs: Vec<&Path> = inputs.iter().chain(&model).map(PathBuf::as_path).collect();
         cpuprof_tui::output::check_output(out, &inputs)
             .map_err(|e| format!("{}: {e}", out.display()))?;
     }

@@ -267,14 +267,14 @@ fn et_log_times() {
 fn one_timestamp_by_hand() {
     let run = runlog::read_file(&fixtures("cpu").join("mlp_basic.log")).unwrap();
     // Line 4: "I 00:00:00.002865 executorch:CPUBackend.cpp:252] CPU_PLAN_CHUNK 0 28 7b22...".
-    let f = run.lines[3].et_log.as_ref().unwrap();
+    let f = run.lines.get(3).unwrap().et_log.unwrap();
     assert_eq!(f.time_us, Some(2_865));
     assert_eq!(f.level, Some('I'));
     assert_eq!(f.file, "CPUBackend.cpp");
     assert_eq!(f.line, 252);
     assert!(f.message.starts_with("CPU_PLAN_CHUNK 0 28 7b2272"));
     // Line 1: "I 00:00:00.000298 executorch:runner.cpp:141] Model file mlp.pte is loaded."
-    let f = run.lines[0].et_log.as_ref().unwrap();
+    let f = run.lines.get(0).unwrap().et_log.unwrap();
     assert_eq!((f.time_us, f.line), (Some(298), 141));
     assert_eq!(f.message, "Model file mlp.pte is loaded.");
 }
@@ -285,19 +285,23 @@ fn noise_case() {
     assert_eq!(run.sequences.len(), 2);
     assert!(run.warnings.is_empty());
     let is_chunk = |i: usize| {
-        run.lines[i].text.contains("CPU_PLAN_CHUNK 1 ")
-            || run.lines[i].text.contains("CPU_PLAN_CHUNK 2 ")
+        run.lines.get(i).unwrap().text.contains("CPU_PLAN_CHUNK 1 ")
+            || run.lines.get(i).unwrap().text.contains("CPU_PLAN_CHUNK 2 ")
     };
     // A foreign line between chunks 1 and 2 of a sequence, kept as a short-form ET_LOG line.
     let between: Vec<usize> = (1..run.lines.len() - 1)
         .filter(|&i| {
-            run.lines[i].text.starts_with("[cpuinfo_utils.cpp:125]")
+            run.lines
+                .get(i)
+                .unwrap()
+                .text
+                .starts_with("[cpuinfo_utils.cpp:125]")
                 && is_chunk(i - 1)
                 && is_chunk(i + 1)
         })
         .collect();
     assert_eq!(between.len(), 2, "one per sequence");
-    let f = run.lines[between[0]].et_log.as_ref().unwrap();
+    let f = run.lines.get(between[0]).unwrap().et_log.unwrap();
     assert_eq!(
         (f.level, f.time_us, f.file.as_str(), f.line),
         (None, None, "cpuinfo_utils.cpp", 125)
@@ -351,7 +355,7 @@ fn real_pybindings_logs() {
             run.sequences.is_empty() && run.warnings.is_empty(),
             "{path:?}"
         );
-        for line in &run.lines {
+        for line in run.lines.iter() {
             // The runtime's lines are `[<file>.cpp:<line>] ...`; `[fixture] ...` and the
             // rest are the fixture script's and Python's.
             let short = line.text.starts_with('[') && line.text.contains(".cpp:");

@@ -207,7 +207,7 @@ pub struct ExplorerData {
     pub findings: Vec<FindingRow>,
     /// The decoded CpuBackend plans (ETDump), shown above the raw log.
     pub plans: Vec<super::plan_view::PlanText>,
-    pub log: Vec<String>,
+    pub log: crate::runlog::LogLines,
     /// The profile's row tree (ETDump), kept for watch mode's compare of two runs.
     pub rows: Option<std::sync::Arc<crate::rows::RowTree>>,
     /// What a node runs in the model (ETDump read with an ETRecord), by node index:

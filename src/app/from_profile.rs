@@ -183,7 +183,7 @@ impl ExplorerData {
         groups.apply(&mut data);
         data.flame = Some(std::sync::Arc::new(flame));
         data.plans = super::plan_view::plans(profile);
-        data.log = profile.log_lines.iter().map(|l| l.text.clone()).collect();
+        data.log = profile.log_lines.clone();
         data
     }
 }

@@ -22,7 +22,7 @@ pub const HSCROLL_STEP: usize = 8;
 pub fn max_hscroll(data: Option<&ExplorerData>, width: usize) -> usize {
     let Some(d) = data else { return 0 };
     let number_w = d.log.len().to_string().len() + 1;
-    let longest = d.log.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let longest = d.log.longest_chars();
     longest.saturating_sub(width.saturating_sub(number_w))
 }
 

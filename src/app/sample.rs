@@ -5,7 +5,7 @@ use crate::profile::{
     Delegate, DelegateKind, EventStats, Finding, OperatorKind, OperatorStats, OtherOperator,
     PlanStep, Profile, ProfileSource, RunCounts, Stats, PROFILE_SCHEMA,
 };
-use crate::runlog::{CpuPlan, LogLine};
+use crate::runlog::{CpuPlan, LogLines};
 
 use super::data::ExplorerData;
 
@@ -183,19 +183,11 @@ pub fn profile() -> Profile {
             "delegate #4 has no plan; operators shown directly under the call",
         )],
         errors: Vec::new(),
-        log_lines: [
+        log_lines: LogLines::from_lines([
             "I 00:00:00.001000 executorch:runner.cpp:10] Loading model",
             "I 00:00:00.002000 executorch:cpu_backend.cpp:88] CPU_PLAN_CHUNK 0/1 7b7d",
             "I 00:00:00.090000 executorch:runner.cpp:40] Done",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, t)| LogLine {
-            number: i + 1,
-            text: t.to_string(),
-            et_log: None,
-        })
-        .collect(),
+        ]),
         methods: Vec::new(),
         resolution: None,
         cold_runs: None,

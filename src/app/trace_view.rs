@@ -170,7 +170,7 @@ impl ExplorerData {
                 .push(FindingRow::plain(false, w.kind.clone(), w.message.clone()));
         }
         let c = &trace.counts;
-        data.log = vec![
+        let log = [
             format!("trace: {}", trace.trace),
             format!("format: {}", trace.format.label()),
             format!(
@@ -178,6 +178,7 @@ impl ExplorerData {
                 c.events, c.op_events, c.ignored_events, c.ignored_fields, c.malformed
             ),
         ];
+        data.log = crate::runlog::LogLines::from_lines(log.iter().map(String::as_str));
         super::flame_build::attach(&mut data);
         data
     }

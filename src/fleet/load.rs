@@ -68,6 +68,7 @@ pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
                 error: Some(crate::escape::message_line(&format!(
                     "internal error while loading: {panic}"
                 ))),
+                warnings: Vec::new(),
                 rows: Vec::new(),
             });
             let n = seen.entry(rel.clone()).or_insert(0);
@@ -104,6 +105,7 @@ pub fn load_one(f: &Found, opts: &LoadOptions) -> FleetProfile {
         runs: 0,
         method: None,
         error: None,
+        warnings: Vec::new(),
         rows: Vec::new(),
     };
     if let Some(t) = &opts.key {
@@ -118,7 +120,10 @@ pub fn load_one(f: &Found, opts: &LoadOptions) -> FleetProfile {
             }
         }
         Ok(None) => {}
-        Err(e) => p.error = Some(crate::escape::message_line(&e)),
+        // The dump is still read: a bad sidecar costs its metadata, not the profile.
+        Err(e) => p.warnings.push(crate::escape::message_line(&format!(
+            "{e}; its metadata left out"
+        ))),
     }
     if let Some(m) = mtime_text(&f.path) {
         p.meta

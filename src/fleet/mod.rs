@@ -188,6 +188,9 @@ pub struct FleetProfile {
     /// `Method::execute` (dumps; the first method of a multi-method dump), no samples.
     pub method: Option<Stats>,
     pub error: Option<String>,
+    /// Problems that did not stop the load (a sidecar that is not a flat object: its
+    /// metadata left out), one line each.
+    pub warnings: Vec<String>,
     pub rows: Vec<FleetRow>,
 }
 

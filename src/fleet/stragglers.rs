@@ -61,6 +61,7 @@ pub fn stragglers(ranks: Vec<Vec<FleetRow>>, opts: &AnalysisOptions) -> Vec<Stra
             runs: 0,
             method: None,
             error: None,
+            warnings: Vec::new(),
             rows,
         })
         .collect();

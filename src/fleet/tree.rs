@@ -114,6 +114,7 @@ mod tests {
             runs: 3,
             method: method.map(|m| Stats::from_samples(vec![m])),
             error: None,
+            warnings: Vec::new(),
             rows,
         }
     }

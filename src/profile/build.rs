@@ -286,11 +286,14 @@ pub(crate) fn assemble_profile(
 /// they name as many methods as the dump has groups; else `method 1`, `method 2`, ...
 pub(crate) fn method_names(log: Option<&RunLog>, groups: usize) -> Vec<String> {
     let mut logged: Vec<String> = Vec::new();
-    for line in log.map(|l| l.lines.as_slice()).unwrap_or_default() {
+    for line in log
+        .into_iter()
+        .flat_map(|l| l.lines.containing("Using method "))
+    {
         let text = line
             .et_log
             .as_ref()
-            .map_or(line.text.as_str(), |e| e.message.as_str());
+            .map_or(line.text, |e| e.message.as_str());
         if let Some(rest) = text.trim().strip_prefix("Using method ") {
             let name = rest.trim().to_string();
             if !name.is_empty() && !logged.contains(&name) {

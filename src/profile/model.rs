@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Stats;
-use crate::runlog::{CpuPlan, LogLine};
+use crate::runlog::{CpuPlan, LogLines};
 
 pub const PROFILE_SCHEMA: &str = "cpuprof.profile/1";
 
@@ -28,7 +28,7 @@ pub struct Profile {
     pub errors: Vec<Finding>,
     /// Runner log lines, for the log view (not part of profile.json).
     #[serde(skip)]
-    pub log_lines: Vec<LogLine>,
+    pub log_lines: LogLines,
     /// Every group of runs with one signature (one method, or one bundled input), in
     /// order of first appearance. The top-level fields describe `methods[0]`.
     #[serde(default)]

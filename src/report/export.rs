@@ -3,14 +3,18 @@
 //! usage (one line on stderr naming the file).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 
 use super::folded::DumpFolder;
 use super::{chrome, emit, folded};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::profile::warmup::Warmup;
-use crate::profile::{default_log_for, ProfileRequest, RunSelection, Timeline, TimelineRun};
+use crate::profile::{
+    default_log_for, load_profile_from_bytes, unchanged_or, ProfileRequest, RunSelection, Timeline,
+    TimelineRun,
+};
 use crate::source::is_trace_file;
 use crate::timeline::{load_dump_timeline, load_dump_timeline_with, load_trace_timeline};
 
@@ -144,6 +148,8 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
             })?
         }
     };
+    let mut tl = tl;
+    name_methods_from_model(&mut tl, &request);
     let runs = select_runs(&tl, range, args.include_warmup);
     if runs.is_empty() {
         return Err(format!(
@@ -158,6 +164,9 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     if let Some(l) = &log {
         inputs.push(l);
     }
+    // The ETRecord and program read with the dump are inputs too: never written over.
+    let model_inputs = crate::profile::model_input_paths(&args.file);
+    inputs.extend(model_inputs.iter().map(PathBuf::as_path));
     emit(
         &mut |w: &mut dyn Write| match args.format {
             ExportFormat::Chrome => chrome::write_dump_chrome(w, &tl, &runs, &name),
@@ -167,6 +176,51 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
         &inputs,
         terminal_format(args.format),
     )
+}
+
+/// Methods named as every other command names them: the timeline's methods (from the
+/// log, else `method N`) renamed by the program (`--program`, or `STEM.pte` beside the
+/// dump) through the profile's own rule ([`crate::profile::model_files`]), which needs
+/// the built profile: built here only when a dump of several methods has a program or
+/// ETRecord to read, and dropped before the export is written. A dump from a stream
+/// (read once) keeps the timeline's names; a log from a stream is not read again.
+fn name_methods_from_model(tl: &mut Timeline, request: &ProfileRequest) {
+    if tl.methods.len() < 2 || crate::profile::model_input_paths(&request.etdump).is_empty() {
+        return;
+    }
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+    if !regular(&request.etdump) {
+        return;
+    }
+    let mut request = request.clone();
+    let log_read_again = request.log.as_deref().is_none_or(regular);
+    if !log_read_again {
+        request = request.without_log();
+    }
+    let Ok(input) = crate::input::read_input_mapped(&request.etdump) else {
+        return;
+    };
+    let never = AtomicBool::new(false);
+    let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+    let Ok(profile) = unchanged_or(&input, &request.etdump, loaded) else {
+        return;
+    };
+    for w in profile
+        .warnings
+        .iter()
+        .filter(|w| w.kind.starts_with("program_") || w.kind.starts_with("etrecord_"))
+    {
+        crate::escape::eprint_line(&format!("warning: {}: {}", w.kind, w.message));
+    }
+    if profile.methods.len() != tl.methods.len() {
+        return;
+    }
+    for (name, m) in tl.methods.iter_mut().zip(&profile.methods) {
+        // Without the log, a method the program leaves unnamed keeps the timeline's name.
+        if log_read_again || !m.name.starts_with("method ") {
+            name.clone_from(&m.name);
+        }
+    }
 }
 
 /// How `emit` escapes the export for a terminal: chrome is JSON, folded is plain text.

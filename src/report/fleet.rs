@@ -62,6 +62,8 @@ fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
             inputs.extend(crate::profile::default_log_for(&f.path));
         }
         inputs.extend(crate::fleet::meta::sidecar_path(&f.path));
+        // The program and ETRecord a dump is read with (named, or beside it).
+        inputs.extend(crate::profile::model_input_paths(&f.path));
     }
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     if let (Some(out), None) = (&args.output, &args.partition_by) {
@@ -255,6 +257,11 @@ fn write_samples(
 }
 
 fn report_failures(fleet: &Fleet) -> ExitCode {
+    for p in &fleet.profiles {
+        for w in &p.warnings {
+            eprint_line(&format!("warning: {}: {w}", p.id));
+        }
+    }
     let failed = fleet.profiles.iter().filter(|p| p.error.is_some()).count();
     if failed > 0 {
         eprint_line(&format!(
@@ -284,14 +291,43 @@ fn write_partitions(
             dir.display()
         ));
     }
+    // Every partition is tried: one that cannot be written is reported and the others
+    // still are, so a failure never leaves half a dataset silently.
+    let mut failed: Vec<String> = Vec::new();
     for (file, profiles) in partitions(fleet, dir, key) {
         let parent = file.parent().expect("a partition file has a folder");
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("{}: {}", parent.display(), crate::input::io_message(&e)))?;
-        write_atomic_with(&file, inputs, &mut |w| write(w, &profiles))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let name = parent.file_name().map(|n| n.to_string_lossy().into_owned());
+        if let Some(name) = name.filter(|n| n.contains('~')) {
+            let ids: Vec<&str> = profiles.iter().map(|p| p.id.as_str()).collect();
+            eprint_line(&format!(
+                "note: the --partition-by value of {} is too long for a file name: written as {name}",
+                ids.join(", ")
+            ));
+        }
+        let written = std::fs::create_dir_all(parent)
+            .map_err(|e| format!("{}: {}", parent.display(), crate::input::io_message(&e)))
+            .and_then(|()| {
+                write_atomic_with(&file, inputs, &mut |w| write(w, &profiles))
+                    .map_err(|e| format!("{}: {e}", file.display()))
+            });
+        if let Err(e) = written {
+            failed.push(e);
+        }
     }
-    Ok(())
+    match failed.len() {
+        0 => Ok(()),
+        1 => Err(failed.remove(0)),
+        n => {
+            for e in &failed[..n - 1] {
+                eprint_line(e);
+            }
+            Err(format!(
+                "{} (and {} more partitions not written)",
+                failed[n - 1],
+                n - 1
+            ))
+        }
+    }
 }
 
 /// `cpuprof.fleet/1`, newline-terminated.
@@ -336,6 +372,7 @@ pub fn fleet_value(fleet: &Fleet) -> Value {
                 "runs": p.runs,
                 "method": p.method.as_ref().map(stats_value),
                 "error": p.error,
+                "warnings": p.warnings,
             })
         })
         .collect();

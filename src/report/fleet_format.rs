@@ -34,7 +34,8 @@ const TAIL: [&str; 16] = [
 pub const PATH_SEPARATOR: &str = " › ";
 
 /// The metadata keys of the fleet, in the order first seen; a key that is also a fixed
-/// column is written as `meta.KEY`.
+/// column is written as `meta.KEY` (`meta.meta.KEY` when that too is a column or a key:
+/// every column name is distinct).
 pub fn meta_columns(fleet: &Fleet) -> Vec<(String, String)> {
     meta_columns_beside(fleet, &[])
 }
@@ -42,22 +43,36 @@ pub fn meta_columns(fleet: &Fleet) -> Vec<(String, String)> {
 /// [`meta_columns`], a key that is one of `more` fixed columns also written `meta.KEY`
 /// (the samples table's `run` and `ms`).
 pub fn meta_columns_beside(fleet: &Fleet, more: &[&str]) -> Vec<(String, String)> {
-    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut keys: Vec<&String> = Vec::new();
     for p in &fleet.profiles {
         for k in p.meta.keys() {
-            if !keys.iter().any(|(key, _)| key == k) {
-                let k_ = k.as_str();
-                let fixed = LEAD.contains(&k_) || TAIL.contains(&k_) || more.contains(&k_);
-                let column = if fixed {
-                    format!("meta.{k}")
-                } else {
-                    k.clone()
-                };
-                keys.push((k.clone(), column));
+            if !keys.contains(&k) {
+                keys.push(k);
             }
         }
     }
-    keys
+    let is_fixed = |k: &str| LEAD.contains(&k) || TAIL.contains(&k) || more.contains(&k);
+    // Names taken before any key is renamed: the fixed columns and every key kept as is.
+    let mut taken: std::collections::HashSet<String> = LEAD
+        .iter()
+        .chain(TAIL.iter())
+        .chain(more.iter())
+        .map(|s| s.to_string())
+        .chain(keys.iter().filter(|k| !is_fixed(k)).map(|k| k.to_string()))
+        .collect();
+    keys.into_iter()
+        .map(|k| {
+            if !is_fixed(k) {
+                return (k.clone(), k.clone());
+            }
+            let mut column = format!("meta.{k}");
+            while taken.contains(&column) {
+                column.insert_str(0, "meta.");
+            }
+            taken.insert(column.clone());
+            (k.clone(), column)
+        })
+        .collect()
 }
 
 pub fn fleet_csv(fleet: &Fleet) -> String {

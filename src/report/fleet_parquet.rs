@@ -128,12 +128,16 @@ pub fn parquet_bytes(
 }
 
 /// Hive's rule for a partition directory's value: `%XX` for anything but letters,
-/// digits and `._-`; a missing value is `__HIVE_DEFAULT_PARTITION__`.
+/// digits and `._-`; a missing or empty value is `__HIVE_DEFAULT_PARTITION__` (readers
+/// take both for null), a value that is that text itself has its `_` encoded (`%5F`: the
+/// same value once decoded, a directory of its own). A name over [`MAX_NAME`] bytes is
+/// cut (never inside a `%XX`) and ends with `~` and a hash of the whole name: `~` is
+/// never made by the encoding, so a cut name meets no other value's.
 pub fn partition_dir(key: &str, value: Option<&str>) -> String {
-    let enc = |s: &str| -> String {
+    let enc = |s: &str, all: &[u8]| -> String {
         s.bytes()
             .map(|b| {
-                if b.is_ascii_alphanumeric() || b"._-".contains(&b) {
+                if (b.is_ascii_alphanumeric() || b"._-".contains(&b)) && !all.contains(&b) {
                     (b as char).to_string()
                 } else {
                     format!("%{b:02X}")
@@ -141,14 +145,46 @@ pub fn partition_dir(key: &str, value: Option<&str>) -> String {
             })
             .collect()
     };
-    match value {
-        Some(v) if !v.is_empty() => format!("{}={}", enc(key), enc(v)),
-        _ => format!("{}=__HIVE_DEFAULT_PARTITION__", enc(key)),
+    let name = match value {
+        Some(DEFAULT_PARTITION) => format!("{}={}", enc(key, b""), enc(DEFAULT_PARTITION, b"_")),
+        Some(v) if !v.is_empty() => format!("{}={}", enc(key, b""), enc(v, b"")),
+        _ => format!("{}={DEFAULT_PARTITION}", enc(key, b"")),
+    };
+    fit_name(name)
+}
+
+/// Hive's name of the null partition.
+const DEFAULT_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
+
+/// The longest file name most file systems take (bytes).
+pub const MAX_NAME: usize = 255;
+
+/// `name` itself when it fits in [`MAX_NAME`] bytes, else its head and `~HASH`.
+fn fit_name(name: String) -> String {
+    if name.len() <= MAX_NAME {
+        return name;
     }
+    // FNV-1a of the whole name, 64 bits as 16 hex digits.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut cut = MAX_NAME - 17;
+    // The name is ASCII (encoded); step back out of a `%XX`.
+    let bytes = name.as_bytes();
+    if let Some(p) = bytes[cut.saturating_sub(2)..cut]
+        .iter()
+        .rposition(|&b| b == b'%')
+    {
+        cut = cut - 2 + p;
+    }
+    format!("{}~{h:016x}", &name[..cut])
 }
 
 /// The files of `--partition-by KEY` under `dir`: (path, profiles), by value in natural
-/// order.
+/// order (a missing value last). Values that make the same directory (a missing value
+/// and `""`) share its file: no file is written twice.
 pub fn partitions<'f>(
     fleet: &'f Fleet,
     dir: &Path,
@@ -166,16 +202,17 @@ pub fn partitions<'f>(
         (Some(x), Some(y)) => crate::fleet::natural_cmp(x, y),
         (x, y) => y.is_some().cmp(&x.is_some()),
     });
-    parts
-        .into_iter()
-        .map(|(v, list)| {
-            (
-                dir.join(partition_dir(key, v.as_deref()))
-                    .join("part-0.parquet"),
-                list,
-            )
-        })
-        .collect()
+    let mut files: Vec<(PathBuf, Vec<&FleetProfile>)> = Vec::new();
+    for (v, list) in parts {
+        let file = dir
+            .join(partition_dir(key, v.as_deref()))
+            .join("part-0.parquet");
+        match files.iter_mut().find(|(f, _)| *f == file) {
+            Some((_, all)) => all.extend(list),
+            None => files.push((file, list)),
+        }
+    }
+    files
 }
 
 #[cfg(test)]
@@ -187,5 +224,35 @@ mod tests {
         assert_eq!(partition_dir("device", Some("pixel7")), "device=pixel7");
         assert_eq!(partition_dir("device", Some("a b/c")), "device=a%20b%2Fc");
         assert_eq!(partition_dir("d", None), "d=__HIVE_DEFAULT_PARTITION__");
+        assert_eq!(partition_dir("d", Some("")), "d=__HIVE_DEFAULT_PARTITION__");
+        assert_eq!(
+            partition_dir("d", Some("__HIVE_DEFAULT_PARTITION__")),
+            "d=%5F%5FHIVE%5FDEFAULT%5FPARTITION%5F%5F"
+        );
+    }
+
+    #[test]
+    fn long_names_are_cut_and_hashed() {
+        let v = format!("m{}", "/".repeat(100));
+        let a = partition_dir("device", Some(&v));
+        assert!(a.len() <= MAX_NAME, "{a}");
+        // 7 + 1 + 300 encoded bytes cut to 238, never inside `%2F`, then `~` + 16 digits.
+        let (head, hash) = a.rsplit_once('~').unwrap();
+        assert_eq!(hash.len(), 16);
+        assert!(
+            head.starts_with("device=m%2F") && head.ends_with("%2F"),
+            "{head}"
+        );
+        let b = partition_dir("device", Some(&format!("m{}", "/".repeat(101))));
+        assert_ne!(a, b, "values with the same head differ by their hash");
+        for n in 200..300 {
+            let name = partition_dir("k", Some(&"é".repeat(n)));
+            assert!(name.len() <= MAX_NAME);
+            let head = name.rsplit_once('~').map_or(name.as_str(), |(h, _)| h);
+            assert!(
+                !head.ends_with('%') && !head[..head.len() - 1].ends_with('%'),
+                "{name}"
+            );
+        }
     }
 }

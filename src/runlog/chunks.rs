@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use super::{CpuPlan, PlanProblem};
 
-const MARK: &str = "CPU_PLAN_CHUNK";
+pub(crate) const MARK: &str = "CPU_PLAN_CHUNK";
 
 /// The three fields of a chunk line. Numbers too large for `usize` saturate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,11 +7,13 @@
 
 mod chunks;
 mod etlog;
+mod lines;
 mod plan;
 mod reader;
 #[cfg(test)]
 mod tests;
 
+pub use lines::{LogLine, LogLines};
 pub use plan::{CpuPlan, PlanCandidate, PlanRegion, SelectionContext};
 pub use reader::{parse, read_file};
 
@@ -52,18 +54,18 @@ pub struct RunLog {
     /// Problems with sequences (each also recorded in its `PlanSequence::outcome`).
     pub warnings: Vec<LogWarning>,
     /// Every line of the log (plan chunk lines included), for the log view.
-    pub lines: Vec<LogLine>,
+    pub lines: LogLines,
 }
 
 impl RunLog {
     /// The warm-up and timed iteration counts the runner states
     /// (`Running 3 warm-up and 20 timed iteration(s).`), from its first such line.
     pub fn stated_iterations(&self) -> Option<(usize, usize)> {
-        self.lines.iter().find_map(|line| {
+        self.lines.containing(" warm-up and ").find_map(|line| {
             let text = line
                 .et_log
                 .as_ref()
-                .map_or(line.text.as_str(), |e| e.message.as_str());
+                .map_or(line.text, |e| e.message.as_str());
             parse_iterations(text)
         })
     }
@@ -137,18 +139,6 @@ pub struct LogWarning {
     /// Index of the sequence concerned.
     pub sequence: usize,
     pub message: String,
-}
-
-/// One log line, split when it is an ET_LOG line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogLine {
-    /// 1-based line number.
-    pub number: usize,
-    /// Line text without the line ending.
-    pub text: String,
-    /// Set for ET_LOG lines (`I 00:00:00.012345 executorch:file.cpp:12] msg` or
-    /// `[file.cpp:12] msg`).
-    pub et_log: Option<EtLogFields>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

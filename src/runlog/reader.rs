@@ -1,15 +1,14 @@
 use std::path::Path;
 
 use super::chunks::{self, RawSequence};
-use super::etlog::parse_et_log;
-use super::{LogLine, LogWarning, PlanSequence, RunLog};
+use super::{LogLines, LogWarning, PlanSequence, RunLog};
 
 /// Parse a whole runner log (any bytes; invalid UTF-8 is replaced, never fatal).
 ///
 /// Lines end at `\n`; one `\r` before it is dropped (LF, CRLF or a mix). A final line
 /// without a line ending still counts; the empty text after a final line ending does not.
 pub fn parse(bytes: &[u8]) -> RunLog {
-    let lines = split_lines(bytes);
+    let lines = LogLines::parse(bytes);
     let raw = raw_sequences(&lines);
     let mut sequences = Vec::with_capacity(raw.len());
     let mut warnings = Vec::new();
@@ -42,27 +41,7 @@ pub fn read_file(path: &Path) -> Result<RunLog, String> {
     Ok(parse(&bytes))
 }
 
-fn split_lines(bytes: &[u8]) -> Vec<LogLine> {
-    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    if bytes.is_empty() {
-        return Vec::new();
-    }
-    body.split(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, raw)| {
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let text = String::from_utf8_lossy(raw).into_owned();
-            let et_log = parse_et_log(&text);
-            LogLine {
-                number: i + 1,
-                text,
-                et_log,
-            }
-        })
-        .collect()
-}
-
 /// The chunk sequences of already split lines (for [`RunLog::plan_json`]).
-pub(crate) fn raw_sequences(lines: &[LogLine]) -> Vec<RawSequence<'_>> {
-    chunks::assemble(lines.iter().map(|l| (l.number, l.text.as_str())))
+pub(crate) fn raw_sequences(lines: &LogLines) -> Vec<RawSequence<'_>> {
+    chunks::assemble(lines.containing(chunks::MARK).map(|l| (l.number, l.text)))
 }

@@ -106,8 +106,11 @@ fn chunk_without_prefix_and_with_short_prefix() {
     let run = parse(&log(&lines));
     assert!(run.warnings.is_empty(), "{:?}", run.warnings);
     assert!(run.sequences[0].outcome.is_ok());
-    assert_eq!(run.lines[0].et_log, None);
-    assert_eq!(run.lines[1].et_log.as_ref().unwrap().file, "CPUBackend.cpp");
+    assert_eq!(run.lines.get(0).unwrap().et_log, None);
+    assert_eq!(
+        run.lines.get(1).unwrap().et_log.unwrap().file,
+        "CPUBackend.cpp"
+    );
 }
 
 #[test]
@@ -339,7 +342,7 @@ fn noise_and_decoy_between_chunks() {
     let run = parse(&log(&lines));
     assert!(run.warnings.is_empty(), "{:?}", run.warnings);
     assert_eq!(run.lines.len(), 8);
-    assert_eq!(run.lines[4].et_log.as_ref().unwrap().file, "notes.cpp");
+    assert_eq!(run.lines.get(4).unwrap().et_log.unwrap().file, "notes.cpp");
     assert!(run.sequences[0].outcome.is_ok());
 }
 
@@ -365,9 +368,9 @@ fn empty_input() {
 fn only_crlf() {
     let run = parse(b"\r\n");
     assert_eq!(run.lines.len(), 1);
-    assert_eq!(run.lines[0].number, 1);
-    assert_eq!(run.lines[0].text, "");
-    assert_eq!(run.lines[0].et_log, None);
+    assert_eq!(run.lines.get(0).unwrap().number, 1);
+    assert_eq!(run.lines.get(0).unwrap().text, "");
+    assert_eq!(run.lines.get(0).unwrap().et_log, None);
     assert!(run.sequences.is_empty());
     assert_eq!(parse(b"\r\n\r\n\r\n").lines.len(), 3);
 }
@@ -375,7 +378,7 @@ fn only_crlf() {
 #[test]
 fn line_endings_and_lossy_text() {
     let run = parse(b"a\r\nb\nc\r\rd\n\xffe");
-    let texts: Vec<&str> = run.lines.iter().map(|l| l.text.as_str()).collect();
+    let texts: Vec<&str> = run.lines.iter().map(|l| l.text).collect();
     // Only one `\r` before `\n` is a line ending; a final line without one counts.
     assert_eq!(texts, vec!["a", "b", "c\r\rd", "\u{fffd}e"]);
     let numbers: Vec<usize> = run.lines.iter().map(|l| l.number).collect();
@@ -388,7 +391,7 @@ fn line_endings_and_lossy_text() {
 #[test]
 fn hours_over_99_in_a_log() {
     let run = parse(b"I 101:30:00.412345 executorch:runner.cpp:211] Method loaded.\r\n");
-    let f = run.lines[0].et_log.as_ref().unwrap();
+    let f = run.lines.get(0).unwrap().et_log.unwrap();
     // (101 * 3600 + 30 * 60) s = 365_400 s, plus 412_345 us.
     assert_eq!(f.time_us, Some(365_400_412_345));
     assert_eq!(f.line, 211);

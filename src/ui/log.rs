@@ -82,7 +82,14 @@ pub fn render(
                 let n = i - head.len();
                 Line::from(vec![
                     Span::styled(format!("{:>number_w$} ", n + 1), theme.dim()),
-                    Span::raw(data.log[n].chars().skip(hscroll).collect::<String>()),
+                    Span::raw(
+                        data.log
+                            .text(n)
+                            .unwrap_or("")
+                            .chars()
+                            .skip(hscroll)
+                            .collect::<String>(),
+                    ),
                 ])
             }
         };
