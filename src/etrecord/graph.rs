@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::json::{Kind, Number, Reader};
 use super::{DelegateRecord, Node};
@@ -321,6 +321,7 @@ pub struct HandleMethod {
 pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
     let mut r = Reader::new(text);
     let mut methods: Vec<HandleMethod> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     // An older file: instruction ids at the top.
     let mut legacy = HandleMethod {
         name: "forward".to_string(),
@@ -350,8 +351,13 @@ pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
                 Ok(())
             })?;
             // A method named twice: the later one, as a JSON object's later key wins.
-            methods.retain(|x| x.name != m.name);
-            methods.push(m);
+            match index.get(&m.name) {
+                Some(&i) => methods[i] = m,
+                None => {
+                    index.insert(m.name.clone(), methods.len());
+                    methods.push(m);
+                }
+            }
         } else {
             legacy_keys = true;
             let mut list = Vec::new();

@@ -78,7 +78,21 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
         match read(path).and_then(|i| crate::etrecord::parse(&i.bytes).map_err(|e| e.to_string())) {
             Ok(record) => {
                 findings.extend(source::attach_sources(profile, &record, &name));
-                files.etrecord = Some(name);
+                if mapped_rows(profile) > 0 {
+                    files.etrecord = Some(name);
+                } else if !findings.iter().any(|f| f.kind == "etrecord_unmatched") {
+                    for m in &mut profile.methods {
+                        m.modules.clear();
+                    }
+                    // Read, matched, yet no handle of it reaches a node of its program
+                    // (an older layout, or an ETRecord of another export): not used.
+                    findings.push(Finding::new(
+                        "etrecord_unmapped",
+                        format!(
+                            "ETRecord {name}: maps no instruction of the dump to a node of its program (an older layout, or another export?); loaded without sources"
+                        ),
+                    ));
+                }
             }
             Err(e) => findings.push(Finding::new(
                 "etrecord_unreadable",
@@ -94,6 +108,41 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
     for (i, f) in findings.into_iter().enumerate() {
         profile.warnings.insert(i, f);
     }
+}
+
+/// What a file given as the dump is, when it is a model file instead: the message that
+/// says so and how to pass it (`.pte` and `.bpte` as `--program`, an ETRecord's zip as
+/// `--etrecord`).
+pub fn model_file_given_as_dump(bytes: &[u8]) -> Option<&'static str> {
+    match bytes.get(4..8)? {
+        b"ET12" => {
+            Some("this is an ExecuTorch program (.pte), not an ETDump; pass it as --program")
+        }
+        b"BP08" => Some(
+            "this is an ExecuTorch bundled program (.bpte), not an ETDump; pass it as --program",
+        ),
+        _ if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") => Some(
+            "this is a zip (an ETRecord, as etrecord.bin is), not an ETDump; pass it as --etrecord",
+        ),
+        _ => None,
+    }
+}
+
+/// Rows whose source names at least one node of the ETRecord's program.
+fn mapped_rows(profile: &Profile) -> usize {
+    let mapped =
+        |s: &Option<super::model::RowSource>| s.as_ref().is_some_and(|s| !s.nodes.is_empty());
+    profile
+        .methods
+        .iter()
+        .map(|m| {
+            m.delegates.iter().filter(|d| mapped(&d.source)).count()
+                + m.other_operators
+                    .iter()
+                    .filter(|o| mapped(&o.source))
+                    .count()
+        })
+        .sum()
 }
 
 /// (program, ETRecord) read with `dump`: named, else beside it.
