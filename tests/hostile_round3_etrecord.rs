@@ -566,9 +566,9 @@ fn a_bundled_program_is_a_program() {
     assert_eq!(v["methods"][0]["name"], "forward");
 }
 
-/// An ETRecord in the old layout whose nodes carry no debug handle (what older exports
-/// wrote): read, matched to the method, but it maps no instruction: a warning says so and
-/// the profile does not name it as used.
+/// An ETRecord in the old layout whose nodes carry no debug handle, or one of another
+/// export: read, matched to the method, but it maps no instruction to a node that fits:
+/// a warning says so, no row keeps a source, and the profile does not name it as used.
 #[test]
 fn an_etrecord_that_maps_no_instruction_is_a_warning() {
     let (dir, dump) = scratch();
@@ -603,6 +603,46 @@ fn an_etrecord_that_maps_no_instruction_is_a_warning() {
         v["model_files"]
     );
     assert_eq!(v["modules"], serde_json::json!([]));
+    // The old-layout file of the XNNPACK export given for the portable export's dump:
+    // its handles reach nodes, but those name other operators than every kernel (#0
+    // runs permute_copy where its nodes are the delegate's linear and relu): not used.
+    let dir2 = tempfile::tempdir().unwrap();
+    let portable = dir2.path().join("modules_portable.etdp");
+    std::fs::copy(fixture("modules_portable.etdp"), &portable).unwrap();
+    let (v, err, _) = report_with(
+        &portable,
+        &fixture("old_layout.etrecord"),
+        Duration::from_secs(30),
+    );
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("etrecord_")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("etrecord_unmapped")
+            && lines[0].contains(
+                "#0 native_call_permute_copy.out where its nodes are aten.linear.default"
+            ),
+        "{err}"
+    );
+    assert!(v["model_files"]["etrecord"].is_null());
+    assert!(v["other_operators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["source"].is_null()));
+    assert_eq!(v["modules"], serde_json::json!([]));
+    // The portable export's ETRecord for the XNNPACK dump: its handles reach nodes of
+    // every delegate call, but all 4 kernels' nodes name other operators: a warning.
+    let (_, err, _) = report_with(
+        &dump,
+        &fixture("modules_portable.etrecord.bin"),
+        Duration::from_secs(30),
+    );
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("etrecord_")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("etrecord_mismatched") && lines[0].contains("4 of 4 kernels"),
+        "{err}"
+    );
     // The real old-layout file maps every instruction, as the new layout does.
     let (v, err, _) = report_with(
         &dump,

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::model::{Finding, ModelFiles, Profile};
+use super::model::{Finding, ModelFiles, Profile, RowSource};
 use super::source;
 
 /// `--etrecord` / `--program` as given on the command line (set once by `main`).
@@ -78,20 +78,10 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
         match read(path).and_then(|i| crate::etrecord::parse(&i.bytes).map_err(|e| e.to_string())) {
             Ok(record) => {
                 findings.extend(source::attach_sources(profile, &record, &name));
-                if mapped_rows(profile) > 0 {
+                let unmatched = findings.iter().any(|f| f.kind == "etrecord_unmatched");
+                findings.extend(judge_fit(profile, &name, unmatched));
+                if fit(profile).fitting > 0 {
                     files.etrecord = Some(name);
-                } else if !findings.iter().any(|f| f.kind == "etrecord_unmatched") {
-                    for m in &mut profile.methods {
-                        m.modules.clear();
-                    }
-                    // Read, matched, yet no handle of it reaches a node of its program
-                    // (an older layout, or an ETRecord of another export): not used.
-                    findings.push(Finding::new(
-                        "etrecord_unmapped",
-                        format!(
-                            "ETRecord {name}: maps no instruction of the dump to a node of its program (an older layout, or another export?); loaded without sources"
-                        ),
-                    ));
                 }
             }
             Err(e) => findings.push(Finding::new(
@@ -128,21 +118,113 @@ pub fn model_file_given_as_dump(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Rows whose source names at least one node of the ETRecord's program.
-fn mapped_rows(profile: &Profile) -> usize {
-    let mapped =
-        |s: &Option<super::model::RowSource>| s.as_ref().is_some_and(|s| !s.nodes.is_empty());
-    profile
-        .methods
-        .iter()
-        .map(|m| {
-            m.delegates.iter().filter(|d| mapped(&d.source)).count()
-                + m.other_operators
-                    .iter()
-                    .filter(|o| mapped(&o.source))
-                    .count()
-        })
-        .sum()
+/// How the ETRecord's nodes fit the dump's rows.
+#[derive(Default)]
+struct Fit {
+    /// Delegate calls given nodes, and kernels whose operator their nodes name.
+    fitting: usize,
+    /// Kernels (`native_call_*`) given nodes, and those whose nodes name other operators.
+    kernels: usize,
+    misfits: usize,
+    first_misfit: Option<String>,
+}
+
+fn fit(profile: &Profile) -> Fit {
+    let mut f = Fit::default();
+    let nodes_of = |s: &Option<RowSource>| s.as_ref().filter(|s| !s.nodes.is_empty()).cloned();
+    for m in &profile.methods {
+        f.fitting += m
+            .delegates
+            .iter()
+            .filter(|d| nodes_of(&d.source).is_some())
+            .count();
+        for o in &m.other_operators {
+            for k in &o.kernels {
+                let (Some(op), Some(s)) =
+                    (k.name.strip_prefix("native_call_"), nodes_of(&k.source))
+                else {
+                    continue;
+                };
+                f.kernels += 1;
+                let base = op.split('.').next().unwrap_or(op);
+                let base = base.rsplit("::").next().unwrap_or(base);
+                if s.op_types.iter().any(|t| t.split('.').any(|p| p == base)) {
+                    f.fitting += 1;
+                } else {
+                    f.misfits += 1;
+                    f.first_misfit.get_or_insert_with(|| {
+                        format!(
+                            "#{} {} where its nodes are {}",
+                            o.instruction_id,
+                            k.name,
+                            s.op_types.join(", ")
+                        )
+                    });
+                }
+            }
+        }
+    }
+    f
+}
+
+/// An ETRecord that gives no row a node of its program, or whose nodes name other
+/// operators than every kernel it maps (an older layout, another export's file), is not
+/// used: a warning, and the rows keep no source. One whose nodes name other operators
+/// than most of the kernels is a warning.
+fn judge_fit(profile: &mut Profile, name: &str, unmatched: bool) -> Vec<Finding> {
+    let f = fit(profile);
+    let first = f
+        .first_misfit
+        .map(|m| format!(" (first: {m})"))
+        .unwrap_or_default();
+    if f.fitting == 0 {
+        if unmatched {
+            return Vec::new(); // etrecord_unmatched said so
+        }
+        for m in &mut profile.methods {
+            clear_sources(m);
+        }
+        return vec![Finding::new(
+            "etrecord_unmapped",
+            format!(
+                "ETRecord {name}: maps no instruction of the dump to a node of its program that fits it{first} (an older layout, or another export?); loaded without sources"
+            ),
+        )];
+    }
+    if f.kernels >= 2 && f.misfits * 2 > f.kernels {
+        return vec![Finding::new(
+            "etrecord_mismatched",
+            format!(
+                "ETRecord {name}: the nodes of {} of {} kernels name other operators{first}: an ETRecord of another export?",
+                f.misfits, f.kernels
+            ),
+        )];
+    }
+    Vec::new()
+}
+
+fn clear_sources(m: &mut super::model::MethodProfile) {
+    for d in &mut m.delegates {
+        d.source = None;
+        for op in &mut d.operators {
+            op.source = None;
+        }
+        for s in &mut d.steps {
+            for op in &mut s.operators {
+                op.source = None;
+            }
+        }
+        for u in &mut d.unattributed {
+            u.source = None;
+        }
+    }
+    for o in &mut m.other_operators {
+        o.source = None;
+        for k in &mut o.kernels {
+            k.source = None;
+        }
+    }
+    m.modules.clear();
 }
 
 /// (program, ETRecord) read with `dump`: named, else beside it.
