@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::json::{Kind, Number, Reader};
 use super::{DelegateRecord, Node};
@@ -233,15 +233,21 @@ fn first_output_name(r: &mut Reader) -> Result<Option<String>, String> {
     Ok(out)
 }
 
-/// Past this many handles in one list, repeats are found with a set.
+/// Past this many handles in one list, repeats are counted in a map.
 const SMALL_LIST: usize = 16;
 
+/// How often one handle is kept in one instruction's list. Real lists repeat a handle
+/// (XNNPACK's: twice) and the Inspector keeps the repeats (its `debug_handles` and one
+/// `op_types` entry each); past this, a repeat is counted, not kept, so a list of
+/// millions of one handle costs memory by its distinct handles.
+pub const MAX_REPEATS: usize = 4;
+
 /// Handles as written (a number, a decimal string, or a list of either) appended to
-/// `out`, each once: a handle already in `out` adds to `repeats` instead. A handle that
+/// `out`, each at most [`MAX_REPEATS`] times: one more adds to `repeats` instead. A handle that
 /// is not one is an error after the whole value is read (the reader stays in step).
 fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), String> {
     let mut bad: Option<String> = None;
-    let mut seen: Option<HashSet<u64>> = None;
+    let mut seen: Option<HashMap<u64, usize>> = None;
     let mut one = |r: &mut Reader, out: &mut Vec<u64>| -> Result<(), String> {
         let h = match r.kind() {
             Some(Kind::Number) => match r.number()? {
@@ -272,16 +278,24 @@ fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), 
             }
         };
         if let Some(h) = h {
-            let known = match &mut seen {
-                Some(set) => !set.insert(h),
-                None => out.contains(&h),
+            let times = match &mut seen {
+                Some(map) => {
+                    let n = map.entry(h).or_insert(0);
+                    *n += 1;
+                    *n
+                }
+                None => out.iter().filter(|&&x| x == h).count() + 1,
             };
-            if known {
+            if times > MAX_REPEATS {
                 *repeats += 1;
             } else {
                 out.push(h);
                 if seen.is_none() && out.len() > SMALL_LIST {
-                    seen = Some(out.iter().copied().collect());
+                    let mut map = HashMap::new();
+                    for &x in out.iter() {
+                        *map.entry(x).or_insert(0) += 1;
+                    }
+                    seen = Some(map);
                 }
             }
         }

@@ -225,8 +225,10 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
         };
         if hm.repeats > 0 {
             repeated.push(format!(
-                "method {method:?}: {} debug handle(s) listed again for the same instruction; each counted once",
-                hm.repeats
+                "method {method:?}: {} debug handle(s) listed more than {} times for one instruction; the repeats past {} left out",
+                hm.repeats,
+                graph::MAX_REPEATS,
+                graph::MAX_REPEATS
             ));
         }
         let delegates = delegate_map.get(&method).cloned().unwrap_or_default();
@@ -276,7 +278,10 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
     for (kind, list) in [
         ("could not be read (left out)", bad_program),
         ("have debug handles that map to no node", unmapped),
-        ("list a debug handle twice for one instruction", repeated),
+        (
+            "list a debug handle too often for one instruction",
+            repeated,
+        ),
     ] {
         record.warnings.extend(folded(list, kind));
     }

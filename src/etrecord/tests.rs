@@ -67,21 +67,28 @@ fn not_a_zip_is_one_line() {
 }
 
 #[test]
-fn repeated_handles_are_counted_once() {
-    let text = format!(
-        r#"{{"forward": {{"0": [{}1], "1": [2, "2", 3]}}}}"#,
-        "1, ".repeat(1000)
-    );
+fn repeated_handles_are_kept_up_to_a_few_times() {
+    // As XNNPACK writes them (and the Inspector keeps them): repeats kept.
+    let m =
+        graph::parse_handle_map(br#"{"forward": {"0": [1, 2, 2, 3], "1": [2, "2", 3]}}"#).unwrap();
+    assert_eq!(m[0].table[&0], vec![1, 2, 2, 3]);
+    assert_eq!(m[0].table[&1], vec![2, 2, 3]);
+    assert_eq!(m[0].repeats, 0);
+    // A thousand repeats: MAX_REPEATS kept, the rest counted.
+    let text = format!(r#"{{"forward": {{"0": [{}1]}}}}"#, "1, ".repeat(1000));
     let m = graph::parse_handle_map(text.as_bytes()).unwrap();
-    assert_eq!(m[0].table[&0], vec![1]);
-    assert_eq!(m[0].table[&1], vec![2, 3]);
-    assert_eq!(m[0].repeats, 1000 + 1);
-    // Many distinct handles then repeats: the set takes over past a few.
-    let many: Vec<String> = (0..40).chain(0..40).map(|h| h.to_string()).collect();
+    assert_eq!(m[0].table[&0], vec![1; graph::MAX_REPEATS]);
+    assert_eq!(m[0].repeats, 1001 - graph::MAX_REPEATS as u64);
+    // Many distinct handles, each six times: the map takes over past a few.
+    let many: Vec<String> = (0..6)
+        .flat_map(|_| 0..40)
+        .map(|h: u64| h.to_string())
+        .collect();
     let text = format!(r#"{{"0": [{}]}}"#, many.join(","));
     let m = graph::parse_handle_map(text.as_bytes()).unwrap();
-    assert_eq!(m[0].table[&0], (0..40).collect::<Vec<u64>>());
-    assert_eq!(m[0].repeats, 40);
+    let want: Vec<u64> = (0..graph::MAX_REPEATS).flat_map(|_| 0..40).collect();
+    assert_eq!(m[0].table[&0], want);
+    assert_eq!(m[0].repeats, 80);
 }
 
 #[test]
@@ -102,7 +109,7 @@ fn edge_programs_with_non_finite_floats_and_unused_keys_are_read() {
     assert_eq!(nodes[0].module_path(), Some("attn"));
     assert_eq!(nodes[0].frame().unwrap().short(), "m.py:9 in forward");
     assert_eq!(nodes[1].name, "old_name");
-    assert_eq!(nodes[1].debug_handles, vec![4]);
+    assert_eq!(nodes[1].debug_handles, vec![4, 4]);
     // A node without a target, a handle that is not one: errors naming them.
     let e = graph::parse_nodes(br#"{"graph_module": {"graph": {"nodes": [{"name": "a"}]}}}"#)
         .unwrap_err();
