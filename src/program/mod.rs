@@ -341,4 +341,29 @@ mod tests {
         other[4..8].copy_from_slice(b"XXXX");
         assert!(parse(&other).unwrap_err().to_string().contains("ET12"));
     }
+
+    /// A bundled program is its embedded program; every cut and a flood of bad offsets
+    /// is an error, never a panic.
+    #[test]
+    fn a_bundled_program_is_read_through_and_damage_is_an_error() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/etrecord");
+        let bpte = std::fs::read(dir.join("attention_mask.bpte")).unwrap();
+        let pte = std::fs::read(dir.join("attention_mask.pte")).unwrap();
+        assert_eq!(parse(&bpte).unwrap(), parse(&pte).unwrap());
+        // The embedded program is the .pte's bytes: a cut into it is an error; the test
+        // suites after it are not read.
+        let at = bpte.windows(pte.len()).position(|w| w == pte).unwrap();
+        for cut in (8..bpte.len()).step_by(97) {
+            assert_eq!(
+                parse(&bpte[..cut]).is_err(),
+                cut < at + pte.len(),
+                "cut at {cut}"
+            );
+        }
+        for at in (0..64).chain((64..bpte.len()).step_by(13)) {
+            let mut b = bpte.clone();
+            b[at] ^= 0xff;
+            let _ = parse(&b);
+        }
+    }
 }
