@@ -95,8 +95,12 @@ pub fn load_dump_timeline_with(
             .and_then(|path| crate::input::read_input(&path).ok())
             .map(|input| runlog::parse(&input.bytes))),
     };
+    let model_file = crate::profile::model_file_given_as_dump(bytes);
     let dump_error = |e: EtDumpError| match e {
         EtDumpError::Io(msg) => format!("{dump_name}: {}", io_words(&msg)),
+        EtDumpError::NotEtDump(_) if model_file.is_some() => {
+            format!("{dump_name}: {}", model_file.unwrap_or_default())
+        }
         other => format!("{dump_name}: {other}"),
     };
     // A map of a file truncated or rewritten meanwhile: what was decoded is not the dump.

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashMap;
 
+use super::json::{Kind, Number, Reader};
 use super::{DelegateRecord, Node};
 
 /// One `key,path,type` item of `nn_module_stack`.
@@ -114,90 +115,200 @@ pub fn op_type(target: &str) -> &str {
         .unwrap_or(target)
 }
 
-#[derive(Deserialize)]
-struct ExportedProgram {
-    graph_module: GraphModule,
-}
-
-#[derive(Deserialize)]
-struct GraphModule {
-    graph: Graph,
-}
-
-#[derive(Deserialize)]
-struct Graph {
-    nodes: Vec<SerNode>,
-}
-
-#[derive(Deserialize)]
-struct SerNode {
-    #[serde(default)]
-    name: Option<String>,
-    target: String,
-    #[serde(default)]
-    outputs: Vec<Value>,
-    #[serde(default)]
-    metadata: BTreeMap<String, Value>,
-}
-
-/// The nodes of an edge program (torch.export serde JSON).
+/// The nodes of an edge program (torch.export serde JSON): only `graph_module.graph.nodes`
+/// is read, and of each node its name, target, first output's name and three metadata
+/// keys; everything else (arguments, constants, unused metadata) is skipped unbuilt.
 pub fn parse_nodes(text: &[u8]) -> Result<Vec<Node>, String> {
-    let ep: ExportedProgram = serde_json::from_slice(text).map_err(|e| e.to_string())?;
-    let mut nodes = Vec::with_capacity(ep.graph_module.graph.nodes.len());
-    for n in ep.graph_module.graph.nodes {
-        if n.target == "_operator.getitem" {
-            continue;
+    let mut r = Reader::new(text);
+    let mut nodes = None;
+    r.object(|r, k| match &*k {
+        "graph_module" => r.object(|r, k| match &*k {
+            "graph" => r.object(|r, k| match &*k {
+                "nodes" => {
+                    let mut list = Vec::new();
+                    r.array(|r, _| {
+                        if let Some(n) = read_node(r)? {
+                            list.push(n);
+                        }
+                        Ok(())
+                    })?;
+                    nodes = Some(list);
+                    Ok(())
+                }
+                _ => r.skip(),
+            }),
+            _ => r.skip(),
+        }),
+        _ => r.skip(),
+    })?;
+    r.finish()?;
+    nodes.ok_or_else(|| "no `graph_module.graph.nodes`".to_string())
+}
+
+/// One node; None for `_operator.getitem` (the Inspector leaves it out).
+fn read_node(r: &mut Reader) -> Result<Option<Node>, String> {
+    let mut name: Option<String> = None;
+    let mut output: Option<String> = None;
+    let mut target: Option<String> = None;
+    let mut debug_handles = Vec::new();
+    let mut stack_trace = None;
+    let mut module_stack = None;
+    let mut handle_error = None;
+    r.object(|r, k| match &*k {
+        "name" => {
+            name = r.string_or_skip()?.map(Cow::into_owned);
+            Ok(())
         }
-        let name = n.name.unwrap_or_else(|| output_name(&n.outputs));
-        let text_of = |key: &str| match n.metadata.get(key) {
-            Some(Value::String(s)) => Some(s.clone()),
-            _ => None,
-        };
-        let debug_handles = match n.metadata.get("debug_handle") {
-            Some(v) => handles_of(v).map_err(|e| format!("node {name:?}: debug_handle {e}"))?,
-            None => Vec::new(),
-        };
-        nodes.push(Node {
-            module_stack: text_of("nn_module_stack")
-                .map(|s| split_module_stack(&s))
-                .unwrap_or_default(),
-            stack_trace: text_of("stack_trace"),
-            debug_handles,
-            target: n.target,
-            name,
-        });
+        "target" => {
+            target = Some(r.string()?.into_owned());
+            Ok(())
+        }
+        "outputs" => {
+            output = first_output_name(r)?;
+            Ok(())
+        }
+        "metadata" => r.object(|r, k| match &*k {
+            "debug_handle" => {
+                let mut repeats = 0;
+                if let Err(e) = handles(r, &mut debug_handles, &mut repeats) {
+                    handle_error = Some(e);
+                }
+                Ok(())
+            }
+            "stack_trace" => {
+                stack_trace = r.string_or_skip()?.map(Cow::into_owned);
+                Ok(())
+            }
+            "nn_module_stack" => {
+                module_stack = r.string_or_skip()?.map(|s| split_module_stack(&s));
+                Ok(())
+            }
+            _ => r.skip(),
+        }),
+        _ => r.skip(),
+    })?;
+    let target = target.ok_or_else(|| r.error("a node without `target`"))?;
+    if target == "_operator.getitem" {
+        return Ok(None);
     }
-    Ok(nodes)
+    let name = name.or(output).unwrap_or_default();
+    if let Some(e) = handle_error {
+        return Err(format!("node {name:?}: debug_handle {e}"));
+    }
+    Ok(Some(Node {
+        name,
+        target,
+        debug_handles,
+        stack_trace,
+        module_stack: module_stack.unwrap_or_default(),
+    }))
 }
 
-/// A node without `name` (older serde): the name of its first output.
-fn output_name(outputs: &[Value]) -> String {
-    outputs
-        .first()
-        .and_then(|o| o.as_object())
-        .and_then(|o| o.values().next())
-        .and_then(|v| v.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string()
-}
-
-/// Handles as written: a number, a decimal string, or a list of either.
-fn handles_of(v: &Value) -> Result<Vec<u64>, String> {
-    let one = |v: &Value| -> Result<u64, String> {
-        match v {
-            Value::Number(n) => n.as_u64().ok_or_else(|| format!("{n} is not a handle")),
-            Value::String(s) => s
-                .trim()
-                .parse()
-                .map_err(|_| format!("{s:?} is not a handle")),
-            other => Err(format!("{other} is not a handle")),
+/// A node without `name` (older serde): the name of its first output
+/// (`outputs[0].<kind>.name`).
+fn first_output_name(r: &mut Reader) -> Result<Option<String>, String> {
+    if r.kind() != Some(Kind::Array) {
+        return r.skip().map(|_| None);
+    }
+    let mut out = None;
+    r.array(|r, i| {
+        if i != 0 || r.kind() != Some(Kind::Object) {
+            return r.skip();
         }
+        let mut first = true;
+        r.object(|r, _| {
+            if !std::mem::take(&mut first) || r.kind() != Some(Kind::Object) {
+                return r.skip();
+            }
+            r.object(|r, k| {
+                if k == "name" {
+                    out = r.string_or_skip()?.map(Cow::into_owned);
+                    Ok(())
+                } else {
+                    r.skip()
+                }
+            })
+        })
+    })?;
+    Ok(out)
+}
+
+/// Past this many handles in one list, repeats are counted in a map.
+const SMALL_LIST: usize = 16;
+
+/// How often one handle is kept in one instruction's list. Real lists repeat a handle
+/// (XNNPACK's: twice) and the Inspector keeps the repeats (its `debug_handles` and one
+/// `op_types` entry each); past this, a repeat is counted, not kept, so a list of
+/// millions of one handle costs memory by its distinct handles.
+pub const MAX_REPEATS: usize = 4;
+
+/// Handles as written (a number, a decimal string, or a list of either) appended to
+/// `out`, each at most [`MAX_REPEATS`] times: one more adds to `repeats` instead. A handle that
+/// is not one is an error after the whole value is read (the reader stays in step).
+fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), String> {
+    let mut bad: Option<String> = None;
+    let mut seen: Option<HashMap<u64, usize>> = None;
+    let mut one = |r: &mut Reader, out: &mut Vec<u64>| -> Result<(), String> {
+        let h = match r.kind() {
+            Some(Kind::Number) => match r.number()? {
+                Number::U(u) => Some(u),
+                Number::I(i) => {
+                    bad.get_or_insert_with(|| format!("{i} is not a handle"));
+                    None
+                }
+                Number::F(f) => {
+                    bad.get_or_insert_with(|| format!("{f} is not a handle"));
+                    None
+                }
+            },
+            Some(Kind::String) => {
+                let s = r.string()?;
+                match s.trim().parse() {
+                    Ok(h) => Some(h),
+                    Err(_) => {
+                        bad.get_or_insert_with(|| format!("{s:?} is not a handle"));
+                        None
+                    }
+                }
+            }
+            _ => {
+                r.skip()?;
+                bad.get_or_insert_with(|| "a value that is not a handle".to_string());
+                None
+            }
+        };
+        if let Some(h) = h {
+            let times = match &mut seen {
+                Some(map) => {
+                    let n = map.entry(h).or_insert(0);
+                    *n += 1;
+                    *n
+                }
+                None => out.iter().filter(|&&x| x == h).count() + 1,
+            };
+            if times > MAX_REPEATS {
+                *repeats += 1;
+            } else {
+                out.push(h);
+                if seen.is_none() && out.len() > SMALL_LIST {
+                    let mut map = HashMap::new();
+                    for &x in out.iter() {
+                        *map.entry(x).or_insert(0) += 1;
+                    }
+                    seen = Some(map);
+                }
+            }
+        }
+        Ok(())
     };
-    match v {
-        Value::Array(items) => items.iter().map(one).collect(),
-        Value::Null => Ok(Vec::new()),
-        other => one(other).map(|h| vec![h]),
+    match r.kind() {
+        Some(Kind::Array) => r.array(|r, _| one(r, out))?,
+        Some(Kind::Null) => r.skip()?,
+        _ => one(r, out)?,
+    }
+    match bad {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 
@@ -210,87 +321,210 @@ fn instruction_id(key: &str) -> Result<u32, String> {
 /// One method's `debug_handle_map`: instruction id -> debug handles.
 pub type HandleTable = BTreeMap<u32, Vec<u64>>;
 
+/// One method of `debug_handle_map`: its table and how many handles were listed again
+/// for the same instruction (counted once).
+#[derive(Debug)]
+pub struct HandleMethod {
+    pub name: String,
+    pub table: HandleTable,
+    pub repeats: u64,
+}
+
 /// `debug_handle_map`: method -> instruction id -> handles, methods in file order. An
 /// older file without methods is one method, `forward`.
-pub fn parse_handle_map(text: &[u8]) -> Result<Vec<(String, HandleTable)>, String> {
-    let top: serde_json::Map<String, Value> =
-        serde_json::from_slice(text).map_err(|e| e.to_string())?;
-    let keyed_by_method = top.values().all(Value::is_object) && !top.is_empty();
-    let table = |m: &serde_json::Map<String, Value>| -> Result<BTreeMap<u32, Vec<u64>>, String> {
-        m.iter()
-            .map(|(k, v)| Ok((instruction_id(k)?, handles_of(v)?)))
-            .collect()
+pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
+    let mut r = Reader::new(text);
+    let mut methods: Vec<HandleMethod> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    // An older file: instruction ids at the top.
+    let mut legacy = HandleMethod {
+        name: "forward".to_string(),
+        table: BTreeMap::new(),
+        repeats: 0,
     };
-    if !keyed_by_method {
-        return Ok(vec![("forward".to_string(), table(&top)?)]);
+    let mut legacy_keys = false;
+    let mut err: Option<String> = None;
+    r.object(|r, key| {
+        if r.kind() == Some(Kind::Object) {
+            let mut m = HandleMethod {
+                name: key.into_owned(),
+                table: BTreeMap::new(),
+                repeats: 0,
+            };
+            r.object(|r, k| {
+                let mut list = Vec::new();
+                let read = handles(r, &mut list, &mut m.repeats);
+                match (instruction_id(&k), read) {
+                    (Ok(id), Ok(())) => {
+                        m.table.insert(id, list);
+                    }
+                    (Err(e), _) | (_, Err(e)) => {
+                        err.get_or_insert_with(|| format!("method {:?}: {e}", m.name));
+                    }
+                }
+                Ok(())
+            })?;
+            // A method named twice: the later one, as a JSON object's later key wins.
+            match index.get(&m.name) {
+                Some(&i) => methods[i] = m,
+                None => {
+                    index.insert(m.name.clone(), methods.len());
+                    methods.push(m);
+                }
+            }
+        } else {
+            legacy_keys = true;
+            let mut list = Vec::new();
+            let read = handles(r, &mut list, &mut legacy.repeats);
+            match (instruction_id(&key), read) {
+                (Ok(id), Ok(())) => {
+                    legacy.table.insert(id, list);
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    err.get_or_insert(e);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    r.finish()?;
+    if let Some(e) = err {
+        return Err(e);
     }
-    top.iter()
-        .map(|(method, v)| {
-            let m = v.as_object().expect("checked above");
-            Ok((
-                method.clone(),
-                table(m).map_err(|e| format!("method {method:?}: {e}"))?,
-            ))
-        })
-        .collect()
+    match (legacy_keys, methods.is_empty()) {
+        (_, true) => Ok(vec![legacy]),
+        (false, false) => Ok(methods),
+        (true, false) => Err("methods and instruction ids mixed at the top".into()),
+    }
 }
 
 /// `delegate_map`: method -> instruction id -> `{name, delegate_map: {id: handles}}`.
 pub fn parse_delegate_map(
     text: &[u8],
 ) -> Result<BTreeMap<String, BTreeMap<u32, DelegateRecord>>, String> {
-    let top: Value = serde_json::from_slice(text).map_err(|e| e.to_string())?;
+    let mut r = Reader::new(text);
     let mut out = BTreeMap::new();
-    let Value::Object(top) = top else {
+    if r.kind() == Some(Kind::Null) {
         // `null`: no delegates.
-        return if top.is_null() {
-            Ok(out)
-        } else {
-            Err("not an object".into())
+        r.skip()?;
+        r.finish()?;
+        return Ok(out);
+    }
+    if r.kind() != Some(Kind::Object) {
+        return Err("not an object".into());
+    }
+    /// A top-level value: a method's table, or (older files) one delegate's entry.
+    #[derive(Default)]
+    struct Top {
+        key: String,
+        entry: Option<DelegateRecord>,
+        table: Vec<(String, DelegateRecord)>,
+        not_object: bool,
+        entry_keys: bool,
+    }
+    let mut tops: Vec<Top> = Vec::new();
+    let mut err: Option<String> = None;
+    r.object(|r, key| {
+        let mut top = Top {
+            key: key.into_owned(),
+            ..Top::default()
         };
-    };
-    // An older file: instruction ids at the top, one method (`forward`).
-    let legacy = !top.is_empty()
-        && top.iter().all(|(k, v)| {
-            k.trim().parse::<u32>().is_ok()
-                && v.as_object()
-                    .is_some_and(|o| o.contains_key("name") || o.contains_key("delegate_map"))
-        });
-    let top: Vec<(String, Value)> = if legacy {
-        vec![("forward".to_string(), Value::Object(top))]
-    } else {
-        top.into_iter().collect()
-    };
-    for (method, table) in top {
-        let mut delegates = BTreeMap::new();
-        let Some(table) = table.as_object() else {
-            return Err(format!("method {method:?}: not an object"));
-        };
-        for (instr, entry) in table {
-            let id = instruction_id(instr)?;
-            let backend = entry
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let mut handles_by_id = BTreeMap::new();
-            if let Some(m) = entry.get("delegate_map").and_then(Value::as_object) {
-                for (k, v) in m {
-                    handles_by_id.insert(
-                        k.clone(),
-                        handles_of(v).map_err(|e| format!("delegate {instr}: {e}"))?,
-                    );
-                }
-            }
-            delegates.insert(
-                id,
-                DelegateRecord {
-                    backend,
-                    handles_by_id,
-                },
-            );
+        if r.kind() != Some(Kind::Object) {
+            top.not_object = true;
+            r.skip()?;
+            tops.push(top);
+            return Ok(());
         }
-        out.insert(method, delegates);
+        let mut entry = DelegateRecord::default();
+        r.object(|r, k| match &*k {
+            "name" => {
+                top.entry_keys = true;
+                if let Some(s) = r.string_or_skip()? {
+                    entry.backend = s.into_owned();
+                }
+                Ok(())
+            }
+            "delegate_map" => {
+                top.entry_keys = true;
+                read_delegate_handles(r, &top.key, &mut entry, &mut err)
+            }
+            _ => {
+                let mut rec = DelegateRecord::default();
+                if r.kind() == Some(Kind::Object) {
+                    r.object(|r, k2| match &*k2 {
+                        "name" => {
+                            if let Some(s) = r.string_or_skip()? {
+                                rec.backend = s.into_owned();
+                            }
+                            Ok(())
+                        }
+                        "delegate_map" => read_delegate_handles(r, &k, &mut rec, &mut err),
+                        _ => r.skip(),
+                    })?;
+                } else {
+                    r.skip()?;
+                }
+                top.table.push((k.into_owned(), rec));
+                Ok(())
+            }
+        })?;
+        top.entry = Some(entry);
+        tops.push(top);
+        Ok(())
+    })?;
+    r.finish()?;
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let legacy = !tops.is_empty()
+        && tops
+            .iter()
+            .all(|t| t.key.trim().parse::<u32>().is_ok() && !t.not_object && t.entry_keys);
+    if legacy {
+        let mut delegates = BTreeMap::new();
+        for t in tops {
+            delegates.insert(instruction_id(&t.key)?, t.entry.unwrap_or_default());
+        }
+        out.insert("forward".to_string(), delegates);
+        return Ok(out);
+    }
+    for t in tops {
+        if t.not_object {
+            return Err(format!("method {:?}: not an object", t.key));
+        }
+        if t.entry_keys {
+            // `name` or `delegate_map` where instruction ids belong.
+            return Err(format!(
+                "method {:?}: an entry where instruction ids belong",
+                t.key
+            ));
+        }
+        let mut delegates = BTreeMap::new();
+        for (instr, rec) in t.table {
+            delegates.insert(instruction_id(&instr)?, rec);
+        }
+        out.insert(t.key, delegates);
     }
     Ok(out)
+}
+
+/// An entry's `delegate_map`: delegate debug identifier -> handles.
+fn read_delegate_handles(
+    r: &mut Reader,
+    instr: &str,
+    rec: &mut DelegateRecord,
+    err: &mut Option<String>,
+) -> Result<(), String> {
+    if r.kind() != Some(Kind::Object) {
+        return r.skip();
+    }
+    r.object(|r, id| {
+        let mut list = Vec::new();
+        let mut repeats = 0;
+        if let Err(e) = handles(r, &mut list, &mut repeats) {
+            err.get_or_insert_with(|| format!("delegate {instr}: {e}"));
+        }
+        rec.handles_by_id.insert(id.into_owned(), list);
+        Ok(())
+    })
 }

@@ -8,6 +8,7 @@
 //! never read. No statistics here; attaching nodes to rows is `crate::profile::source`.
 
 mod graph;
+mod json;
 mod zip_entries;
 
 use std::collections::{BTreeMap, HashMap};
@@ -29,7 +30,7 @@ pub enum EtRecordError {
     #[error("entry `{entry}` cannot be read: {detail}")]
     BadEntry { entry: String, detail: String },
     #[error("{0} entries, more than the {MAX_ENTRIES} an ETRecord may have")]
-    TooManyEntries(usize),
+    TooManyEntries(u64),
     #[error("no method of the ETRecord could be read ({0})")]
     NoMethod(String),
 }
@@ -148,74 +149,141 @@ const PROGRAM_ENTRY: &str = "edge_dialect_exported_program";
 const HANDLE_MAP: &str = "debug_handle_map";
 const DELEGATE_MAP: &str = "delegate_map";
 
+/// How many names a warning that counts them lists.
+const NAMED: usize = 3;
+
+/// `"a", "b", "c" and 5 more`: the first [`NAMED`] of `items`, quoted, and a count of the
+/// rest.
+fn a_few(items: &[String]) -> String {
+    let named: Vec<String> = items.iter().take(NAMED).map(|s| format!("{s:?}")).collect();
+    match items.len().saturating_sub(NAMED) {
+        0 => named.join(", "),
+        more => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
 /// Decode an ETRecord from its bytes (read once through [`crate::input`]).
 pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
-    let mut zip = zip_entries::Entries::open(bytes)?;
+    let zip = zip_entries::Entries::open(bytes)?;
+    let mut record = EtRecord::default();
+    if !zip.duplicates().is_empty() {
+        record.warnings.push(format!(
+            "{} entr{} of the zip appear{} twice or more (duplicate: {}); the first of each is read",
+            zip.duplicates().len(),
+            if zip.duplicates().len() == 1 { "y" } else { "ies" },
+            if zip.duplicates().len() == 1 { "s" } else { "" },
+            a_few(zip.duplicates())
+        ));
+    }
     let handle_map = zip
         .read(HANDLE_MAP)?
         .ok_or_else(|| EtRecordError::MissingEntry(HANDLE_MAP.into()))?;
     let handle_map =
-        graph::parse_handle_map(&handle_map).map_err(|detail| EtRecordError::BadJson {
+        graph::parse_handle_map(handle_map).map_err(|detail| EtRecordError::BadJson {
             entry: HANDLE_MAP.into(),
             detail,
         })?;
     let delegate_map = match zip.read(DELEGATE_MAP)? {
-        Some(text) => {
-            graph::parse_delegate_map(&text).map_err(|detail| EtRecordError::BadJson {
-                entry: DELEGATE_MAP.into(),
-                detail,
-            })?
-        }
+        Some(text) => graph::parse_delegate_map(text).map_err(|detail| EtRecordError::BadJson {
+            entry: DELEGATE_MAP.into(),
+            detail,
+        })?,
         None => BTreeMap::new(),
     };
-    let mut record = EtRecord::default();
     let mut last_error = None;
-    for (method, instructions) in handle_map {
+    // Methods left out and why, folded into one warning each kind when there are many.
+    let mut without_program: Vec<String> = Vec::new();
+    let mut bad_program: Vec<String> = Vec::new();
+    let mut unmapped: Vec<String> = Vec::new();
+    let mut repeated: Vec<String> = Vec::new();
+    let single = PROGRAM_ENTRY;
+    for hm in handle_map {
+        let method = hm.name;
         let entry = format!("{PROGRAM_ENTRY}/{method}");
         // Older files: one program entry without the method.
         let (entry, text) = match zip.read(&entry)? {
             Some(t) => (entry, t),
-            None => match zip.read(PROGRAM_ENTRY)? {
+            None => match zip.read(single)? {
                 Some(t) if method == "forward" || record.methods.is_empty() => {
-                    (PROGRAM_ENTRY.to_string(), t)
+                    (single.to_string(), t)
                 }
                 _ => {
-                    let why = format!("method {method:?} has no `{entry}` entry; left out");
-                    record.warnings.push(why.clone());
+                    without_program.push(method);
                     last_error = Some(EtRecordError::MissingEntry(entry));
                     continue;
                 }
             },
         };
-        let nodes = match graph::parse_nodes(&text) {
+        let nodes = match graph::parse_nodes(text) {
             Ok(n) => n,
             Err(detail) => {
                 let e = EtRecordError::BadJson { entry, detail };
-                record
-                    .warnings
-                    .push(format!("method {method:?}: {e}; left out"));
+                bad_program.push(format!("method {method:?}: {e}; left out"));
                 last_error = Some(e);
                 continue;
             }
         };
+        if hm.repeats > 0 {
+            repeated.push(format!(
+                "method {method:?}: {} debug handle(s) listed more than {} times for one instruction; the repeats past {} left out",
+                hm.repeats,
+                graph::MAX_REPEATS,
+                graph::MAX_REPEATS
+            ));
+        }
         let delegates = delegate_map.get(&method).cloned().unwrap_or_default();
-        let m = MethodRecord::new(method, nodes, instructions, delegates);
-        let missing: Vec<String> = m
+        let m = MethodRecord::new(method, nodes, hm.table, delegates);
+        let mut count = 0usize;
+        let mut missing: Vec<String> = Vec::new();
+        for (i, h) in m
             .instructions
             .iter()
             .flat_map(|(i, hs)| hs.iter().map(move |h| (i, h)))
             .filter(|(_, h)| !m.has_handle(**h))
-            .map(|(i, h)| format!("{h} (instruction {i})"))
-            .collect();
-        if !missing.is_empty() {
-            record.warnings.push(format!(
-                "method {:?}: {} debug handle(s) map to no node of its program: {}",
+        {
+            count += 1;
+            if missing.len() < 8 {
+                missing.push(format!("{h} (instruction {i})"));
+            }
+        }
+        if count > 0 {
+            let more = count - missing.len();
+            unmapped.push(format!(
+                "method {:?}: {count} debug handle(s) map to no node of its program: {}{}",
                 m.name,
-                missing.len(),
-                crate::escape::message_line(&missing.join(", "))
+                crate::escape::message_line(&missing.join(", ")),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             ));
         }
         record.methods.push(m);
+    }
+    if !without_program.is_empty() {
+        record.warnings.push(if without_program.len() == 1 {
+            format!(
+                "method {:?} has no `{PROGRAM_ENTRY}/{}` entry; left out",
+                without_program[0], without_program[0]
+            )
+        } else {
+            format!(
+                "{} methods have no `{PROGRAM_ENTRY}/<method>` entry ({}); left out",
+                without_program.len(),
+                a_few(&without_program)
+            )
+        });
+    }
+    for (kind, list) in [
+        ("could not be read (left out)", bad_program),
+        ("have debug handles that map to no node", unmapped),
+        (
+            "list a debug handle too often for one instruction",
+            repeated,
+        ),
+    ] {
+        record.warnings.extend(folded(list, kind));
     }
     if record.methods.is_empty() {
         return Err(match last_error {
@@ -224,6 +292,17 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
         });
     }
     Ok(record)
+}
+
+/// Per-method warnings, each a line while there are few; past [`NAMED`], the first
+/// [`NAMED`] and one line counting the rest.
+fn folded(mut lines: Vec<String>, what: &str) -> Vec<String> {
+    if lines.len() > NAMED + 1 {
+        let more = lines.len() - NAMED;
+        lines.truncate(NAMED);
+        lines.push(format!("{more} more methods {what}"));
+    }
+    lines
 }
 
 #[cfg(test)]

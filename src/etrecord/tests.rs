@@ -44,13 +44,13 @@ fn op_types_are_the_inspectors() {
 fn handle_maps_keyed_by_method_or_not() {
     let m = graph::parse_handle_map(br#"{"forward": {"0": [1, 2], "1": 3}}"#).unwrap();
     assert_eq!(m.len(), 1);
-    assert_eq!(m[0].0, "forward");
-    assert_eq!(m[0].1[&0], vec![1, 2]);
-    assert_eq!(m[0].1[&1], vec![3]);
+    assert_eq!(m[0].name, "forward");
+    assert_eq!(m[0].table[&0], vec![1, 2]);
+    assert_eq!(m[0].table[&1], vec![3]);
     // An older file: instruction ids at the top.
     let old = graph::parse_handle_map(br#"{"0": [1], "2": 4}"#).unwrap();
-    assert_eq!(old[0].0, "forward");
-    assert_eq!(old[0].1[&2], vec![4]);
+    assert_eq!(old[0].name, "forward");
+    assert_eq!(old[0].table[&2], vec![4]);
     assert!(graph::parse_handle_map(br#"{"forward": {"x": 1}}"#)
         .unwrap_err()
         .contains("instruction id"));
@@ -64,4 +64,79 @@ fn not_a_zip_is_one_line() {
         assert!(e.starts_with("not an ETRecord"), "{e}");
         assert!(!e.contains('\n'));
     }
+}
+
+#[test]
+fn repeated_handles_are_kept_up_to_a_few_times() {
+    // As XNNPACK writes them (and the Inspector keeps them): repeats kept.
+    let m =
+        graph::parse_handle_map(br#"{"forward": {"0": [1, 2, 2, 3], "1": [2, "2", 3]}}"#).unwrap();
+    assert_eq!(m[0].table[&0], vec![1, 2, 2, 3]);
+    assert_eq!(m[0].table[&1], vec![2, 2, 3]);
+    assert_eq!(m[0].repeats, 0);
+    // A thousand repeats: MAX_REPEATS kept, the rest counted.
+    let text = format!(r#"{{"forward": {{"0": [{}1]}}}}"#, "1, ".repeat(1000));
+    let m = graph::parse_handle_map(text.as_bytes()).unwrap();
+    assert_eq!(m[0].table[&0], vec![1; graph::MAX_REPEATS]);
+    assert_eq!(m[0].repeats, 1001 - graph::MAX_REPEATS as u64);
+    // Many distinct handles, each six times: the map takes over past a few.
+    let many: Vec<String> = (0..6)
+        .flat_map(|_| 0..40)
+        .map(|h: u64| h.to_string())
+        .collect();
+    let text = format!(r#"{{"0": [{}]}}"#, many.join(","));
+    let m = graph::parse_handle_map(text.as_bytes()).unwrap();
+    let want: Vec<u64> = (0..graph::MAX_REPEATS).flat_map(|_| 0..40).collect();
+    assert_eq!(m[0].table[&0], want);
+    assert_eq!(m[0].repeats, 80);
+}
+
+#[test]
+fn edge_programs_with_non_finite_floats_and_unused_keys_are_read() {
+    let text = br#"{"graph_module": {"graph": {"nodes": [
+        {"name": "mask", "target": "executorch.exir.dialects.edge.ops.aten.masked_fill.Scalar",
+         "inputs": [{"name": "value", "arg": {"as_float": -Infinity}}, {"arg": {"as_float": NaN}}],
+         "outputs": [], "metadata": {"debug_handle": "3", "junk": [0, 0, {"x": Infinity}],
+         "stack_trace": "File \"m.py\", line 9, in forward\n    x", "nn_module_stack": "L__self__,,M;L__self__attn,attn,A"}},
+        {"target": "_operator.getitem", "metadata": {}},
+        {"target": "t", "outputs": [{"as_tensor": {"name": "old_name"}}], "metadata": {"debug_handle": [4, 4]}}
+    ]}, "signature": {"x": -Infinity}}, "range_constraints": {}}"#;
+    let nodes = graph::parse_nodes(text).unwrap();
+    assert_eq!(nodes.len(), 2);
+    assert_eq!(nodes[0].name, "mask");
+    assert_eq!(nodes[0].op_type(), "aten.masked_fill.Scalar");
+    assert_eq!(nodes[0].debug_handles, vec![3]);
+    assert_eq!(nodes[0].module_path(), Some("attn"));
+    assert_eq!(nodes[0].frame().unwrap().short(), "m.py:9 in forward");
+    assert_eq!(nodes[1].name, "old_name");
+    assert_eq!(nodes[1].debug_handles, vec![4, 4]);
+    // A node without a target, a handle that is not one: errors naming them.
+    let e = graph::parse_nodes(br#"{"graph_module": {"graph": {"nodes": [{"name": "a"}]}}}"#)
+        .unwrap_err();
+    assert!(e.contains("without `target`"), "{e}");
+    let e = graph::parse_nodes(
+        br#"{"graph_module": {"graph": {"nodes": [{"name": "a", "target": "t", "metadata": {"debug_handle": -1}}]}}}"#,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("node \"a\": debug_handle -1 is not a handle"),
+        "{e}"
+    );
+}
+
+#[test]
+fn delegate_maps_keyed_by_method_or_not() {
+    let new = graph::parse_delegate_map(
+        br#"{"forward": {"0": {"name": "XnnpackBackend", "delegate_map": {"1": [5, 6]}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(new["forward"][&0].backend, "XnnpackBackend");
+    assert_eq!(new["forward"][&0].handles_by_id["1"], vec![5, 6]);
+    let old = graph::parse_delegate_map(br#"{"2": {"name": "X", "delegate_map": {}}}"#).unwrap();
+    assert_eq!(old["forward"][&2].backend, "X");
+    assert!(graph::parse_delegate_map(b"null").unwrap().is_empty());
+    assert!(graph::parse_delegate_map(b"[1]").is_err());
+    assert!(graph::parse_delegate_map(br#"{"forward": 3}"#)
+        .unwrap_err()
+        .contains("not an object"));
 }

@@ -499,6 +499,14 @@ fn io_message(e: &std::io::Error) -> String {
 
 /// A decoding error as a load error naming the dump.
 fn dump_error(e: EtDumpError, dump_name: &str, bytes: &[u8]) -> LoadError {
+    if let (EtDumpError::NotEtDump(_), Some(what)) =
+        (&e, super::model_files::model_file_given_as_dump(bytes))
+    {
+        return LoadError::BadInput {
+            path: dump_name.to_string(),
+            detail: what.to_string(),
+        };
+    }
     match e {
         EtDumpError::Incomplete { .. } => LoadError::Incomplete {
             path: dump_name.to_string(),

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::model::{Finding, ModelFiles, Profile};
+use super::model::{Finding, ModelFiles, Profile, RowSource};
 use super::source;
 
 /// `--etrecord` / `--program` as given on the command line (set once by `main`).
@@ -78,7 +78,11 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
         match read(path).and_then(|i| crate::etrecord::parse(&i.bytes).map_err(|e| e.to_string())) {
             Ok(record) => {
                 findings.extend(source::attach_sources(profile, &record, &name));
-                files.etrecord = Some(name);
+                let unmatched = findings.iter().any(|f| f.kind == "etrecord_unmatched");
+                findings.extend(judge_fit(profile, &name, unmatched));
+                if fit(profile).fitting > 0 {
+                    files.etrecord = Some(name);
+                }
             }
             Err(e) => findings.push(Finding::new(
                 "etrecord_unreadable",
@@ -94,6 +98,121 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
     for (i, f) in findings.into_iter().enumerate() {
         profile.warnings.insert(i, f);
     }
+}
+
+/// What a file given as the dump is, when it is a model file instead: the message that
+/// says so and how to pass it (`.pte` and `.bpte` as `--program`, an ETRecord's zip as
+/// `--etrecord`).
+pub fn model_file_given_as_dump(bytes: &[u8]) -> Option<&'static str> {
+    match bytes.get(4..8)? {
+        b"ET12" => {
+            Some("this is an ExecuTorch program (.pte), not an ETDump; pass it as --program")
+        }
+        b"BP08" => Some(
+            "this is an ExecuTorch bundled program (.bpte), not an ETDump; pass it as --program",
+        ),
+        _ if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") => Some(
+            "this is a zip (an ETRecord, as etrecord.bin is), not an ETDump; pass it as --etrecord",
+        ),
+        _ => None,
+    }
+}
+
+/// How the ETRecord's nodes fit the dump's rows.
+#[derive(Default)]
+struct Fit {
+    /// Delegate calls given nodes, and kernels whose operator their nodes name.
+    fitting: usize,
+    /// The first kernel (`native_call_*`) whose nodes name other operators.
+    first_misfit: Option<String>,
+}
+
+fn fit(profile: &Profile) -> Fit {
+    let mut f = Fit::default();
+    let nodes_of = |s: &Option<RowSource>| s.as_ref().filter(|s| !s.nodes.is_empty()).cloned();
+    for m in &profile.methods {
+        f.fitting += m
+            .delegates
+            .iter()
+            .filter(|d| nodes_of(&d.source).is_some())
+            .count();
+        for o in &m.other_operators {
+            for k in &o.kernels {
+                let (Some(op), Some(s)) =
+                    (k.name.strip_prefix("native_call_"), nodes_of(&k.source))
+                else {
+                    continue;
+                };
+                let base = op.split('.').next().unwrap_or(op);
+                let base = base.rsplit("::").next().unwrap_or(base);
+                if s.op_types.iter().any(|t| t.split('.').any(|p| p == base)) {
+                    f.fitting += 1;
+                } else {
+                    f.first_misfit.get_or_insert_with(|| {
+                        format!(
+                            "#{} {} where its nodes are {}",
+                            o.instruction_id,
+                            k.name,
+                            s.op_types.join(", ")
+                        )
+                    });
+                }
+            }
+        }
+    }
+    f
+}
+
+/// An ETRecord that gives no row a node of its program, or whose nodes name other
+/// operators than every kernel it maps (an older layout, another export's file), is not
+/// used: a warning, and the rows keep no source. (A correct one may give a kernel
+/// inserted by a pass, `_to_dim_order_copy`, its neighbour's node: only none fitting
+/// at all is judged.)
+fn judge_fit(profile: &mut Profile, name: &str, unmatched: bool) -> Vec<Finding> {
+    let f = fit(profile);
+    let first = f
+        .first_misfit
+        .map(|m| format!(" (first: {m})"))
+        .unwrap_or_default();
+    if f.fitting == 0 {
+        if unmatched {
+            return Vec::new(); // etrecord_unmatched said so
+        }
+        for m in &mut profile.methods {
+            clear_sources(m);
+        }
+        return vec![Finding::new(
+            "etrecord_unmapped",
+            format!(
+                "ETRecord {name}: maps no instruction of the dump to a node of its program that fits it{first} (an older layout, or another export?); loaded without sources"
+            ),
+        )];
+    }
+    Vec::new()
+}
+
+fn clear_sources(m: &mut super::model::MethodProfile) {
+    for d in &mut m.delegates {
+        d.source = None;
+        for op in &mut d.operators {
+            op.source = None;
+        }
+        for s in &mut d.steps {
+            for op in &mut s.operators {
+                op.source = None;
+            }
+        }
+        for u in &mut d.unattributed {
+            u.source = None;
+        }
+    }
+    for o in &mut m.other_operators {
+        o.source = None;
+        for k in &mut o.kernels {
+            k.source = None;
+        }
+    }
+    m.modules.clear();
 }
 
 /// (program, ETRecord) read with `dump`: named, else beside it.

@@ -332,11 +332,15 @@ pub fn attach_sources(profile: &mut Profile, record: &EtRecord, file: &str) -> V
             }
             None => {
                 let names: Vec<&str> = record.methods.iter().map(|r| r.name.as_str()).collect();
+                let more = match names.len().saturating_sub(3) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
                 findings.push(Finding::new(
                     "etrecord_unmatched",
                     format!(
-                        "ETRecord {file}: none of its methods ({}) is known to be {}; its rows have no source",
-                        names.join(", "),
+                        "ETRecord {file}: none of its methods ({}{more}) is known to be {}; its rows have no source",
+                        names[..names.len().min(3)].join(", "),
                         m.name
                     ),
                 ));

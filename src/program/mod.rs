@@ -103,6 +103,16 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ProgramError> {
             bytes.len()
         )));
     }
+    if &bytes[4..8] == b"BP08" {
+        // A bundled program (`.bpte`): the program it holds.
+        let inner = bundled_program_bytes(bytes)?;
+        if inner.get(4..8) == Some(b"BP08") {
+            return Err(ProgramError::Damaged(
+                "a bundled program inside a bundled program".into(),
+            ));
+        }
+        return parse(inner);
+    }
     if &bytes[4..8] != b"ET12" {
         let what = if &bytes[4..8] == b"ED00" || bytes.get(8..12) == Some(b"ED00") {
             "this is an ETDump (ED00), not a program".to_string()
@@ -164,6 +174,42 @@ pub fn parse(bytes: &[u8]) -> Result<Program, ProgramError> {
         version: root.version(),
         methods,
     })
+}
+
+/// The `program` bytes of a bundled program (`BundledProgram` of
+/// `bundled_program_schema.fbs`: `version`, `method_test_suites`, `program: [ubyte]`),
+/// every offset checked against the file.
+fn bundled_program_bytes(bytes: &[u8]) -> Result<&[u8], ProgramError> {
+    let bad = |what: &str| ProgramError::Damaged(format!("bundled program: {what}"));
+    let u32_at = |at: usize| {
+        bytes
+            .get(at..at.checked_add(4)?)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    };
+    let u16_at = |at: usize| {
+        bytes
+            .get(at..at.checked_add(2)?)
+            .map(|b| u16::from_le_bytes(b.try_into().expect("2 bytes")))
+    };
+    let table = u32_at(0).ok_or_else(|| bad("no root"))? as usize;
+    let soffset = u32_at(table).ok_or_else(|| bad("root table outside the file"))? as i32;
+    let vtable = (table as i64 - soffset as i64) as usize;
+    let vt_len = u16_at(vtable).ok_or_else(|| bad("vtable outside the file"))? as usize;
+    // Field 2 (`program`): its slot at vtable + 4 + 2 * 2.
+    const SLOT: usize = 4 + 2 * 2;
+    if vt_len < SLOT + 2 {
+        return Err(bad("holds no program"));
+    }
+    let field = u16_at(vtable + SLOT).ok_or_else(|| bad("vtable outside the file"))? as usize;
+    if field == 0 {
+        return Err(bad("holds no program"));
+    }
+    let at = table + field;
+    let vector = at + u32_at(at).ok_or_else(|| bad("program field outside the file"))? as usize;
+    let len = u32_at(vector).ok_or_else(|| bad("program outside the file"))? as usize;
+    bytes
+        .get(vector + 4..(vector + 4).saturating_add(len))
+        .ok_or_else(|| bad("program cut short"))
 }
 
 /// Where the flatbuffer ends, from the extended header (`eh00` at byte 8: its length,
@@ -294,5 +340,30 @@ mod tests {
         let mut other = vec![0u8; 32];
         other[4..8].copy_from_slice(b"XXXX");
         assert!(parse(&other).unwrap_err().to_string().contains("ET12"));
+    }
+
+    /// A bundled program is its embedded program; every cut and a flood of bad offsets
+    /// is an error, never a panic.
+    #[test]
+    fn a_bundled_program_is_read_through_and_damage_is_an_error() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/etrecord");
+        let bpte = std::fs::read(dir.join("attention_mask.bpte")).unwrap();
+        let pte = std::fs::read(dir.join("attention_mask.pte")).unwrap();
+        assert_eq!(parse(&bpte).unwrap(), parse(&pte).unwrap());
+        // The embedded program is the .pte's bytes: a cut into it is an error; the test
+        // suites after it are not read.
+        let at = bpte.windows(pte.len()).position(|w| w == pte).unwrap();
+        for cut in (8..bpte.len()).step_by(97) {
+            assert_eq!(
+                parse(&bpte[..cut]).is_err(),
+                cut < at + pte.len(),
+                "cut at {cut}"
+            );
+        }
+        for at in (0..64).chain((64..bpte.len()).step_by(13)) {
+            let mut b = bpte.clone();
+            b[at] ^= 0xff;
+            let _ = parse(&b);
+        }
     }
 }
