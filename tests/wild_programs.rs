@@ -360,3 +360,49 @@ fn cond_branches_are_told_apart() {
         .sum();
     assert_eq!(rows_are_the_inspectors("cond_branches", &p), events);
 }
+
+/// The Inspector cannot read const_methods' ETRecord (`KeyError: 'forward'`, in
+/// `run.json`): prefill's and decode's rows against the ETRecord's own JSON
+/// (`const_methods.truth.json`, `scripts/etrecord_truth.py`): every delegate call and
+/// kernel has the handles, nodes and op types the ETRecord maps its instruction to.
+#[test]
+fn methods_the_inspector_cannot_read_get_their_sources() {
+    let run = json(&format!("{DIR}/const_methods.run.json"));
+    assert!(run["inspector_with_etrecord"]
+        .as_str()
+        .unwrap()
+        .contains("KeyError"));
+    let truth = json(&format!("{DIR}/const_methods.truth.json"));
+    let p = wild("const_methods");
+    let mut checked = 0;
+    for method in ["prefill", "decode"] {
+        let m = p.methods.iter().find(|m| m.name == method).unwrap();
+        let rows = m
+            .delegates
+            .iter()
+            .map(|d| (d.instruction_id, d.source.as_ref()))
+            .chain(
+                m.other_operators
+                    .iter()
+                    .map(|o| (o.instruction_id, o.source.as_ref())),
+            );
+        for (instr, source) in rows {
+            let t = &truth["methods"][method]["instructions"][instr.to_string()];
+            assert!(!t.is_null(), "{method}: no truth for {instr}");
+            let s = source.unwrap_or_else(|| panic!("{method} {instr}: no source"));
+            assert_eq!(s.debug_handles, handles(&t["handles"]), "{method} {instr}");
+            let nodes = t["nodes"].as_array().unwrap();
+            let field = |k: &str| -> Vec<String> {
+                nodes
+                    .iter()
+                    .map(|n| n[k].as_str().unwrap().to_string())
+                    .collect()
+            };
+            assert_eq!(s.nodes, field("name"), "{method} {instr}");
+            assert_eq!(s.op_types, field("op_type"), "{method} {instr}");
+            checked += 1;
+        }
+    }
+    // prefill: a delegate and cumsum; decode: a delegate, the cast and the sum.
+    assert_eq!(checked, 5);
+}
