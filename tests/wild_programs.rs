@@ -406,3 +406,41 @@ fn methods_the_inspector_cannot_read_get_their_sources() {
     // prefill: a delegate and cumsum; decode: a delegate, the cast and the sum.
     assert_eq!(checked, 5);
 }
+
+/// The groups of one method without a conditional jump are told apart by their bundled
+/// inputs when each has its own, else by their order: cond_branches' two groups named
+/// again from its program with the jumps made moves.
+#[test]
+fn groups_of_one_method_without_branches_are_told_apart_otherwise() {
+    use cpuprof_tui::program::{parse, Instruction};
+    let bytes = std::fs::read(common::fixture(&format!("{DIR}/cond_branches.pte"))).unwrap();
+    let mut program = parse(&bytes).unwrap();
+    assert_eq!(program.methods.len(), 1);
+    for i in &mut program.methods[0].instructions {
+        if *i == Instruction::JumpFalse {
+            *i = Instruction::Move;
+        }
+    }
+    let unnamed = || {
+        let mut p = wild("cond_branches");
+        for (k, m) in p.methods.iter_mut().enumerate() {
+            m.name = format!("method {}", k + 1);
+        }
+        p
+    };
+    let names = |p: &Profile| -> Vec<String> { p.methods.iter().map(|m| m.name.clone()).collect() };
+    let mut p = unnamed();
+    cpuprof_tui::profile::source::name_methods(&mut p, &program, "x.pte");
+    assert_eq!(
+        names(&p),
+        ["forward · group 1 of 2", "forward · group 2 of 2"]
+    );
+    let mut p = unnamed();
+    p.methods[0].bundled_input_index = Some(4);
+    p.methods[1].bundled_input_index = Some(7);
+    cpuprof_tui::profile::source::name_methods(&mut p, &program, "x.pte");
+    assert_eq!(
+        names(&p),
+        ["forward · bundled input 4", "forward · bundled input 7"]
+    );
+}
