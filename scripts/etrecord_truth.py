@@ -8,9 +8,12 @@ For each ETRecord in DIR (*.etrecord, *.etrecord.bin; not the bad_* copies) writ
   instruction is in delegate_map), nodes carrying those handles in graph order (name,
   op_type, module path = the innermost nn_module_stack path, first stack frame).
 
-op_type is the node target without the edge dialect prefix
-(`executorch.exir.dialects.edge.ops.aten.flip.default` -> `aten.flip.default`), which is
-what the Inspector lists (checked on the single-method fixtures' Inspector goldens);
+op_type is what the Inspector lists, the target's `__name__`, which the serializer wrote
+after the target's module: without the edge dialect's module
+(`executorch.exir.dialects.edge.ops.aten.flip.default` -> `aten.flip.default`), without
+`torch.ops.NAMESPACE` for a torch operator (`torch.ops.aten.scalar_tensor.default` ->
+`scalar_tensor.default`), a Python function's last name (checked on the Inspector goldens
+of fixtures/etrecord and fixtures/wild);
 `_operator.getitem` nodes are left out as the Inspector leaves them out.
 
 Usage: python3 scripts/etrecord_truth.py fixtures/etrecord
@@ -23,6 +26,18 @@ import sys
 import zipfile
 
 EDGE = "executorch.exir.dialects.edge.ops."
+BACKEND = "executorch.exir.dialects.backend.ops."
+
+
+def inspector_op_type(target):
+    """`target.__name__` from the serialized `{module}.{__name__}`."""
+    for dialect in (EDGE, BACKEND):
+        if target.startswith(dialect):
+            return target[len(dialect):]
+    if target.startswith("torch.ops."):
+        rest = target[len("torch.ops."):]
+        return rest.split(".", 1)[1] if "." in rest else rest
+    return target.rsplit(".", 1)[-1]
 FRAME = re.compile(r'File "([^"]*)", line (\d+), in (\S+)')
 
 
@@ -50,7 +65,7 @@ def split_items(text):
 def node_info(node):
     meta = node.get("metadata", {})
     target = node["target"]
-    op_type = target[len(EDGE):] if target.startswith(EDGE) else target
+    op_type = inspector_op_type(target)
     stack = meta.get("nn_module_stack")
     module = None
     if stack:

@@ -103,16 +103,30 @@ fn split_outside_brackets(text: &str, sep: char) -> Vec<&str> {
     parts
 }
 
-const EDGE_PREFIX: &str = "executorch.exir.dialects.edge.ops.";
+/// Modules of the dialect ops, whose `__name__` keeps the namespace.
+const DIALECT_PREFIXES: [&str; 2] = [
+    "executorch.exir.dialects.edge.ops.",
+    "executorch.exir.dialects.backend.ops.",
+];
 const TORCH_PREFIX: &str = "torch.ops.";
 
-/// The operator name the Inspector lists (`target.__name__`): edge dialect ops are
-/// `aten.flip.default`.
+/// The operator name the Inspector lists: the `__name__` of the node's target, which the
+/// serializer wrote after the target's module (`{module}.{__name__}`). Edge and backend
+/// dialect ops keep their namespace (`aten.flip.default`,
+/// `dim_order_ops._to_dim_order_copy.default`); a torch operator is `op.overload` in
+/// module `torch.ops.NAMESPACE` (`torch.ops.aten.scalar_tensor.default` ->
+/// `scalar_tensor.default`, `torch.ops.higher_order.cond` -> `cond`); a Python function is
+/// its own name (`_operator.getitem` -> `getitem`).
 pub fn op_type(target: &str) -> &str {
+    if let Some(name) = DIALECT_PREFIXES.iter().find_map(|p| target.strip_prefix(p)) {
+        return name;
+    }
+    if let Some(rest) = target.strip_prefix(TORCH_PREFIX) {
+        return rest.split_once('.').map_or(rest, |(_namespace, name)| name);
+    }
     target
-        .strip_prefix(EDGE_PREFIX)
-        .or_else(|| target.strip_prefix(TORCH_PREFIX))
-        .unwrap_or(target)
+        .rsplit_once('.')
+        .map_or(target, |(_module, name)| name)
 }
 
 /// The nodes of an edge program (torch.export serde JSON): only `graph_module.graph.nodes`

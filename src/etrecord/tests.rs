@@ -37,7 +37,23 @@ fn op_types_are_the_inspectors() {
         graph::op_type("executorch.exir.dialects.edge.ops.aten.flip.default"),
         "aten.flip.default"
     );
-    assert_eq!(graph::op_type("something.else"), "something.else");
+    // As the Inspector lists them in fixtures/wild/attn_dimorder.inspector.json: an op
+    // outside the edge dialect loses its namespace, a dialect op of another namespace
+    // keeps it.
+    assert_eq!(
+        graph::op_type("torch.ops.aten.scalar_tensor.default"),
+        "scalar_tensor.default"
+    );
+    assert_eq!(
+        graph::op_type(
+            "executorch.exir.dialects.edge.ops.dim_order_ops._to_dim_order_copy.default"
+        ),
+        "dim_order_ops._to_dim_order_copy.default"
+    );
+    // `__name__` of a higher-order operator and of a Python function.
+    assert_eq!(graph::op_type("torch.ops.higher_order.cond"), "cond");
+    assert_eq!(graph::op_type("_operator.getitem"), "getitem");
+    assert_eq!(graph::op_type("plain"), "plain");
 }
 
 #[test]

@@ -20,7 +20,7 @@ use super::Stats;
 use crate::etdump::EtDump;
 use crate::runlog::{CpuPlan, RunLog};
 
-pub(crate) use load_times::load_times;
+pub(crate) use load_times::{load_times, MethodLoad};
 use resolution::resolution;
 pub(crate) use resolution::ResolutionStep;
 
@@ -61,7 +61,7 @@ pub fn build_profile_with(
         execute_runs: dump.blocks.iter().filter(|b| b.name == "Execute").count(),
         groups,
         speculative: speculative.into_iter().collect(),
-        loads: load_times(dump),
+        loads: load_times(dump, None),
         resolution_step: resolution.step(),
     };
     assemble_profile(dump, log, requested, source, &plan_step_names, prepared)
@@ -86,8 +86,8 @@ pub(crate) struct Prepared {
     pub groups: Vec<super::methods::RunGroup>,
     /// The collected rows of groups' blocks, for those collected already.
     pub speculative: Vec<(Vec<usize>, Collected)>,
-    /// Load times of each `Default` block.
-    pub loads: Vec<Option<LoadTimes>>,
+    /// Load times of each `Default` block, with its place in the dump.
+    pub loads: Vec<MethodLoad>,
     /// [`ResolutionStep::step`] over every block.
     pub resolution_step: u64,
 }
@@ -122,6 +122,11 @@ pub(crate) fn assemble_profile(
         return Err(BuildError::NoExecuteRuns);
     }
     let names = method_names(log, groups.len());
+    let first_runs: Vec<usize> = groups
+        .iter()
+        .map(|g| g.blocks.first().copied().unwrap_or(usize::MAX))
+        .collect();
+    let group_loads = load_times::group_loads(&loads, &first_runs);
     let mut methods: Vec<MethodProfile> = Vec::with_capacity(groups.len());
     let mut plans_used = vec![false; sequences.len()];
     let mut log_warnings_done = false;
@@ -180,13 +185,7 @@ pub(crate) fn assemble_profile(
         m.index = g;
         m.name = names[g].clone();
         m.bundled_input_index = group.bundled_input_index;
-        m.load = if loads.len() == groups.len() {
-            loads[g]
-        } else if g == 0 {
-            loads.first().copied().flatten()
-        } else {
-            None
-        };
+        m.load = group_loads[g];
         m.cold_runs = Some(ColdRuns {
             count: cold,
             dropped: warmup == Warmup::Auto,
@@ -219,7 +218,7 @@ pub(crate) fn assemble_profile(
     }
     // More method loads than run signatures: methods whose runs look alike were merged
     // into one profile (the Inspector's grouping); say so, and keep every load.
-    let loaded: Vec<LoadTimes> = loads.iter().flatten().copied().collect();
+    let loaded: Vec<LoadTimes> = loads.iter().filter_map(|l| l.times).collect();
     if loaded.len() > methods.len() {
         let each: Vec<String> = loaded
             .iter()
@@ -267,7 +266,7 @@ pub(crate) fn assemble_profile(
         delegates: first.delegates.clone(),
         other_operators: first.other_operators.clone(),
         remainder: first.remainder.clone(),
-        load: loads.first().copied().flatten(),
+        load: loads.first().and_then(|l| l.times),
         warnings,
         errors: first.errors.clone(),
         log_lines: log.map(|l| l.lines.clone()).unwrap_or_default(),

@@ -9,170 +9,9 @@ use super::model::{
     Finding, MethodProfile, ModuleRow, ModuleTotal, OperatorKind, OperatorStats, Profile, RowSource,
 };
 use crate::etrecord::{EtRecord, MethodRecord, Node};
-use crate::program::{Instruction, MethodPlan, Program};
 
-/// Why a run group does not fit a method, or None when every event fits.
-fn misfit(m: &MethodProfile, plan: &MethodPlan) -> Option<String> {
-    let at = |id: i32| {
-        usize::try_from(id)
-            .ok()
-            .and_then(|i| plan.instructions.get(i))
-    };
-    for d in &m.delegates {
-        match at(d.instruction_id) {
-            Some(Instruction::Delegate { .. }) => {}
-            Some(other) => {
-                return Some(format!(
-                    "instruction {} is {} in {:?}, a delegate call in the dump",
-                    d.instruction_id,
-                    other.label(),
-                    plan.name
-                ))
-            }
-            None => {
-                return Some(format!(
-                    "{:?} has {} instructions, the dump calls a delegate at {}",
-                    plan.name,
-                    plan.instructions.len(),
-                    d.instruction_id
-                ))
-            }
-        }
-    }
-    // Every delegate call of the method records a DELEGATE_CALL event.
-    for (i, ins) in plan.instructions.iter().enumerate() {
-        if matches!(ins, Instruction::Delegate { .. })
-            && !m
-                .delegates
-                .iter()
-                .any(|d| usize::try_from(d.instruction_id).ok() == Some(i))
-        {
-            return Some(format!(
-                "{:?} calls a delegate at instruction {i}, the dump does not",
-                plan.name
-            ));
-        }
-    }
-    for o in &m.other_operators {
-        let Some(ins) = at(o.instruction_id) else {
-            return Some(format!(
-                "{:?} has {} instructions, the dump runs {} at {}",
-                plan.name,
-                plan.instructions.len(),
-                o.name,
-                o.instruction_id
-            ));
-        };
-        let kernels = o
-            .kernels
-            .iter()
-            .map(|k| k.name.as_str())
-            .chain(std::iter::once(o.name.as_str()))
-            .filter(|n| n.starts_with("native_call_"));
-        for k in kernels {
-            if !ins.is_kernel_event(k) {
-                return Some(format!(
-                    "instruction {} is {} in {:?}, {k} in the dump",
-                    o.instruction_id,
-                    ins.label(),
-                    plan.name
-                ));
-            }
-        }
-        if o.name == "OPERATOR_CALL" && !matches!(ins, Instruction::Kernel { .. }) {
-            return Some(format!(
-                "instruction {} is {} in {:?}, an operator call in the dump",
-                o.instruction_id,
-                ins.label(),
-                plan.name
-            ));
-        }
-    }
-    None
-}
-
-/// Kernel calls of `plan` at which the runs recorded no event.
-fn unseen_kernels(m: &MethodProfile, plan: &MethodPlan) -> usize {
-    plan.instructions
-        .iter()
-        .enumerate()
-        .filter(|(i, ins)| {
-            matches!(ins, Instruction::Kernel { .. })
-                && !m
-                    .other_operators
-                    .iter()
-                    .any(|o| usize::try_from(o.instruction_id).ok() == Some(*i))
-        })
-        .count()
-}
-
-/// Names every run group after the program's methods whose instruction lists its events
-/// fit (kernel names and delegate calls at their instruction ids); groups that fit
-/// several identical methods are named together (`prefill + decode`). Returns the
-/// findings (a group no method fits).
-pub fn name_methods(profile: &mut Profile, program: &Program, file: &str) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let old: Vec<String> = profile.methods.iter().map(|m| m.name.clone()).collect();
-    for m in &mut profile.methods {
-        if m.delegates.is_empty() && m.other_operators.is_empty() {
-            continue; // nothing to tell methods apart by
-        }
-        // (kernel calls of the method with no event in the runs, name)
-        let mut fits: Vec<(usize, String)> = Vec::new();
-        let mut why = Vec::new();
-        for plan in &program.methods {
-            match misfit(m, plan) {
-                None => fits.push((unseen_kernels(m, plan), plan.name.clone())),
-                Some(w) => why.push(w),
-            }
-        }
-        // The methods that explain the most of the runs' events: a method whose only
-        // delegate call is also another's first instruction is told apart by the kernels
-        // the other would have run.
-        let best = fits.iter().map(|(u, _)| *u).min();
-        let fits: Vec<String> = fits
-            .into_iter()
-            .filter(|(u, _)| Some(*u) == best)
-            .map(|(_, n)| n)
-            .collect();
-        if fits.is_empty() {
-            let mut f = Finding::new(
-                "program_unmatched",
-                format!(
-                    "program {file}: no method of it fits the runs of {} ({}); left unnamed",
-                    m.name,
-                    crate::escape::message_line(&why.join("; "))
-                ),
-            );
-            f.event = Some(m.name.clone());
-            findings.push(f);
-        } else {
-            m.name = fits.join(" + ");
-        }
-    }
-    // The one summary that quotes the names (see `build::build_profile_with`).
-    if profile.methods.len() > 1 {
-        for w in profile
-            .warnings
-            .iter_mut()
-            .filter(|w| w.kind == "several_methods")
-        {
-            for (o, m) in old.iter().zip(&profile.methods) {
-                if *o != m.name {
-                    w.message = w
-                        .message
-                        .replace(&format!("{o} ("), &format!("{} (", m.name));
-                    if w.message.ends_with(&format!("describe {o}")) {
-                        let cut = w.message.len() - o.len();
-                        w.message.truncate(cut);
-                        w.message.push_str(&m.name);
-                    }
-                }
-            }
-        }
-    }
-    findings
-}
+mod naming;
+pub use naming::{method_of_group, name_methods};
 
 /// The ETRecord method of a run group: by its name (any of `a + b`), else the only one,
 /// else the one whose maps have every delegate call and instruction of the group.
@@ -181,7 +20,7 @@ fn record_for<'r>(
     record: &'r EtRecord,
     groups: usize,
 ) -> Option<&'r MethodRecord> {
-    for name in m.name.split(" + ") {
+    for name in method_of_group(&m.name).split(" + ") {
         if let Some(r) = record.method(name) {
             return Some(r);
         }
@@ -330,6 +169,9 @@ pub fn attach_sources(profile: &mut Profile, record: &EtRecord, file: &str) -> V
                 attach_method(m, r);
                 m.modules = module_totals(m, r);
             }
+            // A group with no rows (constant methods, which the ETRecord does not hold)
+            // misses no source.
+            None if m.delegates.is_empty() && m.other_operators.is_empty() => {}
             None => {
                 let names: Vec<&str> = record.methods.iter().map(|r| r.name.as_str()).collect();
                 let more = match names.len().saturating_sub(3) {

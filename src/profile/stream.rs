@@ -74,6 +74,8 @@ fn decode_and_collect_inner(
         first_collector.record_only(runs);
     }
     let mut side = EtDump::default();
+    // The index in the dump of each of `side`'s blocks.
+    let mut side_at: Vec<usize> = Vec::new();
     // One per method (a signature first seen whole): its signature, the runs it collects
     // (its own and those of its runs with lost events) and its collector.
     let mut methods: Vec<Method> = Vec::new();
@@ -106,6 +108,7 @@ fn decode_and_collect_inner(
                     events: at..side.events.len(),
                     ..block.clone()
                 });
+                side_at.push(index);
                 continue;
             }
             let bundled = block.bundled_input_index;
@@ -207,7 +210,7 @@ fn decode_and_collect_inner(
         execute_runs: execute.len(),
         groups,
         speculative,
-        loads: load_times(&side),
+        loads: load_times(&side, Some(&side_at)),
         resolution_step: resolution.step(),
     };
     Ok(Some(Streamed {

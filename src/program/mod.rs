@@ -48,8 +48,10 @@ pub enum Instruction {
 
 impl Instruction {
     /// Whether an ETDump kernel event name (`native_call_addmm.out`) is this kernel's: the
-    /// runtime names it after the operator without the `aten::` namespace, others keep
-    /// theirs (`native_call_llama::sdpa.out`).
+    /// runtime's generated kernels name the event after the operator without its
+    /// namespace (`aten::addmm` -> `native_call_addmm.out`,
+    /// `dim_order_ops::_to_dim_order_copy` -> `native_call__to_dim_order_copy.out`), so
+    /// names are compared modulo the namespace (a name that keeps one still matches).
     pub fn is_kernel_event(&self, event: &str) -> bool {
         let Instruction::Kernel { operator, overload } = self else {
             return false;
@@ -61,7 +63,7 @@ impl Instruction {
             Some((n, o)) => (n, o),
             None => (rest, ""),
         };
-        ovl == overload && (name == operator || Some(name) == operator.strip_prefix("aten::"))
+        ovl == overload && without_namespace(name) == without_namespace(operator)
     }
 
     /// `aten::addmm.out`, `delegate XnnpackBackend`, ...
@@ -76,6 +78,13 @@ impl Instruction {
             Instruction::Unknown => "unknown".into(),
         }
     }
+}
+
+/// An operator name without its namespace (`aten::addmm` -> `addmm`).
+fn without_namespace(operator: &str) -> &str {
+    operator
+        .rsplit_once("::")
+        .map_or(operator, |(_, name)| name)
 }
 
 /// One method (execution plan) of the program.
@@ -328,7 +337,15 @@ mod tests {
             overload: "out".into(),
         };
         assert!(custom.is_kernel_event("native_call_llama::sdpa.out"));
-        assert!(!custom.is_kernel_event("native_call_sdpa.out"));
+        assert!(custom.is_kernel_event("native_call_sdpa.out"));
+        assert!(!custom.is_kernel_event("native_call_sdpa.default"));
+        // fixtures/wild/attn_dimorder: instruction 22 of the program and its dump event.
+        let dim_order = Instruction::Kernel {
+            operator: "dim_order_ops::_to_dim_order_copy".into(),
+            overload: "out".into(),
+        };
+        assert!(dim_order.is_kernel_event("native_call__to_dim_order_copy.out"));
+        assert!(!dim_order.is_kernel_event("native_call_to_dim_order_copy.out"));
     }
 
     #[test]
