@@ -6,6 +6,7 @@
 mod args;
 mod document;
 mod lenient;
+mod micros;
 
 use std::collections::HashMap;
 
@@ -20,6 +21,7 @@ use super::nesting::nest_by_containment;
 use args::SigScratch;
 use document::TopSeed;
 use lenient::Scalar;
+use micros::MicrosText;
 
 /// The fields of one trace event that matter here (inputs go to the builder's scratch).
 #[derive(Default)]
@@ -29,8 +31,8 @@ struct RawEvent<'a> {
     name: Option<Scalar<'a>>,
     pid: Option<Scalar<'a>>,
     tid: Option<Scalar<'a>>,
-    ts: Option<Scalar<'a>>,
-    dur: Option<Scalar<'a>>,
+    ts: Option<MicrosText>,
+    dur: Option<MicrosText>,
 }
 
 /// Accumulates intervals while the event array streams by.
@@ -96,8 +98,8 @@ impl Builder {
         }
         let n = self.counts.events;
         let name = ev.name.as_ref().and_then(Scalar::as_str);
-        let ts = ev.ts.as_ref().and_then(Scalar::as_f64).and_then(us_to_ns);
-        let dur = ev.dur.as_ref().and_then(Scalar::as_f64).and_then(us_to_ns);
+        let ts = ev.ts.as_ref().and_then(MicrosText::ns);
+        let dur = ev.dur.as_ref().and_then(MicrosText::ns);
         let pid = self.id_of(ev.pid.as_ref(), "pid");
         let tid = self.id_of(ev.tid.as_ref(), "tid");
         let (Some(name), Some(ts), Some(dur), Some(pid), Some(tid)) = (name, ts, dur, pid, tid)
@@ -143,12 +145,6 @@ impl Builder {
             parent: None,
         });
     }
-}
-
-/// µs (float, 3 decimals) to integer ns, rounding.
-fn us_to_ns(us: f64) -> Option<i64> {
-    let ns = (us * 1000.0).round();
-    (ns.is_finite() && ns.abs() < 9.0e18).then_some(ns as i64)
 }
 
 pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
