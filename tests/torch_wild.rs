@@ -115,3 +115,60 @@ fn epoch_timestamps_with_ns_digits_keep_back_to_back_calls_apart() {
     assert_eq!(roots.len(), 2);
     assert!(roots.iter().all(|r| r.children.is_empty()));
 }
+
+/// PyTorch's µs floats, rounded to ns in the golden: within 1 ns a call.
+const KEY_AVERAGES_TOL_NS: i64 = 1;
+
+#[test]
+fn wild_torch_traces_equal_their_key_averages() {
+    for (trace, stem) in [
+        ("with_stack.json.gz", "with_stack"),
+        ("compiled.json.gz", "compiled"),
+        ("threads.json", "threads"),
+        ("tb/worker0.cycle1.pt.trace.json.gz", "tb/worker0.cycle1"),
+        ("tb/worker0.cycle2.pt.trace.json.gz", "tb/worker0.cycle2"),
+    ] {
+        let want = golden(&format!("fixtures/torch/wild/{stem}.key_averages.json"));
+        assert_keys(
+            &format!("fixtures/torch/wild/{trace}"),
+            &want,
+            KEY_AVERAGES_TOL_NS,
+        );
+    }
+}
+
+#[test]
+fn python_frames_are_parents_in_the_tree_but_no_ops_unless_asked() {
+    use cpuprof_tui::trace::{read_intervals, BuildOptions};
+    let bytes = std::fs::read("fixtures/torch/wild/with_stack.json.gz").unwrap();
+    let p = cpuprof_tui::trace::parse_trace(&bytes, "with_stack").unwrap();
+    // The figures: `ProfilerStep*` self time was the whole step less its ops.
+    let want = golden("fixtures/torch/wild/with_stack.key_averages.json");
+    let step = p.op("ProfilerStep*").unwrap();
+    assert_eq!(step.self_total_ns, want["ProfilerStep*"].self_ns);
+    assert!(step.self_total_ns * 4 < step.inclusive_total_ns);
+    assert!(p.ops.iter().all(|o| !o.name.contains(".py(")));
+    // The call tree holds the frames: some node below a root is a Python frame.
+    fn any_frame(n: &cpuprof_tui::trace::CallNode) -> bool {
+        n.name.contains(".py(") || n.children.iter().any(any_frame)
+    }
+    assert!(p.call_trees.iter().any(|t| t.roots.iter().any(any_frame)));
+    // Asked for, they are ops too (key_averages(include_python_functions=True)).
+    let set = read_intervals(&bytes).unwrap();
+    let with = TraceProfile::build_with(
+        set,
+        "with_stack",
+        BuildOptions {
+            python_frames: true,
+        },
+    );
+    assert!(with.ops.len() > p.ops.len());
+    let frame_calls: u64 = with
+        .ops
+        .iter()
+        .filter(|o| p.op(&o.name).is_none())
+        .map(|o| o.calls)
+        .sum();
+    assert_eq!(frame_calls, 704);
+    assert_eq!(with.op("request"), p.op("request"));
+}

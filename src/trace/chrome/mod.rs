@@ -48,6 +48,10 @@ struct Builder {
     host: Option<String>,
     string_ids: HashMap<String, i64>,
     saw_events_array: bool,
+    /// Python frames read (`python_function` events).
+    frames: u64,
+    /// Some start time has digits below the µs (the trace is not of whole µs).
+    sub_us_starts: bool,
     warnings: WarningLog,
     counts: ImportCounts,
     /// Ignored events by kind (`ph "i" cat "ac2g"`), for the warning; a bounded set.
@@ -88,7 +92,10 @@ impl Builder {
         self.counts.events += 1;
         let ph = ev.ph.as_ref().and_then(Scalar::as_str);
         let cat = ev.cat.as_ref().and_then(Scalar::as_str);
-        if ph != Some("X") || !matches!(cat, Some("cpu_op" | "user_annotation")) {
+        // Python frames (`with_stack=True`) nest ops and take their time out of their
+        // parents' self time, as in `key_averages()`; they are no op rows.
+        let frame = cat == Some("python_function");
+        if ph != Some("X") || !(frame || matches!(cat, Some("cpu_op" | "user_annotation"))) {
             let show = |v: Option<&str>| {
                 v.map(|s| format!("{:?}", s.chars().take(40).collect::<String>()))
                     .unwrap_or_else(|| "none".into())
@@ -117,8 +124,15 @@ impl Builder {
             });
             return;
         }
-        self.counts.op_events += 1;
-        let inputs = if self.scratch.has_dims || self.scratch.has_types {
+        self.sub_us_starts |= ts % 1000 != 0;
+        if frame {
+            self.frames += 1;
+        } else {
+            self.counts.op_events += 1;
+        }
+        let inputs = if frame {
+            None
+        } else if self.scratch.has_dims || self.scratch.has_types {
             let candidates = self.input_ids.entry(self.scratch.hash()).or_default();
             let found = candidates
                 .iter()
@@ -141,6 +155,7 @@ impl Builder {
             start_ns: ts,
             dur_ns: dur,
             err: false,
+            frame,
             inputs,
             parent: None,
         });
@@ -174,7 +189,7 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
         .deserialize(&mut *de)
         .and_then(|()| de.end());
     if let Err(e) = parsed {
-        let kept = b.intervals.len();
+        let kept = b.intervals.len() as u64 - b.frames;
         match io_problem(&e) {
             Some(Err(fatal)) => return Err(fatal),
             Some(Ok(message)) if kept > 0 => {
@@ -199,7 +214,7 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     if !b.saw_events_array {
         return Err(TraceError::NoEvents("no traceEvents array".into()));
     }
-    if b.intervals.is_empty() {
+    if b.intervals.len() as u64 == b.frames {
         return Err(TraceError::NoEvents(format!(
             "{} trace events, none of them complete (ph \"X\") cpu_op/user_annotation events",
             b.counts.events
@@ -216,7 +231,14 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     for t in &mut threads {
         t.host.clone_from(&b.host);
     }
-    let intervals = nest_by_containment(b.intervals, threads.len());
+    // A trace of whole µs (older Kineto) is nested with a 1 µs tolerance for rounding;
+    // one with ns digits exactly, as `key_averages()` nests it.
+    let tolerance = if b.sub_us_starts {
+        0
+    } else {
+        super::nesting::CONTAINMENT_TOLERANCE_NS
+    };
+    let intervals = nest_by_containment(b.intervals, threads.len(), tolerance);
     Ok(IntervalSet {
         format: Some(TraceFormat::ChromeJson),
         threads,
