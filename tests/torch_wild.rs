@@ -172,3 +172,24 @@ fn python_frames_are_parents_in_the_tree_but_no_ops_unless_asked() {
     assert_eq!(frame_calls, 704);
     assert_eq!(with.op("request"), p.op("request"));
 }
+
+#[test]
+fn the_answer_line_of_a_compiled_trace_names_the_real_keys() {
+    let p = load_trace(Path::new("fixtures/torch/wild/compiled.json.gz")).unwrap();
+    let want = golden("fixtures/torch/wild/compiled.key_averages.json");
+    let total: i64 = want.values().map(|k| k.self_ns).sum();
+    let a = cpuprof_tui::summary::trace_answer(&p, "", 3).unwrap();
+    assert_eq!(a.items.len(), 3);
+    for item in &a.items {
+        let key = want
+            .get(&item.label)
+            .unwrap_or_else(|| panic!("{} is no key", item.label));
+        let share = key.self_ns as f64 / total as f64;
+        assert!((item.share - share).abs() < 1e-6, "{}", item.label);
+    }
+    assert!(a
+        .items
+        .iter()
+        .any(|i| i.label == "async_compile.wait (dynamo_timed)"
+            || i.label == "Scheduler.codegen (dynamo_timed)"));
+}
