@@ -193,3 +193,53 @@ fn the_answer_line_of_a_compiled_trace_names_the_real_keys() {
         .any(|i| i.label == "async_compile.wait (dynamo_timed)"
             || i.label == "Scheduler.codegen (dynamo_timed)"));
 }
+
+/// The text of `with_stack.json.gz`, inflated.
+fn with_stack_text() -> String {
+    use std::io::Read;
+    let gz = std::fs::read("fixtures/torch/wild/with_stack.json.gz").unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+#[test]
+fn an_event_array_without_its_closing_bracket_is_read_with_a_truncated_warning() {
+    let text = with_stack_text();
+    let want = golden("fixtures/torch/wild/with_stack.key_averages.json");
+    // The events as Kineto wrote them, between `"traceEvents": [` and the final `]`.
+    let start = text.find("\"traceEvents\": [").unwrap() + "\"traceEvents\": [".len();
+    let end = text.rfind("],\"traceName\"").unwrap();
+    let events = text[start..end].trim_end();
+    let dir = std::env::temp_dir().join(format!("cpuprof-wild-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The JSON array format with no `]` (with and without a trailing comma), and the
+    // object format cut after the last event (a killed writer).
+    let cases = [
+        ("array_comma.json", format!("[{events},\n")),
+        ("array.json", format!("[{events}\n")),
+        ("object.json", text[..end].to_string()),
+    ];
+    for (name, body) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let trace = path.to_str().unwrap();
+        assert_keys(trace, &want, KEY_AVERAGES_TOL_NS);
+        let p = load_trace(&path).unwrap();
+        assert!(
+            p.warnings.iter().any(|w| w.kind == "truncated"),
+            "{name}: {:?}",
+            p.warnings
+        );
+    }
+    // Cut with only non-op events before the cut: the error says so, not "EOF".
+    let first_op = text.find("\"ph\": \"X\"").unwrap();
+    let head = &text[..text[..first_op].rfind('{').unwrap()];
+    let path = dir.join("head.json");
+    std::fs::write(&path, head).unwrap();
+    let err = load_trace(&path).unwrap_err().to_string();
+    assert!(err.contains("none of them"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

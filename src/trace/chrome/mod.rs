@@ -199,8 +199,11 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
             }
             Some(Ok(message)) => return Err(TraceError::Gzip(message)),
             None => {
+                // The trace-event format lets the event array end without its `]` (a
+                // killed profiler leaves it so): a cut after whole events is read, and
+                // one with no op event before it is reported as such below.
                 let cut_short = e.classify() == serde_json::error::Category::Eof;
-                if !cut_short || kept == 0 {
+                if !cut_short || b.counts.events == 0 {
                     return Err(TraceError::Json(e.to_string()));
                 }
                 b.warnings.add("truncated", || {
