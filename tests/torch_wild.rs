@@ -243,3 +243,43 @@ fn an_event_array_without_its_closing_bracket_is_read_with_a_truncated_warning()
     assert!(err.contains("none of them"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cpuprof-tui"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn report_on_a_folder_of_rank_traces_says_fleet_is_the_way() {
+    let dir = std::env::temp_dir().join(format!("cpuprof-ranks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, f) in ["rank_non_gpu.json.gz", "ns_resolution_40ms.json.gz"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::copy(
+            Path::new("fixtures/torch/hta").join(f),
+            dir.join(format!("rank-{i}.json.gz")),
+        )
+        .unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let o = cli(&["report", d]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("2 trace files"), "{err}");
+    assert!(err.contains(&format!("cpuprof-tui fleet {d}")), "{err}");
+    assert!(!err.contains("not a CTF trace directory"), "{err}");
+    // The way it names works.
+    let o = cli(&["fleet", d, "--format", "csv"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -52,6 +52,41 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     }
 }
 
+/// A folder that is no CTF trace but holds profiles (a folder of rank traces, HTA's
+/// input, or of dumps): what reads them, in place of "not a CTF trace directory".
+pub(crate) fn folder_of_profiles(dir: &Path) -> Option<String> {
+    use crate::fleet::discover::{discover, FoundKind};
+    if trace::ctf::find_trace_dirs(dir).is_ok() {
+        return None;
+    }
+    let found = discover(&[dir.to_path_buf()]).ok()?;
+    let count = |k: FoundKind| found.iter().filter(|f| f.kind == k).count();
+    let (traces, dumps, ctf) = (
+        count(FoundKind::Trace),
+        count(FoundKind::Dump),
+        count(FoundKind::Ctf),
+    );
+    if found.is_empty() {
+        return None;
+    }
+    let mut kinds = Vec::new();
+    for (n, what) in [
+        (traces, "trace file"),
+        (ctf, "CTF trace directory"),
+        (dumps, "ETDump"),
+    ] {
+        if n > 0 {
+            kinds.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
+        }
+    }
+    // The line is escaped where it is printed (`eprint_line`).
+    let dir_text = dir.display();
+    Some(format!(
+        "a folder of profiles ({}), not one trace: `cpuprof-tui fleet {dir_text}` compares them (one per rank or run); `cpuprof-tui report FILE MORE...` reads several traces as one tally",
+        kinds.join(", ")
+    ))
+}
+
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     // Several traces read as one, or a trace cut per host/process/thread.
     if !args.more.is_empty() || args.per.is_some() {
@@ -60,6 +95,9 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {
+        if let Some(hint) = folder_of_profiles(&args.file) {
+            return Err(format!("{name}: {hint}"));
+        }
         check_trace_args(args)?;
         // The tally needs no model: the CTF reader folds the calls straight into it.
         if args.format == ReportFormat::Tally {
