@@ -283,3 +283,30 @@ fn report_on_a_folder_of_rank_traces_says_fleet_is_the_way() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_log_beside_the_input_is_looked_for_only_when_the_input_is_an_etdump() {
+    let dir = std::env::temp_dir().join(format!("cpuprof-logs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A callgrind log given as the input (it would have been "its own runner log"), and a
+    // trace with a log beside it.
+    let callgrind = dir.join("callgrind.log");
+    std::fs::write(&callgrind, "events: Ir\nfn=main\n0 5\n").unwrap();
+    let trace = dir.join("t.json");
+    std::fs::copy("fixtures/torch/wild/threads.json", &trace).unwrap();
+    std::fs::write(dir.join("t.log"), "I 00:00:00.000 executorch:x] hi\n").unwrap();
+    for (input, code) in [(&callgrind, 2), (&trace, 0)] {
+        let o = cli(&["report", input.to_str().unwrap(), "--format", "csv"]);
+        assert_eq!(o.status.code(), Some(code));
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(!err.contains("runner log"), "{err}");
+    }
+    // An ETDump still finds its log.
+    let dump = dir.join("m.etdp");
+    std::fs::copy("fixtures/cpu/cnn2_basic.etdp", &dump).unwrap();
+    std::fs::copy("fixtures/cpu/cnn2_basic.log", dir.join("m.log")).unwrap();
+    let o = cli(&["report", dump.to_str().unwrap(), "--format", "csv"]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("using runner log"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
