@@ -91,7 +91,17 @@ pub fn message_line(s: &str) -> String {
 
 /// Print `cpuprof-tui: <message>` on stderr as one safe line.
 pub fn eprint_line(message: &str) {
-    eprintln!("cpuprof-tui: {}", message_line(message));
+    eprint_raw(&format!("cpuprof-tui: {}", message_line(message)));
+}
+
+/// Write one line of ours (already safe) on stderr. A closed or broken stderr (`2>&-`, a
+/// reader gone) loses the line; it never panics as `eprintln!` does.
+pub fn eprint_raw(line: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
 }
 
 /// JSON text bound for a terminal: serde_json escapes C0 controls already; DEL, C1

@@ -52,38 +52,24 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     }
 }
 
-/// A folder that is no CTF trace but holds profiles (a folder of rank traces, HTA's
-/// input, or of dumps): what reads them, in place of "not a CTF trace directory".
-pub(crate) fn folder_of_profiles(dir: &Path) -> Option<String> {
+/// A folder that is no CTF trace but holds trace files (a folder of rank traces, HTA's
+/// input): what reads them, in place of "not a CTF trace directory". (A folder of dumps
+/// and a CTF layout the reader refuses keep the CTF search's own message.)
+pub(crate) fn folder_of_traces(dir: &Path) -> Option<String> {
     use crate::fleet::discover::{discover, FoundKind};
     if trace::ctf::find_trace_dirs(dir).is_ok() {
         return None;
     }
     let found = discover(&[dir.to_path_buf()]).ok()?;
-    let count = |k: FoundKind| found.iter().filter(|f| f.kind == k).count();
-    let (traces, dumps, ctf) = (
-        count(FoundKind::Trace),
-        count(FoundKind::Dump),
-        count(FoundKind::Ctf),
-    );
-    if found.is_empty() {
+    let traces = found.iter().filter(|f| f.kind == FoundKind::Trace).count();
+    if traces == 0 {
         return None;
     }
-    let mut kinds = Vec::new();
-    for (n, what) in [
-        (traces, "trace file"),
-        (ctf, "CTF trace directory"),
-        (dumps, "ETDump"),
-    ] {
-        if n > 0 {
-            kinds.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
-        }
-    }
     // The line is escaped where it is printed (`eprint_line`).
-    let dir_text = dir.display();
     Some(format!(
-        "a folder of profiles ({}), not one trace: `cpuprof-tui fleet {dir_text}` compares them (one per rank or run); `cpuprof-tui report FILE MORE...` reads several traces as one tally",
-        kinds.join(", ")
+        "a folder of {traces} trace file{}, not one trace: `cpuprof-tui fleet {}` compares them (one per rank or run); `cpuprof-tui report FILE MORE...` reads several traces as one tally",
+        if traces == 1 { "" } else { "s" },
+        dir.display()
     ))
 }
 
@@ -95,7 +81,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {
-        if let Some(hint) = folder_of_profiles(&args.file) {
+        if let Some(hint) = folder_of_traces(&args.file) {
             return Err(format!("{name}: {hint}"));
         }
         check_trace_args(args)?;
@@ -194,13 +180,10 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let mut other_errors = false;
     for m in profile.methods.iter().skip(1) {
         for w in &m.warnings {
-            eprintln!(
-                "cpuprof-tui: warning: {}: {}: {}",
-                m.name, w.kind, w.message
-            );
+            eprint_line(&format!("warning: {}: {}: {}", m.name, w.kind, w.message));
         }
         for e in &m.errors {
-            eprintln!("cpuprof-tui: error: {}: {}: {}", m.name, e.kind, e.message);
+            eprint_line(&format!("error: {}: {}: {}", m.name, e.kind, e.message));
             other_errors = true;
         }
     }
