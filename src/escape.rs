@@ -83,6 +83,31 @@ pub fn cut_middle(s: &str, max: usize) -> String {
     out
 }
 
+/// Terminal cells `s` takes (a CJK character two, a combining mark none), as the
+/// terminal draws it: what table columns are sized and padded by, never `chars()`.
+pub fn display_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` then spaces up to `width` cells (left-aligned); `s` whole when it is wider.
+pub fn pad_right(s: &str, width: usize) -> String {
+    let mut out = String::with_capacity(s.len() + width);
+    out.push_str(s);
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(display_width(s)),
+    ));
+    out
+}
+
+/// Spaces then `s` up to `width` cells (right-aligned); `s` whole when it is wider.
+pub fn pad_left(s: &str, width: usize) -> String {
+    let mut out: String =
+        std::iter::repeat_n(' ', width.saturating_sub(display_width(s))).collect();
+    out.push_str(s);
+    out
+}
+
 /// One message line for stderr: escaped (no raw control character, no line break) and
 /// cut to [`MAX_MESSAGE_CHARS`].
 pub fn message_line(s: &str) -> String {

@@ -310,3 +310,47 @@ fn a_log_beside_the_input_is_looked_for_only_when_the_input_is_an_etdump() {
     assert!(err.contains("using runner log"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn table_columns_line_up_by_display_width_with_cjk_names() {
+    // "卷积" takes 4 cells, 2 chars: counted in chars its row was shifted by 2 cells.
+    let json = r#"{"traceEvents":[
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":3},
+        {"ph":"X","cat":"user_annotation","name":"前向::卷积层","pid":1,"tid":1,"ts":10,"dur":5},
+        {"ph":"X","cat":"cpu_op","name":"é","pid":1,"tid":1,"ts":20,"dur":1}
+    ]}"#;
+    let dir = std::env::temp_dir().join(format!("cpuprof-cjk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("cjk.json");
+    std::fs::write(&path, json).unwrap();
+    for format in ["tally", "table"] {
+        let o = cli(&["report", path.to_str().unwrap(), "--format", format]);
+        assert_eq!(o.status.code(), Some(0));
+        let text = String::from_utf8(o.stdout).unwrap();
+        // Each table line's separators at the same display columns. Widths by hand:
+        // ASCII 1 cell, the CJK characters 2 cells, `é` (one char) 1 cell.
+        let cells = |s: &str| -> usize {
+            s.chars()
+                .map(|c| {
+                    if ('\u{4e00}'..='\u{9fff}').contains(&c) {
+                        2
+                    } else {
+                        1
+                    }
+                })
+                .sum()
+        };
+        let bars: Vec<Vec<usize>> = text
+            .lines()
+            .filter(|l| l.contains(" | ") && !l.starts_with("BACKEND"))
+            .map(|l| {
+                l.match_indices(" | ")
+                    .map(|(i, _)| cells(&l[..i]))
+                    .collect()
+            })
+            .collect();
+        assert!(bars.len() >= 4, "{format}: {text}");
+        assert!(bars.iter().all(|b| b[0] == bars[0][0]), "{format}:\n{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
