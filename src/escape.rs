@@ -83,6 +83,31 @@ pub fn cut_middle(s: &str, max: usize) -> String {
     out
 }
 
+/// Terminal cells `s` takes (a CJK character two, a combining mark none), as the
+/// terminal draws it: what table columns are sized and padded by, never `chars()`.
+pub fn display_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` then spaces up to `width` cells (left-aligned); `s` whole when it is wider.
+pub fn pad_right(s: &str, width: usize) -> String {
+    let mut out = String::with_capacity(s.len() + width);
+    out.push_str(s);
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(display_width(s)),
+    ));
+    out
+}
+
+/// Spaces then `s` up to `width` cells (right-aligned); `s` whole when it is wider.
+pub fn pad_left(s: &str, width: usize) -> String {
+    let mut out: String =
+        std::iter::repeat_n(' ', width.saturating_sub(display_width(s))).collect();
+    out.push_str(s);
+    out
+}
+
 /// One message line for stderr: escaped (no raw control character, no line break) and
 /// cut to [`MAX_MESSAGE_CHARS`].
 pub fn message_line(s: &str) -> String {
@@ -91,7 +116,17 @@ pub fn message_line(s: &str) -> String {
 
 /// Print `cpuprof-tui: <message>` on stderr as one safe line.
 pub fn eprint_line(message: &str) {
-    eprintln!("cpuprof-tui: {}", message_line(message));
+    eprint_raw(&format!("cpuprof-tui: {}", message_line(message)));
+}
+
+/// Write one line of ours (already safe) on stderr. A closed or broken stderr (`2>&-`, a
+/// reader gone) loses the line; it never panics as `eprintln!` does.
+pub fn eprint_raw(line: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
 }
 
 /// JSON text bound for a terminal: serde_json escapes C0 controls already; DEL, C1

@@ -80,7 +80,12 @@ pub fn resolve_output(path: &Path) -> Result<PathBuf, String> {
                     p.parent().unwrap_or(Path::new("")).join(to)
                 };
             }
-            _ => return Ok(p),
+            _ => {
+                // `/dev/stdout` -> `/proc/self/fd/1` -> `pipe:[123]`: a magic link the
+                // kernel follows but no path names; the path given opens it.
+                let magic = fs::symlink_metadata(&p).is_err() && fs::metadata(path).is_ok();
+                return Ok(if magic { path.to_path_buf() } else { p });
+            }
         }
     }
     Err("too many levels of symbolic links".into())
@@ -164,9 +169,7 @@ pub fn write_atomic_with(
     if is_stdout(path) {
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-        return write(&mut w)
-            .and_then(|_| w.flush())
-            .map_err(|e| e.to_string());
+        return quiet_broken_pipe(write(&mut w).and_then(|_| w.flush()));
     }
     let target = resolve_output(path)?;
     refuse_inputs(&target, inputs)?;
@@ -187,8 +190,16 @@ fn write_stream(
         .open(path)
         .map_err(|e| format!("not writable: {}", crate::input::io_message(&e)))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-    write(&mut w).map_err(|e| e.to_string())?;
-    w.flush().map_err(|e| e.to_string())
+    quiet_broken_pipe(write(&mut w).and_then(|()| w.flush()))
+}
+
+/// A closed pipe (`| head`, a FIFO's reader gone) is the reader's choice: the command
+/// ends quietly, as on standard output.
+fn quiet_broken_pipe(r: std::io::Result<()>) -> Result<(), String> {
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| e.to_string()),
+    }
 }
 
 /// A file being written, whose pages are handed to the disk as they fill

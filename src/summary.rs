@@ -181,12 +181,17 @@ pub fn answer(groups: &[TypeGroup], limit: usize, over: &str) -> Option<Answer> 
     }
     let top: Vec<&TypeGroup> = groups.iter().filter(|g| g.ms > 0.0).take(limit).collect();
     // Two types with one short form (`GEMM` of a convolution and of a fully connected
-    // operator) are written in full.
+    // operator) are written in full, and so is a type whose short form is another type's
+    // real name (`async_compile.wait (dynamo_timed)` beside `async_compile.wait`, shown
+    // or not).
     let label = |g: &TypeGroup| {
-        if top
+        let collides = top
             .iter()
             .any(|o| o.type_name != g.type_name && o.label == g.label)
-        {
+            || groups
+                .iter()
+                .any(|o| o.type_name != g.type_name && o.type_name == g.label);
+        if collides {
             g.type_name.clone()
         } else {
             g.label.clone()
@@ -354,6 +359,31 @@ mod tests {
         assert_eq!(type_label("native_call_cumsum.out"), "cumsum");
         assert_eq!(type_label("native_call_.out"), "native_call_.out");
         assert_eq!(type_label("aten::linear"), "aten::linear");
+    }
+
+    #[test]
+    fn a_short_form_that_is_another_key_is_written_in_full() {
+        // `torch.compile` traces: `X (dynamo_timed)` holds the time, `X` is a real key too.
+        let units = vec![
+            unit("async_compile.wait (dynamo_timed)", 6.0),
+            unit("Scheduler.codegen (dynamo_timed)", 3.0),
+            unit("async_compile.wait", 0.001),
+            unit("Scheduler.codegen", 0.001),
+            unit("aten::mm", 0.998),
+        ];
+        let a = answer(&group_by_type(units, Some(10.0)), 2, "self time").unwrap();
+        let labels: Vec<&str> = a.items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "async_compile.wait (dynamo_timed)",
+                "Scheduler.codegen (dynamo_timed)"
+            ]
+        );
+        // Without the real key beside it, the short form stays.
+        let units = vec![unit("Mean (ND) Reduce2", 1.0)];
+        let a = answer(&group_by_type(units, Some(1.0)), 2, "x").unwrap();
+        assert_eq!(a.items[0].label, "Mean");
     }
 
     /// Worked by hand: total 10 ms; GEMM #1..#3 = 3 + 2 + 1 = 6 ms (60%, 3), DWConv 2 ms

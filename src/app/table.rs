@@ -299,7 +299,8 @@ pub fn step_cell(step: &str, width: usize, whole: usize) -> String {
 pub type RowWidths = [u16; MEASURED.len() + 1];
 
 pub fn row_widths(rows: &[OpRow]) -> Vec<RowWidths> {
-    let n = |s: &str| s.chars().count().min(u16::MAX as usize) as u16;
+    // Display width (a CJK name takes two cells a character), as the row is drawn.
+    let n = |s: &str| crate::escape::display_width(s).min(u16::MAX as usize) as u16;
     rows.iter()
         .map(|r| {
             [

@@ -144,10 +144,35 @@ impl LoadError {
     }
 }
 
-/// The log used for a dump when none is named: `<stem>.log` beside it, if it exists.
+/// The log used for a dump when none is named: `<stem>.log` beside it, if it exists and
+/// the input is an ETDump (a callgrind or V8 `X.log`, a trace or any other file given by
+/// mistake gets none: it is never its own log). A FIFO or device is not read here; its
+/// log is looked for as before.
 pub fn default_log_for(etdump: &Path) -> Option<PathBuf> {
     let candidate = etdump.with_extension("log");
-    candidate.is_file().then_some(candidate)
+    if candidate == etdump || !candidate.is_file() {
+        return None;
+    }
+    let regular = std::fs::metadata(etdump).is_ok_and(|m| m.is_file());
+    (!regular || has_etdump_header(etdump)).then_some(candidate)
+}
+
+/// The ETDump identifier `ED00` in the first bytes (size-prefixed or not).
+fn has_etdump_header(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut n = 0;
+    let mut take = file.take(12);
+    while n < head.len() {
+        match take.read(&mut head[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    (n >= 8 && &head[4..8] == b"ED00") || (n >= 12 && &head[8..12] == b"ED00")
 }
 
 /// Load and build a profile. `progress` is called from this thread; `cancel` is polled

@@ -333,6 +333,7 @@ mod tests {
                     start_ns: i64::from(i),
                     dur_ns: 3000 - 2 * i64::from(i),
                     err: false,
+                    frame: false,
                     inputs: None,
                     parent: i.checked_sub(1),
                 })

@@ -52,6 +52,27 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     }
 }
 
+/// A folder that is no CTF trace but holds trace files (a folder of rank traces, HTA's
+/// input): what reads them, in place of "not a CTF trace directory". (A folder of dumps
+/// and a CTF layout the reader refuses keep the CTF search's own message.)
+pub(crate) fn folder_of_traces(dir: &Path) -> Option<String> {
+    use crate::fleet::discover::{discover, FoundKind};
+    if trace::ctf::find_trace_dirs(dir).is_ok() {
+        return None;
+    }
+    let found = discover(&[dir.to_path_buf()]).ok()?;
+    let traces = found.iter().filter(|f| f.kind == FoundKind::Trace).count();
+    if traces == 0 {
+        return None;
+    }
+    // The line is escaped where it is printed (`eprint_line`).
+    Some(format!(
+        "a folder of {traces} trace file{}, not one trace: `cpuprof-tui fleet {}` compares them (one per rank or run); `cpuprof-tui report FILE MORE...` reads several traces as one tally",
+        if traces == 1 { "" } else { "s" },
+        dir.display()
+    ))
+}
+
 fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     // Several traces read as one, or a trace cut per host/process/thread.
     if !args.more.is_empty() || args.per.is_some() {
@@ -60,6 +81,9 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {
+        if let Some(hint) = folder_of_traces(&args.file) {
+            return Err(format!("{name}: {hint}"));
+        }
         check_trace_args(args)?;
         // The tally needs no model: the CTF reader folds the calls straight into it.
         if args.format == ReportFormat::Tally {

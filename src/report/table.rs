@@ -365,7 +365,8 @@ fn row_text(
     };
     let _ = writeln!(
         o,
-        "{indent}{name:<width$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{tail}",
+        "{indent}{} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{tail}",
+        crate::escape::pad_right(&name, width),
         s.count,
         d(s.median),
         d(s.p90),

@@ -34,6 +34,10 @@ pub struct Interval {
     pub dur_ns: i64,
     /// An exit without entry (LTTng): a failed call.
     pub err: bool,
+    /// A Python frame (torch.profiler `with_stack=True`, `python_function`), not an op:
+    /// a parent in the call tree whose time its parent's self time excludes, as
+    /// `key_averages()` counts it, but no op row of its own.
+    pub frame: bool,
     pub inputs: Option<u32>,
     /// The enclosing call on the same thread. Invariant: `parent < own index`.
     pub parent: Option<u32>,

@@ -50,7 +50,9 @@ pub use intervals::{
     ImportCounts, InputSig, Interval, IntervalSet, ThreadKey, TraceWarning, Unterminated,
 };
 pub use lttng::{pair_events, parse_lttng_events, LttngEvent};
-pub use model::{CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE_DEPTH};
+pub use model::{
+    BuildOptions, CallNode, CallTree, TraceOp, TraceProfile, TraceThread, MAX_TREE_DEPTH,
+};
 pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 

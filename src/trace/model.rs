@@ -105,8 +105,21 @@ struct NodeAcc {
     children: Vec<u32>,
 }
 
+/// What [`TraceProfile::build_with`] lists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Python frames (`python_function` events of `with_stack=True` traces) as op rows
+    /// too (`key_averages(include_python_functions=True)`). They are always parents in
+    /// the call tree and always taken out of their parents' self time.
+    pub python_frames: bool,
+}
+
 impl TraceProfile {
     pub fn build(set: IntervalSet, trace: &str) -> TraceProfile {
+        Self::build_with(set, trace, BuildOptions::default())
+    }
+
+    pub fn build_with(set: IntervalSet, trace: &str, options: BuildOptions) -> TraceProfile {
         let ivs = &set.intervals;
         let mut child_sum = vec![0i64; ivs.len()];
         let mut child_count = vec![0u32; ivs.len()];
@@ -195,6 +208,9 @@ impl TraceProfile {
         let mut clamps = 0u64;
         for &i in &order {
             let iv = &ivs[i as usize];
+            if iv.frame && !options.python_frames {
+                continue;
+            }
             let acc = &mut accs[key_of[iv.name as usize] as usize];
             if merged[i as usize] && !iv.err {
                 acc.self_ns = acc
@@ -271,7 +287,7 @@ impl TraceProfile {
         });
 
         let mut thread_calls = vec![0u64; set.threads.len()];
-        for iv in ivs {
+        for iv in ivs.iter().filter(|iv| options.python_frames || !iv.frame) {
             thread_calls[iv.thread as usize] += 1;
         }
         let threads = set

@@ -3,18 +3,24 @@
 //!
 //! Rule: per thread, sort calls by (start ascending, end descending, file order). Walk
 //! them with a stack of open candidates; call E becomes a child of the stack top P iff
-//! `E.start < P.end` and `E.end <= P.end + CONTAINMENT_TOLERANCE_NS`; otherwise P is
-//! popped and the next candidate is tried. The tolerance absorbs µs rounding in traces
-//! whose timestamps are integers of µs (children ending up to 1 µs after the parent).
+//! `E.start < P.end` and `E.end <= P.end + tolerance`; otherwise P is popped and the next
+//! candidate is tried (PyTorch's `_populate_cpu_children` with tolerance 0). The
+//! tolerance, [`CONTAINMENT_TOLERANCE_NS`], is for traces whose timestamps are whole µs
+//! (children ending up to 1 µs after the parent by rounding); a trace with ns digits is
+//! nested exactly, as `key_averages()` nests it.
 
 use super::intervals::Interval;
 
-/// 1 µs.
+/// 1 µs: the tolerance for traces of whole µs.
 pub const CONTAINMENT_TOLERANCE_NS: i64 = 1_000;
 
 /// Assign parents and reorder so that each thread's calls are contiguous, in start order,
 /// with every parent before its children (the `IntervalSet` invariant).
-pub(crate) fn nest_by_containment(intervals: Vec<Interval>, n_threads: usize) -> Vec<Interval> {
+pub(crate) fn nest_by_containment(
+    intervals: Vec<Interval>,
+    n_threads: usize,
+    tolerance_ns: i64,
+) -> Vec<Interval> {
     let mut per_thread: Vec<Vec<u32>> = vec![Vec::new(); n_threads];
     for (i, iv) in intervals.iter().enumerate() {
         per_thread[iv.thread as usize].push(i as u32);
@@ -35,7 +41,7 @@ pub(crate) fn nest_by_containment(intervals: Vec<Interval>, n_threads: usize) ->
             let iv = intervals[id as usize];
             let e_end = end(&iv);
             while let Some(&(_, p_end)) = stack.last() {
-                if iv.start_ns < p_end && e_end <= p_end.saturating_add(CONTAINMENT_TOLERANCE_NS) {
+                if iv.start_ns < p_end && e_end <= p_end.saturating_add(tolerance_ns) {
                     break;
                 }
                 stack.pop();
@@ -62,6 +68,7 @@ mod tests {
             start_ns: start,
             dur_ns: dur,
             err: false,
+            frame: false,
             inputs: None,
             parent: None,
         }
@@ -80,6 +87,7 @@ mod tests {
                 iv(60, 540),
             ],
             1,
+            CONTAINMENT_TOLERANCE_NS,
         );
         let starts: Vec<_> = out.iter().map(|i| (i.start_ns, i.parent)).collect();
         assert_eq!(
@@ -95,8 +103,15 @@ mod tests {
     }
 
     #[test]
+    fn without_tolerance_a_child_ending_late_is_no_child() {
+        let out = nest_by_containment(vec![iv(0, 100), iv(10, 91), iv(20, 80)], 1, 0);
+        let parents: Vec<_> = out.iter().map(|i| i.parent).collect();
+        assert_eq!(parents, vec![None, None, Some(1)]);
+    }
+
+    #[test]
     fn back_to_back_calls_are_siblings() {
-        let out = nest_by_containment(vec![iv(0, 10), iv(10, 10), iv(20, 0)], 1);
+        let out = nest_by_containment(vec![iv(0, 10), iv(10, 10), iv(20, 0)], 1, 1_000);
         assert!(out.iter().all(|i| i.parent.is_none()));
     }
 }

@@ -88,6 +88,7 @@ impl Pairer {
                     start_ns: ts_ns,
                     dur_ns: OPEN,
                     err: false,
+                    frame: false,
                     inputs: None,
                     parent,
                 });
@@ -125,6 +126,7 @@ impl Pairer {
                         start_ns: ts_ns,
                         dur_ns: 0,
                         err: true,
+                        frame: false,
                         inputs: None,
                         parent: None,
                     });

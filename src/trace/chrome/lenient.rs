@@ -67,14 +67,6 @@ impl<'de> Visitor<'de> for ScalarVisitor {
 }
 
 impl Scalar<'_> {
-    pub(super) fn as_f64(&self) -> Option<f64> {
-        match self {
-            Scalar::Int(i) => Some(*i as f64),
-            Scalar::Float(f) => Some(*f),
-            Scalar::Str(s) => s.trim().parse().ok(),
-            Scalar::Other => None,
-        }
-    }
     pub(super) fn as_str(&self) -> Option<&str> {
         match self {
             Scalar::Str(s) => Some(s),

@@ -6,6 +6,7 @@
 mod args;
 mod document;
 mod lenient;
+mod micros;
 
 use std::collections::HashMap;
 
@@ -20,6 +21,7 @@ use super::nesting::nest_by_containment;
 use args::SigScratch;
 use document::TopSeed;
 use lenient::Scalar;
+use micros::MicrosText;
 
 /// The fields of one trace event that matter here (inputs go to the builder's scratch).
 #[derive(Default)]
@@ -29,8 +31,8 @@ struct RawEvent<'a> {
     name: Option<Scalar<'a>>,
     pid: Option<Scalar<'a>>,
     tid: Option<Scalar<'a>>,
-    ts: Option<Scalar<'a>>,
-    dur: Option<Scalar<'a>>,
+    ts: Option<MicrosText>,
+    dur: Option<MicrosText>,
 }
 
 /// Accumulates intervals while the event array streams by.
@@ -46,6 +48,10 @@ struct Builder {
     host: Option<String>,
     string_ids: HashMap<String, i64>,
     saw_events_array: bool,
+    /// Python frames read (`python_function` events).
+    frames: u64,
+    /// Some start time has digits below the µs (the trace is not of whole µs).
+    sub_us_starts: bool,
     warnings: WarningLog,
     counts: ImportCounts,
     /// Ignored events by kind (`ph "i" cat "ac2g"`), for the warning; a bounded set.
@@ -86,7 +92,10 @@ impl Builder {
         self.counts.events += 1;
         let ph = ev.ph.as_ref().and_then(Scalar::as_str);
         let cat = ev.cat.as_ref().and_then(Scalar::as_str);
-        if ph != Some("X") || !matches!(cat, Some("cpu_op" | "user_annotation")) {
+        // Python frames (`with_stack=True`) nest ops and take their time out of their
+        // parents' self time, as in `key_averages()`; they are no op rows.
+        let frame = cat == Some("python_function");
+        if ph != Some("X") || !(frame || matches!(cat, Some("cpu_op" | "user_annotation"))) {
             let show = |v: Option<&str>| {
                 v.map(|s| format!("{:?}", s.chars().take(40).collect::<String>()))
                     .unwrap_or_else(|| "none".into())
@@ -96,8 +105,8 @@ impl Builder {
         }
         let n = self.counts.events;
         let name = ev.name.as_ref().and_then(Scalar::as_str);
-        let ts = ev.ts.as_ref().and_then(Scalar::as_f64).and_then(us_to_ns);
-        let dur = ev.dur.as_ref().and_then(Scalar::as_f64).and_then(us_to_ns);
+        let ts = ev.ts.as_ref().and_then(MicrosText::ns);
+        let dur = ev.dur.as_ref().and_then(MicrosText::ns);
         let pid = self.id_of(ev.pid.as_ref(), "pid");
         let tid = self.id_of(ev.tid.as_ref(), "tid");
         let (Some(name), Some(ts), Some(dur), Some(pid), Some(tid)) = (name, ts, dur, pid, tid)
@@ -115,8 +124,15 @@ impl Builder {
             });
             return;
         }
-        self.counts.op_events += 1;
-        let inputs = if self.scratch.has_dims || self.scratch.has_types {
+        self.sub_us_starts |= ts % 1000 != 0;
+        if frame {
+            self.frames += 1;
+        } else {
+            self.counts.op_events += 1;
+        }
+        let inputs = if frame {
+            None
+        } else if self.scratch.has_dims || self.scratch.has_types {
             let candidates = self.input_ids.entry(self.scratch.hash()).or_default();
             let found = candidates
                 .iter()
@@ -139,16 +155,11 @@ impl Builder {
             start_ns: ts,
             dur_ns: dur,
             err: false,
+            frame,
             inputs,
             parent: None,
         });
     }
-}
-
-/// µs (float, 3 decimals) to integer ns, rounding.
-fn us_to_ns(us: f64) -> Option<i64> {
-    let ns = (us * 1000.0).round();
-    (ns.is_finite() && ns.abs() < 9.0e18).then_some(ns as i64)
 }
 
 pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
@@ -178,7 +189,7 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
         .deserialize(&mut *de)
         .and_then(|()| de.end());
     if let Err(e) = parsed {
-        let kept = b.intervals.len();
+        let kept = b.intervals.len() as u64 - b.frames;
         match io_problem(&e) {
             Some(Err(fatal)) => return Err(fatal),
             Some(Ok(message)) if kept > 0 => {
@@ -188,8 +199,11 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
             }
             Some(Ok(message)) => return Err(TraceError::Gzip(message)),
             None => {
+                // The trace-event format lets the event array end without its `]` (a
+                // killed profiler leaves it so): a cut after whole events is read, and
+                // one with no op event before it is reported as such below.
                 let cut_short = e.classify() == serde_json::error::Category::Eof;
-                if !cut_short || kept == 0 {
+                if !cut_short || b.counts.events == 0 {
                     return Err(TraceError::Json(e.to_string()));
                 }
                 b.warnings.add("truncated", || {
@@ -203,7 +217,7 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     if !b.saw_events_array {
         return Err(TraceError::NoEvents("no traceEvents array".into()));
     }
-    if b.intervals.is_empty() {
+    if b.intervals.len() as u64 == b.frames {
         return Err(TraceError::NoEvents(format!(
             "{} trace events, none of them complete (ph \"X\") cpu_op/user_annotation events",
             b.counts.events
@@ -220,7 +234,14 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     for t in &mut threads {
         t.host.clone_from(&b.host);
     }
-    let intervals = nest_by_containment(b.intervals, threads.len());
+    // A trace of whole µs (older Kineto) is nested with a 1 µs tolerance for rounding;
+    // one with ns digits exactly, as `key_averages()` nests it.
+    let tolerance = if b.sub_us_starts {
+        0
+    } else {
+        super::nesting::CONTAINMENT_TOLERANCE_NS
+    };
+    let intervals = nest_by_containment(b.intervals, threads.len(), tolerance);
     Ok(IntervalSet {
         format: Some(TraceFormat::ChromeJson),
         threads,
