@@ -235,7 +235,7 @@ pub fn usage_error(e: clap::Error) -> std::process::ExitCode {
         }
         _ => {}
     }
-    eprintln!("cpuprof-tui: {}", usage_line(&e));
+    crate::escape::eprint_line(&usage_line(&e));
     std::process::ExitCode::from(2)
 }
 

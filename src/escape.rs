@@ -89,9 +89,13 @@ pub fn message_line(s: &str) -> String {
     escape_cut(s, MAX_MESSAGE_CHARS)
 }
 
-/// Print `cpuprof-tui: <message>` on stderr as one safe line.
+/// Print `cpuprof-tui: <message>` on stderr as one safe line. A standard error that
+/// cannot be written (a closed pipe: `2>&1 | head`) loses the line: `eprintln!` would
+/// panic there.
 pub fn eprint_line(message: &str) {
-    eprintln!("cpuprof-tui: {}", message_line(message));
+    use std::io::Write;
+    let line = format!("cpuprof-tui: {}\n", message_line(message));
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// JSON text bound for a terminal: serde_json escapes C0 controls already; DEL, C1

@@ -164,9 +164,11 @@ pub fn write_atomic_with(
     if is_stdout(path) {
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-        return write(&mut w)
-            .and_then(|_| w.flush())
-            .map_err(|e| e.to_string());
+        return match write(&mut w).and_then(|_| w.flush()) {
+            // A closed pipe (`| head`) is the reader's choice, not an error.
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+            _ => Ok(()),
+        };
     }
     let target = resolve_output(path)?;
     refuse_inputs(&target, inputs)?;

@@ -518,7 +518,7 @@ pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
     let guard = match TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("cpuprof-tui: cannot open the terminal: {e}");
+            crate::escape::eprint_line(&format!("cannot open the terminal: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -533,7 +533,7 @@ pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
     match result {
         Ok(()) => code,
         Err(e) => {
-            eprintln!("cpuprof-tui: terminal error: {e}");
+            crate::escape::eprint_line(&format!("terminal error: {e}"));
             ExitCode::from(1)
         }
     }

@@ -249,7 +249,9 @@ fn run_inner(args: &CompareArgs) -> Result<ExitCode, String> {
 pub fn exit_code(cmp: &Comparison, limit: Option<f64>) -> ExitCode {
     match (limit, cmp.worst_regression_pct()) {
         (Some(limit), Some(worst)) if worst > limit => {
-            eprintln!("cpuprof-tui: regression: a row is {worst:.1}% slower (limit {limit}%)");
+            crate::escape::eprint_line(&format!(
+                "regression: a row is {worst:.1}% slower (limit {limit}%)"
+            ));
             ExitCode::from(1)
         }
         _ => ExitCode::SUCCESS,

@@ -156,13 +156,10 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let mut other_errors = false;
     for m in profile.methods.iter().skip(1) {
         for w in &m.warnings {
-            eprintln!(
-                "cpuprof-tui: warning: {}: {}: {}",
-                m.name, w.kind, w.message
-            );
+            eprint_line(&format!("warning: {}: {}: {}", m.name, w.kind, w.message));
         }
         for e in &m.errors {
-            eprintln!("cpuprof-tui: error: {}: {}: {}", m.name, e.kind, e.message);
+            eprint_line(&format!("error: {}: {}: {}", m.name, e.kind, e.message));
             other_errors = true;
         }
     }

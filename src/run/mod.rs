@@ -153,7 +153,8 @@ fn run_headless(args: &RunArgs, session: Session) -> ExitCode {
     let mut unreadable = false;
     for (i, f) in finished.iter().enumerate() {
         if i > 0 && format == RunFormat::Table {
-            println!();
+            // Not `println!`, which panics on a closed pipe (`| head`).
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), b"\n");
         }
         if !report_one(&session, f, format) {
             unreadable = true;
