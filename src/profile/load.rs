@@ -144,10 +144,26 @@ impl LoadError {
     }
 }
 
-/// The log used for a dump when none is named: `<stem>.log` beside it, if it exists.
+/// The log used for a dump when none is named: `<stem>.log` beside it, if it exists and
+/// the input is an ETDump. A regular file is sniffed (bytes 8..12 `ED00`): a callgrind or
+/// V8 log, a trace, any other file gets no runner log (#44: `X.log` given as the input
+/// found itself "beside the dump"). A pipe or FIFO is not read here (its bytes are the
+/// loader's): it gets the log unless it is that log.
 pub fn default_log_for(etdump: &Path) -> Option<PathBuf> {
     let candidate = etdump.with_extension("log");
+    if candidate == etdump || (etdump.is_file() && !starts_like_etdump(etdump)) {
+        return None;
+    }
     candidate.is_file().then_some(candidate)
+}
+
+/// Whether the regular file `path` starts as an ETDump does: a u32 size prefix, a u32
+/// root offset, then `ED00`.
+fn starts_like_etdump(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    std::fs::File::open(path).is_ok_and(|mut f| f.read_exact(&mut head).is_ok())
+        && &head[8..12] == b"ED00"
 }
 
 /// Load and build a profile. `progress` is called from this thread; `cancel` is polled
