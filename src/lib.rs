@@ -23,6 +23,7 @@ pub mod signals;
 pub mod source;
 pub mod stats;
 pub mod summary;
+pub mod text_width;
 pub mod threads;
 pub mod timeline;
 pub mod trace;

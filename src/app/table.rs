@@ -297,7 +297,8 @@ pub fn step_cell(step: &str, width: usize, whole: usize) -> String {
 pub type RowWidths = [u16; MEASURED.len() + 1];
 
 pub fn row_widths(rows: &[OpRow]) -> Vec<RowWidths> {
-    let n = |s: &str| s.chars().count().min(u16::MAX as usize) as u16;
+    // Terminal cells, not characters: a CJK name takes 2 cells a character.
+    let n = |s: &str| crate::text_width::width(s).min(u16::MAX as usize) as u16;
     rows.iter()
         .map(|r| {
             [
@@ -343,7 +344,7 @@ pub fn natural_width(
         None => window
             .iter()
             .filter_map(|&i| rows.get(i))
-            .map(|r| cell(r, column).chars().count() as u16)
+            .map(|r| crate::text_width::width(&cell(r, column)).min(u16::MAX as usize) as u16)
             .max()
             .unwrap_or(0),
     };

@@ -338,7 +338,8 @@ fn row_text(
     };
     let _ = writeln!(
         o,
-        "{indent}{name:<width$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{tail}",
+        "{indent}{} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{tail}",
+        crate::text_width::pad_right(&name, width),
         s.count,
         d(s.median),
         d(s.p90),

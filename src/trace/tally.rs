@@ -176,7 +176,7 @@ pub fn render_tally(input: &TallyInput, opts: TallyOptions) -> String {
         .collect();
     let name_w = cells
         .iter()
-        .map(|(n, _)| n.chars().count())
+        .map(|(n, _)| crate::text_width::width(n))
         .chain(std::iter::once(4))
         .max()
         .unwrap_or(4);
@@ -193,7 +193,8 @@ pub fn render_tally(input: &TallyInput, opts: TallyOptions) -> String {
         input.hostnames, input.processes, input.threads
     );
     let line = |out: &mut String, name: &str, vals: &[&str], hidden: &dyn Fn(usize) -> bool| {
-        out.push_str(&format!("{name:>name_w$} | "));
+        out.push_str(&crate::text_width::pad_left(name, name_w));
+        out.push_str(" | ");
         for (i, v) in vals.iter().enumerate() {
             let w = widths[i];
             if hidden(i) {
