@@ -74,11 +74,17 @@ pub fn resolve_output(path: &Path) -> Result<PathBuf, String> {
         match fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
                 let to = fs::read_link(&p).map_err(|e| crate::input::io_message(&e))?;
-                p = if to.is_absolute() {
+                let next = if to.is_absolute() {
                     to
                 } else {
                     p.parent().unwrap_or(Path::new("")).join(to)
                 };
+                // `/proc/<pid>/fd/N` (where `/dev/stdout` leads) names a pipe or socket
+                // `pipe:[N]`, no path: only the kernel follows it. Write through the link.
+                if fs::symlink_metadata(&next).is_err() && fs::metadata(&p).is_ok() {
+                    return Ok(p);
+                }
+                p = next;
             }
             _ => return Ok(p),
         }
@@ -189,8 +195,11 @@ fn write_stream(
         .open(path)
         .map_err(|e| format!("not writable: {}", crate::input::io_message(&e)))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-    write(&mut w).map_err(|e| e.to_string())?;
-    w.flush().map_err(|e| e.to_string())
+    match write(&mut w).and_then(|_| w.flush()) {
+        // A pipe whose reader is gone (`-o /dev/stdout | head`) is the reader's choice.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
 }
 
 /// A file being written, whose pages are handed to the disk as they fill

@@ -15,7 +15,7 @@ const TRACE: &str = "fixtures/torch/cnn_train.json.gz";
 
 /// Every output a user pipes into `head`: each report format of a dump and of a trace,
 /// both exports, compare, fleet, and `--samples -` (the one written by
-/// `output::write_atomic_with`). The chrome export of the trace (113 KB), the fleet's
+/// `output::write_atomic_with`), and `-o /dev/stdout`. The chrome export of the trace (113 KB), the fleet's
 /// samples (2 MB) and the fleet CSV (138 KB) are larger than a pipe's 64 KiB, so their
 /// writer is still writing when the reader goes: those get EPIPE for sure.
 fn commands() -> Vec<Vec<&'static str>> {
@@ -31,6 +31,23 @@ fn commands() -> Vec<Vec<&'static str>> {
             all.push(vec!["export", input, "--format", f]);
         }
     }
+    // `-o /dev/stdout`: a device path leading to the pipe (written as a stream).
+    all.push(vec![
+        "export",
+        TRACE,
+        "--format",
+        "chrome",
+        "-o",
+        "/dev/stdout",
+    ]);
+    all.push(vec![
+        "report",
+        DUMP,
+        "--format",
+        "json",
+        "-o",
+        "/dev/stdout",
+    ]);
     all.push(vec!["compare", DUMP, DUMP]);
     all.push(vec!["compare", DUMP, DUMP, "--format", "json"]);
     all.push(vec!["compare", TRACE, TRACE, "--format", "csv"]);
