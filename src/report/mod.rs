@@ -62,9 +62,9 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {
         check_trace_args(args)?;
-        // A folder of rank traces or dumps (no CTF metadata): say which command reads it.
+        // A folder of rank traces (no CTF metadata): say which command reads it.
         if trace::ctf::find_trace_dirs(&args.file).is_err() {
-            if let Some(line) = trace_folder::folder_of_profiles_line(&args.file, &name) {
+            if let Some(line) = trace_folder::folder_of_traces_line(&args.file, &name) {
                 return Err(line);
             }
         }

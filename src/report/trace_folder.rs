@@ -1,5 +1,5 @@
 //! `report DIR` on a folder of trace files (HolisticTraceAnalysis' usual input: one Kineto
-//! trace per rank, `*.json` / `*.json.gz`) or of dumps, rather than a CTF trace directory:
+//! trace per rank, `*.json` / `*.json.gz`), rather than a CTF trace directory:
 //! one line saying what the folder holds and which command reads it (#44), instead of
 //! the CTF search's "not a CTF trace directory".
 
@@ -10,26 +10,18 @@ use crate::source::{sniff, Content};
 /// Entries of the folder looked at (a folder of a million files is not listed whole).
 const MAX_ENTRIES: usize = 100_000;
 
-/// The line for `report DIR` when `dir` holds no CTF trace but trace files or ETDumps
-/// directly in it; None when it holds neither (the CTF search's own message stands).
-pub(crate) fn folder_of_profiles_line(dir: &Path, name: &str) -> Option<String> {
-    let (traces, dumps) = count_profiles(dir);
-    if traces == 0 && dumps == 0 {
+/// The line for `report DIR` when `dir` holds no CTF trace but trace files directly in
+/// it; None when it holds none (the CTF search's own message stands: it names the
+/// ETDumps of a folder of dumps and suggests `--watch`).
+pub(crate) fn folder_of_traces_line(dir: &Path, name: &str) -> Option<String> {
+    let traces = count_traces(dir);
+    if traces == 0 {
         return None;
     }
-    let what = match (traces, dumps) {
-        (t, 0) => plural(t, "trace file"),
-        (0, d) => plural(d, "ETDump"),
-        (t, d) => format!("{} and {}", plural(t, "trace file"), plural(d, "ETDump")),
-    };
-    let several = if dumps == 0 {
-        " (or `cpuprof-tui report FILE MORE...` reads the traces as one)"
-    } else {
-        ""
-    };
     Some(format!(
-        "{name}: a folder of {what}, not a CTF trace directory: `cpuprof-tui fleet {name}` \
-         summarises them{several}"
+        "{name}: a folder of {}, not a CTF trace directory: `cpuprof-tui fleet {name}` \
+         summarises them (or `cpuprof-tui report FILE MORE...` reads them as one)",
+        plural(traces, "trace file")
     ))
 }
 
@@ -41,29 +33,21 @@ fn plural(n: usize, what: &str) -> String {
     }
 }
 
-/// Regular files directly in `dir` sniffed as traces and as ETDumps (bytes 8..12 `ED00`),
-/// each by its first 4 KiB.
-fn count_profiles(dir: &Path) -> (usize, usize) {
+/// Regular files directly in `dir` sniffed as traces, each by its first 4 KiB.
+fn count_traces(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return (0, 0);
+        return 0;
     };
-    let (mut traces, mut dumps) = (0, 0);
-    for entry in entries.take(MAX_ENTRIES).flatten() {
-        let path = entry.path();
-        if !path.is_file() {
-            continue;
-        }
-        let head = read_head(&path);
-        if head.is_empty() {
-            continue;
-        }
-        if sniff(&head) == Content::Trace {
-            traces += 1;
-        } else if head.len() >= 12 && &head[8..12] == b"ED00" {
-            dumps += 1;
-        }
-    }
-    (traces, dumps)
+    entries
+        .take(MAX_ENTRIES)
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            let head = read_head(p);
+            !head.is_empty() && sniff(&head) == Content::Trace
+        })
+        .count()
 }
 
 fn read_head(path: &Path) -> Vec<u8> {
