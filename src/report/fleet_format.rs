@@ -138,7 +138,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
     let id_w = fleet
         .profiles
         .iter()
-        .map(|p| p.id.chars().count())
+        .map(|p| crate::escape::display_width(&escape(&p.id)))
         .max()
         .unwrap_or(2)
         .max(7);
@@ -164,8 +164,8 @@ pub fn fleet_table(fleet: &Fleet) -> String {
             .map_or("-".into(), |s| format_ms(s.median));
         let _ = writeln!(
             out,
-            "{:<id_w$}  {:<12}  {:>5}  {:>10}  {}",
-            escape(&p.id),
+            "{}  {:<12}  {:>5}  {:>10}  {}",
+            crate::escape::pad_right(&escape(&p.id), id_w),
             p.model.as_deref().unwrap_or("-"),
             p.runs,
             method,
@@ -183,7 +183,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
         let name_w = g
             .rows
             .iter()
-            .map(|r| 2 * (r.path.len() - 1) + r.name.chars().count())
+            .map(|r| 2 * (r.path.len() - 1) + crate::escape::display_width(&r.name))
             .max()
             .unwrap_or(4)
             .clamp(4, 60);
@@ -222,8 +222,8 @@ pub fn fleet_table(fleet: &Fleet) -> String {
             }
             let _ = writeln!(
                 out,
-                "  {:<name_w$}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  {}",
-                escape(&name),
+                "  {}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  {}",
+                crate::escape::pad_right(&escape(&name), name_w),
                 r.medians.len(),
                 format_ms(r.median_of_medians),
                 format_ms(r.p10),

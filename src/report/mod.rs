@@ -19,6 +19,7 @@ mod modules;
 pub mod nodes;
 mod profile_json;
 mod table;
+mod trace_folder;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -85,6 +86,12 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             return Err(format!("{name}: {hint}"));
         }
         check_trace_args(args)?;
+        // A folder of rank traces (no CTF metadata): say which command reads it.
+        if trace::ctf::find_trace_dirs(&args.file).is_err() {
+            if let Some(line) = trace_folder::folder_of_traces_line(&args.file, &name) {
+                return Err(line);
+            }
+        }
         // The tally needs no model: the CTF reader folds the calls straight into it.
         if args.format == ReportFormat::Tally {
             let t = trace::ctf::tally_dir(&args.file).map_err(|e| format!("{name}: {e}"))?;

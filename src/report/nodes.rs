@@ -175,17 +175,18 @@ pub fn stragglers_text(n: &Nodes, per: Per) -> String {
     let mut widths = [0usize; 7];
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
+            *w = (*w).max(crate::escape::display_width(c));
         }
     }
     for (r, s) in rows.iter().zip(&list) {
         out.push_str("  ");
         for (i, (c, w)) in r.iter().zip(widths).enumerate() {
             if i == 0 {
-                out.push_str(&format!("{c:>w$} | "));
+                out.push_str(&crate::escape::pad_left(c, w));
             } else {
-                out.push_str(&format!("{c:<w$} | "));
+                out.push_str(&crate::escape::pad_right(c, w));
             }
+            out.push_str(" | ");
         }
         out.push_str(&format!("{} calls\n", s.calls));
     }
