@@ -1,7 +1,7 @@
 //! The rows of a profile as the Inspector's DataFrame columns (plus ours), from the typed
 //! profile: one row per event of the `Execute` block, as `profile_inspector` pairs them.
 
-use cpuprof_tui::profile::{DelegateKind, OperatorStats, Profile, RowSource};
+use cpuprof_tui::profile::{Delegate, DelegateKind, OperatorStats, Profile, RowSource};
 use cpuprof_tui::stats::Stats;
 use cpuprof_tui::trace::TraceProfile;
 use pyo3::prelude::*;
@@ -59,8 +59,10 @@ impl Table {
         self.min.push(s.min);
         self.max.push(s.max);
         let src = x.source;
+        // An XNNPACK operator's source is its delegate's nodes: the Inspector gives it none.
+        let own = src.filter(|r| !r.through_delegate);
         self.op_types
-            .push(src.map(|r| r.op_types.clone()).unwrap_or_default());
+            .push(own.map(|r| r.op_types.clone()).unwrap_or_default());
         self.delegate_debug_identifier
             .push(x.debug_identifier.map(str::to_string));
         self.stack_traces
@@ -125,13 +127,15 @@ fn shapes_text(o: &OperatorStats) -> Option<String> {
     }
 }
 
-/// The Inspector's backend names for the kinds we tell apart.
-fn backend(kind: DelegateKind) -> String {
-    match kind {
+/// The Inspector's backend name for a delegate: known (as to the Inspector) only from the
+/// model files, so only when the delegate's source was read from an ETRecord.
+fn backend(d: &Delegate) -> Option<String> {
+    d.source.as_ref()?;
+    Some(match d.kind {
         DelegateKind::Xnnpack => "XnnpackBackend".to_string(),
         DelegateKind::CpuPlan => "CpuBackend".to_string(),
-        DelegateKind::Other => kind.label().to_string(),
-    }
+        DelegateKind::Other => d.kind.label().to_string(),
+    })
 }
 
 /// The first method's rows (the `Execute` block): `Method::execute`, each delegate's call,
@@ -153,7 +157,7 @@ pub fn dump_rows(p: &Profile) -> Table {
                 Extra {
                     instruction_id: id,
                     delegated: true,
-                    backend: Some(backend(d.kind)),
+                    backend: backend(d),
                     delegate: short.clone(),
                     op: Some(o),
                     source: o.source.as_ref(),
@@ -170,7 +174,7 @@ pub fn dump_rows(p: &Profile) -> Table {
                 Extra {
                     instruction_id: id,
                     delegated: true,
-                    backend: Some(backend(d.kind)),
+                    backend: backend(d),
                     delegate: short.clone(),
                     step: Some(&s.name),
                     debug_identifier: Some(&s.name),
@@ -185,7 +189,7 @@ pub fn dump_rows(p: &Profile) -> Table {
                     Extra {
                         instruction_id: id,
                         delegated: true,
-                        backend: Some(backend(d.kind)),
+                        backend: backend(d),
                         delegate: short.clone(),
                         step: Some(&s.name),
                         op: Some(o),
@@ -203,7 +207,7 @@ pub fn dump_rows(p: &Profile) -> Table {
                 Extra {
                     instruction_id: id,
                     delegated: true,
-                    backend: Some(backend(d.kind)),
+                    backend: backend(d),
                     delegate: short.clone(),
                     source: e.source.as_ref(),
                     debug_identifier: Some(&e.name),
@@ -217,7 +221,7 @@ pub fn dump_rows(p: &Profile) -> Table {
             &d.call,
             Extra {
                 instruction_id: id,
-                backend: Some(backend(d.kind)),
+                backend: backend(d),
                 delegate: short,
                 source: d.source.as_ref(),
                 ..Extra::default()
