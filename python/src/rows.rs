@@ -142,6 +142,22 @@ fn backend(d: &Delegate) -> Option<String> {
 /// plan steps and operators, and each other operator with its kernels.
 pub fn dump_rows(p: &Profile) -> Table {
     let mut t = Table::default();
+    // The `Default` block: the load-time events, one sample each.
+    if let Some(load) = &p.load {
+        for (name, v) in [
+            ("Method::init", load.method_init),
+            ("Program::load_method", load.program_load_method),
+        ] {
+            if let Some(v) = v {
+                let one = Stats::from_samples(vec![v]);
+                let x = Extra {
+                    instruction_id: Some(0),
+                    ..Extra::default()
+                };
+                t.push("Default", name, &one, x);
+            }
+        }
+    }
     const BLOCK: &str = "Execute";
     if let Some(m) = &p.method {
         t.push(BLOCK, "Method::execute", m, Extra::default());

@@ -63,6 +63,12 @@ def test_dataframe_equals_inspector_on_real_dumps(stem):
                 assert row.delegate_backend_name == ev["delegate_backend_name"], (stem, name)
             checked += 1
     assert checked >= 5
+    # The load-time events of the Default block, one sample each.
+    default = {r.event_name: r for r in df.itertuples() if r.event_block_name == "Default"}
+    for block in g["etdump_only"]["event_blocks"]:
+        for ev in block["events"] if block["name"] == "Default" else []:
+            row = default[ev["event_name"]]
+            assert list(row.raw) == pytest.approx(ev["raw_ms"], rel=1e-9), (stem, ev["event_name"])
 
 
 @pytest.mark.parametrize("stem", ["modules_portable", "modules_xnnpack"])
@@ -113,3 +119,29 @@ def test_compare_and_fleet_are_the_csv_tables():
     assert (cmp["median_change_pct"] == 0).all()
     fl = cpuprof.fleet([a, os.path.join(FIX, "real", "cnn_portable.etdp")])
     assert len(fl) >= 2
+
+
+def test_arrow_table_has_the_frame():
+    pa = pytest.importorskip("pyarrow")
+    p = cpuprof.load(os.path.join(FIX, "real", "cnn_portable.etdp"), warmup=0)
+    t = p.to_arrow()
+    df = p.to_dataframe()
+    assert isinstance(t, pa.Table) and t.num_rows == len(df)
+    assert t.column("event_name").to_pylist() == list(df["event_name"])
+
+
+def test_trace_rows_equal_key_averages():
+    # recursive_steps: no only-child merge (the README's one difference is in cnn_infer).
+    p = cpuprof.load(os.path.join(FIX, "torch", "recursive_steps.json"))
+    assert p.kind == "trace"
+    df = p.to_dataframe()
+    assert len(df) == len(p.to_dict()["ops"])
+    rows = {r.event_name: r for r in df.itertuples()}
+    checked = 0
+    for ka in golden("torch/recursive_steps.key_averages.json"):
+        row = rows[ka["name"]]
+        assert len(row.raw) == ka["count"], ka["name"]
+        # Inclusive time of every call, ms against PyTorch's us (3-decimal rounding).
+        assert abs(sum(row.raw) * 1000 - ka["cpu_time_total_us"]) <= 0.05 * ka["count"] + 1e-6, ka["name"]
+        checked += 1
+    assert checked >= 5
