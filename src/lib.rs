@@ -7,6 +7,7 @@
 pub mod app;
 pub mod cli;
 pub mod compare;
+pub mod entry;
 pub mod escape;
 pub mod etdump;
 pub mod etrecord;

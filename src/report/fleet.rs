@@ -31,7 +31,8 @@ pub fn run(args: &FleetArgs) -> ExitCode {
     }
 }
 
-fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
+/// As [`run`], the error as its one line (the Python module raises it).
+pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
     let key = args
         .key
         .as_deref()

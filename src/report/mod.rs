@@ -38,6 +38,7 @@ use crate::profile::{
 use crate::source::{sniff, Content};
 use crate::trace::{self, tally, TraceProfile};
 
+pub use compare_format::comparison_csv;
 pub use csv::{profile_csv, profile_csv_with};
 pub use modules::{modules_csv, modules_table};
 pub use table::source_text;
@@ -335,6 +336,13 @@ fn emit_trace(args: &ReportArgs, profile: &TraceProfile) -> Result<ExitCode, Str
         eprint_line(&format!("warning: {}: {}", w.kind, w.message));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `report --format json` of a trace, as text (the Python module's `json()`).
+pub fn trace_json(profile: &TraceProfile) -> String {
+    let mut out = Vec::new();
+    write_trace_report(&mut out, profile, ReportFormat::Json, false).expect("writing to memory");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// A trace report streamed to `w` (JSON is written as it is serialised).

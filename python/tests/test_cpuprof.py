@@ -1,0 +1,147 @@
+"""cpuprof against the ExecuTorch Inspector's goldens (fixtures/*/ *.inspector.json, written by
+the Inspector from the same dumps) and against the cpuprof-tui command itself."""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import cpuprof
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIX = os.path.join(ROOT, "fixtures")
+
+# The Inspector's samples are differences of large timestamps converted to ms in floating
+# point: within 1e-9 relative, or 1e-8 ms absolute (as tests/profile_inspector.rs).
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) or abs(a - b) <= 1e-8
+
+
+def golden(rel):
+    with open(os.path.join(FIX, rel)) as f:
+        return json.load(f)
+
+
+def execute_rows(df):
+    return {(r.instruction_id, r.event_name): r for r in df.itertuples() if r.event_block_name == "Execute"}
+
+
+@pytest.mark.parametrize(
+    "stem", ["mlp_xnnpack", "multi_delegate", "multi_delegate8", "cnn_portable", "mlp_portable_debugbuf"]
+)
+def test_dataframe_equals_inspector_on_real_dumps(stem):
+    g = golden("real/{}.inspector.json".format(stem))
+    # The Inspector keeps every run: no warm-up dropped.
+    df = cpuprof.load(os.path.join(FIX, "real", stem + ".etdp"), warmup=0).to_dataframe()
+    ours = execute_rows(df)
+    checked = 0
+    for block in g["etdump_only"]["event_blocks"]:
+        if block["name"] != "Execute":
+            continue
+        for ev in block["events"]:
+            name = ev["event_name"]
+            key = (None if name == "Method::execute" else ev["instruction_id"], name)
+            if name == "Method::execute":
+                row = next(r for r in df.itertuples() if r.event_name == name)
+            else:
+                assert key in ours, "{}: no row for {}".format(stem, key)
+                row = ours[key]
+            assert len(row.raw) == len(ev["raw_ms"]), (stem, name)
+            for a, b in zip(row.raw, ev["raw_ms"]):
+                assert close(a, b), (stem, name, a, b)
+            for col, k in [("p10", "p10_ms"), ("p50", "median_ms"), ("p90", "p90_ms"),
+                           ("avg", "avg_ms"), ("min", "min_ms"), ("max", "max_ms")]:
+                assert close(getattr(row, col), ev[k]), (stem, name, col)
+            assert bool(row.is_delegated_op) == ev["is_delegated_op"], (stem, name)
+            if ev["is_delegated_op"]:
+                assert row.delegate_debug_identifier == ev["delegate_debug_identifier"]
+            if "delegate_backend_name" in ev:
+                assert row.delegate_backend_name == ev["delegate_backend_name"], (stem, name)
+            checked += 1
+    assert checked >= 5
+    # The load-time events of the Default block, one sample each.
+    default = {r.event_name: r for r in df.itertuples() if r.event_block_name == "Default"}
+    for block in g["etdump_only"]["event_blocks"]:
+        for ev in block["events"] if block["name"] == "Default" else []:
+            row = default[ev["event_name"]]
+            assert list(row.raw) == pytest.approx(ev["raw_ms"], rel=1e-9), (stem, ev["event_name"])
+
+
+@pytest.mark.parametrize("stem", ["modules_portable", "modules_xnnpack"])
+def test_dataframe_op_types_equal_inspector_with_etrecord(stem):
+    g = golden("etrecord/{}.inspector.json".format(stem))
+    etrecord = os.path.join(FIX, "etrecord", g["etrecord"])
+    df = cpuprof.load(os.path.join(FIX, "etrecord", g["etdump"]), warmup=0, etrecord=etrecord).to_dataframe()
+    ours = execute_rows(df)
+    block = next(b for b in g["event_blocks"] if b["name"] == "Execute")
+    checked = 0
+    for ev in block["events"]:
+        # Repeated XNNPACK names are told apart by their order only: the calls are checked.
+        if ev["is_delegated_op"] or ev["name"] == "Method::execute":
+            continue
+        row = ours[(ev["instruction_id"], ev["name"])]
+        assert list(row.op_types) == ev["op_types"], (stem, ev["name"])
+        assert len(row.raw) == ev["num_samples"]
+        assert close(row.p50, ev["median_ms"]) and close(row.avg, ev["avg_ms"]), (stem, ev["name"])
+        checked += 1
+    assert checked >= 4
+
+
+def test_json_is_the_report_and_errors_are_its_line():
+    dump = os.path.join(FIX, "real", "mlp_xnnpack.etdp")
+    p = cpuprof.load(dump)
+    doc = p.to_dict()
+    assert doc["schema"] == "cpuprof.profile/1"
+    assert doc["runs"]["total"] == 13
+    with pytest.raises(cpuprof.Error) as e:
+        cpuprof.load(os.path.join(FIX, "real", "bad_truncated.etdp"))
+    assert isinstance(e.value, ValueError)
+    assert "bad_truncated.etdp: incomplete ETDump" in str(e.value)
+    assert "\n" not in str(e.value)
+    # The console script is the command: the same bytes, the same line, exit 2.
+    exe = shutil.which("cpuprof-tui", path=os.path.dirname(sys.executable))
+    if exe is None:
+        pytest.skip("cpuprof-tui console script not installed beside this python")
+    out = subprocess.run([exe, "report", dump, "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout == p.json()
+    bad = subprocess.run([exe, "report", os.path.join(FIX, "real", "bad_truncated.etdp")], capture_output=True, text=True)
+    assert bad.returncode == 2 and str(e.value) in bad.stderr
+
+
+def test_compare_and_fleet_are_the_csv_tables():
+    a = os.path.join(FIX, "real", "mlp_xnnpack.etdp")
+    cmp = cpuprof.compare(a, a)
+    assert "kind" in cmp.columns and (cmp["kind"] == "method").sum() == 1
+    assert (cmp["median_change_pct"] == 0).all()
+    fl = cpuprof.fleet([a, os.path.join(FIX, "real", "cnn_portable.etdp")])
+    assert len(fl) >= 2
+
+
+def test_arrow_table_has_the_frame():
+    pa = pytest.importorskip("pyarrow")
+    p = cpuprof.load(os.path.join(FIX, "real", "cnn_portable.etdp"), warmup=0)
+    t = p.to_arrow()
+    df = p.to_dataframe()
+    assert isinstance(t, pa.Table) and t.num_rows == len(df)
+    assert t.column("event_name").to_pylist() == list(df["event_name"])
+
+
+def test_trace_rows_equal_key_averages():
+    # recursive_steps: no only-child merge (the README's one difference is in cnn_infer).
+    p = cpuprof.load(os.path.join(FIX, "torch", "recursive_steps.json"))
+    assert p.kind == "trace"
+    df = p.to_dataframe()
+    assert len(df) == len(p.to_dict()["ops"])
+    rows = {r.event_name: r for r in df.itertuples()}
+    checked = 0
+    for ka in golden("torch/recursive_steps.key_averages.json"):
+        row = rows[ka["name"]]
+        assert len(row.raw) == ka["count"], ka["name"]
+        # Inclusive time of every call, ms against PyTorch's us (3-decimal rounding).
+        assert abs(sum(row.raw) * 1000 - ka["cpu_time_total_us"]) <= 0.05 * ka["count"] + 1e-6, ka["name"]
+        checked += 1
+    assert checked >= 5
