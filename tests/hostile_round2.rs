@@ -9,8 +9,11 @@ mod common;
 use common::copy_dir;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "support/child.rs"]
+mod child;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 
@@ -34,43 +37,11 @@ fn run_in(dir: Option<&Path>, args: &[&str]) -> Output {
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
-    wait_with_timeout(cmd.spawn().unwrap(), Duration::from_secs(60))
+    child::wait_with_timeout(cmd.spawn().unwrap(), Duration::from_secs(60))
 }
 
 fn run(args: &[&str]) -> Output {
     run_in(None, args)
-}
-
-fn wait_with_timeout(mut child: Child, limit: Duration) -> Output {
-    let deadline = Instant::now() + limit;
-    // Drain the pipes on threads so a chatty child cannot block on a full pipe.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let o = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).unwrap();
-        v
-    });
-    let e = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).unwrap();
-        v
-    });
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the child did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: o.join().unwrap(),
-        stderr: e.join().unwrap(),
-    }
 }
 
 fn stderr(o: &Output) -> String {

@@ -6,8 +6,11 @@
 //! (`/usr/bin/time`, as `tests/hostile_round2.rs` does).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "support/child.rs"]
+mod child;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 const EP: &str = "edge_dialect_exported_program/forward";
@@ -32,40 +35,8 @@ fn run(args: &[&str], limit: Duration) -> (Output, Duration) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let o = wait_with_timeout(child, limit);
+    let o = child::wait_with_timeout(child, limit);
     (o, t0.elapsed())
-}
-
-fn wait_with_timeout(mut child: Child, limit: Duration) -> Output {
-    let deadline = Instant::now() + limit;
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let o = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).unwrap();
-        v
-    });
-    let e = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).unwrap();
-        v
-    });
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the child did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: o.join().unwrap(),
-        stderr: e.join().unwrap(),
-    }
 }
 
 /// Peak RSS (KiB) of the binary run with `args`, from `/usr/bin/time` (None without it:

@@ -14,12 +14,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "support/fleet_files.rs"]
 mod fleet_files;
 use fleet_files::{parse_csv, read_parquet};
+
+#[path = "support/child.rs"]
+mod child;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 
@@ -42,42 +45,7 @@ fn run(args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_with_timeout(child, Duration::from_secs(60))
-}
-
-fn wait_with_timeout(mut child: Child, limit: Duration) -> Output {
-    let deadline = Instant::now() + limit;
-    let out = child.stdout.take();
-    let err = child.stderr.take();
-    let o = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        if let Some(mut out) = out {
-            std::io::Read::read_to_end(&mut out, &mut v).unwrap();
-        }
-        v
-    });
-    let e = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        if let Some(mut err) = err {
-            std::io::Read::read_to_end(&mut err, &mut v).unwrap();
-        }
-        v
-    });
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the child did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: o.join().unwrap(),
-        stderr: e.join().unwrap(),
-    }
+    child::wait_with_timeout(child, Duration::from_secs(60))
 }
 
 fn stderr(o: &Output) -> String {
@@ -105,7 +73,7 @@ fn peak_rss_kib(args: &[&str]) -> Option<(Option<i32>, i64)> {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let o = wait_with_timeout(child, Duration::from_secs(60));
+    let o = child::wait_with_timeout(child, Duration::from_secs(60));
     let err = stderr(&o);
     let kib = err
         .lines()
@@ -667,7 +635,7 @@ fn stream2x_an_endless_stream_stops_at_the_limit_in_the_limit_of_memory() {
         });
     }
     let t0 = Instant::now();
-    let o = wait_with_timeout(cmd.spawn().unwrap(), Duration::from_secs(60));
+    let o = child::wait_with_timeout(cmd.spawn().unwrap(), Duration::from_secs(60));
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");

@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 
 use pty::Session;
 
+#[path = "support/child.rs"]
+mod child;
+
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 const ROWS: u16 = 36;
 const COLS: u16 = 120;
@@ -46,36 +49,8 @@ fn run_within(limit: Duration, args: &[&str]) -> (Output, Duration) {
     (out, t0.elapsed())
 }
 
-fn wait_with_timeout(mut child: Child, limit: Duration, args: &[&str]) -> Output {
-    let deadline = Instant::now() + limit;
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let o = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let e = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: o.join().unwrap(),
-        stderr: e.join().unwrap(),
-    }
+fn wait_with_timeout(child: Child, limit: Duration, args: &[&str]) -> Output {
+    child::wait_with_timeout_for(child, limit, &format!("{args:?}"))
 }
 
 fn stderr(o: &Output) -> String {
