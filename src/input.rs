@@ -273,7 +273,7 @@ pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
 /// trace): every non-empty regular file is mapped, however small, so that the memory of
 /// a trace of thousands of files is the pages being decoded, not the files read whole.
 pub fn map_input(path: &Path) -> Result<Input, InputError> {
-    map_from(path, 1, &mut |_, _| {}, &AtomicBool::new(false))
+    map_from(path, 1, false, &mut |_, _| {}, &AtomicBool::new(false))
 }
 
 /// [`read_input_mapped`]; what is read rather than mapped reports `progress` and polls
@@ -283,12 +283,39 @@ pub fn read_input_mapped_with_progress(
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
-    map_from(path, MAP_MIN_BYTES, progress, cancel)
+    map_from(path, MAP_MIN_BYTES, false, progress, cancel)
+}
+
+/// [`read_input_mapped_with_progress`] of a path another process controls (a watched
+/// folder's dump): every open is [`crate::regular_file::open`], so a FIFO or device
+/// swapped in at the path is refused, naming what it is, and never waited on.
+pub fn read_regular_mapped_with_progress(
+    path: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Input, InputError> {
+    map_from(path, MAP_MIN_BYTES, true, progress, cancel)
+}
+
+/// Open `path` for reading; with `regular_only`, without blocking and only if it is a
+/// regular file.
+fn open_file(path: &Path, regular_only: bool) -> Result<std::fs::File, InputError> {
+    use crate::regular_file::{self, OpenError};
+    if !regular_only {
+        return std::fs::File::open(path).map_err(|e| InputError::Io(io_message(&e)));
+    }
+    regular_file::open(path)
+        .map(|(file, _)| file)
+        .map_err(|e| match e {
+            OpenError::Io(e) => InputError::Io(io_message(&e)),
+            OpenError::NotRegular(what) => InputError::Io(format!("{what}, not a regular file")),
+        })
 }
 
 fn map_from(
     path: &Path,
     min_bytes: u64,
+    regular_only: bool,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
@@ -297,7 +324,7 @@ fn map_from(
     let regular_and_big = !is_stdin(path)
         && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= min_bytes);
     if regular_and_big && map_guard::available() {
-        if let Ok(file) = std::fs::File::open(path) {
+        if let Ok(file) = open_file(path, regular_only) {
             if let Ok(meta) = file.metadata() {
                 if meta.is_file() && meta.len() >= min_bytes {
                     let limit = max_input_size();
@@ -337,7 +364,7 @@ fn map_from(
             }
         }
     }
-    read_input_with_progress(path, progress, cancel)
+    read_with(path, regular_only, progress, cancel)
 }
 
 /// Whether `path` means standard input.
@@ -366,10 +393,26 @@ pub fn read_input(path: &Path) -> Result<Input, InputError> {
     read_input_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
 }
 
+/// [`read_input`] of a path another process controls: only a regular file is read, a
+/// FIFO or device there is refused without waiting (see
+/// [`read_regular_mapped_with_progress`]).
+pub fn read_regular(path: &Path) -> Result<Input, InputError> {
+    read_with(path, true, &mut |_, _| {}, &AtomicBool::new(false))
+}
+
 /// Read `path` once in chunks; `progress(done, total)` after each chunk (`total` is the
 /// file size, or what was read so far for a stream); `cancel` is polled between chunks.
 pub fn read_input_with_progress(
     path: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Input, InputError> {
+    read_with(path, false, progress, cancel)
+}
+
+fn read_with(
+    path: &Path,
+    regular_only: bool,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
@@ -391,7 +434,7 @@ pub fn read_input_with_progress(
         let mut lock = stdin.lock();
         (read_stream(&mut lock, limit, progress, cancel)?, false)
     } else {
-        let mut file = std::fs::File::open(path).map_err(|e| InputError::Io(io_message(&e)))?;
+        let mut file = open_file(path, regular_only)?;
         let meta = file
             .metadata()
             .map_err(|e| InputError::Io(io_message(&e)))?;

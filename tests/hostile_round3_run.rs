@@ -355,6 +355,51 @@ fn q_exits_at_once_under_a_stderr_flood() {
 
 // ---- watchfifo ---------------------------------------------------------------------
 
+/// A dump announced complete, then swapped for a FIFO before the worker loads it (or a
+/// FIFO at its log's path): the load is refused at once, naming a FIFO, instead of
+/// waiting for a writer in `open` (the loader thread then never finished and the runs
+/// list's queue stalled behind it). Run on a thread so the old behaviour fails the test
+/// instead of hanging it.
+#[test]
+fn a_watched_dump_or_log_swapped_for_a_fifo_is_refused_by_the_loader_without_waiting() {
+    use cpuprof_tui::watch::DumpPair;
+    use std::sync::atomic::AtomicBool;
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("run.etdp");
+    let log = dir.path().join("run.log");
+    std::fs::copy(fixture("real/mlp_xnnpack.etdp"), &dump).unwrap();
+    let pair = DumpPair {
+        etdump: dump.clone(),
+        log: Some(log.clone()),
+        modified: std::time::SystemTime::now(),
+        size: 0,
+    };
+    let load = |request: cpuprof_tui::profile::ProfileRequest| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let r =
+                cpuprof_tui::source::load_source(&request, &mut |_| {}, &AtomicBool::new(false));
+            let _ = tx.send(r.map(|_| ()).map_err(|e| e.to_string()));
+        });
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("the load waited on a FIFO")
+    };
+    // The log is a FIFO: the dump loads without it (the log's warning says why).
+    mkfifo(&log);
+    assert_eq!(load(pair.request(0)), Ok(()));
+    // The dump is a FIFO: refused, naming what it is.
+    std::fs::remove_file(&dump).unwrap();
+    mkfifo(&dump);
+    let err = load(pair.request(0)).unwrap_err();
+    assert!(err.contains("a FIFO, not a regular file"), "{err}");
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; no memory is shared.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
 #[test]
 fn a_fifo_swapped_in_at_a_watched_dump_never_blocks_the_watch() {
     let dir = tempfile::tempdir().unwrap();

@@ -32,6 +32,9 @@ pub struct ProfileRequest {
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
     /// only names for display.
     pub embedded: Option<EmbeddedDump>,
+    /// The dump's path is controlled by another process (a watched folder): it is read
+    /// only if it is a regular file, never waiting on a FIFO swapped in there.
+    pub regular_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +59,7 @@ impl ProfileRequest {
             warmup_auto: false,
             warmup_stated: false,
             embedded: None,
+            regular_only: false,
         }
     }
 
@@ -95,6 +99,7 @@ impl ProfileRequest {
             warmup_auto: false,
             warmup_stated: false,
             embedded: Some(DEMO),
+            regular_only: false,
         }
     }
 }
@@ -202,7 +207,12 @@ pub fn read_dump(
     cancel: &AtomicBool,
 ) -> Result<crate::input::Input, LoadError> {
     let name = crate::input::display_name(&request.etdump);
-    crate::input::read_input_mapped_with_progress(
+    let read = if request.regular_only {
+        crate::input::read_regular_mapped_with_progress
+    } else {
+        crate::input::read_input_mapped_with_progress
+    };
+    read(
         &request.etdump,
         &mut |done, total| {
             progress(LoadProgress {
@@ -385,7 +395,11 @@ fn load_profile_inner(
     let log = match (&request.embedded, &log_path) {
         _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),
-        (None, Some(path)) => match crate::input::read_input(path) {
+        (None, Some(path)) => match if request.regular_only {
+            crate::input::read_regular(path)
+        } else {
+            crate::input::read_input(path)
+        } {
             Ok(input) => Some(runlog::parse(&input.bytes)),
             // The dump is what was asked for: it opens without its log. (`report` and
             // the explorer check a log named with `--log` before loading.)

@@ -108,7 +108,10 @@ pub struct DumpPair {
 impl DumpPair {
     /// What the explorer's worker loads for this pair.
     pub fn request(&self, warmup: usize) -> ProfileRequest {
-        ProfileRequest::new(self.etdump.clone(), self.log.clone(), warmup)
+        ProfileRequest {
+            regular_only: true,
+            ..ProfileRequest::new(self.etdump.clone(), self.log.clone(), warmup)
+        }
     }
 }
 
