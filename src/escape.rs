@@ -89,6 +89,27 @@ pub fn display_width(s: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(s)
 }
 
+/// `s` cut to at most `width` terminal cells, ending in `…` when cut (a wide character
+/// that would straddle the edge is left out whole).
+pub fn cut_to_width(s: &str, width: usize) -> String {
+    if display_width(s) <= width {
+        return s.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 /// `s` then spaces up to `width` cells (left-aligned); `s` whole when it is wider.
 pub fn pad_right(s: &str, width: usize) -> String {
     let mut out = String::with_capacity(s.len() + width);
@@ -153,6 +174,20 @@ fn is_unsafe_char_outside_c0(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_counts_cells_not_chars() {
+        // Each CJK character takes 2 cells (Unicode East Asian Wide); `…` takes 1.
+        assert_eq!(cut_to_width("aten::加法运算", 8), "aten::…");
+        assert_eq!(cut_to_width("aten::加法运算", 9), "aten::加…");
+        assert_eq!(cut_to_width("aten::加法运算", 10), "aten::加…");
+        assert_eq!(cut_to_width("aten::加法运算", 11), "aten::加法…");
+        assert_eq!(cut_to_width("aten::加法运算", 14), "aten::加法运算");
+        assert_eq!(cut_to_width("abcdef", 4), "abc…");
+        for w in 1..16 {
+            assert!(display_width(&cut_to_width("aten::加法运算", w)) <= w.max(1));
+        }
+    }
 
     #[test]
     fn controls_are_escaped_and_text_kept() {

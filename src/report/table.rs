@@ -355,13 +355,9 @@ fn row_text(
     let limit = NAME_LIMIT
         .with(|l| l.get())
         .map(|l| l.saturating_sub(indent.len()).max(1));
-    let name: String = if limit.is_some_and(|l| name.chars().count() > l) {
-        let l = limit.unwrap_or(width);
-        let mut cut: String = name.chars().take(l.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    } else {
-        name.to_string()
+    let name: String = match limit {
+        Some(l) if crate::escape::display_width(&name) > l => crate::escape::cut_to_width(&name, l),
+        _ => name.to_string(),
     };
     let _ = writeln!(
         o,
