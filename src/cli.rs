@@ -142,6 +142,11 @@ pub struct ReportArgs {
     /// With --format tally: add a self-time column.
     #[arg(long = "self")]
     pub self_time: bool,
+    /// PyTorch traces recorded with `with_stack=True`: list the Python frames
+    /// (`python_function` events) as rows too. Without it they are only parents in the
+    /// call tree, taken out of their callers' self time as `key_averages()` takes them.
+    #[arg(long)]
+    pub python_frames: bool,
     // -- from operators to the model (ETRecord) --
     /// The nn.Module tree with inclusive times instead of the rows (table or CSV; JSON
     /// always has `modules`). Needs the ETRecord (--etrecord, or beside the dump).

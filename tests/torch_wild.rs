@@ -354,3 +354,56 @@ fn table_columns_line_up_by_display_width_with_cjk_names() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `report --python-frames`: the Python frames of a `with_stack=True` trace listed as
+/// rows too. Their calls add up to the trace's `python_function` events, counted here from
+/// the JSON itself (704, as `python3 -c "import gzip,json; d=json.load(gzip.open(F));
+/// print(sum(e.get('cat')=='python_function' and e.get('ph')=='X' for e in
+/// d['traceEvents']))"` prints); every other row is the same with the flag or without it.
+/// On an ETDump the flag is one usage line.
+#[test]
+fn report_python_frames_lists_the_frames_as_rows() {
+    use std::io::Read;
+    let path = "fixtures/torch/wild/with_stack.json.gz";
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let frames = doc["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "python_function" && e["ph"] == "X")
+        .count() as u64;
+    assert_eq!(frames, 704);
+    let ops = |extra: &[&str]| -> BTreeMap<String, serde_json::Value> {
+        let mut args = vec!["report", path, "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = cli(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|op| (op["name"].as_str().unwrap().to_string(), op.clone()))
+            .collect()
+    };
+    let without = ops(&[]);
+    let with = ops(&["--python-frames"]);
+    let mut frame_calls = 0;
+    for (name, op) in &with {
+        match without.get(name) {
+            Some(same) => assert_eq!(same, op, "{name}"),
+            None => frame_calls += op["calls"].as_u64().unwrap(),
+        }
+    }
+    assert_eq!(frame_calls, frames);
+    assert!(without.keys().all(|k| with.contains_key(k)));
+    let o = cli(&["report", "fixtures/real/mlp_xnnpack.etdp", "--python-frames"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--python-frames is for PyTorch traces"), "{err}");
+}

@@ -101,7 +101,9 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         let profile = trace::load_trace(&args.file).map_err(|e| format!("{name}: {e}"))?;
         return emit_trace(args, &profile);
     }
-    if let Some(streamed) = trace::load_large_chrome_json(&args.file, &name) {
+    if let Some(streamed) =
+        trace::load_large_chrome_json_with(&args.file, &name, trace_options(args))
+    {
         check_trace_args(args)?;
         let profile = streamed.map_err(|e| format!("{name}: {e}"))?;
         return emit_trace(args, &profile);
@@ -114,6 +116,11 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     if args.format == ReportFormat::Tally {
         return Err(format!(
             "{name}: --format tally is for PyTorch traces, not ETDumps"
+        ));
+    }
+    if args.python_frames {
+        return Err(format!(
+            "{name}: --python-frames is for PyTorch traces (with_stack=True), not ETDumps"
         ));
     }
     let log = match &args.log {
@@ -289,12 +296,19 @@ pub(crate) fn emit(
     }
 }
 
+/// How a trace's rows are built for `args` (`--python-frames`).
+fn trace_options(args: &ReportArgs) -> trace::BuildOptions {
+    trace::BuildOptions {
+        python_frames: args.python_frames,
+    }
+}
+
 /// Reports of a PyTorch trace: the iprof tally (optionally with self time), the
 /// `cpuprof.trace/1` JSON, or CSV. Warnings go to stderr; a trace has no checks that fail.
 fn run_trace(args: &ReportArgs, input: &input::Input) -> Result<ExitCode, String> {
     check_trace_args(args)?;
     let name = input::display_name(&args.file);
-    let parsed = trace::parse_trace(&input.bytes, &name);
+    let parsed = trace::parse_trace_with(&input.bytes, &name, trace_options(args));
     // A mapped trace truncated or rewritten while it was parsed: one line, exit 2, not
     // what was parsed from the zeros the guard put in its place.
     input

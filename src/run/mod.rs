@@ -225,6 +225,7 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             // A failed check is reported on stderr; the exit status is the runner's.
             allow_missing: true,
             self_time: false,
+            python_frames: false,
             peak: None,
             by_module: false,
         }),

@@ -76,6 +76,15 @@ pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
 /// to be read whole through [`crate::input`] as usual. A regular file can be read
 /// again, so sniffing its head first reads nothing twice that matters.
 pub fn load_large_chrome_json(path: &Path, name: &str) -> Option<Result<TraceProfile, TraceError>> {
+    load_large_chrome_json_with(path, name, BuildOptions::default())
+}
+
+/// [`load_large_chrome_json`], the profile built with `options`.
+pub fn load_large_chrome_json_with(
+    path: &Path,
+    name: &str,
+    options: BuildOptions,
+) -> Option<Result<TraceProfile, TraceError>> {
     use std::io::{Seek, SeekFrom};
     if crate::input::is_stdin(path) {
         return None;
@@ -112,7 +121,7 @@ pub fn load_large_chrome_json(path: &Path, name: &str) -> Option<Result<TracePro
         .ok()?;
     let reader = std::io::BufReader::with_capacity(1 << 16, file);
     let set = chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(reader), &mut |_| None);
-    Some(set.map(|set| TraceProfile::build(set, name)))
+    Some(set.map(|set| TraceProfile::build_with(set, name, options)))
 }
 
 fn looks_like_etdump(head: &[u8]) -> bool {
@@ -121,7 +130,16 @@ fn looks_like_etdump(head: &[u8]) -> bool {
 
 /// Import a trace held in memory; `name` is recorded as the source.
 pub fn parse_trace(bytes: &[u8], name: &str) -> Result<TraceProfile, TraceError> {
-    read_intervals(bytes).map(|set| TraceProfile::build(set, name))
+    parse_trace_with(bytes, name, BuildOptions::default())
+}
+
+/// [`parse_trace`], the profile built with `options`.
+pub fn parse_trace_with(
+    bytes: &[u8],
+    name: &str,
+    options: BuildOptions,
+) -> Result<TraceProfile, TraceError> {
+    read_intervals(bytes).map(|set| TraceProfile::build_with(set, name, options))
 }
 
 /// Inflated Chrome JSON up to this size is parsed in memory; beyond it, as a stream.
