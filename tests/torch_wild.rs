@@ -401,9 +401,16 @@ fn report_python_frames_lists_the_frames_as_rows() {
     }
     assert_eq!(frame_calls, frames);
     assert!(without.keys().all(|k| with.contains_key(k)));
-    let o = cli(&["report", "fixtures/real/mlp_xnnpack.etdp", "--python-frames"]);
+    let o = cli(&[
+        "report",
+        "fixtures/real/mlp_xnnpack.etdp",
+        "--python-frames",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("--python-frames is for PyTorch traces"), "{err}");
+    assert!(
+        err.contains("--python-frames is for PyTorch traces"),
+        "{err}"
+    );
 }
