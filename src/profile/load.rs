@@ -32,6 +32,9 @@ pub struct ProfileRequest {
     /// Bytes to use instead of reading the paths (the bundled demo); paths are then
     /// only names for display.
     pub embedded: Option<EmbeddedDump>,
+    /// The ETRecord and program to read with the dump instead of those beside it
+    /// (`--etrecord`, `--program`).
+    pub model: super::ModelFileArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +59,15 @@ impl ProfileRequest {
             warmup_auto: false,
             warmup_stated: false,
             embedded: None,
+            model: super::ModelFileArgs::default(),
         }
+    }
+
+    /// The same request reading `model`'s ETRecord and program (where named) instead of
+    /// those beside the dump.
+    pub fn with_model_files(mut self, model: super::ModelFileArgs) -> Self {
+        self.model = model;
+        self
     }
 
     /// This request without any runner log (`--no-log`).
@@ -95,6 +106,7 @@ impl ProfileRequest {
             warmup_auto: false,
             warmup_stated: false,
             embedded: Some(DEMO),
+            model: super::ModelFileArgs::default(),
         }
     }
 }
@@ -489,7 +501,12 @@ fn load_profile_inner(
         profile.warnings.insert(0, w);
     }
     // The ETRecord and program: names, sources and modules (never a failed load).
-    super::model_files::apply(&mut profile, &request.etdump, request.embedded.is_none());
+    super::model_files::apply(
+        &mut profile,
+        &request.etdump,
+        request.embedded.is_none(),
+        &request.model,
+    );
     for message in implausible {
         profile
             .warnings
