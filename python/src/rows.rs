@@ -32,6 +32,11 @@ pub struct Table {
     bytes: Vec<Option<u64>>,
     module: Vec<Option<String>>,
     source_line: Vec<Option<String>>,
+    /// Our method (group of runs of one signature) the row belongs to; None for the
+    /// `Default` block.
+    method: Vec<Option<String>>,
+    /// The method the rows pushed now belong to.
+    current_method: Option<String>,
 }
 
 /// What a row is beyond its name and numbers.
@@ -79,6 +84,7 @@ impl Table {
         self.module
             .push(src.and_then(|r| r.module_label()).map(str::to_string));
         self.source_line.push(src.and_then(|r| r.file_line.clone()));
+        self.method.push(self.current_method.clone());
     }
 
     pub fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -106,6 +112,7 @@ impl Table {
         d.set_item("bytes", self.bytes)?;
         d.set_item("module", self.module)?;
         d.set_item("source_line", self.source_line)?;
+        d.set_item("method", self.method)?;
         Ok(d)
     }
 }
@@ -138,8 +145,9 @@ fn backend(d: &Delegate) -> Option<String> {
     })
 }
 
-/// The first method's rows (the `Execute` block): `Method::execute`, each delegate's call,
-/// plan steps and operators, and each other operator with its kernels.
+/// Every method's rows (one `Execute` block each, as the Inspector's frame lists each
+/// block): `Method::execute`, each delegate's call, plan steps and operators, and each
+/// other operator with its kernels; the `method` column names the method.
 pub fn dump_rows(p: &Profile) -> Table {
     let mut t = Table::default();
     // The `Default` block: the load-time events, one sample each.
@@ -158,11 +166,28 @@ pub fn dump_rows(p: &Profile) -> Table {
             }
         }
     }
+    if p.methods.is_empty() {
+        method_rows(&mut t, p.method.as_ref(), &p.delegates, &p.other_operators);
+    }
+    for m in &p.methods {
+        t.current_method = Some(m.name.clone());
+        method_rows(&mut t, m.method.as_ref(), &m.delegates, &m.other_operators);
+    }
+    t
+}
+
+/// One method's `Execute` rows.
+fn method_rows(
+    t: &mut Table,
+    method: Option<&Stats>,
+    delegates: &[Delegate],
+    other_operators: &[cpuprof_tui::profile::OtherOperator],
+) {
     const BLOCK: &str = "Execute";
-    if let Some(m) = &p.method {
+    if let Some(m) = method {
         t.push(BLOCK, "Method::execute", m, Extra::default());
     }
-    for d in &p.delegates {
+    for d in delegates {
         let id = Some(d.instruction_id as i64);
         let short = Some(cpuprof_tui::units::delegate_short(d.instruction_id));
         for o in &d.operators {
@@ -244,7 +269,7 @@ pub fn dump_rows(p: &Profile) -> Table {
             },
         );
     }
-    for o in &p.other_operators {
+    for o in other_operators {
         let id = Some(o.instruction_id as i64);
         for k in &o.kernels {
             t.push(
@@ -269,7 +294,6 @@ pub fn dump_rows(p: &Profile) -> Table {
             },
         );
     }
-    t
 }
 
 /// A trace's operators (the tally's rows): block `trace`, inclusive times per call.

@@ -145,3 +145,55 @@ def test_trace_rows_equal_key_averages():
         assert abs(sum(row.raw) * 1000 - ka["cpu_time_total_us"]) <= 0.05 * ka["count"] + 1e-6, ka["name"]
         checked += 1
     assert checked >= 5
+
+
+def test_dataframe_lists_every_method_as_the_inspector_does():
+    # fixtures/real/two_method: encode and decode run alternately, then decode alone; the
+    # Inspector's golden has one Execute block per method, in the order they first ran.
+    g = golden("real/two_method.inspector.json")
+    df = cpuprof.load(os.path.join(FIX, "real", "two_method.etdp"), warmup=0).to_dataframe()
+    ex = df[df.event_block_name == "Execute"]
+    methods = list(dict.fromkeys(ex.method))
+    blocks = [b for b in g["event_blocks"] if b["name"] == "Execute"]
+    assert len(methods) == len(blocks) == 2
+    for method, block in zip(methods, blocks):
+        rows = ex[ex.method == method]
+        ours = {(r.instruction_id, r.event_name): r for r in rows.itertuples()}
+        for ev in block["events"]:
+            name = ev["event_name"]
+            if name == "Method::execute":
+                row = next(r for r in rows.itertuples() if r.event_name == name)
+            else:
+                row = ours[(ev["instruction_id"], name)]
+            assert len(row.raw) == ev["num_samples"] == len(ev["raw_ms"]), (method, name)
+            for a, b in zip(row.raw, ev["raw_ms"]):
+                assert close(a, b), (method, name, a, b)
+            assert close(row.p50, ev["median_ms"]), (method, name)
+        # No row of ours the Inspector's block lacks (ours add nothing to the Execute block).
+        assert len(rows) == len(block["events"]), (method, sorted(ours), [e["event_name"] for e in block["events"]])
+    # The run counts of the golden's run order: 12 encode, 16 decode.
+    counts = sorted(len(ex[(ex.method == m) & (ex.event_name == "Method::execute")].raw.iloc[0]) for m in methods)
+    assert counts == sorted([g["run_order"].count("encode"), g["run_order"].count("decode")])
+
+
+def test_two_threads_with_different_etrecords_each_get_their_own():
+    # The model files go with each load (no process-wide setting): one thread names a
+    # broken ETRecord, the other takes the one beside the dump; the load releases the GIL.
+    import threading
+    dump = os.path.join(FIX, "etrecord", "modules_xnnpack.etdp")
+    broken = os.path.join(FIX, "etrecord", "bad_json.etrecord")
+    failures = []
+
+    def run(etrecord, want_source):
+        for _ in range(10):
+            df = cpuprof.load(dump, warmup=0, etrecord=etrecord).to_dataframe()
+            has = df.module_hierarchy.notna().any()
+            if has != want_source:
+                failures.append((etrecord, has))
+
+    threads = [threading.Thread(target=run, args=(broken, False)), threading.Thread(target=run, args=(None, True))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
