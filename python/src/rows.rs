@@ -6,6 +6,10 @@ use cpuprof_tui::stats::Stats;
 use cpuprof_tui::trace::TraceProfile;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::collections::BTreeMap;
+
+/// node name → (`nn_module_stack` key → [module path, module type]), as the Inspector's.
+type Hierarchy = BTreeMap<String, BTreeMap<String, [String; 2]>>;
 
 #[derive(Default)]
 pub struct Table {
@@ -20,8 +24,8 @@ pub struct Table {
     max: Vec<f64>,
     op_types: Vec<Vec<String>>,
     delegate_debug_identifier: Vec<Option<String>>,
-    stack_traces: Vec<Option<String>>,
-    module_hierarchy: Vec<Option<Vec<String>>>,
+    stack_traces: Vec<Option<BTreeMap<String, String>>>,
+    module_hierarchy: Vec<Option<Hierarchy>>,
     is_delegated_op: Vec<bool>,
     delegate_backend_name: Vec<Option<String>>,
     instruction_id: Vec<Option<i64>>,
@@ -70,9 +74,26 @@ impl Table {
             .push(own.map(|r| r.op_types.clone()).unwrap_or_default());
         self.delegate_debug_identifier
             .push(x.debug_identifier.map(str::to_string));
+        // As the Inspector: per node of the row's own (an XNNPACK operator's are its
+        // delegate's nodes: none), the whole stack trace and the module stack, keyed by the
+        // node's name with the `_` the Inspector appends (its goldens' `nodes`).
         self.stack_traces
-            .push(src.and_then(|r| r.source_line.clone()));
-        self.module_hierarchy.push(src.map(|r| r.modules.clone()));
+            .push(own.filter(|r| !r.stack_traces.is_empty()).map(|r| {
+                let traces = r.stack_traces.iter();
+                traces.map(|(n, t)| (format!("{n}_"), t.clone())).collect()
+            }));
+        self.module_hierarchy
+            .push(own.filter(|r| !r.module_stacks.is_empty()).map(|r| {
+                r.module_stacks
+                    .iter()
+                    .map(|(node, frames)| {
+                        let stack = frames
+                            .iter()
+                            .map(|[k, p, t]| (k.clone(), [p.clone(), t.clone()]));
+                        (format!("{node}_"), stack.collect())
+                    })
+                    .collect()
+            }));
         self.is_delegated_op.push(x.delegated);
         self.delegate_backend_name.push(x.backend);
         self.instruction_id.push(x.instruction_id);
