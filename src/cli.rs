@@ -44,6 +44,16 @@ pub struct ModelArgs {
     pub program: Option<PathBuf>,
 }
 
+impl ModelArgs {
+    /// The files as a load request takes them.
+    pub fn files(&self) -> crate::profile::ModelFileArgs {
+        crate::profile::ModelFileArgs {
+            etrecord: self.etrecord.clone(),
+            program: self.program.clone(),
+        }
+    }
+}
+
 /// `--time-unit`: ns, us, ms or cycles:HZ (a finite frequency whose tick lies between
 /// 1 fs and 1 s, see [`crate::etdump::TimeUnit`]).
 pub fn parse_time_unit(s: &str) -> Result<crate::etdump::TimeUnit, String> {
@@ -71,6 +81,10 @@ pub enum Command {
 /// Open the explorer (the default command).
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExploreArgs {
+    /// `--etrecord` / `--program` (global options of the command line, copied here by
+    /// the entry so that every load this command makes reads them).
+    #[arg(skip)]
+    pub model: crate::profile::ModelFileArgs,
     /// ETDump (.etdp) or PyTorch trace (babeltrace2 text, Chrome JSON) to open; `-` reads
     /// standard input.
     #[arg(value_name = "FILE", conflicts_with_all = ["demo", "watch"])]
@@ -106,6 +120,10 @@ pub struct ExploreArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct ReportArgs {
+    /// `--etrecord` / `--program` (global options of the command line, copied here by
+    /// the entry so that every load this command makes reads them).
+    #[arg(skip)]
+    pub model: crate::profile::ModelFileArgs,
     /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -285,6 +303,10 @@ pub fn usage_line(e: &clap::Error) -> String {
 
 #[derive(Debug, Args, Clone)]
 pub struct CompareArgs {
+    /// `--etrecord` / `--program` (global options of the command line, copied here by
+    /// the entry so that every load this command makes reads them).
+    #[arg(skip)]
+    pub model: crate::profile::ModelFileArgs,
     /// The baseline: ETDump (.etdp) or PyTorch trace.
     #[arg(value_name = "A")]
     pub a: PathBuf,
@@ -369,6 +391,10 @@ pub fn parse_pct(s: &str) -> Result<f64, String> {
 
 #[derive(Debug, Args, Clone)]
 pub struct ExportArgs {
+    /// `--etrecord` / `--program` (global options of the command line, copied here by
+    /// the entry so that every load this command makes reads them).
+    #[arg(skip)]
+    pub model: crate::profile::ModelFileArgs,
     /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -413,6 +439,10 @@ files that exist. Exit status: the runner's (the last one's with --repeat), 2 wh
 cannot be started or when it exited 0 without a readable dump."
 )]
 pub struct RunArgs {
+    /// `--etrecord` / `--program` (global options of the command line, copied here by
+    /// the entry so that every load this command makes reads them).
+    #[arg(skip)]
+    pub model: crate::profile::ModelFileArgs,
     /// Folder of the dumps and logs (created if missing; earlier runs in it are kept)
     /// [default: a new folder ./cpuprof-runs/<UTC time>].
     #[arg(long, value_name = "DIR")]
@@ -480,6 +510,10 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 /// `cpuprof-tui fleet PATH...`
 #[derive(Debug, Args, Clone)]
 pub struct FleetArgs {
+    /// `--etrecord` / `--program` (global options of the command line, copied here by
+    /// the entry so that every load this command makes reads them).
+    #[arg(skip)]
+    pub model: crate::profile::ModelFileArgs,
     /// Folders (searched recursively) and files of the fleet.
     #[arg(value_name = "PATH", required = true, num_args = 1..)]
     pub paths: Vec<PathBuf>,

@@ -26,10 +26,7 @@ where
     if let Some(unit) = cli.time_unit {
         crate::etdump::set_time_unit(unit);
     }
-    crate::profile::set_model_files(crate::profile::ModelFileArgs {
-        etrecord: cli.model.etrecord.clone(),
-        program: cli.model.program.clone(),
-    });
+    model_files_to_command(&mut cli);
     stdout_dash(&mut cli.command);
     // Before any input is read (and before a terminal is taken): an output that is one of
     // the inputs, or that cannot be written, and a folder that holds no trace.
@@ -63,7 +60,25 @@ fn fleet_folder(explore: &crate::cli::ExploreArgs) -> Option<crate::cli::FleetAr
     if explore.watch.is_some() || !crate::tui_fleet::is_fleet_folder(dir) {
         return None;
     }
-    crate::tui_fleet::folder_args(dir, explore.warmup, explore.no_log)
+    crate::tui_fleet::folder_args(dir, explore.warmup, explore.no_log).map(|mut a| {
+        a.model = explore.model.clone();
+        a
+    })
+}
+
+/// `--etrecord` / `--program` into the arguments of the command, which passes them with
+/// each load it requests (no process-wide setting).
+fn model_files_to_command(cli: &mut Cli) {
+    let model = cli.model.files();
+    cli.explore.model = model.clone();
+    match &mut cli.command {
+        Some(Command::Report(a)) => a.model = model,
+        Some(Command::Compare(a)) => a.model = model,
+        Some(Command::Export(a)) => a.model = model,
+        Some(Command::Run(a)) => a.model = model,
+        Some(Command::Fleet(a)) => a.model = model,
+        None => {}
+    }
 }
 
 /// `-o -` is standard output, as `-` is standard input (for compare it also means
@@ -134,6 +149,7 @@ fn preflight(cli: &Cli) -> Result<(), String> {
     };
     if let Some(out) = output {
         // The program and ETRecord read with each dump (named, or beside it) are inputs too.
+        let files = cli.model.files();
         let model: Vec<PathBuf> = match &cli.command {
             Some(Command::Report(a)) => std::iter::once(&a.file).chain(&a.more).collect(),
             Some(Command::Export(a)) => vec![&a.file],
@@ -141,7 +157,7 @@ fn preflight(cli: &Cli) -> Result<(), String> {
             _ => Vec::new(),
         }
         .into_iter()
-        .flat_map(|dump| crate::profile::model_input_paths(dump))
+        .flat_map(|dump| crate::profile::model_input_paths(dump, &files))
         .collect();
         let inputs: Vec<&Path> = inputs.iter().chain(&model).map(PathBuf::as_path).collect();
         crate::output::check_output(out, &inputs).map_err(|e| format!("{}: {e}", out.display()))?;

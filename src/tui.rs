@@ -52,7 +52,8 @@ pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
                 }
             }
             let request = ProfileRequest::new(file.clone(), args.log.clone(), 0)
-                .with_warmup(args.warmup.unwrap_or_default());
+                .with_warmup(args.warmup.unwrap_or_default())
+                .with_model_files(args.model.clone());
             Ok(if args.no_log {
                 request.without_log()
             } else {
@@ -72,6 +73,7 @@ enum Start {
         warmup: usize,
         warmup_auto: bool,
         warmup_stated: bool,
+        model: crate::profile::ModelFileArgs,
         _handle: WatchHandle,
     },
 }
@@ -122,6 +124,7 @@ pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> Ex
                     warmup_auto: args.warmup.is_some_and(|w| w.is_auto()),
                     warmup_stated: args.warmup.unwrap_or_default()
                         == crate::profile::warmup::Warmup::Stated,
+                    model: args.model.clone(),
                     _handle: handle,
                 },
                 Err(e) => {
@@ -354,12 +357,14 @@ fn main_loop(
             warmup,
             warmup_auto,
             warmup_stated,
+            model,
             ..
         } => {
             state.start_watch(dir.clone(), *warmup);
             if let Some(w) = state.watch.as_mut() {
                 w.warmup_auto = *warmup_auto;
                 w.warmup_stated = *warmup_stated;
+                w.model = model.clone();
             }
             Vec::new()
         }

@@ -36,6 +36,7 @@ pub fn load_fleet(args: &FleetArgs, key: Option<KeyTemplate>) -> FleetResult {
         no_log: args.no_log,
         key,
         threads: args.jobs.unwrap_or(0),
+        model: args.model.clone(),
     };
     let profiles = load_all(found, &load);
     Ok(Box::new(analyse(
@@ -100,7 +101,8 @@ pub fn run_fleet(args: &FleetArgs) -> ExitCode {
     let result = (|| {
         let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
         let size = terminal.size()?;
-        let view = FleetView::loading(shown(&args.paths), args.warmup, args.no_log);
+        let mut view = FleetView::loading(shown(&args.paths), args.warmup, args.no_log);
+        view.model = args.model.clone();
         let state = AppState::for_fleet(view, size.width, size.height);
         let (tx, rx) = mpsc::channel();
         spawn_loader(args.clone(), key, tx.clone());

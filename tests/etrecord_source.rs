@@ -815,3 +815,49 @@ fn by_module_on_a_trace_is_one_line() {
         "{err}"
     );
 }
+
+/// The model files are a value of each load request, not a process-wide setting: two
+/// threads loading the same dump at once, one naming a broken ETRecord and one taking the
+/// one beside the dump, each get what their own request named, every time.
+#[test]
+fn model_files_go_with_each_request() {
+    use cpuprof_tui::profile::{load_profile, ModelFileArgs, ProfileRequest};
+    let dump = fixture(&format!("{DIR}/modules_xnnpack.etdp"));
+    let broken = fixture(&format!("{DIR}/bad_json.etrecord"));
+    let load = |model: ModelFileArgs| {
+        let request = ProfileRequest::new(dump.clone(), None, 0).with_model_files(model);
+        load_profile(&request, &mut |_| {}, &Default::default()).unwrap()
+    };
+    let etrecord_of = |p: &Profile| {
+        p.model_files
+            .as_ref()
+            .and_then(|f| f.etrecord.clone())
+            .unwrap_or_default()
+    };
+    std::thread::scope(|s| {
+        let named = s.spawn(|| {
+            for _ in 0..12 {
+                let p = load(ModelFileArgs {
+                    etrecord: Some(broken.clone()),
+                    program: None,
+                });
+                assert_eq!(etrecord_of(&p), "", "the broken ETRecord is not used");
+                assert!(
+                    p.warnings.iter().any(|w| w.kind == "etrecord_unreadable"),
+                    "{:?}",
+                    p.warnings
+                );
+            }
+        });
+        let beside = s.spawn(|| {
+            for _ in 0..12 {
+                let p = load(ModelFileArgs::default());
+                assert!(etrecord_of(&p).ends_with("modules_xnnpack.etrecord"));
+                assert!(p.warnings.iter().all(|w| w.kind != "etrecord_unreadable"));
+                assert!(p.delegates.iter().any(|d| d.source.is_some()));
+            }
+        });
+        named.join().unwrap();
+        beside.join().unwrap();
+    });
+}

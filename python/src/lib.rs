@@ -109,12 +109,10 @@ fn load_inner(
     if let Some(l) = &log {
         input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
     }
-    // The model files are the library's process-wide setting (as the command line's).
-    cpuprof_tui::profile::set_model_files(cpuprof_tui::profile::ModelFileArgs {
-        etrecord,
-        program,
-    });
-    let request = ProfileRequest::new(path.clone(), log, 0).with_warmup(warmup);
+    // The model files go with this request only (two loads at once may name different ones).
+    let request = ProfileRequest::new(path.clone(), log, 0)
+        .with_warmup(warmup)
+        .with_model_files(cpuprof_tui::profile::ModelFileArgs { etrecord, program });
     let never = AtomicBool::new(false);
     let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
     let profile = unchanged_or(&input, &path, loaded).map_err(|e| e.to_string())?;

@@ -6,6 +6,10 @@ use cpuprof_tui::stats::Stats;
 use cpuprof_tui::trace::TraceProfile;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::collections::BTreeMap;
+
+/// node name → (`nn_module_stack` key → [module path, module type]), as the Inspector's.
+type Hierarchy = BTreeMap<String, BTreeMap<String, [String; 2]>>;
 
 #[derive(Default)]
 pub struct Table {
@@ -20,8 +24,8 @@ pub struct Table {
     max: Vec<f64>,
     op_types: Vec<Vec<String>>,
     delegate_debug_identifier: Vec<Option<String>>,
-    stack_traces: Vec<Option<String>>,
-    module_hierarchy: Vec<Option<Vec<String>>>,
+    stack_traces: Vec<Option<BTreeMap<String, String>>>,
+    module_hierarchy: Vec<Option<Hierarchy>>,
     is_delegated_op: Vec<bool>,
     delegate_backend_name: Vec<Option<String>>,
     instruction_id: Vec<Option<i64>>,
@@ -32,6 +36,11 @@ pub struct Table {
     bytes: Vec<Option<u64>>,
     module: Vec<Option<String>>,
     source_line: Vec<Option<String>>,
+    /// Our method (group of runs of one signature) the row belongs to; None for the
+    /// `Default` block.
+    method: Vec<Option<String>>,
+    /// The method the rows pushed now belong to.
+    current_method: Option<String>,
 }
 
 /// What a row is beyond its name and numbers.
@@ -65,9 +74,26 @@ impl Table {
             .push(own.map(|r| r.op_types.clone()).unwrap_or_default());
         self.delegate_debug_identifier
             .push(x.debug_identifier.map(str::to_string));
+        // As the Inspector: per node of the row's own (an XNNPACK operator's are its
+        // delegate's nodes: none), the whole stack trace and the module stack, keyed by the
+        // node's name with the `_` the Inspector appends (its goldens' `nodes`).
         self.stack_traces
-            .push(src.and_then(|r| r.source_line.clone()));
-        self.module_hierarchy.push(src.map(|r| r.modules.clone()));
+            .push(own.filter(|r| !r.stack_traces.is_empty()).map(|r| {
+                let traces = r.stack_traces.iter();
+                traces.map(|(n, t)| (format!("{n}_"), t.clone())).collect()
+            }));
+        self.module_hierarchy
+            .push(own.filter(|r| !r.module_stacks.is_empty()).map(|r| {
+                r.module_stacks
+                    .iter()
+                    .map(|(node, frames)| {
+                        let stack = frames
+                            .iter()
+                            .map(|[k, p, t]| (k.clone(), [p.clone(), t.clone()]));
+                        (format!("{node}_"), stack.collect())
+                    })
+                    .collect()
+            }));
         self.is_delegated_op.push(x.delegated);
         self.delegate_backend_name.push(x.backend);
         self.instruction_id.push(x.instruction_id);
@@ -79,6 +105,7 @@ impl Table {
         self.module
             .push(src.and_then(|r| r.module_label()).map(str::to_string));
         self.source_line.push(src.and_then(|r| r.file_line.clone()));
+        self.method.push(self.current_method.clone());
     }
 
     pub fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -106,6 +133,7 @@ impl Table {
         d.set_item("bytes", self.bytes)?;
         d.set_item("module", self.module)?;
         d.set_item("source_line", self.source_line)?;
+        d.set_item("method", self.method)?;
         Ok(d)
     }
 }
@@ -138,8 +166,9 @@ fn backend(d: &Delegate) -> Option<String> {
     })
 }
 
-/// The first method's rows (the `Execute` block): `Method::execute`, each delegate's call,
-/// plan steps and operators, and each other operator with its kernels.
+/// Every method's rows (one `Execute` block each, as the Inspector's frame lists each
+/// block): `Method::execute`, each delegate's call, plan steps and operators, and each
+/// other operator with its kernels; the `method` column names the method.
 pub fn dump_rows(p: &Profile) -> Table {
     let mut t = Table::default();
     // The `Default` block: the load-time events, one sample each.
@@ -158,11 +187,28 @@ pub fn dump_rows(p: &Profile) -> Table {
             }
         }
     }
+    if p.methods.is_empty() {
+        method_rows(&mut t, p.method.as_ref(), &p.delegates, &p.other_operators);
+    }
+    for m in &p.methods {
+        t.current_method = Some(m.name.clone());
+        method_rows(&mut t, m.method.as_ref(), &m.delegates, &m.other_operators);
+    }
+    t
+}
+
+/// One method's `Execute` rows.
+fn method_rows(
+    t: &mut Table,
+    method: Option<&Stats>,
+    delegates: &[Delegate],
+    other_operators: &[cpuprof_tui::profile::OtherOperator],
+) {
     const BLOCK: &str = "Execute";
-    if let Some(m) = &p.method {
+    if let Some(m) = method {
         t.push(BLOCK, "Method::execute", m, Extra::default());
     }
-    for d in &p.delegates {
+    for d in delegates {
         let id = Some(d.instruction_id as i64);
         let short = Some(cpuprof_tui::units::delegate_short(d.instruction_id));
         for o in &d.operators {
@@ -244,7 +290,7 @@ pub fn dump_rows(p: &Profile) -> Table {
             },
         );
     }
-    for o in &p.other_operators {
+    for o in other_operators {
         let id = Some(o.instruction_id as i64);
         for k in &o.kernels {
             t.push(
@@ -269,7 +315,6 @@ pub fn dump_rows(p: &Profile) -> Table {
             },
         );
     }
-    t
 }
 
 /// A trace's operators (the tally's rows): block `trace`, inclusive times per call.

@@ -41,6 +41,7 @@ pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
                 let mut request = ProfileRequest::new(e.etdump.clone(), e.log.clone(), w.warmup);
                 request.warmup_auto = w.warmup_auto;
                 request.warmup_stated = w.warmup_stated;
+                request.model = w.model.clone();
                 request
             }),
         None => state.request.clone(),

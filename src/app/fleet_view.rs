@@ -134,6 +134,8 @@ pub struct FleetView {
     /// How Enter loads a profile (as the fleet loaded it).
     pub warmup: Warmup,
     pub no_log: bool,
+    /// `--etrecord` / `--program`, as the fleet loaded them.
+    pub model: crate::profile::ModelFileArgs,
     /// Metadata keys shown as columns (every profile's, first seen first; not `mtime`).
     pub meta_keys: Vec<String>,
     pub focus: FleetPane,
@@ -165,6 +167,7 @@ impl FleetView {
             failed: None,
             warmup,
             no_log,
+            model: crate::profile::ModelFileArgs::default(),
             meta_keys: Vec::new(),
             focus: FleetPane::Profiles,
             profile_sort: ProfileSort::Found,
@@ -388,7 +391,8 @@ impl FleetView {
             return vec![Step::Notice(format!("{}: {e}", p.id))];
         }
         let mut request = ProfileRequest::new(std::path::PathBuf::from(&p.path), None, 0)
-            .with_warmup(self.warmup);
+            .with_warmup(self.warmup)
+            .with_model_files(self.model.clone());
         if self.no_log {
             request = request.without_log();
         }

@@ -369,6 +369,8 @@ pub struct WatchState {
     /// `--warmup log` (the default): each profile drops the count its runner log states
     /// (else its cold leading runs).
     pub warmup_stated: bool,
+    /// `--etrecord` / `--program`: read with every profile of the folder.
+    pub model: crate::profile::ModelFileArgs,
     /// Newest first (by dump time, then arrival).
     pub entries: Vec<RunEntry>,
     /// Selected row of the runs list.
@@ -397,6 +399,7 @@ impl WatchState {
             warmup,
             warmup_auto: false,
             warmup_stated: false,
+            model: crate::profile::ModelFileArgs::default(),
             entries: Vec::new(),
             selected: 0,
             offset: 0,

@@ -167,6 +167,7 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     let mut request = ProfileRequest::new(entry.etdump.clone(), entry.log.clone(), w.warmup);
     request.warmup_auto = w.warmup_auto;
     request.warmup_stated = w.warmup_stated;
+    request.model = w.model.clone();
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;

@@ -23,6 +23,8 @@ pub struct LoadOptions {
     pub key: Option<KeyTemplate>,
     /// Threads to load on (0: one per core).
     pub threads: usize,
+    /// `--etrecord` / `--program`: read with every dump instead of those beside it.
+    pub model: crate::profile::ModelFileArgs,
 }
 
 impl Default for LoadOptions {
@@ -32,6 +34,7 @@ impl Default for LoadOptions {
             no_log: false,
             key: None,
             threads: 0,
+            model: crate::profile::ModelFileArgs::default(),
         }
     }
 }
@@ -180,7 +183,9 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
             .map(trace_tree)
             .map_err(|e| detail(&e));
     }
-    let mut request = ProfileRequest::new(PathBuf::from(&f.path), None, 0).with_warmup(opts.warmup);
+    let mut request = ProfileRequest::new(PathBuf::from(&f.path), None, 0)
+        .with_warmup(opts.warmup)
+        .with_model_files(opts.model.clone());
     if opts.no_log {
         request = request.without_log();
     }

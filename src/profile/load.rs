@@ -35,6 +35,9 @@ pub struct ProfileRequest {
     /// The dump's path is controlled by another process (a watched folder): it is read
     /// only if it is a regular file, never waiting on a FIFO swapped in there.
     pub regular_only: bool,
+    /// The ETRecord and program to read with the dump instead of those beside it
+    /// (`--etrecord`, `--program`).
+    pub model: super::ModelFileArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +63,15 @@ impl ProfileRequest {
             warmup_stated: false,
             embedded: None,
             regular_only: false,
+            model: super::ModelFileArgs::default(),
         }
+    }
+
+    /// The same request reading `model`'s ETRecord and program (where named) instead of
+    /// those beside the dump.
+    pub fn with_model_files(mut self, model: super::ModelFileArgs) -> Self {
+        self.model = model;
+        self
     }
 
     /// This request without any runner log (`--no-log`).
@@ -100,6 +111,7 @@ impl ProfileRequest {
             warmup_stated: false,
             embedded: Some(DEMO),
             regular_only: false,
+            model: super::ModelFileArgs::default(),
         }
     }
 }
@@ -503,7 +515,12 @@ fn load_profile_inner(
         profile.warnings.insert(0, w);
     }
     // The ETRecord and program: names, sources and modules (never a failed load).
-    super::model_files::apply(&mut profile, &request.etdump, request.embedded.is_none());
+    super::model_files::apply(
+        &mut profile,
+        &request.etdump,
+        request.embedded.is_none(),
+        &request.model,
+    );
     for message in implausible {
         profile
             .warnings

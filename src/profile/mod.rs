@@ -27,8 +27,8 @@ pub use load::{
 };
 pub use model::*;
 pub use model_files::{
-    default_etrecord_for, default_program_for, model_file_args, model_file_given_as_dump,
-    model_input_paths, set_model_files, ModelFileArgs,
+    default_etrecord_for, default_program_for, model_file_given_as_dump, model_input_paths,
+    ModelFileArgs,
 };
 pub use shapes::{decode_metadata, Metadata, Shapes};
 pub use stats::{percentile_sorted, Stats};

@@ -311,6 +311,14 @@ pub struct RowSource {
     /// these are the delegate's nodes, not the operator's.
     #[serde(default)]
     pub through_delegate: bool,
+    /// Each node's `nn_module_stack` (key, module path, module type), as the Inspector's
+    /// `module_hierarchy` (node name first; not in profile.json).
+    #[serde(skip)]
+    pub module_stacks: Vec<(String, Vec<[String; 3]>)>,
+    /// Each node's whole stack trace text, as the Inspector's `stack_traces` (node name
+    /// first; not in profile.json).
+    #[serde(skip)]
+    pub stack_traces: Vec<(String, String)>,
 }
 
 impl RowSource {

@@ -5,30 +5,18 @@
 //! the profile loads without what it would have given.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use super::model::{Finding, ModelFiles, Profile, RowSource};
 use super::source;
 
-/// `--etrecord` / `--program` as given on the command line (set once by `main`).
+/// `--etrecord` / `--program` (the Python module's `etrecord=` / `program=`): the
+/// ETRecord and program a dump is read with instead of those beside it. A value of each
+/// load request ([`super::ProfileRequest::model`]), never a process-wide setting, so two
+/// loads with different files at once do not race.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModelFileArgs {
     pub etrecord: Option<PathBuf>,
     pub program: Option<PathBuf>,
-}
-
-static ARGS: Mutex<ModelFileArgs> = Mutex::new(ModelFileArgs {
-    etrecord: None,
-    program: None,
-});
-
-/// Name the ETRecord and program every dump is read with (instead of those beside it).
-pub fn set_model_files(args: ModelFileArgs) {
-    *ARGS.lock().unwrap_or_else(|e| e.into_inner()) = args;
-}
-
-pub fn model_file_args() -> ModelFileArgs {
-    ARGS.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// The ETRecord beside `dump`: `STEM.etrecord`, `STEM.etrecord.bin`, then `etrecord.bin`
@@ -53,8 +41,8 @@ pub fn default_program_for(dump: &Path) -> Option<PathBuf> {
 /// Reads the model files for `dump` (named, else beside it; none for standard input or
 /// the bundled demo) and applies them to `profile`: methods named from the program, rows
 /// given their source and methods their module tree from the ETRecord.
-pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool) {
-    let (program_path, etrecord_path) = paths_for(dump, look_beside);
+pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool, args: &ModelFileArgs) {
+    let (program_path, etrecord_path) = paths_for(dump, look_beside, args);
     if program_path.is_none() && etrecord_path.is_none() {
         return;
     }
@@ -216,21 +204,27 @@ fn clear_sources(m: &mut super::model::MethodProfile) {
 }
 
 /// (program, ETRecord) read with `dump`: named, else beside it.
-fn paths_for(dump: &Path, look_beside: bool) -> (Option<PathBuf>, Option<PathBuf>) {
-    let args = model_file_args();
+fn paths_for(
+    dump: &Path,
+    look_beside: bool,
+    args: &ModelFileArgs,
+) -> (Option<PathBuf>, Option<PathBuf>) {
     let beside = look_beside && !crate::input::is_stdin(dump);
     let program = args
         .program
+        .clone()
         .or_else(|| beside.then(|| default_program_for(dump)).flatten());
     let etrecord = args
         .etrecord
+        .clone()
         .or_else(|| beside.then(|| default_etrecord_for(dump)).flatten());
     (program, etrecord)
 }
 
-/// The model files a load of `dump` reads (inputs an output must never replace).
-pub fn model_input_paths(dump: &Path) -> Vec<PathBuf> {
-    let (p, e) = paths_for(dump, true);
+/// The model files a load of `dump` with `args` reads (inputs an output must never
+/// replace).
+pub fn model_input_paths(dump: &Path, args: &ModelFileArgs) -> Vec<PathBuf> {
+    let (p, e) = paths_for(dump, true, args);
     p.into_iter().chain(e).collect()
 }
 

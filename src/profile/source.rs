@@ -76,6 +76,19 @@ pub fn source_of(record: &MethodRecord, handles: &[u64], through_delegate: bool)
         source_line: frame.as_ref().map(|f| f.short()),
         file_line: frame.as_ref().map(|f| f.file_line()),
         through_delegate,
+        module_stacks: nodes
+            .iter()
+            .filter(|n| !n.module_stack.is_empty())
+            .map(|n| {
+                let frames = n.module_stack.iter();
+                let frames = frames.map(|f| [f.key.clone(), f.path.clone(), f.ty.clone()]);
+                (n.name.clone(), frames.collect())
+            })
+            .collect(),
+        stack_traces: nodes
+            .iter()
+            .filter_map(|n| Some((n.name.clone(), n.stack_trace.clone()?)))
+            .collect(),
     }
 }
 

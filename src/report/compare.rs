@@ -58,7 +58,9 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         if tr.is_dir() {
             trace::ctf::find_trace_dirs(tr).map_err(|e| format!("{}: {e}", tr.display()))?;
         }
-        let request = ProfileRequest::new(dump.clone(), None, 0).without_log();
+        let request = ProfileRequest::new(dump.clone(), None, 0)
+            .without_log()
+            .with_model_files(args.model.clone());
         load_profile(&request, &mut |_| {}, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
         return Err(format!(
             "cannot compare the ETDump {} with the PyTorch trace {}: compare two dumps or two traces",
@@ -108,7 +110,9 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         } else {
             log.clone().or_else(|| default_log_for(path))
         };
-        let request = ProfileRequest::new(path.clone(), log.clone(), 0).with_warmup(warmup);
+        let request = ProfileRequest::new(path.clone(), log.clone(), 0)
+            .with_warmup(warmup)
+            .with_model_files(args.model.clone());
         let never = AtomicBool::new(false);
         let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
         // The clock-resolution note describes every XNNPACK profile; the compare rows
@@ -156,7 +160,7 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
     inputs.extend(log_a.into_iter().chain(log_b));
     warnings.extend(warnings_a.into_iter().chain(warnings_b));
     for p in [&args.a, &args.b] {
-        inputs.extend(crate::profile::model_input_paths(p));
+        inputs.extend(crate::profile::model_input_paths(p, &args.model));
     }
     if args.by_module {
         a = a.by_module();

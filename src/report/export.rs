@@ -129,8 +129,9 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
             found
         }
     };
-    let mut request =
-        ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
+    let mut request = ProfileRequest::new(args.file.clone(), log.clone(), 0)
+        .with_warmup(args.warmup)
+        .with_model_files(args.model.clone());
     if args.no_log {
         request = request.without_log();
     }
@@ -165,7 +166,7 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
         inputs.push(l);
     }
     // The ETRecord and program read with the dump are inputs too: never written over.
-    let model_inputs = crate::profile::model_input_paths(&args.file);
+    let model_inputs = crate::profile::model_input_paths(&args.file, &args.model);
     inputs.extend(model_inputs.iter().map(PathBuf::as_path));
     emit(
         &mut |w: &mut dyn Write| match args.format {
@@ -185,7 +186,9 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
 /// ETRecord to read, and dropped before the export is written. A dump from a stream
 /// (read once) keeps the timeline's names; a log from a stream is not read again.
 fn name_methods_from_model(tl: &mut Timeline, request: &ProfileRequest) {
-    if tl.methods.len() < 2 || crate::profile::model_input_paths(&request.etdump).is_empty() {
+    if tl.methods.len() < 2
+        || crate::profile::model_input_paths(&request.etdump, &request.model).is_empty()
+    {
         return;
     }
     let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());

@@ -64,7 +64,7 @@ pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         }
         inputs.extend(crate::fleet::meta::sidecar_path(&f.path));
         // The program and ETRecord a dump is read with (named, or beside it).
-        inputs.extend(crate::profile::model_input_paths(&f.path));
+        inputs.extend(crate::profile::model_input_paths(&f.path, &args.model));
     }
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     if let (Some(out), None) = (&args.output, &args.partition_by) {
@@ -79,6 +79,7 @@ pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         no_log: args.no_log,
         key,
         threads: args.jobs.unwrap_or(0),
+        model: args.model.clone(),
     };
     let profiles = load_all(found, &load);
     let fleet = analyse(

@@ -143,8 +143,9 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
             None
         }
     };
-    let mut request =
-        ProfileRequest::new(args.file.clone(), log.clone(), 0).with_warmup(args.warmup);
+    let mut request = ProfileRequest::new(args.file.clone(), log.clone(), 0)
+        .with_warmup(args.warmup)
+        .with_model_files(args.model.clone());
     if args.no_log {
         request = request.without_log();
     }
@@ -160,7 +161,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         inputs.push(l);
     }
     // The ETRecord and program read are inputs too: never written over by `-o`.
-    let model_inputs = crate::profile::model_input_paths(&args.file);
+    let model_inputs = crate::profile::model_input_paths(&args.file, &args.model);
     inputs.extend(model_inputs.iter().map(PathBuf::as_path));
     let format = args.format;
     let peak = args.peak;

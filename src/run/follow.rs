@@ -50,6 +50,7 @@ pub fn run(args: &RunArgs, session: Session) -> ExitCode {
         watch: Some(session.dir.clone()),
         // As `report`: `--warmup N` is what the runner was told, else the log's count.
         warmup: Some(session.warmup.map(Warmup::Runs).unwrap_or_default()),
+        model: session.model.clone(),
         ..ExploreArgs::default()
     };
     let pin = session

@@ -60,6 +60,8 @@ pub struct Session {
     pub repeat: usize,
     pub grace: Duration,
     pub baseline: Option<PathBuf>,
+    /// `--etrecord` / `--program`, read with every dump the runner writes.
+    pub model: crate::profile::ModelFileArgs,
 }
 
 impl Session {
@@ -115,6 +117,7 @@ fn prepare(args: &RunArgs) -> Result<Session, String> {
         repeat: args.repeat,
         grace,
         baseline: args.baseline.clone(),
+        model: args.model.clone(),
     })
 }
 
@@ -208,6 +211,7 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             min_change: 5.0,
             fail_on_regression: None,
             by_module: false,
+            model: session.model.clone(),
         }),
         None => crate::report::run(&ReportArgs {
             file: f.files.etdump.clone(),
@@ -228,6 +232,7 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             python_frames: false,
             peak: None,
             by_module: false,
+            model: session.model.clone(),
         }),
     };
     code != ExitCode::from(2)

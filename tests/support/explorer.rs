@@ -121,5 +121,6 @@ pub fn compare_args(
         min_change: 5.0,
         fail_on_regression: None,
         by_module: false,
+        model: Default::default(),
     }
 }
