@@ -12,6 +12,7 @@ use std::process::{Command, ExitStatus, Stdio};
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 const DUMP: &str = "fixtures/real/mlp_xnnpack.etdp";
 const TRACE: &str = "fixtures/torch/cnn_train.json.gz";
+const HTA: &str = "fixtures/torch/hta/ns_resolution_40ms.json.gz";
 
 /// Every output a user pipes into `head`: each report format of a dump and of a trace,
 /// both exports, compare, fleet, and `--samples -` (the one written by
@@ -51,6 +52,12 @@ fn commands() -> Vec<Vec<&'static str>> {
     all.push(vec!["compare", DUMP, DUMP]);
     all.push(vec!["compare", DUMP, DUMP, "--format", "json"]);
     all.push(vec!["compare", TRACE, TRACE, "--format", "csv"]);
+    // A real Kineto trace (epoch timestamps), `-o -`, several traces `--per` thread, the
+    // fleet of a folder of rank traces, and the usage text.
+    all.push(vec!["report", HTA, "-o", "-", "--format", "json"]);
+    all.push(vec!["report", HTA, HTA, "--per", "thread", "--format", "json"]);
+    all.push(vec!["fleet", "fixtures/torch/hta", "--format", "csv"]);
+    all.push(vec!["--help"]);
     all.push(vec!["fleet", "fixtures/fleet"]);
     all.push(vec!["fleet", "fixtures/fleet", "--format", "csv"]);
     all.push(vec![
@@ -156,6 +163,7 @@ fn both_closed_and_errors_keep_their_status() {
         (vec!["report", "fixtures/no-such-file.etdp"], 2),
         (vec!["report", DUMP, "--no-such-option"], 2),
         (vec!["report", "fixtures/real/bad_truncated.etdp"], 2),
+        (vec!["report", "fixtures/torch"], 2),
     ];
     for (args, code) in cases {
         let mut child = Command::new(BIN)
