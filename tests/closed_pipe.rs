@@ -55,7 +55,9 @@ fn commands() -> Vec<Vec<&'static str>> {
     // A real Kineto trace (epoch timestamps), `-o -`, several traces `--per` thread, the
     // fleet of a folder of rank traces, and the usage text.
     all.push(vec!["report", HTA, "-o", "-", "--format", "json"]);
-    all.push(vec!["report", HTA, HTA, "--per", "thread", "--format", "json"]);
+    all.push(vec![
+        "report", HTA, HTA, "--per", "thread", "--format", "json",
+    ]);
     all.push(vec!["fleet", "fixtures/torch/hta", "--format", "csv"]);
     all.push(vec!["--help"]);
     all.push(vec!["fleet", "fixtures/fleet"]);
