@@ -19,7 +19,6 @@ mod modules;
 pub mod nodes;
 mod profile_json;
 mod table;
-mod trace_folder;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -83,22 +82,19 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let name = input::display_name(&args.file);
     // A CTF trace directory: the native reader maps its stream files itself.
     if args.file.is_dir() {
-        if let Some(hint) = folder_of_traces(&args.file) {
-            return Err(format!("{name}: {hint}"));
-        }
         check_trace_args(args)?;
-        // A folder of rank traces (no CTF metadata): say which command reads it.
-        if trace::ctf::find_trace_dirs(&args.file).is_err() {
-            if let Some(line) = trace_folder::folder_of_traces_line(&args.file, &name) {
-                return Err(line);
-            }
-        }
+        // A folder the CTF reader refuses may be a folder of rank traces: then the line
+        // says which command reads it (looked for only once the reader has refused it).
+        let refused = |e: &dyn std::fmt::Display| match folder_of_traces(&args.file) {
+            Some(hint) => format!("{name}: {hint}"),
+            None => format!("{name}: {e}"),
+        };
         // The tally needs no model: the CTF reader folds the calls straight into it.
         if args.format == ReportFormat::Tally {
-            let t = trace::ctf::tally_dir(&args.file).map_err(|e| format!("{name}: {e}"))?;
+            let t = trace::ctf::tally_dir(&args.file).map_err(|e| refused(&e))?;
             return emit_tally(args, t.tally, &t.warnings);
         }
-        let profile = trace::load_trace(&args.file).map_err(|e| format!("{name}: {e}"))?;
+        let profile = trace::load_trace(&args.file).map_err(|e| refused(&e))?;
         return emit_trace(args, &profile);
     }
     if let Some(streamed) =
