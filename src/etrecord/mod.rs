@@ -196,25 +196,31 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
     let mut bad_program: Vec<String> = Vec::new();
     let mut unmapped: Vec<String> = Vec::new();
     let mut repeated: Vec<String> = Vec::new();
-    let single = PROGRAM_ENTRY;
+    // Older files: one program entry without the method, read and parsed at most once
+    // however many methods fall back on it (None: not looked at yet).
+    let mut single: Option<Option<Result<Vec<Node>, String>>> = None;
     for hm in handle_map {
         let method = hm.name;
         let entry = format!("{PROGRAM_ENTRY}/{method}");
-        // Older files: one program entry without the method.
-        let (entry, text) = match zip.read(&entry)? {
-            Some(t) => (entry, t),
-            None => match zip.read(single)? {
-                Some(t) if method == "forward" || record.methods.is_empty() => {
-                    (single.to_string(), t)
+        let (entry, parsed) = match zip.read(&entry)? {
+            Some(t) => (entry, graph::parse_nodes(t)),
+            None => {
+                if single.is_none() {
+                    single = Some(zip.read(PROGRAM_ENTRY)?.map(graph::parse_nodes));
                 }
-                _ => {
-                    without_program.push(method);
-                    last_error = Some(EtRecordError::MissingEntry(entry));
-                    continue;
+                match single.as_ref().and_then(Option::as_ref) {
+                    Some(parsed) if method == "forward" || record.methods.is_empty() => {
+                        (PROGRAM_ENTRY.to_string(), parsed.clone())
+                    }
+                    _ => {
+                        without_program.push(method);
+                        last_error = Some(EtRecordError::MissingEntry(entry));
+                        continue;
+                    }
                 }
-            },
+            }
         };
-        let nodes = match graph::parse_nodes(text) {
+        let nodes = match parsed {
             Ok(n) => n,
             Err(detail) => {
                 let e = EtRecordError::BadJson { entry, detail };
