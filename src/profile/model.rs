@@ -312,13 +312,14 @@ pub struct RowSource {
     #[serde(default)]
     pub through_delegate: bool,
     /// Each node's `nn_module_stack` (key, module path, module type), as the Inspector's
-    /// `module_hierarchy` (node name first; not in profile.json).
+    /// `module_hierarchy` (node name first; not in profile.json). Shared, not copied,
+    /// when a delegate's source is given to each of its operators.
     #[serde(skip)]
-    pub module_stacks: Vec<(String, Vec<[String; 3]>)>,
+    pub module_stacks: std::sync::Arc<[(String, Vec<[String; 3]>)]>,
     /// Each node's whole stack trace text, as the Inspector's `stack_traces` (node name
-    /// first; not in profile.json).
+    /// first; not in profile.json). Shared like `module_stacks`.
     #[serde(skip)]
-    pub stack_traces: Vec<(String, String)>,
+    pub stack_traces: std::sync::Arc<[(String, String)]>,
 }
 
 impl RowSource {
