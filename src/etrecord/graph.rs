@@ -184,6 +184,8 @@ fn read_node(r: &mut Reader) -> Result<Option<Node>, String> {
         "metadata" => r.object(|r, k| match &*k {
             "debug_handle" => {
                 let mut repeats = 0;
+                // A key given twice: the last one holds, as a JSON object's last key does.
+                debug_handles.clear();
                 if let Err(e) = handles(r, &mut debug_handles, &mut repeats) {
                     handle_error = Some(e);
                 }
@@ -261,7 +263,16 @@ pub const MAX_REPEATS: usize = 4;
 /// is not one is an error after the whole value is read (the reader stays in step).
 fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), String> {
     let mut bad: Option<String> = None;
-    let mut seen: Option<HashMap<u64, usize>> = None;
+    // Counts by handle once the list is past a few (a list already long on entry too:
+    // scanning it for each handle would be quadratic).
+    let count_all = |out: &[u64]| {
+        let mut map: HashMap<u64, usize> = HashMap::new();
+        for &x in out {
+            *map.entry(x).or_insert(0) += 1;
+        }
+        map
+    };
+    let mut seen: Option<HashMap<u64, usize>> = (out.len() > SMALL_LIST).then(|| count_all(out));
     let mut one = |r: &mut Reader, out: &mut Vec<u64>| -> Result<(), String> {
         let h = match r.kind() {
             Some(Kind::Number) => match r.number()? {
@@ -305,11 +316,7 @@ fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), 
             } else {
                 out.push(h);
                 if seen.is_none() && out.len() > SMALL_LIST {
-                    let mut map = HashMap::new();
-                    for &x in out.iter() {
-                        *map.entry(x).or_insert(0) += 1;
-                    }
-                    seen = Some(map);
+                    seen = Some(count_all(out));
                 }
             }
         }
