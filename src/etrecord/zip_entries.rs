@@ -109,7 +109,9 @@ impl<'a> Entries<'a> {
                     "the central directory ({size} bytes at {offset}) lies outside the file"
                 ))
             })?;
-        let mut by_name: HashMap<Vec<u8>, Entry> = HashMap::with_capacity(count as usize);
+        // Sized by what the directory can hold, not by the end record's claim.
+        let room = (dir.len() / CENTRAL_LEN).min(count as usize);
+        let mut by_name: HashMap<Vec<u8>, (Entry, bool)> = HashMap::with_capacity(room);
         let mut duplicates = Vec::new();
         let mut at = 0usize;
         for i in 0..count {
@@ -142,23 +144,25 @@ impl<'a> Entries<'a> {
             at += total;
             match by_name.entry(name.to_vec()) {
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(entry);
+                    v.insert((entry, false));
                 }
                 std::collections::hash_map::Entry::Occupied(o) => {
-                    let n = String::from_utf8_lossy(name).into_owned();
-                    if !duplicates.contains(&n) {
-                        duplicates.push(n);
+                    let (kept, reported) = o.into_mut();
+                    // Each name said once, however often it repeats.
+                    if !*reported {
+                        *reported = true;
+                        duplicates.push(String::from_utf8_lossy(name).into_owned());
                     }
                     // The first in the file's order (local headers) is kept.
-                    if entry.local_offset < o.get().local_offset {
-                        *o.into_mut() = entry;
+                    if entry.local_offset < kept.local_offset {
+                        *kept = entry;
                     }
                 }
             }
         }
         Ok(Entries {
             bytes,
-            by_name,
+            by_name: by_name.into_iter().map(|(n, (e, _))| (n, e)).collect(),
             duplicates,
         })
     }
