@@ -67,9 +67,9 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool, args: &Model
             Ok(record) => {
                 findings.extend(source::attach_sources(profile, &record, &name));
                 let unmatched = findings.iter().any(|f| f.kind == "etrecord_unmatched");
-                findings.extend(judge_fit(profile, &name, unmatched));
-                if fit(profile).fitting > 0 {
-                    files.etrecord = Some(name);
+                match judge_fit(profile, &name, unmatched) {
+                    Ok(()) => files.etrecord = Some(name),
+                    Err(finding) => findings.extend(finding),
                 }
             }
             Err(e) => findings.push(Finding::new(
@@ -117,7 +117,9 @@ struct Fit {
 
 fn fit(profile: &Profile) -> Fit {
     let mut f = Fit::default();
-    let nodes_of = |s: &Option<RowSource>| s.as_ref().filter(|s| !s.nodes.is_empty()).cloned();
+    fn nodes_of(s: &Option<RowSource>) -> Option<&RowSource> {
+        s.as_ref().filter(|s| !s.nodes.is_empty())
+    }
     for m in &profile.methods {
         f.fitting += m
             .delegates
@@ -156,7 +158,9 @@ fn fit(profile: &Profile) -> Fit {
 /// used: a warning, and the rows keep no source. (A correct one may give a kernel
 /// inserted by a pass, `_to_dim_order_copy`, its neighbour's node: only none fitting
 /// at all is judged.)
-fn judge_fit(profile: &mut Profile, name: &str, unmatched: bool) -> Vec<Finding> {
+/// `Ok` when it fits (the file is used); else the warning to give, if
+/// `etrecord_unmatched` has not said so already.
+fn judge_fit(profile: &mut Profile, name: &str, unmatched: bool) -> Result<(), Option<Finding>> {
     let f = fit(profile);
     let first = f
         .first_misfit
@@ -164,19 +168,19 @@ fn judge_fit(profile: &mut Profile, name: &str, unmatched: bool) -> Vec<Finding>
         .unwrap_or_default();
     if f.fitting == 0 {
         if unmatched {
-            return Vec::new(); // etrecord_unmatched said so
+            return Err(None); // etrecord_unmatched said so
         }
         for m in &mut profile.methods {
             clear_sources(m);
         }
-        return vec![Finding::new(
+        return Err(Some(Finding::new(
             "etrecord_unmapped",
             format!(
                 "ETRecord {name}: maps no instruction of the dump to a node of its program that fits it{first} (an older layout, or another export?); loaded without sources"
             ),
-        )];
+        )));
     }
-    Vec::new()
+    Ok(())
 }
 
 fn clear_sources(m: &mut super::model::MethodProfile) {
