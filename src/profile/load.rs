@@ -166,30 +166,35 @@ impl LoadError {
 /// mistake gets none: it is never its own log). A FIFO or device is not read here; its
 /// log is looked for as before.
 pub fn default_log_for(etdump: &Path) -> Option<PathBuf> {
+    let regular = std::fs::metadata(etdump).is_ok_and(|m| m.is_file());
+    default_log_with_head(etdump, || regular.then(|| read_head(etdump)))
+}
+
+/// [`default_log_for`] of a dump whose first bytes are already read (the loader's).
+fn default_log_with_head(etdump: &Path, head: impl FnOnce() -> Option<Vec<u8>>) -> Option<PathBuf> {
     let candidate = etdump.with_extension("log");
     if candidate == etdump || !candidate.is_file() {
         return None;
     }
-    let regular = std::fs::metadata(etdump).is_ok_and(|m| m.is_file());
-    (!regular || has_etdump_header(etdump)).then_some(candidate)
+    head()
+        .is_none_or(|h| has_etdump_header(&h))
+        .then_some(candidate)
+}
+
+/// The first 12 bytes of a regular file (opened without ever blocking: a FIFO swapped in
+/// at the path gives none).
+fn read_head(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(12);
+    if let Ok((file, _)) = crate::regular_file::open(path) {
+        let _ = file.take(12).read_to_end(&mut head);
+    }
+    head
 }
 
 /// The ETDump identifier `ED00` in the first bytes (size-prefixed or not).
-fn has_etdump_header(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 12];
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut n = 0;
-    let mut take = file.take(12);
-    while n < head.len() {
-        match take.read(&mut head[n..]) {
-            Ok(0) | Err(_) => break,
-            Ok(k) => n += k,
-        }
-    }
-    (n >= 8 && &head[4..8] == b"ED00") || (n >= 12 && &head[8..12] == b"ED00")
+fn has_etdump_header(head: &[u8]) -> bool {
+    head.get(4..8) == Some(b"ED00") || head.get(8..12) == Some(b"ED00")
 }
 
 /// Load and build a profile. `progress` is called from this thread; `cancel` is polled
@@ -401,7 +406,9 @@ fn load_profile_inner(
         (Some(_), log) => log.clone(),
         (None, Some(log)) => Some(log.clone()),
         (None, None) if crate::input::is_stdin(&request.etdump) => None,
-        (None, None) => default_log_for(&request.etdump),
+        (None, None) => default_log_with_head(&request.etdump, || {
+            Some(bytes[..bytes.len().min(12)].to_vec())
+        }),
     };
     let mut log_warning = None;
     let log = match (&request.embedded, &log_path) {
