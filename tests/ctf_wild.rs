@@ -422,6 +422,22 @@ fn session_rotation_chunks_and_lttng_archives_are_all_found() {
     assert!(err.contains("288 events in all"), "{err}");
 }
 
+/// A folder of sessions with a second name for one (`latest -> s1`, as scripts make) and
+/// a link back up (`s1/up -> ..`): each trace is read once, by its first name in the
+/// search's sorted order, never twice nor in a loop (72 events a copy, the recording's).
+#[test]
+fn symlinked_folders_never_read_a_trace_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    copy_dir(&recording(), &root.join("s1/ust/uid/0/64-bit"));
+    copy_dir(&recording(), &root.join("s2/ust/uid/0/64-bit"));
+    std::os::unix::fs::symlink("s1", root.join("latest")).unwrap();
+    std::os::unix::fs::symlink("..", root.join("s1/up")).unwrap();
+    let (p, note) = load_with_note(&root);
+    assert_eq!(p.counts.events, 2 * RECORDING_EVENTS, "{note}");
+    assert!(note.ends_with("; 144 events in all"), "{note}");
+}
+
 #[test]
 fn the_search_stays_bounded_in_depth() {
     let tmp = tempfile::tempdir().unwrap();

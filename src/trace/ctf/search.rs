@@ -33,6 +33,10 @@ struct Search {
     layout_problem: bool,
     entries: usize,
     stopped: bool,
+    /// Folders visited, by device and inode: a symlinked folder is followed once, so a
+    /// link back up (`a/up -> ..`) or a second name for a session (`latest -> s1`) never
+    /// reads a trace twice.
+    visited: std::collections::HashSet<(u64, u64)>,
 }
 
 /// Whether `rel` (the folder names from the root down) is where LTTng puts the traces of
@@ -147,6 +151,12 @@ impl Search {
     fn visit(&mut self, root: &Path, dir: &Path, rel: &mut Vec<String>) -> std::io::Result<()> {
         if self.stopped || self.found.len() >= MAX_TRACE_DIRS {
             return Ok(());
+        }
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(m) = std::fs::metadata(dir) {
+            if !self.visited.insert((m.dev(), m.ino())) {
+                return Ok(());
+            }
         }
         let in_layout = in_session_layout(rel);
         // A file named `metadata` that is not one (Some(false), noted): its folder is
