@@ -48,8 +48,6 @@ struct Builder {
     host: Option<String>,
     string_ids: HashMap<String, i64>,
     saw_events_array: bool,
-    /// Python frames read (`python_function` events).
-    frames: u64,
     /// Some start time has digits below the µs (the trace is not of whole µs).
     sub_us_starts: bool,
     warnings: WarningLog,
@@ -125,9 +123,7 @@ impl Builder {
             return;
         }
         self.sub_us_starts |= ts % 1000 != 0;
-        if frame {
-            self.frames += 1;
-        } else {
+        if !frame {
             self.counts.op_events += 1;
         }
         let inputs = if frame {
@@ -189,7 +185,7 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
         .deserialize(&mut *de)
         .and_then(|()| de.end());
     if let Err(e) = parsed {
-        let kept = b.intervals.len() as u64 - b.frames;
+        let kept = b.counts.op_events;
         match io_problem(&e) {
             Some(Err(fatal)) => return Err(fatal),
             Some(Ok(message)) if kept > 0 => {
@@ -217,7 +213,7 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
     if !b.saw_events_array {
         return Err(TraceError::NoEvents("no traceEvents array".into()));
     }
-    if b.intervals.len() as u64 == b.frames {
+    if b.counts.op_events == 0 {
         return Err(TraceError::NoEvents(format!(
             "{} trace events, none of them complete (ph \"X\") cpu_op/user_annotation events",
             b.counts.events
