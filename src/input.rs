@@ -308,7 +308,7 @@ fn open_file(path: &Path, regular_only: bool) -> Result<std::fs::File, InputErro
         .map(|(file, _)| file)
         .map_err(|e| match e {
             OpenError::Io(e) => InputError::Io(io_message(&e)),
-            OpenError::NotRegular(what) => InputError::Io(format!("{what}, not a regular file")),
+            not_regular => InputError::Io(not_regular.to_string()),
         })
 }
 

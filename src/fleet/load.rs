@@ -264,13 +264,8 @@ fn compact_rows(tree: RowTree, firsts: &[usize]) -> Vec<FleetRow> {
 /// dumps of one program (the same operators in the same delegates and steps) share it,
 /// whatever their timings.
 pub fn model_id(tree: &RowTree) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
+    let mut fnv = Fnv1a::default();
+    let mut eat = |bytes: &[u8]| fnv.eat(bytes);
     eat(match tree.source_kind {
         TreeSource::Dump => b"etdump\n",
         TreeSource::Trace => b"trace\n",
@@ -287,5 +282,23 @@ pub fn model_id(tree: &RowTree) -> String {
         }
         eat(b"\n");
     }
-    format!("{:012x}", h >> 16)
+    format!("{:012x}", fnv.0 >> 16)
+}
+
+/// FNV-1a, 64 bits: a stable hash of bytes fed in pieces (ids, names cut to fit).
+pub struct Fnv1a(pub u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    pub fn eat(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
 }

@@ -18,12 +18,10 @@ pub struct RankedPool<'a> {
     tie_term: f64,
 }
 
-/// One test: the p-value, and |U − mean| / sd under the null (for choosing between
-/// tests whose p-values both underflow).
+/// One test: its two-sided p-value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Test {
     pub p_value: f64,
-    pub strength: f64,
 }
 
 impl<'a> RankedPool<'a> {
@@ -73,15 +71,8 @@ impl<'a> RankedPool<'a> {
         if n_a == 0 || n_b == 0 {
             return None;
         }
-        let (fa, fb, fnn) = (n_a as f64, n_b as f64, self.n as f64);
+        let fa = n_a as f64;
         let u_a = r_a2 as f64 / 2.0 - fa * (fa + 1.0) / 2.0;
-        let mu = fa * fb / 2.0;
-        let var = fa * fb / 12.0 * ((fnn + 1.0) - self.tie_term / (fnn * (fnn - 1.0)));
-        let strength = if var > 0.0 {
-            (u_a - mu).abs() / var.sqrt()
-        } else {
-            0.0
-        };
         if n_a <= EXACT_MAX_N && n_b <= EXACT_MAX_N {
             let side = |a: bool| -> Vec<f64> {
                 (0..self.groups.len())
@@ -92,12 +83,10 @@ impl<'a> RankedPool<'a> {
             let mw = mann_whitney_u(&side(true), &side(false))?;
             return Some(Test {
                 p_value: mw.p_value,
-                strength,
             });
         }
         Some(Test {
             p_value: crate::stats::normal_p_value(u_a, n_a, n_b, self.tie_term),
-            strength,
         })
     }
 }

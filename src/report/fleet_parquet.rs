@@ -165,11 +165,9 @@ fn fit_name(name: String) -> String {
         return name;
     }
     // FNV-1a of the whole name, 64 bits as 16 hex digits.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in name.as_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let mut fnv = crate::fleet::load::Fnv1a::default();
+    fnv.eat(name.as_bytes());
+    let h = fnv.0;
     let mut cut = MAX_NAME - 17;
     // The name is ASCII (encoded); step back out of a `%XX`.
     let bytes = name.as_bytes();

@@ -134,16 +134,10 @@ impl Pane {
     fn skipped(&mut self, bytes: u64) {
         self.lines.clear();
         self.partial.clear();
-        self.push_line(format!("[… {} of the log not shown]", human_bytes(bytes)));
-    }
-}
-
-fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
-        n => format!("{n} bytes"),
+        self.push_line(format!(
+            "[… {} of the log not shown]",
+            crate::app::format::bytes(bytes)
+        ));
     }
 }
 

@@ -1,6 +1,6 @@
 //! Welch's two-sample t test (unequal variances) from each side's count, mean and
 //! variance, with the two-sided p-value of Student's t through the regularized
-//! incomplete beta function. The fleet's trend tests profiles' (log) medians with it:
+//! incomplete beta function. The fleet's trend tests profiles' medians with it:
 //! few units a side, where a rank test cannot reach a small p.
 
 /// t, the Welch–Satterthwaite degrees of freedom and the two-sided p-value. None with

@@ -54,27 +54,7 @@ fn in_session_layout(rel: &[String]) -> bool {
 }
 /// What a file that is not a regular file is, in words.
 pub(super) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let ft = meta.file_type();
-    if ft.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "a FIFO";
-        }
-        if ft.is_socket() {
-            return "a socket";
-        }
-        if ft.is_char_device() {
-            return "a character device";
-        }
-        if ft.is_block_device() {
-            return "a block device";
-        }
-    }
-    "not a regular file"
+    crate::regular_file::kind_name(&meta.file_type())
 }
 
 /// Whether the first bytes of the regular file `path` look like CTF metadata
