@@ -59,27 +59,35 @@ fn escape_except(s: &str, keep: Option<char>) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `s` escaped and cut to at most `max` characters: the start and the end are kept
+/// `s` escaped and cut to at most `max` terminal cells: the start and the end are kept
 /// around a `…` (the end of a path or a message often says the most).
 pub fn escape_cut(s: &str, max: usize) -> String {
     let escaped = escape(s);
     cut_middle(&escaped, max)
 }
 
-/// `s` cut to `max` characters around a `…` (unchanged when short enough).
+/// `s` cut to `max` terminal cells around a `…` (unchanged when short enough; a wide
+/// character that would straddle the cut is left out whole).
 pub fn cut_middle(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
+    if display_width(s) <= max {
         return s.to_string();
     }
     if max == 0 {
         return String::new();
     }
-    let tail = (max - 1) / 4;
-    let head = max - 1 - tail;
-    let mut out: String = s.chars().take(head).collect();
+    let tail_room = (max - 1) / 4;
+    let head_room = max - 1 - tail_room;
+    let fits = |room: usize| {
+        let mut used = 0;
+        move |c: &char| {
+            used += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+            used <= room
+        }
+    };
+    let mut out: String = s.chars().take_while(fits(head_room)).collect();
+    let tail: Vec<char> = s.chars().rev().take_while(fits(tail_room)).collect();
     out.push('…');
-    out.extend(s.chars().skip(n - tail));
+    out.extend(tail.into_iter().rev());
     out
 }
 
@@ -174,6 +182,17 @@ fn is_unsafe_char_outside_c0(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_middle_cut_counts_cells_not_chars() {
+        // 20 cells: 4 ASCII + 8 CJK (2 cells each). Cut to 11: 10 cells around `…`,
+        // 8 before it (`aten` and 2 CJK) and 2 after (1 CJK).
+        assert_eq!(cut_middle("aten加法运算卷积层啊", 11), "aten加法…啊");
+        assert_eq!(cut_middle("abcdefghijklmnop", 9), "abcdef…op");
+        for w in 1..22 {
+            assert!(display_width(&cut_middle("aten加法运算卷积层啊", w)) <= w);
+        }
+    }
 
     #[test]
     fn a_cut_counts_cells_not_chars() {

@@ -111,3 +111,42 @@ fn the_fleet_table_lines_up_with_wide_names() {
         assert_eq!(column_of(l, "  2  "), 24, "{l:?}\n{text}");
     }
 }
+
+/// A row name wider than the fleet table's name column (60 cells at most): cut in the
+/// middle to 60 cells (not 60 characters, which for CJK would be 120 cells), so the `n`
+/// column still starts where the header's does. The name: `aten::` and 40 CJK characters
+/// (6 + 80 = 86 cells by hand).
+#[test]
+fn a_name_wider_than_the_fleet_column_is_cut_by_cells() {
+    let long = format!("aten::{}", "卷积".repeat(20));
+    assert_eq!(cells(&long), 86);
+    let dir = tempfile::tempdir().unwrap();
+    for rank in ["rank0.json", "rank1.json"] {
+        let mut events = Vec::new();
+        for i in 0..3 {
+            events.push(format!(
+                r#"{{"ph":"X","cat":"cpu_op","name":"{long}","pid":1,"tid":1,"ts":{},"dur":{}}}"#,
+                1000 + 20 * i,
+                10 + i
+            ));
+        }
+        let text = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+        std::fs::write(dir.path().join(rank), text).unwrap();
+    }
+    let o = Command::new(BIN)
+        .args(["fleet", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let header = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("row "))
+        .unwrap();
+    let row = text.lines().find(|l| l.contains('…')).unwrap();
+    // 2-cell indent + 60-cell name column + 2 spaces, then `n` right-aligned in 4
+    // cells: the header's `n` and the row's `2` both at cell 2 + 60 + 2 + 3 = 67.
+    assert_eq!(column_of(header, " n ") + 1, 67, "{header:?}\n{text}");
+    // (`cells` counts every non-ASCII character as 2; the row's one `…` takes 1.)
+    assert_eq!(column_of(row, " 2 ") - 1 + 1, 67, "{row:?}\n{text}");
+}

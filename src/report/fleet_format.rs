@@ -183,7 +183,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
         let name_w = g
             .rows
             .iter()
-            .map(|r| 2 * (r.path.len() - 1) + crate::escape::display_width(&r.name))
+            .map(|r| 2 * (r.path.len() - 1) + crate::escape::display_width(&escape(&r.name)))
             .max()
             .unwrap_or(4)
             .clamp(4, 60);
@@ -193,7 +193,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
             "row", "n", "median", "p10", "p90", "cv"
         );
         for r in &g.rows {
-            let name = format!("{}{}", "  ".repeat(r.path.len() - 1), r.name);
+            let name = format!("{}{}", "  ".repeat(r.path.len() - 1), escape(&r.name));
             let name = crate::escape::cut_middle(&name, name_w);
             let cv = r.cv.map_or("-".into(), |c| format!("{:.1}%", c * 100.0));
             let mut notes = vec![format!(
@@ -223,7 +223,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
             let _ = writeln!(
                 out,
                 "  {}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  {}",
-                crate::escape::pad_right(&escape(&name), name_w),
+                crate::escape::pad_right(&name, name_w),
                 r.medians.len(),
                 format_ms(r.median_of_medians),
                 format_ms(r.p10),
