@@ -39,29 +39,6 @@ fn run(args: &[&str], limit: Duration) -> (Output, Duration) {
     (o, t0.elapsed())
 }
 
-/// Peak RSS (KiB) of the binary run with `args`, from `/usr/bin/time` (None without it:
-/// the memory budget is then not checked; `wait4` here would count this process too).
-fn peak_rss_kib(args: &[&str]) -> Option<i64> {
-    if !Path::new("/usr/bin/time").is_file() {
-        eprintln!("skipped: memory budget (/usr/bin/time not installed)");
-        return None;
-    }
-    let o = Command::new("/usr/bin/time")
-        .args(["-f", "peak=%M"])
-        .arg(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("peak="))
-        .and_then(|v| v.trim().parse().ok())
-}
-
 // ------------------------------------------------------------- stored zips, as mk.py
 
 fn u16_at(b: &[u8], at: usize) -> usize {
@@ -314,7 +291,7 @@ fn a_million_entries_are_refused_from_the_count() {
     );
     assert!(took < Duration::from_secs(20), "{took:?}");
     assert_eq!(v["delegates"].as_array().unwrap().len(), 3);
-    if let Some(kib) = peak_rss_kib(&report_args(&dump, &rec)) {
+    if let Some((_, kib)) = child::peak_rss_kib(BIN, &report_args(&dump, &rec)) {
         let file_kib = bytes.len() as i64 / 1024;
         assert!(
             kib < file_kib + 64 * 1024,
@@ -339,7 +316,7 @@ fn unused_metadata_is_skipped_unbuilt() {
     assert!(!err.contains("etrecord"), "{err}");
     assert_sources(&v);
     assert!(took < Duration::from_secs(30), "{took:?}");
-    if let Some(kib) = peak_rss_kib(&report_args(&dump, &rec)) {
+    if let Some((_, kib)) = child::peak_rss_kib(BIN, &report_args(&dump, &rec)) {
         let file_kib = bytes.len() as i64 / 1024;
         assert!(
             kib < file_kib + 64 * 1024,
@@ -372,7 +349,7 @@ fn repeated_handles_are_kept_a_few_times() {
         serde_json::json!([1, 1, 1, 1])
     );
     assert!(took < Duration::from_secs(30), "{took:?}");
-    if let Some(kib) = peak_rss_kib(&report_args(&dump, &rec)) {
+    if let Some((_, kib)) = child::peak_rss_kib(BIN, &report_args(&dump, &rec)) {
         let file_kib = bytes.len() as i64 / 1024;
         assert!(
             kib < file_kib + 64 * 1024,

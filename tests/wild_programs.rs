@@ -444,19 +444,3 @@ fn groups_of_one_method_without_branches_are_told_apart_otherwise() {
         ["forward · bundled input 4", "forward · bundled input 7"]
     );
 }
-
-/// attn_neginf is attn_dimorder with its mask filled with `-inf`: its ETRecord's edge
-/// program holds `{"as_float": -Infinity}` (Python's json writes it; `grep -c Infinity`
-/// finds it in the file). It reads like any other ETRecord: no `etrecord_unreadable`, and
-/// every row's handles, op types and nodes are the Inspector's, which read it too.
-#[test]
-fn an_etrecord_holding_minus_infinity_is_read_as_the_inspector_reads_it() {
-    let p = wild("attn_neginf");
-    assert!(
-        !kinds(&p).iter().any(|k| k.starts_with("etrecord_")),
-        "{:?}",
-        p.warnings
-    );
-    assert_eq!(p.methods[0].name, "forward");
-    assert_eq!(rows_are_the_inspectors("attn_neginf", &p), 57);
-}

@@ -53,3 +53,32 @@ pub fn wait_with_timeout_for(mut child: Child, limit: Duration, what: &str) -> O
 pub fn wait_with_timeout(child: Child, limit: Duration) -> Output {
     wait_with_timeout_for(child, limit, "the child")
 }
+
+/// Exit code and peak RSS (KiB) of `bin` run with `args`, through `/usr/bin/time` (`wait4`
+/// here would count the test process too), within 60 s. None when `/usr/bin/time` is not
+/// installed: the memory budget is then skipped, and this says so.
+#[allow(dead_code)] // not every test file measures memory
+pub fn peak_rss_kib(bin: &str, args: &[&str]) -> Option<(Option<i32>, i64)> {
+    use std::process::{Command, Stdio};
+    if !std::path::Path::new("/usr/bin/time").is_file() {
+        eprintln!("skipped: memory budget (/usr/bin/time not installed)");
+        return None;
+    }
+    let child = Command::new("/usr/bin/time")
+        .args(["-f", "peak=%M"])
+        .arg(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_with_timeout_for(child, Duration::from_secs(60), &format!("{args:?}"));
+    let kib = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("peak="))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("peak RSS from /usr/bin/time");
+    Some((o.status.code(), kib))
+}
