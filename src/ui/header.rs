@@ -15,31 +15,27 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut bottom = Vec::new();
     match &state.data {
         Some(d) => {
-            let runs = d.runs.as_ref().map(|r| {
-                let mut text = match &r.warmup_text {
-                    // Chosen for the user: say by which rule.
-                    Some(t) => format!("runs {} kept of {} · {t}", r.kept, r.total),
-                    None => format!(
-                        "runs {} kept, {} warm-up dropped (of {})",
-                        r.kept, r.dropped, r.total
-                    ),
-                };
+            let runs = d.runs.as_ref().map(|r| match (&r.several, &r.warmup_text) {
                 // Several methods: the main one's runs, and what the dump holds.
-                if let Some(m) = &r.several {
-                    text = format!(
-                        "{} · runs {} kept, {} warm-up dropped (of {}) · {} runs in {} methods",
-                        crate::escape::escape(&m.shown),
-                        m.kept,
-                        m.dropped,
-                        m.total,
-                        m.all_runs,
-                        m.methods
-                    );
-                }
-                text
+                (Some(m), _) => format!(
+                    "{} · runs {} kept, {} warm-up dropped (of {}) · {} runs in {} methods",
+                    crate::escape::escape(&m.shown),
+                    m.kept,
+                    m.dropped,
+                    m.total,
+                    m.all_runs,
+                    m.methods
+                ),
+                // Chosen for the user: say by which rule.
+                (None, Some(t)) => format!("runs {} kept of {} · {t}", r.kept, r.total),
+                (None, None) => format!(
+                    "runs {} kept, {} warm-up dropped (of {})",
+                    r.kept, r.dropped, r.total
+                ),
             });
             let mut files = d.files.join(" + ");
-            let need = 12 + files.chars().count() + runs.as_ref().map_or(0, |r| r.len() + 3);
+            let width = crate::escape::display_width;
+            let need = 12 + width(&files) + runs.as_ref().map_or(0, |r| width(r) + 3);
             if need > area.width as usize {
                 // Narrow: file names without their directories.
                 files = d
