@@ -35,7 +35,10 @@ where
         return ExitCode::from(2);
     }
     match cli.command {
-        Some(Command::Report(args)) => crate::report::run(&args),
+        Some(Command::Report(mut args)) => {
+            args.terminal_width = crate::cli::stdout_columns();
+            crate::report::run(&args)
+        }
         Some(Command::Compare(args)) if crate::report::compare::wants_view(&args) => {
             crate::tui::run_compare(&args)
         }

@@ -1,36 +1,24 @@
-//! cpuprof-tui: read ExecuTorch ETDumps (with CpuBackend plans from the runner log) and
-//! PyTorch operator traces, attribute and summarise every event, and explore the result.
+//! cpuprof-tui: the terminal explorer over [`cpuprof_core`] (readers, row model,
+//! statistics, reports), and the binary's command line.
 //!
-//! Data flows one way: `etdump`/`runlog`/`trace` (readers) -> `profile` (model, stats,
-//! checks) -> `app` (state) -> `ui` (render).
+//! Data flows one way: the core's readers and model -> `app` (views: state and pure
+//! commands) -> `ui` (render); `tui` is the shell, `worker` and `watch` load off the UI
+//! thread, `run` drives a runner. The core's modules are re-exported under their own
+//! names, so `cpuprof_tui::profile` is `cpuprof_core::profile`.
+
+pub use cpuprof_core::{
+    compare, escape, etdump, etrecord, fleet, folder_entry, input, options, output, profile,
+    program, regular_file, report, rows, runlog, source, stats, summary, threads, timeline, trace,
+    units,
+};
 
 pub mod app;
 pub mod cli;
-pub mod compare;
 pub mod entry;
-pub mod escape;
-pub mod etdump;
-pub mod etrecord;
-pub mod fleet;
-pub mod input;
-pub mod output;
-pub mod profile;
-pub mod program;
-pub mod regular_file;
-pub mod report;
-pub mod rows;
 pub mod run;
-pub mod runlog;
 pub mod signals;
-pub mod source;
-pub mod stats;
-pub mod summary;
-pub mod threads;
-pub mod timeline;
-pub mod trace;
 pub mod tui;
 pub mod tui_fleet;
 pub mod ui;
-pub mod units;
 pub mod watch;
 pub mod worker;

@@ -13,16 +13,14 @@
 //! process group got it too) is recorded by a second, async-signal-safe action.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, Once, OnceLock};
+use std::sync::{Once, OnceLock};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 /// The signals handled (anything else keeps its default action).
 pub const HANDLED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
-static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static TERMINAL_RESTORE: OnceLock<fn()> = OnceLock::new();
 static INSTALL: Once = Once::new();
 static FORWARD: OnceLock<fn(i32)> = OnceLock::new();
@@ -55,7 +53,7 @@ pub fn install() {
 }
 
 fn on_signal(sig: i32) -> ! {
-    remove_temp_files();
+    cpuprof_core::output::temp_files::remove_all();
     if let Some(&restore) = TERMINAL_RESTORE.get() {
         // The restoring thread takes the stdout lock and keeps it until the exit, so the
         // explorer cannot draw after the restore. A main thread blocked while holding the
@@ -100,35 +98,4 @@ pub fn sent_by_a_process(sig: i32) -> bool {
 /// Called on a signal to put the terminal back (the explorer registers its restore).
 pub fn set_terminal_restore(restore: fn()) {
     let _ = TERMINAL_RESTORE.set(restore);
-}
-
-fn remove_temp_files() {
-    let list = TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner());
-    for p in list.iter() {
-        let _ = std::fs::remove_file(p);
-    }
-}
-
-/// A temporary file that a signal removes while this guard lives.
-#[must_use]
-pub struct TempFileGuard {
-    path: PathBuf,
-}
-
-/// Register `path` (about to be created) for removal on a signal.
-pub fn register_temp_file(path: &Path) -> TempFileGuard {
-    let mut list = TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner());
-    list.push(path.to_path_buf());
-    TempFileGuard {
-        path: path.to_path_buf(),
-    }
-}
-
-impl Drop for TempFileGuard {
-    fn drop(&mut self) {
-        let mut list = TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = list.iter().position(|p| *p == self.path) {
-            list.swap_remove(i);
-        }
-    }
 }

@@ -16,7 +16,6 @@ use ratatui::crossterm::event::Event as TermEvent;
 
 use crate::app::ExplorerData;
 use crate::profile::{LoadError, LoadPhase, LoadProgress, ProfileRequest};
-use crate::source::load_explorer_data;
 use crate::threads::panic_message;
 use crate::watch::WatchEvent;
 
@@ -165,4 +164,18 @@ impl Drop for Worker {
     fn drop(&mut self) {
         self.cancel();
     }
+}
+
+/// Load `request` into the explorer's view model. `request.etdump` may name a trace, in
+/// which case the log and warm-up do not apply.
+pub fn load_explorer_data(
+    request: &crate::profile::ProfileRequest,
+    progress: &mut dyn FnMut(crate::profile::LoadProgress),
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<crate::app::ExplorerData, crate::profile::LoadError> {
+    use crate::source::{load_source, Source};
+    Ok(match load_source(request, progress, cancel)? {
+        Source::Profile(p) => crate::app::ExplorerData::from_profile(&p),
+        Source::Trace(t) => crate::app::ExplorerData::from_trace(&t),
+    })
 }

@@ -147,7 +147,7 @@ fn json_and_csv_reports_accept_the_directory() {
 fn explorer_loads_the_directory() {
     use cpuprof_tui::profile::ProfileRequest;
     let request = ProfileRequest::new(ctf_root(), None, 0);
-    let data = cpuprof_tui::source::load_explorer_data(
+    let data = cpuprof_tui::worker::load_explorer_data(
         &request,
         &mut |_| {},
         &std::sync::atomic::AtomicBool::new(false),

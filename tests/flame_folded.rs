@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use cpuprof_tui::app::flame::FlameTree;
 use cpuprof_tui::app::flame_layout::{layout, SpanOf};
 use cpuprof_tui::profile::ProfileRequest;
-use cpuprof_tui::source::load_explorer_data;
+use cpuprof_tui::worker::load_explorer_data;
 
 #[derive(Default, Debug)]
 struct Trie {

@@ -6,8 +6,8 @@ use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
 use cpuprof_tui::profile::{load_profile, LoadPhase, ProfileRequest};
-use cpuprof_tui::source::load_explorer_data;
 use cpuprof_tui::ui::{self, Theme};
+use cpuprof_tui::worker::load_explorer_data;
 use ratatui::crossterm::event::KeyCode;
 
 #[path = "support/explorer.rs"]

@@ -1,7 +1,10 @@
-//! The source layout DEVELOPERS.md promises: no import circle among the crate's top
-//! modules (`input → readers → model → views → ui`, one way), none among the modules of
-//! `app/` and of `ui/`, no module in `app/` or `ui/` over 600 lines, and no module
-//! anywhere over 600 lines of code (comments and the trailing test module left out;
+//! The source layout DEVELOPERS.md promises. Two crates: `cpuprof-core`
+//! (`crates/cpuprof-core`: input, readers, model, stats, compare, fleet, report) knows no
+//! terminal (no ratatui, crossterm or notify in its manifest, no mention of them or of the
+//! TUI crate in its source); the TUI crate (`src/`) sits on top. Inside each, no import
+//! circle among the top modules and none of the forbidden edges named below; none among
+//! the modules of `app/` and of `ui/`; no module in `app/` or `ui/` over 600 lines, and no
+//! module anywhere over 600 lines of code (comments and the trailing test module left out;
 //! generated code aside).
 //!
 //! Imports are read from the source text: every `crate::NAME` (and `use crate::{..}`),
@@ -12,6 +15,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+const CORE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/cpuprof-core");
+const CORE_SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/cpuprof-core/src");
 const MAX_LINES: usize = 600;
 
 fn rs_files(dir: &Path) -> Vec<PathBuf> {
@@ -150,8 +155,8 @@ fn find_circle(graph: &Graph) -> Option<Vec<String>> {
     None
 }
 
-fn top_graph() -> Graph {
-    let src = Path::new(SRC);
+fn top_graph_of(src: &str) -> Graph {
+    let src = Path::new(src);
     let mut g = Graph::new();
     for f in rs_files(src) {
         let Some(m) = module_under(src, &f) else {
@@ -195,32 +200,118 @@ fn sub_graph(dir: &str) -> Graph {
     g
 }
 
+/// The edges of `g` that the layering forbids.
+fn forbidden_edges(g: &Graph, rules: &[(&str, &str)]) -> Vec<String> {
+    rules
+        .iter()
+        .filter(|(from, never)| g.get(*from).is_some_and(|s| s.contains(*never)))
+        .map(|(from, never)| format!("{from} → {never}"))
+        .collect()
+}
+
+#[test]
+fn the_core_crate_knows_no_terminal() {
+    let manifest = std::fs::read_to_string(Path::new(CORE).join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("flatbuffers"), "manifest read at all");
+    let deps = manifest.split("[dependencies]").nth(1).unwrap_or("");
+    for dep in [
+        "ratatui",
+        "crossterm",
+        "notify",
+        "cpuprof-tui",
+        "color-eyre",
+    ] {
+        assert!(
+            !deps.lines().any(|l| l.trim_start().starts_with(dep)),
+            "crates/cpuprof-core depends on {dep}"
+        );
+    }
+    let mut bad = Vec::new();
+    for f in rs_files(Path::new(CORE_SRC)) {
+        let c = code(&f);
+        for name in ["ratatui::", "crossterm::", "notify::", "cpuprof_tui::"] {
+            if c.contains(name) {
+                bad.push(format!("{} uses {name}", f.display()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    // The TUI's own layers never reach into the core's place: no reader or report
+    // module lives in the TUI crate.
+    let tui = top_graph_of(SRC);
+    for m in [
+        "etdump", "trace", "report", "profile", "fleet", "compare", "input",
+    ] {
+        assert!(
+            !Path::new(SRC).join(m).exists() && !Path::new(SRC).join(format!("{m}.rs")).exists(),
+            "src/{m} belongs in crates/cpuprof-core"
+        );
+    }
+    assert!(tui.contains_key("app") && tui.contains_key("ui"), "{tui:?}");
+}
+
 #[test]
 fn no_import_circle_among_the_top_modules() {
-    let g = top_graph();
-    // The graph is read at all: the shell uses the views, the readers the input.
-    assert!(g["tui"].contains("app") && g["tui"].contains("ui"), "{g:?}");
+    // The core: input → readers → model → stats/compare/fleet → report, one way.
+    let g = top_graph_of(CORE_SRC);
+    // The graph is read at all: the readers use the input, the report the profile.
     assert!(g["trace"].contains("input"), "{g:?}");
+    assert!(g["report"].contains("profile"), "{g:?}");
     if let Some(c) = find_circle(&g) {
-        panic!("import circle: {}", c.join(" → "));
+        panic!("import circle in the core: {}", c.join(" → "));
     }
-    // The layers: `input` knows bytes only; `report` renders and never opens a terminal.
-    for (from, never) in [
+    // `input` knows bytes only; readers know no outputs; options are values read by all.
+    let core_rules = [
         ("input", "trace"),
         ("input", "etdump"),
         ("input", "profile"),
-        ("report", "tui"),
-        ("report", "ui"),
+        ("input", "report"),
+        ("etdump", "report"),
+        ("etdump", "fleet"),
+        ("etdump", "compare"),
+        ("trace", "fleet"),
+        ("trace", "compare"),
+        ("profile", "report"),
+        ("profile", "fleet"),
+        ("stats", "report"),
+        ("options", "report"),
+        ("options", "fleet"),
+    ];
+    let bad = forbidden_edges(&g, &core_rules);
+    assert!(bad.is_empty(), "forbidden edges in the core: {bad:?}");
+
+    // The TUI crate: the shell uses the views; the views never the shell.
+    let g = top_graph_of(SRC);
+    assert!(g["tui"].contains("app") && g["tui"].contains("ui"), "{g:?}");
+    if let Some(c) = find_circle(&g) {
+        panic!("import circle in the TUI crate: {}", c.join(" → "));
+    }
+    let tui_rules = [
         ("app", "ui"),
         ("app", "tui"),
         ("app", "source"),
+        ("app", "watch"),
+        ("app", "worker"),
         ("ui", "tui"),
-    ] {
-        assert!(
-            !g.get(from).is_some_and(|s| s.contains(never)),
-            "{from} uses {never}"
-        );
-    }
+        ("ui", "watch"),
+        ("ui", "worker"),
+        ("ui", "entry"),
+        ("watch", "app"),
+        ("watch", "ui"),
+        ("worker", "ui"),
+        ("source", "app"),
+        ("source", "ui"),
+        ("cli", "app"),
+        ("cli", "ui"),
+    ];
+    let bad = forbidden_edges(&g, &tui_rules);
+    assert!(bad.is_empty(), "forbidden edges in the TUI crate: {bad:?}");
+    // The rule finder is not blind: an edge that exists is reported.
+    assert_eq!(
+        forbidden_edges(&g, &[("tui", "app")]),
+        ["tui → app"],
+        "the edge finder reads the graph"
+    );
 }
 
 #[test]
@@ -279,7 +370,10 @@ fn no_module_in_app_or_ui_over_600_lines() {
 #[test]
 fn no_module_over_600_lines_of_code() {
     let mut over = Vec::new();
-    for f in rs_files(Path::new(SRC)) {
+    for f in rs_files(Path::new(SRC))
+        .into_iter()
+        .chain(rs_files(Path::new(CORE_SRC)))
+    {
         if f.components().any(|c| c.as_os_str() == "generated") {
             continue;
         }

@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 use common::{fixture, json};
 use cpuprof_tui::app::{ExplorerData, NodeKind, SourceKind};
 use cpuprof_tui::profile::ProfileRequest;
-use cpuprof_tui::source::{is_trace_file, load_explorer_data};
+use cpuprof_tui::source::is_trace_file;
+use cpuprof_tui::worker::load_explorer_data;
 
 fn open(rel: &str) -> ExplorerData {
     let request = ProfileRequest::new(fixture(rel), None, 0);

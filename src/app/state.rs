@@ -15,8 +15,8 @@ use super::layout::{self, Areas, MouseAction};
 use super::runs::WatchState;
 use super::timeline::TimelineView;
 use super::view::{View, ViewStack};
+use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
-use crate::watch::WatchEvent;
 
 /// Everything that can happen to the explorer.
 #[derive(Debug)]

@@ -17,8 +17,8 @@ use super::runs::{
 use super::state::{AppState, Loading};
 use super::view::View;
 use crate::compare::{compare, CompareOptions};
+use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
-use crate::watch::WatchEvent;
 
 impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.

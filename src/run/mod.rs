@@ -233,6 +233,7 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             peak: None,
             by_module: false,
             model: session.model.clone(),
+            terminal_width: crate::cli::stdout_columns(),
         }),
     };
     code != ExitCode::from(2)

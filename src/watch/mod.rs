@@ -25,6 +25,8 @@
 //! # Ok::<(), cpuprof_tui::watch::WatchError>(())
 //! ```
 
+pub use cpuprof_core::folder_entry::{DumpPair, WatchEvent};
+
 pub mod rules;
 mod tracker;
 
@@ -34,12 +36,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer_opt, Config as DebounceConfig, Debouncer};
 
-use crate::profile::ProfileRequest;
 use crate::threads::panic_message;
 use tracker::{KnownDirs, Settings, Tracker};
 
@@ -90,64 +91,6 @@ impl WatchConfig {
         self.poll_interval = self.poll_interval.clamp(Duration::from_millis(10), MAX);
         self.stall_after = self.stall_after.clamp(Duration::from_millis(10), MAX);
         self
-    }
-}
-
-/// A complete dump version and the log that goes with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DumpPair {
-    pub etdump: PathBuf,
-    /// None: no log was found within the grace period; profile the dump alone.
-    pub log: Option<PathBuf>,
-    /// The dump's mtime.
-    pub modified: SystemTime,
-    /// The dump's length in bytes.
-    pub size: u64,
-}
-
-impl DumpPair {
-    /// What the explorer's worker loads for this pair.
-    pub fn request(&self, warmup: usize) -> ProfileRequest {
-        ProfileRequest {
-            regular_only: true,
-            ..ProfileRequest::new(self.etdump.clone(), self.log.clone(), warmup)
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WatchEvent {
-    /// A new complete version of a dump (each version once).
-    Ready(DumpPair),
-    /// A dump announced before (Ready or Error) is gone.
-    Removed(PathBuf),
-    /// A dump-named file that is not an ETDump, or a file that cannot be read (or the
-    /// watched directory cannot be listed). `message` is one line without the path.
-    Error { path: PathBuf, message: String },
-}
-
-/// One line naming the file.
-impl fmt::Display for WatchEvent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WatchEvent::Ready(p) => match &p.log {
-                Some(log) => write!(
-                    f,
-                    "{}: ready ({} bytes, log {})",
-                    p.etdump.display(),
-                    p.size,
-                    log.display()
-                ),
-                None => write!(
-                    f,
-                    "{}: ready ({} bytes, no log)",
-                    p.etdump.display(),
-                    p.size
-                ),
-            },
-            WatchEvent::Removed(path) => write!(f, "{}: removed", path.display()),
-            WatchEvent::Error { path, message } => write!(f, "{}: {message}", path.display()),
-        }
     }
 }
 

@@ -3,49 +3,12 @@
 //! No I/O here, so every rule is unit-tested directly.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-/// Bytes needed to recognise an ETDump: u32 size prefix, u32 root offset, `ED00`
-/// (formats.md §1.1).
-pub const HEADER_LEN: usize = 12;
+pub use cpuprof_core::folder_entry::{name_kind, NameKind, HEADER_LEN};
+
 const IDENTIFIER: &[u8; 4] = b"ED00";
-
-/// What a directory entry is, from its name alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NameKind {
-    /// `*.etdp` / `*.etdump`: a dump; garbage in it is reported.
-    Dump,
-    /// `*.log`: a runner log.
-    Log,
-    /// Anything else that may still be a dump with an unusual name (sniffed by content;
-    /// never reported as garbage).
-    Maybe,
-    /// Hidden and temporary files (`.x`, `x.tmp`, `x.part`, `x~`): half-written files of a
-    /// write-then-rename are not dumps yet.
-    Ignored,
-}
-
-pub fn name_kind(path: &Path) -> NameKind {
-    let Some(name) = path.file_name().and_then(OsStr::to_str) else {
-        // Non-UTF-8 names: still sniff them, they may be dumps.
-        return NameKind::Maybe;
-    };
-    if name.starts_with('.') || name.ends_with('~') {
-        return NameKind::Ignored;
-    }
-    let ext = Path::new(name)
-        .extension()
-        .and_then(OsStr::to_str)
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("etdp" | "etdump") => NameKind::Dump,
-        Some("log") => NameKind::Log,
-        Some("tmp" | "temp" | "part" | "partial" | "swp" | "crdownload") => NameKind::Ignored,
-        _ => NameKind::Maybe,
-    }
-}
 
 /// What the first bytes of a file say.
 #[derive(Debug, Clone, PartialEq, Eq)]

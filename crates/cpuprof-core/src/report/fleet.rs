@@ -9,13 +9,13 @@ use serde_json::{json, Map, Value};
 use super::fleet_format::{fleet_csv, fleet_table};
 use super::fleet_parquet::{parquet_bytes, partitions};
 use super::fleet_samples::{write_samples_csv, write_samples_parquet};
-use crate::cli::{FleetArgs, FleetFormat, ReportFormat};
 use crate::escape::eprint_line;
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::load::LoadOptions;
 use crate::fleet::meta::KeyTemplate;
 use crate::fleet::stragglers::fleet_stragglers;
 use crate::fleet::{analyse, discover, load_all, Fleet, FleetProfile, GroupRow};
+use crate::options::{FleetArgs, FleetFormat, ReportFormat};
 use crate::output::write_atomic_with;
 use crate::stats::Stats;
 

@@ -285,7 +285,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const TORCH: &[u8] = include_bytes!("../../fixtures/torch/cnn_infer.json");
+    const TORCH: &[u8] = include_bytes!("../../../../fixtures/torch/cnn_infer.json");
 
     fn summary(
         r: Result<IntervalSet, TraceError>,

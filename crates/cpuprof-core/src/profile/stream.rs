@@ -259,7 +259,10 @@ mod tests {
     /// runs are never kept (8 bytes an event of the whole file otherwise).
     #[test]
     fn placements_only_for_the_runs_asked() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/cpu/wide_browse.etdp");
+        let path = concat!(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
+            "/fixtures/cpu/wide_browse.etdp"
+        );
         let bytes = std::fs::read(path).unwrap();
         let names = HashSet::new();
         let placed = |runs: std::ops::Range<usize>| {
@@ -300,7 +303,10 @@ mod lossy_tests {
     }
 
     fn streams(rel: &str) -> bool {
-        let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/fixtures/{rel}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+        );
         let bytes = std::fs::read(path).unwrap();
         decode_and_collect(&bytes, &HashSet::new(), TimeUnit::Ns)
             .unwrap()
@@ -326,7 +332,10 @@ mod lossy_tests {
     #[test]
     fn several_methods_streamed_equal_the_whole_decode() {
         for rel in ["real/two_method.etdp", "etrecord/three_method.etdp"] {
-            let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+            let path = format!(
+                "{}/fixtures/{rel}",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+            );
             let bytes = std::fs::read(&path).unwrap();
             let names = HashSet::new();
             let streamed = decode_and_collect(&bytes, &names, TimeUnit::Ns)

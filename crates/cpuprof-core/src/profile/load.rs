@@ -48,8 +48,8 @@ pub struct EmbeddedDump {
 
 /// The demo profile bundled in the binary (a copy of `fixtures/cpu/wide_browse`).
 pub const DEMO: EmbeddedDump = EmbeddedDump {
-    etdump: include_bytes!("../../assets/demo/demo.etdp"),
-    log: include_bytes!("../../assets/demo/demo.log"),
+    etdump: include_bytes!("../../../../assets/demo/demo.etdp"),
+    log: include_bytes!("../../../../assets/demo/demo.log"),
 };
 
 impl ProfileRequest {

@@ -26,9 +26,9 @@ use std::sync::atomic::AtomicBool;
 
 use std::io::{IsTerminal, Write};
 
-use crate::cli::{ReportArgs, ReportFormat};
 use crate::escape::{eprint_line, escape, escape_json_for_terminal, escape_keep_newlines};
 use crate::input;
+use crate::options::{ReportArgs, ReportFormat};
 use crate::output::write_atomic_with;
 use crate::profile::efficiency::Peak;
 use crate::profile::{
@@ -163,13 +163,7 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     let peak = args.peak;
     let by_module = args.by_module;
     // Names are cut only to fit a terminal (never into a pipe or a file).
-    let width = (args.output.is_none() && std::io::stdout().is_terminal())
-        .then(|| {
-            ratatui::crossterm::terminal::size()
-                .ok()
-                .map(|(w, _)| w as usize)
-        })
-        .flatten();
+    let width = args.terminal_width.filter(|_| args.output.is_none());
     emit(
         &mut |w| match (by_module, format) {
             (true, ReportFormat::Table) => {
@@ -441,7 +435,7 @@ mod tests {
     /// is the "changed while reading" line, not a profile of what was left.
     #[test]
     fn a_mapped_trace_that_changed_before_it_was_parsed_is_one_line() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace.json");
         let mut text = std::fs::read(root.join("fixtures/torch/cnn_infer.json")).unwrap();
@@ -457,16 +451,18 @@ mod tests {
             .set_len(text.len() as u64 / 2)
             .unwrap();
         let out = dir.path().join("out.json");
-        let cli = crate::cli::Cli::parse_from([
-            "cpuprof-tui",
+        #[derive(clap::Parser)]
+        struct Report {
+            #[command(flatten)]
+            args: crate::options::ReportArgs,
+        }
+        let args = <Report as clap::Parser>::parse_from([
             "report",
             path.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
-        ]);
-        let Some(crate::cli::Command::Report(args)) = cli.command else {
-            panic!("not a report command");
-        };
+        ])
+        .args;
         let err = run_trace(&args, &input).unwrap_err();
         assert!(err.contains("changed while reading"), "{err}");
         assert!(!out.exists(), "a report was written");

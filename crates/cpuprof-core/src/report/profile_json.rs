@@ -292,7 +292,7 @@ mod tests {
     /// top-level rows sharing them as a built profile's do (so the text is formatted
     /// once and written twice).
     fn big_profile() -> Profile {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let bytes = std::fs::read(root.join("fixtures/real/mlp_xnnpack.etdp")).unwrap();
         let dump = crate::etdump::parse(&bytes).unwrap();
         let source = crate::profile::ProfileSource {
@@ -337,7 +337,7 @@ mod tests {
     /// is byte for byte what serializing the whole `Profile` with the derive gives.
     #[test]
     fn same_bytes_as_the_derive() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let mut checked = 0;
         let mut profiles = vec![
             big_profile(),

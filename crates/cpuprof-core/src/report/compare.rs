@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use crate::cli::{CompareArgs, CompareFormat};
 use crate::compare::{compare, CompareOptions, CompareWarning, Comparison};
+use crate::options::{CompareArgs, CompareFormat};
 use crate::profile::warmup::Warmup;
 use crate::profile::{default_log_for, load_profile, ProfileRequest};
 use crate::rows::RowTree;

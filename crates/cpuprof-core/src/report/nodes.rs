@@ -11,10 +11,10 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use super::{emit, json_format, render_trace};
-use crate::cli::{ReportArgs, ReportFormat};
 use crate::escape::{eprint_line, escape, escape_keep_newlines};
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::stragglers::{op_rows, stragglers, Straggler};
+use crate::options::{ReportArgs, ReportFormat};
 use crate::trace::nodes::{self, GroupKey, Per};
 use crate::trace::{self, tally, TraceProfile};
 

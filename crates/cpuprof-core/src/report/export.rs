@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::folded::DumpFolder;
 use super::{chrome, emit, folded};
-use crate::cli::{ExportArgs, ExportFormat};
+use crate::options::{ExportArgs, ExportFormat};
 use crate::profile::warmup::Warmup;
 use crate::profile::{
     default_log_for, load_profile_from_bytes, unchanged_or, ProfileRequest, RunSelection, Timeline,
@@ -227,10 +227,10 @@ fn name_methods_from_model(tl: &mut Timeline, request: &ProfileRequest) {
 }
 
 /// How `emit` escapes the export for a terminal: chrome is JSON, folded is plain text.
-fn terminal_format(format: ExportFormat) -> crate::cli::ReportFormat {
+fn terminal_format(format: ExportFormat) -> crate::options::ReportFormat {
     match format {
-        ExportFormat::Chrome => crate::cli::ReportFormat::Json,
-        ExportFormat::Folded => crate::cli::ReportFormat::Table,
+        ExportFormat::Chrome => crate::options::ReportFormat::Json,
+        ExportFormat::Folded => crate::options::ReportFormat::Table,
     }
 }
 

@@ -456,7 +456,10 @@ mod tests {
     use crate::etdump::{self, DelegateId, EtDump, NameId, NameTable, ProfileEvent};
 
     fn fixture(name: &str) -> EtDump {
-        let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/fixtures/{name}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+        );
         etdump::read_file(std::path::Path::new(&path)).unwrap()
     }
 

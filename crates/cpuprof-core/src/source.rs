@@ -1,11 +1,10 @@
 //! What the explorer and `report` open: an ETDump profile or a PyTorch trace, told apart
-//! by content (never by file name), read once ([`crate::input`]) and loaded into the
-//! same view model.
+//! by content (never by file name), read once ([`crate::input`])
+//! (the TUI crate's `source` makes the explorer's view model of it).
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use crate::app::ExplorerData;
 use crate::input;
 use crate::profile::{
     load_profile_from_bytes, load_profile_from_input, read_dump, unchanged_or, LoadError,
@@ -135,19 +134,6 @@ pub fn load_source_from_bytes(
         return Ok(Source::Trace(Box::new(profile)));
     }
     load_profile_from_bytes(request, bytes, progress, cancel).map(|p| Source::Profile(Box::new(p)))
-}
-
-/// Load `request` into the explorer's view model. `request.etdump` may name a trace, in
-/// which case the log and warm-up do not apply.
-pub fn load_explorer_data(
-    request: &ProfileRequest,
-    progress: &mut dyn FnMut(LoadProgress),
-    cancel: &AtomicBool,
-) -> Result<ExplorerData, LoadError> {
-    Ok(match load_source(request, progress, cancel)? {
-        Source::Profile(p) => ExplorerData::from_profile(&p),
-        Source::Trace(t) => ExplorerData::from_trace(&t),
-    })
 }
 
 /// Load the timeline for `request` (dump or trace, told apart by content), on a

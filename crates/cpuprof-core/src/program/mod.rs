@@ -363,7 +363,8 @@ mod tests {
     /// is an error, never a panic.
     #[test]
     fn a_bundled_program_is_read_through_and_damage_is_an_error() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/etrecord");
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("fixtures/etrecord");
         let bpte = std::fs::read(dir.join("attention_mask.bpte")).unwrap();
         let pte = std::fs::read(dir.join("attention_mask.pte")).unwrap();
         assert_eq!(parse(&bpte).unwrap(), parse(&pte).unwrap());

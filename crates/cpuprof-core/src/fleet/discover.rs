@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::watch::rules::{name_kind, NameKind, HEADER_LEN};
+use crate::folder_entry::{name_kind, NameKind, HEADER_LEN};
 
 /// Folders deeper than this below a root are not searched.
 pub const MAX_DEPTH: usize = 32;

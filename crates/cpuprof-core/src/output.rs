@@ -2,7 +2,7 @@
 //! replaced atomically (temp file in the same directory + rename), so a reader of the
 //! output never sees half a file; a character device or a FIFO (`/dev/null`, a pipe made
 //! with `mkfifo`, a terminal) is written into directly and never replaced. The temp file
-//! is removed on errors and on SIGINT/SIGTERM/SIGHUP ([`crate::signals`]).
+//! is removed on errors and on SIGINT/SIGTERM/SIGHUP (the binary's signal handler calls [`temp_files::remove_all`]).
 //!
 //! Inputs: every file the command reads is one, a CTF trace directory standing for every
 //! file of it that the reader opens (metadata, stream files, indexes:
@@ -17,6 +17,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::escape::escape_cut;
+
+pub mod temp_files;
 
 /// Write `bytes` to `path` (see the module doc). `inputs` are files this run read; writing
 /// over one of them is refused.
@@ -269,7 +271,7 @@ fn write_replace(
         .into_owned();
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     // Registered before it exists: a signal between create and rename removes it.
-    let guard = crate::signals::register_temp_file(&tmp);
+    let guard = temp_files::register(&tmp);
     let result = (|| {
         let f = fs::OpenOptions::new()
             .write(true)
