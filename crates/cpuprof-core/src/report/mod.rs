@@ -429,7 +429,6 @@ fn emit_tally(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     /// A Chrome trace mapped by `report` and cut short before it is parsed: the report
     /// is the "changed while reading" line, not a profile of what was left.
