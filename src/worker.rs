@@ -169,13 +169,13 @@ impl Drop for Worker {
 /// Load `request` into the explorer's view model. `request.etdump` may name a trace, in
 /// which case the log and warm-up do not apply.
 pub fn load_explorer_data(
-    request: &crate::profile::ProfileRequest,
-    progress: &mut dyn FnMut(crate::profile::LoadProgress),
-    cancel: &std::sync::atomic::AtomicBool,
-) -> Result<crate::app::ExplorerData, crate::profile::LoadError> {
+    request: &ProfileRequest,
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+) -> Result<ExplorerData, LoadError> {
     use crate::source::{load_source, Source};
     Ok(match load_source(request, progress, cancel)? {
-        Source::Profile(p) => crate::app::ExplorerData::from_profile(&p),
-        Source::Trace(t) => crate::app::ExplorerData::from_trace(&t),
+        Source::Profile(p) => ExplorerData::from_profile(&p),
+        Source::Trace(t) => ExplorerData::from_trace(&t),
     })
 }

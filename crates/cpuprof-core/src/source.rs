@@ -1,6 +1,6 @@
 //! What the explorer and `report` open: an ETDump profile or a PyTorch trace, told apart
-//! by content (never by file name), read once ([`crate::input`])
-//! (the TUI crate's `source` makes the explorer's view model of it).
+//! by content (never by file name), read once ([`crate::input`]). The TUI crate's
+//! `worker::load_explorer_data` makes the explorer's view model of it.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
