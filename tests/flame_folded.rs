@@ -230,3 +230,75 @@ fn trace_spans_are_the_folded_exports() {
         assert_eq!(got, want, "at {width} cells");
     }
 }
+
+/// Every row of the profile is shown by exactly one tree node, of the same name where the
+/// tree names it alike (the flame graph's costs and the modules view read a node's facts
+/// from its row, not from its display text): on a plan dump with its log, an XNNPACK
+/// dump and a dump of three methods with portable kernels.
+#[test]
+fn every_profile_row_has_its_tree_node() {
+    use cpuprof_tui::app::data::NodeKind;
+    let cases: [(&str, Option<&str>); 3] = [
+        (
+            "fixtures/cpu/cnn2_basic.etdp",
+            Some("fixtures/cpu/cnn2_basic.log"),
+        ),
+        ("fixtures/real/mlp_xnnpack.etdp", None),
+        ("fixtures/etrecord/three_method.etdp", None),
+    ];
+    for (dump, log) in cases {
+        let path = format!("{}/{dump}", env!("CARGO_MANIFEST_DIR"));
+        let log = log.map(|l| format!("{}/{l}", env!("CARGO_MANIFEST_DIR")).into());
+        let request = ProfileRequest::new(path.into(), log, 0);
+        let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+        let rows = data.rows.as_ref().expect("a dump has rows");
+        let mut shown = vec![0usize; rows.rows.len()];
+        let roots: Vec<&cpuprof_tui::app::data::TreeNode> =
+            data.roots.iter().map(|&r| &data.nodes[r]).collect();
+        let outside = |n: &cpuprof_tui::app::data::TreeNode| {
+            n.parent.is_none() && !roots.iter().any(|r| std::ptr::eq(*r, n))
+        };
+        for n in &data.nodes {
+            match n.row {
+                Some(r) => {
+                    shown[r] += 1;
+                    let row = &rows.rows[r];
+                    if matches!(n.kind, NodeKind::Operator | NodeKind::Step) {
+                        assert_eq!(row.name, n.name, "{dump}: node and row differ");
+                    }
+                    assert_eq!(row.instruction_id, n.instruction.or(row.instruction_id));
+                }
+                // Only the synthesized self-time rows and the by-type groups' nodes
+                // (outside the tree: no parent, no root) have no row.
+                None => assert!(
+                    n.kind == NodeKind::Overhead || outside(n),
+                    "{dump}: node {:?} ({:?}) has no row",
+                    n.name,
+                    n.kind
+                ),
+            }
+        }
+        assert!(
+            shown.iter().all(|&c| c == 1),
+            "{dump}: rows shown by no node or several: {:?}",
+            shown
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c != 1)
+                .map(|(i, _)| &rows.rows[i].name)
+                .collect::<Vec<_>>()
+        );
+        let overhead = data
+            .nodes
+            .iter()
+            .filter(|n| n.name == "(overhead)" || n.name == "(remainder)")
+            .count();
+        assert_eq!(
+            overhead,
+            data.nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Overhead)
+                .count()
+        );
+    }
+}

@@ -17,7 +17,13 @@ pub enum NodeKind {
     Delegate,
     Step,
     Operator,
-    /// Non-delegated instruction, unattributed event, remainder, call-tree frame.
+    /// A non-delegated instruction (`OPERATOR_CALL`, its kernels below it).
+    Instruction,
+    /// A synthesized self-time row: a delegate's `(overhead)` (its time outside its
+    /// steps or operators) or a method's `(remainder)`. A flame graph shows it as the
+    /// parent's uncovered width, not as a frame.
+    Overhead,
+    /// An unattributed event, a call-tree frame, a list's heading.
     Other,
 }
 
@@ -28,7 +34,7 @@ impl NodeKind {
             NodeKind::Delegate => "delegate",
             NodeKind::Step => "step",
             NodeKind::Operator => "op",
-            NodeKind::Other => "other",
+            NodeKind::Instruction | NodeKind::Overhead | NodeKind::Other => "other",
         }
     }
 }
@@ -37,8 +43,15 @@ impl NodeKind {
 pub struct TreeNode {
     pub name: String,
     pub kind: NodeKind,
-    /// Short facts shown after the name (instruction id, kind, policy, threads, nodes).
+    /// Short facts shown after the name (instruction id, kind, policy, threads, nodes):
+    /// display text only, never parsed (the facts are the typed fields).
     pub info: String,
+    /// The instruction id of a delegate call or a non-delegated instruction (also on
+    /// what lies below it in the program's tree).
+    pub instruction: Option<i32>,
+    /// The profile's row (`ExplorerData::rows`) this node shows, where there is one: its
+    /// shapes, FLOPs and bytes, module and source.
+    pub row: Option<usize>,
     pub depth: usize,
     pub parent: Option<usize>,
     pub children: Vec<usize>,

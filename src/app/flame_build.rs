@@ -14,20 +14,9 @@ pub fn attach(data: &mut ExplorerData) {
     data.flame = Some(Arc::new(FlameTree::from_explorer(data)));
 }
 
-/// The instruction id in a node's info (`instr 3 · XNNPACK`).
-pub(super) fn instruction(info: &str) -> Option<&str> {
-    let rest = info.strip_prefix("instr ")?;
-    let id = rest.split(|c: char| !c.is_ascii_digit()).next()?;
-    (!id.is_empty()).then_some(id)
-}
-
 /// Whether a tree node is a synthesized self-time row (no frame of its own).
 fn is_self_time(data: &ExplorerData, id: usize) -> bool {
-    let n = &data.nodes[id];
-    n.kind == NodeKind::Other
-        && n.children.is_empty()
-        && matches!(n.name.as_str(), "(overhead)" | "(remainder)")
-        && (n.info.starts_with("delegate time outside") || n.info.starts_with("method time"))
+    data.nodes[id].kind == NodeKind::Overhead
 }
 
 impl FlameTree {
@@ -58,7 +47,6 @@ impl FlameTree {
                 ["median run", "sum over kept runs"]
             },
         );
-        let costs = CostIndex::new(data);
         t.frames.reserve(data.nodes.len() + 1);
         // Names repeat (every run of a layer, every call of an op): type each once.
         let mut types: std::collections::HashMap<&str, Option<OpType>> = Default::default();
@@ -103,14 +91,14 @@ impl FlameTree {
                 NodeKind::Operator if trace => FrameKind::Other,
                 NodeKind::Operator if n.scope.is_some() => FrameKind::Operator,
                 NodeKind::Operator => FrameKind::Kernel,
-                NodeKind::Other if parent.is_none() => FrameKind::Root,
-                NodeKind::Other if !trace && instruction(&n.info).is_some() => FrameKind::Kernel,
-                NodeKind::Other => FrameKind::Other,
+                _ if parent.is_none() => FrameKind::Root,
+                NodeKind::Instruction => FrameKind::Kernel,
+                NodeKind::Other | NodeKind::Overhead => FrameKind::Other,
             };
-            let label = match (n.kind, instruction(&n.info)) {
+            let label = match (n.kind, n.instruction) {
                 _ if trace => n.name.clone(),
                 (NodeKind::Delegate, Some(i)) => format!("delegate #{i}"),
-                (NodeKind::Other, Some(i)) if !n.children.is_empty() => {
+                (NodeKind::Instruction, Some(i)) if !n.children.is_empty() => {
                     format!("OPERATOR_CALL #{i}")
                 }
                 _ => n.name.clone(),
@@ -143,7 +131,7 @@ impl FlameTree {
             let f = t.push(parent, label, kind, value(id));
             t.frames[f as usize].op_type = op;
             t.frames[f as usize].node = Some(id);
-            t.frames[f as usize].cost = costs.get(data, id);
+            t.frames[f as usize].cost = cost(data, id);
             for &c in n.children.iter().rev() {
                 if !is_self_time(data, c) {
                     stack.push((c, Some(f)));
@@ -155,41 +143,13 @@ impl FlameTree {
     }
 }
 
-/// FLOPs and bytes of operator nodes: a node listed in the operator table has its row's;
-/// another (a kernel the table does not list) is found in the profile's row tree (the
-/// row of that name whose median and sample count are the node's).
-struct CostIndex {
-    by_name: std::collections::HashMap<String, Vec<usize>>,
-}
-
-impl CostIndex {
-    fn new(data: &ExplorerData) -> CostIndex {
-        let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
-        if let Some(rows) = &data.rows {
-            for (i, r) in rows.rows.iter().enumerate() {
-                if r.flops.is_some() || r.bytes.is_some() {
-                    by_name.entry(r.name.clone()).or_default().push(i);
-                }
-            }
-        }
-        CostIndex { by_name }
-    }
-
-    fn get(&self, data: &ExplorerData, id: usize) -> Option<Cost> {
-        let n = &data.nodes[id];
-        if let Some(op) = n.op_row.and_then(|r| data.ops.get(r)) {
-            let c = op.cost;
-            return (c.flops.is_some() || c.bytes.is_some()).then_some(c);
-        }
-        let rows = data.rows.as_ref()?;
-        let candidates = self.by_name.get(&n.name)?;
-        candidates
-            .iter()
-            .map(|&i| &rows.rows[i])
-            .find(|r| {
-                r.stats.samples.len() == n.stats.samples.len()
-                    && r.stats.median.to_bits() == n.stats.median.to_bits()
-            })
-            .map(|r| r.cost())
-    }
+/// FLOPs and bytes of a node: its operator-table row's, else its profile row's (a kernel
+/// whose counts come from its shapes).
+fn cost(data: &ExplorerData, id: usize) -> Option<Cost> {
+    let n = &data.nodes[id];
+    let c = match n.op_row.and_then(|r| data.ops.get(r)) {
+        Some(op) if op.cost.flops.is_some() || op.cost.bytes.is_some() => op.cost,
+        _ => data.rows.as_ref()?.rows.get(n.row?)?.cost(),
+    };
+    (c.flops.is_some() || c.bytes.is_some()).then_some(c)
 }

@@ -20,6 +20,7 @@ impl ExplorerData {
         scope: Option<usize>,
         step: &str,
         method_median: Option<f64>,
+        at: Place,
     ) {
         let row = self.ops.len();
         let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
@@ -35,6 +36,8 @@ impl ExplorerData {
             op_row: Some(row),
             scope,
             findings: (0, 0),
+            instruction: at.instruction,
+            row: at.row,
         });
         if let Some(src) = &op.source {
             self.sources.insert(node, src.clone());
@@ -97,6 +100,9 @@ impl ExplorerData {
             ))),
             ..ExplorerData::default()
         };
+        // The profile's rows come in the tree's order (`RowTree::from_profile`), less the
+        // synthesized self-time nodes: a cursor walks them beside the nodes.
+        let mut cursor = 0usize;
         if profile.methods.len() > 1 {
             // One tree root per method (run signature).
             for (k, m) in profile.methods.iter().enumerate() {
@@ -104,30 +110,36 @@ impl ExplorerData {
                 if let Some(b) = m.bundled_input_index {
                     root_name.push_str(&format!(" (bundled input {b})"));
                 }
-                data.add_method(&MethodPart {
-                    root_name,
-                    scope_prefix: format!("m{} ", k + 1),
-                    kept: m.runs.kept,
-                    warmup: m.runs.warmup_dropped,
-                    method: m.method.as_ref(),
-                    delegates: &m.delegates,
-                    other_operators: &m.other_operators,
-                    remainder: m.remainder.as_ref(),
-                });
+                data.add_method(
+                    &mut cursor,
+                    &MethodPart {
+                        root_name,
+                        scope_prefix: format!("m{} ", k + 1),
+                        kept: m.runs.kept,
+                        warmup: m.runs.warmup_dropped,
+                        method: m.method.as_ref(),
+                        delegates: &m.delegates,
+                        other_operators: &m.other_operators,
+                        remainder: m.remainder.as_ref(),
+                    },
+                );
                 let execute = m.method.as_ref().map(|s| s.median);
                 data.add_modules(&m.name, execute, &m.modules);
             }
         } else {
-            data.add_method(&MethodPart {
-                root_name: "Method::execute".to_string(),
-                scope_prefix: String::new(),
-                kept: profile.runs.kept,
-                warmup: profile.runs.warmup_dropped,
-                method: profile.method.as_ref(),
-                delegates: &profile.delegates,
-                other_operators: &profile.other_operators,
-                remainder: profile.remainder.as_ref(),
-            });
+            data.add_method(
+                &mut cursor,
+                &MethodPart {
+                    root_name: "Method::execute".to_string(),
+                    scope_prefix: String::new(),
+                    kept: profile.runs.kept,
+                    warmup: profile.runs.warmup_dropped,
+                    method: profile.method.as_ref(),
+                    delegates: &profile.delegates,
+                    other_operators: &profile.other_operators,
+                    remainder: profile.remainder.as_ref(),
+                },
+            );
             let name = profile
                 .methods
                 .first()
@@ -167,6 +179,7 @@ impl ExplorerData {
                 }
             })
             .collect();
+        data.check_rows();
         data.mark_findings();
         // The flame graph and the type groups both only read the tree (the groups'
         // nodes are appended after it, outside it): on a big profile each takes tens of
@@ -203,8 +216,12 @@ struct MethodPart<'a> {
 
 impl ExplorerData {
     /// One method's tree: Method::execute -> delegates -> steps -> operators.
-    fn add_method(&mut self, part: &MethodPart<'_>) {
+    fn add_method(&mut self, cursor: &mut usize, part: &MethodPart<'_>) {
         let data = self;
+        let mut next_row = || {
+            *cursor += 1;
+            Some(*cursor - 1)
+        };
         let method_median = part.method.map(|s| s.median);
         let root = data.push_node(TreeNode {
             name: part.root_name.clone(),
@@ -218,8 +235,11 @@ impl ExplorerData {
             op_row: None,
             scope: None,
             findings: (0, 0),
+            instruction: None,
+            row: next_row(),
         });
         for delegate in part.delegates {
+            let instruction = Some(delegate.instruction_id);
             let scope = data.scopes.len();
             let label = format!("{}#{}", part.scope_prefix, delegate.instruction_id);
             // `d1`; with several methods `m2d1` (method 2, instruction 1).
@@ -257,6 +277,8 @@ impl ExplorerData {
                 op_row: None,
                 scope: Some(scope),
                 findings: (0, 0),
+                instruction,
+                row: next_row(),
             });
             if let Some(src) = &delegate.source {
                 data.sources.insert(d, src.clone());
@@ -281,13 +303,23 @@ impl ExplorerData {
                     op_row: None,
                     scope: Some(scope),
                     findings: (0, 0),
+                    instruction,
+                    row: next_row(),
                 });
                 for op in &step.operators {
-                    data.push_op(s, op, &short, Some(scope), &step.name, method_median);
+                    let at = Place {
+                        instruction,
+                        row: next_row(),
+                    };
+                    data.push_op(s, op, &short, Some(scope), &step.name, method_median, at);
                 }
             }
             for op in &delegate.operators {
-                data.push_op(d, op, &short, Some(scope), "", method_median);
+                let at = Place {
+                    instruction,
+                    row: next_row(),
+                };
+                data.push_op(d, op, &short, Some(scope), "", method_median, at);
             }
             let parts: Vec<&Stats> = if delegate.steps.is_empty() {
                 delegate.operators.iter().map(|o| &o.stats).collect()
@@ -302,7 +334,7 @@ impl ExplorerData {
                 };
                 data.push_node(TreeNode {
                     name: "(overhead)".into(),
-                    kind: NodeKind::Other,
+                    kind: NodeKind::Overhead,
                     info: format!("delegate time outside {what}: copy-in/out, dispatch"),
                     depth: 0,
                     parent: Some(d),
@@ -312,6 +344,8 @@ impl ExplorerData {
                     op_row: None,
                     scope: Some(scope),
                     findings: (0, 0),
+                    instruction,
+                    row: None,
                 });
             }
             for ev in &delegate.unattributed {
@@ -327,13 +361,16 @@ impl ExplorerData {
                     op_row: None,
                     scope: Some(scope),
                     findings: (0, 0),
+                    instruction,
+                    row: next_row(),
                 });
             }
         }
         for other in part.other_operators {
+            let instruction = Some(other.instruction_id);
             let o = data.push_node(TreeNode {
                 name: other.name.clone(),
-                kind: NodeKind::Other,
+                kind: NodeKind::Instruction,
                 info: format!("instr {}", other.instruction_id),
                 depth: 0,
                 parent: Some(root),
@@ -343,6 +380,8 @@ impl ExplorerData {
                 op_row: None,
                 scope: None,
                 findings: (0, 0),
+                instruction,
+                row: next_row(),
             });
             if let Some(src) = &other.source {
                 data.sources.insert(o, src.clone());
@@ -360,13 +399,17 @@ impl ExplorerData {
                     source: k.source.clone(),
                 };
                 let step = format!("instr {}", other.instruction_id);
-                data.push_op(o, &op, "-", None, &step, method_median);
+                let at = Place {
+                    instruction,
+                    row: next_row(),
+                };
+                data.push_op(o, &op, "-", None, &step, method_median, at);
             }
         }
         if let Some(rem) = part.remainder {
             data.push_node(TreeNode {
                 name: "(remainder)".into(),
-                kind: NodeKind::Other,
+                kind: NodeKind::Overhead,
                 info: "method time outside delegates and operators".into(),
                 depth: 0,
                 parent: Some(root),
@@ -376,6 +419,8 @@ impl ExplorerData {
                 op_row: None,
                 scope: None,
                 findings: (0, 0),
+                instruction: None,
+                row: None,
             });
         }
     }
@@ -392,18 +437,15 @@ impl ExplorerData {
         if modules.is_empty() {
             return;
         }
-        let id_of = |info: &str| -> Option<i32> {
-            info.strip_prefix("instr ")?.split(' ').next()?.parse().ok()
-        };
         let node_of = |r: &ModuleRow| -> Option<usize> {
             let top = self.nodes[root].children.iter().copied().find(|&c| {
                 let n = &self.nodes[c];
                 let kind = if r.kind == "delegate" {
                     NodeKind::Delegate
                 } else {
-                    NodeKind::Other
+                    NodeKind::Instruction
                 };
-                n.kind == kind && id_of(&n.info) == Some(r.instruction_id)
+                n.kind == kind && n.instruction == Some(r.instruction_id)
             })?;
             if r.kind == "delegate" {
                 return Some(top);
@@ -479,6 +521,41 @@ fn finding_node(data: &ExplorerData, delegate: Option<&str>, event: Option<&str>
         }
     }
     d
+}
+
+/// Where an operator node sits: its instruction and its row in the profile's rows.
+#[derive(Clone, Copy)]
+struct Place {
+    instruction: Option<i32>,
+    row: Option<usize>,
+}
+
+impl ExplorerData {
+    /// Keep a node's row only where it is that row (same name; a method's or delegate's
+    /// row is named differently): a tree built in another order loses the link rather
+    /// than showing another row's facts.
+    fn check_rows(&mut self) {
+        let Some(rows) = self.rows.clone() else {
+            return;
+        };
+        for n in &mut self.nodes {
+            let ok = n.row.and_then(|r| rows.rows.get(r)).is_some_and(|r| {
+                use crate::rows::RowKind as R;
+                match (n.kind, r.kind) {
+                    (NodeKind::Method, R::Method) => true,
+                    (NodeKind::Delegate, R::Delegate) => r.instruction_id == n.instruction,
+                    (NodeKind::Step, R::Step)
+                    | (NodeKind::Operator, R::Operator | R::Kernel)
+                    | (NodeKind::Instruction, R::Operator)
+                    | (NodeKind::Other, R::Operator) => r.name == n.name,
+                    _ => false,
+                }
+            });
+            if !ok {
+                n.row = None;
+            }
+        }
+    }
 }
 
 fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {

@@ -143,6 +143,8 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
             op_row: None,
             scope,
             findings: (0, 0),
+            instruction: None,
+            row: None,
         });
         groups.push(OpRow {
             name,

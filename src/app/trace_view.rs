@@ -58,6 +58,8 @@ impl ExplorerData {
                 op_row: None,
                 scope: None,
                 findings: (0, 0),
+                instruction: None,
+                row: None,
             });
             for root in &tree.roots {
                 push_call(&mut data, t, root, total_ns);
@@ -84,6 +86,8 @@ impl ExplorerData {
             op_row: None,
             scope: None,
             findings: (0, 0),
+            instruction: None,
+            row: None,
         });
         for op in &trace.ops {
             let row = data.ops.len();
@@ -105,6 +109,8 @@ impl ExplorerData {
                 op_row: Some(row),
                 scope: None,
                 findings: (0, 0),
+                instruction: None,
+                row: None,
             });
             data.ops.push(OpRow {
                 name: op.name.clone(),
@@ -198,6 +204,8 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
         op_row: None,
         scope: None,
         findings: (0, 0),
+        instruction: None,
+        row: None,
     });
     for child in &call.children {
         push_call(data, id, child, call.inclusive_ns);
