@@ -38,6 +38,8 @@ fn node(name: String, parent: Option<usize>, depth: usize, ms: f64) -> TreeNode 
         op_row: None,
         scope: None,
         findings: (0, 0),
+        instruction: None,
+        row: None,
     }
 }
 

@@ -16,12 +16,15 @@ impl ExplorerData {
         &mut self,
         parent: usize,
         op: &OperatorStats,
-        delegate: &str,
-        scope: Option<usize>,
-        step: &str,
         method_median: Option<f64>,
-        at: Place,
+        at: Place<'_>,
     ) {
+        let Place {
+            delegate,
+            scope,
+            step,
+            ..
+        } = at;
         let row = self.ops.len();
         let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
         let node = self.push_node(TreeNode {
@@ -308,18 +311,24 @@ impl ExplorerData {
                 });
                 for op in &step.operators {
                     let at = Place {
+                        delegate: &short,
+                        scope: Some(scope),
+                        step: &step.name,
                         instruction,
                         row: next_row(),
                     };
-                    data.push_op(s, op, &short, Some(scope), &step.name, method_median, at);
+                    data.push_op(s, op, method_median, at);
                 }
             }
             for op in &delegate.operators {
                 let at = Place {
+                    delegate: &short,
+                    scope: Some(scope),
+                    step: "",
                     instruction,
                     row: next_row(),
                 };
-                data.push_op(d, op, &short, Some(scope), "", method_median, at);
+                data.push_op(d, op, method_median, at);
             }
             let parts: Vec<&Stats> = if delegate.steps.is_empty() {
                 delegate.operators.iter().map(|o| &o.stats).collect()
@@ -400,10 +409,13 @@ impl ExplorerData {
                 };
                 let step = format!("instr {}", other.instruction_id);
                 let at = Place {
+                    delegate: "-",
+                    scope: None,
+                    step: &step,
                     instruction,
                     row: next_row(),
                 };
-                data.push_op(o, &op, "-", None, &step, method_median, at);
+                data.push_op(o, &op, method_median, at);
             }
         }
         if let Some(rem) = part.remainder {
@@ -523,9 +535,14 @@ fn finding_node(data: &ExplorerData, delegate: Option<&str>, event: Option<&str>
     d
 }
 
-/// Where an operator node sits: its instruction and its row in the profile's rows.
+/// Where an operator node sits: its delegate's short label (`d1`, `-` outside one) and
+/// scope, its plan step (or instruction), its instruction id and its row in the
+/// profile's rows.
 #[derive(Clone, Copy)]
-struct Place {
+struct Place<'a> {
+    delegate: &'a str,
+    scope: Option<usize>,
+    step: &'a str,
     instruction: Option<i32>,
     row: Option<usize>,
 }
