@@ -302,3 +302,51 @@ fn every_profile_row_has_its_tree_node() {
         );
     }
 }
+
+/// The sandwich of an op name adds up what PyTorch's own aggregate says: on the real
+/// inference trace, for every op name of `key_averages()` (made with torch.profiler, see
+/// fixtures/torch/README.md), the sandwich's total is `cpu_time_total_us` and its self
+/// time `self_cpu_time_total_us`, within the trace's rounding (0.05 µs a call). Left
+/// out: `aten::div_`, whose inner call of the same name PyTorch folds into the outer one.
+#[test]
+fn sandwich_totals_equal_key_averages() {
+    let path = "fixtures/torch/cnn_infer.json";
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("fixtures/torch/cnn_infer.key_averages.json").unwrap(),
+    )
+    .unwrap();
+    let request = ProfileRequest::new(path.into(), None, 0);
+    let data = load_explorer_data(&request, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let tree = FlameTree::from_explorer(&data);
+    let mut checked = 0;
+    for k in truth.as_array().unwrap() {
+        let name = k["name"].as_str().unwrap();
+        if name == "aten::div_" {
+            continue;
+        }
+        let calls = k["count"].as_f64().unwrap();
+        let s = tree
+            .sandwich(name)
+            .unwrap_or_else(|| panic!("{name}: no frame"));
+        let tolerance = 50.0 * calls + 1.0;
+        for (what, got, us) in [
+            ("total", s.total[0], &k["cpu_time_total_us"]),
+            ("self", s.self_time[0], &k["self_cpu_time_total_us"]),
+        ] {
+            let want = us.as_f64().unwrap() * 1e3;
+            assert!(
+                (got as f64 - want).abs() <= tolerance,
+                "{name} {what}: {got} ns, key_averages {want} ns"
+            );
+        }
+        // The callers' roots carry the name's whole time, split over its callers.
+        let callers: u64 = s.callers.frames[0]
+            .children
+            .iter()
+            .map(|&c| s.callers.frames[c as usize].values[0])
+            .sum();
+        assert!(callers == s.total[0] || s.callers.frames[0].children.is_empty());
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} names checked");
+}

@@ -76,6 +76,20 @@ pub struct Frame {
     /// FLOPs and bytes of one call, where known.
     pub cost: Option<Cost>,
     pub depth: u32,
+    /// The `n` of a repeated sibling's ` (n)` label suffix (0: none).
+    pub dup: u32,
+}
+
+impl Frame {
+    /// The label without the ` (n)` numbering of repeated siblings: what the sandwich and
+    /// the left-heavy graph merge frames by.
+    pub fn name(&self) -> &str {
+        if self.dup == 0 {
+            return &self.label;
+        }
+        let suffix = format!(" ({})", self.dup);
+        self.label.strip_suffix(&suffix).unwrap_or(&self.label)
+    }
 }
 
 /// Where a graph came from.
@@ -255,6 +269,7 @@ impl FlameTree {
             diff: None,
             cost: None,
             depth,
+            dup: 0,
         });
         id
     }
@@ -291,6 +306,7 @@ impl FlameTree {
         for (c, n) in renames {
             let label = format!("{} ({n})", self.frames[c].label);
             self.frames[c].label = label;
+            self.frames[c].dup = n;
         }
         if let Some(root) = self.frames.first() {
             if root.node.is_none() && root.diff.is_none() {

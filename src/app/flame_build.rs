@@ -74,6 +74,7 @@ impl FlameTree {
                 diff: None,
                 cost: None,
                 depth: 0,
+                dup: 0,
             });
         }
         // Depth-first, parents before children (the tree is stored that way too).
