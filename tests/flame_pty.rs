@@ -1,6 +1,7 @@
 //! The flame view in the real binary, in a pseudo-terminal read back through vt100: open
 //! it with `f` on wide_browse, go down to a plan step and zoom (the breadcrumb names its
-//! ancestors), search, Esc back out to the explorer, q; the terminal is restored.
+//! ancestors), search, the sandwich and the left-heavy order, Esc back out to the
+//! explorer, q; the terminal is restored.
 
 #[path = "support/pty.rs"]
 mod pty;
@@ -29,6 +30,18 @@ fn open_zoom_search_esc_out_and_quit() {
     s.wait_for(&["Method::execute › (zoomed)"]);
     s.send("\x1b");
     s.wait_for(&["Enter zooms into the selected frame"]);
+    // The sandwich of the selected frame, and back; left-heavy, and back.
+    s.send("i");
+    s.wait_for(&[
+        "Sandwich of XNNPACK/subgraph:conv2d+18",
+        "i or Esc: back to the graph",
+    ]);
+    s.send("i");
+    s.wait_for(&["Enter zooms into the selected frame"]);
+    s.send("s");
+    s.wait_for(&["left-heavy: stacks merged"]);
+    s.send("s");
+    s.wait_gone("left-heavy: stacks merged");
     s.send("\x1b");
     s.wait_gone("/gemm:");
     s.send("\x1b");

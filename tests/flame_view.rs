@@ -322,13 +322,16 @@ fn reveal_and_mouse() {
     let g = cpuprof_tui::app::flame_view::graph_area(body);
     let l = flame(&s).layout(body);
     let target = l.rows[2][1];
+    // Depth rows fill the graph: a shallow graph's rows are taller than a line.
+    let (top, h) = flame(&s).row_lines(&l, body)[2];
+    assert!(h > 1, "a shallow graph gets rows taller than a line");
     let click = |s: &mut AppState| {
         update(
             s,
             Action::Mouse {
                 kind: cpuprof_tui::app::MouseAction::Click,
                 x: g.x + target.x0,
-                y: g.y + 2,
+                y: g.y + top + h - 1,
             },
         )
     };

@@ -25,6 +25,10 @@ pub enum FlameCommand {
     Zoom,
     /// Median run ↔ sum over kept runs (compare: B ↔ A).
     Weighting,
+    /// As recorded (repeated siblings apart) ↔ left-heavy (identical stacks merged).
+    Order,
+    /// The selected frame's name: its callers above, its callees below (again: back).
+    Sandwich,
 }
 
 /// What a frame is (its colour or shading).

@@ -81,6 +81,18 @@ pub static FLAME: &[Binding] = &[
         FlameCommand::Weighting,
         "widths: median run or sum over kept runs (differential: B's or A's median)",
     ),
+    fl(
+        M::Sort,
+        &[ch('s')],
+        FlameCommand::Order,
+        "left-heavy: identical stacks merged, instance numbers aside (OPERATOR_CALL #3 and #7, GEMM #1 and #2, threads: one frame each), widest first; again: as recorded",
+    ),
+    fl(
+        M::Sandwich,
+        &[ch('i')],
+        FlameCommand::Sandwich,
+        "sandwich of the selected frame's name: its callers above, its callees below, merged across the graph, with its total and self time (Enter re-centres on a frame; i or Esc: back to the graph)",
+    ),
     b(
         M::Reveal,
         &[ch('r')],

@@ -1,6 +1,8 @@
 //! Graphs made from a flame graph by merging frames of one name (pure):
-//! - **left-heavy**: identical stacks merged (siblings of one name are one frame, their
-//!   times summed), laid out widest first as every graph is;
+//! - **left-heavy**: identical stacks merged, instances alike (siblings of one name are
+//!   one frame, their times summed; a name's instance number does not count:
+//!   `OPERATOR_CALL #3` and `#7` are one `OPERATOR_CALL`, `GEMM #1` and `#2` one `GEMM`,
+//!   `thread 12` and `thread 13` one `thread`), laid out widest first as every graph is;
 //! - **sandwich**: for one name, its callers above and its callees below, each merged
 //!   across the whole graph, with the name's total and self time (speedscope's sandwich
 //!   view, here for a terminal).
@@ -13,12 +15,38 @@ use std::collections::HashMap;
 
 use super::flame::{FlameSource, FlameTree, Frame};
 
-/// A graph being merged: a child per (parent, name).
+/// A graph being merged: a child per (parent, name), the name given by `key`.
 struct Merger {
     tree: FlameTree,
     index: HashMap<(u32, String), u32>,
     /// How many source frames each merged frame stands for.
     count: Vec<u32>,
+    key: fn(&Frame) -> String,
+}
+
+/// A frame's name without its instance number: ` #<digits>` at the end, or the id of a
+/// `thread <digits>`.
+pub fn instance_free(f: &Frame) -> String {
+    instance_free_name(f.name())
+}
+
+/// `name` without its instance number (as `instance_free`).
+pub fn instance_free_name(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("thread ") {
+        if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+            return "thread".to_string();
+        }
+    }
+    match name.rsplit_once(" #") {
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => name.to_string(),
+    }
+}
+
+fn exact(f: &Frame) -> String {
+    f.name().to_string()
 }
 
 impl Merger {
@@ -27,20 +55,22 @@ impl Merger {
         weightings: [&'static str; 2],
         root: &Frame,
         values: [u64; 2],
+        key: fn(&Frame) -> String,
     ) -> Merger {
         let mut tree = FlameTree::empty(source, weightings);
-        let r = tree.push(None, root.name().to_string(), root.kind, values);
+        let r = tree.push(None, key(root), root.kind, values);
         copy_facts(&mut tree.frames[r as usize], root);
         Merger {
             tree,
             index: HashMap::new(),
             count: vec![1],
+            key,
         }
     }
 
     /// The child of `parent` named as `src` (made on first use), `values` added.
     fn add(&mut self, parent: u32, src: &Frame, values: [u64; 2]) -> u32 {
-        let key = (parent, src.name().to_string());
+        let key = (parent, (self.key)(src));
         let id = match self.index.get(&key) {
             Some(&id) => {
                 let f = &mut self.tree.frames[id as usize];
@@ -62,8 +92,8 @@ impl Merger {
             }
         };
         let f = &mut self.tree.frames[id as usize];
-        for w in 0..2 {
-            f.values[w] = f.values[w].saturating_add(values[w]);
+        for (have, add) in f.values.iter_mut().zip(values) {
+            *have = have.saturating_add(add);
         }
         id
     }
@@ -108,7 +138,13 @@ impl FlameTree {
         let Some(root) = self.frames.first() else {
             return self.clone();
         };
-        let mut m = Merger::new(self.source, self.weightings, root, root.values);
+        let mut m = Merger::new(
+            self.source,
+            self.weightings,
+            root,
+            root.values,
+            instance_free,
+        );
         // Frames are stored parents first.
         let mut map = vec![0u32; self.frames.len()];
         for (i, f) in self.frames.iter().enumerate().skip(1) {
@@ -132,11 +168,11 @@ impl FlameTree {
                 continue;
             }
             frames += 1;
-            for w in 0..2 {
+            for (w, own) in self_time.iter_mut().enumerate() {
                 let kids = f.children.iter().fold(0u64, |a, &c| {
                     a.saturating_add(self.frames[c as usize].values[w])
                 });
-                self_time[w] = self_time[w].saturating_add(f.values[w].saturating_sub(kids));
+                *own = own.saturating_add(f.values[w].saturating_sub(kids));
             }
             if !under {
                 outermost.push(i as u32);
@@ -148,7 +184,7 @@ impl FlameTree {
         let first = &self.frames[*outermost.first()? as usize];
         let weightings = self.weightings;
         // Callees: each outermost frame's subtree, merged under the name.
-        let mut below = Merger::new(self.source, weightings, first, total);
+        let mut below = Merger::new(self.source, weightings, first, total, exact);
         for &o in &outermost {
             let mut stack: Vec<(u32, u32)> = self.frames[o as usize]
                 .children
@@ -162,7 +198,7 @@ impl FlameTree {
             }
         }
         // Callers: each outermost frame's ancestors, nearest first, carrying its time.
-        let mut above = Merger::new(self.source, weightings, first, total);
+        let mut above = Merger::new(self.source, weightings, first, total, exact);
         for &o in &outermost {
             let values = self.frames[o as usize].values;
             let mut at = 0u32;
@@ -254,6 +290,37 @@ mod tests {
         assert_eq!(t.frames.len(), 6);
         // Widest first.
         assert_eq!(t.frames[t.sorted_children(0, 0)[0] as usize].label, "a");
+    }
+
+    #[test]
+    fn left_heavy_merges_instances_of_a_name() {
+        let mut t = FlameTree::empty(FlameSource::Dump, ["m", "s"]);
+        let root = t.push(None, "Method::execute".into(), FrameKind::Root, [20, 20]);
+        t.frames[0].node = Some(0);
+        for (i, v) in [(1, 4), (3, 6), (7, 5)] {
+            let call = t.push(
+                Some(root),
+                format!("OPERATOR_CALL #{i}"),
+                FrameKind::Kernel,
+                [v, v],
+            );
+            t.push(
+                Some(call),
+                "native_call_add.out".into(),
+                FrameKind::Kernel,
+                [v - 1, v - 1],
+            );
+        }
+        t.push(Some(root), "GEMM #12".into(), FrameKind::Operator, [2, 2]);
+        t.push(Some(root), "GEMM #2".into(), FrameKind::Operator, [3, 3]);
+        t.push(Some(root), "conv #a".into(), FrameKind::Operator, [1, 1]);
+        t.finish();
+        let l = t.left_heavy();
+        assert_eq!(value(&l, &["OPERATOR_CALL"]), 15);
+        assert_eq!(value(&l, &["OPERATOR_CALL", "native_call_add.out"]), 12);
+        assert_eq!(value(&l, &["GEMM"]), 5);
+        assert_eq!(value(&l, &["conv #a"]), 1, "not a number: kept");
+        assert_eq!(l.frames.len(), 5);
     }
 
     #[test]

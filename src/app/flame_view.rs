@@ -11,14 +11,21 @@ use tui_input::Input;
 use super::command::Command;
 use super::flame::{FlameCommand, FlameSource, FlameTree};
 use super::flame_layout::{layout, Layout, SpanOf};
+use super::flame_sandwich::SandwichView;
 use super::layout::MouseAction;
 use super::step::Step;
 use crate::units::{duration_ms, percent};
 
 #[derive(Debug, Clone)]
 pub struct FlameView {
-    /// Shared with the loaded data (built once per load).
+    /// The graph drawn: `recorded`, or its left-heavy form.
     pub tree: std::sync::Arc<FlameTree>,
+    /// The graph as built (shared with the loaded data, built once per load).
+    pub recorded: std::sync::Arc<FlameTree>,
+    /// Identical stacks merged (`s`).
+    pub left_heavy: bool,
+    /// One name's callers and callees (`i`), drawn instead of the graph while open.
+    pub sandwich: Option<Box<SandwichView>>,
     /// Index into `tree.weightings`.
     pub weighting: usize,
     /// The frame filling the width.
@@ -45,8 +52,12 @@ pub fn graph_area(area: Rect) -> Rect {
 
 impl FlameView {
     pub fn new(tree: impl Into<std::sync::Arc<FlameTree>>) -> FlameView {
+        let tree = tree.into();
         FlameView {
-            tree: tree.into(),
+            recorded: tree.clone(),
+            left_heavy: false,
+            sandwich: None,
+            tree,
             weighting: 0,
             zoom: 0,
             selected: SpanOf::Frame(0),
@@ -78,8 +89,40 @@ impl FlameView {
         )
     }
 
+    /// Screen lines of each depth row of `l` (first line from the graph's top, lines):
+    /// the rows share the graph's area, so a shallow graph fills it with taller rows and
+    /// a graph as deep as the area is tall gets a line a row.
+    pub fn row_lines(&self, l: &Layout, area: Rect) -> Vec<(u16, u16)> {
+        let lines = graph_area(area).height as usize;
+        // Rows of frames narrower than a cell only are not drawn: they take no lines.
+        let drawn = l
+            .rows
+            .iter()
+            .take_while(|r| r.iter().any(|s| s.x1 > s.x0))
+            .count();
+        let rows = drawn.clamp(1, lines.max(1));
+        let top = |r: usize| (r * lines / rows) as u16;
+        (0..drawn.min(rows))
+            .map(|r| (top(r), top(r + 1) - top(r)))
+            .collect()
+    }
+
     /// The title: what the graph shows and what its widths stand for.
     pub fn title(&self) -> String {
+        let mut t = self.graph_title();
+        if let Some(s) = &self.sandwich {
+            t = format!(
+                "Sandwich of {} · callers above, callees below · {}",
+                s.sandwich.name,
+                t.split_once(" · ").map_or("", |(_, w)| w)
+            );
+        } else if self.left_heavy {
+            t.push_str(" · left-heavy: stacks merged (s: as recorded)");
+        }
+        t
+    }
+
+    fn graph_title(&self) -> String {
         let what = match self.tree.source {
             FlameSource::Dump => "Flame graph",
             FlameSource::Trace => "Flame graph (call tree per thread)",
@@ -126,6 +169,9 @@ impl FlameView {
                 Command::Back | Command::ToggleFlame => vec![Step::Pop],
                 _ => Vec::new(),
             };
+        }
+        if self.sandwich.is_some() {
+            return self.sandwich_command(cmd, area);
         }
         let l = self.layout(area);
         self.fix_selection(&l);
@@ -248,6 +294,25 @@ impl FlameView {
                     self.selected = SpanOf::Frame(p);
                 }
             },
+            FlameCommand::Order => {
+                self.set_left_heavy(!self.left_heavy);
+                return vec![Step::Notice(if self.left_heavy {
+                    "left-heavy: identical stacks merged, widest first".into()
+                } else {
+                    "as recorded: repeated siblings apart".into()
+                })];
+            }
+            FlameCommand::Sandwich => match self.selected {
+                SpanOf::Frame(f) => {
+                    let name = self.tree.frames[f as usize].name().to_string();
+                    self.open_sandwich(&name);
+                }
+                SpanOf::Merged(_) => {
+                    return vec![Step::Notice(
+                        "merged frames: select one frame (Enter zooms in) for its sandwich".into(),
+                    )]
+                }
+            },
             FlameCommand::Weighting => {
                 if self.tree.source == FlameSource::Trace {
                     return vec![Step::Notice(
@@ -281,7 +346,7 @@ impl FlameView {
         }
     }
 
-    fn refresh_matches(&mut self) {
+    pub(super) fn refresh_matches(&mut self) {
         let needle = self.search.value().to_lowercase();
         self.match_at = None;
         self.matches.clear();
@@ -312,6 +377,12 @@ impl FlameView {
         }
     }
 
+    /// Whether a label (a sandwich's frame's) matches the search.
+    pub fn label_matches(&self, label: &str) -> bool {
+        let needle = self.search.value().to_lowercase();
+        !needle.is_empty() && contains_ignore_case(label, &needle)
+    }
+
     /// Whether frame `f` matches the search.
     pub fn is_match(&self, f: u32) -> bool {
         self.matched.get(f as usize).copied().unwrap_or(false)
@@ -339,8 +410,17 @@ impl FlameView {
         if x < g.x || y < g.y || x >= g.x + g.width || y >= g.y + g.height {
             return Vec::new();
         }
+        if let Some(s) = self.sandwich.as_mut() {
+            s.click(g, self.weighting, x, y);
+            return Vec::new();
+        }
         let l = self.layout(area);
-        let Some(span) = l.at((y - g.y) as usize, x - g.x) else {
+        let y = y - g.y;
+        let row = self
+            .row_lines(&l, area)
+            .iter()
+            .position(|&(top, lines)| top <= y && y < top + lines);
+        let Some(span) = row.and_then(|row| l.at(row, x - g.x)) else {
             return Vec::new();
         };
         if span.of == self.selected {

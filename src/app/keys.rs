@@ -47,6 +47,8 @@ pub enum Meaning {
     Flame,
     /// Which time the widths of a graph stand for (median run or sum of runs; A or B).
     Weighting,
+    /// A flame graph's sandwich: one name's callers and callees.
+    Sandwich,
     /// Reserved for the modules view.
     Modules,
     Warmup,
@@ -161,6 +163,7 @@ pub static LANGUAGE: &[KeyMeaning] = &[
     m(Meaning::Types, &[ch('o')], "operator types"),
     m(Meaning::Flame, &[ch('f')], "flame graph"),
     m(Meaning::Weighting, &[ch('%')], "what the widths stand for"),
+    m(Meaning::Sandwich, &[ch('i')], "callers and callees"),
     m(Meaning::Modules, &[ch('m')], "modules"),
     m(
         Meaning::Warmup,

@@ -97,6 +97,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ("Esc", "zoom out/back"),
                 ("hjkl", "move"),
                 ("Enter", "zoom"),
+                ("i", "sandwich"),
+                ("s", "left-heavy"),
                 ("/", "search"),
                 ("%", "widths"),
                 ("r", "reveal"),
