@@ -21,6 +21,7 @@ pub mod flame_build;
 pub mod flame_keys;
 pub mod flame_layout;
 pub mod flame_merge;
+mod flame_modes;
 pub mod flame_sandwich;
 pub mod flame_view;
 pub mod fleet_keys;
