@@ -9,6 +9,17 @@ pub struct Binding {
     pub keys: &'static [Key],
     pub command: Command,
     pub help: &'static str,
+    /// The footer's word for this binding, where the meaning's (`hints::short`) does not
+    /// say what it does in this view.
+    pub hint: Option<&'static str>,
+}
+
+impl Binding {
+    /// This binding with its own footer word.
+    pub const fn hint(mut self, hint: &'static str) -> Binding {
+        self.hint = Some(hint);
+        self
+    }
 }
 
 pub(super) const fn b(
@@ -22,6 +33,7 @@ pub(super) const fn b(
         keys,
         command,
         help,
+        hint: None,
     }
 }
 

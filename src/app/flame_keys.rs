@@ -37,7 +37,8 @@ pub static FLAME: &[Binding] = &[
         &[ch('j'), code(KeyCode::Down)],
         FlameCommand::Child,
         "down to the widest child",
-    ),
+    )
+    .hint("move"),
     fl(
         M::Move,
         &[ch('k'), code(KeyCode::Up)],
@@ -49,13 +50,15 @@ pub static FLAME: &[Binding] = &[
         &[code(KeyCode::Enter)],
         FlameCommand::Zoom,
         "zoom: the selected frame fills the width, its ancestors stay as the breadcrumb (mouse: click selects, double-click zooms)",
-    ),
+    )
+    .hint("zoom"),
     b(
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
         "zoom out one level; then clear the search; then close the view",
-    ),
+    )
+    .hint("zoom out/back"),
     b(
         M::Delete,
         &[code(KeyCode::Backspace)],
@@ -67,7 +70,8 @@ pub static FLAME: &[Binding] = &[
         &[ch('/')],
         K::StartFilter,
         "search: highlight the frames whose name contains the text, with their total share",
-    ),
+    )
+    .hint("search"),
     b(
         M::Match,
         &[ch(']')],
@@ -86,7 +90,8 @@ pub static FLAME: &[Binding] = &[
         &[ch('s')],
         FlameCommand::Order,
         "left-heavy: identical stacks merged, instance numbers aside (OPERATOR_CALL #3 and #7, GEMM #1 and #2, threads: one frame each), widest first; again: as recorded",
-    ),
+    )
+    .hint("left-heavy"),
     fl(
         M::Sandwich,
         &[ch('i')],

@@ -395,7 +395,8 @@ static COMPARE: &[Binding] = &[
         &[code(KeyCode::Tab), code(KeyCode::BackTab)],
         K::NextPane,
         "tree (program order) or table (sorted)",
-    ),
+    )
+    .hint("tree/table"),
     b(
         M::Sort,
         &[ch('s')],

@@ -30,6 +30,7 @@ pub mod format;
 mod from_profile;
 pub mod groups;
 pub mod help;
+pub mod hints;
 pub mod histogram;
 pub mod key_tables;
 pub mod keymap;

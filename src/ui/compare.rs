@@ -203,14 +203,16 @@ pub fn draw(frame: &mut Frame, view: &CompareView, notice: Option<&str>, theme: 
                 theme.warning(),
             )
         }
-        None => Line::styled(
-            fit(
-                " j/k move  Tab tree/table  s sort  / filter  u changed only  x swap A/B  ? help  Esc back  q quit",
-                width,
-                false,
-            ),
-            theme.dim(),
-        ),
+        None => {
+            // From the compare view's key table: whole hints only.
+            let all = crate::app::hints::hints(crate::app::ViewKind::Compare);
+            let mut spans = vec![Span::raw(" ")];
+            for h in crate::app::hints::fitting(&all, width.saturating_sub(1)) {
+                spans.push(Span::styled(h.keys.clone(), theme.key()));
+                spans.push(Span::styled(format!(" {}  ", h.what), theme.dim()));
+            }
+            Line::from(spans)
+        }
     };
     frame.render_widget(Paragraph::new(footer), a.footer);
 }

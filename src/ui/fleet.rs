@@ -325,17 +325,12 @@ fn draw_footer(
         if let Some(n) = notice {
             spans.push(Span::styled(format!("{} │ ", escape(n)), theme.warning()));
         }
-        for (k, what) in [
-            ("Tab", "pane"),
-            ("Enter", "open"),
-            ("d", "vs median"),
-            ("s", "sort"),
-            ("/", "filter"),
-            ("?", "help"),
-            ("q", "quit"),
-        ] {
-            spans.push(Span::styled(k, theme.key()));
-            spans.push(Span::styled(format!(" {what}  "), theme.dim()));
+        // From the fleet view's key table: whole hints only.
+        let all = crate::app::hints::hints(crate::app::ViewKind::Fleet);
+        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        for h in crate::app::hints::fitting(&all, (area.width as usize).saturating_sub(used)) {
+            spans.push(Span::styled(h.keys.clone(), theme.key()));
+            spans.push(Span::styled(format!(" {}  ", h.what), theme.dim()));
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

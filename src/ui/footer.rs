@@ -6,6 +6,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::Theme;
+use crate::app::hints::{fitting, hints, Hint};
+use crate::app::keys::Meaning;
 use crate::app::{AppState, ViewKind};
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
@@ -72,61 +74,30 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 theme.warning(),
             ));
         }
-        // The hints of the view on screen: its keys only (the help lists them all).
-        let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
+        // The hints of the view on screen, from its key table: what applies here, most
+        // used first, whole hints only (the help lists every key).
         let screen = state.views.screen().map(|v| v.kind());
-        let keys: Vec<(&str, &str)> = match screen {
-            Some(ViewKind::Log) => vec![
-                ("?", "help"),
-                ("q", "quit"),
-                ("Esc", "back"),
-                ("j/k", "scroll"),
-                ("v", "next section"),
-                ("r", "reveal"),
-            ],
-            Some(ViewKind::Timeline) => vec![("?", "help"), ("q", "quit"), ("Esc", "back")],
-            Some(ViewKind::Modules) => vec![
-                ("?", "help"),
-                ("q", "quit"),
-                ("Esc", "back"),
-                ("m", "close"),
-            ],
-            Some(ViewKind::Flame) => vec![
-                ("?", "help"),
-                ("q", "quit"),
-                ("Esc", "zoom out/back"),
-                ("hjkl", "move"),
-                ("Enter", "zoom"),
-                ("i", "sandwich"),
-                ("s", "left-heavy"),
-                ("/", "search"),
-                ("%", "widths"),
-                ("r", "reveal"),
-            ],
-            _ => [("?", "help"), ("q", "quit"), ("Tab", "pane")]
-                .into_iter()
-                .chain(watch_hint)
-                .chain([
-                    ("/", "filter"),
-                    ("s", "sort"),
-                    ("w", "log"),
-                    ("+/-", "warm-up"),
-                    ("t", "timeline"),
-                    ("o", "types"),
-                    ("r", "reveal"),
-                    ("c", "copy"),
-                ])
-                .collect(),
-        };
+        let kind = screen.unwrap_or(ViewKind::Explorer);
+        let data = state.data.as_ref();
         // `o` groups by type: only where there are types (not in a trace's by-name table).
-        let has_types = state.data.as_ref().is_some_and(|d| !d.groups.is_empty());
-        for (k, what) in keys
+        let has_types = data.is_some_and(|d| !d.groups.is_empty());
+        let has_modules = data.is_some_and(|d| !d.modules.is_empty());
+        let watching = state.watch.is_some();
+        let applies = |m: Meaning| match m {
+            Meaning::Warmup => has_runs,
+            Meaning::Types => has_types,
+            Meaning::Modules => has_modules || kind == ViewKind::Modules,
+            Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline => watching,
+            _ => true,
+        };
+        let all: Vec<Hint> = hints(kind)
             .into_iter()
-            .filter(|(k, _)| has_runs || *k != "+/-")
-            .filter(|(k, _)| has_types || *k != "o")
-        {
-            spans.push(Span::styled(k, theme.key()));
-            spans.push(Span::raw(format!(" {what} ")));
+            .filter(|h| applies(h.meaning))
+            .collect();
+        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        for h in fitting(&all, (area.width as usize).saturating_sub(used)) {
+            spans.push(Span::styled(h.keys.clone(), theme.key()));
+            spans.push(Span::raw(format!(" {}  ", h.what)));
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
