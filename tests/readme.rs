@@ -3,7 +3,8 @@
 //! - the picture of the explorer, `docs/explorer.txt`, is the demo as `--demo` opens it,
 //!   drawn at 120x40 on ratatui's `TestBackend`, and the README's copy is that file;
 //! - the key table of `docs/reference.md` is the keymap's help (so a new or changed key
-//!   fails here until the page says so), and its `--help` blocks are what the binary prints;
+//!   fails here until the page says so), its `--help` blocks are what the binary prints,
+//!   and every flag they list is explained in the page's own text;
 //! - the README's set-up commands are the ones CI runs, it stays a front page (under
 //!   30 KB), and every relative link of the README and `docs/` finds its file and heading.
 //!
@@ -178,6 +179,69 @@ fn reference_has_every_help_as_printed() {
         );
     }
     check_block(REFERENCE, "help", &want);
+}
+
+/// The `--long` flags named in `text`.
+fn long_flags(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let b = text.as_bytes();
+    for (i, _) in text.match_indices("--") {
+        let before = i.checked_sub(1).map(|j| b[j]);
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-') {
+            continue;
+        }
+        let name: String = text[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.insert(format!("--{}", name.trim_end_matches('-')));
+        }
+    }
+    out
+}
+
+/// Every flag a `--help` lists is written about in the reference's own text (not only in
+/// its generated copy of the help), and the synopsis names no flag the binary lacks.
+#[test]
+fn reference_explains_every_flag() {
+    let page = read(REFERENCE);
+    let (a, b) = block_span(&page, "help").expect("the help block");
+    let own = format!("{}{}", &page[..a], &page[b..]);
+    let mut helped = std::collections::BTreeSet::new();
+    for command in [
+        None,
+        Some("report"),
+        Some("compare"),
+        Some("export"),
+        Some("run"),
+        Some("fleet"),
+    ] {
+        helped.extend(long_flags(&help(command)));
+    }
+    assert!(
+        helped.contains("--warmup") && helped.contains("--partition-by"),
+        "{helped:?}"
+    );
+    // `--output` is written `-o`, `--help` and `--version` explain themselves.
+    let unexplained: Vec<_> = helped
+        .iter()
+        .filter(|f| !["--help", "--version", "--output"].contains(&f.as_str()))
+        .filter(|f| !long_flags(&own).contains(*f))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "{REFERENCE} does not explain {unexplained:?} (only its generated help lists them)"
+    );
+    let synopsis = &own[own.find("### Synopsis").unwrap()..own.find("### Common flags").unwrap()];
+    let unknown: Vec<_> = long_flags(synopsis)
+        .into_iter()
+        .filter(|f| !helped.contains(f))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "the synopsis of {REFERENCE} names flags no --help lists: {unknown:?}"
+    );
 }
 
 /// The demo as `--demo` opens it, drawn at the picture's size, as text.
