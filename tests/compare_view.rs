@@ -1,7 +1,7 @@
 //! The compare view: pure key handling through its key table (default order, changed-only
 //! rows, name filter, swap, tree), snapshots at 80x24 and 160x48 on the generated cnn2
 //! pair (fixtures/compare: conv #3 1.5x and neg 1.4x slower, pixel_shuffle 0.6x), and the
-//! README's compare key table.
+//! compare rows of the key table in docs/reference.md.
 
 use cpuprof_tui::app::compare::CompareView;
 use cpuprof_tui::app::keymap::{view_help, ViewKind};
@@ -260,13 +260,14 @@ fn same_named_snapshots() {
 }
 
 #[test]
-fn readme_lists_every_compare_key() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn reference_lists_every_compare_key() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md")).unwrap();
     for (keys, help) in view_help(ViewKind::Compare) {
         let row = format!("| `{keys}` | {help} |");
         assert!(
             text.contains(&row),
-            "README.md lacks the compare key row: {row}"
+            "docs/reference.md lacks the compare key row: {row}"
         );
     }
 }

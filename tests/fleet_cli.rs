@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -474,115 +473,6 @@ fn partition_by_writes_a_hive_directory() {
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["fleet", root.to_str().unwrap(), "--partition-by", "device"]);
     assert_eq!(out.status.code(), Some(2));
-}
-
-/// A Python with the `duckdb` module: `$CPUPROF_DUCKDB_PYTHON`, else `python3`.
-fn duckdb_python() -> Option<String> {
-    let py = std::env::var("CPUPROF_DUCKDB_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&py)
-        .args(["-c", "import duckdb"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    ok.then_some(py)
-}
-
-/// The README's three DuckDB queries on the generated fleets, where DuckDB is installed
-/// (`pip install duckdb`; point `CPUPROF_DUCKDB_PYTHON` at its Python).
-#[test]
-fn readme_duckdb_queries_where_duckdb_is_installed() {
-    let Some(py) = duckdb_python() else {
-        eprintln!("skipped: no Python with duckdb (set CPUPROF_DUCKDB_PYTHON)");
-        return;
-    };
-    let t = truth();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let parts = d.join("fleet");
-    let long = d.join("long.parquet");
-    let (devices, commits) = (fx("fleet/devices"), fx("fleet/commits"));
-    ok_stdout(&[
-        "fleet",
-        devices.to_str().unwrap(),
-        "--key",
-        KEY,
-        "--format",
-        "parquet",
-        "--partition-by",
-        "device",
-        "-o",
-        parts.to_str().unwrap(),
-    ]);
-    // The commits fleet with a damaged dump beside it.
-    let mixed = d.join("mixed");
-    copy(
-        &fx("real/bad_truncated.etdp"),
-        &mixed.join("bad/c1/run-1.etdp"),
-    );
-    ok_stdout(&[
-        "fleet",
-        commits.to_str().unwrap(),
-        mixed.to_str().unwrap(),
-        "--key",
-        KEY,
-        "--format",
-        "parquet",
-        "-o",
-        long.to_str().unwrap(),
-    ]);
-    let script = r#"
-import duckdb, json
-a = duckdb.sql("""SELECT device, arg_max(name, median_ms) AS operator, max(median_ms) AS median_ms
-FROM read_parquet('fleet/*/*.parquet', hive_partitioning = true)
-WHERE kind = 'operator' GROUP BY device ORDER BY device""").fetchall()
-b = duckdb.sql("""SELECT commit, median(median_ms) AS median_ms FROM 'long.parquet'
-WHERE name = 'Fully Connected (NC, F32) GEMM #1' AND device = 'a'
-GROUP BY commit ORDER BY length(commit), commit""").fetchall()
-c = duckdb.sql("SELECT DISTINCT profile_id, error FROM 'long.parquet' WHERE error IS NOT NULL").fetchall()
-print(json.dumps([a, b, c]))
-"#;
-    let out = Command::new(py)
-        .arg("-c")
-        .arg(script)
-        .current_dir(d)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // 1. Per device, the slowest operator: dev07's is the slowed one, and the slowest.
-    let per_device = v[0].as_array().unwrap();
-    assert_eq!(per_device.len(), 12);
-    let want = &t["devices"]["outlier"];
-    let worst = per_device
-        .iter()
-        .max_by(|x, y| x[2].as_f64().unwrap().total_cmp(&y[2].as_f64().unwrap()))
-        .unwrap();
-    assert_eq!(worst[0], want["device"]);
-    assert_eq!(worst[1], want["row"]);
-    // 2. The row over commits c1..c10, in that order: up by the factor from c7 on.
-    let trend = v[1].as_array().unwrap();
-    let commits: Vec<&str> = trend.iter().map(|r| r[0].as_str().unwrap()).collect();
-    let expect: Vec<String> = (1..=10).map(|c| format!("c{c}")).collect();
-    assert_eq!(commits, expect);
-    let at = trend
-        .iter()
-        .position(|r| r[0] == t["commits"]["change"]["from_commit"])
-        .unwrap();
-    let level =
-        |r: &[Value]| r.iter().map(|x| x[1].as_f64().unwrap()).sum::<f64>() / r.len() as f64;
-    let ratio = level(&trend[at..]) / level(&trend[..at]);
-    assert!(
-        (ratio - t["commits"]["change"]["factor"].as_f64().unwrap()).abs() < 0.1,
-        "{ratio}"
-    );
-    // 3. The damaged profile, with its error.
-    let errors = v[2].as_array().unwrap();
-    assert_eq!(errors.len(), 1);
-    assert_eq!(errors[0][0], "bad/c1/run-1.etdp");
-    assert!(errors[0][1].as_str().unwrap().contains("incomplete ETDump"));
 }
 
 /// Fleets carry each row's module (#24): two copies of the ETRecord fixture, whose

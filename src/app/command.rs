@@ -92,7 +92,7 @@ pub enum ViewKind {
 }
 
 impl ViewKind {
-    /// Every key table, in the order the help and the README list them.
+    /// Every key table, in the order the help and docs/reference.md list them.
     pub const ALL: [ViewKind; 10] = [
         ViewKind::Explorer,
         ViewKind::Filter,

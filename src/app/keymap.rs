@@ -80,7 +80,7 @@ pub fn help_lines_for(first: ViewKind) -> Vec<(String, String)> {
     out
 }
 
-/// Every view's help, in the README's order.
+/// Every view's help, in the order of the key table of docs/reference.md.
 pub fn help_lines() -> Vec<(String, String)> {
     help_lines_for(ViewKind::Explorer)
 }

@@ -1,7 +1,7 @@
 //! Warm-up: a fixed number of leading runs, or `auto`, which finds the cold leading runs
 //! from the `Method::execute` durations.
 //!
-//! The `auto` rule (documented in README):
+//! The `auto` rule (documented in docs/formats.md, "What the profile contains"):
 //! - with fewer than 4 runs nothing is dropped (too few to tell cold from warm);
 //! - the *reference* is the later half of the runs (runs `n / 2` ..): their median `m` and
 //!   median absolute deviation `MAD`;

@@ -36,7 +36,8 @@ fn side_stats(s: &Option<Stats>) -> Option<SideDoc> {
     })
 }
 
-/// One row of the document, borrowing from the comparison (field order as in the README).
+/// One row of the document, borrowing from the comparison (field order as in
+/// `cpuprof.compare/1` of docs/reference.md).
 #[derive(Serialize)]
 struct RowDoc<'a> {
     kind: &'static str,
@@ -126,7 +127,7 @@ pub struct ComparisonDoc<'a> {
     warnings: Vec<WarningDoc<'a>>,
 }
 
-/// The document of `c` (field order as in the README).
+/// The document of `c` (field order as in `cpuprof.compare/1` of docs/reference.md).
 pub fn comparison_doc(c: &Comparison) -> ComparisonDoc<'_> {
     let s = &c.summary;
     ComparisonDoc {

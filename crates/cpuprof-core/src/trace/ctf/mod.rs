@@ -4,8 +4,8 @@
 //! `lttng_ust_pytorch` op events go through the same pairing as the babeltrace2 text
 //! reader; other events are counted and listed as ignored kinds.
 //!
-//! Where traces are looked for ([`find_trace_dirs`]; README "CTF trace directories"):
-//! as babeltrace2 finds them, every folder at or below the root that holds a `metadata`
+//! Where traces are looked for ([`find_trace_dirs`]; docs/formats.md, "LTTng CTF trace
+//! directories"): as babeltrace2 finds them, every folder at or below the root that holds a `metadata`
 //! file starting like CTF metadata (a session's `kernel/` and `ust/...`, rotation chunks,
 //! `archives/<chunk>/...`, a folder of sessions), bounded: [`MAX_SEARCH_DEPTH`] levels,
 //! [`MAX_SEARCH_ENTRIES`] directory entries, [`MAX_TRACE_DIRS`] traces, and no file is

@@ -12,10 +12,10 @@ mod text;
 pub use parser::parse_metadata;
 pub use text::{looks_like_metadata, metadata_text, METADATA_MAGIC};
 
-// Budgets (README "CTF trace directories"). Sizes and decode steps of every type are
-// computed once, when the type is declared, from those of its parts (types are shared
-// by id, never expanded), so a type that doubles the previous one 60 times costs 60
-// entries; only what it would expand to is checked against these.
+// Budgets (docs/formats.md, "LTTng CTF trace directories"). Sizes and decode steps of
+// every type are computed once, when the type is declared, from those of its parts
+// (types are shared by id, never expanded), so a type that doubles the previous one 60
+// times costs 60 entries; only what it would expand to is checked against these.
 
 /// Metadata text larger than this is refused (LTTng's is a few MB at most).
 pub const MAX_METADATA_BYTES: usize = 64 << 20;
