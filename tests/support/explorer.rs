@@ -11,8 +11,7 @@ use cpuprof_tui::ui::{self, Theme};
 use cpuprof_tui::worker::load_explorer_data;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-#[path = "render.rs"]
-pub mod render;
+pub use super::render;
 
 /// The four sizes every view is drawn at.
 pub const SIZES: [(u16, u16); 4] = [(80, 24), (120, 40), (160, 48), (230, 60)];

@@ -1,0 +1,272 @@
+//! The compare view: pure key handling through its key table (default order, changed-only
+//! rows, name filter, swap, tree), snapshots at 80x24 and 160x48 on the generated cnn2
+//! pair (fixtures/compare: conv #3 1.5x and neg 1.4x slower, pixel_shuffle 0.6x), and the
+//! compare rows of the key table in docs/reference.md.
+
+use cpuprof_tui::app::compare::CompareView;
+use cpuprof_tui::app::keymap::{view_help, ViewKind};
+use cpuprof_tui::app::{update, Action, AppState, Effect};
+use cpuprof_tui::cli::CompareArgs;
+use cpuprof_tui::compare::Verdict;
+use cpuprof_tui::report::compare::load_both;
+use cpuprof_tui::ui::{self, compare as ui_compare, Theme};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
+
+use crate::support::explorer;
+use explorer::render;
+
+fn args(a: &str, b: &str, warmup: usize) -> CompareArgs {
+    explorer::compare_args(format!("{DIR}/{a}"), format!("{DIR}/{b}"), warmup)
+}
+
+/// The `compare` command's screen: the view as the base of the stack.
+fn view() -> AppState {
+    let (f, b) = load_both(&args("cnn2_a.etdp", "cnn2_slow_b.etdp", 3)).unwrap();
+    AppState::for_compare(CompareView::new(f, b), 160, 48)
+}
+
+/// Press `c`; true when the program quits.
+fn press(s: &mut AppState, c: char) -> bool {
+    press_key(s, KeyCode::Char(c))
+}
+
+fn press_key(s: &mut AppState, code: KeyCode) -> bool {
+    update(s, Action::Key(KeyEvent::new(code, KeyModifiers::NONE))).contains(&Effect::Quit)
+}
+
+fn cv(s: &AppState) -> &CompareView {
+    s.compare().expect("the compare view")
+}
+
+fn screen(s: &mut AppState, (w, h): (u16, u16)) -> String {
+    if let Some(v) = s.views.compare_mut() {
+        v.scroll_to_fit(ui_compare::list_height(w, h));
+    }
+    render::frame_text(w, h, |f| ui::draw(f, s, &Theme::plain()))
+}
+
+fn shown(v: &CompareView) -> Vec<(String, Verdict, Option<f64>)> {
+    v.visible
+        .iter()
+        .map(|&i| {
+            let r = &v.comparison().rows[i];
+            (r.name.clone(), r.verdict, r.delta_pct)
+        })
+        .collect()
+}
+
+#[test]
+fn default_order_is_regressions_largest_first_then_improvements() {
+    let s = view();
+    let v = cv(&s);
+    let rows = shown(v);
+    let slower: Vec<_> = rows.iter().take_while(|r| r.1 == Verdict::Slower).collect();
+    assert!(slower.len() >= 2, "{rows:?}");
+    for w in slower.windows(2) {
+        assert!(w[0].2.unwrap() >= w[1].2.unwrap(), "{rows:?}");
+    }
+    let rest = &rows[slower.len()..];
+    let faster: Vec<_> = rest.iter().take_while(|r| r.1 == Verdict::Faster).collect();
+    assert!(!faster.is_empty());
+    for w in faster.windows(2) {
+        assert!(w[0].2.unwrap() <= w[1].2.unwrap(), "{rows:?}");
+    }
+    assert!(rest[faster.len()..].iter().all(|r| r.1 == Verdict::Same));
+    // The selection starts on the largest regression.
+    assert_eq!(v.selected_row().unwrap().verdict, Verdict::Slower);
+}
+
+#[test]
+fn changed_only_filter_swap_and_tree() {
+    let mut s = view();
+    let all = cv(&s).visible.len();
+    // `u`: only the changed rows (c is copy everywhere, never "changed only").
+    assert!(!press(&mut s, 'c'));
+    assert_eq!(cv(&s).visible.len(), all);
+    press(&mut s, 'u');
+    assert!(cv(&s).visible.len() < all);
+    assert!(shown(cv(&s)).iter().all(|r| r.1 != Verdict::Same));
+    let before: Vec<_> = shown(cv(&s));
+    // Swap: B against A, slower and faster trade places; the selected row stays.
+    let sel = cv(&s).selected_row().unwrap().path.clone();
+    press(&mut s, 'x');
+    assert!(cv(&s).swapped);
+    assert_eq!(cv(&s).selected_row().unwrap().path, sel);
+    let after = shown(cv(&s));
+    for (name, verdict, _) in &before {
+        if name == "Convolution (NHWC, F32) IGEMM #3" {
+            assert_eq!(*verdict, Verdict::Slower);
+            assert!(after.iter().any(|r| &r.0 == name && r.1 == Verdict::Faster));
+        }
+    }
+    press(&mut s, 'x');
+    press(&mut s, 'u');
+    assert_eq!(cv(&s).visible.len(), all);
+    // Tab: the tree, in program order, the method first.
+    press_key(&mut s, KeyCode::Tab);
+    assert!(cv(&s).tree);
+    assert_eq!(
+        cv(&s).comparison().rows[cv(&s).visible[0]].name,
+        "Method::execute"
+    );
+    assert_eq!(cv(&s).selected_row().unwrap().path, sel);
+    // `/` filters by name (q is typed, not quit); Esc clears it, then says how to quit.
+    press(&mut s, '/');
+    for c in "q ".chars() {
+        assert!(!press(&mut s, c));
+    }
+    press_key(&mut s, KeyCode::Backspace);
+    press_key(&mut s, KeyCode::Backspace);
+    for c in "neg".chars() {
+        press(&mut s, c);
+    }
+    press_key(&mut s, KeyCode::Enter);
+    let names: Vec<String> = shown(cv(&s)).into_iter().map(|r| r.0).collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.to_lowercase().contains("neg")),
+        "{names:?}"
+    );
+    assert!(!press_key(&mut s, KeyCode::Esc), "Esc never quits");
+    assert_eq!(cv(&s).visible.len(), all, "Esc cleared the filter");
+    assert!(!press_key(&mut s, KeyCode::Esc));
+    assert!(
+        s.compare().is_some(),
+        "the compare command's view is the base"
+    );
+    assert_eq!(s.notice.as_deref(), Some("nothing to go back to: q quits"));
+    // Moving; help is a view pushed over it; q quits from help too.
+    press(&mut s, 'G');
+    assert_eq!(cv(&s).selected, cv(&s).visible.len() - 1);
+    press(&mut s, 'g');
+    assert_eq!(cv(&s).selected, 0);
+    assert!(!press(&mut s, '?'));
+    assert!(s.help_open());
+    assert!(!press_key(&mut s, KeyCode::Esc), "Esc closes help");
+    assert!(!s.help_open());
+    press(&mut s, '?');
+    assert!(press(&mut s, 'q'), "q quits from the help");
+}
+
+#[test]
+fn snapshots() {
+    for size in [(80, 24), (160, 48)] {
+        let tag = format!("{}x{}", size.0, size.1);
+        let mut v = view();
+        insta::assert_snapshot!(format!("compare_table_{tag}"), screen(&mut v, size));
+        press_key(&mut v, KeyCode::Tab);
+        press(&mut v, 'u');
+        // The footer shows the notice of `u` until the next key.
+        v.notice = None;
+        insta::assert_snapshot!(format!("compare_tree_changed_{tag}"), screen(&mut v, size));
+        press(&mut v, 'x');
+        insta::assert_snapshot!(format!("compare_swapped_{tag}"), screen(&mut v, size));
+        press(&mut v, '?');
+        insta::assert_snapshot!(format!("compare_help_{tag}"), screen(&mut v, size));
+    }
+    // Tiny samples: every verdict too few, the warning on screen.
+    let (f, b) = load_both(&args("mlp3_a.etdp", "mlp3_b.etdp", 0)).unwrap();
+    let mut v = AppState::for_compare(CompareView::new(f, b), 80, 24);
+    insta::assert_snapshot!("compare_too_few_80x24", screen(&mut v, (80, 24)));
+}
+
+/// The null pair (no change): its rows by name, in the order shown.
+fn null_pair() -> AppState {
+    let (f, b) = load_both(&args("cnn2_a.etdp", "cnn2_null_b.etdp", 3)).unwrap();
+    AppState::for_compare(CompareView::new(f, b), 160, 48)
+}
+
+fn type_filter(s: &mut AppState, text: &str) {
+    press(s, '/');
+    for c in text.chars() {
+        press(s, c);
+    }
+    press_key(s, KeyCode::Enter);
+}
+
+/// cnn2 has two XNNPACK delegates (instructions 0 and 2, fixtures/compare/README.md), each
+/// with its own `Transpose (ND, X32) #1`, and the non-delegated
+/// `native_call_pixel_shuffle.out` instruction holds a kernel event of the same name: the
+/// list tells them apart by kind and delegate, the detail by the whole path.
+#[test]
+fn same_named_rows_are_told_apart() {
+    use cpuprof_tui::app::compare::{delegate_of, where_short};
+    let mut s = null_pair();
+    type_filter(&mut s, "Transpose (ND, X32) #1");
+    let v = cv(&s);
+    let mut delegates: Vec<Option<i32>> = v
+        .visible
+        .iter()
+        .map(|&i| delegate_of(v.comparison(), i))
+        .collect();
+    delegates.sort();
+    assert_eq!(delegates, vec![Some(0), Some(2)]);
+    let screen_text = screen(&mut s, (160, 48));
+    let lines: Vec<&str> = screen_text
+        .lines()
+        .filter(|l| l.starts_with("│= Transpose (ND, X32) #1") && l.contains("operator"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{screen_text}");
+    assert!(lines.iter().any(|l| l.contains(" d0 ")), "{screen_text}");
+    assert!(lines.iter().any(|l| l.contains(" d2 ")), "{screen_text}");
+    // The detail: the whole path of the selected one, down from the method.
+    let v = cv(&s);
+    let sel = v.selected_row().unwrap();
+    let d = delegate_of(v.comparison(), v.visible[v.selected]).unwrap();
+    assert_eq!(
+        where_short(v.comparison(), v.visible[v.selected]),
+        format!("d{d}")
+    );
+    assert!(
+        screen_text.contains(&format!("in Method::execute › delegate #{d} ›")),
+        "{screen_text}"
+    );
+    assert_eq!(
+        sel.path.len(),
+        4,
+        "method, delegate, subgraph, operator: {:?}",
+        sel.path
+    );
+
+    let mut s = null_pair();
+    type_filter(&mut s, "native_call_pixel_shuffle.out");
+    let v = cv(&s);
+    let mut kinds: Vec<&str> = v
+        .visible
+        .iter()
+        .map(|&i| v.comparison().rows[i].kind.label())
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, vec!["kernel", "operator"]);
+    for &i in &v.visible {
+        assert_eq!(
+            delegate_of(v.comparison(), i),
+            None,
+            "instruction 1 is not delegated"
+        );
+    }
+}
+
+#[test]
+fn same_named_snapshots() {
+    for size in [(80, 24), (120, 40), (160, 48), (230, 60)] {
+        let tag = format!("{}x{}", size.0, size.1);
+        let mut s = null_pair();
+        type_filter(&mut s, "#1");
+        insta::assert_snapshot!(format!("compare_same_named_{tag}"), screen(&mut s, size));
+    }
+}
+
+#[test]
+fn reference_lists_every_compare_key() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md")).unwrap();
+    for (keys, help) in view_help(ViewKind::Compare) {
+        let row = format!("| `{keys}` | {help} |");
+        assert!(
+            text.contains(&row),
+            "docs/reference.md lacks the compare key row: {row}"
+        );
+    }
+}

@@ -1,0 +1,106 @@
+//! The integration tests, one binary (`cargo test --test it`; one module per area, as
+//! the files were): one link instead of ~85. Tests that install a counting global
+//! allocator stay binaries of their own (`tests/build_alloc.rs`, `tests/ctf_alloc.rs`,
+//! `tests/timeline_stream.rs`): an allocator counts the whole process.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod app_update;
+mod closed_pipe;
+mod compare_cli;
+mod compare_memory;
+mod compare_pty;
+mod compare_ratio;
+mod compare_stats;
+mod compare_table;
+mod compare_view;
+mod ctf_props;
+mod ctf_thapi;
+mod ctf_wild;
+mod ctf_writer;
+mod detail_source;
+mod docs_duckdb;
+mod e2e_pty;
+mod efficiency;
+mod etdump_checked;
+mod etdump_props;
+mod etdump_real;
+mod etdump_stream;
+mod etrecord_attention;
+mod etrecord_source;
+mod explorer_truncate_pty;
+mod export;
+mod export_stacks;
+mod first_screen;
+mod flame_folded;
+mod flame_pty;
+mod flame_sandwich;
+mod flame_view;
+mod fleet_cli;
+mod fleet_pty;
+mod fleet_samples;
+mod fleet_trend;
+mod fleet_view;
+mod hostile;
+mod hostile_round2;
+mod hostile_round3_etrecord;
+mod hostile_round3_outputs;
+mod hostile_round3_run;
+mod input_map_guard;
+mod log_help_scroll;
+mod methods_header;
+mod modules_view;
+mod naming;
+mod no_panic;
+mod option_props;
+mod overhead_rows;
+mod pipe_props;
+mod profile_attribution;
+mod profile_big;
+mod profile_edges;
+mod profile_inspector;
+mod profile_methods;
+mod profile_props;
+mod profile_truth;
+mod profile_twins;
+mod profile_warmup;
+mod python_wheel;
+mod readme;
+mod report_cli;
+mod report_trace_folder;
+mod run_cli;
+mod run_executorch;
+mod run_pty;
+mod runlog_fixtures;
+mod runlog_props;
+mod runner_log_beside;
+mod scale_mapped;
+mod scale_time_unit;
+mod signals_pty;
+mod snapshots;
+mod source_layout;
+mod thapi_nodes;
+mod timeline_props;
+mod timeline_pty;
+mod timeline_view;
+mod torch_wild;
+mod trace_output;
+mod trace_props;
+mod trace_report_cli;
+mod trace_thapi;
+mod trace_torch;
+mod trace_view;
+mod types_view;
+mod views_pty;
+mod warmup_default;
+mod watch_app;
+mod watch_dir;
+mod watch_regressions;
+mod watch_update;
+mod wide_names;
+mod wild_programs;
+mod worker;
