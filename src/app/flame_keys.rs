@@ -109,7 +109,8 @@ pub static FLAME: &[Binding] = &[
         &[ch('f')],
         K::ToggleFlame,
         "close the flame graph",
-    ),
+    )
+    .hint("close"),
     HELP_KEY,
     QUIT,
 ];

@@ -278,7 +278,7 @@ static LOG: &[Binding] = &[
         K::Reveal,
         "the highlighted finding in the tree (closes the log)",
     ),
-    b(M::Log, &[ch('w')], K::ToggleLog, "close the log view"),
+    b(M::Log, &[ch('w')], K::ToggleLog, "close the log view").hint("close"),
     b(
         M::Back,
         &[code(KeyCode::Esc)],
@@ -372,7 +372,8 @@ static TIMELINE: &[Binding] = &[
         &[ch('t')],
         K::ToggleTimeline,
         "close the timeline",
-    ),
+    )
+    .hint("close"),
     b(
         M::Back,
         &[code(KeyCode::Esc)],
@@ -451,7 +452,7 @@ static MODULES: &[Binding] = &[
     b(M::Filter, &[ch('/')], K::StartFilter, "filter by path, type or row name (live)"),
     b(M::Reveal, &[ch('r')], K::Reveal, "reveal the row in the explorer's tree (closes the view)"),
     b(M::Copy, &[ch('c')], K::CopyRow, "copy the module path, or the row's file:line (OSC 52)"),
-    b(M::Modules, &[ch('m')], K::ToggleModules, "close the modules view"),
+    b(M::Modules, &[ch('m')], K::ToggleModules, "close the modules view").hint("close"),
     b(M::Back, &[code(KeyCode::Esc)], K::Back, "back: clear the filter, then close the view"),
     HELP_KEY,
     QUIT,
