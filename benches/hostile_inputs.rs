@@ -5,7 +5,7 @@
 //!   lines (8 MB: 8-20 s); linear now: compare the two sizes' time per header.
 //! - A gzip Chrome trace whose event array holds 128 MiB of spaces (~130 KB
 //!   compressed): streamed through the whitespace squeezer, so it costs one inflate
-//!   pass and bounded memory (see `tests/hostile.rs` for the RSS budget).
+//!   pass and bounded memory (see `tests/it/hostile.rs` for the RSS budget).
 //!
 //! - TSDL metadata where each `typealias struct` holds two of the previous one (issue
 //!   #19 row 2): 24 and 60 levels. Sizes are computed per declared type, so parsing

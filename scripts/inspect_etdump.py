@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Print the ExecuTorch Inspector's view of an ETDump as JSON (etdump only, every run
 kept): for each event block its name and events (event name, instruction id, raw ms).
-Used by tests/run_executorch.rs as the truth for a dump `cpuprof-tui run` produced.
+Used by tests/it/run_executorch.rs as the truth for a dump `cpuprof-tui run` produced.
 
 Usage: python scripts/inspect_etdump.py DUMP.etdp
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes fixtures/fleet/farm_null/ and fixtures/fleet/farm_regress/ (tests/fleet_trend.rs):
+"""Makes fixtures/fleet/farm_null/ and fixtures/fleet/farm_regress/ (tests/it/fleet_trend.rs):
 four devices dev1..dev4 x ten commits c01..c10, one profile each, with the shared
 CpuBackend generator (fixtures/gen_cpu_fixtures.py, executorch 1.5.1), imported once:
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates fixtures/fleet/ (the fleets of tests/fleet_cli.rs) with the shared CpuBackend
+# Regenerates fixtures/fleet/ (the fleets of tests/it/fleet_cli.rs) with the shared CpuBackend
 # generator (fixtures/gen_cpu_fixtures.py, executorch 1.5.1):
 #   PYTHON=/work/venv/bin/python scripts/make_fleet_fixtures.sh
 # What was injected where is written to fixtures/fleet/truth.json by this script.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Make fixtures/run/tiny_mlp.pte: a 3-layer MLP (8 -> 16 -> 16 -> 4, ReLU) lowered to
-XNNPACK with executorch 1.5.1, for the run tests (`tests/run_executorch.rs`). Seeded, so
+XNNPACK with executorch 1.5.1, for the run tests (`tests/it/run_executorch.rs`). Seeded, so
 the file is the same on every run.
 
 Usage: /work/venv/bin/python scripts/make_tiny_pte.py fixtures/run

@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FIX = os.path.join(ROOT, "fixtures")
 
 # The Inspector's samples are differences of large timestamps converted to ms in floating
-# point: within 1e-9 relative, or 1e-8 ms absolute (as tests/profile_inspector.rs).
+# point: within 1e-9 relative, or 1e-8 ms absolute (as tests/it/profile_inspector.rs).
 def close(a, b):
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) or abs(a - b) <= 1e-8
 

@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 const OPS: usize = 20_000;

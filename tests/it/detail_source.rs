@@ -1,6 +1,6 @@
 //! The explorer's view model carries each row's source (from the ETRecord) to its tree
 //! node: the detail pane's module chain and source line. The sources themselves are
-//! checked against the Inspector in `tests/etrecord_source.rs`; here, that the explorer
+//! checked against the Inspector in `tests/it/etrecord_source.rs`; here, that the explorer
 //! shows the row's own source on the right node and none where the dump has none.
 
 use crate::common;

@@ -3,7 +3,7 @@
 //! and the model files given in the wrong place (issue #43), on inputs made here from the
 //! real fixtures of `fixtures/etrecord` the way `round3.sh`'s `mk.py` makes them. Each
 //! case has a time budget and, where it ballooned, a memory budget measured in the child
-//! (`/usr/bin/time`, as `tests/hostile_round2.rs` does).
+//! (`/usr/bin/time`, as `tests/it/hostile_round2.rs` does).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -334,7 +334,7 @@ fn export_writes_each_method_apart() {
     assert_eq!((kept(0), kept(1)), (11, 15));
 
     // `--warmup auto`: each method's own cold runs (hand-computed in
-    // tests/profile_warmup.rs from the Inspector's samples: encode 3, decode 1).
+    // tests/it/profile_warmup.rs from the Inspector's samples: encode 3, decode 1).
     let request = ProfileRequest::new(common::fixture("real/two_method.etdp"), None, 0)
         .with_warmup(cpuprof_tui::profile::warmup::Warmup::Auto);
     let tl = cpuprof_tui::timeline::load_dump_timeline(

@@ -8,7 +8,7 @@
 //! - the README's set-up commands are the ones CI runs, it stays a front page (under
 //!   30 KB), and every relative link of the README and `docs/` finds its file and heading.
 //!
-//! `UPDATE_DOCS=1 cargo test --test readme` rewrites the generated parts (between their
+//! `UPDATE_DOCS=1 cargo test --test it readme::` rewrites the generated parts (between their
 //! `<!-- BEGIN GENERATED name ... -->` and `<!-- END GENERATED name -->` lines, and
 //! `docs/explorer.txt`) instead of failing; review the diff before committing it.
 
@@ -76,7 +76,7 @@ fn check_block(rel: &str, name: &str, want: &str) {
     let (a, b) = block_span(&text, name).unwrap_or_else(|| {
         panic!(
             "{rel} has no generated block `{name}`: put the lines \
-             `<!-- BEGIN GENERATED {name}: UPDATE_DOCS=1 cargo test --test readme -->` and \
+             `<!-- BEGIN GENERATED {name}: UPDATE_DOCS=1 cargo test --test it readme:: -->` and \
              `<!-- END GENERATED {name} -->` where it goes"
         )
     });
@@ -91,7 +91,7 @@ fn check_block(rel: &str, name: &str, want: &str) {
     }
     panic!(
         "{rel}: the generated block `{name}` is out of date ({}); \
-         run `UPDATE_DOCS=1 cargo test --test readme` and review the diff",
+         run `UPDATE_DOCS=1 cargo test --test it readme::` and review the diff",
         first_difference(&text[a..b], want)
     );
 }
@@ -109,7 +109,7 @@ fn check_file(rel: &str, want: &str) {
         return;
     }
     panic!(
-        "{rel} is out of date ({}); run `UPDATE_DOCS=1 cargo test --test readme` and \
+        "{rel} is out of date ({}); run `UPDATE_DOCS=1 cargo test --test it readme::` and \
          review the diff",
         first_difference(&have, want)
     );

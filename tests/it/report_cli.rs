@@ -271,7 +271,7 @@ fn labels_with_newlines_keep_messages_on_one_line() {
 #[test]
 fn warmup_auto_and_one_section_per_method() {
     // two_method: 12 encode runs and 16 decode runs; by the auto rule (worked out in
-    // tests/profile_warmup.rs) 3 and 1 cold leading runs.
+    // tests/it/profile_warmup.rs) 3 and 1 cold leading runs.
     let o = report(&[
         &path("real/two_method.etdp"),
         "--warmup",

@@ -3,7 +3,7 @@
 //! when its warm-up and timed iterations add up to the dump's runs, else the cold runs
 //! by the `auto` rule; `--warmup 0` keeps every run. `profile.json` says which rule chose
 //! the count (`warmup_rule`). Counts: the logs' own lines and the truth files; the auto
-//! count of cnn_portable (2) is worked out in tests/profile_warmup.rs.
+//! count of cnn_portable (2) is worked out in tests/it/profile_warmup.rs.
 
 use crate::common;
 

@@ -8,7 +8,7 @@
 //! Sub-tables we do not decode (`allocators`, `allocation_event`, `debug_event`) are
 //! handed to the verifier itself. Nothing here uses the generated accessors.
 //!
-//! `tests/etdump_checked.rs` compares verdicts with the verifier on mutated dumps.
+//! `tests/it/etdump_checked.rs` compares verdicts with the verifier on mutated dumps.
 
 use std::borrow::Cow;
 use std::ops::Range;

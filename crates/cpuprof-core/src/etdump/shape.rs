@@ -14,7 +14,7 @@
 //! reports the error exactly as the verifier would (or accepts what the shape could not
 //! prove, such as a field at an unusual alignment). Nothing is changed before a fast
 //! visit has passed every check, so the checked path starts from the same state. The
-//! verdict is the checked path's either way; `tests/etdump_checked.rs` holds both to the
+//! verdict is the checked path's either way; `tests/it/etdump_checked.rs` holds both to the
 //! verifier.
 
 use super::checked::Cursor;
