@@ -9,6 +9,19 @@ pub struct Binding {
     pub keys: &'static [Key],
     pub command: Command,
     pub help: &'static str,
+    /// The word the view's footer shows beside the key (`keymap::footer_hints`); none:
+    /// the key is in the help only.
+    pub hint: Option<&'static str>,
+}
+
+impl Binding {
+    /// This binding with a footer hint.
+    pub(super) const fn hint(self, word: &'static str) -> Binding {
+        Binding {
+            hint: Some(word),
+            ..self
+        }
+    }
 }
 
 pub(super) const fn b(
@@ -22,6 +35,7 @@ pub(super) const fn b(
         keys,
         command,
         help,
+        hint: None,
     }
 }
 
@@ -30,5 +44,7 @@ pub(super) const QUIT: Binding = b(
     &[ch('q'), ctrl('c')],
     Command::Quit,
     "quit (from any view; works while loading)",
-);
-pub(super) const HELP_KEY: Binding = b(Meaning::Help, &[ch('?')], Command::ToggleHelp, "help");
+)
+.hint("quit");
+pub(super) const HELP_KEY: Binding =
+    b(Meaning::Help, &[ch('?')], Command::ToggleHelp, "help").hint("help");

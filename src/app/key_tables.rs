@@ -384,8 +384,8 @@ static TIMELINE: &[Binding] = &[
 ];
 
 static COMPARE: &[Binding] = &[
-    DOWN,
-    UP,
+    DOWN.hint("move"),
+    UP.hint("move"),
     PAGE_DOWN,
     PAGE_UP,
     TOP,
@@ -395,44 +395,58 @@ static COMPARE: &[Binding] = &[
         &[code(KeyCode::Tab), code(KeyCode::BackTab)],
         K::NextPane,
         "tree (program order) or table (sorted)",
-    ),
+    )
+    .hint("tree/table"),
     b(
         M::Sort,
         &[ch('s')],
         K::SortNext,
         "next sort: verdict, change, name, median A",
-    ),
+    )
+    .hint("sort"),
     b(
         M::Filter,
         &[ch('/')],
         K::StartFilter,
         "filter rows by name (live)",
-    ),
+    )
+    .hint("filter"),
     b(
         M::Unchanged,
         &[ch('u')],
         K::ToggleUnchanged,
-        "hide unchanged rows: only slower, faster, added, removed (again: all)",
-    ),
-    b(M::Swap, &[ch('x')], K::Swap, "swap A and B"),
+        "hide unchanged rows: only slower, faster, added, removed, the tree keeping their ancestors dimmed (again: all)",
+    )
+    .hint("changed only"),
+    b(M::Swap, &[ch('x')], K::Swap, "swap A and B").hint("swap A/B"),
+    b(
+        M::Copy,
+        &[ch('c')],
+        K::CopyRow,
+        "copy the selected row (name, kind, delegate, medians, change, p, path) to the clipboard (OSC 52)",
+    )
+    .hint("copy"),
     b(
         M::Flame,
         &[ch('f')],
         K::ToggleFlame,
         "differential flame graph: B's widths, coloured by verdict",
-    ),
+    )
+    .hint("flame"),
     b(
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
         "back: clear the filter, then close the view (watch mode: to the explorer)",
-    ),
+    )
+    .hint("back"),
     b(
         M::Help,
         &[ch('?')],
         K::ToggleHelp,
         "help (lists every warning too)",
-    ),
+    )
+    .hint("help"),
     QUIT,
 ];
 

@@ -46,6 +46,35 @@ pub fn keys_label(b: &Binding) -> String {
         .join(" ")
 }
 
+/// The footer's key hints of one view, from its table: each binding with a hint, by its
+/// first key; neighbours with the same word share it (`j/k move`). Help, quit and back
+/// come first, so a narrow footer still shows them.
+pub fn footer_hints(kind: ViewKind) -> Vec<(String, &'static str)> {
+    use super::keys::Meaning;
+    let rank = |b: &&Binding| match b.meaning {
+        Meaning::Help => 0,
+        Meaning::Quit => 1,
+        Meaning::Back => 2,
+        _ => 3,
+    };
+    let mut table: Vec<&Binding> = bindings(kind).iter().collect();
+    table.sort_by_key(rank);
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    for b in table {
+        let (Some(word), Some(&first)) = (b.hint, b.keys.first()) else {
+            continue;
+        };
+        match out.last_mut() {
+            Some((keys, w)) if *w == word => {
+                keys.push('/');
+                keys.push_str(&key_label(first));
+            }
+            _ => out.push((key_label(first), word)),
+        }
+    }
+    out
+}
+
 /// The help of one view: `keys  description` lines from its table.
 pub fn view_help(kind: ViewKind) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = bindings(kind)
@@ -180,8 +209,11 @@ mod tests {
             lookup(Dialog, &key(KeyCode::Enter, N)),
             Some(Command::Dismiss)
         );
-        // The compare view: c is not "changed only" any more, / filters there too.
-        assert_eq!(lookup(Compare, &key(KeyCode::Char('c'), N)), None);
+        // The compare view: c copies as everywhere (never "changed only"), / filters.
+        assert_eq!(
+            lookup(Compare, &key(KeyCode::Char('c'), N)),
+            Some(Command::CopyRow)
+        );
         assert_eq!(
             lookup(Compare, &key(KeyCode::Char('/'), N)),
             Some(Command::StartFilter)

@@ -129,3 +129,20 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
+
+/// Key hints (`keymap::footer_hints`) as spans, each whole or not at all within `width`
+/// cells: a narrow footer drops the last hints, never cuts one.
+pub fn hint_spans(hints: &[(String, &str)], width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::raw(" ")];
+    let mut used = 1;
+    for (keys, word) in hints {
+        let cells = keys.chars().count() + 1 + word.chars().count() + 2;
+        if used + cells - 2 > width {
+            break;
+        }
+        used += cells;
+        spans.push(Span::styled(keys.clone(), theme.key()));
+        spans.push(Span::styled(format!(" {word}  "), theme.dim()));
+    }
+    spans
+}

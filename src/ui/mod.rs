@@ -2,6 +2,7 @@
 //! frame from an `AppState`.
 
 pub mod compare;
+mod compare_detail;
 mod detail;
 mod detail_facts;
 mod dialog;
