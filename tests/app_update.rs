@@ -809,8 +809,13 @@ fn group_by_type_and_drill_in() {
             "Convolution (NHWC, F32) IGEMM #1"
         ]
     );
-    // Esc: all operators again; o twice: types and back.
+    // Esc: one level back, to the six types (#47); o: all operators; o twice: types
+    // and back.
     key(&mut s, KeyCode::Esc);
+    assert!(s.explorer.table.grouped);
+    assert_eq!(table_names(&s).len(), 6);
+    key(&mut s, KeyCode::Char('o'));
+    assert!(!s.explorer.table.grouped);
     assert_eq!(table_names(&s).len(), 7);
     key(&mut s, KeyCode::Char('o'));
     key(&mut s, KeyCode::Char('o'));

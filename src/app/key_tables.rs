@@ -75,7 +75,7 @@ static EXPLORER: &[Binding] = &[
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
-        "back: detail → list, clear filter, table → tree, all delegates (never quits)",
+        "back: clear the filter (from any pane), then one level: a type's instances → types, detail → list, table → tree, all delegates, types → operators (never quits)",
     ),
     b(
         M::Sideways,
