@@ -119,7 +119,10 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         CopyRow => return copy_selected(state),
         NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
-        ToggleLog => state.views.push(View::Log(LogView::default())),
+        ToggleLog => {
+            let view = LogView::opened(state.data.as_ref());
+            state.views.push(View::Log(view));
+        }
         WarmupMore | WarmupLess => return super::warmup::change_warmup(state, cmd == WarmupMore),
         NewerRun | OlderRun | NewestRun => {
             let Some(w) = &state.watch else {

@@ -5,46 +5,13 @@ use ratatui::crossterm::event::KeyCode;
 use tui_input::InputRequest;
 
 pub use super::binding::Binding;
-use super::binding::{b, HELP_KEY, QUIT};
+use super::binding::{b, BOTTOM, DOWN, HELP_KEY, PAGE_DOWN, PAGE_UP, QUIT, TOP, UP};
 use super::column::Column;
 use super::command::{Command, ViewKind};
-use super::keys::{ch, code, ctrl, Key, Meaning};
-use super::timeline::TimelineCommand;
+use super::keys::{ch, code, ctrl, Meaning};
 
 use Command as K;
 use Meaning as M;
-
-const DOWN: Binding = b(
-    M::Move,
-    &[ch('j'), code(KeyCode::Down)],
-    K::Down,
-    "move down",
-);
-const UP: Binding = b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "move up");
-const PAGE_DOWN: Binding = b(
-    M::Page,
-    &[code(KeyCode::PageDown), ctrl('d')],
-    K::PageDown,
-    "page down",
-);
-const PAGE_UP: Binding = b(
-    M::Page,
-    &[code(KeyCode::PageUp), ctrl('u')],
-    K::PageUp,
-    "page up",
-);
-const TOP: Binding = b(
-    M::Ends,
-    &[ch('g'), code(KeyCode::Home)],
-    K::Top,
-    "first row",
-);
-const BOTTOM: Binding = b(
-    M::Ends,
-    &[ch('G'), code(KeyCode::End)],
-    K::Bottom,
-    "last row",
-);
 
 static EXPLORER: &[Binding] = &[
     DOWN,
@@ -232,157 +199,6 @@ static EXPLORER: &[Binding] = &[
     QUIT,
 ];
 
-static LOG: &[Binding] = &[
-    b(
-        M::Move,
-        &[ch('j'), code(KeyCode::Down)],
-        K::Down,
-        "scroll down",
-    ),
-    b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
-    b(
-        M::Sideways,
-        &[ch('h'), code(KeyCode::Left)],
-        K::Collapse,
-        "scroll long log lines left",
-    ),
-    b(
-        M::Sideways,
-        &[ch('l'), code(KeyCode::Right)],
-        K::Expand,
-        "scroll long log lines right",
-    ),
-    PAGE_DOWN,
-    PAGE_UP,
-    b(
-        M::Ends,
-        &[ch('g'), code(KeyCode::Home)],
-        K::Top,
-        "first line",
-    ),
-    b(
-        M::Ends,
-        &[ch('G'), code(KeyCode::End)],
-        K::Bottom,
-        "last page",
-    ),
-    b(
-        M::Section,
-        &[ch('v')],
-        K::NextLogSection,
-        "next section (findings, each decoded CpuBackend plan, the raw log)",
-    ),
-    b(
-        M::Reveal,
-        &[ch('r')],
-        K::Reveal,
-        "the highlighted finding in the tree (closes the log)",
-    ),
-    b(M::Log, &[ch('w')], K::ToggleLog, "close the log view"),
-    b(
-        M::Back,
-        &[code(KeyCode::Esc)],
-        K::Back,
-        "back to the explorer",
-    ),
-    HELP_KEY,
-    QUIT,
-];
-
-const fn tl(
-    meaning: Meaning,
-    keys: &'static [Key],
-    c: TimelineCommand,
-    help: &'static str,
-) -> Binding {
-    b(meaning, keys, Command::Timeline(c), help)
-}
-
-static TIMELINE: &[Binding] = &[
-    tl(
-        M::Sideways,
-        &[ch('h'), code(KeyCode::Left)],
-        TimelineCommand::PrevBar,
-        "select the previous bar in the lane",
-    ),
-    tl(
-        M::Sideways,
-        &[ch('l'), code(KeyCode::Right)],
-        TimelineCommand::NextBar,
-        "select the next bar in the lane",
-    ),
-    tl(
-        M::Move,
-        &[ch('k'), code(KeyCode::Up)],
-        TimelineCommand::LaneUp,
-        "lane above (the bar nearest in time)",
-    ),
-    tl(
-        M::Move,
-        &[ch('j'), code(KeyCode::Down)],
-        TimelineCommand::LaneDown,
-        "lane below (the bar nearest in time)",
-    ),
-    tl(
-        M::Zoom,
-        &[ch('z')],
-        TimelineCommand::ZoomIn,
-        "zoom in around the selected bar",
-    ),
-    tl(M::Zoom, &[ch('Z')], TimelineCommand::ZoomOut, "zoom out"),
-    tl(
-        M::Pan,
-        &[ch('<'), ch(',')],
-        TimelineCommand::PanLeft,
-        "pan left",
-    ),
-    tl(
-        M::Pan,
-        &[ch('>'), ch('.')],
-        TimelineCommand::PanRight,
-        "pan right",
-    ),
-    tl(
-        M::Fit,
-        &[ch('0')],
-        TimelineCommand::Fit,
-        "whole run in view",
-    ),
-    tl(
-        M::Runs,
-        &[ch('p')],
-        TimelineCommand::PrevRun,
-        "previous run",
-    ),
-    tl(M::Runs, &[ch('n')], TimelineCommand::NextRun, "next run"),
-    tl(
-        M::PickRun,
-        &[ch('W')],
-        TimelineCommand::SlowestRun,
-        "slowest run (longest Method::execute)",
-    ),
-    tl(
-        M::PickRun,
-        &[ch('~')],
-        TimelineCommand::MedianRun,
-        "run closest to the median Method::execute",
-    ),
-    b(
-        M::Timeline,
-        &[ch('t')],
-        K::ToggleTimeline,
-        "close the timeline",
-    ),
-    b(
-        M::Back,
-        &[code(KeyCode::Esc)],
-        K::Back,
-        "back to the explorer",
-    ),
-    HELP_KEY,
-    QUIT,
-];
-
 static COMPARE: &[Binding] = &[
     DOWN.hint("move"),
     UP.hint("move"),
@@ -549,8 +365,31 @@ static HELP: &[Binding] = &[
         K::Bottom,
         "last page",
     ),
+    b(
+        M::Filter,
+        &[ch('/')],
+        K::StartFilter,
+        "search the help (ignoring case); the match is the top line",
+    ),
+    b(
+        M::Match,
+        &[ch(']')],
+        K::NextMatch,
+        "next line matching the / search (k of n in the status line)",
+    ),
+    b(
+        M::Match,
+        &[ch('[')],
+        K::PrevMatch,
+        "previous line matching the / search",
+    ),
     b(M::Help, &[ch('?')], K::ToggleHelp, "close help (again: ?)"),
-    b(M::Back, &[code(KeyCode::Esc)], K::Back, "close help"),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::Back,
+        "clear the search, then close help",
+    ),
     QUIT,
 ];
 
@@ -570,8 +409,8 @@ pub fn bindings(kind: ViewKind) -> &'static [Binding] {
     match kind {
         ViewKind::Explorer => EXPLORER,
         ViewKind::Filter => FILTER,
-        ViewKind::Log => LOG,
-        ViewKind::Timeline => TIMELINE,
+        ViewKind::Log => super::view_keys::LOG,
+        ViewKind::Timeline => super::view_keys::TIMELINE,
         ViewKind::Compare => COMPARE,
         ViewKind::Flame => super::flame_keys::FLAME,
         ViewKind::Help => HELP,

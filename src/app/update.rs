@@ -158,14 +158,20 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             log_width,
             layout::inner_rows(Some(body)),
         ),
-        Some(View::Timeline(t)) => match cmd {
-            Command::Timeline(c) => timeline::command(t, c, timeline::lane_rows(body))
-                .map(Step::Effect)
-                .into_iter()
-                .collect(),
-            Command::ToggleTimeline | Command::Back => vec![Step::Pop],
-            _ => Vec::new(),
-        },
+        Some(View::Timeline(t)) => {
+            let lanes = timeline::lane_rows(body);
+            match super::timeline_search::command(t, cmd, lanes) {
+                Some(steps) => steps,
+                None => match cmd {
+                    Command::Timeline(c) => timeline::command(t, c, lanes)
+                        .map(Step::Effect)
+                        .into_iter()
+                        .collect(),
+                    Command::ToggleTimeline | Command::Back => vec![Step::Pop],
+                    _ => Vec::new(),
+                },
+            }
+        }
         Some(View::Compare(c)) => c.command(cmd),
         Some(View::Modules(m)) => match data.as_ref() {
             Some(d) => m.command(cmd, d, super::modules::list_rows(body)),

@@ -15,6 +15,28 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let t = &state.explorer.table;
     let matches = t.rows.len();
     let mut spans = Vec::new();
+    if let Some((search, status)) = crate::app::search_status::of_top(state) {
+        if search.editing {
+            let prefix = "search /";
+            spans.push(Span::styled(prefix, theme.key()));
+            spans.push(Span::raw(
+                crate::escape::escape(search.input.value()).into_owned(),
+            ));
+            spans.push(Span::styled(
+                format!("  {status}  Enter keep · Esc clear"),
+                theme.dim(),
+            ));
+            let x = area.x + prefix.len() as u16 + search.input.visual_cursor() as u16;
+            if x < area.x + area.width {
+                frame.set_cursor_position(Position::new(x, area.y));
+            }
+            frame.render_widget(Paragraph::new(Line::from(spans)), area);
+            return;
+        }
+        if state.notice.is_none() && search.is_active() {
+            spans.push(Span::styled(format!("{status} │ "), theme.warning()));
+        }
+    }
     if state.explorer.filter_editing {
         let prefix = "filter /";
         let value = t.filter.value();
@@ -75,16 +97,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         // The hints of the view on screen: its keys only (the help lists them all).
         let watch_hint = state.watch.as_ref().map(|_| ("n/p", "run"));
         let screen = state.views.screen().map(|v| v.kind());
+        // The log's and the timeline's hints come from their key tables.
+        if let Some(kind @ (ViewKind::Log | ViewKind::Timeline)) = screen {
+            spans.extend(hint_spans(
+                &crate::app::keymap::footer_hints(kind),
+                (area.width as usize).saturating_sub(Line::from(spans.clone()).width()),
+                theme,
+            ));
+            frame.render_widget(Paragraph::new(Line::from(spans)), area);
+            return;
+        }
         let keys: Vec<(&str, &str)> = match screen {
-            Some(ViewKind::Log) => vec![
-                ("?", "help"),
-                ("q", "quit"),
-                ("Esc", "back"),
-                ("j/k", "scroll"),
-                ("v", "next section"),
-                ("r", "reveal"),
-            ],
-            Some(ViewKind::Timeline) => vec![("?", "help"), ("q", "quit"), ("Esc", "back")],
             Some(ViewKind::Modules) => vec![
                 ("?", "help"),
                 ("q", "quit"),
