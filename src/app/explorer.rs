@@ -126,6 +126,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         WarmupMore | WarmupLess => return super::warmup::change_warmup(state, cmd == WarmupMore),
         NewerRun | OlderRun | NewestRun => {
             let Some(w) = &state.watch else {
+                state.notice = Some("n, p, N: runs of a watched folder (--watch) only".into());
                 return Vec::new();
             };
             let index = match cmd {

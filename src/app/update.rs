@@ -22,9 +22,14 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => {
             state.notice = None;
-            match keymap::lookup(state.mode(), &key) {
+            let mode = state.mode();
+            match keymap::lookup(mode, &key) {
                 Some(cmd) => command(state, cmd),
-                None => Vec::new(),
+                None => {
+                    // A key that does nothing here says so (one line, no dialog).
+                    state.notice = keymap::unbound_notice(mode, &key);
+                    Vec::new()
+                }
             }
         }
         Action::Command(cmd) => command(state, cmd),
