@@ -627,3 +627,60 @@ fn rows_carry_their_module() {
         .collect();
     assert_eq!(cells, [want, want]);
 }
+
+/// `fleet --help` prints the `--key` example as written (clap turns a bare `{n}` into a
+/// line break).
+#[test]
+fn help_prints_the_key_template() {
+    let help = ok_stdout(&["fleet", "--help"]);
+    assert!(help.contains("'{device}/{commit}/run-{n}.etdp'"), "{help}");
+    assert!(!help.contains('\u{2060}'));
+}
+
+/// Issue #47: the table's lines are at most 120 columns; every profile, every outlier the
+/// JSON names is in it, and an id longer than its column keeps both ends.
+#[test]
+fn table_lines_fit_120_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("device-{}-end.etdp", "x".repeat(70));
+    copy(&fx("compare/cnn2_a.etdp"), &dir.path().join(&long));
+    copy(&fx("compare/cnn2_a.etdp"), &dir.path().join("short.etdp"));
+    for roots in [
+        vec![fx("fleet/devices"), fx("fleet/commits")],
+        vec![dir.path().to_path_buf()],
+    ] {
+        let roots: Vec<&str> = roots.iter().map(|p| p.to_str().unwrap()).collect();
+        let mut args = vec!["fleet"];
+        args.extend(&roots);
+        let table = ok_stdout(&args);
+        for line in table.lines() {
+            assert!(
+                line.chars().count() <= 120,
+                "{} cells: {line}",
+                line.chars().count()
+            );
+        }
+        let words: String = table.split_whitespace().collect::<Vec<_>>().join(" ");
+        let v = fleet_json(&roots);
+        for p in v["profiles"].as_array().unwrap() {
+            let id = p["id"].as_str().unwrap();
+            if id.chars().count() <= 40 {
+                assert!(words.contains(id), "{id}");
+            } else {
+                let cut = table
+                    .lines()
+                    .find(|l| l.starts_with("device-"))
+                    .unwrap_or_else(|| panic!("{table}"));
+                assert!(cut.contains("x…") && cut.contains("-end.etdp "), "{cut}");
+            }
+        }
+        for g in v["groups"].as_array().unwrap() {
+            for r in g["rows"].as_array().unwrap() {
+                for o in r["outliers"].as_array().unwrap() {
+                    let id = o["id"].as_str().unwrap();
+                    assert!(words.contains(&format!("OUTLIER {id} ")), "{id}");
+                }
+            }
+        }
+    }
+}
