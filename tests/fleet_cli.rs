@@ -684,3 +684,43 @@ fn table_lines_fit_120_columns() {
         }
     }
 }
+
+/// Issue #47: in a folder, a `.json` that holds no trace events (a `key_averages` table,
+/// a report, a truth file under another name) is not a profile: skipped, not a failed
+/// profile. The torch trace beside them is one.
+#[test]
+fn json_without_trace_events_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        &fx("torch/cnn_infer.json"),
+        &dir.path().join("cnn_infer.json"),
+    );
+    copy(
+        &fx("torch/cnn_infer.key_averages.json"),
+        &dir.path().join("cnn_infer.key_averages.json"),
+    );
+    copy(
+        &fx("cpu/cnn2_basic.truth.json"),
+        &dir.path().join("answers.json"),
+    );
+    std::fs::write(dir.path().join("list.json"), "[1, 2, 3]\n").unwrap();
+    let v = fleet_json(&[dir.path().to_str().unwrap()]);
+    let ids: Vec<&str> = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec!["cnn_infer.json"]);
+    assert!(v["profiles"][0]["error"].is_null());
+    // A JSON named on the command line is still read (its loader says what is wrong).
+    let out = run(&[
+        "fleet",
+        "--format",
+        "json",
+        dir.path().join("list.json").to_str().unwrap(),
+        dir.path().join("cnn_infer.json").to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["profiles"].as_array().unwrap().len(), 2);
+}
