@@ -191,6 +191,8 @@ pub struct ExplorerData {
     pub kind: SourceKind,
     /// Input files, for the header.
     pub files: Vec<String>,
+    /// The ETRecord and program the profile read (file names), for the modules view.
+    pub model_files: Option<crate::profile::ModelFiles>,
     pub runs: Option<RunSummary>,
     /// The top-level latency (ETDump: `Method::execute`), with its label.
     pub total_label: String,
