@@ -52,7 +52,21 @@ pub enum Command {
 pub fn usage_error(e: clap::Error) -> std::process::ExitCode {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+        ErrorKind::DisplayHelp => {
+            // The help as clap renders it, less the mark that kept a `{n}` from becoming
+            // a line break (`options::HELP_BRACE_MARK`).
+            use std::io::{IsTerminal, Write};
+            let styled = e.render();
+            let text = if std::io::stdout().is_terminal() {
+                styled.ansi().to_string()
+            } else {
+                styled.to_string()
+            };
+            let text = text.replace(crate::options::HELP_BRACE_MARK, "");
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            return std::process::ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayVersion => {
             let _ = e.print();
             return std::process::ExitCode::SUCCESS;
         }

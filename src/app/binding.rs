@@ -2,23 +2,27 @@
 //! key language (`keys`), the command they give and their help line.
 
 use super::command::Command;
-use super::keys::{ch, ctrl, Key, Meaning};
+use ratatui::crossterm::event::KeyCode;
+
+use super::keys::{ch, code, ctrl, Key, Meaning};
 
 pub struct Binding {
     pub meaning: Meaning,
     pub keys: &'static [Key],
     pub command: Command,
     pub help: &'static str,
-    /// The footer's word for this binding, where the meaning's (`hints::short`) does not
+    /// The footer's word for this binding (`app::hints`), where the meaning's does not
     /// say what it does in this view.
     pub hint: Option<&'static str>,
 }
 
 impl Binding {
-    /// This binding with its own footer word.
-    pub const fn hint(mut self, hint: &'static str) -> Binding {
-        self.hint = Some(hint);
-        self
+    /// This binding with a footer hint.
+    pub(super) const fn hint(self, word: &'static str) -> Binding {
+        Binding {
+            hint: Some(word),
+            ..self
+        }
     }
 }
 
@@ -42,5 +46,45 @@ pub(super) const QUIT: Binding = b(
     &[ch('q'), ctrl('c')],
     Command::Quit,
     "quit (from any view; works while loading)",
+)
+.hint("quit");
+pub(super) const HELP_KEY: Binding =
+    b(Meaning::Help, &[ch('?')], Command::ToggleHelp, "help").hint("help");
+
+// The moves most tables share.
+pub(super) const DOWN: Binding = b(
+    Meaning::Move,
+    &[ch('j'), code(KeyCode::Down)],
+    Command::Down,
+    "move down",
 );
-pub(super) const HELP_KEY: Binding = b(Meaning::Help, &[ch('?')], Command::ToggleHelp, "help");
+pub(super) const UP: Binding = b(
+    Meaning::Move,
+    &[ch('k'), code(KeyCode::Up)],
+    Command::Up,
+    "move up",
+);
+pub(super) const PAGE_DOWN: Binding = b(
+    Meaning::Page,
+    &[code(KeyCode::PageDown), ctrl('d')],
+    Command::PageDown,
+    "page down",
+);
+pub(super) const PAGE_UP: Binding = b(
+    Meaning::Page,
+    &[code(KeyCode::PageUp), ctrl('u')],
+    Command::PageUp,
+    "page up",
+);
+pub(super) const TOP: Binding = b(
+    Meaning::Ends,
+    &[ch('g'), code(KeyCode::Home)],
+    Command::Top,
+    "first row",
+);
+pub(super) const BOTTOM: Binding = b(
+    Meaning::Ends,
+    &[ch('G'), code(KeyCode::End)],
+    Command::Bottom,
+    "last row",
+);

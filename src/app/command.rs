@@ -106,6 +106,22 @@ impl ViewKind {
         ViewKind::Dialog,
     ];
 
+    /// The view in a sentence: `f: not available in the log view`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewKind::Explorer => "explorer",
+            ViewKind::Filter => "text field",
+            ViewKind::Log => "log view",
+            ViewKind::Timeline => "timeline",
+            ViewKind::Compare => "compare view",
+            ViewKind::Flame => "flame graph",
+            ViewKind::Help => "help",
+            ViewKind::Dialog => "error dialog",
+            ViewKind::Modules => "modules view",
+            ViewKind::Fleet => "fleet view",
+        }
+    }
+
     pub fn title(self) -> &'static str {
         match self {
             ViewKind::Explorer => "Explorer",

@@ -58,6 +58,9 @@ pub struct CompareView {
     pub filter_editing: bool,
     /// Indices into the current comparison's rows, in display order.
     pub visible: Vec<usize>,
+    /// Rows of `visible` shown only as the ancestors of changed rows (the tree with
+    /// `changed_only`): drawn dimmed, not counted as changed.
+    pub context: std::collections::HashSet<usize>,
     /// Position in `visible`.
     pub selected: usize,
     /// First visible position drawn.
@@ -78,6 +81,7 @@ impl CompareView {
             filter: Input::default(),
             filter_editing: false,
             visible: Vec::new(),
+            context: Default::default(),
             selected: 0,
             offset: 0,
             page: 10,
@@ -102,13 +106,31 @@ impl CompareView {
     }
 
     /// Rebuild `visible`, keeping the selection on the row with path `keep` when shown.
+    /// In the tree, "changed only" keeps the ancestors of the changed rows (in
+    /// `context`), so each changed row is seen where it lies; the sorted table lists the
+    /// changed rows alone.
     fn refresh(&mut self, keep: Option<(Vec<String>, &'static str)>) {
         let c = self.comparison();
         let needle = self.filter.value().to_lowercase();
-        let mut rows: Vec<usize> = (0..c.rows.len())
-            .filter(|&i| !self.changed_only || c.rows[i].verdict.is_change())
-            .filter(|&i| needle.is_empty() || c.rows[i].name.to_lowercase().contains(&needle))
-            .collect();
+        let named = |i: usize| needle.is_empty() || c.rows[i].name.to_lowercase().contains(&needle);
+        let mut shown = vec![false; c.rows.len()];
+        let mut context = std::collections::HashSet::new();
+        for i in 0..c.rows.len() {
+            if !named(i) || (self.changed_only && !c.rows[i].verdict.is_change()) {
+                continue;
+            }
+            shown[i] = true;
+            if self.changed_only && self.tree {
+                let mut up = c.rows[i].parent;
+                // Parents come before their children; a bad index ends the walk.
+                while let Some(p) = up.filter(|&p| p < i && !shown[p]) {
+                    shown[p] = true;
+                    context.insert(p);
+                    up = c.rows[p].parent;
+                }
+            }
+        }
+        let mut rows: Vec<usize> = (0..c.rows.len()).filter(|&i| shown[i]).collect();
         if !self.tree {
             let key = self.sort;
             rows.sort_by(|&x, &y| {
@@ -117,6 +139,7 @@ impl CompareView {
             });
         }
         self.visible = rows;
+        self.context = context;
         self.selected = keep
             .and_then(|(path, kind)| {
                 self.visible.iter().position(|&i| {
@@ -126,6 +149,27 @@ impl CompareView {
             })
             .unwrap_or(0);
         self.offset = self.offset.min(self.selected);
+    }
+
+    /// Rows listed for themselves (not as an ancestor of a changed row).
+    pub fn listed(&self) -> usize {
+        self.visible.len() - self.context.len()
+    }
+
+    /// `c`: the selected row as one line, for the clipboard.
+    fn copy_selected(&self) -> Vec<Step> {
+        let Some(&i) = self.visible.get(self.selected) else {
+            return vec![Step::Notice("nothing selected to copy".into())];
+        };
+        let text = row_text(self.comparison(), i, self.swapped);
+        let name = crate::escape::escape(&self.comparison().rows[i].name);
+        vec![
+            Step::Notice(format!(
+                "copied {name} ({} characters) to the clipboard (OSC 52)",
+                text.chars().count()
+            )),
+            Step::Effect(super::effect::Effect::Copy(text)),
+        ]
     }
 
     fn keep(&self) -> Option<(Vec<String>, &'static str)> {
@@ -170,6 +214,7 @@ impl CompareView {
                 self.swapped = !self.swapped;
                 self.refresh(keep);
             }
+            CopyRow => return self.copy_selected(),
             StartFilter => self.filter_editing = true,
             FilterAccept => self.filter_editing = false,
             FilterCancel => {
@@ -205,6 +250,41 @@ impl CompareView {
             self.offset = self.selected + 1 - height;
         }
     }
+}
+
+/// Row `i` of `c` as one line: name, kind, where it runs, both medians, the change with
+/// its interval, p, verdict and the path above it. Unescaped: the shell escapes what it
+/// copies (`copy::osc52`).
+pub fn row_text(c: &Comparison, i: usize, swapped: bool) -> String {
+    let r = &c.rows[i];
+    let (la, lb) = if swapped { ("B", "A") } else { ("A", "B") };
+    let operator = r.kind == crate::rows::RowKind::Operator;
+    let med = |s: &Option<crate::stats::Stats>| crate::units::side_median(operator, s.as_ref());
+    let pct = |x: f64| format!("{x:+.1}%");
+    let mut parts = vec![r.name.clone(), r.kind.label().to_string()];
+    if let Some(d) = delegate_of(c, i) {
+        parts.push(crate::units::delegate_name(d));
+    }
+    parts.push(format!("median {la} {}", med(&r.a).trim()));
+    parts.push(format!("median {lb} {}", med(&r.b).trim()));
+    if let Some(d) = r.delta_pct {
+        let iv = r.ci_pct.map_or(String::new(), |(lo, hi)| {
+            format!(" [{}, {}]", pct(lo), pct(hi))
+        });
+        parts.push(format!("change {}{iv}", pct(d)));
+    }
+    if let Some(p) = r.p_value {
+        parts.push(if p < 1e-3 {
+            format!("p {p:.0e}")
+        } else {
+            format!("p {p:.3}")
+        });
+    }
+    parts.push(r.verdict.label().to_string());
+    if r.path.len() > 1 {
+        parts.push(format!("in {}", r.path[..r.path.len() - 1].join(" › ")));
+    }
+    parts.join(" · ")
 }
 
 /// Rank of a verdict in the default order.

@@ -204,6 +204,16 @@ pub struct ExplorerData {
     pub kind: SourceKind,
     /// Input files, for the header.
     pub files: Vec<String>,
+    /// Traces: the top-level calls of every thread by op name (their per-call stats and
+    /// total ns), the longest total first: the header gives a median per op, never one
+    /// across different ops.
+    pub top_level: Vec<(String, Stats, i64)>,
+    /// Traces: each tree node's total time in ms (its calls' inclusive time summed; an
+    /// operator-by-name node's self time), indexed like `nodes`; the share beside it is
+    /// of the parent's total. Empty for dumps.
+    pub node_totals: Vec<Option<f64>>,
+    /// The ETRecord and program the profile read (file names), for the modules view.
+    pub model_files: Option<crate::profile::ModelFiles>,
     pub runs: Option<RunSummary>,
     /// The top-level latency (ETDump: `Method::execute`), with its label.
     pub total_label: String,

@@ -80,10 +80,14 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         FilterCancel => {
             state.explorer.filter_editing = false;
+            state.explorer.table.from_types = false;
             state.explorer.table.filter.reset();
             state.refilter_table_rows();
         }
         FilterEdit(req) => {
+            // The instances of a type were its name as the filter: an edit makes it a
+            // filter of its own.
+            state.explorer.table.from_types = false;
             state.explorer.table.filter.handle(req);
             state.refilter_table_rows();
             state.explorer.table.selected = 0;
@@ -115,10 +119,14 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         CopyRow => return copy_selected(state),
         NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
-        ToggleLog => state.views.push(View::Log(LogView::default())),
+        ToggleLog => {
+            let view = LogView::opened(state.data.as_ref());
+            state.views.push(View::Log(view));
+        }
         WarmupMore | WarmupLess => return super::warmup::change_warmup(state, cmd == WarmupMore),
         NewerRun | OlderRun | NewestRun => {
             let Some(w) = &state.watch else {
+                state.notice = Some("n, p, N: runs of a watched folder (--watch) only".into());
                 return Vec::new();
             };
             let index = match cmd {
@@ -207,6 +215,7 @@ fn enter(state: &mut AppState) {
                 // Operator: show it in the table (in its delegate) and open the detail.
                 state.explorer.table.scope = node.scope;
                 state.explorer.table.within = None;
+                state.explorer.table.from_types = false;
                 state.explorer.table.filter.reset();
                 state.rebuild_table_rows();
                 if let Some(pos) = state.explorer.table.rows.iter().position(|&r| r == row) {
@@ -244,35 +253,68 @@ fn enter(state: &mut AppState) {
     }
 }
 
-/// Whether the explorer's Esc would change nothing (the tree focused, no scope): over
-/// the fleet, Esc then returns to it.
+/// Whether the explorer's Esc would change nothing (the tree focused, no filter, no
+/// scope, no types list): over the fleet, Esc then returns to it.
 pub(super) fn nothing_to_undo(state: &AppState) -> bool {
+    let t = &state.explorer.table;
     state.explorer.focus == Pane::Tree
-        && state.explorer.table.scope.is_none()
-        && state.explorer.table.within.is_none()
+        && t.scope.is_none()
+        && t.within.is_none()
+        && t.filter.value().is_empty()
+        && !t.grouped
 }
 
+/// Esc: the filter first, from any pane; then one level back: a type's instances to the
+/// types list, the detail to its list, the runs or the table to the tree, then the
+/// tree's scope, then the types list to the operators.
 fn back(state: &mut AppState) {
+    let t = &mut state.explorer.table;
+    if t.from_types {
+        t.from_types = false;
+        t.grouped = true;
+        t.filter.reset();
+        t.rows.clear();
+        t.selected = 0;
+        t.offset = 0;
+        reload_table_source(state);
+        return;
+    }
+    if !t.filter.value().is_empty() {
+        t.filter.reset();
+        state.rebuild_table_rows();
+        return;
+    }
     match state.explorer.focus {
         Pane::Detail => state.explorer.focus = state.explorer.detail_source,
         Pane::Runs => state.explorer.focus = Pane::Tree,
         Pane::Table => {
-            if !state.explorer.table.filter.value().is_empty() {
-                state.explorer.table.filter.reset();
-                state.rebuild_table_rows();
-            } else {
-                state.explorer.focus = Pane::Tree;
-                state.explorer.detail_source = Pane::Tree;
-            }
+            state.explorer.focus = Pane::Tree;
+            state.explorer.detail_source = Pane::Tree;
         }
         Pane::Tree => {
-            if state.explorer.table.scope.is_some() || state.explorer.table.within.is_some() {
-                state.explorer.table.scope = None;
-                state.explorer.table.within = None;
+            let t = &mut state.explorer.table;
+            if t.scope.is_some() || t.within.is_some() {
+                t.scope = None;
+                t.within = None;
                 state.rebuild_table_rows();
+            } else if t.grouped {
+                t.grouped = false;
+                t.rows.clear();
+                t.selected = 0;
+                t.offset = 0;
+                reload_table_source(state);
             }
         }
     }
+}
+
+/// The table's search keys and widths for what it lists now (types or operators).
+fn reload_table_source(state: &mut AppState) {
+    if let Some(data) = &state.data {
+        state.explorer.table.search = table::search_keys(state.table_ops(data));
+        state.explorer.table.row_widths = table::row_widths(state.table_ops(data));
+    }
+    state.rebuild_table_rows();
 }
 
 fn tree_fold(state: &mut AppState, open: bool) {
@@ -327,6 +369,7 @@ fn toggle_groups(state: &mut AppState) {
         return;
     }
     state.explorer.table.grouped = !state.explorer.table.grouped;
+    state.explorer.table.from_types = false;
     state.explorer.table.search = table::search_keys(state.table_ops(data));
     state.explorer.table.row_widths = table::row_widths(state.table_ops(data));
     state.explorer.table.filter.reset();
@@ -365,6 +408,7 @@ fn drill_into_group(state: &mut AppState) {
         .map(|(i, _)| i)
         .collect();
     state.explorer.table.grouped = false;
+    state.explorer.table.from_types = true;
     state.explorer.table.search = search;
     state.explorer.table.row_widths = row_widths;
     state.explorer.table.filter.reset();
@@ -383,7 +427,7 @@ fn drill_into_group(state: &mut AppState) {
     state.explorer.table.selected = 0;
     state.explorer.table.offset = 0;
     state.notice = Some(format!(
-        "{} of {group}: Esc back to all, o for types",
+        "{} of {group}: Esc back to the types",
         super::format::count(exact.len(), "instance")
     ));
 }

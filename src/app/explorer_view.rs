@@ -54,6 +54,9 @@ pub struct TableState {
     /// Limit to the operators directly under this tree node (a plan step or a
     /// non-delegated instruction: Enter on it); None = the whole scope.
     pub within: Option<usize>,
+    /// The rows are one type's instances, listed from the types list (Enter on a type):
+    /// Esc goes back to that list.
+    pub from_types: bool,
     /// Row indices (into `ExplorerData::ops`) after scope, filter and sort.
     pub rows: Vec<usize>,
     /// Row indices after scope and sort only (filtering narrows this, no re-sort).
@@ -93,6 +96,7 @@ impl Default for TableState {
             filter: Input::default(),
             scope: None,
             within: None,
+            from_types: false,
             grouped: false,
             rows: Vec::new(),
             sorted: Vec::new(),

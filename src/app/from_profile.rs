@@ -98,6 +98,7 @@ impl ExplorerData {
             }),
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
+            model_files: profile.model_files.clone(),
             rows: Some(std::sync::Arc::new(crate::rows::RowTree::from_profile(
                 profile,
             ))),

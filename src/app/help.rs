@@ -5,6 +5,7 @@
 use ratatui::layout::Rect;
 
 use super::keymap::{help_lines_for, Command, ViewKind};
+use super::search::{self, Search};
 use super::step::Step;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +13,9 @@ pub struct HelpView {
     /// The view below: its keys come first.
     pub over: ViewKind,
     pub scroll: usize,
+    /// `/` and `]`/`[`: the rows holding the text (keys or description); the match
+    /// found is the top row.
+    pub search: Search,
 }
 
 impl HelpView {
@@ -19,6 +23,7 @@ impl HelpView {
         HelpView {
             over: kind,
             scroll: 0,
+            search: Search::default(),
         }
     }
 
@@ -43,10 +48,47 @@ pub fn command(view: &mut HelpView, cmd: Command, body: Rect) -> Vec<Step> {
         PageUp => view.scroll = view.scroll.saturating_sub(page),
         Top => view.scroll = 0,
         Bottom => view.scroll = max,
+        StartFilter => view.search.editing = true,
+        FilterAccept => view.search.editing = false,
+        FilterCancel => view.search.clear(),
+        FilterEdit(req) => {
+            view.search.edit(req);
+            let found = help_matches(view, body);
+            if let Some(&at) = found.iter().find(|&&i| i >= view.scroll).or(found.first()) {
+                view.scroll = at;
+            }
+        }
+        NextMatch | PrevMatch => {
+            if !view.search.is_active() {
+                return vec![Step::Notice("no search: / searches the help".into())];
+            }
+            let found = help_matches(view, body);
+            if let Some(at) = search::step(&found, view.scroll, cmd == NextMatch) {
+                view.scroll = at;
+            }
+            return vec![Step::Notice(search::status(
+                view.search.input.value(),
+                &found,
+                view.scroll,
+            ))];
+        }
+        Back if view.search.is_active() => view.search.clear(),
         ToggleHelp | Back => return vec![Step::Pop],
         _ => {}
     }
     Vec::new()
+}
+
+/// The help rows (as laid out in `body`) holding the search text, in keys or text.
+pub fn help_matches(view: &HelpView, body: Rect) -> Vec<usize> {
+    let needle = view.search.needle();
+    let width = help_area(body).width.saturating_sub(2) as usize;
+    help_rows(view.over, width)
+        .iter()
+        .enumerate()
+        .filter(|(_, (k, t))| search::holds(k, &needle) || search::holds(t, &needle))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Cells of the keys column in the help overlay.

@@ -5,46 +5,13 @@ use ratatui::crossterm::event::KeyCode;
 use tui_input::InputRequest;
 
 pub use super::binding::Binding;
-use super::binding::{b, HELP_KEY, QUIT};
+use super::binding::{b, BOTTOM, DOWN, HELP_KEY, PAGE_DOWN, PAGE_UP, QUIT, TOP, UP};
 use super::column::Column;
 use super::command::{Command, ViewKind};
-use super::keys::{ch, code, ctrl, Key, Meaning};
-use super::timeline::TimelineCommand;
+use super::keys::{ch, code, ctrl, Meaning};
 
 use Command as K;
 use Meaning as M;
-
-const DOWN: Binding = b(
-    M::Move,
-    &[ch('j'), code(KeyCode::Down)],
-    K::Down,
-    "move down",
-);
-const UP: Binding = b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "move up");
-const PAGE_DOWN: Binding = b(
-    M::Page,
-    &[code(KeyCode::PageDown), ctrl('d')],
-    K::PageDown,
-    "page down",
-);
-const PAGE_UP: Binding = b(
-    M::Page,
-    &[code(KeyCode::PageUp), ctrl('u')],
-    K::PageUp,
-    "page up",
-);
-const TOP: Binding = b(
-    M::Ends,
-    &[ch('g'), code(KeyCode::Home)],
-    K::Top,
-    "first row",
-);
-const BOTTOM: Binding = b(
-    M::Ends,
-    &[ch('G'), code(KeyCode::End)],
-    K::Bottom,
-    "last row",
-);
 
 static EXPLORER: &[Binding] = &[
     DOWN,
@@ -75,7 +42,7 @@ static EXPLORER: &[Binding] = &[
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
-        "back: detail → list, clear filter, table → tree, all delegates (never quits)",
+        "back: clear the filter (from any pane), then one level: a type's instances → types, detail → list, table → tree, all delegates, types → operators (never quits)",
     ),
     b(
         M::Sideways,
@@ -232,161 +199,9 @@ static EXPLORER: &[Binding] = &[
     QUIT,
 ];
 
-static LOG: &[Binding] = &[
-    b(
-        M::Move,
-        &[ch('j'), code(KeyCode::Down)],
-        K::Down,
-        "scroll down",
-    ),
-    b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
-    b(
-        M::Sideways,
-        &[ch('h'), code(KeyCode::Left)],
-        K::Collapse,
-        "scroll long log lines left",
-    ),
-    b(
-        M::Sideways,
-        &[ch('l'), code(KeyCode::Right)],
-        K::Expand,
-        "scroll long log lines right",
-    ),
-    PAGE_DOWN,
-    PAGE_UP,
-    b(
-        M::Ends,
-        &[ch('g'), code(KeyCode::Home)],
-        K::Top,
-        "first line",
-    ),
-    b(
-        M::Ends,
-        &[ch('G'), code(KeyCode::End)],
-        K::Bottom,
-        "last page",
-    ),
-    b(
-        M::Section,
-        &[ch('v')],
-        K::NextLogSection,
-        "next section (findings, each decoded CpuBackend plan, the raw log)",
-    ),
-    b(
-        M::Reveal,
-        &[ch('r')],
-        K::Reveal,
-        "the highlighted finding in the tree (closes the log)",
-    ),
-    b(M::Log, &[ch('w')], K::ToggleLog, "close the log view").hint("close"),
-    b(
-        M::Back,
-        &[code(KeyCode::Esc)],
-        K::Back,
-        "back to the explorer",
-    ),
-    HELP_KEY,
-    QUIT,
-];
-
-const fn tl(
-    meaning: Meaning,
-    keys: &'static [Key],
-    c: TimelineCommand,
-    help: &'static str,
-) -> Binding {
-    b(meaning, keys, Command::Timeline(c), help)
-}
-
-static TIMELINE: &[Binding] = &[
-    tl(
-        M::Sideways,
-        &[ch('h'), code(KeyCode::Left)],
-        TimelineCommand::PrevBar,
-        "select the previous bar in the lane",
-    ),
-    tl(
-        M::Sideways,
-        &[ch('l'), code(KeyCode::Right)],
-        TimelineCommand::NextBar,
-        "select the next bar in the lane",
-    ),
-    tl(
-        M::Move,
-        &[ch('k'), code(KeyCode::Up)],
-        TimelineCommand::LaneUp,
-        "lane above (the bar nearest in time)",
-    ),
-    tl(
-        M::Move,
-        &[ch('j'), code(KeyCode::Down)],
-        TimelineCommand::LaneDown,
-        "lane below (the bar nearest in time)",
-    ),
-    tl(
-        M::Zoom,
-        &[ch('z')],
-        TimelineCommand::ZoomIn,
-        "zoom in around the selected bar",
-    ),
-    tl(M::Zoom, &[ch('Z')], TimelineCommand::ZoomOut, "zoom out"),
-    tl(
-        M::Pan,
-        &[ch('<'), ch(',')],
-        TimelineCommand::PanLeft,
-        "pan left",
-    ),
-    tl(
-        M::Pan,
-        &[ch('>'), ch('.')],
-        TimelineCommand::PanRight,
-        "pan right",
-    ),
-    tl(
-        M::Fit,
-        &[ch('0')],
-        TimelineCommand::Fit,
-        "whole run in view",
-    ),
-    tl(
-        M::Runs,
-        &[ch('p')],
-        TimelineCommand::PrevRun,
-        "previous run",
-    ),
-    tl(M::Runs, &[ch('n')], TimelineCommand::NextRun, "next run"),
-    tl(
-        M::PickRun,
-        &[ch('W')],
-        TimelineCommand::SlowestRun,
-        "slowest run (longest Method::execute)",
-    ),
-    tl(
-        M::PickRun,
-        &[ch('~')],
-        TimelineCommand::MedianRun,
-        "run closest to the median Method::execute",
-    ),
-    b(
-        M::Timeline,
-        &[ch('t')],
-        K::ToggleTimeline,
-        "close the timeline",
-    )
-    .hint("close"),
-    b(
-        M::Back,
-        &[code(KeyCode::Esc)],
-        K::Back,
-        "back to the explorer",
-    ),
-    HELP_KEY,
-    QUIT,
-];
-
 static COMPARE: &[Binding] = &[
-    DOWN,
-    UP,
+    DOWN.hint("move"),
+    UP.hint("move"),
     PAGE_DOWN,
     PAGE_UP,
     TOP,
@@ -403,38 +218,51 @@ static COMPARE: &[Binding] = &[
         &[ch('s')],
         K::SortNext,
         "next sort: verdict, change, name, median A",
-    ),
+    )
+    .hint("sort"),
     b(
         M::Filter,
         &[ch('/')],
         K::StartFilter,
         "filter rows by name (live)",
-    ),
+    )
+    .hint("filter"),
     b(
         M::Unchanged,
         &[ch('u')],
         K::ToggleUnchanged,
-        "hide unchanged rows: only slower, faster, added, removed (again: all)",
-    ),
-    b(M::Swap, &[ch('x')], K::Swap, "swap A and B"),
+        "hide unchanged rows: only slower, faster, added, removed, the tree keeping their ancestors dimmed (again: all)",
+    )
+    .hint("changed only"),
+    b(M::Swap, &[ch('x')], K::Swap, "swap A and B").hint("swap A/B"),
+    b(
+        M::Copy,
+        &[ch('c')],
+        K::CopyRow,
+        "copy the selected row (name, kind, delegate, medians, change, p, path) to the clipboard (OSC 52)",
+    )
+    .hint("copy"),
     b(
         M::Flame,
         &[ch('f')],
         K::ToggleFlame,
         "differential flame graph: B's widths, coloured by verdict",
-    ),
+    )
+    .hint("flame"),
     b(
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
         "back: clear the filter, then close the view (watch mode: to the explorer)",
-    ),
+    )
+    .hint("back"),
     b(
         M::Help,
         &[ch('?')],
         K::ToggleHelp,
         "help (lists every warning too)",
-    ),
+    )
+    .hint("help"),
     QUIT,
 ];
 
@@ -537,8 +365,31 @@ static HELP: &[Binding] = &[
         K::Bottom,
         "last page",
     ),
+    b(
+        M::Filter,
+        &[ch('/')],
+        K::StartFilter,
+        "search the help (ignoring case); the match is the top line",
+    ),
+    b(
+        M::Match,
+        &[ch(']')],
+        K::NextMatch,
+        "next line matching the / search (k of n in the status line)",
+    ),
+    b(
+        M::Match,
+        &[ch('[')],
+        K::PrevMatch,
+        "previous line matching the / search",
+    ),
     b(M::Help, &[ch('?')], K::ToggleHelp, "close help (again: ?)"),
-    b(M::Back, &[code(KeyCode::Esc)], K::Back, "close help"),
+    b(
+        M::Back,
+        &[code(KeyCode::Esc)],
+        K::Back,
+        "clear the search, then close help",
+    ),
     QUIT,
 ];
 
@@ -558,8 +409,8 @@ pub fn bindings(kind: ViewKind) -> &'static [Binding] {
     match kind {
         ViewKind::Explorer => EXPLORER,
         ViewKind::Filter => FILTER,
-        ViewKind::Log => LOG,
-        ViewKind::Timeline => TIMELINE,
+        ViewKind::Log => super::view_keys::LOG,
+        ViewKind::Timeline => super::view_keys::TIMELINE,
         ViewKind::Compare => COMPARE,
         ViewKind::Flame => super::flame_keys::FLAME,
         ViewKind::Help => HELP,

@@ -37,6 +37,36 @@ pub fn lookup(kind: ViewKind, key: &KeyEvent) -> Option<Command> {
     None
 }
 
+/// What the status line says of `key` when `kind`'s table does not bind it: a key of
+/// the language (bound in some other view) is "not available" here, another character
+/// is no key at all; None for keys not worth a word (modifiers, function keys).
+pub fn unbound_notice(kind: ViewKind, key: &KeyEvent) -> Option<String> {
+    let known = super::keys::LANGUAGE
+        .iter()
+        .flat_map(|m| m.keys.iter())
+        .find(|k| matches(key, **k));
+    match (known, key.code) {
+        (Some(k), _) => Some(format!(
+            "{}: not available in the {}",
+            key_label(*k),
+            kind.name()
+        )),
+        (None, KeyCode::Char(c))
+            if !c.is_control()
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Some(format!(
+                "{}: not a key of the {} (? lists them)",
+                crate::escape::escape(&c.to_string()),
+                kind.name()
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// The keys of a binding, joined: `j ↓`.
 pub fn keys_label(b: &Binding) -> String {
     b.keys
@@ -180,8 +210,11 @@ mod tests {
             lookup(Dialog, &key(KeyCode::Enter, N)),
             Some(Command::Dismiss)
         );
-        // The compare view: c is not "changed only" any more, / filters there too.
-        assert_eq!(lookup(Compare, &key(KeyCode::Char('c'), N)), None);
+        // The compare view: c copies as everywhere (never "changed only"), / filters.
+        assert_eq!(
+            lookup(Compare, &key(KeyCode::Char('c'), N)),
+            Some(Command::CopyRow)
+        );
         assert_eq!(
             lookup(Compare, &key(KeyCode::Char('/'), N)),
             Some(Command::StartFilter)

@@ -3,7 +3,9 @@
 //! state (the scroll position) and pure commands over the profile on screen.
 
 use super::data::ExplorerData;
+use super::effect::Effect;
 use super::keymap::Command;
+use super::search::{self, Search};
 use super::step::Step;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -12,6 +14,10 @@ pub struct LogView {
     pub scroll: usize,
     /// Cells of the raw log lines scrolled off to the left (`←`/`→`).
     pub hscroll: usize,
+    /// The selected row (`j`/`k`): `r` and `c` act on the finding it lies in.
+    pub cursor: usize,
+    /// `/` and `]`/`[` over every row's text.
+    pub search: Search,
 }
 
 /// Cells one `←`/`→` scrolls the raw log lines.
@@ -27,11 +33,20 @@ pub fn max_hscroll(data: Option<&ExplorerData>, width: usize) -> usize {
 }
 
 impl LogView {
+    /// The view as `w` opens it: the cursor on the first finding, if any.
+    pub fn opened(data: Option<&ExplorerData>) -> LogView {
+        LogView {
+            cursor: usize::from(data.is_some_and(|d| !d.findings.is_empty())),
+            ..LogView::default()
+        }
+    }
+
     /// The view opened at its next section after the top (`v` in the explorer).
     pub fn at_next_section(data: Option<&ExplorerData>, width: usize) -> LogView {
         let mut v = LogView::default();
         if let Some(d) = data {
             v.scroll = next_section(d, 0, width);
+            v.cursor = v.scroll;
         }
         v
     }
@@ -54,14 +69,21 @@ pub fn command(
     use Command::*;
     let len = log_len(data, width);
     let last = len.saturating_sub(1);
+    let page = page.max(1);
     match cmd {
-        Down => view.scroll = (view.scroll + 1).min(last),
-        Up => view.scroll = view.scroll.saturating_sub(1),
-        PageDown => view.scroll = (view.scroll + page.max(1)).min(last),
-        PageUp => view.scroll = view.scroll.saturating_sub(page.max(1)),
-        Top => view.scroll = 0,
+        Down => view.cursor = (view.cursor + 1).min(last),
+        Up => view.cursor = view.cursor.saturating_sub(1),
+        PageDown => {
+            view.cursor = (view.cursor + page).min(last);
+            view.scroll = (view.scroll + page).min(last);
+        }
+        PageUp => {
+            view.cursor = view.cursor.saturating_sub(page);
+            view.scroll = view.scroll.saturating_sub(page);
+        }
+        Top => (view.cursor, view.scroll) = (0, 0),
         // The last page: the last row at the bottom of the view.
-        Bottom => view.scroll = len.saturating_sub(page.max(1)),
+        Bottom => (view.cursor, view.scroll) = (last, len.saturating_sub(page)),
         Collapse => view.hscroll = view.hscroll.saturating_sub(HSCROLL_STEP),
         Expand => {
             view.hscroll = (view.hscroll + HSCROLL_STEP).min(max_hscroll(data, width));
@@ -69,32 +91,130 @@ pub fn command(
         NextLogSection => {
             if let Some(d) = data {
                 view.scroll = next_section(d, view.scroll, width);
+                view.cursor = view.scroll;
             }
         }
         Reveal => {
             let Some(d) = data else {
                 return Vec::new();
             };
-            return match selected_finding(d, view.scroll, width) {
+            return match selected_finding(d, view.cursor, width) {
                 Some(f) => match d.findings.get(f).and_then(|f| f.node) {
                     Some(n) => vec![Step::Reveal(n)],
                     None => vec![Step::Notice(
                         "this finding names no node of the tree".into(),
                     )],
                 },
-                None => vec![Step::Notice("no finding at the top of the view".into())],
+                None => vec![Step::Notice(
+                    "r: no finding selected (j/k select one)".into(),
+                )],
             };
         }
+        CopyRow => return copy_selected(view, data, width),
+        StartFilter => view.search.editing = true,
+        FilterAccept => view.search.editing = false,
+        FilterCancel => view.search.clear(),
+        FilterEdit(req) => {
+            view.search.edit(req);
+            // Live: the first match from the cursor on.
+            if let Some(d) = data {
+                let found = search_rows(d, &view.search.needle(), width);
+                if let Some(&at) = found.iter().find(|&&i| i >= view.cursor).or(found.first()) {
+                    view.cursor = at;
+                }
+            }
+        }
+        NextMatch | PrevMatch => {
+            let Some(d) = data else {
+                return Vec::new();
+            };
+            if !view.search.is_active() {
+                return vec![Step::Notice("no search: / searches the log".into())];
+            }
+            let needle = view.search.needle();
+            let found = search_rows(d, &needle, width);
+            if let Some(at) = search::step(&found, view.cursor, cmd == NextMatch) {
+                view.cursor = at;
+            }
+            return vec![Step::Notice(search::status(
+                view.search.input.value(),
+                &found,
+                view.cursor,
+            ))];
+        }
+        Back if view.search.is_active() => view.search.clear(),
         ToggleLog | Back => return vec![Step::Pop],
         _ => {}
     }
+    // The cursor stays on screen.
+    if view.cursor < view.scroll {
+        view.scroll = view.cursor;
+    } else if view.cursor >= view.scroll + page {
+        view.scroll = view.cursor + 1 - page;
+    }
     Vec::new()
+}
+
+/// `c`: the selected finding's whole text (every wrapped line), else the selected line.
+fn copy_selected(view: &LogView, data: Option<&ExplorerData>, width: usize) -> Vec<Step> {
+    let Some(d) = data else {
+        return Vec::new();
+    };
+    let text = match selected_finding(d, view.cursor, width) {
+        Some(f) => d.findings.get(f).map(finding_text),
+        None => row_text(d, view.cursor, width),
+    };
+    match text.filter(|t| !t.is_empty()) {
+        Some(text) => vec![
+            Step::Notice(format!(
+                "copied {} characters to the clipboard (OSC 52)",
+                text.chars().count()
+            )),
+            Step::Effect(Effect::Copy(text)),
+        ],
+        None => vec![Step::Notice("nothing on this line to copy".into())],
+    }
+}
+
+/// The text of row `i` of the view (a heading, a finding's line, a plan line or a raw
+/// log line).
+pub fn row_text(data: &ExplorerData, i: usize, width: usize) -> Option<String> {
+    let head = log_rows(data, width);
+    match head.get(i) {
+        Some(LogRow::Heading(t) | LogRow::Text(t) | LogRow::Finding { text: t, .. }) => {
+            Some(t.clone())
+        }
+        Some(LogRow::Blank) => Some(String::new()),
+        None => data.log.text(i - head.len()).map(str::to_string),
+    }
+}
+
+/// The rows holding `needle` (lower-cased): headings, findings, plans, raw log lines.
+pub fn search_rows(data: &ExplorerData, needle: &str, width: usize) -> Vec<usize> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let head = log_rows(data, width);
+    let mut found = search::matches(
+        head.iter().map(|r| match r {
+            LogRow::Heading(t) | LogRow::Text(t) | LogRow::Finding { text: t, .. } => t.as_str(),
+            LogRow::Blank => "",
+        }),
+        needle,
+    );
+    found.extend(
+        (0..data.log.len())
+            .filter(|&n| search::holds(data.log.text(n).unwrap_or(""), needle))
+            .map(|n| head.len() + n),
+    );
+    found
 }
 
 /// Scroll `delta` rows (the mouse wheel), within the view.
 pub fn scroll_by(view: &mut LogView, delta: isize, data: Option<&ExplorerData>, width: usize) {
     let last = log_len(data, width).saturating_sub(1) as isize;
     view.scroll = (view.scroll as isize + delta).clamp(0, last.max(0)) as usize;
+    view.cursor = (view.cursor as isize + delta).clamp(0, last.max(0)) as usize;
 }
 
 /// The first row of the section after row `from` (wrapping to the top).
@@ -124,9 +244,10 @@ pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bo
         out.push((None, true, "no warnings or errors".to_string()));
     }
     for f in &data.findings {
-        // "ERROR " / "warn  " take 6 cells; continuation lines are indented to match.
+        // The selection mark and "ERROR " / "warn  " take 7 cells; continuation lines
+        // are indented to match.
         let text = finding_text(f);
-        for (i, line) in super::format::wrap(&text, width.saturating_sub(6))
+        for (i, line) in super::format::wrap(&text, width.saturating_sub(7))
             .into_iter()
             .enumerate()
         {
@@ -136,13 +257,10 @@ pub fn finding_lines(data: &ExplorerData, width: usize) -> Vec<(Option<bool>, bo
     out
 }
 
-/// The finding the warnings view scrolled to `scroll` has selected: the one whose lines
-/// hold the top row of the view (the first one while the heading is at the top).
-pub fn selected_finding(data: &ExplorerData, scroll: usize, width: usize) -> Option<usize> {
-    let rows = log_rows(data, width);
-    match rows.get(scroll) {
+/// The finding row `cursor` of the view lies in (any of its wrapped lines).
+pub fn selected_finding(data: &ExplorerData, cursor: usize, width: usize) -> Option<usize> {
+    match log_rows(data, width).get(cursor) {
         Some(LogRow::Finding { index, .. }) => Some(*index),
-        _ if scroll == 0 && !data.findings.is_empty() => Some(0),
         _ => None,
     }
 }

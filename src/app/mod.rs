@@ -45,14 +45,18 @@ pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
 pub mod sample;
+pub mod search;
+pub mod search_status;
 pub mod state;
 pub mod step;
 pub mod table;
 pub mod timeline;
 pub mod timeline_lanes;
+pub mod timeline_search;
 mod trace_view;
 mod update;
 pub mod view;
+pub mod view_keys;
 mod warmup;
 pub mod watch;
 

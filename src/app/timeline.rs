@@ -66,6 +66,8 @@ pub struct TimelineView {
     pub request: Option<crate::profile::ProfileRequest>,
     /// The run (index among the dump's runs) whose window is loading.
     pub reloading: Option<usize>,
+    /// `/` and `]`/`[` over the bars' names (`timeline_search`).
+    pub search: super::search::Search,
 }
 
 /// An operator to select when the timeline arrives: its event name and, for an operator
@@ -97,6 +99,7 @@ impl TimelineView {
             focus: None,
             request: None,
             reloading: None,
+            search: Default::default(),
         }
     }
 
@@ -480,7 +483,7 @@ fn nearest_bar(lane: &Lane, at: i64) -> usize {
 }
 
 /// Pan (never zoom) so the selected bar's start is in view.
-fn keep_selection_visible(view: &mut TimelineView) {
+pub(super) fn keep_selection_visible(view: &mut TimelineView) {
     let Some(b) = view.selected().copied() else {
         return;
     };

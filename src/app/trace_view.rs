@@ -23,6 +23,27 @@ impl ExplorerData {
             ..ExplorerData::default()
         };
 
+        // The top-level calls by op name, over every thread.
+        let mut by_op: Vec<(String, Vec<f64>, i64)> = Vec::new();
+        for root in trace.call_trees.iter().flat_map(|t| &t.roots) {
+            match by_op.iter_mut().find(|(n, _, _)| *n == root.name) {
+                Some((_, samples, total)) => {
+                    samples.extend(root.samples_ms.iter().copied());
+                    *total = total.saturating_add(root.inclusive_ns);
+                }
+                None => by_op.push((
+                    root.name.clone(),
+                    root.samples_ms.clone(),
+                    root.inclusive_ns,
+                )),
+            }
+        }
+        by_op.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        data.top_level = by_op
+            .into_iter()
+            .map(|(name, samples, total)| (name, Stats::from_samples(samples), total))
+            .collect();
+
         for (thread, tree) in trace.threads.iter().zip(&trace.call_trees) {
             let key = &thread.key;
             let mut info = vec![
@@ -61,6 +82,7 @@ impl ExplorerData {
                 instruction: None,
                 row: None,
             });
+            data.set_total(t, total_ns);
             for root in &tree.roots {
                 push_call(&mut data, t, root, total_ns);
             }
@@ -89,6 +111,7 @@ impl ExplorerData {
             instruction: None,
             row: None,
         });
+        data.set_total(ops_root, total_self);
         for op in &trace.ops {
             let row = data.ops.len();
             let share = if total_self > 0 {
@@ -112,6 +135,7 @@ impl ExplorerData {
                 instruction: None,
                 row: None,
             });
+            data.set_total(node, op.self_total_ns);
             data.ops.push(OpRow {
                 name: op.name.clone(),
                 delegate: "-".to_string(),
@@ -207,8 +231,19 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
         instruction: None,
         row: None,
     });
+    data.set_total(id, call.inclusive_ns);
     for child in &call.children {
         push_call(data, id, child, call.inclusive_ns);
+    }
+}
+
+impl ExplorerData {
+    /// Node `id`'s total time (`node_totals`), from whole ns.
+    fn set_total(&mut self, id: usize, ns: i64) {
+        if self.node_totals.len() <= id {
+            self.node_totals.resize(id + 1, None);
+        }
+        self.node_totals[id] = Some(ns as f64 / 1e6);
     }
 }
 

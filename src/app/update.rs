@@ -22,9 +22,14 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => {
             state.notice = None;
-            match keymap::lookup(state.mode(), &key) {
+            let mode = state.mode();
+            match keymap::lookup(mode, &key) {
                 Some(cmd) => command(state, cmd),
-                None => Vec::new(),
+                None => {
+                    // A key that does nothing here says so (one line, no dialog).
+                    state.notice = keymap::unbound_notice(mode, &key);
+                    Vec::new()
+                }
             }
         }
         Action::Command(cmd) => command(state, cmd),
@@ -158,14 +163,20 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             log_width,
             layout::inner_rows(Some(body)),
         ),
-        Some(View::Timeline(t)) => match cmd {
-            Command::Timeline(c) => timeline::command(t, c, timeline::lane_rows(body))
-                .map(Step::Effect)
-                .into_iter()
-                .collect(),
-            Command::ToggleTimeline | Command::Back => vec![Step::Pop],
-            _ => Vec::new(),
-        },
+        Some(View::Timeline(t)) => {
+            let lanes = timeline::lane_rows(body);
+            match super::timeline_search::command(t, cmd, lanes) {
+                Some(steps) => steps,
+                None => match cmd {
+                    Command::Timeline(c) => timeline::command(t, c, lanes)
+                        .map(Step::Effect)
+                        .into_iter()
+                        .collect(),
+                    Command::ToggleTimeline | Command::Back => vec![Step::Pop],
+                    _ => Vec::new(),
+                },
+            }
+        }
         Some(View::Compare(c)) => c.command(cmd),
         Some(View::Modules(m)) => match data.as_ref() {
             Some(d) => m.command(cmd, d, super::modules::list_rows(body)),

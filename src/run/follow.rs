@@ -82,6 +82,8 @@ struct Pane {
     /// Runs that left no dump (one line each).
     problems: Vec<String>,
     done: bool,
+    /// `done, exit 0`: how the last run ended, the pane's last line once all are done.
+    ended: Option<String>,
 }
 
 impl Pane {
@@ -277,6 +279,7 @@ fn runs(
     {
         let mut p = lock(pane);
         p.done = true;
+        p.ended = finished.last().map(|f| ended_line(f.status));
         if let Some(f) = finished.last() {
             p.status = format!(
                 "runner done: {} · last {} · {}",
@@ -364,17 +367,29 @@ fn spawn_tail(
         .ok()
 }
 
-/// The pane over the bottom of the explorer, above the footer: while a run is going, or
-/// when a run left no dump. Hidden once every run is done and has its dump.
-fn draw_pane(frame: &mut Frame, pane: &Pane, theme: &Theme) {
-    if pane.done && pane.problems.is_empty() {
-        return;
+/// `done, exit 0` (or `done, killed by SIGKILL`): the pane's last word on the runner.
+fn ended_line(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("done, exit {c}"),
+        (None, Some(sig)) => format!("done, killed by {}", child::signal_name(sig)),
+        _ => "done".into(),
     }
+}
+
+/// The pane over the bottom of the explorer, above the footer: while a run is going, and
+/// after the last one (one line, `done, exit N`, under any run that left no dump).
+fn draw_pane(frame: &mut Frame, pane: &Pane, theme: &Theme) {
     let area = frame.area();
     if area.height < 8 || area.width < 20 {
         return;
     }
-    let height = (area.height / 3).clamp(4, 12);
+    // Done with every dump there: a pane of one line, so the explorer keeps its room.
+    let height = if pane.done && pane.problems.is_empty() {
+        3
+    } else {
+        (area.height / 3).clamp(4, 12)
+    };
     let rect = Rect::new(
         area.x,
         area.y + area.height - 1 - height,
@@ -396,8 +411,15 @@ fn draw_pane(frame: &mut Frame, pane: &Pane, theme: &Theme) {
         .iter()
         .map(|p| Line::styled(escape_cut(p, width), theme.error_text()))
         .collect();
+    if let Some(ended) = pane.ended.as_ref().filter(|_| pane.done) {
+        lines.push(Line::styled(escape_cut(ended, width), theme.title()));
+    }
     let room = inner_h.saturating_sub(lines.len());
-    let mut log: Vec<&str> = pane.lines.iter().map(String::as_str).collect();
+    let mut log: Vec<&str> = if pane.done && pane.problems.is_empty() {
+        Vec::new()
+    } else {
+        pane.lines.iter().map(String::as_str).collect()
+    };
     let partial = String::from_utf8_lossy(&pane.partial);
     if !partial.is_empty() {
         log.push(&partial);
@@ -469,6 +491,49 @@ impl Follower {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pane_text(pane: &Pane) -> String {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+        terminal
+            .draw(|f| draw_pane(f, pane, &Theme::plain()))
+            .unwrap();
+        let buf = terminal.backend().buffer().clone();
+        (0..24)
+            .map(|y| (0..80).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Issue #47: the pane stays after the last run, saying how it ended (the exit status
+    /// a shell gives `sh -c 'exit 3'`).
+    #[test]
+    fn the_pane_ends_with_done_and_the_exit_status() {
+        let status = std::process::Command::new("sh")
+            .args(["-c", "exit 3"])
+            .status()
+            .unwrap();
+        let mut p = Pane::default();
+        p.push_bytes(b"last log line\n");
+        p.status = "runner done".into();
+        let running = pane_text(&p);
+        assert!(running.contains("last log line"), "{running}");
+        p.done = true;
+        p.ended = Some(ended_line(status));
+        let done = pane_text(&p);
+        assert!(done.contains("│done, exit 3"), "{done}");
+        assert!(done.contains("runner · runner done"), "{done}");
+        // One line between its borders.
+        assert_eq!(
+            done.lines().filter(|l| l.starts_with('│')).count(),
+            1,
+            "{done}"
+        );
+        // A run that left no dump keeps the full pane, the end last.
+        p.problems.push("run 2 left no dump".into());
+        let text = pane_text(&p);
+        assert!(text.contains("run 2 left no dump") && text.contains("done, exit 3"));
+    }
 
     #[test]
     fn the_pane_keeps_whole_lines_and_the_partial_one() {

@@ -9,13 +9,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::text::{block, fit, fit_middle};
+use super::compare_detail::{clean, p_text, pct, verdict_style};
+use super::text::{fit, fit_middle};
 use super::Theme;
-use crate::app::compare::{delegate_of, verdict_mark, where_short, CompareView};
+use crate::app::compare::{verdict_mark, where_short, CompareView};
 use crate::app::keymap::{view_help, ViewKind};
 use crate::compare::{CompareWarning, Verdict};
 use crate::stats::Stats;
-use crate::units::duration_ms;
 
 /// Where each part of the compare view goes on a `width` × `height` screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,46 +58,6 @@ pub fn areas(width: u16, height: u16) -> CompareAreas {
 /// Rows the list shows at this size (inside its border).
 pub fn list_height(width: u16, height: u16) -> usize {
     areas(width, height).list.height.saturating_sub(3) as usize
-}
-
-fn clean(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        if ch.is_control() {
-            out.extend(ch.escape_default());
-        } else {
-            out.push(ch);
-        }
-    }
-    out
-}
-
-fn pct(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.1}%")
-    } else {
-        "-".into()
-    }
-}
-
-fn p_text(p: f64) -> String {
-    // An adjusted p of 1 tells nothing: `–`, as in the text table.
-    if p >= 1.0 {
-        crate::units::NO_BOUND.to_string()
-    } else if p < 1e-3 {
-        format!("{p:.0e}")
-    } else {
-        format!("{p:.3}")
-    }
-}
-
-fn verdict_style(v: Verdict, theme: &Theme) -> Style {
-    match v {
-        Verdict::Slower => theme.slower(),
-        Verdict::Faster => theme.faster(),
-        Verdict::Same => theme.dim(),
-        _ => theme.warning(),
-    }
 }
 
 fn file_name(s: &str) -> String {
@@ -162,7 +122,7 @@ pub fn draw(frame: &mut Frame, view: &CompareView, notice: Option<&str>, theme: 
     frame.render_widget(Paragraph::new(vec![head, Line::from(sum)]), a.header);
 
     draw_list(frame, a.list, view, theme);
-    draw_detail(frame, a.detail, view, theme);
+    super::compare_detail::draw_detail(frame, a.detail, view, theme);
 
     // Footer: the filter being typed, a notice, the first warning (the rest in help),
     // else key hints.
@@ -217,6 +177,76 @@ pub fn draw(frame: &mut Frame, view: &CompareView, notice: Option<&str>, theme: 
     frame.render_widget(Paragraph::new(footer), a.footer);
 }
 
+/// The list's columns at `w` cells: the name gets its width first (as wide as the longest
+/// name listed, indent included): the kind column takes its short form (`oper`, `kern`)
+/// before a name is cut, and p and the interval join only while room is left. Mark,
+/// kind, delegate, both medians and the change stay at every width (same-named rows
+/// differ by kind and delegate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListColumns {
+    pub name: usize,
+    /// 9 (`operator`) or 5 (`oper`).
+    pub kind: usize,
+    pub interval: bool,
+    pub p: bool,
+}
+
+/// Cells of the columns always shown but the name and kind: mark 2, space 1, delegate 4,
+/// medians 9 + 9, change 8.
+const FIXED: usize = 2 + 1 + 4 + 9 + 9 + 8;
+const INTERVAL: usize = 19;
+const P: usize = 8;
+
+pub fn list_columns(view: &CompareView, w: usize) -> ListColumns {
+    let c = view.comparison();
+    let need = view
+        .visible
+        .iter()
+        .map(|&i| {
+            let r = &c.rows[i];
+            let indent = if view.tree { 2 * r.depth.min(12) } else { 0 };
+            indent + clean(&r.name).chars().count()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let kind = if w.saturating_sub(FIXED + 9) >= need {
+        9
+    } else {
+        5
+    };
+    let room = w.saturating_sub(FIXED + kind);
+    let p = room >= need + P;
+    let interval = p && room >= need + P + INTERVAL;
+    let name = room
+        .saturating_sub(if p { P } else { 0 } + if interval { INTERVAL } else { 0 })
+        .max(6);
+    ListColumns {
+        name,
+        kind,
+        interval,
+        p,
+    }
+}
+
+/// A row kind in `width` cells: its label, or its short form in a narrow list.
+fn kind_label(kind: crate::rows::RowKind, width: usize) -> &'static str {
+    use crate::rows::RowKind::*;
+    if width >= 9 {
+        return kind.label();
+    }
+    match kind {
+        Method => "meth",
+        Delegate => "dlg",
+        Step => "step",
+        Operator => "oper",
+        Kernel => "kern",
+        Op => "op",
+        Node => "node",
+        Module => "mod",
+    }
+}
+
 fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
     let c = view.comparison();
     let (la, lb) = if view.swapped { ("B", "A") } else { ("A", "B") };
@@ -227,11 +257,11 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         } else {
             format!("table by {}", view.sort.label())
         },
-        view.visible.len(),
-        if view.changed_only {
-            " · changed only"
-        } else {
-            ""
+        view.listed(),
+        match (view.changed_only, view.context.len()) {
+            (false, _) => String::new(),
+            (true, 0) => " · changed only".to_string(),
+            (true, n) => format!(" · changed only, {n} dimmed around them"),
         },
         if view.filter.value().is_empty() {
             String::new()
@@ -249,17 +279,11 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         return;
     }
     let w = inner.width as usize;
-    // Columns: mark 2, name flex, kind 10, delegate 4, median A 9, median B 9, change 8,
-    // interval 19, p 8. Same-named rows (an operator and its kernel, one operator in two
-    // delegates) differ by kind and delegate, so those stay at every width; names first
-    // on narrow screens: the interval is in the detail pane too.
-    let show_interval = w >= 90;
-    let show_p = w >= 84;
-    let fixed =
-        2 + 10 + 4 + 9 + 9 + 8 + if show_interval { 19 } else { 0 } + if show_p { 8 } else { 0 };
-    let name_w = w.saturating_sub(fixed).max(6);
+    let layout = list_columns(view, w);
+    let (name_w, show_interval, show_p) = (layout.name, layout.interval, layout.p);
+    let kw = layout.kind;
     let mut header = format!(
-        "  {} {:<9}{:<4}{:>9}{:>9}{:>8}",
+        "  {} {:<kw$}{:<4}{:>9}{:>9}{:>8}",
         fit("name", name_w, false),
         "kind",
         "in",
@@ -293,11 +317,12 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         };
         let operator = r.kind == crate::rows::RowKind::Operator;
         let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
+        // Cut in the middle: the instance number (`#3`) at the end tells rows apart; the
+        // indent stays whole.
+        let name = fit_middle(&clean(&r.name), name_w.saturating_sub(indent.len()));
         let mut text = format!(
-            "{} {:<9}{:<4}{:>9}{:>9}{:>8}",
-            // Cut in the middle: the instance number (`#3`) at the end tells rows apart.
-            fit_middle(&format!("{indent}{}", clean(&r.name)), name_w),
-            r.kind.label(),
+            "{indent}{name} {:<kw$}{:<4}{:>9}{:>9}{:>8}",
+            kind_label(r.kind, layout.kind),
             fit(&where_short(c, i), 4, false),
             med(&r.a),
             med(&r.b),
@@ -313,8 +338,11 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
             text.push_str(&format!("{:>8}", r.p_value.map_or("-".into(), p_text)));
         }
         let selected = pos == view.selected;
+        // An ancestor kept only to show where changed rows lie: dimmed.
         let base = if selected {
             theme.selected(true)
+        } else if view.context.contains(&i) {
+            theme.dim()
         } else {
             Style::default()
         };
@@ -339,197 +367,6 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// One row of `levels` block characters for counts scaled to `max`.
-fn bars(counts: &[usize], max: usize) -> String {
-    counts
-        .iter()
-        .map(|&n| {
-            if n == 0 || max == 0 {
-                ' '
-            } else {
-                block(((n * 8).div_ceil(max)).clamp(1, 8))
-            }
-        })
-        .collect()
-}
-
-/// Counts of `values` in `bins` equal bins over `lo..=hi`.
-fn histogram(values: &[f64], lo: f64, hi: f64, bins: usize) -> Vec<usize> {
-    let mut counts = vec![0usize; bins.max(1)];
-    for &v in values.iter().filter(|v| v.is_finite()) {
-        let i = if hi > lo {
-            (((v - lo) / (hi - lo)) * bins as f64).floor() as usize
-        } else {
-            0
-        };
-        counts[i.min(bins.max(1) - 1)] += 1;
-    }
-    counts
-}
-
-/// Per-run sparkline of `values` on the axis `lo..=hi`, the last `width` runs.
-fn sparkline(values: &[f64], lo: f64, hi: f64, width: usize) -> String {
-    let skip = values.len().saturating_sub(width);
-    values[skip..]
-        .iter()
-        .map(|&v| {
-            if !v.is_finite() {
-                ' '
-            } else if hi > lo {
-                block(1 + ((v - lo) / (hi - lo) * 7.0).round().clamp(0.0, 7.0) as usize)
-            } else {
-                block(4)
-            }
-        })
-        .collect()
-}
-
-fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
-    let blk = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(false))
-        .title(Span::styled(" detail ", theme.title()));
-    let inner = blk.inner(area);
-    frame.render_widget(blk, area);
-    let Some(r) = view.selected_row() else {
-        return;
-    };
-    if inner.width < 12 || inner.height == 0 {
-        return;
-    }
-    let w = inner.width as usize;
-    let (la, lb) = if view.swapped { ("B", "A") } else { ("A", "B") };
-    let mut lines: Vec<Line> = Vec::new();
-    // The name and its kind, then the whole path from the method down (wrapped, never
-    // cut: it is what tells same-named rows apart), each step in the notation of the tree.
-    let index = view.visible.get(view.selected).copied().unwrap_or(0);
-    let kind = r.kind.label();
-    lines.push(Line::from(vec![
-        Span::styled(
-            fit(
-                &clean(&r.name),
-                w.saturating_sub(kind.len() + 2).max(1),
-                false,
-            ),
-            theme.title(),
-        ),
-        Span::styled(format!("  {kind}"), theme.dim()),
-    ]));
-    let mut where_ = Vec::new();
-    if r.path.len() > 1 {
-        where_.push(clean(&r.path[..r.path.len() - 1].join(" › ")));
-    }
-    if let (None, Some(id)) = (delegate_of(view.comparison(), index), r.instruction_id) {
-        where_.push(format!("instruction {id}"));
-    }
-    // The nn.Module the row's nodes lie in (from the ETRecord): which layer changed.
-    if let Some(m) = &r.module {
-        let m = if m.is_empty() {
-            "(root)".into()
-        } else {
-            clean(m)
-        };
-        where_.push(format!("module {m}"));
-    }
-    if !where_.is_empty() {
-        for part in crate::app::format::wrap(&format!("in {}", where_.join(" · ")), w) {
-            lines.push(Line::styled(part, theme.dim()));
-        }
-    }
-    let mut verdict = format!("{} {}", verdict_mark(r.verdict), r.verdict.label());
-    if let Some(d) = r.delta_pct {
-        verdict.push_str(&format!("  {}", pct(d)));
-    }
-    if let Some((lo, hi)) = r.ci_pct {
-        verdict.push_str(&format!(" [{}, {}]", pct(lo), pct(hi)));
-    }
-    let mut p_part = String::new();
-    if let Some(p) = r.p_value {
-        p_part = format!("p {}", p_text(p));
-        if let Some(raw) = r.p_raw {
-            p_part.push_str(&format!(" (raw {})", p_text(raw)));
-        }
-    }
-    let style = verdict_style(r.verdict, theme);
-    if verdict.chars().count() + 2 + p_part.chars().count() <= w {
-        if !p_part.is_empty() {
-            verdict.push_str(&format!("  {p_part}"));
-        }
-        lines.push(Line::styled(verdict, style));
-    } else {
-        // A narrow pane (beside the list, so tall enough): p on its own line.
-        lines.push(Line::styled(fit(&verdict, w, false), style));
-        lines.push(Line::styled(
-            format!("  {}", fit(&p_part, w - 2, false)),
-            style,
-        ));
-    }
-    lines.push(Line::styled(
-        fit(
-            &format!(
-                "       {:>6}{:>10}{:>10}{:>10}",
-                "count", "median", "p10", "p90"
-            ),
-            w,
-            false,
-        ),
-        theme.header_cell(false),
-    ));
-    for (label, s) in [(la, &r.a), (lb, &r.b)] {
-        let text = match s {
-            Some(s) if s.count > 0 => format!(
-                "      {label}{:>6}{:>10}{:>10}{:>10}",
-                s.count,
-                crate::units::operator_median(r.kind == crate::rows::RowKind::Operator, s.median),
-                duration_ms(s.p10),
-                duration_ms(s.p90)
-            ),
-            Some(_) => format!("      {label}  no samples"),
-            None => format!("      {label}  (no such row)"),
-        };
-        lines.push(Line::raw(fit(&text, w, false)));
-    }
-    // Histograms of both sides on one axis (its range on the first), then per-run
-    // sparklines on the same axis.
-    let all: Vec<f64> = [&r.a, &r.b]
-        .iter()
-        .filter_map(|s| s.as_ref())
-        .flat_map(|s| s.samples.iter().copied())
-        .filter(|v| v.is_finite())
-        .collect();
-    if !all.is_empty() {
-        let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let range = format!("  {} … {}", duration_ms(lo), duration_ms(hi));
-        let room = w.saturating_sub(8); // " hist A "
-        let bins = room.saturating_sub(range.chars().count()).clamp(1, 40);
-        let hist = |s: &Option<Stats>| {
-            s.as_ref()
-                .map_or(vec![0; bins], |s| histogram(&s.samples, lo, hi, bins))
-        };
-        let (ha, hb) = (hist(&r.a), hist(&r.b));
-        let max = ha.iter().chain(&hb).copied().max().unwrap_or(0);
-        lines.push(Line::from(vec![
-            Span::styled(format!(" hist {la} "), theme.dim()),
-            Span::styled(bars(&ha, max), theme.bar()),
-            Span::styled(range, theme.dim()),
-        ]));
-        lines.push(Line::from(vec![
-            Span::styled(format!(" hist {lb} "), theme.dim()),
-            Span::styled(bars(&hb, max), theme.slower()),
-        ]));
-        for (label, s) in [(la, &r.a), (lb, &r.b)] {
-            if let Some(s) = s {
-                lines.push(Line::from(vec![
-                    Span::styled(format!(" runs {label} "), theme.dim()),
-                    Span::styled(sparkline(&s.samples, lo, hi, room), theme.kept()),
-                ]));
-            }
-        }
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
-}
-
 /// The help over the compare view: its key table (from `keymap`), the verdict marks and
 /// every warning of the comparison.
 pub fn draw_help(frame: &mut Frame, view: &CompareView, theme: &Theme) {
@@ -544,15 +381,18 @@ pub fn draw_help(frame: &mut Frame, view: &CompareView, theme: &Theme) {
         .map(|(k, _)| k.chars().count())
         .max()
         .unwrap_or(0);
-    let mut lines: Vec<Line> = keys
-        .iter()
-        .map(|(k, h)| {
-            Line::from(vec![
-                Span::styled(format!(" {}", fit(k, kw, false)), theme.key()),
-                Span::raw(format!("  {h}")),
-            ])
-        })
-        .collect();
+    // Descriptions wrap under themselves: a long one is never cut.
+    let text_w = (area.width as usize).saturating_sub(kw + 6).max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    for (k, h) in &keys {
+        for (n, part) in crate::app::format::wrap(h, text_w).into_iter().enumerate() {
+            let key = if n == 0 { k.as_str() } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {}", fit(key, kw, false)), theme.key()),
+                Span::raw(format!("  {part}")),
+            ]));
+        }
+    }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         " marks: ▲ slower  ▼ faster  = same  ? too few  + added  − removed",

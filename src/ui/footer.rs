@@ -17,6 +17,28 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let t = &state.explorer.table;
     let matches = t.rows.len();
     let mut spans = Vec::new();
+    if let Some((search, status)) = crate::app::search_status::of_top(state) {
+        if search.editing {
+            let prefix = "search /";
+            spans.push(Span::styled(prefix, theme.key()));
+            spans.push(Span::raw(
+                crate::escape::escape(search.input.value()).into_owned(),
+            ));
+            spans.push(Span::styled(
+                format!("  {status}  Enter keep · Esc clear"),
+                theme.dim(),
+            ));
+            let x = area.x + prefix.len() as u16 + search.input.visual_cursor() as u16;
+            if x < area.x + area.width {
+                frame.set_cursor_position(Position::new(x, area.y));
+            }
+            frame.render_widget(Paragraph::new(Line::from(spans)), area);
+            return;
+        }
+        if state.notice.is_none() && search.is_active() {
+            spans.push(Span::styled(format!("{status} │ "), theme.warning()));
+        }
+    }
     if state.explorer.filter_editing {
         let prefix = "filter /";
         let value = t.filter.value();

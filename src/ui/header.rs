@@ -66,7 +66,20 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                     .filter(|s| s.count > 0)
                     .map(|s| (String::new(), (s.median, s.min, s.max))),
             };
+            let trace_ops =
+                (d.kind == crate::app::SourceKind::Trace && several.is_none()).then(|| {
+                    // Room left of ` │ N warnings  N errors`.
+                    let counts = format!(
+                        " │ {} {} ",
+                        crate::app::format::count(d.warning_count(), "warning"),
+                        crate::app::format::count(d.error_count(), "error")
+                    );
+                    top_level_text(d, (area.width as usize).saturating_sub(counts.len() + 1))
+                });
             match total {
+                _ if trace_ops.is_some() => {
+                    bottom.push(Span::raw(trace_ops.unwrap_or_default()));
+                }
                 Some((whose, (median, min, max))) => bottom.push(Span::raw(format!(
                     "{}{whose} median {} ({}–{})",
                     d.total_label,
@@ -110,4 +123,61 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// A trace's top-level calls within `width` cells: one op, its median per call and
+/// range; several, each op's median per call and count, the longest total first (a
+/// median across different ops says nothing), as many as fit (at least the first).
+fn top_level_text(d: &crate::app::ExplorerData, width: usize) -> String {
+    let esc = |s: &str| crate::escape::escape(s).into_owned();
+    let ops: Vec<_> = d.top_level.iter().filter(|(_, s, _)| s.count > 0).collect();
+    match ops.as_slice() {
+        [] => "top-level calls: no samples".into(),
+        [(name, s, _)] => format!(
+            "top-level {} median {} ({}–{})",
+            esc(name),
+            duration_ms(s.median),
+            duration_ms(s.min),
+            duration_ms(s.max)
+        ),
+        _ => {
+            let parts: Vec<String> = ops
+                .iter()
+                .map(|(name, s, _)| format!("{} {} ×{}", esc(name), duration_ms(s.median), s.count))
+                .collect();
+            let cells = crate::escape::display_width;
+            let mut best = String::new();
+            for prefix in [
+                "top-level calls, median per call by op:",
+                "top-level by op:",
+                "top-level:",
+            ] {
+                let mut text = prefix.to_string();
+                let mut shown = 0;
+                for part in &parts {
+                    let left = parts.len() - shown - 1;
+                    let more = if left > 0 {
+                        format!(" · +{left} more")
+                    } else {
+                        String::new()
+                    };
+                    let sep = if shown > 0 { " · " } else { " " };
+                    if cells(&text) + sep.len() + cells(part) + cells(&more) > width {
+                        break;
+                    }
+                    text.push_str(sep);
+                    text.push_str(part);
+                    shown += 1;
+                }
+                if shown < parts.len() {
+                    text.push_str(&format!(" · +{} more", parts.len() - shown));
+                }
+                best = text;
+                if shown > 0 {
+                    break;
+                }
+            }
+            best
+        }
+    }
 }

@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::text::fit;
 use super::Theme;
-use crate::app::help::{help_area, help_max_scroll, help_rows, HelpView, HELP_KEY_W};
+use crate::app::help::{help_area, help_matches, help_max_scroll, help_rows, HelpView, HELP_KEY_W};
 
 pub fn render(frame: &mut Frame, body: Rect, view: &HelpView, theme: &Theme) {
     let area = help_area(body);
@@ -30,12 +30,20 @@ pub fn render(frame: &mut Frame, body: Rect, view: &HelpView, theme: &Theme) {
         ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    // Search matches in the warning colour.
+    let found: std::collections::HashSet<usize> = help_matches(view, body).into_iter().collect();
     let lines: Vec<Line> = rows
         .iter()
+        .enumerate()
         .skip(scroll)
         .take(inner.height as usize)
-        .map(|(keys, what)| {
-            if keys.is_empty() {
+        .map(|(i, (keys, what))| {
+            if found.contains(&i) {
+                Line::styled(
+                    format!("{} {what}", fit(keys, HELP_KEY_W, false)),
+                    theme.warning(),
+                )
+            } else if keys.is_empty() {
                 Line::styled(what.clone(), theme.title())
             } else if keys.chars().count() > HELP_KEY_W {
                 Line::styled(keys.clone(), theme.key())

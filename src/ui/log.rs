@@ -9,18 +9,13 @@ use ratatui::Frame;
 use super::pane_frame;
 use super::Theme;
 use crate::app::format::count;
-use crate::app::log::{log_rows, max_hscroll, selected_finding, LogRow};
+use crate::app::log::{log_rows, max_hscroll, search_rows, selected_finding, LogRow, LogView};
 use crate::app::{ExplorerData, SourceKind};
 
-/// `(scroll, hscroll)`: the first row on screen, and the cells the raw log lines are
-/// scrolled to the left.
-pub fn render(
-    frame: &mut Frame,
-    area: Rect,
-    data: &ExplorerData,
-    (scroll, hscroll): (usize, usize),
-    theme: &Theme,
-) {
+/// `view`: the first row on screen, the cells the raw log lines are scrolled to the left,
+/// the cursor and the search (its matches highlighted).
+pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, view: &LogView, theme: &Theme) {
+    let (scroll, hscroll) = (view.scroll, view.hscroll);
     // Named for what it holds: a trace has no runner log, only what its reader counted.
     let log_name = match data.kind {
         SourceKind::Etdump => "runner log",
@@ -41,7 +36,7 @@ pub fn render(
         (h, _) => format!(" · ←→ col {}", h + 1),
     };
     let title = format!(
-        " Warnings & {log_name} · {} · {} · {plans}{}{sideways} · v next section · r: the highlighted finding in the tree ",
+        " Warnings & {log_name} · {} · {} · {plans}{}{sideways} · v next section · r reveal · c copy · / search ",
         count(data.error_count(), "error"),
         count(data.warning_count(), "warning"),
         count(data.log.len(), "log line")
@@ -51,8 +46,13 @@ pub fn render(
     let head = log_rows(data, inner.width as usize);
     let total = head.len() + data.log.len();
     let number_w = data.log.len().to_string().len();
-    // The finding `r` reveals: its first line is highlighted.
-    let selected = selected_finding(data, scroll, inner.width as usize);
+    // The finding `r` reveals and `c` copies: every line of it marked, the cursor's
+    // line highlighted; search matches in the key colour.
+    let selected = selected_finding(data, view.cursor, inner.width as usize);
+    let found: std::collections::HashSet<usize> =
+        search_rows(data, &view.search.needle(), inner.width as usize)
+            .into_iter()
+            .collect();
     let mut lines = Vec::with_capacity(height);
     // Build only what is on screen.
     for i in scroll.min(total)..(scroll + height).min(total) {
@@ -71,12 +71,12 @@ pub fn render(
                     (false, true) => ("warn  ", theme.warning()),
                     _ => ("      ", theme.dim()),
                 };
-                let line = Line::from(vec![Span::styled(tag, style), Span::raw(text.clone())]);
-                if *first && Some(*index) == selected {
-                    line.style(theme.selected(true))
-                } else {
-                    line
-                }
+                let mark = if Some(*index) == selected { "▌" } else { " " };
+                Line::from(vec![
+                    Span::styled(mark, theme.key()),
+                    Span::styled(tag, style),
+                    Span::raw(text.clone()),
+                ])
             }
             None => {
                 let n = i - head.len();
@@ -92,6 +92,13 @@ pub fn render(
                     ),
                 ])
             }
+        };
+        let line = if i == view.cursor {
+            line.style(theme.selected(true))
+        } else if found.contains(&i) {
+            line.style(theme.key())
+        } else {
+            line
         };
         lines.push(line);
     }

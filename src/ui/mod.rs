@@ -2,6 +2,7 @@
 //! frame from an `AppState`.
 
 pub mod compare;
+mod compare_detail;
 mod detail;
 mod detail_facts;
 mod dialog;
@@ -86,13 +87,9 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     match &state.data {
         Some(data) => {
             if let Some(log_area) = areas.log {
-                log::render(
-                    frame,
-                    log_area,
-                    data,
-                    (state.log_scroll(), state.log_hscroll()),
-                    theme,
-                );
+                let closed = crate::app::log::LogView::default();
+                let view = state.views.log().unwrap_or(&closed);
+                log::render(frame, log_area, data, view, theme);
             }
             if let Some(a) = areas.tree {
                 tree::render(frame, a, data, state, theme);

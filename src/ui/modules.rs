@@ -26,7 +26,13 @@ pub fn render(
     theme: &Theme,
 ) {
     frame.render_widget(Clear, area);
-    let inner = pane_frame(frame, area, title(view, data), true, theme);
+    let inner = pane_frame(
+        frame,
+        area,
+        title(view, data, area.width as usize),
+        true,
+        theme,
+    );
     if inner.width < 20 || inner.height < 4 {
         return;
     }
@@ -172,18 +178,57 @@ pub fn render(
     }
 }
 
-fn title(view: &ModulesView, data: &ExplorerData) -> String {
-    let what = match data.modules.as_slice() {
-        [one] => {
-            let exec = one
-                .execute
+/// The title within `width` cells: the method(s), the model files the tree was read
+/// from (shortened, never cut at the end, to fit) and the sort.
+fn title(view: &ModulesView, data: &ExplorerData, width: usize) -> String {
+    let (what, exec) = match data.modules.as_slice() {
+        [one] => (
+            esc(&one.method),
+            one.execute
                 .map(|e| format!(" · Method::execute {}", duration_ms(e)))
-                .unwrap_or_default();
-            format!("{}{exec}", esc(&one.method))
-        }
-        many => format!("{} methods", many.len()),
+                .unwrap_or_default(),
+        ),
+        many => (format!("{} methods", many.len()), String::new()),
     };
-    format!(" Modules · {what} · by {} ", view.sort_label())
+    let tail = format!(" · by {} ", view.sort_label());
+    // Which model files the tree comes from (file names): the longest form that fits,
+    // else (the header says Method::execute too) the time left out for a file's name.
+    let forms = model_file_forms(data);
+    for exec in [exec.as_str(), ""] {
+        let base = format!(" Modules · {what}{exec}");
+        let room = width.saturating_sub(4 + base.chars().count() + tail.chars().count());
+        if let Some(from) = forms.iter().find(|f| f.chars().count() <= room) {
+            return format!("{base}{from}{tail}");
+        }
+    }
+    format!(" Modules · {what}{tail}")
+}
+
+/// ` · from ETRecord a.etrecord, program a.pte` and its shorter forms, longest first;
+/// none without model files.
+fn model_file_forms(data: &ExplorerData) -> Vec<String> {
+    let Some(f) = &data.model_files else {
+        return vec![String::new()];
+    };
+    let name = |p: &Option<String>| {
+        p.as_deref().map(|p| {
+            let file = std::path::Path::new(p)
+                .file_name()
+                .map_or_else(|| p.to_string(), |n| n.to_string_lossy().into_owned());
+            esc(&file)
+        })
+    };
+    let (etrecord, program) = (name(&f.etrecord), name(&f.program));
+    match (&etrecord, &program) {
+        (Some(e), Some(p)) => vec![
+            format!(" · from ETRecord {e}, program {p}"),
+            format!(" · from {e}, {p}"),
+            format!(" · from {e}"),
+        ],
+        (Some(e), None) => vec![format!(" · from ETRecord {e}"), format!(" · from {e}")],
+        (None, Some(p)) => vec![format!(" · from program {p}"), format!(" · from {p}")],
+        (None, None) => vec![String::new()],
+    }
 }
 
 fn line_text(

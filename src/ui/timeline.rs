@@ -10,6 +10,7 @@ use ratatui::Frame;
 use super::text::fit;
 use super::{pane_frame, Theme};
 use crate::app::timeline::{lane_rows, plot_columns, Bar, TimelineView};
+use crate::app::timeline_search::bar_name;
 use crate::profile::TimelineKind;
 use crate::timeline::AnyTimeline;
 use crate::units::duration_ms;
@@ -148,6 +149,11 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
     // Lanes.
     let rows = lane_rows(area).min(inner.height.saturating_sub(2) as usize);
     let names = |b: &Bar| -> String { bar_name(source, view, b) };
+    // The bars the search finds, in the warning colour.
+    let found: std::collections::HashSet<(usize, usize)> =
+        crate::app::timeline_search::matches(view)
+            .into_iter()
+            .collect();
     for (row, lane_idx) in (view.lane_offset..view.lanes.len()).take(rows).enumerate() {
         let y = inner.y + 2 + row as u16;
         let lane = &view.lanes[lane_idx];
@@ -209,9 +215,12 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
                 run = Some((bar, c));
             }
             let ch = if bar % 2 == 0 { '█' } else { '▓' };
-            buf[(plot_x + c as u16, y)]
-                .set_char(ch)
-                .set_style(theme.bar());
+            let style = if found.contains(&(lane_idx, bar)) {
+                theme.warning()
+            } else {
+                theme.bar()
+            };
+            buf[(plot_x + c as u16, y)].set_char(ch).set_style(style);
         }
         if let Some((bar, first)) = run {
             label_run(buf, bar, first, i64::from(plot_w) - 1);
@@ -284,23 +293,6 @@ fn title(view: &TimelineView) -> String {
             tt.set.threads.len()
         ),
         None => " Timeline ".to_string(),
-    }
-}
-
-fn bar_name(source: &AnyTimeline, view: &TimelineView, b: &Bar) -> String {
-    match source {
-        AnyTimeline::Dump(tl) => view
-            .runs
-            .get(view.run_pos)
-            .and_then(|&r| tl.runs[r].events.get(b.event as usize))
-            .map(|e| tl.entry(e).name.clone())
-            .unwrap_or_default(),
-        AnyTimeline::Trace(tt) => tt
-            .set
-            .intervals
-            .get(b.event as usize)
-            .map(|iv| tt.set.name(iv).to_string())
-            .unwrap_or_default(),
     }
 }
 

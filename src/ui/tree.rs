@@ -43,24 +43,38 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         .max()
         .unwrap_or(0);
     let fits = |right: usize| longest + right < width;
+    // A trace's tree: the total time of the calls first, and the share beside it is of
+    // the parent's total (the same quantity); the median and p90 are per call.
+    let trace = data.kind == SourceKind::Trace;
+    let total_w = if trace { NUM + 1 } else { 0 };
     // The bar and the share stay whenever the names keep `MIN_NAME` cells (names and
     // then info text are cut instead: the detail has them whole); p90 gives way first.
-    let show_bar = width > NUM + 1 + BAR + 7 + MIN_NAME;
-    let show_p90 = width >= 44
+    let show_bar = width > total_w + NUM + 1 + BAR + 7 + MIN_NAME;
+    let show_p90 = width >= 44 + total_w
         && if show_bar {
-            fits(2 * (NUM + 1) + BAR + 7)
+            fits(total_w + 2 * (NUM + 1) + BAR + 7)
         } else {
-            fits(2 * (NUM + 1)) || width > 2 * (NUM + 1) + MIN_NAME
+            fits(total_w + 2 * (NUM + 1)) || width > total_w + 2 * (NUM + 1) + MIN_NAME
         };
-    let right = NUM + 1 + if show_p90 { NUM + 1 } else { 0 } + if show_bar { BAR + 7 } else { 0 };
+    let right =
+        total_w + NUM + 1 + if show_p90 { NUM + 1 } else { 0 } + if show_bar { BAR + 7 } else { 0 };
     let name_w = width.saturating_sub(right + 1);
     let mut lines = Vec::with_capacity(inner.height as usize + 1);
-    let mut title = format!("{}{}", fit("", name_w, false), fit("median", NUM + 1, true));
+    let (median, p90, share) = if trace {
+        ("med/call", "p90/call", "% parent total")
+    } else {
+        ("median", "p90", "of parent")
+    };
+    let mut title = fit("", name_w, false);
+    if trace {
+        title.push_str(&fit("total", NUM + 1, true));
+    }
+    title.push_str(&fit(median, NUM + 1, true));
     if show_p90 {
-        title.push_str(&fit("p90", NUM + 1, true));
+        title.push_str(&fit(p90, NUM + 1, true));
     }
     if show_bar {
-        title.push_str(&fit("of parent", BAR + 7, true));
+        title.push_str(&fit(share, BAR + 7, true));
     }
     lines.push(Line::styled(title, theme.dim()));
     for (i, &id) in state.explorer.tree.visible[state.explorer.tree.offset.min(end)..end]
@@ -124,6 +138,12 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             .and_then(|r| r.below_resolution);
         let text = |v: f64| duration_or_below(v, below.is_some() && v < XNNPACK_QUANTUM_MS);
         let num = |v: f64| fit(&if has { text(v) } else { "-".into() }, NUM, true);
+        if trace {
+            let total = data.node_totals.get(id).copied().flatten();
+            let cell = total.map_or("-".into(), crate::units::duration_ms);
+            spans.push(Span::raw(fit(&cell, NUM, true)));
+            spans.push(Span::raw(" "));
+        }
         spans.push(Span::raw(num(node.stats.median)));
         if show_p90 {
             spans.push(Span::raw(" "));

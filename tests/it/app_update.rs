@@ -410,8 +410,10 @@ fn help_toggle_and_quit_everywhere() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('w'));
     assert!(s.log_open());
+    // j moves the log's cursor (the selected line) one down (#47).
+    let before = s.views.log().unwrap().cursor;
     key(&mut s, KeyCode::Char('j'));
-    assert_eq!(s.log_scroll(), 1);
+    assert_eq!(s.views.log().unwrap().cursor, before + 1);
     key(&mut s, KeyCode::Esc);
     assert!(!s.log_open());
 }
@@ -733,10 +735,11 @@ fn reveal_a_row_and_a_warning_in_the_tree() {
     key(&mut s, KeyCode::Char('E'));
     key(&mut s, KeyCode::Char('g'));
     key(&mut s, KeyCode::Char('w'));
-    // Scroll the warnings view until the Clamp warning is the selected one.
+    // Move the warnings view's cursor until the Clamp warning is the selected one.
     for _ in 0..5 {
         let d = s.data.as_ref().unwrap();
-        let f = cpuprof_tui::app::log::selected_finding(d, s.log_scroll(), 78);
+        let cursor = s.views.log().unwrap().cursor;
+        let f = cpuprof_tui::app::log::selected_finding(d, cursor, 78);
         if f.is_some_and(|i| d.findings[i].kind == "operator_slow") {
             break;
         }
@@ -809,8 +812,13 @@ fn group_by_type_and_drill_in() {
             "Convolution (NHWC, F32) IGEMM #1"
         ]
     );
-    // Esc: all operators again; o twice: types and back.
+    // Esc: one level back, to the six types (#47); o: all operators; o twice: types
+    // and back.
     key(&mut s, KeyCode::Esc);
+    assert!(s.explorer.table.grouped);
+    assert_eq!(table_names(&s).len(), 6);
+    key(&mut s, KeyCode::Char('o'));
+    assert!(!s.explorer.table.grouped);
     assert_eq!(table_names(&s).len(), 7);
     key(&mut s, KeyCode::Char('o'));
     key(&mut s, KeyCode::Char('o'));

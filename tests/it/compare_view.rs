@@ -270,3 +270,184 @@ fn reference_lists_every_compare_key() {
         );
     }
 }
+
+/// Lines of `screen` right of the list's border: the detail pane's text.
+fn detail_lines(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            l.split_once("││")
+                .map(|(_, d)| d.trim_end_matches('│').to_string())
+        })
+        .collect()
+}
+
+/// Issue #47: at 120x40 the names keep the width they need before the optional columns
+/// (p, interval) come in, and the detail's statistics are never cut. The null pair's
+/// longest `#1` name is `Fully Connected (NC, F32) GEMM #1` (33 characters, from the
+/// generator's XNNPACK operator names); the detail lists count, median, p10, p90.
+#[test]
+fn readable_at_120x40() {
+    let mut s = null_pair();
+    type_filter(&mut s, "#1");
+    let text = screen(&mut s, (120, 40));
+    assert!(
+        text.contains("│= Fully Connected (NC, F32) GEMM #1 "),
+        "the longest name whole:\n{text}"
+    );
+    let detail = detail_lines(&text);
+    let head = detail.iter().find(|l| l.contains("count")).unwrap();
+    for word in ["count", "median", "p10", "p90"] {
+        assert!(head.contains(word), "{head:?}");
+    }
+    for side in ["A", "B"] {
+        let line = detail
+            .iter()
+            .find(|l| l.trim_start().starts_with(&format!("{side} ")))
+            .unwrap_or_else(|| panic!("no {side} line:\n{text}"));
+        // Count and three durations, each ending in its unit.
+        assert_eq!(line.matches(" µs").count(), 3, "{line:?}\n{text}");
+        assert!(!line.contains('…'), "{line:?}");
+    }
+    // Columns give way before a name is cut: at 80 columns the tree of changed rows
+    // holds `Convolution (NHWC, F32) IGEMM #3` (32 characters under 6 cells of indent)
+    // whole, the kind column in its short form.
+    let mut s = view();
+    press_key(&mut s, KeyCode::Tab);
+    press(&mut s, 'u');
+    let text = screen(&mut s, (80, 24));
+    assert!(
+        text.contains("│▲       Convolution (NHWC, F32) IGEMM #3 "),
+        "{text}"
+    );
+    // A name longer than the room is cut in its middle: both ends stay.
+    let (mut f, b) = load_both(&args("cnn2_a.etdp", "cnn2_slow_b.etdp", 3)).unwrap();
+    let i = f
+        .rows
+        .iter()
+        .position(|r| r.name == "native_call_neg.out")
+        .unwrap();
+    f.rows[i].name = format!("head_of_the_name_{}_tail #9", "x".repeat(80));
+    let mut s = AppState::for_compare(CompareView::new(f, b), 120, 40);
+    let text = screen(&mut s, (120, 40));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("│▲ head_of_the_name_"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("…") && line.contains("x_tail #9 "), "{line}");
+    // The detail's title keeps both ends too.
+    assert!(
+        detail_lines(&text)
+            .iter()
+            .any(|l| l.starts_with("head_of_the_name") && l.contains("x_tail #9  kernel")),
+        "{text}"
+    );
+}
+
+/// `u` in the tree keeps the ancestors of the changed rows (dimmed, not counted): the
+/// slow pair changes conv #3 and neg in delegate #0 and pixel_shuffle outside any
+/// delegate (fixtures/compare/README.md), and their ancestors grow by the same amount, so
+/// the only unchanged ancestor is `Method::execute`.
+#[test]
+fn changed_only_tree_keeps_ancestors() {
+    let mut s = view();
+    press_key(&mut s, KeyCode::Tab);
+    press(&mut s, 'u');
+    let v = cv(&s);
+    let c = v.comparison();
+    let context: Vec<&str> = v.context.iter().map(|&i| c.rows[i].name.as_str()).collect();
+    assert_eq!(context, vec!["Method::execute"]);
+    assert!(v.context.iter().all(|&i| !c.rows[i].verdict.is_change()));
+    // Every changed row's ancestors are listed, above it.
+    for (pos, &i) in v.visible.iter().enumerate() {
+        let mut up = c.rows[i].parent;
+        while let Some(p) = up {
+            let at = v.visible.iter().position(|&j| j == p);
+            assert!(
+                at.is_some_and(|a| a < pos),
+                "{} lacks its parent",
+                c.rows[i].name
+            );
+            up = c.rows[p].parent;
+        }
+    }
+    assert_eq!(v.listed(), v.visible.len() - 1);
+    let text = screen(&mut s, (160, 48));
+    assert!(
+        text.contains("changed only, 1 dimmed around them"),
+        "{text}"
+    );
+    assert!(text.contains("│= Method::execute"), "{text}");
+    // The sorted table lists the changed rows alone.
+    press_key(&mut s, KeyCode::Tab);
+    assert!(cv(&s).context.is_empty());
+    assert!(shown(cv(&s)).iter().all(|r| r.1.is_change()));
+}
+
+/// `c` copies the selected row as the explorer's `c` does (OSC 52 through
+/// `Effect::Copy`): the default selection is the largest regression, `native_call_neg.out`
+/// (1.4x in the generator; B's median 6.491 µs in the truth file).
+#[test]
+fn c_copies_the_selected_row() {
+    let mut s = view();
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{DIR}/cnn2_slow_b.truth.json")).unwrap(),
+    )
+    .unwrap();
+    let op = &truth["delegates"][0]["steps"][1]["operators"][0];
+    assert_eq!(op["event"], "native_call_neg.out");
+    let median_b = format!("{:.2} µs", op["stats"]["median_ms"].as_f64().unwrap() * 1e3);
+    let effects = update(
+        &mut s,
+        Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE)),
+    );
+    let [Effect::Copy(text)] = effects.as_slice() else {
+        panic!("one copy: {effects:?}");
+    };
+    assert!(
+        text.starts_with("native_call_neg.out · kernel · delegate #0 · "),
+        "{text}"
+    );
+    assert!(text.contains(&format!("median B {median_b}")), "{text}");
+    assert!(text.contains(" · slower · in Method::execute › delegate #0 › ET/registry:neg"));
+    assert!(s
+        .notice
+        .as_deref()
+        .unwrap()
+        .starts_with("copied native_call_neg.out"));
+    // Moving the selection copies the row under it.
+    press(&mut s, 'j');
+    let second = cv(&s).selected_row().unwrap().name.clone();
+    let effects = update(
+        &mut s,
+        Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE)),
+    );
+    assert!(matches!(&effects[..], [Effect::Copy(t)] if t.starts_with(&format!("{second} · "))));
+}
+
+/// A row name with control characters (an input's bytes) reaches neither the screen nor
+/// the clipboard sequence unescaped.
+#[test]
+fn copied_and_drawn_names_are_escaped() {
+    let (mut f, b) = load_both(&args("cnn2_a.etdp", "cnn2_slow_b.etdp", 3)).unwrap();
+    let i = f
+        .rows
+        .iter()
+        .position(|r| r.name == "native_call_neg.out")
+        .unwrap();
+    f.rows[i].name = "neg\n\x1b]52;c;evil\x07".into();
+    let mut s = AppState::for_compare(CompareView::new(f, b), 160, 48);
+    let effects = update(
+        &mut s,
+        Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE)),
+    );
+    let [Effect::Copy(text)] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    let seq = cpuprof_tui::app::copy::osc52(text);
+    // One escape sequence: its own ESC and BEL, no other control character.
+    assert_eq!(seq.chars().filter(|c| c.is_control()).count(), 2, "{seq:?}");
+    assert!(!s.notice.as_deref().unwrap().chars().any(|c| c.is_control()));
+    let text = screen(&mut s, (160, 48));
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
+}

@@ -114,7 +114,7 @@ fn demo_opens_the_bundled_profile() {
         "delegate #3",
     ]);
     s.send("?");
-    s.wait_for(&["Help", "drop one more warm-up run"]);
+    s.wait_for(&["Help", "copy the selected row"]);
     s.send("q");
     assert!(s.wait_exit().success());
     ends_restored(&s.final_output());

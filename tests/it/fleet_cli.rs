@@ -516,3 +516,100 @@ fn rows_carry_their_module() {
         .collect();
     assert_eq!(cells, [want, want]);
 }
+
+/// `fleet --help` prints the `--key` example as written (clap turns a bare `{n}` into a
+/// line break).
+#[test]
+fn help_prints_the_key_template() {
+    let help = ok_stdout(&["fleet", "--help"]);
+    assert!(help.contains("'{device}/{commit}/run-{n}.etdp'"), "{help}");
+    assert!(!help.contains('\u{2060}'));
+}
+
+/// Issue #47: the table's lines are at most 120 columns; every profile, every outlier the
+/// JSON names is in it, and an id longer than its column keeps both ends.
+#[test]
+fn table_lines_fit_120_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("device-{}-end.etdp", "x".repeat(70));
+    copy(&fx("compare/cnn2_a.etdp"), &dir.path().join(&long));
+    copy(&fx("compare/cnn2_a.etdp"), &dir.path().join("short.etdp"));
+    for roots in [
+        vec![fx("fleet/devices"), fx("fleet/commits")],
+        vec![dir.path().to_path_buf()],
+    ] {
+        let roots: Vec<&str> = roots.iter().map(|p| p.to_str().unwrap()).collect();
+        let mut args = vec!["fleet"];
+        args.extend(&roots);
+        let table = ok_stdout(&args);
+        for line in table.lines() {
+            assert!(
+                line.chars().count() <= 120,
+                "{} cells: {line}",
+                line.chars().count()
+            );
+        }
+        let words: String = table.split_whitespace().collect::<Vec<_>>().join(" ");
+        let v = fleet_json(&roots);
+        for p in v["profiles"].as_array().unwrap() {
+            let id = p["id"].as_str().unwrap();
+            if id.chars().count() <= 40 {
+                assert!(words.contains(id), "{id}");
+            } else {
+                let cut = table
+                    .lines()
+                    .find(|l| l.starts_with("device-"))
+                    .unwrap_or_else(|| panic!("{table}"));
+                assert!(cut.contains("x…") && cut.contains("-end.etdp "), "{cut}");
+            }
+        }
+        for g in v["groups"].as_array().unwrap() {
+            for r in g["rows"].as_array().unwrap() {
+                for o in r["outliers"].as_array().unwrap() {
+                    let id = o["id"].as_str().unwrap();
+                    assert!(words.contains(&format!("OUTLIER {id} ")), "{id}");
+                }
+            }
+        }
+    }
+}
+
+/// Issue #47: in a folder, a `.json` that holds no trace events (a `key_averages` table,
+/// a report, a truth file under another name) is not a profile: skipped, not a failed
+/// profile. The torch trace beside them is one.
+#[test]
+fn json_without_trace_events_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        &fx("torch/cnn_infer.json"),
+        &dir.path().join("cnn_infer.json"),
+    );
+    copy(
+        &fx("torch/cnn_infer.key_averages.json"),
+        &dir.path().join("cnn_infer.key_averages.json"),
+    );
+    copy(
+        &fx("cpu/cnn2_basic.truth.json"),
+        &dir.path().join("answers.json"),
+    );
+    std::fs::write(dir.path().join("list.json"), "[1, 2, 3]\n").unwrap();
+    let v = fleet_json(&[dir.path().to_str().unwrap()]);
+    let ids: Vec<&str> = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec!["cnn_infer.json"]);
+    assert!(v["profiles"][0]["error"].is_null());
+    // A JSON named on the command line is still read (its loader says what is wrong).
+    let out = run(&[
+        "fleet",
+        "--format",
+        "json",
+        dir.path().join("list.json").to_str().unwrap(),
+        dir.path().join("cnn_infer.json").to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["profiles"].as_array().unwrap().len(), 2);
+}

@@ -533,3 +533,27 @@ fn compare_csv_carries_the_module() {
         .expect("the kernel of instruction 3");
     assert_eq!(row[module], want);
 }
+
+/// Issue #47: the title says which model files the tree was read from (found beside
+/// the dump: `modules_xnnpack.etrecord` and `modules_xnnpack.pte`), at every size; on a
+/// narrow screen the ETRecord's name stays whole.
+#[test]
+fn title_names_the_model_files() {
+    for size in SIZES {
+        let mut s = opened(XNN, 0, size);
+        keys(&mut s, "m");
+        let text = screen(&s);
+        let title = text
+            .lines()
+            .find(|l| l.contains("Modules · "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            title.contains("modules_xnnpack.etrecord"),
+            "{size:?}: {title}"
+        );
+        assert!(title.contains(" · by model order "), "{size:?}: {title}");
+        if size.0 >= 120 {
+            assert!(title.contains("modules_xnnpack.pte"), "{size:?}: {title}");
+        }
+    }
+}

@@ -62,6 +62,8 @@ fn the_explorer_shows_each_run_as_it_lands() {
         screen.contains("runs 20 kept, 3 warm-up dropped (of 23)"),
         "{screen}"
     );
+    // The live pane stays after the last run, with how it ended (#47).
+    s.wait_for(&["runner done: 2 runs", "done, exit 0"]);
     s.send("q");
     assert_eq!(s.wait_exit().exit_code(), 0);
     s.assert_restored("after q");

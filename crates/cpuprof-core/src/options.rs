@@ -431,9 +431,8 @@ pub struct FleetArgs {
     /// Write to FILE (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Metadata fields from each profile's path relative to its root, e.g.
-    /// '{device}/{commit}/run-{n}.etdp'.
-    #[arg(long, value_name = "TEMPLATE")]
+    // Metadata fields from each profile's path relative to its root (`KEY_HELP`).
+    #[arg(long, value_name = "TEMPLATE", help = KEY_HELP)]
     pub key: Option<String>,
     /// Summarise per value of this metadata field (per device) as well as per model.
     #[arg(long, value_name = "KEY")]
@@ -476,3 +475,12 @@ pub enum FleetFormat {
     Csv,
     Parquet,
 }
+
+/// A mark clap's help does not read: clap turns every `{n}` of a help text into a line
+/// break, so a `{n}` meant to be printed is written `{` MARK `n}` and the mark is taken
+/// out of the rendered help (`cli::usage_error`).
+pub const HELP_BRACE_MARK: char = '\u{2060}';
+
+/// `fleet --key`'s help, its example holding `{n}`.
+const KEY_HELP: &str =
+    "Metadata fields from each profile's path relative to its root, e.g. '{device}/{commit}/run-{\u{2060}n}.etdp'";

@@ -154,13 +154,34 @@ fn head(path: &Path) -> Vec<u8> {
 }
 
 /// A file with an unusual name: an ETDump by its header, a trace by its first bytes,
-/// else not a profile.
+/// else not a profile. JSON found in a folder is a trace only when it holds trace
+/// events (a report, a sidecar or a `key_averages` table is JSON too, and no profile).
 fn sniff_file(path: &Path) -> Option<FoundKind> {
     let h = head(path);
     if h.len() >= HEADER_LEN && &h[8..12] == b"ED00" {
         return Some(FoundKind::Dump);
     }
-    (!h.is_empty() && crate::trace::looks_like_trace(&h)).then_some(FoundKind::Trace)
+    if h.is_empty() || !crate::trace::looks_like_trace(&h) {
+        return None;
+    }
+    let json = !crate::trace::is_gzip(&h)
+        && crate::trace::detect_format(&h) == Ok(crate::trace::TraceFormat::ChromeJson);
+    (!json || holds_trace_events(path)).then_some(FoundKind::Trace)
+}
+
+/// Bytes of a JSON file searched for trace events: a trace names them early (torch's
+/// `traceEvents` follows a few small fields; an array of events starts with one).
+const JSON_SNIFF_BYTES: u64 = 1 << 20;
+
+/// Whether the first MiB of a JSON file names trace events: the `traceEvents` key of a
+/// Chrome trace object, or an event's phase (`"ph"`) in an array of events.
+fn holds_trace_events(path: &Path) -> bool {
+    let mut bytes = Vec::new();
+    let _ = std::fs::File::open(path).and_then(|f| {
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, JSON_SNIFF_BYTES), &mut bytes)
+    });
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    has(b"\"traceEvents\"") || has(b"\"ph\"")
 }
 
 fn rel_path(root: &Path, path: &Path) -> String {

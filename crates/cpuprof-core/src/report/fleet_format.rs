@@ -135,13 +135,15 @@ pub fn fleet_table(fleet: &Fleet) -> String {
         if fleet.groups.len() == 1 { "" } else { "s" },
     );
     let meta = meta_columns(fleet);
+    // Ids longer than ID_MAX are cut in the middle (both ends stay): the metadata or
+    // error column keeps TABLE_WIDTH - (ID_MAX + 37) cells at least.
     let id_w = fleet
         .profiles
         .iter()
         .map(|p| crate::escape::display_width(&escape(&p.id)))
         .max()
         .unwrap_or(2)
-        .max(7);
+        .clamp(7, ID_MAX);
     out.push('\n');
     let _ = writeln!(
         out,
@@ -162,15 +164,14 @@ pub fn fleet_table(fleet: &Fleet) -> String {
             .method
             .as_ref()
             .map_or("-".into(), |s| format_ms(s.median));
-        let _ = writeln!(
-            out,
-            "{}  {:<12}  {:>5}  {:>10}  {}",
-            crate::escape::pad_right(&escape(&p.id), id_w),
+        let head = format!(
+            "{}  {:<12}  {:>5}  {:>10}",
+            crate::escape::pad_right(&crate::escape::cut_middle(&escape(&p.id), id_w), id_w),
             p.model.as_deref().unwrap_or("-"),
             p.runs,
             method,
-            escape(&what)
         );
+        push_wrapped(&mut out, &head, &[escape(&what).into_owned()]);
     }
     for g in &fleet.groups {
         out.push('\n');
@@ -186,7 +187,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
             .map(|r| 2 * (r.path.len() - 1) + crate::escape::display_width(&escape(&r.name)))
             .max()
             .unwrap_or(4)
-            .clamp(4, 60);
+            .clamp(4, NAME_MAX);
         let _ = writeln!(
             out,
             "  {:<name_w$}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  slowest / outliers / change",
@@ -220,18 +221,70 @@ pub fn fleet_table(fleet: &Fleet) -> String {
                     c.p_value
                 ));
             }
-            let _ = writeln!(
-                out,
-                "  {}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}  {}",
+            let head = format!(
+                "  {}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6}",
                 crate::escape::pad_right(&name, name_w),
                 r.medians.len(),
                 format_ms(r.median_of_medians),
                 format_ms(r.p10),
                 format_ms(r.p90),
                 cv,
-                escape(&notes.join("; "))
             );
+            let notes: Vec<String> = notes.iter().map(|n| escape(n).into_owned()).collect();
+            push_wrapped(&mut out, &head, &notes);
         }
     }
     out
+}
+
+/// Lines of the table are at most this many cells (a terminal of 120 columns).
+pub const TABLE_WIDTH: usize = 120;
+/// The widest profile id column, and row name column, before they are cut in the middle.
+const ID_MAX: usize = 40;
+const NAME_MAX: usize = 44;
+
+/// `head` (the fixed columns), then the last column's `parts` (already escaped): the
+/// first on the head's line when it fits within `TABLE_WIDTH`, each other on lines of
+/// its own under the column (indented 6 when the column starts too far right), wrapped
+/// at spaces; a word longer than a line is cut in its middle.
+fn push_wrapped(out: &mut String, head: &str, parts: &[String]) {
+    use crate::escape::{cut_middle, display_width};
+    let col = display_width(head) + 2;
+    let indent = if col <= TABLE_WIDTH - 40 { col } else { 6 };
+    let parts: Vec<&String> = parts.iter().filter(|p| !p.is_empty()).collect();
+    let mut line = head.to_string();
+    for (k, part) in parts.iter().enumerate() {
+        let part = if k + 1 < parts.len() {
+            format!("{part};")
+        } else {
+            part.to_string()
+        };
+        if k == 0 && display_width(&line) + 2 + display_width(&part) <= TABLE_WIDTH {
+            line.push_str("  ");
+            line.push_str(&part);
+            continue;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        line = " ".repeat(indent);
+        let mut used = indent;
+        for word in part.split(' ').filter(|w| !w.is_empty()) {
+            let word = cut_middle(word, TABLE_WIDTH - indent);
+            let w = display_width(&word);
+            let gap = usize::from(used > indent);
+            if used + gap + w > TABLE_WIDTH {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = " ".repeat(indent);
+                used = indent;
+            } else {
+                line.push_str(&" ".repeat(gap));
+                used += gap;
+            }
+            line.push_str(&word);
+            used += w;
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
 }
