@@ -28,10 +28,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use cpuprof_tui::app::timeline::TimelineCommand;
 use cpuprof_tui::app::{update, Action, AppState, Column, Command, Effect};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::ui::{self, Theme};
+use cpuprof_tui::views::timeline::state::TimelineCommand;
 use portable_pty::CommandBuilder;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

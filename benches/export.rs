@@ -15,10 +15,10 @@ mod etdump_build;
 use std::path::Path;
 use std::time::Duration;
 
-use cpuprof_tui::app::timeline::{self, TimelineView};
 use cpuprof_tui::app::AppState;
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::ui::{self, Theme};
+use cpuprof_tui::views::timeline::state::{self as timeline, TimelineView};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;

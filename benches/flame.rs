@@ -98,7 +98,7 @@ fn opened(w: u16, h: u16) -> AppState {
     let mut data = big_trace();
     assert_eq!(data.nodes.len(), FRAMES);
     // What the loader thread does after making the data (`from_trace`, `from_profile`).
-    cpuprof_tui::app::flame_build::attach(&mut data);
+    cpuprof_tui::views::flame::build::attach(&mut data);
     update(
         &mut s,
         Action::Loaded {
@@ -231,7 +231,7 @@ fn flame(c: &mut Criterion) {
     let data = s.data.clone().unwrap();
     // On the loader thread, once per load (not a key).
     c.bench_function("flame_100k_build_graph_on_load", |b| {
-        b.iter(|| cpuprof_tui::app::flame::FlameTree::from_explorer(black_box(&data)))
+        b.iter(|| cpuprof_tui::views::flame::model::FlameTree::from_explorer(black_box(&data)))
     });
     c.bench_function("flame_100k_open", |b| {
         b.iter_batched(

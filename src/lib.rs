@@ -20,5 +20,6 @@ pub mod signals;
 pub mod tui;
 pub mod tui_fleet;
 pub mod ui;
+pub mod views;
 pub mod watch;
 pub mod worker;

@@ -431,14 +431,18 @@ fn draw(
     if matches!(state.views.screen(), Some(View::Fleet(_))) {
         let size = terminal.size()?;
         if let Some(view) = state.views.fleet_mut() {
-            view.pages = ui::fleet::pages(size.width, size.height, view.profiles.len());
+            view.pages =
+                crate::views::fleet::render::pages(size.width, size.height, view.profiles.len());
         }
     }
     if matches!(state.views.screen(), Some(View::Compare(_))) {
         // The list's height comes from the compare layout of this frame.
         let size = terminal.size()?;
         if let Some(view) = state.views.compare_mut() {
-            view.scroll_to_fit(ui::compare::list_height(size.width, size.height));
+            view.scroll_to_fit(crate::views::compare::render::list_height(
+                size.width,
+                size.height,
+            ));
         }
     }
     terminal.draw(|f| {
@@ -506,8 +510,8 @@ pub fn apply(effects: Vec<Effect>, worker: &mut Worker, tx: &Sender<Event>) -> b
     false
 }
 
-/// `compare A B` on a terminal without `--format`: the compare view (`app::compare`,
-/// drawn by `ui::compare`) as the base of the view stack, in the explorer's shell. Both
+/// `compare A B` on a terminal without `--format`: the compare view (`views::compare::state`,
+/// drawn by `views::compare::render`) as the base of the view stack, in the explorer's shell. Both
 /// sides load before the terminal is touched, so bad input is one line and exit 2 as for
 /// `report`. The exit code is `--fail-on-regression`'s, as when printing.
 pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
@@ -519,7 +523,7 @@ pub fn run_compare(args: &crate::cli::CompareArgs) -> ExitCode {
         }
     };
     let code = crate::report::compare::exit_code(&forward, args.fail_on_regression);
-    let view = crate::app::compare::CompareView::new(forward, backward);
+    let view = crate::views::compare::state::CompareView::new(forward, backward);
     let guard = match TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {

@@ -12,7 +12,6 @@ use std::sync::mpsc::{self, Sender};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
-use crate::app::fleet_view::{FleetResult, FleetView};
 use crate::app::AppState;
 use crate::cli::FleetArgs;
 use crate::fleet::analysis::AnalysisOptions;
@@ -20,6 +19,7 @@ use crate::fleet::load::LoadOptions;
 use crate::fleet::meta::KeyTemplate;
 use crate::fleet::{analyse, discover, load_all};
 use crate::tui::{shell, TerminalGuard};
+use crate::views::fleet::state::{FleetResult, FleetView};
 use crate::worker::Event;
 
 /// Find, load and summarise the fleet of `args` (what `report::fleet` prints).

@@ -45,7 +45,7 @@ pub enum Event {
         result: Result<Box<crate::timeline::AnyTimeline>, String>,
     },
     /// The fleet view's profiles found, loaded and summarised (`tui::run_fleet`).
-    FleetLoaded(crate::app::fleet_view::FleetResult),
+    FleetLoaded(crate::views::fleet::state::FleetResult),
 }
 
 /// What the loader thread runs (the real one is `load_explorer_data`).

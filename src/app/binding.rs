@@ -18,7 +18,7 @@ pub struct Binding {
 
 impl Binding {
     /// This binding with a footer hint.
-    pub(super) const fn hint(self, word: &'static str) -> Binding {
+    pub(crate) const fn hint(self, word: &'static str) -> Binding {
         Binding {
             hint: Some(word),
             ..self
@@ -26,7 +26,7 @@ impl Binding {
     }
 }
 
-pub(super) const fn b(
+pub(crate) const fn b(
     meaning: Meaning,
     keys: &'static [Key],
     command: Command,
@@ -41,14 +41,14 @@ pub(super) const fn b(
     }
 }
 
-pub(super) const QUIT: Binding = b(
+pub(crate) const QUIT: Binding = b(
     Meaning::Quit,
     &[ch('q'), ctrl('c')],
     Command::Quit,
     "quit (from any view; works while loading)",
 )
 .hint("quit");
-pub(super) const HELP_KEY: Binding =
+pub(crate) const HELP_KEY: Binding =
     b(Meaning::Help, &[ch('?')], Command::ToggleHelp, "help").hint("help");
 
 // The moves most tables share.

@@ -4,8 +4,8 @@
 use tui_input::InputRequest;
 
 use super::column::Column;
-use super::flame::FlameCommand;
-use super::timeline::TimelineCommand;
+use crate::views::flame::model::FlameCommand;
+use crate::views::timeline::state::TimelineCommand;
 
 /// What a key asks for. Plain data; the view on top decides what it means there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

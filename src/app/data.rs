@@ -241,7 +241,7 @@ pub struct ExplorerData {
     pub modules: Vec<MethodModules>,
     /// The flame graph of this tree (`f`), built on the loader thread
     /// (`flame_build::attach`); `None` where data was made by hand (`f` builds it then).
-    pub flame: Option<std::sync::Arc<super::flame::FlameTree>>,
+    pub flame: Option<std::sync::Arc<crate::views::flame::model::FlameTree>>,
 }
 
 /// One method's module tree, as `report --by-module` lays it out (the profile's

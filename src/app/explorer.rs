@@ -4,16 +4,16 @@
 use super::column::Column;
 use super::effect::Effect;
 use super::explorer_open::{open_flame, open_modules, open_timeline};
-use super::help::HelpView;
 use super::keymap::{Command, ViewKind};
 use super::layout;
 use super::listing::step;
-use super::log::LogView;
 use super::runs::RunStatus;
 use super::state::{AppState, Pane};
 use super::table;
 use super::view::View;
 use super::watch;
+use crate::views::help::state::HelpView;
+use crate::views::log::state::LogView;
 
 /// A key of the explorer's table (or of its filter's text field).
 pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {

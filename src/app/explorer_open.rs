@@ -3,12 +3,12 @@
 
 use super::effect::Effect;
 use super::state::{AppState, Pane};
-use super::timeline::TimelineView;
 use super::view::View;
 use crate::profile::ProfileRequest;
+use crate::views::timeline::state::TimelineView;
 
 /// `t` on an operator row of a dump's table: that operator, for the timeline to select.
-fn timeline_focus(state: &AppState) -> Option<super::timeline::TimelineFocus> {
+fn timeline_focus(state: &AppState) -> Option<crate::views::timeline::state::TimelineFocus> {
     let data = state.data.as_ref()?;
     let t = &state.explorer.table;
     if state.explorer.focus != Pane::Table
@@ -20,7 +20,7 @@ fn timeline_focus(state: &AppState) -> Option<super::timeline::TimelineFocus> {
     let op = data.ops.get(state.selected_op()?)?;
     // `d1` (one method): instruction 1; other labels select by name alone.
     let instruction_id = op.delegate.strip_prefix('d').and_then(|id| id.parse().ok());
-    Some(super::timeline::TimelineFocus {
+    Some(crate::views::timeline::state::TimelineFocus {
         name: op.name.clone(),
         instruction_id,
     })
@@ -75,7 +75,7 @@ pub(super) fn open_modules(state: &mut AppState) {
         });
         return;
     }
-    let view = super::modules::ModulesView::new(data);
+    let view = crate::views::modules::state::ModulesView::new(data);
     state.views.push(View::Modules(Box::new(view)));
 }
 
@@ -85,10 +85,9 @@ pub(super) fn open_flame(state: &mut AppState) {
         state.notice = Some("no profile yet".into());
         return;
     };
-    let tree = data
-        .flame
-        .clone()
-        .unwrap_or_else(|| std::sync::Arc::new(super::flame::FlameTree::from_explorer(data)));
-    let view = super::flame_view::FlameView::new(tree);
+    let tree = data.flame.clone().unwrap_or_else(|| {
+        std::sync::Arc::new(crate::views::flame::model::FlameTree::from_explorer(data))
+    });
+    let view = crate::views::flame::state::FlameView::new(tree);
     state.views.push(View::Flame(Box::new(view)));
 }

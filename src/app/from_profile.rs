@@ -190,7 +190,7 @@ impl ExplorerData {
         // ms, so they are made side by side before the first frame.
         let median = profile.method.as_ref().map(|m| m.median);
         let (flame, groups) = std::thread::scope(|scope| {
-            let flame = scope.spawn(|| super::flame::FlameTree::from_explorer(&data));
+            let flame = scope.spawn(|| crate::views::flame::model::FlameTree::from_explorer(&data));
             let groups = super::groups::compute(&data, median);
             let flame = flame
                 .join()

@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn groups_and_flame_made_side_by_side_are_those_of_the_finished_data() {
         let d = ExplorerData::from_profile(&sample::profile());
-        let whole = crate::app::flame::FlameTree::from_explorer(&d);
+        let whole = crate::views::flame::model::FlameTree::from_explorer(&d);
         assert_eq!(d.flame.as_deref(), Some(&whole));
         assert!(!d.groups.is_empty());
         for g in &d.groups {

@@ -412,10 +412,10 @@ pub fn bindings(kind: ViewKind) -> &'static [Binding] {
         ViewKind::Log => super::view_keys::LOG,
         ViewKind::Timeline => super::view_keys::TIMELINE,
         ViewKind::Compare => COMPARE,
-        ViewKind::Flame => super::flame_keys::FLAME,
+        ViewKind::Flame => crate::views::flame::keys::FLAME,
         ViewKind::Help => HELP,
         ViewKind::Dialog => DIALOG,
         ViewKind::Modules => MODULES,
-        ViewKind::Fleet => super::fleet_keys::FLEET,
+        ViewKind::Fleet => crate::views::fleet::keys::FLEET,
     }
 }

@@ -1,11 +1,11 @@
 //! The status of the search of the view on top (log, help, timeline): what the footer
 //! shows while the text is typed and while a search is on (`"conv": 2 of 5`).
 
-use super::help::help_matches;
-use super::log::search_rows;
 use super::search::{status, Search};
 use super::state::AppState;
 use super::view::View;
+use crate::views::help::state::help_matches;
+use crate::views::log::state::search_rows;
 
 /// The top view's search and its status, if that view searches.
 pub fn of_top(state: &AppState) -> Option<(&Search, String)> {
@@ -22,7 +22,7 @@ pub fn of_top(state: &AppState) -> Option<(&Search, String)> {
             Some((&h.search, status(h.search.input.value(), &found, h.scroll)))
         }
         View::Timeline(t) => {
-            let found = super::timeline_search::matches(t);
+            let found = crate::views::timeline::search::matches(t);
             Some((
                 &t.search,
                 status(t.search.input.value(), &found, (t.lane, t.bar)),

@@ -6,17 +6,17 @@ use std::time::SystemTime;
 
 use ratatui::crossterm::event::KeyEvent;
 
-use super::compare::CompareView;
 use super::data::ExplorerData;
 use super::effect::Effect;
 pub use super::explorer_view::{ExplorerView, Pane, TableState, TreeState};
 use super::keymap::{Command, ViewKind};
 use super::layout::{self, Areas, MouseAction};
 use super::runs::WatchState;
-use super::timeline::TimelineView;
 use super::view::{View, ViewStack};
 use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
+use crate::views::compare::state::CompareView;
+use crate::views::timeline::state::TimelineView;
 
 /// Everything that can happen to the explorer.
 #[derive(Debug)]
@@ -59,7 +59,7 @@ pub enum Action {
         result: Result<Box<crate::timeline::AnyTimeline>, String>,
     },
     /// The fleet's loading thread finished (`Err`: why nothing could be loaded).
-    FleetLoaded(super::fleet_view::FleetResult),
+    FleetLoaded(crate::views::fleet::state::FleetResult),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +120,11 @@ impl AppState {
 
     /// The `fleet` command: the fleet view is the base of the stack (never popped); the
     /// explorer is pushed over it for a profile.
-    pub fn for_fleet(view: super::fleet_view::FleetView, width: u16, height: u16) -> AppState {
+    pub fn for_fleet(
+        view: crate::views::fleet::state::FleetView,
+        width: u16,
+        height: u16,
+    ) -> AppState {
         let mut s = AppState::new(width, height);
         s.views = ViewStack::with_base(View::Fleet(Box::new(view)));
         s
@@ -268,7 +272,7 @@ impl AppState {
 
     /// Lines of the warnings and log view.
     pub fn log_len(&self) -> usize {
-        super::log::log_len(self.data.as_ref(), self.log_width())
+        crate::views::log::state::log_len(self.data.as_ref(), self.log_width())
     }
 
     /// Cells inside the log view's border.

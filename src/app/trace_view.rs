@@ -209,7 +209,7 @@ impl ExplorerData {
             ),
         ];
         data.log = crate::runlog::LogLines::from_lines(log.iter().map(String::as_str));
-        super::flame_build::attach(&mut data);
+        crate::views::flame::build::attach(&mut data);
         data
     }
 }

@@ -5,17 +5,17 @@
 
 use super::effect::Effect;
 use super::explorer;
-use super::help::{self, HelpView};
 use super::keymap::{self, Command};
 use super::layout::{self, MouseAction};
-use super::log;
 use super::mouse;
 use super::state::{Action, AppState};
 use super::step::Step;
-use super::timeline;
 use super::view::View;
 use super::warmup::warmup_change;
 use super::watch::{self, Outcome};
+use crate::views::help::state::{self as help, HelpView};
+use crate::views::log::state as log;
+use crate::views::timeline::state as timeline;
 
 /// Apply one action. Pure: all I/O is in the returned effects.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
@@ -136,8 +136,8 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     }
     if cmd == Command::ToggleFlame {
         if let Some(View::Compare(c)) = state.views.top() {
-            let tree = super::flame::FlameTree::from_comparison(c.comparison());
-            let view = super::flame_view::FlameView::new(tree);
+            let tree = crate::views::flame::model::FlameTree::from_comparison(c.comparison());
+            let view = crate::views::flame::state::FlameView::new(tree);
             state.views.push(View::Flame(Box::new(view)));
             return Vec::new();
         }
@@ -165,7 +165,7 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         ),
         Some(View::Timeline(t)) => {
             let lanes = timeline::lane_rows(body);
-            match super::timeline_search::command(t, cmd, lanes) {
+            match crate::views::timeline::search::command(t, cmd, lanes) {
                 Some(steps) => steps,
                 None => match cmd {
                     Command::Timeline(c) => timeline::command(t, c, lanes)
@@ -179,7 +179,7 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         Some(View::Compare(c)) => c.command(cmd),
         Some(View::Modules(m)) => match data.as_ref() {
-            Some(d) => m.command(cmd, d, super::modules::list_rows(body)),
+            Some(d) => m.command(cmd, d, crate::views::modules::state::list_rows(body)),
             None => vec![Step::Pop],
         },
         Some(View::Flame(f)) => f.command(cmd, flame_area),
@@ -224,7 +224,7 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
             Step::CompareProfiles { a, b } => {
                 let pair = state.views.fleet().and_then(|f| f.comparison(a, b));
                 if let Some((forward, backward)) = pair {
-                    let view = super::compare::CompareView::new(forward, backward);
+                    let view = crate::views::compare::state::CompareView::new(forward, backward);
                     state.views.push(View::Compare(Box::new(view)));
                 }
             }

@@ -7,14 +7,14 @@
 //! `step::Step`s) plus one variant here, one key table in `keymap` and one arm in
 //! `update` and `ui::draw`.
 
-use super::compare::CompareView;
-use super::flame_view::FlameView;
-use super::fleet_view::FleetView;
-use super::help::HelpView;
 use super::keymap::ViewKind;
-use super::log::LogView;
-use super::modules::ModulesView;
-use super::timeline::TimelineView;
+use crate::views::compare::state::CompareView;
+use crate::views::flame::state::FlameView;
+use crate::views::fleet::state::FleetView;
+use crate::views::help::state::HelpView;
+use crate::views::log::state::LogView;
+use crate::views::modules::state::ModulesView;
+use crate::views::timeline::state::TimelineView;
 
 /// A view pushed over the explorer.
 #[derive(Debug, Clone)]

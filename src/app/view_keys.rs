@@ -6,7 +6,7 @@ use ratatui::crossterm::event::KeyCode;
 use super::binding::{b, Binding, HELP_KEY, PAGE_DOWN, PAGE_UP, QUIT};
 use super::command::Command;
 use super::keys::{ch, code, Key, Meaning};
-use super::timeline::TimelineCommand;
+use crate::views::timeline::state::TimelineCommand;
 
 use Command as K;
 use Meaning as M;

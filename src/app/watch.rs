@@ -7,7 +7,6 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::compare::CompareView;
 use super::data::ExplorerData;
 use super::effect::Effect;
 use super::runs::{
@@ -19,6 +18,7 @@ use super::view::View;
 use crate::compare::{compare, CompareOptions};
 use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
+use crate::views::compare::state::CompareView;
 
 impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.

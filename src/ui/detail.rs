@@ -6,9 +6,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_focused;
 use super::pane_frame;
 use super::text::{block, fit};
-use super::{pane_focused, Theme};
+use super::Theme;
 use crate::app::format::{count, duration_ms, percent, wrap};
 use crate::app::histogram;
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};

@@ -5,7 +5,8 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph};
 use ratatui::Frame;
 
-use super::{centered, Theme};
+use super::centered;
+use super::Theme;
 use crate::app::format::bytes;
 use crate::app::Loading;
 use crate::profile::LoadPhase;

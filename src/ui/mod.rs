@@ -1,26 +1,16 @@
 //! Rendering: one module per pane, render only (no state changes). `draw` paints a whole
 //! frame from an `AppState`.
 
-pub mod compare;
-mod compare_detail;
 mod detail;
 mod detail_facts;
-mod dialog;
-mod flame;
-pub mod fleet;
-mod fleet_rows;
 mod footer;
 mod header;
-mod help;
 mod loading;
-mod log;
-mod modules;
 mod runs;
 mod status;
 mod table;
 pub mod text;
 mod theme;
-mod timeline;
 mod tree;
 
 use ratatui::layout::Rect;
@@ -29,6 +19,15 @@ use ratatui::Frame;
 use crate::app::{AppState, Pane, View};
 
 pub use theme::Theme;
+
+use crate::views::compare::render as compare;
+use crate::views::dialog::render as dialog;
+use crate::views::flame::render as flame;
+use crate::views::fleet::render as fleet;
+use crate::views::help::render as help;
+use crate::views::log::render as log;
+use crate::views::modules::render as modules;
+use crate::views::timeline::render as timeline;
 
 /// Paint one frame: the view that fills the screen (the explorer, with the log or the
 /// timeline in its body, or the compare view), then the popups over it (help, dialog).
@@ -87,7 +86,7 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     match &state.data {
         Some(data) => {
             if let Some(log_area) = areas.log {
-                let closed = crate::app::log::LogView::default();
+                let closed = crate::views::log::state::LogView::default();
                 let view = state.views.log().unwrap_or(&closed);
                 log::render(frame, log_area, data, view, theme);
             }
@@ -128,7 +127,7 @@ fn pane_focused(state: &AppState, pane: Pane) -> bool {
 }
 
 /// A rectangle of at most `w` x `h` centred in `area`.
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
+pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     Rect::new(

@@ -7,9 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_focused;
 use super::pane_frame;
 use super::text::{fit, fit_middle};
-use super::{pane_focused, Theme};
+use super::Theme;
 use crate::app::format::{duration_ms, wrap};
 use crate::app::runs::{clock, pct_label, short_name, Change, RowChanges};
 use crate::app::{AppState, Pane, RunStatus, WatchState};

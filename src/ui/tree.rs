@@ -6,9 +6,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::pane_focused;
 use super::pane_frame;
 use super::text::{fit, share_bar};
-use super::{pane_focused, Theme};
+use super::Theme;
 use crate::app::format::percent;
 use crate::app::{AppState, ExplorerData, Pane, SourceKind};
 use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};

@@ -698,7 +698,8 @@ fn findings_name_their_delegate_and_mark_the_tree() {
     assert_eq!(f.delegate.as_deref(), Some("delegate #1"));
     let node = f.node.expect("points at the Clamp node");
     assert_eq!(d.nodes[node].name, "Clamp (NC, F32) #1");
-    assert!(cpuprof_tui::app::log::finding_text(f).starts_with("operator_slow · delegate #1: "));
+    assert!(cpuprof_tui::views::log::state::finding_text(f)
+        .starts_with("operator_slow · delegate #1: "));
     let marks = |name: &str| {
         d.nodes
             .iter()
@@ -739,7 +740,7 @@ fn reveal_a_row_and_a_warning_in_the_tree() {
     for _ in 0..5 {
         let d = s.data.as_ref().unwrap();
         let cursor = s.views.log().unwrap().cursor;
-        let f = cpuprof_tui::app::log::selected_finding(d, cursor, 78);
+        let f = cpuprof_tui::views::log::state::selected_finding(d, cursor, 78);
         if f.is_some_and(|i| d.findings[i].kind == "operator_slow") {
             break;
         }

@@ -3,13 +3,14 @@
 //! pair (fixtures/compare: conv #3 1.5x and neg 1.4x slower, pixel_shuffle 0.6x), and the
 //! compare rows of the key table in docs/reference.md.
 
-use cpuprof_tui::app::compare::CompareView;
 use cpuprof_tui::app::keymap::{view_help, ViewKind};
 use cpuprof_tui::app::{update, Action, AppState, Effect};
 use cpuprof_tui::cli::CompareArgs;
 use cpuprof_tui::compare::Verdict;
 use cpuprof_tui::report::compare::load_both;
-use cpuprof_tui::ui::{self, compare as ui_compare, Theme};
+use cpuprof_tui::ui::{self, Theme};
+use cpuprof_tui::views::compare::render as ui_compare;
+use cpuprof_tui::views::compare::state::CompareView;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
@@ -191,7 +192,7 @@ fn type_filter(s: &mut AppState, text: &str) {
 /// list tells them apart by kind and delegate, the detail by the whole path.
 #[test]
 fn same_named_rows_are_told_apart() {
-    use cpuprof_tui::app::compare::{delegate_of, where_short};
+    use cpuprof_tui::views::compare::state::{delegate_of, where_short};
     let mut s = null_pair();
     type_filter(&mut s, "Transpose (ND, X32) #1");
     let v = cv(&s);

@@ -2,7 +2,7 @@
 //! cases and a torch trace, the cell spans of the flame view's layout (weighting: sum over
 //! kept runs, the folded values' weighting) equal the spans computed here, independently,
 //! from the output of `cpuprof-tui export --format folded`: a stack's time is the sum of
-//! the values of the stacks it begins, and the layout rule (`app::flame_layout`: children
+//! the values of the stacks it begins, and the layout rule (`views::flame::layout`: children
 //! widest first, ties by name, cells `floor(offset * width / total)`, children narrower
 //! than a cell merged into one span per parent) is applied to that trie.
 
@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
-use cpuprof_tui::app::flame::FlameTree;
-use cpuprof_tui::app::flame_layout::{layout, SpanOf};
 use cpuprof_tui::profile::ProfileRequest;
+use cpuprof_tui::views::flame::layout::{layout, SpanOf};
+use cpuprof_tui::views::flame::model::FlameTree;
 use cpuprof_tui::worker::load_explorer_data;
 
 #[derive(Default, Debug)]

@@ -2,11 +2,11 @@
 //! the four sizes, the keys' moves, and the left-heavy graph's widths against the folded
 //! export (`cpuprof-tui export --format folded`, an output of its own path).
 
-use cpuprof_tui::app::flame_layout::SpanOf;
-use cpuprof_tui::app::flame_sandwich::Half;
-use cpuprof_tui::app::flame_view::FlameView;
 use cpuprof_tui::app::AppState;
 use cpuprof_tui::ui::Theme;
+use cpuprof_tui::views::flame::layout::SpanOf;
+use cpuprof_tui::views::flame::sandwich::Half;
+use cpuprof_tui::views::flame::state::FlameView;
 use ratatui::crossterm::event::KeyCode;
 
 use crate::support::explorer;

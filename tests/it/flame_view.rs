@@ -2,14 +2,14 @@
 //! a trace and a compare pair, with colour and without (the theme is a parameter); zoom,
 //! search highlight and merged narrow frames; the keys' behaviour.
 
-use cpuprof_tui::app::compare::CompareView;
-use cpuprof_tui::app::flame::FlameTree;
-use cpuprof_tui::app::flame_layout::SpanOf;
-use cpuprof_tui::app::flame_view::FlameView;
 use cpuprof_tui::app::{update, Action, AppState, Effect, View};
 use cpuprof_tui::cli::CompareArgs;
 use cpuprof_tui::report::compare::load_both;
 use cpuprof_tui::ui::{self, Theme};
+use cpuprof_tui::views::compare::state::CompareView;
+use cpuprof_tui::views::flame::layout::SpanOf;
+use cpuprof_tui::views::flame::model::FlameTree;
+use cpuprof_tui::views::flame::state::FlameView;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -318,7 +318,7 @@ fn reveal_and_mouse() {
 
     press(&mut s, 'f');
     let body = s.areas().body;
-    let g = cpuprof_tui::app::flame_view::graph_area(body);
+    let g = cpuprof_tui::views::flame::state::graph_area(body);
     let l = flame(&s).layout(body);
     let target = l.rows[2][1];
     // Depth rows fill the graph: a shallow graph's rows are taller than a line.
@@ -425,8 +425,8 @@ fn two_methods_under_one_root() {
 /// A profile with no tree: the graph is empty, its keys do nothing, Esc closes it.
 #[test]
 fn empty_profile_opens_an_empty_graph() {
-    use cpuprof_tui::app::flame::FlameTree;
     use cpuprof_tui::app::Command;
+    use cpuprof_tui::views::flame::model::FlameTree;
     let mut v = FlameView::new(FlameTree::from_explorer(
         &cpuprof_tui::app::ExplorerData::default(),
     ));

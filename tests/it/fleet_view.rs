@@ -7,13 +7,13 @@
 use std::sync::atomic::AtomicBool;
 
 use clap::Parser;
-use cpuprof_tui::app::fleet_view::{insert, FleetView};
 use cpuprof_tui::app::{update, Action, AppState, Command, Effect, View, ViewKind};
 use cpuprof_tui::cli::{Cli, Command as Cmd, FleetArgs};
 use cpuprof_tui::compare::Verdict;
 use cpuprof_tui::fleet::meta::KeyTemplate;
 use cpuprof_tui::tui_fleet::load_fleet;
 use cpuprof_tui::ui::{self, Theme};
+use cpuprof_tui::views::fleet::state::{insert, FleetView};
 use cpuprof_tui::worker::load_explorer_data;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;

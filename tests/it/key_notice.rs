@@ -3,9 +3,9 @@
 
 use crate::support::explorer;
 
-use cpuprof_tui::app::compare::CompareView;
 use cpuprof_tui::app::AppState;
 use cpuprof_tui::report::compare::load_both;
+use cpuprof_tui::views::compare::state::CompareView;
 use explorer::{key, opened, press, screen};
 use ratatui::crossterm::event::KeyCode;
 

@@ -4,9 +4,9 @@
 //! 232 characters (a `CPU_PLAN_CHUNK` line), the last `… ETDump written to file
 //! 'wide_browse.etdp'.`.
 
-use cpuprof_tui::app::help::help_max_scroll;
 use cpuprof_tui::app::{AppState, ViewKind};
 use cpuprof_tui::profile::ProfileRequest;
+use cpuprof_tui::views::help::state::help_max_scroll;
 use ratatui::crossterm::event::KeyCode;
 
 use crate::support::explorer;

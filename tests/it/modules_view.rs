@@ -8,9 +8,9 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::{close, fixture, json, path};
-use cpuprof_tui::app::modules::{ModuleLine, ModulesView};
 use cpuprof_tui::app::{AppState, Effect, ExplorerData, View};
 use cpuprof_tui::profile::ProfileRequest;
+use cpuprof_tui::views::modules::state::{ModuleLine, ModulesView};
 use ratatui::crossterm::event::KeyCode;
 use serde_json::Value;
 
@@ -420,7 +420,7 @@ fn explorer_c_copies_the_row_or_in_the_detail_its_file_line() {
 /// `layers.1`'s, in the ETRecord's own JSON).
 #[test]
 fn the_compare_detail_names_the_module() {
-    use cpuprof_tui::app::compare::CompareView;
+    use cpuprof_tui::views::compare::state::CompareView;
     let truth = json("etrecord/modules_xnnpack.truth.json");
     let want = truth["methods"]["forward"]["instructions"]["3"]["nodes"][0]["module"]
         .as_str()

@@ -122,8 +122,8 @@ fn help_search() {
         panic!("help open")
     };
     let body = s.areas().body;
-    let width = cpuprof_tui::app::help::help_area(body).width as usize - 2;
-    let rows = cpuprof_tui::app::help::help_rows(h.over, width);
+    let width = cpuprof_tui::views::help::state::help_area(body).width as usize - 2;
+    let rows = cpuprof_tui::views::help::state::help_rows(h.over, width);
     let (k, t) = &rows[h.scroll];
     assert!(
         format!("{k} {t}").to_lowercase().contains("timeline"),
@@ -170,7 +170,7 @@ fn timeline_search() {
     for k in 1..=convs {
         press(&mut s, ']');
         let t = s.views.timeline().unwrap();
-        let name = cpuprof_tui::app::timeline_search::bar_name(
+        let name = cpuprof_tui::views::timeline::search::bar_name(
             t.source.as_deref().unwrap(),
             t,
             t.selected().unwrap(),

@@ -557,7 +557,9 @@ fn watch_runs_against_a_baseline() {
             }
             key(&mut s, KeyCode::Char('d'));
             if let Some(v) = s.views.compare_mut() {
-                v.scroll_to_fit(ui::compare::list_height(size.0, size.1));
+                v.scroll_to_fit(cpuprof_tui::views::compare::render::list_height(
+                    size.0, size.1,
+                ));
             }
             let text = screen(&s);
             assert!(

@@ -280,10 +280,18 @@ fn no_import_circle_among_the_top_modules() {
     let bad = forbidden_edges(&g, &core_rules);
     assert!(bad.is_empty(), "forbidden edges in the core: {bad:?}");
 
-    // The TUI crate: the shell uses the views; the views never the shell.
+    // The TUI crate: the shell uses the views; the views never the shell. `app` holds both
+    // the shell (state, update, the stack) and the vocabulary the views speak (commands,
+    // steps, key bindings, the view model), so `app` and `views` import each other at
+    // this level; `views_never_import_the_shell` checks the direction file by file.
     let g = top_graph_of(SRC);
     assert!(g["tui"].contains("app") && g["tui"].contains("ui"), "{g:?}");
-    if let Some(c) = find_circle(&g) {
+    let mut without_views = g.clone();
+    without_views.remove("views");
+    for uses in without_views.values_mut() {
+        uses.remove("views");
+    }
+    if let Some(c) = find_circle(&without_views) {
         panic!("import circle in the TUI crate: {}", c.join(" → "));
     }
     let tui_rules = [
@@ -303,6 +311,12 @@ fn no_import_circle_among_the_top_modules() {
         ("source", "ui"),
         ("cli", "app"),
         ("cli", "ui"),
+        ("views", "tui"),
+        ("views", "watch"),
+        ("views", "worker"),
+        ("views", "entry"),
+        ("views", "run"),
+        ("views", "source"),
     ];
     let bad = forbidden_edges(&g, &tui_rules);
     assert!(bad.is_empty(), "forbidden edges in the TUI crate: {bad:?}");
@@ -401,4 +415,111 @@ fn no_snapshot_names_a_checkout_path() {
         }
     }
     assert!(bad.is_empty(), "snapshots naming a checkout path: {bad:#?}");
+}
+
+/// The files of `app/`, `ui/` and `views/<name>/` as one graph (`app::update`,
+/// `views::flame::state`), from their `crate::` and `super::` paths.
+fn file_graph() -> Graph {
+    let src = Path::new(SRC);
+    let mut files: BTreeMap<String, std::path::PathBuf> = BTreeMap::new();
+    for top in ["app", "ui", "views"] {
+        for f in rs_files(&src.join(top)) {
+            let rel = f.strip_prefix(src).unwrap().with_extension("");
+            let name = rel
+                .components()
+                .map(|c| c.as_os_str().to_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+                .join("::");
+            if !name.ends_with("::mod") {
+                files.insert(name, f);
+            }
+        }
+    }
+    let mut g = Graph::new();
+    for (name, f) in &files {
+        let c = code(f);
+        let parent = name.rsplit_once("::").map_or("", |(p, _)| p).to_string();
+        let mut uses = BTreeSet::new();
+        for (prefix, base) in [
+            ("crate::app::", "app".to_string()),
+            ("crate::ui::", "ui".to_string()),
+            ("super::", parent.clone()),
+        ] {
+            for n in names_after(&c, prefix) {
+                uses.insert(format!("{base}::{n}"));
+            }
+        }
+        // `crate::views::v::file`: two names deep.
+        let mut rest = c.as_str();
+        while let Some(i) = rest.find("crate::views::") {
+            rest = &rest[i + "crate::views::".len()..];
+            let path: String = rest
+                .chars()
+                .take_while(|ch| ch.is_alphanumeric() || *ch == '_' || *ch == ':')
+                .collect();
+            let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+            if parts.len() >= 2 {
+                uses.insert(format!("views::{}::{}", parts[0], parts[1]));
+            }
+        }
+        let entry = g.entry(name.clone()).or_default();
+        entry.extend(
+            uses.into_iter()
+                .filter(|u| u != name && files.contains_key(u)),
+        );
+    }
+    g
+}
+
+#[test]
+fn views_never_import_the_shell() {
+    let g = file_graph();
+    // Read at all: the update dispatches to the flame view, the flame view speaks commands.
+    assert!(
+        g["app::update"].iter().any(|u| u.starts_with("views::")),
+        "{g:?}"
+    );
+    assert!(g["views::flame::state"].contains("app::command"), "{g:?}");
+    if let Some(c) = find_circle(&g) {
+        panic!(
+            "import circle among app/, ui/ and views/: {}",
+            c.join(" → ")
+        );
+    }
+    // The shell: the state, the update, the stack, what the shell does with keys.
+    let shell = [
+        "app::state",
+        "app::update",
+        "app::view",
+        "app::explorer",
+        "app::watch",
+    ];
+    let mut bad = Vec::new();
+    for (from, uses) in &g {
+        if !from.starts_with("views::") {
+            continue;
+        }
+        for u in uses {
+            if shell.contains(&u.as_str()) {
+                bad.push(format!("{from} → {u}"));
+            }
+            // A view's state and keys are pure: drawing is its `render`.
+            let pure =
+                from.ends_with("::state") || from.ends_with("::keys") || from.ends_with("::model");
+            if pure && (u.starts_with("ui::") || u.ends_with("::render")) {
+                bad.push(format!("{from} → {u}"));
+            }
+        }
+    }
+    // The app never draws: no app file imports a view's render.
+    for (from, uses) in &g {
+        if from.starts_with("app::") {
+            bad.extend(
+                uses.iter()
+                    .filter(|u| u.ends_with("::render") || u.starts_with("ui::"))
+                    .map(|u| format!("{from} → {u}")),
+            );
+        }
+    }
+    assert!(bad.is_empty(), "forbidden file edges: {bad:#?}");
 }

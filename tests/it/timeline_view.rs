@@ -4,10 +4,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use cpuprof_tui::app::timeline::{self, TimelineView};
 use cpuprof_tui::app::{update, Action, AppState, Effect};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::timeline::AnyTimeline;
+use cpuprof_tui::views::timeline::state::{self as timeline, TimelineView};
 use cpuprof_tui::worker::load_explorer_data;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

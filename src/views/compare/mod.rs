@@ -1,0 +1,5 @@
+//! Two profiles compared (`compare A B`; `d` in watch mode and the fleet).
+
+pub mod detail;
+pub mod render;
+pub mod state;

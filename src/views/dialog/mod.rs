@@ -1,0 +1,3 @@
+//! A load failed: the message naming the file, over the last good profile.
+
+pub mod render;

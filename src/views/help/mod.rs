@@ -1,0 +1,4 @@
+//! The key tables (`?`), searchable, over the view it was opened from.
+
+pub mod render;
+pub mod state;

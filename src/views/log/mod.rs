@@ -1,0 +1,4 @@
+//! Findings, decoded plans and the runner log (`w`, `v`), with a cursor and search.
+
+pub mod render;
+pub mod state;

@@ -1,0 +1,4 @@
+//! The nn.Module tree with inclusive times (`m`, with an ETRecord).
+
+pub mod render;
+pub mod state;

@@ -1,0 +1,6 @@
+//! One run on a time axis (`t`): lanes, zoom, pan, run stepping, search.
+
+pub mod lanes;
+pub mod render;
+pub mod search;
+pub mod state;
