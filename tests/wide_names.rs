@@ -144,9 +144,10 @@ fn a_name_wider_than_the_fleet_column_is_cut_by_cells() {
         .find(|l| l.trim_start().starts_with("row "))
         .unwrap();
     let row = text.lines().find(|l| l.contains('…')).unwrap();
-    // 2-cell indent + 60-cell name column + 2 spaces, then `n` right-aligned in 4
-    // cells: the header's `n` and the row's `2` both at cell 2 + 60 + 2 + 3 = 67.
-    assert_eq!(column_of(header, " n ") + 1, 67, "{header:?}\n{text}");
+    // 2-cell indent + 44-cell name column (at most 44 since #47: the table's lines fit
+    // 120 columns) + 2 spaces, then `n` right-aligned in 4 cells: the header's `n` and
+    // the row's `2` both at cell 2 + 44 + 2 + 3 = 51.
+    assert_eq!(column_of(header, " n ") + 1, 51, "{header:?}\n{text}");
     // (`cells` counts every non-ASCII character as 2; the row's one `…` takes 1.)
-    assert_eq!(column_of(row, " 2 ") - 1 + 1, 67, "{row:?}\n{text}");
+    assert_eq!(column_of(row, " 2 ") - 1 + 1, 51, "{row:?}\n{text}");
 }
