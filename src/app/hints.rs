@@ -20,6 +20,9 @@ const RANK: &[Meaning] = &[
     Meaning::Help,
     Meaning::Quit,
     Meaning::Move,
+    Meaning::Sideways,
+    Meaning::Zoom,
+    Meaning::Pan,
     Meaning::Open,
     Meaning::Back,
     Meaning::Pane,
@@ -42,8 +45,6 @@ const RANK: &[Meaning] = &[
     Meaning::Baseline,
     Meaning::CompareBaseline,
     Meaning::Section,
-    Meaning::Zoom,
-    Meaning::Pan,
     Meaning::Fit,
     Meaning::PickRun,
 ];
@@ -107,7 +108,13 @@ pub fn hints_of(table: &[Binding]) -> Vec<Hint> {
         // first key only (`Tab`, not `Tab/Shift-Tab`).
         let pairs = matches!(
             meaning,
-            Meaning::Move | Meaning::Warmup | Meaning::Runs | Meaning::Match | Meaning::Zoom
+            Meaning::Move
+                | Meaning::Sideways
+                | Meaning::Warmup
+                | Meaning::Runs
+                | Meaning::Match
+                | Meaning::Zoom
+                | Meaning::Pan
         );
         let mut keys: Vec<String> = Vec::new();
         for b in bound.iter().take(if pairs { usize::MAX } else { 1 }) {

@@ -42,7 +42,7 @@ static EXPLORER: &[Binding] = &[
         M::Back,
         &[code(KeyCode::Esc)],
         K::Back,
-        "back: clear the filter (from any pane), then one level: a type's instances → types, detail → list, table → tree, all delegates, types → operators (never quits)",
+        "back: clear filter (any pane), then one level: detail, table, scope, types",
     ),
     b(
         M::Sideways,

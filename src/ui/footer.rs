@@ -105,11 +105,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         let has_types = data.is_some_and(|d| !d.groups.is_empty());
         let has_modules = data.is_some_and(|d| !d.modules.is_empty());
         let watching = state.watch.is_some();
+        // The explorer's keys that need something (runs, types, an ETRecord, a watched
+        // folder); another view's table binds only what it has.
+        let explorer = kind == ViewKind::Explorer;
         let applies = |m: Meaning| match m {
-            Meaning::Warmup => has_runs,
-            Meaning::Types => has_types,
-            Meaning::Modules => has_modules || kind == ViewKind::Modules,
-            Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline => watching,
+            Meaning::Warmup if explorer => has_runs,
+            Meaning::Types if explorer => has_types,
+            Meaning::Modules if explorer => has_modules,
+            Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline if explorer => watching,
             _ => true,
         };
         let all: Vec<Hint> = hints(kind)

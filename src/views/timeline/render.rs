@@ -70,7 +70,15 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
             Some(AnyTimeline::Trace(_)) => TRACE_KEYS,
             _ => KEYS,
         };
-        let hint = fit(keys, inner.width as usize, false);
+        // Whole hints only: the last ones give way on a narrow screen.
+        let mut hint = String::from(" ");
+        for part in keys.trim().split("  ") {
+            if hint.chars().count() + part.chars().count() + 1 > inner.width as usize {
+                break;
+            }
+            hint.push_str(part);
+            hint.push_str("  ");
+        }
         put(
             buf,
             inner.x,
@@ -267,9 +275,10 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
 
 /// Key hints, drawn on the bottom border.
 const KEYS: &str =
-    " ←/→ bar  ↑/↓ lane  z/Z zoom  </> pan  0 fit  p/n run  W slowest  ~ median  Esc back ";
+    " ←/→ bar  ↑/↓ lane  z/Z zoom  </> pan  0 fit  p/n run  W slowest  ~ median  / search  Esc back ";
 
-const TRACE_KEYS: &str = " ←/→ call  ↑/↓ lane (thread, depth)  z/Z zoom  </> pan  0 fit  Esc back ";
+const TRACE_KEYS: &str =
+    " ←/→ call  ↑/↓ lane (thread, depth)  z/Z zoom  </> pan  0 fit  / search  Esc back ";
 
 fn title(view: &TimelineView) -> String {
     match view.source.as_deref() {
