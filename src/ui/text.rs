@@ -1,35 +1,74 @@
 //! Cell-width helpers: fit text to a column, share bars.
 
-/// `s` cut or padded to exactly `width` cells (cut text ends with `…`).
+/// `s` cut or padded to exactly `width` terminal cells (cut text ends with `…`; a wide
+/// character is two cells, never split).
 pub fn fit(s: &str, width: usize, right: bool) -> String {
-    let n = s.chars().count();
-    if n > width {
+    use crate::escape::{cut_to_width, display_width, pad_left, pad_right};
+    let cut = if display_width(s) > width {
         if width == 0 {
             return String::new();
         }
-        let mut out: String = s.chars().take(width - 1).collect();
-        out.push('…');
-        out
-    } else if right {
-        format!("{}{}", " ".repeat(width - n), s)
+        cut_to_width(s, width)
     } else {
-        format!("{}{}", s, " ".repeat(width - n))
+        s.to_string()
+    };
+    if right {
+        pad_left(&cut, width)
+    } else {
+        pad_right(&cut, width)
     }
 }
 
 /// `s` padded to `width` cells, or cut in the middle (`XNNPACK/…conv2d_10+18`) so both
-/// ends stay readable.
+/// ends stay readable; measured in terminal cells.
 pub fn fit_middle(s: &str, width: usize) -> String {
-    let n = s.chars().count();
-    if n <= width || width < 5 {
+    use crate::escape::{display_width, pad_right};
+    if display_width(s) <= width || width < 5 {
         return fit(s, width, false);
     }
-    let head = (width - 1) / 2;
-    let tail = width - 1 - head;
-    let mut out: String = s.chars().take(head).collect();
+    let room = width - 1;
+    let head_room = room / 2;
+    let take = |chars: &mut dyn Iterator<Item = char>, room: usize| {
+        let mut used = 0;
+        let mut out = Vec::new();
+        for c in chars {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + w > room {
+                break;
+            }
+            used += w;
+            out.push(c);
+        }
+        out
+    };
+    let head: String = take(&mut s.chars(), head_room).into_iter().collect();
+    let head_w = display_width(&head);
+    let mut tail = take(&mut s.chars().rev(), room - head_w);
+    tail.reverse();
+    let mut out = head;
     out.push('…');
-    out.extend(s.chars().skip(n - tail));
-    out
+    out.extend(tail);
+    pad_right(&out, width)
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::{fit, fit_middle};
+    use crate::escape::display_width;
+
+    /// Cells, not characters: a CJK name is cut to the column's cells, padded to them.
+    #[test]
+    fn fit_counts_cells() {
+        assert_eq!(fit("abc", 5, false), "abc  ");
+        assert_eq!(fit("abc", 5, true), "  abc");
+        assert_eq!(fit("abcdef", 4, false), "abc…");
+        let cjk = "卷积卷积卷积";
+        assert_eq!(display_width(&fit(cjk, 7, false)), 7);
+        assert_eq!(fit(cjk, 7, false), "卷积卷…");
+        assert_eq!(fit(cjk, 8, false), "卷积卷… ", "a wide character never split: padded");
+        assert_eq!(display_width(&fit_middle(cjk, 9)), 9);
+        assert_eq!(fit_middle("XNNPACK/subgraph:conv2d_10+18", 15), "XNNPACK…d_10+18");
+    }
 }
 
 /// A horizontal bar `width` cells wide filled to `share` (0..1), in eighths.
