@@ -55,6 +55,21 @@ impl View {
         }
     }
 
+    /// The view as a component (its key table and hints); None for the explorer (its
+    /// table is the shell's: `key_tables::bindings(ViewKind::Explorer)`) and the dialog.
+    pub fn component(&self) -> Option<&dyn crate::views::Component> {
+        match self {
+            View::Log(v) => Some(v),
+            View::Help(v) => Some(v),
+            View::Timeline(v) => Some(v.as_ref()),
+            View::Compare(v) => Some(v.as_ref()),
+            View::Flame(v) => Some(v.as_ref()),
+            View::Modules(v) => Some(v.as_ref()),
+            View::Fleet(v) => Some(v.as_ref()),
+            View::Dialog(_) | View::Explorer => None,
+        }
+    }
+
     /// Drawn over the view below it (which stays visible around it).
     pub fn is_popup(&self) -> bool {
         matches!(self, View::Help(_) | View::Dialog(_))

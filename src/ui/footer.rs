@@ -115,7 +115,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline if explorer => watching,
             _ => true,
         };
-        let all: Vec<Hint> = hints(kind)
+        let all: Vec<Hint> = state
+            .views
+            .screen()
+            .and_then(|v| v.component())
+            .map_or_else(|| hints(kind), |c| c.hints())
             .into_iter()
             .filter(|h| applies(h.meaning))
             .collect();

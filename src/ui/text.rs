@@ -65,9 +65,16 @@ mod width_tests {
         let cjk = "卷积卷积卷积";
         assert_eq!(display_width(&fit(cjk, 7, false)), 7);
         assert_eq!(fit(cjk, 7, false), "卷积卷…");
-        assert_eq!(fit(cjk, 8, false), "卷积卷… ", "a wide character never split: padded");
+        assert_eq!(
+            fit(cjk, 8, false),
+            "卷积卷… ",
+            "a wide character never split: padded"
+        );
         assert_eq!(display_width(&fit_middle(cjk, 9)), 9);
-        assert_eq!(fit_middle("XNNPACK/subgraph:conv2d_10+18", 15), "XNNPACK…d_10+18");
+        assert_eq!(
+            fit_middle("XNNPACK/subgraph:conv2d_10+18", 15),
+            "XNNPACK…d_10+18"
+        );
     }
 }
 

@@ -165,7 +165,7 @@ pub fn draw(frame: &mut Frame, view: &CompareView, notice: Option<&str>, theme: 
         }
         None => {
             // From the compare view's key table: whole hints only.
-            let all = crate::app::hints::hints(crate::app::ViewKind::Compare);
+            let all = crate::views::Component::hints(view);
             let mut spans = vec![Span::raw(" ")];
             for h in crate::app::hints::fitting(&all, width.saturating_sub(1)) {
                 spans.push(Span::styled(h.keys.clone(), theme.key()));

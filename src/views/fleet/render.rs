@@ -326,7 +326,7 @@ fn draw_footer(
             spans.push(Span::styled(format!("{} │ ", escape(n)), theme.warning()));
         }
         // From the fleet view's key table: whole hints only.
-        let all = crate::app::hints::hints(crate::app::ViewKind::Fleet);
+        let all = crate::views::Component::hints(view);
         let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
         for h in crate::app::hints::fitting(&all, (area.width as usize).saturating_sub(used)) {
             spans.push(Span::styled(h.keys.clone(), theme.key()));
