@@ -71,6 +71,12 @@ pub fn delegate_name(instruction_id: i32) -> String {
     format!("delegate #{instruction_id}")
 }
 
+/// A non-delegated instruction's frame in the flame graph, the folded stacks and the
+/// Chrome export: its event's name and instruction id (`OPERATOR_CALL #3`).
+pub fn instruction_frame(name: &str, instruction_id: i32) -> String {
+    format!("{name} #{instruction_id}")
+}
+
 /// A delegate's short name, for narrow columns: `d1`.
 pub fn delegate_short(instruction_id: i32) -> String {
     format!("d{instruction_id}")

@@ -98,9 +98,12 @@ impl FlameTree {
             };
             let label = match (n.kind, n.instruction) {
                 _ if trace => n.name.clone(),
-                (NodeKind::Delegate, Some(i)) => format!("delegate #{i}"),
+                // The folded export's rule (one rule: `units`).
+                (NodeKind::Delegate, Some(i)) => crate::units::delegate_name(i),
                 (NodeKind::Instruction, Some(i)) if !n.children.is_empty() => {
-                    format!("OPERATOR_CALL #{i}")
+                    // The event's name in the dump, as the folded export's timeline has it
+                    // (the node is named after what it runs).
+                    crate::units::instruction_frame("OPERATOR_CALL", i)
                 }
                 _ => n.name.clone(),
             };

@@ -160,7 +160,7 @@ pub fn entry_labels(tl: &Timeline) -> Vec<String> {
         .map(|e| match (e.kind, e.instruction_id) {
             (TimelineKind::Method, _) => e.name.clone(),
             (TimelineKind::DelegateCall, Some(i)) => crate::units::delegate_name(i),
-            (TimelineKind::InstructionCall, Some(i)) => format!("{} #{i}", e.name),
+            (TimelineKind::InstructionCall, Some(i)) => crate::units::instruction_frame(&e.name, i),
             _ => {
                 // Rows of one parent: same instruction, same step (operators), same kind.
                 let step = (e.kind != TimelineKind::Step).then_some(e.step).flatten();
