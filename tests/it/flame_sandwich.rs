@@ -149,3 +149,43 @@ fn left_heavy_widths_equal_the_folded_stacks_merged() {
     assert!(!flame(&s).left_heavy);
     assert!(!flame(&s).title().contains("left-heavy"));
 }
+
+/// The differential graph has the sandwich and the left-heavy order too: the delegate's
+/// sandwich in the compare pair has the method as its caller, and its total is B's median
+/// of the delegate row (weighting 0: B's widths), as the comparison has it.
+#[test]
+fn differential_graph_sandwich_and_left_heavy() {
+    use cpuprof_tui::app::AppState;
+    use cpuprof_tui::report::compare::load_both;
+    use cpuprof_tui::views::compare::state::CompareView;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/compare");
+    let args = crate::support::explorer::compare_args(
+        format!("{dir}/cnn2_a.etdp"),
+        format!("{dir}/cnn2_slow_b.etdp"),
+        3,
+    );
+    let (f, b) = load_both(&args).unwrap();
+    let view = CompareView::new(f, b);
+    let delegate_b = view
+        .comparison()
+        .rows
+        .iter()
+        .find(|r| r.name == "delegate #0")
+        .and_then(|r| r.b.as_ref())
+        .map(|s| (s.median * 1e6).round() as u64)
+        .expect("delegate #0 in B");
+    let mut s = AppState::for_compare(view, 120, 40);
+    press(&mut s, 'f');
+    assert!(flame(&s).is_diff());
+    // Down to the first delegate (widest first: delegate #0), its sandwich.
+    press(&mut s, 'j');
+    press(&mut s, 'i');
+    let sw = flame(&s).sandwich.as_ref().expect("i opens the sandwich");
+    assert_eq!(sw.sandwich.name, "delegate #0");
+    assert_eq!(sw.sandwich.total[0], delegate_b);
+    assert_eq!(sw.sandwich.callers.frames[1].label, "Method::execute");
+    key(&mut s, KeyCode::Esc);
+    press(&mut s, 's');
+    assert!(flame(&s).left_heavy);
+    assert!(flame(&s).title().contains("left-heavy"));
+}
