@@ -131,7 +131,8 @@ fn bench(c: &mut Criterion) {
         .throughput(Throughput::Elements(EVENTS as u64));
     g.bench_function("decode_all_events", |b| {
         b.iter(|| {
-            let (traces, _) = ctf::open_traces(&root).expect("open");
+            let (traces, _) =
+                ctf::open_traces(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("open");
             let mut n = 0u64;
             ctf::for_each_event(&traces, |ev| {
                 n += ev.cycles & 1;
@@ -142,7 +143,7 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("report_tally", |b| {
         b.iter(|| {
-            let p = ctf::load_dir(&root).expect("load");
+            let p = ctf::load_dir(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("load");
             black_box(tally::render_tally(
                 &tally::TallyInput::from_profile(&p),
                 tally::TallyOptions::default(),

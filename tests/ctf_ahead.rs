@@ -65,7 +65,7 @@ fn check(cfg: WriterConfig, events: usize, threads: usize) {
     let dir = tmp.path().join("ust/uid/1000/64-bit");
     let calls = write_workload(&dir, cfg.clone(), events, threads).unwrap();
     let want = expected(&cfg, &calls);
-    let t = ctf::tally_dir(tmp.path()).unwrap();
+    let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert_tally_rows(&t.tally.rows, &want, &format!("{cfg:?}"));
     // The model's reader takes the same path.
     let p = trace::load_trace(tmp.path()).unwrap();

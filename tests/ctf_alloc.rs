@@ -31,7 +31,7 @@ fn tally_allocations(events: usize) -> (usize, usize, u64) {
     };
     let truth = writer::write_workload(&dir, cfg, events, 8).unwrap();
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let t = ctf::tally_dir(tmp.path()).unwrap();
+    let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
     let calls: u64 = t.tally.rows.iter().map(|r| r.calls).sum();
     // The tally counted what the writer wrote (independent truth: its closed calls).

@@ -168,6 +168,7 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     request.warmup_auto = w.warmup_auto;
     request.warmup_stated = w.warmup_stated;
     request.model = w.model.clone();
+    request.read = w.read;
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;

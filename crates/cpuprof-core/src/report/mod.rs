@@ -91,21 +91,27 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         };
         // The tally needs no model: the CTF reader folds the calls straight into it.
         if args.format == ReportFormat::Tally {
-            let t = trace::ctf::tally_dir(&args.file).map_err(|e| refused(&e))?;
+            let t = trace::ctf::tally_dir(&args.file, args.read.max_input_size)
+                .map_err(|e| refused(&e))?;
             return emit_tally(args, t.tally, &t.warnings);
         }
-        let profile = trace::load_trace(&args.file).map_err(|e| refused(&e))?;
+        let profile = trace::load_trace_with_limit(&args.file, args.read.max_input_size)
+            .map_err(|e| refused(&e))?;
         return emit_trace(args, &profile);
     }
-    if let Some(streamed) =
-        trace::load_large_chrome_json_with(&args.file, &name, trace_options(args))
-    {
+    if let Some(streamed) = trace::load_large_chrome_json_with(
+        &args.file,
+        &name,
+        trace_options(args),
+        args.read.max_input_size,
+    ) {
         check_trace_args(args)?;
         let profile = streamed.map_err(|e| format!("{name}: {e}"))?;
         return emit_trace(args, &profile);
     }
     // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
-    let input = input::read_input_mapped(&args.file).map_err(|e| format!("{name}: {e}"))?;
+    let input = input::read_input_mapped(&args.file, args.read.max_input_size)
+        .map_err(|e| format!("{name}: {e}"))?;
     if sniff(&input.bytes) == Content::Trace {
         return run_trace(args, &input);
     }
@@ -123,7 +129,8 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         Some(l) => {
             // A log named on the command line must be readable (read once: a FIFO or
             // `<(..)` is kept for the loader).
-            input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
+            input::read_input(l, args.read.max_input_size)
+                .map_err(|e| format!("{}: {e}", l.display()))?;
             Some(l.clone())
         }
         None if args.no_log || input::is_stdin(&args.file) => None,
@@ -141,7 +148,8 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     };
     let mut request = ProfileRequest::new(args.file.clone(), log.clone(), 0)
         .with_warmup(args.warmup)
-        .with_model_files(args.model.clone());
+        .with_model_files(args.model.clone())
+        .with_read_options(args.read);
     if args.no_log {
         request = request.without_log();
     }
@@ -299,7 +307,12 @@ fn trace_options(args: &ReportArgs) -> trace::BuildOptions {
 fn run_trace(args: &ReportArgs, input: &input::Input) -> Result<ExitCode, String> {
     check_trace_args(args)?;
     let name = input::display_name(&args.file);
-    let parsed = trace::parse_trace_with(&input.bytes, &name, trace_options(args));
+    let parsed = trace::parse_trace_with(
+        &input.bytes,
+        &name,
+        trace_options(args),
+        args.read.max_input_size,
+    );
     // A mapped trace truncated or rewritten while it was parsed: one line, exit 2, not
     // what was parsed from the zeros the guard put in its place.
     input
@@ -441,7 +454,7 @@ mod tests {
         // Past the size that is mapped rather than read (1 MiB), still a valid trace.
         text.extend(std::iter::repeat_n(b' ', 2 << 20));
         std::fs::write(&path, &text).unwrap();
-        let input = input::read_input_mapped(&path).unwrap();
+        let input = input::read_input_mapped(&path, input::DEFAULT_MAX_INPUT_SIZE).unwrap();
         assert!(input.is_mapped());
         std::fs::OpenOptions::new()
             .write(true)

@@ -30,10 +30,11 @@ pub struct Nodes {
 
 /// Read every path (each through `input` with its limits; the first failure is the one
 /// line, naming its path), merge, and cut at `per`.
-pub fn load(paths: &[&Path], per: Option<Per>) -> Result<Nodes, String> {
+/// `limit`: `--max-input-size`.
+pub fn load(paths: &[&Path], per: Option<Per>, limit: u64) -> Result<Nodes, String> {
     let mut sets = Vec::with_capacity(paths.len());
     for p in paths {
-        sets.push((crate::input::display_name(p), nodes::load_set(p)?));
+        sets.push((crate::input::display_name(p), nodes::load_set(p, limit)?));
     }
     let name = sets
         .iter()
@@ -68,7 +69,11 @@ pub(super) fn run(args: &ReportArgs) -> Result<ExitCode, String> {
     }
     let mut paths: Vec<&Path> = vec![&args.file];
     paths.extend(args.more.iter().map(|p| p.as_path()));
-    let n = load(&paths, args.per.map(|p| p.level()))?;
+    let n = load(
+        &paths,
+        args.per.map(|p| p.level()),
+        args.read.max_input_size,
+    )?;
     emit(
         &mut |w| write(w, &n, args.format, args.self_time),
         args.output.as_deref(),

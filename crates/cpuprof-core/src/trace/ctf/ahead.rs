@@ -471,7 +471,7 @@ mod tests {
     #[test]
     fn events_come_in_the_serial_merges_order() {
         let tmp = written(20_000);
-        let (traces, _) = open_traces(tmp.path()).unwrap();
+        let (traces, _) = open_traces(tmp.path(), crate::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
         let plans = plans(&traces);
         let key = |ev: &CtfEvent<'_, '_>| (ev.ts_ns, ev.stream.to_string(), ev.offset);
         let mut serial = Vec::new();
@@ -492,7 +492,8 @@ mod tests {
         let tmp = written(4 * EVENTS_IN_FLIGHT);
         let (done_tx, done_rx) = mpsc::channel();
         std::thread::spawn(move || {
-            let (traces, _) = open_traces(tmp.path()).unwrap();
+            let (traces, _) =
+                open_traces(tmp.path(), crate::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
             let plans = plans(&traces);
             let mut seen = 0;
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

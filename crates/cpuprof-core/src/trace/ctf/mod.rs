@@ -187,9 +187,12 @@ fn text(v: Option<Value<'_>>) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 /// The op events of a CTF directory, in time order (for tests and tools).
-pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>), TraceError> {
+pub fn read_op_events(
+    root: &Path,
+    limit: u64,
+) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>), TraceError> {
     let mut warnings = WarningLog::default();
-    let traces = open_traces_log(root, &mut warnings)?;
+    let traces = open_traces_log(root, limit, &mut warnings)?;
     let mut out = Vec::new();
     let mut n = 0usize;
     for_each_event_log(&traces, None, &mut warnings, |ev| {

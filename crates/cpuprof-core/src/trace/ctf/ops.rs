@@ -174,9 +174,9 @@ struct Decoded<S> {
 
 /// Decode every stream of the directory, merged in time order, and feed the op events
 /// to a sink on a second thread.
-fn decode_into<S: OpSink>(root: &Path) -> Result<Decoded<S>, TraceError> {
+fn decode_into<S: OpSink>(root: &Path, limit: u64) -> Result<Decoded<S>, TraceError> {
     let mut warnings = WarningLog::default();
-    let traces = open_traces_log(root, &mut warnings)?;
+    let traces = open_traces_log(root, limit, &mut warnings)?;
     let (sink, counts) = pair_streams::<S>(&traces, &mut warnings)?;
     if sink.op_events() == 0 {
         return Err(TraceError::NoEvents(format!(
@@ -356,14 +356,15 @@ fn join_warnings(decoding: WarningLog, mut pairing: Vec<TraceWarning>) -> Vec<Tr
     all
 }
 
-/// The reader stage for a CTF directory: op events paired into intervals.
-pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
+/// The reader stage for a CTF directory: op events paired into intervals. `limit`: the
+/// most bytes read or mapped of any one file (`--max-input-size`).
+pub fn read_dir_intervals(root: &Path, limit: u64) -> Result<IntervalSet, TraceError> {
     let Decoded {
         sink: mut pairer,
         warnings,
         counts,
         ..
-    } = decode_into::<Pairer>(root)?;
+    } = decode_into::<Pairer>(root, limit)?;
     pairer.counts = counts;
     let mut set = pairer.finish();
     set.warnings = join_warnings(warnings, std::mem::take(&mut set.warnings));
@@ -372,12 +373,12 @@ pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
 }
 
 /// Import a CTF trace directory into the trace model.
-pub fn load_dir(root: &Path) -> Result<TraceProfile, TraceError> {
-    read_dir_intervals(root).map(|set| TraceProfile::build(set, &root.display().to_string()))
+pub fn load_dir(root: &Path, limit: u64) -> Result<TraceProfile, TraceError> {
+    read_dir_intervals(root, limit).map(|set| TraceProfile::build(set, &root.display().to_string()))
 }
 
 /// The iprof tally of a CTF directory without the model: what
-/// `TallyInput::from_profile(&load_dir(root)?)` gives, and the profile's warnings, in
+/// `TallyInput::from_profile(&load_dir(root, limit)?)` gives, and the profile's warnings, in
 /// memory that follows the ops and open calls (no interval per call, no samples).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CtfTally {
@@ -390,13 +391,13 @@ pub struct CtfTally {
 }
 
 /// Decode a CTF directory straight into its tally ([`CtfTally`]).
-pub fn tally_dir(root: &Path) -> Result<CtfTally, TraceError> {
+pub fn tally_dir(root: &Path, limit: u64) -> Result<CtfTally, TraceError> {
     let Decoded {
         sink,
         warnings,
         counts,
         traces,
-    } = decode_into::<TallyPairer>(root)?;
+    } = decode_into::<TallyPairer>(root, limit)?;
     let (tally, pairing, clamps) = sink.finish();
     let mut warnings = join_warnings(warnings, pairing);
     if let Some(w) = super::super::model::self_time_clamped(clamps) {
