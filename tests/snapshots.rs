@@ -241,6 +241,7 @@ fn watch_runs_list() {
         let event = WatchEvent::Error {
             path: "fixtures/cpu/junk.etdp".into(),
             message: "not an ETDump: identifier is \"XX00\", expected \"ED00\"".into(),
+            modified: None,
         };
         update(&mut s, Action::Watch { event, at: at(30) });
         let text = screen(&s);
