@@ -41,17 +41,6 @@ fn tally_allocations(events: usize) -> (usize, usize, u64) {
 
 #[test]
 fn the_ctf_tally_allocates_per_packet_not_per_event() {
-    // Both paths: the streams decoded and merged on one thread (the default), and
-    // decoded ahead on a thread of their own (`CPUPROF_TUI_TEST_CTF_AHEAD=always`). The
-    // only test of this binary, so the variable races with nothing.
-    for mode in ["never", "always"] {
-        std::env::set_var("CPUPROF_TUI_TEST_CTF_AHEAD", mode);
-        eprint!("{mode}: ");
-        allocates_per_packet_not_per_event();
-    }
-}
-
-fn allocates_per_packet_not_per_event() {
     let (small, small_packets, small_calls) = tally_allocations(20_000);
     let (big, big_packets, big_calls) = tally_allocations(200_000);
     eprintln!(

@@ -37,7 +37,6 @@
 //! events whose time overflows with their clock (skipped, counted), the traces read
 //! (named with their event counts), metadata attributes this reader does not know.
 
-mod ahead;
 mod clock;
 pub mod decode;
 pub mod flat;
