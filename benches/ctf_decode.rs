@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cpuprof_tui::report::tally;
 use cpuprof_tui::trace::ctf::{self, writer};
-use cpuprof_tui::trace::tally;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const EVENTS: usize = 1_000_000;
@@ -145,7 +145,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let p = ctf::load_dir(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("load");
             black_box(tally::render_tally(
-                &tally::TallyInput::from_profile(&p),
+                &cpuprof_tui::trace::tally::TallyInput::from_profile(&p),
                 tally::TallyOptions::default(),
             ))
         })

@@ -19,6 +19,9 @@ mod modules;
 pub mod nodes;
 mod profile_json;
 mod table;
+pub mod tally;
+pub mod trace_csv;
+pub mod trace_json;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,7 +38,7 @@ use crate::profile::{
     default_log_for, load_profile_from_bytes, unchanged_or, Profile, ProfileRequest,
 };
 use crate::source::{sniff, Content};
-use crate::trace::{self, tally, TraceProfile};
+use crate::trace::{self, TraceProfile};
 
 pub use compare_format::comparison_csv;
 pub use csv::{profile_csv, profile_csv_with};
@@ -371,7 +374,7 @@ fn write_trace_report(
     self_time: bool,
 ) -> std::io::Result<()> {
     match format {
-        ReportFormat::Json => json_format::write_json(w, &trace::json::json_doc(profile)),
+        ReportFormat::Json => json_format::write_json(w, &trace_json::json_doc(profile)),
         other => w.write_all(render_trace(profile, other, self_time).as_bytes()),
     }
 }
@@ -381,11 +384,11 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
     match format {
         ReportFormat::Json => {
             let mut out = Vec::new();
-            json_format::write_json(&mut out, &trace::json::json_doc(profile))
+            json_format::write_json(&mut out, &trace_json::json_doc(profile))
                 .expect("writing to memory");
             String::from_utf8(out).expect("serde_json writes UTF-8")
         }
-        ReportFormat::Csv => trace::csv::to_csv(profile),
+        ReportFormat::Csv => trace_csv::to_csv(profile),
         ReportFormat::Tally | ReportFormat::Table => {
             // The table opens with the answer: the ops with the most self time (the
             // tally stays the iprof tally, byte for byte).
@@ -395,13 +398,17 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
                     .unwrap_or_default(),
                 _ => String::new(),
             };
-            tally_text(&answer, tally::TallyInput::from_profile(profile), self_time)
+            tally_text(
+                &answer,
+                trace::tally::TallyInput::from_profile(profile),
+                self_time,
+            )
         }
     }
 }
 
 /// The iprof tally of `input` after `answer`, names from the trace escaped.
-fn tally_text(answer: &str, mut input: tally::TallyInput, self_time: bool) -> String {
+fn tally_text(answer: &str, mut input: trace::tally::TallyInput, self_time: bool) -> String {
     // Names come from the trace: control characters are shown escaped.
     for row in &mut input.rows {
         if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
@@ -422,7 +429,7 @@ fn tally_text(answer: &str, mut input: tally::TallyInput, self_time: bool) -> St
 /// [`emit_trace`] writes it from the profile).
 fn emit_tally(
     args: &ReportArgs,
-    input: tally::TallyInput,
+    input: trace::tally::TallyInput,
     warnings: &[trace::TraceWarning],
 ) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = vec![&args.file];

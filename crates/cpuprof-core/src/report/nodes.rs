@@ -10,13 +10,14 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
+use super::tally;
 use super::{emit, json_format, render_trace};
 use crate::escape::{eprint_line, escape, escape_keep_newlines};
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::stragglers::{op_rows, stragglers, Straggler};
 use crate::options::{ReportArgs, ReportFormat};
 use crate::trace::nodes::{self, GroupKey, Per};
-use crate::trace::{self, tally, TraceProfile};
+use crate::trace::{self, TraceProfile};
 
 /// Everything the renderers need: the whole trace, and with `--per` its groups and
 /// their stragglers.
@@ -110,7 +111,7 @@ pub fn render_text(n: &Nodes, format: ReportFormat, self_time: bool) -> String {
     out.push_str(&stragglers_text(n, per));
     out.push('\n');
     for (key, g) in &n.groups {
-        let mut input = tally::TallyInput::from_profile(g);
+        let mut input = trace::tally::TallyInput::from_profile(g);
         for row in &mut input.rows {
             if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
                 row.name = safe;
@@ -276,7 +277,7 @@ struct StragglerDoc<'a> {
 fn json_doc(n: &Nodes) -> impl Serialize + '_ {
     let ms = |ns: i64| ns as f64 / 1e6;
     Doc {
-        trace: trace::json::json_doc(&n.profile),
+        trace: super::trace_json::json_doc(&n.profile),
         per: n.per.map(Per::label),
         breakdown: n.per.map(|_| {
             n.groups

@@ -1,11 +1,12 @@
 //! PyTorch operator trace import (THAPI babeltrace2 / THAPI text, torch.profiler Chrome
-//! JSON): detect the format, read per-thread intervals, build the [`TraceProfile`], and
-//! render it as an iprof-style tally, CSV or `cpuprof.trace/1` JSON.
+//! JSON): detect the format, read per-thread intervals, build the [`TraceProfile`] and
+//! its tally input ([`tally::TallyInput`]). Rendering (the iprof-style tally, CSV,
+//! `cpuprof.trace/1` JSON) is `report`'s: a reader renders nothing.
 //!
 //! Entry points: [`load_trace`] / [`parse_trace`] (whole pipeline), [`looks_like_trace`]
 //! (route a file to this importer or the ETDump reader), [`read_intervals`] (reader stage
 //! only), [`parse_lttng_events`] + [`pair_events`] (LTTng events without the model),
-//! [`tally::render_tally`], [`csv::to_csv`], [`json::to_json_value`].
+//! `report::tally::render_tally`, `report::trace_csv`, `report::trace_json::to_json_value`.
 //!
 //! Decisions on ambiguous input:
 //! - A failed call (LTTng exit with no entry) counts in `calls` and `errors` with
@@ -21,14 +22,12 @@
 //! - Warnings are grouped by kind: the first 5 of a kind verbatim, then a count.
 
 mod chrome;
-pub mod csv;
 pub mod ctf;
 mod detect;
 mod error;
 mod fields;
 mod gzip;
 mod intervals;
-pub mod json;
 mod lttng;
 mod model;
 mod nesting;
