@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cpuprof_testkit::ctf_writer as writer;
 use cpuprof_tui::report::tally;
-use cpuprof_tui::trace::ctf::{self, writer};
+use cpuprof_tui::trace::ctf;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const EVENTS: usize = 1_000_000;

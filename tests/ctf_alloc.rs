@@ -8,7 +8,8 @@ mod counting_alloc;
 use std::sync::atomic::Ordering;
 
 use counting_alloc::ALLOCATIONS;
-use cpuprof_tui::trace::ctf::{self, writer};
+use cpuprof_testkit::ctf_writer as writer;
+use cpuprof_tui::trace::ctf;
 
 /// Packets of a written trace, from its index files (16-byte header, 72-byte entries).
 fn packets(dir: &std::path::Path) -> usize {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::ctf_truth::{assert_tally_rows, expected, to_ns};
 
-use cpuprof_tui::trace::ctf::writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
+use cpuprof_testkit::ctf_writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
 use cpuprof_tui::trace::{self, ctf};
 
 fn check(cfg: WriterConfig, events: usize, threads: usize) {

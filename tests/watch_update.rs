@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{fixture, json};
+use cpuprof_testkit::sample;
 use cpuprof_tui::app::runs::{delta, delta_label, retry_delay};
-use cpuprof_tui::app::sample;
 use cpuprof_tui::app::{
     update, Action, AppState, Column, Command, Effect, ExplorerData, MouseAction, Pane, RunStatus,
     ViewKind,

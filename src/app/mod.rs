@@ -40,7 +40,6 @@ mod overhead;
 pub mod plan_view;
 pub mod runs;
 #[doc(hidden)]
-pub mod sample;
 pub mod state;
 pub mod step;
 pub mod table;

@@ -46,7 +46,6 @@ mod ops;
 mod search;
 pub mod stream;
 pub mod tsdl;
-pub mod writer;
 
 use std::path::Path;
 
