@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cpuprof_tui::trace::ctf::{self, writer};
-use cpuprof_tui::trace::tally;
+use cpuprof_testkit::ctf_writer as writer;
+use cpuprof_tui::report::tally;
+use cpuprof_tui::trace::ctf;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const EVENTS: usize = 1_000_000;
@@ -131,7 +132,8 @@ fn bench(c: &mut Criterion) {
         .throughput(Throughput::Elements(EVENTS as u64));
     g.bench_function("decode_all_events", |b| {
         b.iter(|| {
-            let (traces, _) = ctf::open_traces(&root).expect("open");
+            let (traces, _) =
+                ctf::open_traces(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("open");
             let mut n = 0u64;
             ctf::for_each_event(&traces, |ev| {
                 n += ev.cycles & 1;
@@ -142,9 +144,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("report_tally", |b| {
         b.iter(|| {
-            let p = ctf::load_dir(&root).expect("load");
+            let p = ctf::load_dir(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("load");
             black_box(tally::render_tally(
-                &tally::TallyInput::from_profile(&p),
+                &cpuprof_tui::trace::tally::TallyInput::from_profile(&p),
                 tally::TallyOptions::default(),
             ))
         })

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use cpuprof_tui::trace::ctf::writer;
+use cpuprof_testkit::ctf_writer as writer;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 const BABELTRACE2: &str = "/usr/bin/babeltrace2";

@@ -15,7 +15,7 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cpuprof_tui::app::sample;
+use cpuprof_testkit::sample;
 use cpuprof_tui::app::{update, Action, AppState, Command, Effect};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::ui::{self, Theme};
@@ -33,7 +33,9 @@ fn loaded(rows: usize, w: u16, h: u16) -> AppState {
         &mut s,
         Action::Loaded {
             generation,
-            result: Ok(Box::new(sample::big(rows))),
+            result: Ok(Box::new(cpuprof_tui::app::ExplorerData::from_profile(
+                &sample::big(rows),
+            ))),
         },
     );
     assert_eq!(s.explorer.table.rows.len(), rows);

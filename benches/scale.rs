@@ -315,7 +315,9 @@ fn run_binary(bin: &Path, input: &Path, out: &Path) {
 /// The best of 3 passes summing every 8 bytes of `path` read from the page cache: what
 /// a pass over the input costs at least (mapped as `report` maps it).
 fn checksum_ms(path: &Path) -> f64 {
-    let input = cpuprof_tui::input::read_input_mapped(path).expect("map");
+    let input =
+        cpuprof_tui::input::read_input_mapped(path, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE)
+            .expect("map");
     let bytes: &[u8] = &input.bytes;
     (0..3)
         .map(|_| {

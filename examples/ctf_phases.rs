@@ -27,10 +27,12 @@ fn main() {
         println!("{label:<40} {:>8.1} ms   ({out})", times[0] * 1e3);
     };
     best("open (search, metadata, map)", &mut || {
-        let (traces, _) = ctf::open_traces(&dir).expect("open");
+        let (traces, _) =
+            ctf::open_traces(&dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("open");
         traces.iter().map(|t| t.streams.len() as u64).sum()
     });
-    let (traces, _) = ctf::open_traces(&dir).expect("open");
+    let (traces, _) =
+        ctf::open_traces(&dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("open");
     best("checksum of the mapped streams", &mut || {
         let mut sum = 0u64;
         for s in traces.iter().flat_map(|t| &t.streams) {
@@ -42,17 +44,18 @@ fn main() {
     });
     drop(traces);
     best("open + decode + merge (no pairing)", &mut || {
-        let (traces, _) = ctf::open_traces(&dir).expect("open");
+        let (traces, _) =
+            ctf::open_traces(&dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("open");
         let mut n = 0u64;
         ctf::for_each_event(&traces, |ev| n += ev.cycles & 1).expect("decode");
         n
     });
     best("tally_dir (decode + tally pairing)", &mut || {
-        let t = ctf::tally_dir(&dir).expect("tally");
+        let t = ctf::tally_dir(&dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("tally");
         t.tally.rows.iter().map(|r| r.calls).sum()
     });
     best("load_dir (decode + intervals + model)", &mut || {
-        let p = ctf::load_dir(&dir).expect("load");
+        let p = ctf::load_dir(&dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("load");
         p.ops.iter().map(|o| o.calls).sum()
     });
 }

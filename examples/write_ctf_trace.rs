@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use cpuprof_tui::trace::ctf::writer::{write_workload, WriterConfig};
+use cpuprof_testkit::ctf_writer::{write_workload, WriterConfig};
 
 fn main() {
     let mut args = std::env::args().skip(1);

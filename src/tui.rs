@@ -34,7 +34,8 @@ use crate::worker::{Event, Worker};
 /// The request the command line asks for, or the message for a usage error.
 pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
     if args.demo {
-        let request = ProfileRequest::demo(args.warmup.map(|w| w.runs()));
+        let request =
+            ProfileRequest::demo(args.warmup.map(|w| w.runs())).with_read_options(args.read);
         return Ok(match args.warmup {
             Some(w) if w.is_auto() => request.with_warmup(w),
             _ => request,
@@ -53,7 +54,8 @@ pub fn request_for(args: &ExploreArgs) -> Result<ProfileRequest, String> {
             }
             let request = ProfileRequest::new(file.clone(), args.log.clone(), 0)
                 .with_warmup(args.warmup.unwrap_or_default())
-                .with_model_files(args.model.clone());
+                .with_model_files(args.model.clone())
+                .with_read_options(args.read);
             Ok(if args.no_log {
                 request.without_log()
             } else {
@@ -74,6 +76,7 @@ enum Start {
         warmup_auto: bool,
         warmup_stated: bool,
         model: crate::profile::ModelFileArgs,
+        read: crate::profile::ReadOptions,
         _handle: WatchHandle,
     },
 }
@@ -125,6 +128,7 @@ pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> Ex
                     warmup_stated: args.warmup.unwrap_or_default()
                         == crate::profile::warmup::Warmup::Stated,
                     model: args.model.clone(),
+                    read: args.read,
                     _handle: handle,
                 },
                 Err(e) => {
@@ -142,7 +146,7 @@ pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> Ex
                 let stream = crate::input::is_stdin(&r.etdump)
                     || std::fs::metadata(&r.etdump).is_ok_and(|m| !m.is_file() && !m.is_dir());
                 if r.embedded.is_none() && stream {
-                    if let Err(e) = crate::input::read_input(&r.etdump) {
+                    if let Err(e) = crate::input::read_input(&r.etdump, r.read.max_input_size) {
                         eprint_line(&format!("{}: {e}", crate::input::display_name(&r.etdump)));
                         return ExitCode::from(2);
                     }
@@ -150,7 +154,7 @@ pub fn run_with(args: &ExploreArgs, companion: Option<&mut dyn Companion>) -> Ex
                 // A log named with --log must be readable (one found beside the dump
                 // that cannot be read is only a warning).
                 if let (None, Some(log)) = (r.embedded, &r.log) {
-                    if let Err(e) = crate::input::read_input(log) {
+                    if let Err(e) = crate::input::read_input(log, r.read.max_input_size) {
                         eprint_line(&format!("{}: {e}", log.display()));
                         return ExitCode::from(2);
                     }
@@ -358,6 +362,7 @@ fn main_loop(
             warmup_auto,
             warmup_stated,
             model,
+            read,
             ..
         } => {
             state.start_watch(dir.clone(), *warmup);
@@ -365,6 +370,7 @@ fn main_loop(
                 w.warmup_auto = *warmup_auto;
                 w.warmup_stated = *warmup_stated;
                 w.model = model.clone();
+                w.read = *read;
             }
             Vec::new()
         }

@@ -37,6 +37,7 @@ pub fn load_fleet(args: &FleetArgs, key: Option<KeyTemplate>) -> FleetResult {
         key,
         threads: args.jobs.unwrap_or(0),
         model: args.model.clone(),
+        read: args.read,
     };
     let profiles = load_all(found, &load);
     Ok(Box::new(analyse(
@@ -103,6 +104,7 @@ pub fn run_fleet(args: &FleetArgs) -> ExitCode {
         let size = terminal.size()?;
         let mut view = FleetView::loading(shown(&args.paths), args.warmup, args.no_log);
         view.model = args.model.clone();
+        view.read = args.read;
         let state = AppState::for_fleet(view, size.width, size.height);
         let (tx, rx) = mpsc::channel();
         spawn_loader(args.clone(), key, tx.clone());

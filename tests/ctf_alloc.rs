@@ -8,7 +8,8 @@ mod counting_alloc;
 use std::sync::atomic::Ordering;
 
 use counting_alloc::ALLOCATIONS;
-use cpuprof_tui::trace::ctf::{self, writer};
+use cpuprof_testkit::ctf_writer as writer;
+use cpuprof_tui::trace::ctf;
 
 /// Packets of a written trace, from its index files (16-byte header, 72-byte entries).
 fn packets(dir: &std::path::Path) -> usize {
@@ -31,7 +32,7 @@ fn tally_allocations(events: usize) -> (usize, usize, u64) {
     };
     let truth = writer::write_workload(&dir, cfg, events, 8).unwrap();
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let t = ctf::tally_dir(tmp.path()).unwrap();
+    let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
     let calls: u64 = t.tally.rows.iter().map(|r| r.calls).sum();
     // The tally counted what the writer wrote (independent truth: its closed calls).
@@ -41,17 +42,6 @@ fn tally_allocations(events: usize) -> (usize, usize, u64) {
 
 #[test]
 fn the_ctf_tally_allocates_per_packet_not_per_event() {
-    // Both paths: the streams decoded and merged on one thread (the default), and
-    // decoded ahead on a thread of their own (`CPUPROF_TUI_TEST_CTF_AHEAD=always`). The
-    // only test of this binary, so the variable races with nothing.
-    for mode in ["never", "always"] {
-        std::env::set_var("CPUPROF_TUI_TEST_CTF_AHEAD", mode);
-        eprint!("{mode}: ");
-        allocates_per_packet_not_per_event();
-    }
-}
-
-fn allocates_per_packet_not_per_event() {
     let (small, small_packets, small_calls) = tally_allocations(20_000);
     let (big, big_packets, big_calls) = tally_allocations(200_000);
     eprintln!(

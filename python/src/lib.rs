@@ -95,10 +95,11 @@ fn load_inner(
         let t = trace::load_trace(&path).map_err(|e| format!("{name}: {e}"))?;
         return Ok(trace_loaded(t));
     }
-    if let Some(streamed) = trace::load_large_chrome_json(&path, &name) {
+    let limit = input::DEFAULT_MAX_INPUT_SIZE;
+    if let Some(streamed) = trace::load_large_chrome_json(&path, &name, limit) {
         return Ok(trace_loaded(streamed.map_err(|e| format!("{name}: {e}"))?));
     }
-    let input = input::read_input_mapped(&path).map_err(|e| format!("{name}: {e}"))?;
+    let input = input::read_input_mapped(&path, limit).map_err(|e| format!("{name}: {e}"))?;
     if sniff(&input.bytes) == Content::Trace {
         let parsed = trace::parse_trace(&input.bytes, &name);
         input
@@ -107,7 +108,7 @@ fn load_inner(
         return Ok(trace_loaded(parsed.map_err(|e| format!("{name}: {e}"))?));
     }
     if let Some(l) = &log {
-        input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
+        input::read_input(l, limit).map_err(|e| format!("{}: {e}", l.display()))?;
     }
     // The model files go with this request only (two loads at once may name different ones).
     let request = ProfileRequest::new(path.clone(), log, 0)

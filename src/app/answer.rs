@@ -138,7 +138,7 @@ fn prefix(a: &Answer, kind: SourceKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::sample;
+    use cpuprof_testkit::sample;
 
     /// The sample's medians are base × 1.075 of a method median of 1.075 ms, so each
     /// share is the base itself (`sample::profile`): IGEMM #1 + #2 = 0.20 + 0.22 = 42%,

@@ -75,7 +75,7 @@ pub fn osc52(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::sample;
+    use cpuprof_testkit::sample;
 
     #[test]
     fn osc52_carries_base64() {

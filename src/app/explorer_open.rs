@@ -42,6 +42,7 @@ pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
                 request.warmup_auto = w.warmup_auto;
                 request.warmup_stated = w.warmup_stated;
                 request.model = w.model.clone();
+                request.read = w.read;
                 request
             }),
         None => state.request.clone(),

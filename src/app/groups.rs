@@ -236,7 +236,7 @@ fn per_run_sums(ops: &[&OpRow]) -> Option<Stats> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::sample;
+    use cpuprof_testkit::sample;
 
     #[test]
     fn types_drop_the_instance_number_only() {

@@ -29,8 +29,6 @@ mod mouse;
 mod overhead;
 pub mod plan_view;
 pub mod runs;
-#[doc(hidden)]
-pub mod sample;
 pub mod search;
 pub mod search_status;
 pub mod state;

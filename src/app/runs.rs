@@ -371,6 +371,8 @@ pub struct WatchState {
     pub warmup_stated: bool,
     /// `--etrecord` / `--program`: read with every profile of the folder.
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit`: how every profile of the folder is read.
+    pub read: crate::profile::ReadOptions,
     /// Newest first (by dump time, then arrival).
     pub entries: Vec<RunEntry>,
     /// Selected row of the runs list.
@@ -400,6 +402,7 @@ impl WatchState {
             warmup_auto: false,
             warmup_stated: false,
             model: crate::profile::ModelFileArgs::default(),
+            read: crate::profile::ReadOptions::default(),
             entries: Vec::new(),
             selected: 0,
             offset: 0,

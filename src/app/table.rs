@@ -435,8 +435,8 @@ pub fn filter_rows(keys: &[String], sorted: &[usize], filter: &str) -> Vec<usize
 #[cfg(test)]
 mod filter_tests {
     use super::*;
-    use crate::app::sample;
     use crate::app::ExplorerData;
+    use cpuprof_testkit::sample;
 
     /// Scope, filter and sort in one go.
     fn visible_rows(

@@ -61,14 +61,16 @@ pub(super) fn on_watch_event(
                 test: None,
             });
         }
-        WatchEvent::Error { path, message } => {
+        WatchEvent::Error {
+            path,
+            message,
+            modified,
+        } => {
             drop_unloaded(w, &path);
             let message = one_line(&format!("{}: {message}", file_name(&path)));
-            // The file's own time, as for dumps (the scan time only when it is gone).
-            // The one read of the file system in this module: a stat, never the bytes.
-            let time = std::fs::metadata(&path)
-                .and_then(|m| m.modified())
-                .unwrap_or(at);
+            // The file's own time (the watcher's stat), as for dumps; the scan time when
+            // the watcher could not read it.
+            let time = modified.unwrap_or(at);
             w.insert(RunEntry {
                 id: 0,
                 etdump: path,
@@ -168,6 +170,7 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     request.warmup_auto = w.warmup_auto;
     request.warmup_stated = w.warmup_stated;
     request.model = w.model.clone();
+    request.read = w.read;
     let id = entry.id;
     state.generation += 1;
     let generation = state.generation;

@@ -51,6 +51,7 @@ pub fn run(args: &RunArgs, session: Session) -> ExitCode {
         // As `report`: `--warmup N` is what the runner was told, else the log's count.
         warmup: Some(session.warmup.map(Warmup::Runs).unwrap_or_default()),
         model: session.model.clone(),
+        read: session.read,
         ..ExploreArgs::default()
     };
     let pin = session

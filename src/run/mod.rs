@@ -62,6 +62,8 @@ pub struct Session {
     pub baseline: Option<PathBuf>,
     /// `--etrecord` / `--program`, read with every dump the runner writes.
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit`, for every dump the runner writes.
+    pub read: crate::profile::ReadOptions,
 }
 
 impl Session {
@@ -96,7 +98,7 @@ fn prepare(args: &RunArgs) -> Result<Session, String> {
         if let Some(why) = crate::profile::check_openable(b) {
             return Err(format!("{}: {why}", b.display()));
         }
-        if crate::source::is_trace_file(b) {
+        if crate::source::is_trace_file(b, args.read.max_input_size) {
             return Err(format!(
                 "{}: --baseline takes an ETDump, not a PyTorch trace",
                 b.display()
@@ -118,6 +120,7 @@ fn prepare(args: &RunArgs) -> Result<Session, String> {
         grace,
         baseline: args.baseline.clone(),
         model: args.model.clone(),
+        read: args.read,
     })
 }
 
@@ -212,6 +215,7 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             fail_on_regression: None,
             by_module: false,
             model: session.model.clone(),
+            read: session.read,
         }),
         None => crate::report::run(&ReportArgs {
             file: f.files.etdump.clone(),
@@ -233,6 +237,7 @@ fn report_one(session: &Session, f: &Finished, format: RunFormat) -> bool {
             peak: None,
             by_module: false,
             model: session.model.clone(),
+            read: session.read,
             terminal_width: crate::cli::stdout_columns(),
         }),
     };

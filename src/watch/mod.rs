@@ -331,6 +331,7 @@ fn run_guarded<S: WatchSink>(
     let event = WatchEvent::Error {
         path: dir.to_path_buf(),
         message: format!("watching stopped: internal error: {failure}"),
+        modified: tracker::modified_time(dir),
     };
     // The sink itself may be what panicked.
     let _ = catch_unwind(AssertUnwindSafe(|| sink.deliver(event)));

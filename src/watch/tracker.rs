@@ -160,6 +160,7 @@ impl Tracker {
                     out.push(WatchEvent::Error {
                         path: self.cfg.root.clone(),
                         message: message.clone(),
+                        modified: modified_time(&self.cfg.root),
                     });
                     self.root_error = Some(message);
                 }
@@ -396,6 +397,7 @@ impl Tracker {
             out.push(WatchEvent::Error {
                 path: path.to_path_buf(),
                 message,
+                modified: modified_time(path),
             });
         }
     }
@@ -479,6 +481,12 @@ pub(super) fn io_message(e: &io::Error) -> String {
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => e.to_string(),
     }
+}
+
+/// A file's modification time for an error row (a stat, here on the watcher's thread:
+/// the explorer's update reads no file system). None when it cannot be read.
+pub(crate) fn modified_time(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 #[cfg(test)]

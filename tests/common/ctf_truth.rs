@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use std::path::Path;
 
-use cpuprof_tui::trace::ctf::writer::{CtfWriter, TruthCall, WriteEvent, WriterConfig};
+use cpuprof_testkit::ctf_writer::{CtfWriter, TruthCall, WriteEvent, WriterConfig};
 use cpuprof_tui::trace::tally::TallyRow;
 
 /// ns of `cycles` under the writer's clock: offset_s s + (offset + cycles) * 1e9 / freq.

@@ -1,7 +1,7 @@
 //! Pure `update` tests over the hand-built sample profile (`app::sample`), whose names
 //! and numbers are listed in its doc comment; expected values are worked out by hand.
 
-use cpuprof_tui::app::sample;
+use cpuprof_testkit::sample;
 use cpuprof_tui::app::{update, Action, AppState, Column, Effect, ExplorerData, Pane, ViewKind};
 use cpuprof_tui::profile::ProfileRequest;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -28,7 +28,8 @@ fn ns(ts: &str) -> i64 {
 
 #[test]
 fn all_72_events_match_the_truth_exactly() {
-    let (events, warnings) = ctf::read_op_events(&ctf_root()).unwrap();
+    let (events, warnings) =
+        ctf::read_op_events(&ctf_root(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     let truth = read("expected_events.tsv");
     let rows: Vec<Vec<&str>> = truth
@@ -279,7 +280,8 @@ fn fresh_recording_when_lttng_is_installed() {
         );
         return;
     }
-    let (events, warnings) = ctf::read_op_events(&out).unwrap();
+    let (events, warnings) =
+        ctf::read_op_events(&out, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(events.len(), 72);
     let bt = std::process::Command::new("babeltrace2")
@@ -331,7 +333,8 @@ fn every_field_kind_matches_babeltrace2() {
         std::fs::read_to_string(fixture("thapi/ctf-rich/babeltrace2_clock_seconds.txt")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 900);
-    let (traces, warnings) = ctf::open_traces(&root).unwrap();
+    let (traces, warnings) =
+        ctf::open_traces(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     let field = |line: &str, key: &str| -> String {
         let at = line

@@ -33,7 +33,8 @@ type Read = (Vec<(i64, String)>, Vec<String>);
 /// Every event of the trace directory `dir`, in our merge order, and the warnings; or
 /// the error.
 fn our_events(dir: &Path) -> Result<Read, String> {
-    let (traces, mut warnings) = ctf::open_traces(dir).map_err(|e| e.to_string())?;
+    let (traces, mut warnings) = ctf::open_traces(dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE)
+        .map_err(|e| e.to_string())?;
     let mut events = Vec::new();
     let more = ctf::for_each_event(&traces, |ev| {
         events.push((ev.ts_ns, ev.class_name.to_string()))
@@ -263,7 +264,8 @@ fn op_names_in_text_sequences_and_arrays_read_as_babeltrace2_shows_them() {
     let dir = wild("thapi-text-array");
     let want = bt2_text_array_events();
     assert_eq!(want.len(), 8);
-    let (events, warnings) = ctf::read_op_events(&dir).unwrap();
+    let (events, warnings) =
+        ctf::read_op_events(&dir, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(events.len(), want.len());
     for (e, (ev, vtid, name, overload)) in events.iter().zip(&want) {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::ctf_truth::{assert_tally_rows, expected, to_ns};
 
-use cpuprof_tui::trace::ctf::writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
+use cpuprof_testkit::ctf_writer::{write_workload, CtfWriter, WriteEvent, WriterConfig};
 use cpuprof_tui::trace::{self, ctf};
 
 fn check(cfg: WriterConfig, events: usize, threads: usize) {
@@ -35,7 +35,7 @@ fn check(cfg: WriterConfig, events: usize, threads: usize) {
     assert_eq!(p.threads.len(), threads.min(p.threads.len()));
     // The tally read straight from the streams (what `report --format tally` prints):
     // the same written truth, without the model.
-    let t = ctf::tally_dir(tmp.path()).unwrap();
+    let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert_tally_rows(&t.tally.rows, &want, &format!("{cfg:?}"));
     // Order (total descending, then name), self time and counts as the model has them.
     assert_eq!(
@@ -145,7 +145,8 @@ fn compact_timestamps_wrap_many_times() {
         assert_eq!(w.extended_headers, 1);
         let tmp = tempfile::tempdir().unwrap();
         w.finish(tmp.path()).unwrap();
-        let (events, warnings) = ctf::read_op_events(tmp.path()).unwrap();
+        let (events, warnings) =
+            ctf::read_op_events(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         let got: Vec<i64> = events.iter().map(|e| e.ts_ns).collect();
         assert_eq!(got, want, "big_endian={big_endian}");
@@ -212,7 +213,7 @@ fn other_events_are_listed_and_discarded_events_warned() {
     assert_eq!((a.calls, a.inclusive_total_ns), (40, 4_000));
     assert_eq!(p.counts.ignored_events, 40);
     // The tally read straight from the streams warns the same, in the same order.
-    let t = ctf::tally_dir(tmp.path()).unwrap();
+    let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert_eq!(t.warnings, p.warnings);
     assert_eq!(t.counts.ignored_events, 40);
     let row = t.tally.rows.iter().find(|r| r.name == "aten::a").unwrap();
@@ -281,7 +282,7 @@ fn damaged_packet_is_skipped_with_a_warning_naming_stream_and_offset() {
         p.warnings
     );
     assert!(p.op("aten::a").unwrap().calls >= 20);
-    let t = ctf::tally_dir(tmp.path()).unwrap();
+    let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert_eq!(t.warnings, p.warnings);
     assert_eq!(t.tally, trace::tally::TallyInput::from_profile(&p));
 }

@@ -328,7 +328,11 @@ fn trace_exports_one_stack_per_call_tree_node() {
                 walk(r, &prefix, &mut expected);
             }
         }
-        let tt = cpuprof_tui::timeline::load_trace_timeline(&path).unwrap();
+        let tt = cpuprof_tui::timeline::load_trace_timeline(
+            &path,
+            cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE,
+        )
+        .unwrap();
         let mut out = Vec::new();
         folded::write_trace_folded(&mut out, &tt).unwrap();
         let text = String::from_utf8(out).unwrap();

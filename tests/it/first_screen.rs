@@ -375,7 +375,7 @@ fn finding_in_the_detail_pane() {
 /// no bound.
 #[test]
 fn a_share_without_a_bound_says_why() {
-    use cpuprof_tui::app::sample;
+    use cpuprof_testkit::sample;
     let mut p = sample::profile();
     let d4 = &mut p.delegates[1];
     d4.call = sample::stats(&[0.0008; 6], &[0.0008; 2]);

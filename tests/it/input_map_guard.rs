@@ -39,7 +39,7 @@ fn read_at(bytes: &[u8], i: usize) -> u8 {
 fn truncated_while_mapped_reads_zeros_and_reports_changed() {
     let dir = tempfile::tempdir().unwrap();
     let path = file_of(&dir, "dump.etdp", 4 * MIB);
-    let input = read_input_mapped(&path).unwrap();
+    let input = read_input_mapped(&path, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert!(input.is_mapped(), "a 4 MiB regular file is mapped");
     let bytes = &input.bytes;
     assert_eq!(read_at(bytes, 0), 0xAB);
@@ -70,7 +70,7 @@ fn rewritten_without_fault_is_still_changed() {
     // the size differs from the one mapped.
     let dir = tempfile::tempdir().unwrap();
     let path = file_of(&dir, "growing.etdp", 2 * MIB);
-    let input = read_input_mapped(&path).unwrap();
+    let input = read_input_mapped(&path, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert!(input.check_unchanged().is_ok());
     std::fs::OpenOptions::new()
         .append(true)
@@ -87,8 +87,8 @@ fn a_second_map_of_the_same_file_is_guarded_on_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let a = file_of(&dir, "a.etdp", 2 * MIB);
     let b = file_of(&dir, "b.etdp", 2 * MIB);
-    let first = read_input_mapped(&a).unwrap();
-    let second = read_input_mapped(&b).unwrap();
+    let first = read_input_mapped(&a, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
+    let second = read_input_mapped(&b, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     std::fs::OpenOptions::new()
         .write(true)
         .open(&b)
@@ -106,7 +106,11 @@ fn a_second_map_of_the_same_file_is_guarded_on_its_own() {
 fn small_files_and_pipes_are_read_not_mapped() {
     let dir = tempfile::tempdir().unwrap();
     let small = file_of(&dir, "small.etdp", 4096);
-    assert!(!read_input_mapped(&small).unwrap().is_mapped());
+    assert!(
+        !read_input_mapped(&small, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE)
+            .unwrap()
+            .is_mapped()
+    );
     let fifo = dir.path().join("fifo");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: mkfifo with a valid NUL-terminated path.
@@ -119,7 +123,7 @@ fn small_files_and_pipes_are_read_not_mapped() {
             .unwrap();
         w.write_all(&vec![7u8; 2 * MIB]).unwrap();
     });
-    let input = read_input_mapped(&fifo).unwrap();
+    let input = read_input_mapped(&fifo, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     writer.join().unwrap();
     assert!(!input.is_mapped());
     assert_eq!(input.bytes.len(), 2 * MIB);
@@ -136,7 +140,8 @@ fn foreign_fault_child() {
     let dir = std::path::Path::new(&dir);
     let known = dir.join("known.etdp");
     let foreign = dir.join("foreign.bin");
-    let _registered = read_input_mapped(&known).unwrap();
+    let _registered =
+        read_input_mapped(&known, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     let file = std::fs::File::open(&foreign).unwrap();
     // SAFETY: a read-only map the test truncates on purpose to fault.
     let map = unsafe { memmap2::Mmap::map(&file).unwrap() };

@@ -18,6 +18,7 @@ mod compare_ratio;
 mod compare_stats;
 mod compare_table;
 mod compare_view;
+mod csv_rows;
 mod ctf_props;
 mod ctf_thapi;
 mod ctf_wild;

@@ -240,6 +240,7 @@ fn watch_runs_list() {
         let event = WatchEvent::Error {
             path: "fixtures/cpu/junk.etdp".into(),
             message: "not an ETDump: identifier is \"XX00\", expected \"ED00\"".into(),
+            modified: None,
         };
         update(&mut s, Action::Watch { event, at: at(30) });
         let text = screen(&s);
@@ -483,7 +484,8 @@ fn footer_names_cold_first_runs_when_opened_without_warmup() {
 /// `~+0.5%`, a `baseline`. The compare view of e against a at 160x48 follows.
 #[test]
 fn watch_runs_against_a_baseline() {
-    use cpuprof_tui::app::{sample, Command};
+    use cpuprof_testkit::sample;
+    use cpuprof_tui::app::Command;
     use cpuprof_tui::watch::{DumpPair, WatchEvent};
     use std::time::{Duration, UNIX_EPOCH};
     let at = |s: u64| UNIX_EPOCH + Duration::from_secs(36_000 + s);

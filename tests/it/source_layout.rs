@@ -271,6 +271,7 @@ fn no_import_circle_among_the_top_modules() {
         ("etdump", "compare"),
         ("trace", "fleet"),
         ("trace", "compare"),
+        ("trace", "report"),
         ("profile", "report"),
         ("profile", "fleet"),
         ("stats", "report"),

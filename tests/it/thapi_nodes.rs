@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cpuprof_tui::trace::ctf::writer::{CtfWriter, WriteEvent, WriterConfig};
+use cpuprof_testkit::ctf_writer::{CtfWriter, WriteEvent, WriterConfig};
 
 const HOSTS: [&str; 4] = ["n0", "n1", "n2", "n3"];
 const CALLS_PER_THREAD: u64 = 12;

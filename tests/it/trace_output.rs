@@ -2,9 +2,10 @@
 
 use std::path::Path;
 
-use cpuprof_tui::trace::csv::{to_csv, CSV_HEADER};
-use cpuprof_tui::trace::json::{to_json_value, TRACE_SCHEMA};
-use cpuprof_tui::trace::tally::{render_tally, TallyInput, TallyOptions};
+use cpuprof_tui::report::tally::{render_tally, TallyOptions};
+use cpuprof_tui::report::trace_csv::{to_csv, CSV_HEADER};
+use cpuprof_tui::report::trace_json::{to_json_value, TRACE_SCHEMA};
+use cpuprof_tui::trace::tally::TallyInput;
 use cpuprof_tui::trace::{load_trace, parse_trace};
 
 fn keys(v: &serde_json::Value) -> Vec<&str> {

@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use cpuprof_tui::trace::tally::{render_tally, TallyInput, TallyOptions};
+use cpuprof_tui::report::tally::{render_tally, TallyOptions};
+use cpuprof_tui::trace::tally::TallyInput;
 use cpuprof_tui::trace::{
     pair_events, parse_lttng_events, LttngEvent, OpEventKind, TraceFormat, TraceProfile,
 };

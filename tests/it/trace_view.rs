@@ -19,16 +19,34 @@ fn open(rel: &str) -> ExplorerData {
 
 #[test]
 fn detection_is_by_content() {
-    assert!(is_trace_file(&fixture("torch/cnn_infer.json")));
-    assert!(is_trace_file(&fixture("torch/cnn_train.json.gz")));
-    assert!(is_trace_file(&fixture("thapi/babeltrace2_pretty.txt")));
-    assert!(!is_trace_file(&fixture("cpu/mlp_basic.etdp")));
-    assert!(!is_trace_file(&fixture("real/bad_empty.etdp")));
+    assert!(is_trace_file(
+        &fixture("torch/cnn_infer.json"),
+        cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE
+    ));
+    assert!(is_trace_file(
+        &fixture("torch/cnn_train.json.gz"),
+        cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE
+    ));
+    assert!(is_trace_file(
+        &fixture("thapi/babeltrace2_pretty.txt"),
+        cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE
+    ));
+    assert!(!is_trace_file(
+        &fixture("cpu/mlp_basic.etdp"),
+        cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE
+    ));
+    assert!(!is_trace_file(
+        &fixture("real/bad_empty.etdp"),
+        cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE
+    ));
     // A trace renamed to .etdp is still a trace.
     let dir = tempfile::tempdir().unwrap();
     let renamed = dir.path().join("trace.etdp");
     std::fs::copy(fixture("torch/cnn_infer.json"), &renamed).unwrap();
-    assert!(is_trace_file(&renamed));
+    assert!(is_trace_file(
+        &renamed,
+        cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE
+    ));
 }
 
 #[test]

@@ -156,7 +156,7 @@ fn scenario(poll: bool) {
     .unwrap();
     match next_event(&rx, EVENT_TIMEOUT) {
         Some(ev @ WatchEvent::Error { .. }) => {
-            let WatchEvent::Error { path, message } = &ev else {
+            let WatchEvent::Error { path, message, .. } = &ev else {
                 unreachable!()
             };
             assert_eq!(path, &garbage);
@@ -283,7 +283,7 @@ fn unreadable_dump_is_an_error() {
     let (tx, rx) = mpsc::channel();
     let _handle = spawn_watcher(config(dir, false), tx).unwrap();
     match next_event(&rx, EVENT_TIMEOUT) {
-        Some(WatchEvent::Error { path, message }) => {
+        Some(WatchEvent::Error { path, message, .. }) => {
             assert_eq!(path, locked);
             assert!(message.contains("permission denied"), "{message}");
         }
@@ -521,7 +521,9 @@ fn stalled_dump_is_reported_then_recovers() {
     let path = dir.join("half.etdp");
     fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
     match next_event(&rx, EVENT_TIMEOUT) {
-        Some(WatchEvent::Error { path: p, message }) => {
+        Some(WatchEvent::Error {
+            path: p, message, ..
+        }) => {
             assert_eq!(p, path);
             let want = format!(
                 "size prefix says {} bytes follow, only {} present",
@@ -558,7 +560,7 @@ fn a_panic_in_the_watcher_is_reported_once_and_stops_it() {
     })
     .unwrap();
     match next_event(&rx, EVENT_TIMEOUT) {
-        Some(WatchEvent::Error { path, message }) => {
+        Some(WatchEvent::Error { path, message, .. }) => {
             assert_eq!(path, dir.path());
             assert!(
                 message.contains("internal error: sink exploded"),

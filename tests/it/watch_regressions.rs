@@ -169,6 +169,7 @@ fn a_completed_dump_replaces_its_incomplete_row() {
         message: "incomplete ETDump: size prefix says 67228 bytes follow, only 100 present, \
                   unchanged for 10 s (did the writer stop?)"
             .into(),
+        modified: None,
     };
     update(&mut s, Action::Watch { event, at: at(5) });
     assert_eq!(s.watch.as_ref().unwrap().errors(), 1);

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{fixture, json};
+use cpuprof_testkit::sample;
 use cpuprof_tui::app::runs::{delta, delta_label, retry_delay};
-use cpuprof_tui::app::sample;
 use cpuprof_tui::app::{
     update, Action, AppState, Column, Command, Effect, ExplorerData, MouseAction, Pane, RunStatus,
     ViewKind,
@@ -354,6 +354,7 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
             event: WatchEvent::Error {
                 path: "out/junk.etdp".into(),
                 message: "not an ETDump: identifier is \"XX00\", expected \"ED00\"".into(),
+                modified: None,
             },
             at: at(150),
         },
@@ -539,6 +540,7 @@ fn random_event_mix_never_panics() {
                     event: WatchEvent::Error {
                         path: path.into(),
                         message: "not an ETDump\nsecond line".into(),
+                        modified: None,
                     },
                     at: at(step),
                 },
@@ -627,6 +629,7 @@ fn gauge_of_a_dump_removed_while_loading_goes() {
             WatchEvent::Error {
                 path: "out/first.etdp".into(),
                 message: "not an ETDump".into(),
+                modified: None,
             }
         } else {
             WatchEvent::Removed("out/first.etdp".into())

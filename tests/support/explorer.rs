@@ -121,5 +121,6 @@ pub fn compare_args(
         fail_on_regression: None,
         by_module: false,
         model: Default::default(),
+        read: Default::default(),
     }
 }

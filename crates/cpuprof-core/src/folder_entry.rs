@@ -77,8 +77,14 @@ pub enum WatchEvent {
     /// A dump announced before (Ready or Error) is gone.
     Removed(PathBuf),
     /// A dump-named file that is not an ETDump, or a file that cannot be read (or the
-    /// watched directory cannot be listed). `message` is one line without the path.
-    Error { path: PathBuf, message: String },
+    /// watched directory cannot be listed). `message` is one line without the path;
+    /// `modified` the file's time as the watcher saw it (None: it could not be read), so
+    /// that the explorer's update reads no file system.
+    Error {
+        path: PathBuf,
+        message: String,
+        modified: Option<std::time::SystemTime>,
+    },
 }
 
 /// One line naming the file.
@@ -101,7 +107,7 @@ impl fmt::Display for WatchEvent {
                 ),
             },
             WatchEvent::Removed(path) => write!(f, "{}: removed", path.display()),
-            WatchEvent::Error { path, message } => write!(f, "{}: {message}", path.display()),
+            WatchEvent::Error { path, message, .. } => write!(f, "{}: {message}", path.display()),
         }
     }
 }

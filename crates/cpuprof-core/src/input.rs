@@ -7,15 +7,16 @@
 //! Inputs that are not regular files can only be read once, so their bytes are kept for
 //! the life of the process (the explorer reloads them on a warm-up change).
 //!
-//! Limit: an input (and the decompressed text of a gzip trace) larger than
-//! [`max_input_size`] (default [`DEFAULT_MAX_INPUT_SIZE`], `--max-input-size`) stops
-//! with an error instead of growing without bound (an endless `yes |` pipe, a gzip bomb).
+//! Limit: an input (and the decompressed text of a gzip trace) larger than the `limit`
+//! each read is given (default [`DEFAULT_MAX_INPUT_SIZE`], `--max-input-size`, carried by
+//! the request: `profile::ReadOptions`) stops with an error instead of growing without
+//! bound (an endless `yes |` pipe, a gzip bomb).
 
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod json_ws;
@@ -26,18 +27,6 @@ pub use json_ws::{looks_like_json, SqueezeJsonWhitespace};
 /// 4 GiB: larger than any ETDump (its size prefix is 32-bit) and than any trace text
 /// this tool can show; small enough to stop an endless stream before it swaps.
 pub const DEFAULT_MAX_INPUT_SIZE: u64 = 4 << 30;
-
-static MAX_INPUT_SIZE: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_SIZE);
-
-/// The most bytes read from one input (and decompressed from one gzip stream).
-pub fn max_input_size() -> u64 {
-    MAX_INPUT_SIZE.load(Ordering::Relaxed)
-}
-
-/// Set the limit for this process (`--max-input-size`).
-pub fn set_max_input_size(bytes: u64) {
-    MAX_INPUT_SIZE.store(bytes.max(1), Ordering::Relaxed);
-}
 
 /// Parse a size: a number of bytes with an optional suffix K, M, G, T, P, E (powers of
 /// 1024; `KiB`, `MB`, .. are accepted too), e.g. `512M`, `1.5G`. At least one byte; a
@@ -265,25 +254,35 @@ const MAP_MIN_BYTES: u64 = 1 << 20;
 /// reads past its new end; the guard answers that fault with zeros instead. So after
 /// decoding, call [`Input::check_unchanged`]: it tells whether the file changed under
 /// the decoder.
-pub fn read_input_mapped(path: &Path) -> Result<Input, InputError> {
-    read_input_mapped_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
+///
+/// `limit`: the most bytes read (or mapped) from the input (`--max-input-size`).
+pub fn read_input_mapped(path: &Path, limit: u64) -> Result<Input, InputError> {
+    read_input_mapped_with_progress(path, limit, &mut |_, _| {}, &AtomicBool::new(false))
 }
 
 /// [`read_input_mapped`] for the many files of one input (the stream files of a CTF
 /// trace): every non-empty regular file is mapped, however small, so that the memory of
 /// a trace of thousands of files is the pages being decoded, not the files read whole.
-pub fn map_input(path: &Path) -> Result<Input, InputError> {
-    map_from(path, 1, false, &mut |_, _| {}, &AtomicBool::new(false))
+pub fn map_input(path: &Path, limit: u64) -> Result<Input, InputError> {
+    map_from(
+        path,
+        1,
+        false,
+        limit,
+        &mut |_, _| {},
+        &AtomicBool::new(false),
+    )
 }
 
 /// [`read_input_mapped`]; what is read rather than mapped reports `progress` and polls
 /// `cancel` as [`read_input_with_progress`] does (a map takes no time to make).
 pub fn read_input_mapped_with_progress(
     path: &Path,
+    limit: u64,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
-    map_from(path, MAP_MIN_BYTES, false, progress, cancel)
+    map_from(path, MAP_MIN_BYTES, false, limit, progress, cancel)
 }
 
 /// [`read_input_mapped_with_progress`] of a path another process controls (a watched
@@ -291,10 +290,11 @@ pub fn read_input_mapped_with_progress(
 /// swapped in at the path is refused, naming what it is, and never waited on.
 pub fn read_regular_mapped_with_progress(
     path: &Path,
+    limit: u64,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
-    map_from(path, MAP_MIN_BYTES, true, progress, cancel)
+    map_from(path, MAP_MIN_BYTES, true, limit, progress, cancel)
 }
 
 /// Open `path` for reading; with `regular_only`, without blocking and only if it is a
@@ -316,9 +316,11 @@ fn map_from(
     path: &Path,
     min_bytes: u64,
     regular_only: bool,
+    limit: u64,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
+    let limit = limit.max(1);
     // Judged by stat, before opening: opening a FIFO here and then again in
     // `read_input` would lose what the writer sent to the first open.
     let regular_and_big = !is_stdin(path)
@@ -327,7 +329,6 @@ fn map_from(
         if let Ok(file) = open_file(path, regular_only) {
             if let Ok(meta) = file.metadata() {
                 if meta.is_file() && meta.len() >= min_bytes {
-                    let limit = max_input_size();
                     if meta.len() > limit {
                         return Err(InputError::TooLarge {
                             limit,
@@ -364,7 +365,7 @@ fn map_from(
             }
         }
     }
-    read_with(path, regular_only, progress, cancel)
+    read_with(path, regular_only, limit, progress, cancel)
 }
 
 /// Whether `path` means standard input.
@@ -388,31 +389,33 @@ fn once_cache() -> &'static Mutex<HashMap<PathBuf, Arc<InputBytes>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Read `path` once, without progress.
-pub fn read_input(path: &Path) -> Result<Input, InputError> {
-    read_input_with_progress(path, &mut |_, _| {}, &AtomicBool::new(false))
+/// Read `path` once, without progress, at most `limit` bytes (`--max-input-size`).
+pub fn read_input(path: &Path, limit: u64) -> Result<Input, InputError> {
+    read_input_with_progress(path, limit, &mut |_, _| {}, &AtomicBool::new(false))
 }
 
 /// [`read_input`] of a path another process controls: only a regular file is read, a
 /// FIFO or device there is refused without waiting (see
 /// [`read_regular_mapped_with_progress`]).
-pub fn read_regular(path: &Path) -> Result<Input, InputError> {
-    read_with(path, true, &mut |_, _| {}, &AtomicBool::new(false))
+pub fn read_regular(path: &Path, limit: u64) -> Result<Input, InputError> {
+    read_with(path, true, limit, &mut |_, _| {}, &AtomicBool::new(false))
 }
 
 /// Read `path` once in chunks; `progress(done, total)` after each chunk (`total` is the
 /// file size, or what was read so far for a stream); `cancel` is polled between chunks.
 pub fn read_input_with_progress(
     path: &Path,
+    limit: u64,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
-    read_with(path, false, progress, cancel)
+    read_with(path, false, limit, progress, cancel)
 }
 
 fn read_with(
     path: &Path,
     regular_only: bool,
+    limit: u64,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<Input, InputError> {
@@ -428,7 +431,8 @@ fn read_with(
             bytes: bytes.clone(),
         });
     }
-    let limit = max_input_size();
+    // At least one byte (`--max-input-size` is parsed as one or more).
+    let limit = limit.max(1);
     let (bytes, regular) = if is_stdin(path) {
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();

@@ -45,6 +45,10 @@ pub struct ExploreArgs {
     /// the entry so that every load this command makes reads them).
     #[arg(skip)]
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit` (global options, copied here by the entry as
+    /// `model` is).
+    #[arg(skip)]
+    pub read: crate::profile::ReadOptions,
     /// ETDump (.etdp) or PyTorch trace (babeltrace2 text, Chrome JSON) to open; `-` reads
     /// standard input.
     #[arg(value_name = "FILE", conflicts_with_all = ["demo", "watch"])]
@@ -84,6 +88,10 @@ pub struct ReportArgs {
     /// the entry so that every load this command makes reads them).
     #[arg(skip)]
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit` (global options, copied here by the entry as
+    /// `model` is).
+    #[arg(skip)]
+    pub read: crate::profile::ReadOptions,
     /// Columns of the terminal that standard output is, when it is one (set by the
     /// binary: the core never asks a terminal). A table's names are cut to fit it, and
     /// never when writing to `-o`, a pipe or a file.
@@ -214,6 +222,10 @@ pub struct CompareArgs {
     /// the entry so that every load this command makes reads them).
     #[arg(skip)]
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit` (global options, copied here by the entry as
+    /// `model` is).
+    #[arg(skip)]
+    pub read: crate::profile::ReadOptions,
     /// The baseline: ETDump (.etdp) or PyTorch trace.
     #[arg(value_name = "A")]
     pub a: PathBuf,
@@ -302,6 +314,10 @@ pub struct ExportArgs {
     /// the entry so that every load this command makes reads them).
     #[arg(skip)]
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit` (global options, copied here by the entry as
+    /// `model` is).
+    #[arg(skip)]
+    pub read: crate::profile::ReadOptions,
     /// ETDump (.etdp) or PyTorch trace file; `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -350,6 +366,10 @@ pub struct RunArgs {
     /// the entry so that every load this command makes reads them).
     #[arg(skip)]
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit` (global options, copied here by the entry as
+    /// `model` is).
+    #[arg(skip)]
+    pub read: crate::profile::ReadOptions,
     /// Folder of the dumps and logs (created if missing; earlier runs in it are kept)
     /// [default: a new folder ./cpuprof-runs/<UTC time>].
     #[arg(long, value_name = "DIR")]
@@ -421,6 +441,10 @@ pub struct FleetArgs {
     /// the entry so that every load this command makes reads them).
     #[arg(skip)]
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit` (global options, copied here by the entry as
+    /// `model` is).
+    #[arg(skip)]
+    pub read: crate::profile::ReadOptions,
     /// Folders (searched recursively) and files of the fleet.
     #[arg(value_name = "PATH", required = true, num_args = 1..)]
     pub paths: Vec<PathBuf>,

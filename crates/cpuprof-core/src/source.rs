@@ -34,14 +34,15 @@ pub fn sniff(bytes: &[u8]) -> Content {
 /// bytes). Unreadable files count as ETDumps, whose loader reports the error.
 ///
 /// This opens the file: for a pipe or FIFO use [`load_source`] instead, which sniffs the
-/// bytes it reads once (stdin and FIFOs read here are kept for that load).
-pub fn is_trace_file(path: &Path) -> bool {
+/// bytes it reads once (stdin and FIFOs read here, at most `limit` bytes, are kept for
+/// that load).
+pub fn is_trace_file(path: &Path, limit: u64) -> bool {
     // A directory is a CTF trace directory (the trace loader reports one that is not).
     if path.is_dir() {
         return true;
     }
     if input::is_stdin(path) || !path.is_file() {
-        return input::read_input(path).is_ok_and(|i| sniff(&i.bytes) == Content::Trace);
+        return input::read_input(path, limit).is_ok_and(|i| sniff(&i.bytes) == Content::Trace);
     }
     let mut head = Vec::with_capacity(4096);
     let n = std::fs::File::open(path)
@@ -76,14 +77,16 @@ pub fn load_source(
             bytes_done: 0,
             bytes_total: 0,
         });
-        return trace::load_trace(&request.etdump)
+        return trace::load_trace_with_limit(&request.etdump, request.read.max_input_size)
             .map(|p| Source::Trace(Box::new(p)))
             .map_err(|e| LoadError::BadInput {
                 path: name,
                 detail: e.to_string(),
             });
     }
-    if let Some(streamed) = trace::load_large_chrome_json(&request.etdump, &name) {
+    if let Some(streamed) =
+        trace::load_large_chrome_json(&request.etdump, &name, request.read.max_input_size)
+    {
         progress(LoadProgress {
             phase: LoadPhase::Parsing,
             bytes_done: 0,
@@ -122,7 +125,9 @@ pub fn load_source_from_bytes(
             bytes_total: total,
         });
         let name = input::display_name(&request.etdump);
-        let profile = trace::parse_trace(bytes, &name).map_err(|e| LoadError::BadInput {
+        let options = trace::BuildOptions::default();
+        let profile = trace::parse_trace_with(bytes, &name, options, request.read.max_input_size)
+            .map_err(|e| LoadError::BadInput {
             path: name.clone(),
             detail: e.to_string(),
         })?;
@@ -162,8 +167,9 @@ pub fn load_timeline_with(
     max_events: usize,
 ) -> Result<crate::timeline::AnyTimeline, String> {
     use crate::timeline::{load_dump_timeline, load_trace_timeline, AnyTimeline};
-    if request.embedded.is_none() && is_trace_file(&request.etdump) {
-        return load_trace_timeline(&request.etdump).map(AnyTimeline::Trace);
+    let limit = request.read.max_input_size;
+    if request.embedded.is_none() && is_trace_file(&request.etdump, limit) {
+        return load_trace_timeline(&request.etdump, limit).map(AnyTimeline::Trace);
     }
     // The view steps through the kept runs only: warm-ups are not walked.
     let select = crate::profile::RunSelection {

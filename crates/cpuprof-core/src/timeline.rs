@@ -75,7 +75,7 @@ pub fn load_dump_timeline_with(
     let input = match request.embedded {
         Some(_) => None,
         None => Some(
-            crate::input::read_input_mapped(&request.etdump)
+            crate::input::read_input_mapped(&request.etdump, request.read.max_input_size)
                 .map_err(|e| format!("{dump_name}: {e}"))?,
         ),
     };
@@ -87,12 +87,12 @@ pub fn load_dump_timeline_with(
     let log: Result<Option<runlog::RunLog>, String> = match (&request.embedded, &request.log) {
         _ if request.no_log => Ok(None),
         (Some(e), _) => Ok(Some(runlog::parse(e.log))),
-        (None, Some(path)) => crate::input::read_input(path)
+        (None, Some(path)) => crate::input::read_input(path, request.read.max_input_size)
             .map(|input| Some(runlog::parse(&input.bytes)))
             .map_err(|e| format!("{}: {e}", crate::input::display_name(path))),
         (None, None) if !default_log || crate::input::is_stdin(&request.etdump) => Ok(None),
         (None, None) => Ok(default_log_for(&request.etdump)
-            .and_then(|path| crate::input::read_input(&path).ok())
+            .and_then(|path| crate::input::read_input(&path, request.read.max_input_size).ok())
             .map(|input| runlog::parse(&input.bytes))),
     };
     let model_file = crate::profile::model_file_given_as_dump(bytes);
@@ -109,7 +109,7 @@ pub fn load_dump_timeline_with(
         _ => Ok(()),
     };
     let warmup = request.warmup_setting();
-    let unit = etdump::time_unit();
+    let unit = request.read.time_unit;
     // The dump's verdict comes before the log's, as when the dump was decoded first.
     let log = match log {
         Ok(log) => log,
@@ -163,16 +163,17 @@ fn io_words(msg: &str) -> String {
     }
 }
 
-/// The paired calls of the trace at `path`.
-pub fn load_trace_timeline(path: &Path) -> Result<TraceTimeline, TimelineError> {
+/// The paired calls of the trace at `path`, at most `limit` bytes of any one input read
+/// (`--max-input-size`).
+pub fn load_trace_timeline(path: &Path, limit: u64) -> Result<TraceTimeline, TimelineError> {
     let name = crate::input::display_name(path);
     // A CTF trace directory is read by the native reader; a file is read once
     // (`-`, FIFOs and process substitutions work as for `report`).
     let set = if path.is_dir() {
-        trace::ctf::read_dir_intervals(path).map_err(|e| format!("{name}: {e}"))?
+        trace::ctf::read_dir_intervals(path, limit).map_err(|e| format!("{name}: {e}"))?
     } else {
-        let input = crate::input::read_input(path).map_err(|e| format!("{name}: {e}"))?;
-        trace::read_intervals(&input.bytes).map_err(|e| format!("{name}: {e}"))?
+        let input = crate::input::read_input(path, limit).map_err(|e| format!("{name}: {e}"))?;
+        trace::read_intervals(&input.bytes, limit).map_err(|e| format!("{name}: {e}"))?
     };
     Ok(TraceTimeline::new(set))
 }

@@ -136,6 +136,8 @@ pub struct FleetView {
     pub no_log: bool,
     /// `--etrecord` / `--program`, as the fleet loaded them.
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit`, as the fleet loaded them.
+    pub read: crate::profile::ReadOptions,
     /// Metadata keys shown as columns (every profile's, first seen first; not `mtime`).
     pub meta_keys: Vec<String>,
     pub focus: FleetPane,
@@ -168,6 +170,7 @@ impl FleetView {
             warmup,
             no_log,
             model: crate::profile::ModelFileArgs::default(),
+            read: crate::profile::ReadOptions::default(),
             meta_keys: Vec::new(),
             focus: FleetPane::Profiles,
             profile_sort: ProfileSort::Found,
@@ -392,7 +395,8 @@ impl FleetView {
         }
         let mut request = ProfileRequest::new(std::path::PathBuf::from(&p.path), None, 0)
             .with_warmup(self.warmup)
-            .with_model_files(self.model.clone());
+            .with_model_files(self.model.clone())
+            .with_read_options(self.read);
         if self.no_log {
             request = request.without_log();
         }

@@ -5,12 +5,13 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Mutex;
 
 use super::EtDump;
 
-/// What one tick is.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// What one tick is (`--time-unit`, carried by each load request:
+/// `profile::ReadOptions`). Two units are equal when their frequencies have the same bits,
+/// so a unit is a key like any other.
+#[derive(Debug, Clone, Copy, Default)]
 pub enum TimeUnit {
     #[default]
     Ns,
@@ -19,6 +20,17 @@ pub enum TimeUnit {
     /// CPU cycles at this frequency (Hz, > 0).
     Cycles(f64),
 }
+
+impl PartialEq for TimeUnit {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (TimeUnit::Cycles(a), TimeUnit::Cycles(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b),
+        }
+    }
+}
+
+impl Eq for TimeUnit {}
 
 impl TimeUnit {
     /// Nanoseconds per tick.
@@ -117,17 +129,6 @@ impl FromStr for TimeUnit {
         }
         Ok(TimeUnit::Cycles(hz))
     }
-}
-
-static TIME_UNIT: Mutex<TimeUnit> = Mutex::new(TimeUnit::Ns);
-
-/// The unit of ticks for every dump this process loads (`--time-unit`; default ns).
-pub fn time_unit() -> TimeUnit {
-    *TIME_UNIT.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-pub fn set_time_unit(unit: TimeUnit) {
-    *TIME_UNIT.lock().unwrap_or_else(|p| p.into_inner()) = unit;
 }
 
 const U32_MAX: u64 = u32::MAX as u64;

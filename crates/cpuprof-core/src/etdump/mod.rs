@@ -18,9 +18,7 @@ mod reader;
 mod shape;
 mod stream;
 
-pub use clock::{
-    convert_events_to_ns, duration_ticks, set_time_unit, time_unit, Plausibility, TimeUnit,
-};
+pub use clock::{convert_events_to_ns, duration_ticks, Plausibility, TimeUnit};
 pub use error::EtDumpError;
 pub use names::{NameId, NameTable};
 pub use reader::{parse, parse_checked_only, read_file, shape_coverage};

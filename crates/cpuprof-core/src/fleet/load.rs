@@ -25,6 +25,8 @@ pub struct LoadOptions {
     pub threads: usize,
     /// `--etrecord` / `--program`: read with every dump instead of those beside it.
     pub model: crate::profile::ModelFileArgs,
+    /// `--max-input-size` / `--time-unit`.
+    pub read: crate::profile::ReadOptions,
 }
 
 impl Default for LoadOptions {
@@ -35,6 +37,7 @@ impl Default for LoadOptions {
             key: None,
             threads: 0,
             model: crate::profile::ModelFileArgs::default(),
+            read: crate::profile::ReadOptions::default(),
         }
     }
 }
@@ -42,9 +45,6 @@ impl Default for LoadOptions {
 /// Load every profile found, in the order found; ids are the relative paths (`#2`, `#3`
 /// added to a repeated one).
 pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
-    if found.len() > 1 {
-        reuse_freed_memory();
-    }
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -80,21 +80,6 @@ pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
             p
         })
         .collect()
-}
-
-/// Keep freed buffers for the next profile: glibc otherwise hands each large buffer of a
-/// loaded profile back to the kernel when it is dropped and faults fresh zeroed pages in
-/// for the next (on 1,000 dumps of 1 MB, about a tenth of the fleet's CPU time: page
-/// clearing and `munmap`). Memory still peaks at what the profiles loading at once need;
-/// buffers over 64 MiB are still mapped and unmapped on their own.
-fn reuse_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes the allocator's thresholds; it is called before the
-    // pool starts, and glibc serialises it with allocation anyway.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
-    }
 }
 
 /// One profile: metadata always, rows when it loads.
@@ -162,22 +147,27 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
     let trace_tree = |t: crate::trace::TraceProfile| (RowTree::from_trace(&t), None, Vec::new());
     match f.kind {
         FoundKind::Ctf => {
-            return crate::trace::load_trace(&f.path)
+            return crate::trace::load_trace_with_limit(&f.path, opts.read.max_input_size)
                 .map(trace_tree)
                 .map_err(|e| e.to_string())
         }
         FoundKind::Trace => {
-            if let Some(streamed) = crate::trace::load_large_chrome_json(&f.path, &name) {
+            let limit = opts.read.max_input_size;
+            if let Some(streamed) = crate::trace::load_large_chrome_json(&f.path, &name, limit) {
                 return streamed.map(trace_tree).map_err(|e| e.to_string());
             }
         }
         FoundKind::Dump => {}
     }
-    let input = crate::input::read_input_mapped(&f.path).map_err(|e| e.to_string())?;
+    let limit = opts.read.max_input_size;
+    let input = crate::input::read_input_mapped(&f.path, limit).map_err(|e| e.to_string())?;
     if crate::trace::looks_like_trace(&input.bytes) {
-        let t = crate::trace::parse_trace(&input.bytes, &name).map_err(|e| LoadError::BadInput {
-            path: name.clone(),
-            detail: e.to_string(),
+        let options = crate::trace::BuildOptions::default();
+        let t = crate::trace::parse_trace_with(&input.bytes, &name, options, limit).map_err(|e| {
+            LoadError::BadInput {
+                path: name.clone(),
+                detail: e.to_string(),
+            }
         });
         return unchanged_or(&input, &f.path, t)
             .map(trace_tree)
@@ -185,7 +175,8 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
     }
     let mut request = ProfileRequest::new(PathBuf::from(&f.path), None, 0)
         .with_warmup(opts.warmup)
-        .with_model_files(opts.model.clone());
+        .with_model_files(opts.model.clone())
+        .with_read_options(opts.read);
     if opts.no_log {
         request = request.without_log();
     }

@@ -38,6 +38,28 @@ pub struct ProfileRequest {
     /// The ETRecord and program to read with the dump instead of those beside it
     /// (`--etrecord`, `--program`).
     pub model: super::ModelFileArgs,
+    /// How the bytes are read: the size limit and the unit of the dump's ticks.
+    pub read: ReadOptions,
+}
+
+/// How every input of a command is read (`--max-input-size`, `--time-unit`): a value of
+/// each load request and each command's arguments, never a process-wide setting, so two
+/// loads with different options at once do not race.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The most bytes read from one input (and decompressed from one gzip stream).
+    pub max_input_size: u64,
+    /// What one tick of an ETDump is (the profile is built in ns).
+    pub time_unit: crate::etdump::TimeUnit,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_input_size: crate::input::DEFAULT_MAX_INPUT_SIZE,
+            time_unit: crate::etdump::TimeUnit::Ns,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +86,7 @@ impl ProfileRequest {
             embedded: None,
             regular_only: false,
             model: super::ModelFileArgs::default(),
+            read: ReadOptions::default(),
         }
     }
 
@@ -71,6 +94,12 @@ impl ProfileRequest {
     /// those beside the dump.
     pub fn with_model_files(mut self, model: super::ModelFileArgs) -> Self {
         self.model = model;
+        self
+    }
+
+    /// The same request read with `read` (size limit, time unit).
+    pub fn with_read_options(mut self, read: ReadOptions) -> Self {
+        self.read = read;
         self
     }
 
@@ -112,6 +141,7 @@ impl ProfileRequest {
             embedded: Some(DEMO),
             regular_only: false,
             model: super::ModelFileArgs::default(),
+            read: ReadOptions::default(),
         }
     }
 }
@@ -231,6 +261,7 @@ pub fn read_dump(
     };
     read(
         &request.etdump,
+        request.read.max_input_size,
         &mut |done, total| {
             progress(LoadProgress {
                 phase: LoadPhase::Reading,
@@ -415,9 +446,9 @@ fn load_profile_inner(
         _ if request.no_log => None,
         (Some(e), _) => Some(runlog::parse(e.log)),
         (None, Some(path)) => match if request.regular_only {
-            crate::input::read_regular(path)
+            crate::input::read_regular(path, request.read.max_input_size)
         } else {
-            crate::input::read_input(path)
+            crate::input::read_input(path, request.read.max_input_size)
         } {
             Ok(input) => Some(runlog::parse(&input.bytes)),
             // The dump is what was asked for: it opens without its log. (`report` and
@@ -448,7 +479,7 @@ fn load_profile_inner(
     check_cancel()?;
     // Decoded straight into collection when every run has the first one's signature
     // (no event array); otherwise decoded whole, then built.
-    let time_unit = etdump::time_unit();
+    let time_unit = request.read.time_unit;
     let plan_step_names = super::build::plan_step_names(log.as_ref());
     let stream = || super::stream::decode_and_collect(bytes, &plan_step_names, time_unit);
     let streamed = match mapped {
@@ -527,6 +558,7 @@ fn load_profile_inner(
         &request.etdump,
         request.embedded.is_none(),
         &request.model,
+        request.read.max_input_size,
     );
     for message in implausible {
         profile

@@ -23,7 +23,7 @@ pub use classify::{operator_type, parse_operator_name, parse_step_name, StepName
 pub use load::{
     check_openable, default_log_for, load_profile, load_profile_from_bytes,
     load_profile_from_input, read_dump, unchanged_or, EmbeddedDump, LoadError, LoadPhase,
-    LoadProgress, ProfileRequest, DEMO,
+    LoadProgress, ProfileRequest, ReadOptions, DEMO,
 };
 pub use model::*;
 pub use model_files::{

@@ -41,7 +41,14 @@ pub fn default_program_for(dump: &Path) -> Option<PathBuf> {
 /// Reads the model files for `dump` (named, else beside it; none for standard input or
 /// the bundled demo) and applies them to `profile`: methods named from the program, rows
 /// given their source and methods their module tree from the ETRecord.
-pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool, args: &ModelFileArgs) {
+/// `limit`: the most bytes read from each (`--max-input-size`).
+pub fn apply(
+    profile: &mut Profile,
+    dump: &Path,
+    look_beside: bool,
+    args: &ModelFileArgs,
+    limit: u64,
+) {
     let (program_path, etrecord_path) = paths_for(dump, look_beside, args);
     if program_path.is_none() && etrecord_path.is_none() {
         return;
@@ -50,7 +57,9 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool, args: &Model
     let mut files = ModelFiles::default();
     if let Some(path) = &program_path {
         let name = crate::input::display_name(path);
-        match read(path).and_then(|i| crate::program::parse(&i.bytes).map_err(|e| e.to_string())) {
+        match read(path, limit)
+            .and_then(|i| crate::program::parse(&i.bytes).map_err(|e| e.to_string()))
+        {
             Ok(program) => {
                 findings.extend(source::name_methods(profile, &program, &name));
                 files.program = Some(name);
@@ -63,7 +72,9 @@ pub fn apply(profile: &mut Profile, dump: &Path, look_beside: bool, args: &Model
     }
     if let Some(path) = &etrecord_path {
         let name = crate::input::display_name(path);
-        match read(path).and_then(|i| crate::etrecord::parse(&i.bytes).map_err(|e| e.to_string())) {
+        match read(path, limit)
+            .and_then(|i| crate::etrecord::parse(&i.bytes).map_err(|e| e.to_string()))
+        {
             Ok(record) => {
                 findings.extend(source::attach_sources(profile, &record, &name));
                 let unmatched = findings.iter().any(|f| f.kind == "etrecord_unmatched");
@@ -232,6 +243,6 @@ pub fn model_input_paths(dump: &Path, args: &ModelFileArgs) -> Vec<PathBuf> {
     p.into_iter().chain(e).collect()
 }
 
-fn read(path: &Path) -> Result<crate::input::Input, String> {
-    crate::input::read_input(path).map_err(|e| e.to_string())
+fn read(path: &Path, limit: u64) -> Result<crate::input::Input, String> {
+    crate::input::read_input(path, limit).map_err(|e| e.to_string())
 }

@@ -44,8 +44,9 @@ pub struct LoadedPair {
 
 /// Load A and B as the arguments say. Errors are one line naming the file.
 pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
-    let trace_a = is_trace_file(&args.a);
-    let trace_b = is_trace_file(&args.b);
+    let limit = args.read.max_input_size;
+    let trace_a = is_trace_file(&args.a, limit);
+    let trace_b = is_trace_file(&args.b, limit);
     if trace_a != trace_b {
         let (dump, tr) = if trace_a {
             (&args.b, &args.a)
@@ -60,7 +61,8 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         }
         let request = ProfileRequest::new(dump.clone(), None, 0)
             .without_log()
-            .with_model_files(args.model.clone());
+            .with_model_files(args.model.clone())
+            .with_read_options(args.read);
         load_profile(&request, &mut |_| {}, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
         return Err(format!(
             "cannot compare the ETDump {} with the PyTorch trace {}: compare two dumps or two traces",
@@ -90,7 +92,8 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
             ));
         }
         let load = |p: &Path| -> Result<RowTree, String> {
-            let t = trace::load_trace(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let t = trace::load_trace_with_limit(p, limit)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
             Ok(RowTree::from_trace(&t))
         };
         let a = load(&args.a)?;
@@ -112,7 +115,8 @@ pub fn load_pair(args: &CompareArgs) -> Result<LoadedPair, String> {
         };
         let request = ProfileRequest::new(path.clone(), log.clone(), 0)
             .with_warmup(warmup)
-            .with_model_files(args.model.clone());
+            .with_model_files(args.model.clone())
+            .with_read_options(args.read);
         let never = AtomicBool::new(false);
         let profile = load_profile(&request, &mut |_| {}, &never).map_err(|e| e.to_string())?;
         // The clock-resolution note describes every XNNPACK profile; the compare rows

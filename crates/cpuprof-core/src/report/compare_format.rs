@@ -6,7 +6,6 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::csv::quote;
 use crate::compare::{CompareRow, Comparison, Verdict, COMPARE_SCHEMA};
 use crate::stats::Stats;
 
@@ -175,8 +174,11 @@ const CSV_HEADER: &str = "kind,path,name,instruction_id,a_count,a_median_ms,a_p1
 
 /// One CSV line per row; `path` joined with ` / `.
 pub fn comparison_csv(c: &Comparison) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{CSV_HEADER}");
+    super::csv::document(|w| comparison_rows(w, c))
+}
+
+fn comparison_rows(w: &mut csv::Writer<Vec<u8>>, c: &Comparison) -> csv::Result<()> {
+    w.write_record(CSV_HEADER.split(','))?;
     let f = |x: Option<f64>| {
         x.filter(|v| v.is_finite())
             .map_or(String::new(), |v| v.to_string())
@@ -184,8 +186,8 @@ pub fn comparison_csv(c: &Comparison) -> String {
     for r in &c.rows {
         let mut cells = vec![
             r.kind.label().to_string(),
-            quote(&r.path.join(" / ")),
-            quote(&r.name),
+            r.path.join(" / "),
+            r.name.clone(),
             r.instruction_id.map_or(String::new(), |i| i.to_string()),
         ];
         for s in [&r.a, &r.b] {
@@ -206,12 +208,12 @@ pub fn comparison_csv(c: &Comparison) -> String {
             f(r.p_value),
             f(r.p_raw),
             r.verdict.label().to_string(),
-            quote(r.module.as_deref().unwrap_or("")),
+            r.module.clone().unwrap_or_default(),
             f(r.median_change_pct),
         ]);
-        let _ = writeln!(out, "{}", cells.join(","));
+        w.write_record(&cells)?;
     }
-    out
+    Ok(())
 }
 
 /// Input-derived text made safe for a terminal: control characters escaped.

@@ -1,7 +1,5 @@
 //! One CSV row per method, delegate call, step, operator and other operator.
 
-use std::fmt::Write;
-
 use super::table::shapes;
 use crate::profile::efficiency::{self, Cost, Peak};
 use crate::profile::{Profile, RowSource, Stats};
@@ -23,98 +21,96 @@ pub fn profile_csv(p: &Profile) -> String {
 
 /// The CSV, with the roofline columns filled when `peak` is given.
 pub fn profile_csv_with(p: &Profile, peak: Option<Peak>) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{HEADER}");
-    if p.methods.len() > 1 {
-        for m in &p.methods {
-            let mut section = Section::new(peak);
-            method_rows(
-                &mut section,
-                m.method.as_ref(),
-                &m.delegates,
-                &m.other_operators,
-            );
-            suffix_method(&mut out, &section, &m.name);
+    document(|w| {
+        w.write_record(HEADER.split(','))?;
+        if p.methods.len() > 1 {
+            for m in &p.methods {
+                let mut section = Section::new(peak);
+                method_rows(
+                    &mut section,
+                    m.method.as_ref(),
+                    &m.delegates,
+                    &m.other_operators,
+                );
+                section.write(w, &m.name)?;
+            }
+            return Ok(());
         }
-        return out;
-    }
-    let mut section = Section::new(peak);
-    method_rows(
-        &mut section,
-        p.method.as_ref(),
-        &p.delegates,
-        &p.other_operators,
-    );
-    let name = p.methods.first().map_or("method 1", |m| m.name.as_str());
-    suffix_method(&mut out, &section, name);
-    out
+        let mut section = Section::new(peak);
+        method_rows(
+            &mut section,
+            p.method.as_ref(),
+            &p.delegates,
+            &p.other_operators,
+        );
+        let name = p.methods.first().map_or("method 1", |m| m.name.as_str());
+        section.write(w, name)
+    })
 }
 
-/// The lines of one method before their `method` cell, and the cells after it.
+/// The rows of one method: per row the cells before its `method` cell, and the cells
+/// after it (the efficiency cells, then the source cells).
 struct Section {
-    text: String,
-    /// One per line: the efficiency cells, then the source cells.
-    tails: Vec<String>,
+    rows: Vec<(Vec<String>, Vec<String>)>,
     peak: Option<Peak>,
 }
 
 impl Section {
     fn new(peak: Option<Peak>) -> Section {
         Section {
-            text: String::new(),
-            tails: Vec::new(),
+            rows: Vec::new(),
             peak,
         }
     }
-}
 
-impl Write for Section {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.text.push_str(s);
+    /// Every row, its `method` cell between its two parts.
+    fn write(&self, w: &mut csv::Writer<Vec<u8>>, method: &str) -> csv::Result<()> {
+        for (cells, tail) in &self.rows {
+            let row = cells.iter().map(String::as_str);
+            w.write_record(row.chain([method]).chain(tail.iter().map(String::as_str)))?;
+        }
         Ok(())
     }
 }
 
-/// Appends the `method` cell, then the efficiency cells, to every line of `section`.
-fn suffix_method(out: &mut String, section: &Section, method: &str) {
-    for (l, tail) in section.text.lines().zip(&section.tails) {
-        let _ = writeln!(out, "{l},{},{tail}", quote(method));
-    }
-}
-
 /// The `module` and `source_line` cells of a row.
-fn source_cells(source: Option<&RowSource>) -> String {
+fn source_cells(source: Option<&RowSource>) -> [String; 2] {
     match source {
-        Some(s) => format!(
-            "{},{}",
-            quote(s.module_label().unwrap_or("")),
-            quote(s.source_line.as_deref().unwrap_or(""))
-        ),
-        None => ",".to_string(),
+        Some(s) => [
+            s.module_label().unwrap_or("").to_string(),
+            s.source_line.clone().unwrap_or_default(),
+        ],
+        None => Default::default(),
     }
 }
 
 /// `flops,bytes,GFLOP/s,GB/s,%peak,bound` of an operator (all empty for other rows; no
 /// rates for an operator under the clock quantum, whose time is not known).
-fn efficiency_cells(cost: Option<Cost>, median_ms: f64, peak: Option<Peak>, below: bool) -> String {
+fn efficiency_cells(
+    cost: Option<Cost>,
+    median_ms: f64,
+    peak: Option<Peak>,
+    below: bool,
+) -> [String; 6] {
     let Some(cost) = cost else {
-        return ",,,,,".to_string();
+        return Default::default();
     };
     let median_ms = if below { f64::NAN } else { median_ms };
     let num = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     let rate = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     let r = efficiency::rates(cost, median_ms);
     let roof = peak.and_then(|p| efficiency::roofline(cost, median_ms, p));
-    format!(
-        "{},{},{},{},{},{}",
+    [
         num(cost.flops),
         num(cost.bytes),
         rate(r.gflops),
         rate(r.gbps),
         roof.map(|r| (r.peak_share * 100.0).to_string())
             .unwrap_or_default(),
-        roof.map(|r| r.bound.label()).unwrap_or_default(),
-    )
+        roof.map(|r| r.bound.label())
+            .unwrap_or_default()
+            .to_string(),
+    ]
 }
 
 fn method_rows(
@@ -245,7 +241,7 @@ fn line_below(
     cost: Option<Cost>,
     source: Option<&RowSource>,
 ) {
-    let mut cells: Vec<String> = first.iter().map(|c| quote(c)).collect();
+    let mut cells: Vec<String> = first.iter().map(|c| c.to_string()).collect();
     cells.push(s.count.to_string());
     for v in [
         s.median, s.min, s.max, s.mean, s.p10, s.p90, s.p99, s.stddev,
@@ -254,28 +250,45 @@ fn line_below(
     }
     cells.push(share.map(|x| x.to_string()).unwrap_or_default());
     let (i, o) = sh.unwrap_or_default();
-    cells.push(quote(&i));
-    cells.push(quote(&o));
-    cells.push(quote(&duration_or_below(s.median, below.is_some())));
+    cells.push(i);
+    cells.push(o);
+    cells.push(duration_or_below(s.median, below.is_some()));
     cells.push(match (share, below) {
-        (Some(x), Some(parent)) => quote(&percent_or_bound(x, true, XNNPACK_QUANTUM_MS, parent)),
-        (Some(x), None) => quote(&percent(x)),
+        (Some(x), Some(parent)) => percent_or_bound(x, true, XNNPACK_QUANTUM_MS, parent),
+        (Some(x), None) => percent(x),
         (None, _) => String::new(),
     });
-    let tail = format!(
-        "{},{}",
-        efficiency_cells(cost, s.median, out.peak, below.is_some()),
-        source_cells(source)
-    );
-    out.tails.push(tail);
-    let _ = writeln!(out, "{}", cells.join(","));
+    let mut tail = efficiency_cells(cost, s.median, out.peak, below.is_some()).to_vec();
+    tail.extend(source_cells(source));
+    out.rows.push((cells, tail));
 }
 
-/// RFC 4180 quoting: only when needed.
-pub(crate) fn quote(cell: &str) -> String {
-    if cell.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell.to_string()
+/// A CSV document written by `rows` through the `csv` crate (RFC 4180: a field is quoted
+/// only when it holds a comma, a quote or a line break; lines end with `\n`). Every CSV
+/// this crate writes is made by it or by [`writer`].
+pub(crate) fn document(rows: impl FnOnce(&mut csv::Writer<Vec<u8>>) -> csv::Result<()>) -> String {
+    let mut w = writer(Vec::new());
+    // Writing into memory fails only on an I/O error, which a vector never gives.
+    let _ = rows(&mut w);
+    let bytes = w.into_inner().unwrap_or_default();
+    // Every field was a `str`: the text is UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The CSV writer of every CSV output (see [`document`]); rows may differ in length.
+pub(crate) fn writer<W: std::io::Write>(w: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .flexible(true)
+        .buffer_capacity(1 << 16)
+        .from_writer(w)
+}
+
+/// A CSV writer's error as an I/O error (the only kind a flexible writer gives).
+pub(crate) fn io_error(e: csv::Error) -> std::io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => std::io::Error::other(format!("writing CSV: {other:?}")),
     }
 }

@@ -92,7 +92,7 @@ pub fn select_runs(
 fn run_inner(args: &ExportArgs) -> Result<(), String> {
     let name = args.file.display().to_string();
     let range = args.runs.as_deref().map(RunRange::parse).transpose()?;
-    if is_trace_file(&args.file) {
+    if is_trace_file(&args.file, args.read.max_input_size) {
         for (given, flag) in [
             (args.log.is_some(), "--log"),
             (args.warmup != Warmup::Stated, "--warmup"),
@@ -104,7 +104,7 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
                 ));
             }
         }
-        let tt = load_trace_timeline(&args.file)?;
+        let tt = load_trace_timeline(&args.file, args.read.max_input_size)?;
         return emit(
             &mut |w: &mut dyn Write| match args.format {
                 ExportFormat::Chrome => chrome::write_trace_chrome(w, &tt, &name),
@@ -131,7 +131,8 @@ fn run_inner(args: &ExportArgs) -> Result<(), String> {
     };
     let mut request = ProfileRequest::new(args.file.clone(), log.clone(), 0)
         .with_warmup(args.warmup)
-        .with_model_files(args.model.clone());
+        .with_model_files(args.model.clone())
+        .with_read_options(args.read);
     if args.no_log {
         request = request.without_log();
     }
@@ -200,7 +201,8 @@ fn name_methods_from_model(tl: &mut Timeline, request: &ProfileRequest) {
     if !log_read_again {
         request = request.without_log();
     }
-    let Ok(input) = crate::input::read_input_mapped(&request.etdump) else {
+    let Ok(input) = crate::input::read_input_mapped(&request.etdump, request.read.max_input_size)
+    else {
         return;
     };
     let never = AtomicBool::new(false);

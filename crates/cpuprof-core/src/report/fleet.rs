@@ -80,6 +80,7 @@ pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         key,
         threads: args.jobs.unwrap_or(0),
         model: args.model.clone(),
+        read: args.read,
     };
     let profiles = load_all(found, &load);
     let fleet = analyse(

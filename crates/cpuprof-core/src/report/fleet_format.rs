@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use super::csv::quote;
 use crate::escape::escape;
 use crate::fleet::{value_text, Fleet};
 use crate::units::duration_ms as format_ms;
@@ -76,48 +75,55 @@ pub fn meta_columns_beside(fleet: &Fleet, more: &[&str]) -> Vec<(String, String)
 }
 
 pub fn fleet_csv(fleet: &Fleet) -> String {
+    super::csv::document(|w| fleet_rows(w, fleet))
+}
+
+fn fleet_rows(w: &mut csv::Writer<Vec<u8>>, fleet: &Fleet) -> csv::Result<()> {
     let meta = meta_columns(fleet);
-    let mut header: Vec<String> = LEAD.iter().map(|s| s.to_string()).collect();
-    header.extend(meta.iter().map(|(_, c)| quote(c)));
-    header.extend(TAIL.iter().map(|s| s.to_string()));
-    let mut out = header.join(",");
-    out.push('\n');
+    let header = LEAD
+        .iter()
+        .copied()
+        .chain(meta.iter().map(|(_, c)| c.as_str()))
+        .chain(TAIL);
+    w.write_record(header)?;
     let opt = |x: Option<u64>| x.map_or(String::new(), |v| v.to_string());
     for p in &fleet.profiles {
-        let mut lead = vec![quote(&p.id), quote(&p.path)];
-        lead.extend(meta.iter().map(|(k, _)| {
-            p.meta
-                .get(k)
-                .map_or(String::new(), |v| quote(&value_text(v)))
-        }));
-        lead.push(quote(p.model.as_deref().unwrap_or("")));
-        let lead = lead.join(",");
+        let mut lead = vec![p.id.clone(), p.path.clone()];
+        lead.extend(
+            meta.iter()
+                .map(|(k, _)| p.meta.get(k).map_or(String::new(), value_text)),
+        );
+        lead.push(p.model.clone().unwrap_or_default());
         if let Some(e) = &p.error {
-            let _ = writeln!(out, "{lead},,,,,,,,,,,,,,{},", quote(e));
+            // Every row column empty but `error` (the last but one).
+            let mut cells = lead.clone();
+            cells.extend(std::iter::repeat_n(String::new(), TAIL.len() - 3));
+            cells.extend([e.clone(), String::new()]);
+            w.write_record(&cells)?;
             continue;
         }
         for r in &p.rows {
-            let _ = writeln!(
-                out,
-                "{lead},{},{},{},{},{},{},{},{},{},{},{},{},{},,{}",
-                quote(&r.path.join(PATH_SEPARATOR)),
-                r.kind.label(),
-                quote(&r.name),
+            let row = [
+                r.path.join(PATH_SEPARATOR),
+                r.kind.label().to_string(),
+                r.name.clone(),
                 r.instruction_id.map_or(String::new(), |i| i.to_string()),
-                r.count,
-                r.median,
-                r.p10,
-                r.p90,
-                r.min,
-                r.max,
-                r.mean,
+                r.count.to_string(),
+                r.median.to_string(),
+                r.p10.to_string(),
+                r.p90.to_string(),
+                r.min.to_string(),
+                r.max.to_string(),
+                r.mean.to_string(),
                 opt(r.flops),
                 opt(r.bytes),
-                r.module.as_deref().map_or(String::new(), quote),
-            );
+                String::new(),
+                r.module.clone().unwrap_or_default(),
+            ];
+            w.write_record(lead.iter().chain(&row))?;
         }
     }
-    out
+    Ok(())
 }
 
 /// The summary: profiles (metadata, model, method median, error), then per group its

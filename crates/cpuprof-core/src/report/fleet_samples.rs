@@ -14,7 +14,6 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
-use super::csv::quote;
 use super::fleet_format::{meta_columns_beside, PATH_SEPARATOR};
 use crate::fleet::{value_text, Fleet, FleetProfile, FleetRow};
 
@@ -43,35 +42,39 @@ fn columns(fleet: &Fleet, skip: Option<&str>) -> Vec<(String, String)> {
 
 /// The samples table of the whole fleet as CSV, written line by line to `w`.
 pub fn write_samples_csv(w: &mut dyn Write, fleet: &Fleet) -> std::io::Result<()> {
+    let mut w = super::csv::writer(w);
+    samples_rows(&mut w, fleet).map_err(super::csv::io_error)?;
+    w.flush()
+}
+
+fn samples_rows(w: &mut csv::Writer<&mut dyn Write>, fleet: &Fleet) -> csv::Result<()> {
     let meta = columns(fleet, None);
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
-    let mut header: Vec<String> = vec!["profile_id".into(), "path".into()];
-    header.extend(meta.iter().map(|(_, c)| quote(c)));
-    header.extend(SAMPLE_TAIL.iter().map(|s| s.to_string()));
-    writeln!(w, "{}", header.join(","))?;
+    let header = ["profile_id", "path"]
+        .into_iter()
+        .chain(meta.iter().map(|(_, c)| c.as_str()))
+        .chain(SAMPLE_TAIL);
+    w.write_record(header)?;
     for p in fleet.profiles.iter().filter(|p| p.error.is_none()) {
-        let mut lead = vec![quote(&p.id), quote(&p.path)];
-        lead.extend(meta.iter().map(|(k, _)| {
-            p.meta
-                .get(k)
-                .map_or(String::new(), |v| quote(&value_text(v)))
-        }));
-        lead.push(quote(p.model.as_deref().unwrap_or("")));
-        let lead = lead.join(",");
+        let mut lead = vec![p.id.clone(), p.path.clone()];
+        lead.extend(
+            meta.iter()
+                .map(|(k, _)| p.meta.get(k).map_or(String::new(), value_text)),
+        );
+        lead.push(p.model.clone().unwrap_or_default());
         for r in &p.rows {
-            let row = format!(
-                "{lead},{},{},{},{}",
-                quote(&r.path.join(PATH_SEPARATOR)),
-                r.kind.label(),
-                quote(&r.name),
+            let row = [
+                r.path.join(PATH_SEPARATOR),
+                r.kind.label().to_string(),
+                r.name.clone(),
                 r.instruction_id.map_or(String::new(), |i| i.to_string()),
-            );
+            ];
             for i in 0..r.samples.len() {
-                writeln!(w, "{row},{},{}", r.runs.run(i), ms(r, i))?;
+                let sample = [r.runs.run(i).to_string(), ms(r, i).to_string()];
+                w.write_record(lead.iter().chain(&row).chain(&sample))?;
             }
         }
     }
-    w.flush()
+    Ok(())
 }
 
 /// Sample `i` of `r` in ms (`ns / 1e6`, as the profile's own value).

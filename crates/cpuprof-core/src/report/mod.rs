@@ -19,6 +19,9 @@ mod modules;
 pub mod nodes;
 mod profile_json;
 mod table;
+pub mod tally;
+pub mod trace_csv;
+pub mod trace_json;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,7 +38,7 @@ use crate::profile::{
     default_log_for, load_profile_from_bytes, unchanged_or, Profile, ProfileRequest,
 };
 use crate::source::{sniff, Content};
-use crate::trace::{self, tally, TraceProfile};
+use crate::trace::{self, TraceProfile};
 
 pub use compare_format::comparison_csv;
 pub use csv::{profile_csv, profile_csv_with};
@@ -91,21 +94,27 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         };
         // The tally needs no model: the CTF reader folds the calls straight into it.
         if args.format == ReportFormat::Tally {
-            let t = trace::ctf::tally_dir(&args.file).map_err(|e| refused(&e))?;
+            let t = trace::ctf::tally_dir(&args.file, args.read.max_input_size)
+                .map_err(|e| refused(&e))?;
             return emit_tally(args, t.tally, &t.warnings);
         }
-        let profile = trace::load_trace(&args.file).map_err(|e| refused(&e))?;
+        let profile = trace::load_trace_with_limit(&args.file, args.read.max_input_size)
+            .map_err(|e| refused(&e))?;
         return emit_trace(args, &profile);
     }
-    if let Some(streamed) =
-        trace::load_large_chrome_json_with(&args.file, &name, trace_options(args))
-    {
+    if let Some(streamed) = trace::load_large_chrome_json_with(
+        &args.file,
+        &name,
+        trace_options(args),
+        args.read.max_input_size,
+    ) {
         check_trace_args(args)?;
         let profile = streamed.map_err(|e| format!("{name}: {e}"))?;
         return emit_trace(args, &profile);
     }
     // One read: sniffing and loading share these bytes (pipes, FIFOs, `-`).
-    let input = input::read_input_mapped(&args.file).map_err(|e| format!("{name}: {e}"))?;
+    let input = input::read_input_mapped(&args.file, args.read.max_input_size)
+        .map_err(|e| format!("{name}: {e}"))?;
     if sniff(&input.bytes) == Content::Trace {
         return run_trace(args, &input);
     }
@@ -123,7 +132,8 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
         Some(l) => {
             // A log named on the command line must be readable (read once: a FIFO or
             // `<(..)` is kept for the loader).
-            input::read_input(l).map_err(|e| format!("{}: {e}", l.display()))?;
+            input::read_input(l, args.read.max_input_size)
+                .map_err(|e| format!("{}: {e}", l.display()))?;
             Some(l.clone())
         }
         None if args.no_log || input::is_stdin(&args.file) => None,
@@ -141,7 +151,8 @@ fn run_inner(args: &ReportArgs) -> Result<ExitCode, String> {
     };
     let mut request = ProfileRequest::new(args.file.clone(), log.clone(), 0)
         .with_warmup(args.warmup)
-        .with_model_files(args.model.clone());
+        .with_model_files(args.model.clone())
+        .with_read_options(args.read);
     if args.no_log {
         request = request.without_log();
     }
@@ -299,7 +310,12 @@ fn trace_options(args: &ReportArgs) -> trace::BuildOptions {
 fn run_trace(args: &ReportArgs, input: &input::Input) -> Result<ExitCode, String> {
     check_trace_args(args)?;
     let name = input::display_name(&args.file);
-    let parsed = trace::parse_trace_with(&input.bytes, &name, trace_options(args));
+    let parsed = trace::parse_trace_with(
+        &input.bytes,
+        &name,
+        trace_options(args),
+        args.read.max_input_size,
+    );
     // A mapped trace truncated or rewritten while it was parsed: one line, exit 2, not
     // what was parsed from the zeros the guard put in its place.
     input
@@ -358,7 +374,7 @@ fn write_trace_report(
     self_time: bool,
 ) -> std::io::Result<()> {
     match format {
-        ReportFormat::Json => json_format::write_json(w, &trace::json::json_doc(profile)),
+        ReportFormat::Json => json_format::write_json(w, &trace_json::json_doc(profile)),
         other => w.write_all(render_trace(profile, other, self_time).as_bytes()),
     }
 }
@@ -368,11 +384,11 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
     match format {
         ReportFormat::Json => {
             let mut out = Vec::new();
-            json_format::write_json(&mut out, &trace::json::json_doc(profile))
+            json_format::write_json(&mut out, &trace_json::json_doc(profile))
                 .expect("writing to memory");
             String::from_utf8(out).expect("serde_json writes UTF-8")
         }
-        ReportFormat::Csv => trace::csv::to_csv(profile),
+        ReportFormat::Csv => trace_csv::to_csv(profile),
         ReportFormat::Tally | ReportFormat::Table => {
             // The table opens with the answer: the ops with the most self time (the
             // tally stays the iprof tally, byte for byte).
@@ -382,13 +398,17 @@ pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: boo
                     .unwrap_or_default(),
                 _ => String::new(),
             };
-            tally_text(&answer, tally::TallyInput::from_profile(profile), self_time)
+            tally_text(
+                &answer,
+                trace::tally::TallyInput::from_profile(profile),
+                self_time,
+            )
         }
     }
 }
 
 /// The iprof tally of `input` after `answer`, names from the trace escaped.
-fn tally_text(answer: &str, mut input: tally::TallyInput, self_time: bool) -> String {
+fn tally_text(answer: &str, mut input: trace::tally::TallyInput, self_time: bool) -> String {
     // Names come from the trace: control characters are shown escaped.
     for row in &mut input.rows {
         if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
@@ -409,7 +429,7 @@ fn tally_text(answer: &str, mut input: tally::TallyInput, self_time: bool) -> St
 /// [`emit_trace`] writes it from the profile).
 fn emit_tally(
     args: &ReportArgs,
-    input: tally::TallyInput,
+    input: trace::tally::TallyInput,
     warnings: &[trace::TraceWarning],
 ) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = vec![&args.file];
@@ -441,7 +461,7 @@ mod tests {
         // Past the size that is mapped rather than read (1 MiB), still a valid trace.
         text.extend(std::iter::repeat_n(b' ', 2 << 20));
         std::fs::write(&path, &text).unwrap();
-        let input = input::read_input_mapped(&path).unwrap();
+        let input = input::read_input_mapped(&path, input::DEFAULT_MAX_INPUT_SIZE).unwrap();
         assert!(input.is_mapped());
         std::fs::OpenOptions::new()
             .write(true)

@@ -8,8 +8,6 @@ use crate::escape::escape;
 use crate::profile::{ModuleTotal, Profile};
 use crate::units::{duration_ms, percent};
 
-use super::csv::quote;
-
 const PATH_WIDTH: usize = 36;
 
 /// Every method's module tree (`(no ETRecord)` when there is none).
@@ -109,25 +107,33 @@ fn sections(p: &Profile) -> Vec<(&str, &[ModuleTotal], Option<f64>)> {
 
 /// One CSV row per module of every method.
 pub fn modules_csv(p: &Profile) -> String {
-    let mut o = String::from(
-        "method,path,type,depth,median_total_ms,mean_total_ms,share,median_not_attributable_ms,rows\n",
-    );
-    for (name, modules, _) in sections(p) {
-        for m in modules {
-            let _ = writeln!(
-                o,
-                "{},{},{},{},{},{},{},{},{}",
-                quote(name),
-                quote(&m.path),
-                quote(&m.ty),
-                m.depth,
-                m.median_total,
-                m.mean_total,
-                m.share,
-                m.median_not_attributable,
-                m.rows.len()
-            );
+    super::csv::document(|w| {
+        w.write_record([
+            "method",
+            "path",
+            "type",
+            "depth",
+            "median_total_ms",
+            "mean_total_ms",
+            "share",
+            "median_not_attributable_ms",
+            "rows",
+        ])?;
+        for (name, modules, _) in sections(p) {
+            for m in modules {
+                w.write_record([
+                    name,
+                    &m.path,
+                    &m.ty,
+                    &m.depth.to_string(),
+                    &m.median_total.to_string(),
+                    &m.mean_total.to_string(),
+                    &m.share.to_string(),
+                    &m.median_not_attributable.to_string(),
+                    &m.rows.len().to_string(),
+                ])?;
+            }
         }
-    }
-    o
+        Ok(())
+    })
 }

@@ -10,13 +10,14 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
+use super::tally;
 use super::{emit, json_format, render_trace};
 use crate::escape::{eprint_line, escape, escape_keep_newlines};
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::stragglers::{op_rows, stragglers, Straggler};
 use crate::options::{ReportArgs, ReportFormat};
 use crate::trace::nodes::{self, GroupKey, Per};
-use crate::trace::{self, tally, TraceProfile};
+use crate::trace::{self, TraceProfile};
 
 /// Everything the renderers need: the whole trace, and with `--per` its groups and
 /// their stragglers.
@@ -30,10 +31,11 @@ pub struct Nodes {
 
 /// Read every path (each through `input` with its limits; the first failure is the one
 /// line, naming its path), merge, and cut at `per`.
-pub fn load(paths: &[&Path], per: Option<Per>) -> Result<Nodes, String> {
+/// `limit`: `--max-input-size`.
+pub fn load(paths: &[&Path], per: Option<Per>, limit: u64) -> Result<Nodes, String> {
     let mut sets = Vec::with_capacity(paths.len());
     for p in paths {
-        sets.push((crate::input::display_name(p), nodes::load_set(p)?));
+        sets.push((crate::input::display_name(p), nodes::load_set(p, limit)?));
     }
     let name = sets
         .iter()
@@ -68,7 +70,11 @@ pub(super) fn run(args: &ReportArgs) -> Result<ExitCode, String> {
     }
     let mut paths: Vec<&Path> = vec![&args.file];
     paths.extend(args.more.iter().map(|p| p.as_path()));
-    let n = load(&paths, args.per.map(|p| p.level()))?;
+    let n = load(
+        &paths,
+        args.per.map(|p| p.level()),
+        args.read.max_input_size,
+    )?;
     emit(
         &mut |w| write(w, &n, args.format, args.self_time),
         args.output.as_deref(),
@@ -105,7 +111,7 @@ pub fn render_text(n: &Nodes, format: ReportFormat, self_time: bool) -> String {
     out.push_str(&stragglers_text(n, per));
     out.push('\n');
     for (key, g) in &n.groups {
-        let mut input = tally::TallyInput::from_profile(g);
+        let mut input = trace::tally::TallyInput::from_profile(g);
         for row in &mut input.rows {
             if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
                 row.name = safe;
@@ -271,7 +277,7 @@ struct StragglerDoc<'a> {
 fn json_doc(n: &Nodes) -> impl Serialize + '_ {
     let ms = |ns: i64| ns as f64 / 1e6;
     Doc {
-        trace: trace::json::json_doc(&n.profile),
+        trace: super::trace_json::json_doc(&n.profile),
         per: n.per.map(Per::label),
         breakdown: n.per.map(|_| {
             n.groups

@@ -13,12 +13,6 @@ const NAME_WIDTH: usize = 44;
 /// Width of the columns after the name: count, four durations, share and the spaces.
 const COLUMNS_WIDTH: usize = 1 + 5 + 4 * 12 + 8;
 
-thread_local! {
-    /// The longest name a row may print (None: whole names). Set by [`profile_table_cut`]
-    /// for the duration of one table.
-    static NAME_LIMIT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-}
-
 /// The table with whole names (a pipe or a file: names are data; a name longer than the
 /// column pushes that row's numbers to the right).
 pub fn profile_table(p: &Profile) -> String {
@@ -39,13 +33,11 @@ pub fn profile_table_cut(p: &Profile, width: Option<usize>) -> String {
 /// The table with the roofline columns of `peak`, names cut to a terminal `width`.
 pub fn profile_table_full(p: &Profile, peak: Option<Peak>, width: Option<usize>) -> String {
     let limit = width.map(|w| w.saturating_sub(COLUMNS_WIDTH).max(12));
-    NAME_LIMIT.with(|l| l.set(limit));
-    let out = table_text(p, peak);
-    NAME_LIMIT.with(|l| l.set(None));
-    out
+    table_text(p, peak, limit)
 }
 
-fn table_text(p: &Profile, peak: Option<Peak>) -> String {
+/// The table; `name_limit`: the longest name a row may print (None: whole names).
+fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> String {
     let mut out = String::new();
     let o = &mut out;
     // The answer first: what the time of the method goes to; of each method when there
@@ -123,7 +115,7 @@ fn table_text(p: &Profile, peak: Option<Peak>) -> String {
                     delegates: &m.delegates,
                     other: &m.other_operators,
                     remainder: m.remainder.as_ref(),
-                    columns: Columns::of(&m.delegates, peak),
+                    columns: Columns::of(&m.delegates, peak, name_limit),
                 },
             );
             findings(o, &m.warnings, &m.errors);
@@ -142,7 +134,7 @@ fn table_text(p: &Profile, peak: Option<Peak>) -> String {
             delegates: &p.delegates,
             other: &p.other_operators,
             remainder: p.remainder.as_ref(),
-            columns: Columns::of(&p.delegates, peak),
+            columns: Columns::of(&p.delegates, peak, name_limit),
         },
     );
     findings(o, &p.warnings, &p.errors);
@@ -169,15 +161,17 @@ fn methods_line(p: &Profile) -> String {
 const ANSWER_TYPES: usize = 3;
 
 /// The efficiency columns of a section: shown when some operator has a FLOP or byte
-/// count; the roofline's with `--peak`.
+/// count; the roofline's with `--peak`. And how long a name may be.
 #[derive(Clone, Copy)]
 struct Columns {
     efficiency: bool,
     peak: Option<Peak>,
+    /// The longest name a row may print (None: whole names): a terminal's width.
+    name_limit: Option<usize>,
 }
 
 impl Columns {
-    fn of(delegates: &[Delegate], peak: Option<Peak>) -> Columns {
+    fn of(delegates: &[Delegate], peak: Option<Peak>, name_limit: Option<usize>) -> Columns {
         let efficiency = delegates
             .iter()
             .flat_map(|d| {
@@ -187,7 +181,11 @@ impl Columns {
                     .chain(&d.operators)
             })
             .any(|op| op.flops.is_some() || op.bytes.is_some());
-        Columns { efficiency, peak }
+        Columns {
+            efficiency,
+            peak,
+            name_limit,
+        }
     }
 
     /// The header cells after `share`.
@@ -266,6 +264,7 @@ fn section(o: &mut String, s: &Section<'_>) {
     }
     let _ = writeln!(o);
     header(o, &s.columns);
+    let limit = s.columns.name_limit;
     for d in s.delegates {
         delegate(o, d, &s.columns);
     }
@@ -274,6 +273,7 @@ fn section(o: &mut String, s: &Section<'_>) {
         for op in s.other {
             row(
                 o,
+                limit,
                 1,
                 &format!("#{} {}", op.instruction_id, op.name),
                 &op.stats,
@@ -283,7 +283,7 @@ fn section(o: &mut String, s: &Section<'_>) {
         }
     }
     if let Some(r) = s.remainder {
-        row(o, 0, "Remainder of Method::execute", r, None);
+        row(o, limit, 0, "Remainder of Method::execute", r, None);
     }
 }
 
@@ -307,15 +307,13 @@ fn has_xnnpack_operators(delegates: &[Delegate]) -> bool {
         .any(|op| op.kind == crate::profile::OperatorKind::Xnnpack)
 }
 
-/// The name column's width: 44, or less when a terminal is narrower.
-fn name_width() -> usize {
-    NAME_LIMIT
-        .with(|l| l.get())
-        .map_or(NAME_WIDTH, |l| l.min(NAME_WIDTH))
+/// The name column's width: 44, or less when a terminal is narrower (`name_limit`).
+fn name_width(name_limit: Option<usize>) -> usize {
+    name_limit.map_or(NAME_WIDTH, |l| l.min(NAME_WIDTH))
 }
 
 fn header(o: &mut String, columns: &Columns) {
-    let w = name_width();
+    let w = name_width(columns.name_limit);
     let _ = writeln!(
         o,
         "{:<w$} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{}",
@@ -330,15 +328,25 @@ fn header(o: &mut String, columns: &Columns) {
     );
 }
 
-fn row(o: &mut String, depth: usize, name: &str, s: &Stats, share: Option<f64>) {
+/// A row; `name_limit` as in [`Columns`].
+fn row(
+    o: &mut String,
+    name_limit: Option<usize>,
+    depth: usize,
+    name: &str,
+    s: &Stats,
+    share: Option<f64>,
+) {
     let share = share.map(percent).unwrap_or_default();
-    row_text(o, depth, name, s, &share, false, "");
+    row_text(o, name_limit, depth, name, s, &share, false, "");
 }
 
 /// A row; `below`: an XNNPACK operator, whose durations under the 1 µs clock quantum
 /// read `<1 µs`; `tail`: the cells after `share` (efficiency).
+#[allow(clippy::too_many_arguments)]
 fn row_text(
     o: &mut String,
+    name_limit: Option<usize>,
     depth: usize,
     name: &str,
     s: &Stats,
@@ -348,13 +356,11 @@ fn row_text(
 ) {
     let d = |ms: f64| duration_or_below(ms, below && ms < XNNPACK_QUANTUM_MS);
     let indent = "  ".repeat(depth);
-    let width = name_width().saturating_sub(indent.len());
+    let width = name_width(name_limit).saturating_sub(indent.len());
     // Names come from the dump: control characters are shown escaped, never sent raw.
     let name = escape(name);
     // Cut only to a terminal's width.
-    let limit = NAME_LIMIT
-        .with(|l| l.get())
-        .map(|l| l.saturating_sub(indent.len()).max(1));
+    let limit = name_limit.map(|l| l.saturating_sub(indent.len()).max(1));
     let name: String = match limit {
         Some(l) if crate::escape::display_width(&name) > l => crate::escape::cut_to_width(&name, l),
         _ => name.to_string(),
@@ -379,7 +385,8 @@ fn delegate(o: &mut String, d: &Delegate, columns: &Columns) {
         crate::units::delegate_name(d.instruction_id),
         d.kind.label()
     );
-    row(o, 0, &title, &d.call, None);
+    let limit = columns.name_limit;
+    row(o, limit, 0, &title, &d.call, None);
     let mut about: Vec<String> = Vec::new();
     if let Some(plan) = &d.plan {
         if let Some(policy) = &plan.policy {
@@ -403,6 +410,7 @@ fn delegate(o: &mut String, d: &Delegate, columns: &Columns) {
         };
         row(
             o,
+            limit,
             1,
             &format!("{}{nodes}", step.name),
             &step.stats,
@@ -416,7 +424,7 @@ fn delegate(o: &mut String, d: &Delegate, columns: &Columns) {
         operator(o, 1, op, d.call.median, columns);
     }
     for u in &d.unattributed {
-        row(o, 1, &format!("? {}", u.name), &u.stats, None);
+        row(o, limit, 1, &format!("? {}", u.name), &u.stats, None);
     }
     let _ = writeln!(o);
 }
@@ -435,6 +443,7 @@ fn operator(
     let quantized = op.kind == crate::profile::OperatorKind::Xnnpack;
     row_text(
         o,
+        columns.name_limit,
         depth,
         &op.name,
         &op.stats,

@@ -1,11 +1,12 @@
 //! PyTorch operator trace import (THAPI babeltrace2 / THAPI text, torch.profiler Chrome
-//! JSON): detect the format, read per-thread intervals, build the [`TraceProfile`], and
-//! render it as an iprof-style tally, CSV or `cpuprof.trace/1` JSON.
+//! JSON): detect the format, read per-thread intervals, build the [`TraceProfile`] and
+//! its tally input ([`tally::TallyInput`]). Rendering (the iprof-style tally, CSV,
+//! `cpuprof.trace/1` JSON) is `report`'s: a reader renders nothing.
 //!
 //! Entry points: [`load_trace`] / [`parse_trace`] (whole pipeline), [`looks_like_trace`]
 //! (route a file to this importer or the ETDump reader), [`read_intervals`] (reader stage
 //! only), [`parse_lttng_events`] + [`pair_events`] (LTTng events without the model),
-//! [`tally::render_tally`], [`csv::to_csv`], [`json::to_json_value`].
+//! `report::tally::render_tally`, `report::trace_csv`, `report::trace_json::to_json_value`.
 //!
 //! Decisions on ambiguous input:
 //! - A failed call (LTTng exit with no entry) counts in `calls` and `errors` with
@@ -21,14 +22,12 @@
 //! - Warnings are grouped by kind: the first 5 of a kind verbatim, then a count.
 
 mod chrome;
-pub mod csv;
 pub mod ctf;
 mod detect;
 mod error;
 mod fields;
 mod gzip;
 mod intervals;
-pub mod json;
 mod lttng;
 mod model;
 mod nesting;
@@ -57,26 +56,38 @@ pub use nesting::CONTAINMENT_TOLERANCE_NS;
 pub use pairing::OpEventKind;
 
 /// Read and import a trace file or a CTF trace directory (a file is read once through [`crate::input`]: `-` is standard
-/// input; FIFOs and process substitutions work). The error names the problem, not the path.
+/// input; FIFOs and process substitutions work), with the default size limit
+/// ([`crate::input::DEFAULT_MAX_INPUT_SIZE`]). The error names the problem, not the path.
 pub fn load_trace(path: &Path) -> Result<TraceProfile, TraceError> {
+    load_trace_with_limit(path, crate::input::DEFAULT_MAX_INPUT_SIZE)
+}
+
+/// [`load_trace`], reading at most `limit` bytes of any one input (`--max-input-size`).
+pub fn load_trace_with_limit(path: &Path, limit: u64) -> Result<TraceProfile, TraceError> {
     // A CTF trace directory (LTTng / iprof output) is read by the native CTF reader.
     if path.is_dir() {
-        return ctf::load_dir(path);
+        return ctf::load_dir(path, limit);
     }
-    if let Some(streamed) = load_large_chrome_json(path, &crate::input::display_name(path)) {
+    let name = crate::input::display_name(path);
+    if let Some(streamed) = load_large_chrome_json(path, &name, limit) {
         return streamed;
     }
-    let input = crate::input::read_input(path).map_err(|e| TraceError::Io(e.to_string()))?;
-    parse_trace(&input.bytes, &input.name)
+    let input = crate::input::read_input(path, limit).map_err(|e| TraceError::Io(e.to_string()))?;
+    parse_trace_with(&input.bytes, &input.name, BuildOptions::default(), limit)
 }
 
 /// When `path` is a regular file larger than the in-memory window (64 MiB) holding plain
 /// Chrome JSON, import it from the file as a stream: memory grows with the events, not
 /// the text (a gigabyte of whitespace costs time, not memory). `None`: anything else,
 /// to be read whole through [`crate::input`] as usual. A regular file can be read
-/// again, so sniffing its head first reads nothing twice that matters.
-pub fn load_large_chrome_json(path: &Path, name: &str) -> Option<Result<TraceProfile, TraceError>> {
-    load_large_chrome_json_with(path, name, BuildOptions::default())
+/// again, so sniffing its head first reads nothing twice that matters. A file over
+/// `limit` bytes (`--max-input-size`) is refused.
+pub fn load_large_chrome_json(
+    path: &Path,
+    name: &str,
+    limit: u64,
+) -> Option<Result<TraceProfile, TraceError>> {
+    load_large_chrome_json_with(path, name, BuildOptions::default(), limit)
 }
 
 /// [`load_large_chrome_json`], the profile built with `options`.
@@ -84,6 +95,7 @@ pub fn load_large_chrome_json_with(
     path: &Path,
     name: &str,
     options: BuildOptions,
+    limit: u64,
 ) -> Option<Result<TraceProfile, TraceError>> {
     use std::io::{Seek, SeekFrom};
     if crate::input::is_stdin(path) {
@@ -107,7 +119,6 @@ pub fn load_large_chrome_json_with(
     if detect_format(body).ok()? != TraceFormat::ChromeJson {
         return None;
     }
-    let limit = crate::input::max_input_size();
     if meta.len() > limit {
         return Some(Err(TraceError::Io(
             crate::input::InputError::TooLarge {
@@ -128,18 +139,26 @@ fn looks_like_etdump(head: &[u8]) -> bool {
     head.len() >= 12 && &head[8..12] == b"ED00"
 }
 
-/// Import a trace held in memory; `name` is recorded as the source.
+/// Import a trace held in memory; `name` is recorded as the source. A gzip trace is
+/// inflated up to the default size limit ([`crate::input::DEFAULT_MAX_INPUT_SIZE`]).
 pub fn parse_trace(bytes: &[u8], name: &str) -> Result<TraceProfile, TraceError> {
-    parse_trace_with(bytes, name, BuildOptions::default())
+    parse_trace_with(
+        bytes,
+        name,
+        BuildOptions::default(),
+        crate::input::DEFAULT_MAX_INPUT_SIZE,
+    )
 }
 
-/// [`parse_trace`], the profile built with `options`.
+/// [`parse_trace`], the profile built with `options`, a gzip trace inflated up to
+/// `limit` bytes (`--max-input-size`).
 pub fn parse_trace_with(
     bytes: &[u8],
     name: &str,
     options: BuildOptions,
+    limit: u64,
 ) -> Result<TraceProfile, TraceError> {
-    read_intervals(bytes).map(|set| TraceProfile::build_with(set, name, options))
+    read_intervals(bytes, limit).map(|set| TraceProfile::build_with(set, name, options))
 }
 
 /// Inflated Chrome JSON up to this size is parsed in memory; beyond it, as a stream.
@@ -148,10 +167,11 @@ const GZIP_IN_MEMORY_BYTES: u64 = 64 << 20;
 /// How much inflated text sniffing looks at in a gzip trace.
 const GZIP_SNIFF_BYTES: u64 = 64 << 10;
 
-/// The reader stage alone (detect, decompress, read): intervals before aggregation.
-pub fn read_intervals(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
+/// The reader stage alone (detect, decompress, read): intervals before aggregation. A
+/// gzip trace is inflated up to `limit` bytes (`--max-input-size`).
+pub fn read_intervals(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceError> {
     if is_gzip(bytes) {
-        return read_gzip(bytes);
+        return read_gzip(bytes, limit);
     }
     // A UTF-8 byte-order mark (editors on Windows add one) is not content.
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
@@ -175,8 +195,8 @@ fn read_text(bytes: &[u8], format: TraceFormat) -> Result<IntervalSet, TraceErro
 /// Gzip: sniff an inflated prefix; stream Chrome JSON through the parser while it
 /// inflates (memory bounded by the events, not the text); inflate text formats whole,
 /// up to the input limit.
-fn read_gzip(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
-    let limit = crate::input::max_input_size();
+fn read_gzip(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceError> {
+    let limit = limit.max(1);
     let head_problem = RefCell::new(None);
     let mut head = Vec::new();
     let head_read = GzStream::new(bytes, limit, &head_problem)

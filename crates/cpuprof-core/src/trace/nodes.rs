@@ -241,19 +241,19 @@ pub fn group_profiles(set: &IntervalSet, per: Per, trace: &str) -> Vec<(GroupKey
 
 /// The reader stage for one path: a CTF directory through the native reader, a file read
 /// once through [`crate::input`] (its size limit; a file changed while it was read is an
-/// error). Err: one line naming the path.
-pub fn load_set(path: &Path) -> Result<IntervalSet, String> {
+/// error; `limit`: `--max-input-size`). Err: one line naming the path.
+pub fn load_set(path: &Path, limit: u64) -> Result<IntervalSet, String> {
     let name = crate::input::display_name(path);
     if path.is_dir() {
-        return super::ctf::read_dir_intervals(path).map_err(|e| format!("{name}: {e}"));
+        return super::ctf::read_dir_intervals(path, limit).map_err(|e| format!("{name}: {e}"));
     }
-    let input = crate::input::read_input_mapped(path).map_err(|e| format!("{name}: {e}"))?;
+    let input = crate::input::read_input_mapped(path, limit).map_err(|e| format!("{name}: {e}"))?;
     if super::looks_like_etdump(&input.bytes) {
         return Err(format!(
             "{name}: an ETDump, not a PyTorch trace (several paths and --per are for traces; compare dumps with `cpuprof-tui fleet`)"
         ));
     }
-    let set = super::read_intervals(&input.bytes);
+    let set = super::read_intervals(&input.bytes, limit);
     input
         .check_unchanged()
         .map_err(|e| format!("{name}: {e}"))?;
@@ -265,7 +265,7 @@ mod tests {
     use super::*;
 
     fn set(text: &str) -> IntervalSet {
-        crate::trace::read_intervals(text.as_bytes()).unwrap()
+        crate::trace::read_intervals(text.as_bytes(), crate::input::DEFAULT_MAX_INPUT_SIZE).unwrap()
     }
 
     /// Two hosts' text traces: the merge adds calls; the split by host gives each its

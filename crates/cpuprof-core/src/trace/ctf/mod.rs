@@ -37,7 +37,6 @@
 //! events whose time overflows with their clock (skipped, counted), the traces read
 //! (named with their event counts), metadata attributes this reader does not know.
 
-mod ahead;
 mod clock;
 pub mod decode;
 pub mod flat;
@@ -47,7 +46,6 @@ mod ops;
 mod search;
 pub mod stream;
 pub mod tsdl;
-pub mod writer;
 
 use std::path::Path;
 
@@ -187,9 +185,12 @@ fn text(v: Option<Value<'_>>) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 /// The op events of a CTF directory, in time order (for tests and tools).
-pub fn read_op_events(root: &Path) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>), TraceError> {
+pub fn read_op_events(
+    root: &Path,
+    limit: u64,
+) -> Result<(Vec<LttngEvent>, Vec<TraceWarning>), TraceError> {
     let mut warnings = WarningLog::default();
-    let traces = open_traces_log(root, &mut warnings)?;
+    let traces = open_traces_log(root, limit, &mut warnings)?;
     let mut out = Vec::new();
     let mut n = 0usize;
     for_each_event_log(&traces, None, &mut warnings, |ev| {

@@ -13,10 +13,14 @@ use super::{ctf_err, CtfTrace, StreamFile};
 use crate::input;
 
 /// Read every trace directory under `root`: metadata parsed, stream files mapped and
-/// indexes read. Index problems and skipped files are the warnings returned.
-pub fn open_traces(root: &Path) -> Result<(Vec<CtfTrace>, Vec<TraceWarning>), TraceError> {
+/// indexes read. Index problems and skipped files are the warnings returned. `limit`: the
+/// most bytes read or mapped of any one file (`--max-input-size`).
+pub fn open_traces(
+    root: &Path,
+    limit: u64,
+) -> Result<(Vec<CtfTrace>, Vec<TraceWarning>), TraceError> {
     let mut warnings = WarningLog::default();
-    let traces = open_traces_log(root, &mut warnings)?;
+    let traces = open_traces_log(root, limit, &mut warnings)?;
     Ok((traces, warnings.finish()))
 }
 
@@ -63,6 +67,7 @@ fn trace_dir_entries(
 
 pub(super) fn open_traces_log(
     root: &Path,
+    limit: u64,
     warnings: &mut WarningLog,
 ) -> Result<Vec<CtfTrace>, TraceError> {
     let (dirs, problems) = search_trace_dirs(root)?;
@@ -75,8 +80,8 @@ pub(super) fn open_traces_log(
         let meta_path = dir.join("metadata");
         let meta_rel = rel_to(root, &meta_path);
         let meta = {
-            let read =
-                input::read_input(&meta_path).map_err(|e| ctf_err(format!("{meta_rel}: {e}")))?;
+            let read = input::read_input(&meta_path, limit)
+                .map_err(|e| ctf_err(format!("{meta_rel}: {e}")))?;
             let text = tsdl::metadata_text(&read.bytes)
                 .map_err(|e| ctf_err(format!("{meta_rel}: {e}")))?;
             tsdl::parse_metadata(&text).map_err(|e| ctf_err(format!("{meta_rel}: {e}")))?
@@ -107,7 +112,7 @@ pub(super) fn open_traces_log(
             if m.len() == 0 {
                 continue;
             }
-            let data = input::map_input(&p).map_err(|e| ctf_err(format!("{srel}: {e}")))?;
+            let data = input::map_input(&p, limit).map_err(|e| ctf_err(format!("{srel}: {e}")))?;
             if magic && !starts_with_packet_magic(&data.bytes) {
                 let len = data.bytes.len();
                 warnings.add("not_a_stream", || {
@@ -117,7 +122,7 @@ pub(super) fn open_traces_log(
                 });
                 continue;
             }
-            let index = read_index(&dir, &p, &srel, data.bytes.len() as u64, warnings);
+            let index = read_index(&dir, &p, &srel, data.bytes.len() as u64, limit, warnings);
             streams.push(StreamFile {
                 rel: srel,
                 data,
@@ -146,6 +151,7 @@ fn read_index(
     stream: &Path,
     srel: &str,
     file_len: u64,
+    limit: u64,
     warnings: &mut WarningLog,
 ) -> Option<Vec<stream::IndexEntry>> {
     let name = stream.file_name()?;
@@ -164,7 +170,7 @@ fn read_index(
         Ok(m) => return unusable(format!("it is {}", kind_of(&m)), warnings),
         Err(_) => return None,
     }
-    let read = match input::read_input(&path) {
+    let read = match input::read_input(&path, limit) {
         Ok(r) => r,
         Err(e) => return unusable(e.to_string(), warnings),
     };

@@ -1,9 +1,6 @@
-//! Op events of a CTF directory, paired as they come, on two threads. On a big trace
-//! the streams are decoded (and their events classified) on one thread, ahead of this
-//! one, which merges them in time order and pairs the op events ([`super::ahead`]).
-//! Otherwise this thread decodes and merges the streams and the op events go in batches
-//! to a second thread that pairs them (string interning is about half the work). Either
-//! way decoding and pairing overlap. The pairing is either the interval pairing of every
+//! Op events of a CTF directory, paired as they come, on two threads: this thread decodes
+//! and merges the streams and the op events go in batches to a second thread that pairs
+//! them (string interning is about half the work), so decoding and pairing overlap. The pairing is either the interval pairing of every
 //! reader ([`read_dir_intervals`], for the model) or the tally pairing ([`tally_dir`]),
 //! which keeps per-op totals and the open calls only: memory follows the ops and the
 //! nesting depth, not the events.
@@ -16,7 +13,6 @@ use super::super::intervals::{ImportCounts, IntervalSet, TraceWarning, WarningLo
 use super::super::model::TraceProfile;
 use super::super::pairing::{OpEvent, OpEventKind, OpSink, Pairer, TallyPairer};
 use super::super::tally::TallyInput;
-use super::ahead::{for_each_event_ahead, AHEAD_MIN_BYTES};
 use super::decode::Value;
 use super::flat::{FlatPlan, OpFieldIds, OpFields};
 use super::{for_each_event_log, open_traces_log, CtfTrace};
@@ -141,28 +137,6 @@ impl Tally<'_> {
     }
 }
 
-/// Whether the streams are decoded on a thread of their own, ahead of the merge. Not by
-/// default: on the 2-core machines measured, the serial merge (decode and merge on this
-/// thread, pairing on another) was as fast or faster, for less CPU (see
-/// [`AHEAD_MIN_BYTES`]). `CPUPROF_TUI_TEST_CTF_AHEAD=always` decodes ahead on any trace,
-/// `big` on streams of [`AHEAD_MIN_BYTES`] and more, so the path stays tested and
-/// measurable.
-fn decode_ahead(traces: &[CtfTrace]) -> bool {
-    let bytes = || -> u64 {
-        traces
-            .iter()
-            .flat_map(|t| &t.streams)
-            .map(|s| s.data.bytes.len() as u64)
-            .sum()
-    };
-    let cores = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    match std::env::var("CPUPROF_TUI_TEST_CTF_AHEAD").as_deref() {
-        Ok("always") => true,
-        Ok("big") => cores && bytes() >= AHEAD_MIN_BYTES,
-        _ => false,
-    }
-}
-
 /// What decoding a directory into a sink gives besides the sink: the decoding warnings
 /// (discarded events, skipped packets, ignored kinds, ..) and the counts.
 struct Decoded<S> {
@@ -174,9 +148,9 @@ struct Decoded<S> {
 
 /// Decode every stream of the directory, merged in time order, and feed the op events
 /// to a sink on a second thread.
-fn decode_into<S: OpSink>(root: &Path) -> Result<Decoded<S>, TraceError> {
+fn decode_into<S: OpSink>(root: &Path, limit: u64) -> Result<Decoded<S>, TraceError> {
     let mut warnings = WarningLog::default();
-    let traces = open_traces_log(root, &mut warnings)?;
+    let traces = open_traces_log(root, limit, &mut warnings)?;
     let (sink, counts) = pair_streams::<S>(&traces, &mut warnings)?;
     if sink.op_events() == 0 {
         return Err(TraceError::NoEvents(format!(
@@ -243,60 +217,42 @@ fn pair_streams<S: OpSink>(
         no_name: 0,
     };
     let mut decoded = Ok(());
-    let paired = if decode_ahead(traces) {
-        // Two stages on two threads: the other one decodes the streams (and classifies
-        // their events), this one merges them and pairs the op events.
-        let mut sink = S::default();
-        decoded = for_each_event_ahead(
-            traces,
-            &plans,
-            warnings,
-            &|ev| classifier.item(ev),
-            |item| {
-                if let Some(ev) = tally.take(item) {
-                    sink.event(&ev);
+    // Two stages on two threads: this one decodes and merges the streams, the other
+    // pairs op events. Batches go through a bounded channel and come back empty for
+    // reuse, so memory stays flat.
+    let paired = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(4);
+        let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(8);
+        let worker = scope.spawn(move || {
+            let mut sink = S::default();
+            for mut batch in rx {
+                for ev in &batch {
+                    sink.event(ev);
                 }
-            },
-        );
-        Ok(sink)
-    } else {
-        // Two stages on two threads: this one decodes and merges the streams, the other
-        // pairs op events. Batches go through a bounded channel and come back empty for
-        // reuse, so memory stays flat.
-        std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(4);
-            let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<OpEvent<'_>>>(8);
-            let worker = scope.spawn(move || {
-                let mut sink = S::default();
-                for mut batch in rx {
-                    for ev in &batch {
-                        sink.event(ev);
-                    }
-                    batch.clear();
-                    let _ = back_tx.try_send(batch);
-                }
-                sink
-            });
-            let mut batch: Vec<OpEvent<'_>> = Vec::with_capacity(BATCH);
-            decoded = for_each_event_log(traces, Some(&plans), warnings, |ev| {
-                let Some(op) = tally.take(&classifier.item(ev)) else {
-                    return;
-                };
-                batch.push(op);
-                if batch.len() == BATCH {
-                    let next = back_rx
-                        .try_recv()
-                        .unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                    let _ = tx.send(std::mem::replace(&mut batch, next));
-                }
-            });
-            if !batch.is_empty() {
-                let _ = tx.send(batch);
+                batch.clear();
+                let _ = back_tx.try_send(batch);
             }
-            drop(tx);
-            worker.join()
-        })
-    };
+            sink
+        });
+        let mut batch: Vec<OpEvent<'_>> = Vec::with_capacity(BATCH);
+        decoded = for_each_event_log(traces, Some(&plans), warnings, |ev| {
+            let Some(op) = tally.take(&classifier.item(ev)) else {
+                return;
+            };
+            batch.push(op);
+            if batch.len() == BATCH {
+                let next = back_rx
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                let _ = tx.send(std::mem::replace(&mut batch, next));
+            }
+        });
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
+        }
+        drop(tx);
+        worker.join()
+    });
     let Tally {
         counts,
         missing_ctx,
@@ -356,14 +312,15 @@ fn join_warnings(decoding: WarningLog, mut pairing: Vec<TraceWarning>) -> Vec<Tr
     all
 }
 
-/// The reader stage for a CTF directory: op events paired into intervals.
-pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
+/// The reader stage for a CTF directory: op events paired into intervals. `limit`: the
+/// most bytes read or mapped of any one file (`--max-input-size`).
+pub fn read_dir_intervals(root: &Path, limit: u64) -> Result<IntervalSet, TraceError> {
     let Decoded {
         sink: mut pairer,
         warnings,
         counts,
         ..
-    } = decode_into::<Pairer>(root)?;
+    } = decode_into::<Pairer>(root, limit)?;
     pairer.counts = counts;
     let mut set = pairer.finish();
     set.warnings = join_warnings(warnings, std::mem::take(&mut set.warnings));
@@ -372,12 +329,12 @@ pub fn read_dir_intervals(root: &Path) -> Result<IntervalSet, TraceError> {
 }
 
 /// Import a CTF trace directory into the trace model.
-pub fn load_dir(root: &Path) -> Result<TraceProfile, TraceError> {
-    read_dir_intervals(root).map(|set| TraceProfile::build(set, &root.display().to_string()))
+pub fn load_dir(root: &Path, limit: u64) -> Result<TraceProfile, TraceError> {
+    read_dir_intervals(root, limit).map(|set| TraceProfile::build(set, &root.display().to_string()))
 }
 
 /// The iprof tally of a CTF directory without the model: what
-/// `TallyInput::from_profile(&load_dir(root)?)` gives, and the profile's warnings, in
+/// `TallyInput::from_profile(&load_dir(root, limit)?)` gives, and the profile's warnings, in
 /// memory that follows the ops and open calls (no interval per call, no samples).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CtfTally {
@@ -390,13 +347,13 @@ pub struct CtfTally {
 }
 
 /// Decode a CTF directory straight into its tally ([`CtfTally`]).
-pub fn tally_dir(root: &Path) -> Result<CtfTally, TraceError> {
+pub fn tally_dir(root: &Path, limit: u64) -> Result<CtfTally, TraceError> {
     let Decoded {
         sink,
         warnings,
         counts,
         traces,
-    } = decode_into::<TallyPairer>(root)?;
+    } = decode_into::<TallyPairer>(root, limit)?;
     let (tally, pairing, clamps) = sink.finish();
     let mut warnings = join_warnings(warnings, pairing);
     if let Some(w) = super::super::model::self_time_clamped(clamps) {

@@ -20,7 +20,7 @@ mod tests {
     use super::*;
     use crate::trace::ctf::decode::Value;
     use crate::trace::ctf::tsdl::{parse_metadata, Metadata};
-    use crate::trace::ctf::writer::{CtfWriter, WriteEvent, WriterConfig};
+    use cpuprof_testkit::ctf_writer::{CtfWriter, WriteEvent, WriterConfig};
 
     /// The metadata and the first stream file of a written one-stream trace.
     fn written(w: CtfWriter) -> (Metadata, Vec<u8>) {

@@ -1,13 +1,12 @@
 //! Hand-built profiles for tests and benches (no pipeline needed). Values are chosen so
-//! that expected numbers can be worked out by hand.
+//! that expected numbers can be worked out by hand. (`--demo` opens the bundled dump,
+//! `assets/demo/`, not these.)
 
-use crate::profile::{
+use cpuprof_core::profile::{
     Delegate, DelegateKind, EventStats, Finding, OperatorKind, OperatorStats, OtherOperator,
     PlanStep, Profile, ProfileSource, RunCounts, Stats, PROFILE_SCHEMA,
 };
-use crate::runlog::{CpuPlan, LogLines};
-
-use super::data::ExplorerData;
+use cpuprof_core::runlog::{CpuPlan, LogLines};
 
 /// Stats over kept `samples` after `warmup` dropped samples, runs numbered from 0.
 pub fn stats(samples: &[f64], warmup: &[f64]) -> Stats {
@@ -40,7 +39,7 @@ fn op(name: &str, kind: OperatorKind, base: f64, parent: f64, shapes: bool) -> O
     let input_shapes = shapes.then(|| vec![vec![1, 8, 16, 16], vec![8, 3, 3, 8]]);
     let output_shapes = shapes.then(|| vec![vec![1, 8, 16, 16]]);
     // As `build_profile` fills them.
-    let cost = crate::profile::efficiency::operator_cost(
+    let cost = cpuprof_core::profile::efficiency::operator_cost(
         name,
         input_shapes.as_deref(),
         output_shapes.as_deref(),
@@ -209,8 +208,8 @@ pub fn profile_with_error() -> Profile {
     p
 }
 
-/// A view model with `n` operator rows spread over 4 delegates (for benches).
-pub fn big(n: usize) -> ExplorerData {
+/// A profile of `n` operator rows spread over 4 delegates (for benches).
+pub fn big(n: usize) -> Profile {
     let mut p = profile();
     p.delegates.truncate(1);
     let template = p.delegates[0].clone();
@@ -237,5 +236,5 @@ pub fn big(n: usize) -> ExplorerData {
         }
         p.delegates.push(del);
     }
-    ExplorerData::from_profile(&p)
+    p
 }

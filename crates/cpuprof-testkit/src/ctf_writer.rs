@@ -9,8 +9,12 @@
 use std::io;
 use std::path::Path;
 
-use super::stream::{INDEX_MAGIC, PACKET_MAGIC};
-use super::tsdl::METADATA_MAGIC;
+/// CTF 1.8's packet magic (the first field of a packet header).
+const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
+/// LTTng's index file magic (`index/*.idx`).
+const INDEX_MAGIC: u32 = 0xC1F1_DCC1;
+/// The magic of a packetized TSDL metadata packet.
+const METADATA_MAGIC: u32 = 0x75D1_1D57;
 
 const UUID: [u8; 16] = [
     0xd0, 0x1f, 0x6e, 0x87, 0xee, 0xdc, 0x4f, 0xef, 0xb1, 0x3c, 0x08, 0xe4, 0xa0, 0x09, 0x96, 0x48,

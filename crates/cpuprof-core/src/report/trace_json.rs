@@ -4,8 +4,7 @@ use serde::Serialize;
 
 use crate::profile::Stats;
 
-use super::intervals::{ImportCounts, TraceWarning};
-use super::model::TraceProfile;
+use crate::trace::{ImportCounts, TraceProfile, TraceWarning};
 
 pub const TRACE_SCHEMA: &str = "cpuprof.trace/1";
 
