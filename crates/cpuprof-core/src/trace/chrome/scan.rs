@@ -15,6 +15,10 @@ use std::io::Read;
 /// The size of the window the text is read through.
 pub(super) const BUFFER_BYTES: usize = 256 << 10;
 
+/// Keys longer than this are told apart by their first bytes only (the longest key the
+/// reader looks for has 10).
+const MAX_KEY_BYTES: usize = 64;
+
 /// Nesting deeper than this is refused (serde_json's limit, which the reader had).
 const MAX_DEPTH: u32 = 128;
 
@@ -249,7 +253,9 @@ impl<'r> Scanner<'r> {
             _ => {
                 let mut key = std::mem::take(&mut self.key_buf);
                 key.clear();
-                let read = self.string_body(&mut key);
+                // No key the reader knows is this long: a longer one is skipped past its
+                // first bytes, so a hostile key costs no memory.
+                let read = self.string_body_capped(&mut key, MAX_KEY_BYTES);
                 let id = class(&key);
                 self.key_buf = key;
                 read?;
@@ -274,20 +280,31 @@ impl<'r> Scanner<'r> {
     /// A string's text after its opening quote, appended to `out` with escapes decoded
     /// (the closing quote consumed). UTF-8 is the caller's to check.
     pub(super) fn string_body(&mut self, out: &mut Vec<u8>) -> Scan<()> {
+        self.string_body_capped(out, usize::MAX)
+    }
+
+    /// [`Self::string_body`], keeping only about the first `cap` bytes in `out` (the
+    /// rest is read and dropped).
+    fn string_body_capped(&mut self, out: &mut Vec<u8>, cap: usize) -> Scan<()> {
         loop {
             let window = &self.buf[self.pos..self.end];
             match find_quote_or_backslash(window) {
                 Some(i) => {
-                    out.extend_from_slice(&window[..i]);
+                    if out.len() < cap {
+                        out.extend_from_slice(&window[..i.min(cap)]);
+                    }
                     let quote = window[i] == b'"';
                     self.pos += i + 1;
                     if quote {
                         return Ok(());
                     }
                     self.escape(out)?;
+                    out.truncate(cap);
                 }
                 None => {
-                    out.extend_from_slice(window);
+                    if out.len() < cap {
+                        out.extend_from_slice(&window[..window.len().min(cap)]);
+                    }
                     self.pos = self.end;
                     if !self.fill()? {
                         return Err(self.eof_in("a string"));
@@ -608,6 +625,22 @@ mod tests {
                 "a\n\u{e9}\u{1F600}\u{FFFD}x/"
             );
         }
+    }
+
+    #[test]
+    fn a_long_key_is_not_kept() {
+        let key = "k".repeat(100_000);
+        let text = format!(r#"{{"{key}\n{}": 1, "ph": 2}}"#, r"\t".repeat(10_000));
+        let mut r = text.as_bytes();
+        let mut s = Scanner::with_buffer(&mut r, 4096);
+        assert_eq!(s.next_in("v"), Ok(b'{'));
+        s.bump();
+        let class = |k: &[u8]| u8::from(k == b"ph");
+        assert_eq!(s.key_class(class), Ok(0));
+        assert!(s.key_buf.capacity() < 4096, "{}", s.key_buf.capacity());
+        s.skip_value().unwrap();
+        assert_eq!(s.object_continues(), Ok(true));
+        assert_eq!(s.key_class(class), Ok(1));
     }
 
     #[test]
