@@ -40,7 +40,6 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
 
-pub(crate) use crate::input::SqueezeJsonWhitespace;
 use gzip::{GzProblem, GzStream};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
@@ -76,12 +75,14 @@ pub fn load_trace_with_limit(path: &Path, limit: u64) -> Result<TraceProfile, Tr
     parse_trace_with(&input.bytes, &input.name, BuildOptions::default(), limit)
 }
 
-/// When `path` is a regular file larger than the in-memory window (64 MiB) holding plain
-/// Chrome JSON, import it from the file as a stream: memory grows with the events, not
-/// the text (a gigabyte of whitespace costs time, not memory). `None`: anything else,
-/// to be read whole through [`crate::input`] as usual. A regular file can be read
-/// again, so sniffing its head first reads nothing twice that matters. A file over
-/// `limit` bytes (`--max-input-size`) is refused.
+/// When `path` is a regular file of 1 MiB or more holding plain Chrome JSON, import it
+/// from the file through the scanner's fixed buffer (`chrome::scan`): memory grows with
+/// the events, not the text, and the file's pages are never part of the process's
+/// resident set. `None`: anything else, to be read whole through [`crate::input`] as
+/// usual. A regular file can be read again, so sniffing its head first reads nothing
+/// twice that matters. The input layer's guarantees hold: the size limit `limit`
+/// (`--max-input-size`, checked before reading and on the bytes read), read-only, and a
+/// file that changed while it was read is refused as a changed map is.
 pub fn load_large_chrome_json(
     path: &Path,
     name: &str,
@@ -102,10 +103,14 @@ pub fn load_large_chrome_json_with(
         return None;
     }
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() <= GZIP_IN_MEMORY_BYTES {
+    if !meta.is_file() || meta.len() < STREAM_FILE_MIN_BYTES {
         return None;
     }
     let mut file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
     let mut head = Vec::new();
     (&mut file)
         .take(GZIP_SNIFF_BYTES)
@@ -130,10 +135,24 @@ pub fn load_large_chrome_json_with(
     }
     file.seek(SeekFrom::Start(if has_bom { 3 } else { 0 }))
         .ok()?;
-    let reader = std::io::BufReader::with_capacity(1 << 16, file);
-    let set = chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(reader), &mut |_| None);
+    // One byte past the limit is read: a file that grew past it while read is refused.
+    let mut reader = (&mut file).take(limit + 1);
+    let set = chrome::read_chrome_json_from(&mut reader, &mut |_| None);
+    let changed = file
+        .metadata()
+        .ok()
+        .is_none_or(|now| now.len() != meta.len() || now.modified().ok() != meta.modified().ok());
+    if changed {
+        return Some(Err(TraceError::Io(
+            crate::input::InputError::Changed.to_string(),
+        )));
+    }
     Some(set.map(|set| TraceProfile::build_with(set, name, options)))
 }
+
+/// Regular files of Chrome JSON at least this big are read through the scanner's buffer
+/// ([`load_large_chrome_json`]); smaller ones are read whole (cheaper).
+const STREAM_FILE_MIN_BYTES: u64 = 1 << 20;
 
 fn looks_like_etdump(head: &[u8]) -> bool {
     head.len() >= 12 && &head[8..12] == b"ED00"
@@ -160,9 +179,6 @@ pub fn parse_trace_with(
 ) -> Result<TraceProfile, TraceError> {
     read_intervals(bytes, limit).map(|set| TraceProfile::build_with(set, name, options))
 }
-
-/// Inflated Chrome JSON up to this size is parsed in memory; beyond it, as a stream.
-const GZIP_IN_MEMORY_BYTES: u64 = 64 << 20;
 
 /// How much inflated text sniffing looks at in a gzip trace.
 const GZIP_SNIFF_BYTES: u64 = 64 << 10;
@@ -219,33 +235,16 @@ fn read_gzip(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceError> {
             let mut skip = [0u8; 3];
             let _ = stream.read_exact(&mut skip);
         }
-        // Small traces (the usual case) are inflated whole and parsed from the slice
-        // (fastest); a larger one streams through the parser, so its size costs time,
-        // not memory.
-        let mut first = Vec::new();
-        let first_read = (&mut stream)
-            .take(GZIP_IN_MEMORY_BYTES + 1)
-            .read_to_end(&mut first);
-        let mut io_problem = |e: &serde_json::Error| {
-            if e.is_io() || e.classify() == serde_json::error::Category::Eof {
+        // Inflated into the scanner's fixed buffer as it is read: the size of the text
+        // costs time, not memory.
+        let mut io_problem = |e: &chrome::ScanError| {
+            if e.is_io() || e.is_eof() {
                 problem.borrow().as_ref().map(GzProblem::verdict)
             } else {
                 None
             }
         };
-        if first_read.is_err() {
-            // A corrupt stream is an error; a cut one keeps what was inflated.
-            if let Some(Err(e)) = problem.borrow().as_ref().map(GzProblem::verdict) {
-                return Err(e);
-            }
-        }
-        if first_read.is_err() || first.len() as u64 <= GZIP_IN_MEMORY_BYTES {
-            let mut de = serde_json::Deserializer::from_slice(&first);
-            chrome::read_chrome(&mut de, &mut io_problem)?
-        } else {
-            let rest = std::io::Cursor::new(first).chain(stream);
-            chrome::read_chrome_json_from(SqueezeJsonWhitespace::new(rest), &mut io_problem)?
-        }
+        chrome::read_chrome_json_from(&mut stream, &mut io_problem)?
     } else {
         let mut text = Vec::new();
         if stream.read_to_end(&mut text).is_err() {
@@ -335,7 +334,7 @@ mod tests {
             }
             let in_memory = summary(chrome::read_chrome_json(&bytes));
             let streamed = summary(chrome::read_chrome_json_from(
-                crate::input::SqueezeJsonWhitespace::new(&bytes[..]),
+                &mut crate::input::SqueezeJsonWhitespace::new(&bytes[..]),
                 &mut |_| None,
             ));
             prop_assert_eq!(in_memory, streamed);

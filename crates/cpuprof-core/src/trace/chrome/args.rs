@@ -1,12 +1,13 @@
 //! An event's `args`: its input signature (`Input Dims`, `Input type`) read into reused
 //! buffers, everything else skipped.
 
-use std::fmt;
-
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-
 use super::super::intervals::InputSig;
-use super::lenient::{fallback_on_map, fallback_on_other_types, fallback_on_seq, Scalar};
+use super::lenient::{scalar, Scalar, Texts};
+use super::scan::{Scan, Scanner};
+
+/// A distinct signature as [`SigScratch`] holds it: dims with their counts, dtypes each
+/// followed by `\0`.
+pub(super) type FlatSig = (Vec<i64>, String);
 
 /// Input signature of the current event, kept flat in reused buffers so that the common
 /// case (a signature seen before) allocates nothing.
@@ -28,25 +29,15 @@ impl SigScratch {
         self.types.clear();
     }
 
-    pub(super) fn matches(&self, sig: &InputSig) -> bool {
-        let mut pos = 0;
-        for shape in &sig.shapes {
-            let Some(&n) = self.dims.get(pos) else {
-                return false;
-            };
-            let end = pos + 1 + shape.len();
-            if n as usize != shape.len() || self.dims.get(pos + 1..end) != Some(&shape[..]) {
-                return false;
-            }
-            pos = end;
-        }
-        pos == self.dims.len()
-            && sig.types.len() == self.types.matches('\0').count()
-            && sig
-                .types
-                .iter()
-                .zip(self.types.split_terminator('\0'))
-                .all(|(a, b)| a == b)
+    /// Whether this is the signature kept flat as `flat` (two comparisons, not one per
+    /// input).
+    pub(super) fn matches(&self, flat: &FlatSig) -> bool {
+        self.dims == flat.0 && self.types == flat.1
+    }
+
+    /// The flat form kept beside each distinct signature, to compare the next ones with.
+    pub(super) fn to_flat(&self) -> FlatSig {
+        (self.dims.clone(), self.types.clone())
     }
 
     pub(super) fn to_sig(&self) -> InputSig {
@@ -76,143 +67,106 @@ impl SigScratch {
     }
 }
 
-/// `Input Dims`: a list of dim lists.
-struct DimsSeed<'b>(&'b mut Vec<i64>);
-
-impl DimsSeed<'_> {
-    fn fallback(self) {}
-}
-
-impl<'de> DeserializeSeed<'de> for DimsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+/// `args`: only `Input Dims` and `Input type` are read (the first of each); every other
+/// member, and an `args` that is not an object, is skipped unbuilt.
+pub(super) fn read_args(s: &mut Scanner, sig: &mut SigScratch, t: &mut Texts) -> Scan<()> {
+    if s.next_in("a value")? != b'{' {
+        return s.skip_value();
+    }
+    s.bump();
+    if s.closes_at_once(b'}', "an object")? {
+        return Ok(());
+    }
+    loop {
+        match s.key_class(args_member)? {
+            DIMS if !sig.has_dims => {
+                sig.has_dims = true;
+                dims(s, &mut sig.dims, t)?;
+            }
+            TYPES if !sig.has_types => {
+                sig.has_types = true;
+                types(s, &mut sig.types, t)?;
+            }
+            _ => s.skip_value()?,
+        }
+        if !s.object_continues()? {
+            return Ok(());
+        }
     }
 }
 
-impl<'de> Visitor<'de> for DimsSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of dim lists")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(DimListSeed(&mut *self.0))?.is_some() {}
-        Ok(())
-    }
-    fallback_on_map!();
-    fallback_on_other_types!();
-}
+const DIMS: u8 = 1;
+const TYPES: u8 = 2;
 
-/// One input's dims; anything but a flat list of ints (tensor lists, scalars) is `[]`.
-struct DimListSeed<'b>(&'b mut Vec<i64>);
-
-impl DimListSeed<'_> {
-    fn fallback(self) {
-        self.0.push(0);
+fn args_member(key: &[u8]) -> u8 {
+    match key {
+        [b'I', b'n', b'p', b'u', b't', b' ', b'D', b'i', b'm', b's'] => DIMS,
+        [b'I', b'n', b'p', b'u', b't', b' ', b't', b'y', b'p', b'e'] => TYPES,
+        _ => 0,
     }
 }
 
-impl<'de> DeserializeSeed<'de> for DimListSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+/// A list of values, each handed to `element`; anything but a list is skipped and
+/// `false` returned.
+fn list(s: &mut Scanner, mut element: impl FnMut(&mut Scanner) -> Scan<()>) -> Scan<bool> {
+    if s.next_in("a value")? != b'[' {
+        s.skip_value()?;
+        return Ok(false);
+    }
+    s.bump();
+    if s.closes_at_once(b']', "a list")? {
+        return Ok(true);
+    }
+    loop {
+        element(s)?;
+        if !s.list_continues()? {
+            return Ok(true);
+        }
     }
 }
 
-impl<'de> Visitor<'de> for DimListSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of ints")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mark = self.0.len();
-        self.0.push(0);
+/// `Input Dims`: a list of dim lists. One input's dims: anything but a flat list of
+/// ints (tensor lists, scalars) is `[]`.
+fn dims(s: &mut Scanner, dims: &mut Vec<i64>, t: &mut Texts) -> Scan<()> {
+    list(s, |s| {
+        let mark = dims.len();
+        dims.push(0);
         let mut flat = true;
-        while let Some(s) = seq.next_element::<Scalar>()? {
-            match s {
-                Scalar::Int(i) if flat => self.0.push(i),
+        let was_list = list(s, |s| {
+            let mark = t.text.len();
+            let v = scalar(s, t)?;
+            t.text.truncate(mark);
+            match v {
+                Scalar::Int(i) if flat => dims.push(i),
                 _ => flat = false,
             }
-        }
-        if flat {
-            self.0[mark] = (self.0.len() - mark - 1) as i64;
+            Ok(())
+        })?;
+        if was_list && flat {
+            dims[mark] = (dims.len() - mark - 1) as i64;
         } else {
-            self.0.truncate(mark + 1);
+            dims.truncate(mark + 1);
         }
         Ok(())
-    }
-    fallback_on_map!();
-    fallback_on_other_types!();
+    })?;
+    Ok(())
 }
 
 /// `Input type`: strings (anything else becomes "").
-struct TypesSeed<'b>(&'b mut String);
-
-impl TypesSeed<'_> {
-    fn fallback(self) {}
-}
-
-impl<'de> DeserializeSeed<'de> for TypesSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TypesSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of strings")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(s) = seq.next_element::<Scalar>()? {
-            // `\0` is the separator; a dtype never holds one.
-            self.0.push_str(&s.as_str().unwrap_or("").replace('\0', ""));
-            self.0.push('\0');
+fn types(s: &mut Scanner, types: &mut String, t: &mut Texts) -> Scan<()> {
+    list(s, |s| {
+        let mark = t.text.len();
+        let v = scalar(s, t)?;
+        // `\0` is the separator; a dtype never holds one.
+        let dtype = v.as_str(&t.text).unwrap_or("");
+        if dtype.contains('\0') {
+            types.extend(dtype.chars().filter(|&c| c != '\0'));
+        } else {
+            types.push_str(dtype);
         }
+        types.push('\0');
+        t.text.truncate(mark);
         Ok(())
-    }
-    fallback_on_map!();
-    fallback_on_other_types!();
-}
-
-/// `args`: only `Input Dims` and `Input type` are kept.
-pub(super) struct ArgsSeed<'b>(pub(super) &'b mut SigScratch);
-
-impl ArgsSeed<'_> {
-    fn fallback(self) {}
-}
-
-impl<'de> DeserializeSeed<'de> for ArgsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ArgsSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an args object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<Scalar<'de>>()? {
-            match key.as_str().unwrap_or("") {
-                "Input Dims" if !self.0.has_dims => {
-                    self.0.has_dims = true;
-                    map.next_value_seed(DimsSeed(&mut self.0.dims))?;
-                }
-                "Input type" if !self.0.has_types => {
-                    self.0.has_types = true;
-                    map.next_value_seed(TypesSeed(&mut self.0.types))?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-    fallback_on_seq!();
-    fallback_on_other_types!();
+    })?;
+    Ok(())
 }

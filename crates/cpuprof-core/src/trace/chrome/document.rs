@@ -1,113 +1,130 @@
-//! The document as serde seeds: the top object (`traceEvents`, `host_name`) or a bare
-//! event array, and each event object handed to the builder as soon as it is read.
+//! The document: the top object (`traceEvents`, `host_name`) or a bare event array, and
+//! each event object handed to the builder as soon as it is read. Only the members the
+//! model uses are decoded; the rest are skipped by the scanner.
 
-use std::fmt;
-
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-
-use super::args::ArgsSeed;
-use super::lenient::{fallback_on_other_types, fallback_on_seq, Scalar};
+use super::args::read_args;
+use super::lenient::{micros, scalar, Scalar};
+use super::scan::{Scan, Scanner};
 use super::{Builder, RawEvent};
 
-/// One element of `traceEvents`, handed to the builder as soon as it is read.
-struct EventSeed<'b>(&'b mut Builder);
-
-impl EventSeed<'_> {
-    fn fallback(self) {
-        self.0.counts.events += 1;
-        self.0.ignore("not an object".into());
+/// The whole text: one top value, then nothing but whitespace.
+pub(super) fn read_document(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
+    match s.next_in("a value")? {
+        b'{' => top_object(s, b)?,
+        b'[' => events(s, b)?,
+        _ => return Err(s.syntax("expected a Chrome-trace object or event array")),
+    }
+    match s.peek()? {
+        None => Ok(()),
+        Some(_) => Err(s.syntax("trailing characters")),
     }
 }
 
-impl<'de> DeserializeSeed<'de> for EventSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+fn top_object(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
+    s.bump();
+    if s.closes_at_once(b'}', "an object")? {
+        return Ok(());
     }
-}
-
-impl<'de> Visitor<'de> for EventSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a trace event object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut ev = RawEvent::default();
-        self.0.scratch.clear();
-        while let Some(key) = map.next_key::<Scalar<'de>>()? {
-            match key.as_str().unwrap_or("") {
-                "ph" => ev.ph = Some(map.next_value()?),
-                "cat" => ev.cat = Some(map.next_value()?),
-                "name" => ev.name = Some(map.next_value()?),
-                "pid" => ev.pid = Some(map.next_value()?),
-                "tid" => ev.tid = Some(map.next_value()?),
-                "ts" => ev.ts = Some(map.next_value()?),
-                "dur" => ev.dur = Some(map.next_value()?),
-                "args" => map.next_value_seed(ArgsSeed(&mut self.0.scratch))?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
+    loop {
+        s.key(&mut b.texts.raw)?;
+        let member = match b.texts.raw.as_slice() {
+            b"traceEvents" => Some(true),
+            b"host_name" => Some(false),
+            _ => None,
+        };
+        match member {
+            Some(true) => {
+                if s.next_in("a value")? != b'[' {
+                    return Err(
+                        s.syntax("invalid type: traceEvents is not an array of trace events")
+                    );
+                }
+                events(s, b)?;
+            }
+            Some(false) => {
+                b.texts.text.clear();
+                if let Scalar::Str(r) = scalar(s, &mut b.texts)? {
+                    b.host = Some(b.texts.text[r].to_string());
                 }
             }
+            None => s.skip_value()?,
         }
-        self.0.add(ev);
-        Ok(())
-    }
-    fallback_on_seq!();
-    fallback_on_other_types!();
-}
-
-struct EventsSeed<'b>(&'b mut Builder);
-
-impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+        if !s.object_continues()? {
+            return Ok(());
+        }
     }
 }
 
-impl<'de> Visitor<'de> for EventsSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of trace events")
+/// The event array (at its `[`).
+fn events(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
+    s.bump();
+    b.saw_events_array = true;
+    if s.closes_at_once(b']', "a list")? {
+        return Ok(());
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.0.saw_events_array = true;
-        while seq.next_element_seed(EventSeed(&mut *self.0))?.is_some() {}
-        Ok(())
+    loop {
+        if s.next_in("a value")? == b'{' {
+            event(s, b)?;
+        } else {
+            s.skip_value()?;
+            b.counts.events += 1;
+            b.ignore_kind(|k| k.push_str("not an object"));
+        }
+        if !s.list_continues()? {
+            return Ok(());
+        }
     }
 }
 
-pub(super) struct TopSeed<'b>(pub(super) &'b mut Builder);
+const PH: u8 = 1;
+const CAT: u8 = 2;
+const NAME: u8 = 3;
+const PID: u8 = 4;
+const TID: u8 = 5;
+const TS: u8 = 6;
+const DUR: u8 = 7;
+const ARGS: u8 = 8;
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+/// The members of an event the model reads (byte patterns: no string comparison call).
+fn event_member(key: &[u8]) -> u8 {
+    match key {
+        [b'p', b'h'] => PH,
+        [b'c', b'a', b't'] => CAT,
+        [b'n', b'a', b'm', b'e'] => NAME,
+        [b'p', b'i', b'd'] => PID,
+        [b't', b'i', b'd'] => TID,
+        [b't', b's'] => TS,
+        [b'd', b'u', b'r'] => DUR,
+        [b'a', b'r', b'g', b's'] => ARGS,
+        _ => 0,
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Chrome-trace object or event array")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<Scalar<'de>>()? {
-            match key.as_str().unwrap_or("") {
-                "traceEvents" => map.next_value_seed(EventsSeed(&mut *self.0))?,
-                "host_name" => {
-                    if let Scalar::Str(h) = map.next_value::<Scalar>()? {
-                        self.0.host = Some(h.into_owned());
-                    }
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+/// One event object (at its `{`): its members read, then handed to the builder.
+fn event(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
+    s.bump();
+    let mut ev = RawEvent::default();
+    b.scratch.clear();
+    b.texts.text.clear();
+    if !s.closes_at_once(b'}', "an object")? {
+        loop {
+            // A member given twice: the last one counts, as it did with serde.
+            match s.key_class(event_member)? {
+                PH => ev.ph = Some(scalar(s, &mut b.texts)?),
+                CAT => ev.cat = Some(scalar(s, &mut b.texts)?),
+                NAME => ev.name = Some(scalar(s, &mut b.texts)?),
+                PID => ev.pid = Some(scalar(s, &mut b.texts)?),
+                TID => ev.tid = Some(scalar(s, &mut b.texts)?),
+                TS => ev.ts = micros(s, &mut b.texts)?,
+                DUR => ev.dur = micros(s, &mut b.texts)?,
+                ARGS => read_args(s, &mut b.scratch, &mut b.texts)?,
+                _ => s.skip_value()?,
+            }
+            if !s.object_continues()? {
+                break;
             }
         }
-        Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        EventsSeed(self.0).visit_seq(seq)
-    }
+    b.add(&ev);
+    Ok(())
 }

@@ -1,123 +1,110 @@
-//! JSON values read leniently: a scalar (anything else skipped, `Other`), and the visitor
-//! methods that skip values of an unexpected type.
+//! JSON values read leniently: a scalar (a number, or a string kept in the event's text),
+//! anything else skipped and recorded as `Other`; `ts`/`dur` as numbers or strings
+//! holding one.
 
-use std::borrow::Cow;
-use std::fmt;
+use std::ops::Range;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use super::micros::{decimal_bytes_us_to_ns, decimal_us_to_ns};
+use super::scan::{Scan, Scanner};
 
 /// A JSON scalar read leniently (anything else is skipped and becomes `Other`).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Scalar<'a> {
+pub(super) enum Scalar {
     Int(i64),
     Float(f64),
-    Str(Cow<'a, str>),
+    /// A string, at this range of the event's text.
+    Str(Range<usize>),
     Other,
 }
 
-impl<'de> Deserialize<'de> for Scalar<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ScalarVisitor)
-    }
-}
-
-struct ScalarVisitor;
-
-impl<'de> Visitor<'de> for ScalarVisitor {
-    type Value = Scalar<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Scalar::Int(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(i64::try_from(v).map_or(Scalar::Float(v as f64), Scalar::Int))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Scalar::Float(v))
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v.to_string())))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v)))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Other)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Other)
-    }
-}
-
-impl Scalar<'_> {
-    pub(super) fn as_str(&self) -> Option<&str> {
+impl Scalar {
+    pub(super) fn as_str<'t>(&self, text: &'t str) -> Option<&'t str> {
         match self {
-            Scalar::Str(s) => Some(s),
+            Scalar::Str(r) => text.get(r.clone()),
             _ => None,
         }
     }
 }
 
-/// Visitor methods for values of the wrong type: skip them and call `self.fallback()`.
-macro_rules! fallback_on_other_types {
-    () => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
-            Ok(self.fallback())
-        }
-    };
+/// The reused buffers values are read into: `text` holds the strings of one event,
+/// `raw` one token while it is read.
+#[derive(Default)]
+pub(super) struct Texts {
+    pub(super) text: String,
+    pub(super) raw: Vec<u8>,
 }
 
-macro_rules! fallback_on_map {
-    () => {
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(self.fallback())
-        }
-    };
+impl Texts {
+    /// A string (after its opening quote) appended to `text`; its range.
+    pub(super) fn string(&mut self, s: &mut Scanner) -> Scan<Range<usize>> {
+        self.raw.clear();
+        s.string_body(&mut self.raw)?;
+        let Ok(str) = std::str::from_utf8(&self.raw) else {
+            return Err(s.syntax("invalid UTF-8 in a string"));
+        };
+        let start = self.text.len();
+        self.text.push_str(str);
+        Ok(start..self.text.len())
+    }
 }
 
-macro_rules! fallback_on_seq {
-    () => {
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(self.fallback())
+/// One value as a [`Scalar`].
+pub(super) fn scalar(s: &mut Scanner, t: &mut Texts) -> Scan<Scalar> {
+    match s.next_in("a value")? {
+        b'"' => {
+            s.bump();
+            t.string(s).map(Scalar::Str)
         }
-    };
+        b'-' | b'0'..=b'9' => {
+            t.raw.clear();
+            s.number(&mut t.raw)?;
+            Ok(number(&t.raw))
+        }
+        _ => {
+            s.skip_value()?;
+            Ok(Scalar::Other)
+        }
+    }
 }
 
-pub(super) use {fallback_on_map, fallback_on_other_types, fallback_on_seq};
+/// A JSON number's text (checked by the grammar) as serde_json would give it: an
+/// integer that fits an i64, else a float.
+fn number(raw: &[u8]) -> Scalar {
+    // The usual pid/tid/dim: up to 18 digits, no sign, fraction or exponent.
+    if raw.len() <= 18 && raw.iter().all(u8::is_ascii_digit) {
+        let v = raw.iter().fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+        return Scalar::Int(v);
+    }
+    // The grammar was checked: ASCII.
+    let text = std::str::from_utf8(raw).unwrap_or("");
+    if !raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        if let Ok(i) = text.parse::<i64>() {
+            return Scalar::Int(i);
+        }
+    }
+    text.parse::<f64>().map_or(Scalar::Other, Scalar::Float)
+}
+
+/// `ts`/`dur`: µs as a number, or a string holding one, in whole ns; `None` for
+/// anything else or what does not fit (never through a float: `micros.rs`).
+pub(super) fn micros(s: &mut Scanner, t: &mut Texts) -> Scan<Option<i64>> {
+    match s.next_in("a value")? {
+        b'"' => {
+            s.bump();
+            let mark = t.text.len();
+            let range = t.string(s)?;
+            let ns = decimal_us_to_ns(t.text[range].trim());
+            t.text.truncate(mark);
+            Ok(ns)
+        }
+        b'-' | b'0'..=b'9' => {
+            t.raw.clear();
+            s.number(&mut t.raw)?;
+            Ok(decimal_bytes_us_to_ns(&t.raw))
+        }
+        _ => {
+            s.skip_value()?;
+            Ok(None)
+        }
+    }
+}

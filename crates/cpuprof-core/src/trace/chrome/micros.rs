@@ -4,30 +4,6 @@
 //! a value only to 0.25 µs (at 1.7e18 ns its step is 256 ns), which made back-to-back
 //! calls overlap and nest.
 
-use serde::de::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
-
-/// The JSON text of one `ts`/`dur` value, kept raw (a number, or a string holding one).
-pub(super) struct MicrosText(Box<RawValue>);
-
-impl<'de> Deserialize<'de> for MicrosText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(MicrosText)
-    }
-}
-
-impl MicrosText {
-    /// The value in whole ns; `None` when it is not a decimal number or does not fit.
-    pub(super) fn ns(&self) -> Option<i64> {
-        let raw = self.0.get();
-        if raw.starts_with('"') {
-            let s: std::borrow::Cow<str> = serde_json::from_str(raw).ok()?;
-            return decimal_us_to_ns(s.trim());
-        }
-        decimal_us_to_ns(raw)
-    }
-}
-
 /// Longest exponent read (larger ones overflow or round to 0 anyway).
 const MAX_EXPONENT_DIGITS: usize = 6;
 
@@ -35,7 +11,11 @@ const MAX_EXPONENT_DIGITS: usize = 6;
 /// rounded half away from zero (as `f64::round` did). `None` on anything else or when
 /// the result does not fit in an `i64`.
 pub(super) fn decimal_us_to_ns(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
+    decimal_bytes_us_to_ns(text.as_bytes())
+}
+
+/// [`decimal_us_to_ns`] of the bytes of a JSON number.
+pub(super) fn decimal_bytes_us_to_ns(b: &[u8]) -> Option<i64> {
     let mut i = 0;
     let negative = match b.first() {
         Some(b'-') => {

@@ -1,16 +1,19 @@
 //! torch.profiler (Kineto) Chrome-trace JSON: complete events (`ph: "X"`) of categories
-//! `cpu_op` and `user_annotation`. The event array is streamed through serde (no `Value`
-//! tree, strings borrowed when unescaped), and a cut-off file keeps the events before
-//! the cut.
+//! `cpu_op`, `user_annotation` and `python_function`. The text is scanned once through
+//! a fixed buffer by our own scanner of the trace-event grammar (`scan`): each event is
+//! handed to the builder as it is read, only the members the model uses are decoded
+//! (into buffers reused from event to event), the rest skipped unbuilt. A cut-off file
+//! keeps the events before the cut.
 
 mod args;
 mod document;
 mod lenient;
 mod micros;
+mod scan;
 
 use std::collections::HashMap;
-
-use serde::de::DeserializeSeed;
+use std::fmt::Write as _;
+use std::io::Read;
 
 use super::detect::TraceFormat;
 use super::error::TraceError;
@@ -18,21 +21,23 @@ use super::intervals::{
     FastMap, ImportCounts, InputSig, Interner, Interval, IntervalSet, ThreadTable, WarningLog,
 };
 use super::nesting::nest_by_containment;
-use args::SigScratch;
-use document::TopSeed;
-use lenient::Scalar;
-use micros::MicrosText;
+use args::{FlatSig, SigScratch};
+use lenient::{Scalar, Texts};
+pub(crate) use scan::ScanError;
+use scan::Scanner;
 
-/// The fields of one trace event that matter here (inputs go to the builder's scratch).
+/// The members of one trace event that matter here (strings in `Builder::texts`, inputs
+/// in `Builder::scratch`).
 #[derive(Default)]
-struct RawEvent<'a> {
-    ph: Option<Scalar<'a>>,
-    cat: Option<Scalar<'a>>,
-    name: Option<Scalar<'a>>,
-    pid: Option<Scalar<'a>>,
-    tid: Option<Scalar<'a>>,
-    ts: Option<MicrosText>,
-    dur: Option<MicrosText>,
+struct RawEvent {
+    ph: Option<Scalar>,
+    cat: Option<Scalar>,
+    name: Option<Scalar>,
+    pid: Option<Scalar>,
+    tid: Option<Scalar>,
+    /// `ts`/`dur` in whole ns (`None`: absent or not a decimal number of µs).
+    ts: Option<i64>,
+    dur: Option<i64>,
 }
 
 /// Accumulates intervals while the event array streams by.
@@ -43,7 +48,10 @@ struct Builder {
     /// Signature hash -> ids of the signatures with that hash.
     input_ids: FastMap<u64, Vec<u32>>,
     scratch: SigScratch,
+    texts: Texts,
     inputs: Vec<InputSig>,
+    /// Each of `inputs` as the scratch holds it, to compare with.
+    flat_inputs: Vec<FlatSig>,
     intervals: Vec<Interval>,
     host: Option<String>,
     string_ids: HashMap<String, i64>,
@@ -54,59 +62,89 @@ struct Builder {
     counts: ImportCounts,
     /// Ignored events by kind (`ph "i" cat "ac2g"`), for the warning; a bounded set.
     ignored_kinds: std::collections::BTreeMap<String, u64>,
+    /// The kind of the event being ignored, made here (no allocation unless it is new).
+    kind: String,
+}
+
+/// `"text"` of at most 40 characters, or `none`.
+fn show_kind(out: &mut String, v: Option<&str>) {
+    match v {
+        Some(s) => {
+            let cut = s.char_indices().nth(40).map_or(s.len(), |(i, _)| i);
+            let _ = write!(out, "{:?}", &s[..cut]);
+        }
+        None => out.push_str("none"),
+    }
 }
 
 impl Builder {
-    fn ignore(&mut self, kind: String) {
+    /// Count an ignored event of the kind `make` writes.
+    fn ignore_kind(&mut self, make: impl FnOnce(&mut String)) {
         self.counts.ignored_events += 1;
-        if self.ignored_kinds.len() < 64 || self.ignored_kinds.contains_key(&kind) {
-            *self.ignored_kinds.entry(kind).or_insert(0) += 1;
+        let mut kind = std::mem::take(&mut self.kind);
+        kind.clear();
+        make(&mut kind);
+        if let Some(n) = self.ignored_kinds.get_mut(kind.as_str()) {
+            *n += 1;
+        } else if self.ignored_kinds.len() < 64 {
+            self.ignored_kinds.insert(kind.clone(), 1);
         }
+        self.kind = kind;
     }
 
-    fn id_of(&mut self, v: Option<&Scalar<'_>>, what: &str) -> Option<i64> {
+    fn id_of_in(&mut self, v: Option<&Scalar>, what: &str, text: &str) -> Option<i64> {
         match v? {
             Scalar::Int(i) => Some(*i),
             Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 9e15 => Some(*f as i64),
-            Scalar::Str(s) => match s.trim().parse::<i64>() {
-                Ok(i) => Some(i),
-                Err(_) => {
-                    let next = -(self.string_ids.len() as i64) - 1;
-                    let id = *self.string_ids.entry(s.to_string()).or_insert(next);
-                    if id == next {
+            Scalar::Str(r) => {
+                let s = text.get(r.clone())?;
+                match s.trim().parse::<i64>() {
+                    Ok(i) => Some(i),
+                    Err(_) => {
+                        if let Some(&id) = self.string_ids.get(s) {
+                            return Some(id);
+                        }
+                        let id = -(self.string_ids.len() as i64) - 1;
+                        self.string_ids.insert(s.to_string(), id);
                         let s = s.to_string();
                         self.warnings.add("string_id", || {
                             format!("non-numeric {what} {s:?} shown as {id}")
                         });
+                        Some(id)
                     }
-                    Some(id)
                 }
-            },
+            }
             _ => None,
         }
     }
 
-    fn add(&mut self, ev: RawEvent<'_>) {
+    fn add(&mut self, ev: &RawEvent) {
         self.counts.events += 1;
-        let ph = ev.ph.as_ref().and_then(Scalar::as_str);
-        let cat = ev.cat.as_ref().and_then(Scalar::as_str);
+        let text = std::mem::take(&mut self.texts.text);
+        self.add_with(ev, &text);
+        self.texts.text = text;
+    }
+
+    fn add_with(&mut self, ev: &RawEvent, text: &str) {
+        let ph = ev.ph.as_ref().and_then(|v| v.as_str(text));
+        let cat = ev.cat.as_ref().and_then(|v| v.as_str(text));
         // Python frames (`with_stack=True`) nest ops and take their time out of their
         // parents' self time, as in `key_averages()`; they are no op rows.
         let frame = cat == Some("python_function");
         if ph != Some("X") || !(frame || matches!(cat, Some("cpu_op" | "user_annotation"))) {
-            let show = |v: Option<&str>| {
-                v.map(|s| format!("{:?}", s.chars().take(40).collect::<String>()))
-                    .unwrap_or_else(|| "none".into())
-            };
-            self.ignore(format!("ph {} cat {}", show(ph), show(cat)));
+            self.ignore_kind(|k| {
+                k.push_str("ph ");
+                show_kind(k, ph);
+                k.push_str(" cat ");
+                show_kind(k, cat);
+            });
             return;
         }
         let n = self.counts.events;
-        let name = ev.name.as_ref().and_then(Scalar::as_str);
-        let ts = ev.ts.as_ref().and_then(MicrosText::ns);
-        let dur = ev.dur.as_ref().and_then(MicrosText::ns);
-        let pid = self.id_of(ev.pid.as_ref(), "pid");
-        let tid = self.id_of(ev.tid.as_ref(), "tid");
+        let name = ev.name.as_ref().and_then(|v| v.as_str(text));
+        let (ts, dur) = (ev.ts, ev.dur);
+        let pid = self.id_of_in(ev.pid.as_ref(), "pid", text);
+        let tid = self.id_of_in(ev.tid.as_ref(), "tid", text);
         let (Some(name), Some(ts), Some(dur), Some(pid), Some(tid)) = (name, ts, dur, pid, tid)
         else {
             self.counts.malformed += 1;
@@ -133,10 +171,11 @@ impl Builder {
             let found = candidates
                 .iter()
                 .copied()
-                .find(|&id| self.scratch.matches(&self.inputs[id as usize]));
+                .find(|&id| self.scratch.matches(&self.flat_inputs[id as usize]));
             Some(found.unwrap_or_else(|| {
                 let id = self.inputs.len() as u32;
                 self.inputs.push(self.scratch.to_sig());
+                self.flat_inputs.push(self.scratch.to_flat());
                 candidates.push(id);
                 id
             }))
@@ -159,32 +198,29 @@ impl Builder {
 }
 
 pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    read_chrome(&mut de, &mut |_| None)
+    let mut reader = bytes;
+    read_chrome_json_from(&mut reader, &mut |_| None)
 }
 
-/// Stream Chrome JSON from a reader (a gzip stream): memory grows with the events kept,
-/// never with the size of the text. `io_problem` turns a reader error (which the reader
-/// recorded itself) into `Some(Ok(warning))` to keep the events before it, or
-/// `Some(Err(error))`; `None` reports the JSON error.
+/// Read Chrome JSON from a reader (a file, a gzip stream) through the scanner's fixed
+/// buffer: memory grows with the events kept, never with the size of the text.
+/// `io_problem` turns a reader error or an early end (which the reader may have recorded
+/// itself: a gzip stream cut short) into `Some(Ok(warning))` to keep the events before
+/// it, or `Some(Err(error))`; `None` reports the JSON error.
 pub(crate) fn read_chrome_json_from(
-    reader: impl std::io::Read,
-    io_problem: &mut dyn FnMut(&serde_json::Error) -> Option<Result<String, TraceError>>,
+    reader: &mut dyn Read,
+    io_problem: &mut dyn FnMut(&ScanError) -> Option<Result<String, TraceError>>,
 ) -> Result<IntervalSet, TraceError> {
-    let mut de =
-        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
-    read_chrome(&mut de, io_problem)
+    let mut scanner = Scanner::new(reader);
+    read_chrome(&mut scanner, io_problem)
 }
 
-pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
-    de: &mut serde_json::Deserializer<R>,
-    io_problem: &mut dyn FnMut(&serde_json::Error) -> Option<Result<String, TraceError>>,
+fn read_chrome(
+    scanner: &mut Scanner,
+    io_problem: &mut dyn FnMut(&ScanError) -> Option<Result<String, TraceError>>,
 ) -> Result<IntervalSet, TraceError> {
     let mut b = Builder::default();
-    let parsed = TopSeed(&mut b)
-        .deserialize(&mut *de)
-        .and_then(|()| de.end());
-    if let Err(e) = parsed {
+    if let Err(e) = document::read_document(scanner, &mut b) {
         let kept = b.counts.op_events;
         match io_problem(&e) {
             Some(Err(fatal)) => return Err(fatal),
@@ -194,12 +230,12 @@ pub(crate) fn read_chrome<'de, R: serde_json::de::Read<'de>>(
                 });
             }
             Some(Ok(message)) => return Err(TraceError::Gzip(message)),
+            None if e.is_io() => return Err(TraceError::Io(e.to_string())),
             None => {
                 // The trace-event format lets the event array end without its `]` (a
                 // killed profiler leaves it so): a cut after whole events is read, and
                 // one with no op event before it is reported as such below.
-                let cut_short = e.classify() == serde_json::error::Category::Eof;
-                if !cut_short || b.counts.events == 0 {
+                if !e.is_eof() || b.counts.events == 0 {
                     return Err(TraceError::Json(e.to_string()));
                 }
                 b.warnings.add("truncated", || {
@@ -275,6 +311,22 @@ mod tests {
         assert_eq!(sig.shapes, vec![vec![2, 3], vec![3, 4], vec![]]);
         assert_eq!(sig.types, vec!["float", "float", ""]);
         assert_eq!((set.threads[1].pid, set.threads[1].tid), (-1, -2));
+    }
+
+    /// The scanner's window only changes when bytes are read: every token straddling a
+    /// refill gives the same trace, cut or whole, as the text read at once.
+    #[test]
+    fn the_window_size_changes_nothing() {
+        let json: &[u8] = include_bytes!("../../../../../fixtures/torch/cnn_infer.json");
+        for text in [json, &json[..json.len() / 2], &json[..json.len() - 1]] {
+            let whole = format!("{:?}", read_chrome_json(text));
+            for window in [1, 2, 7, 64, 4096] {
+                let mut r = text;
+                let mut s = Scanner::with_buffer(&mut r, window);
+                let set = format!("{:?}", read_chrome(&mut s, &mut |_| None));
+                assert_eq!(set, whole, "window {window}");
+            }
+        }
     }
 
     #[test]

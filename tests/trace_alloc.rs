@@ -1,0 +1,65 @@
+//! The Chrome/Kineto JSON reader allocates per distinct name, signature, thread and
+//! warning kind, and for the growth of the interval array (doubling), never per event:
+//! reading a trace of ten times as many events of the same workload makes (almost) no
+//! more allocations, and the largest allocation is the model's, not the text's. A
+//! counting global allocator checks it (`tests/support/counting_alloc.rs`).
+
+#[path = "support/big_trace.rs"]
+mod big_trace;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
+use std::sync::atomic::Ordering;
+
+use counting_alloc::{ALLOCATIONS, LARGEST};
+use cpuprof_tui::trace;
+
+/// Allocations made reading a trace of `copies` copies of the training fixture's events
+/// (plain and through gzip), the largest one, and the op events read.
+fn read_allocations(t: &big_trace::TraceTemplate, copies: u64, gz: bool) -> (usize, usize, u64) {
+    let mut text = Vec::new();
+    t.write(&mut text, copies).unwrap();
+    if gz {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, &text).unwrap();
+        text = e.finish().unwrap();
+    }
+    let _guard = counting_alloc::one_at_a_time();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    LARGEST.store(0, Ordering::Relaxed);
+    let set = trace::read_intervals(&text, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
+    let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let largest = LARGEST.load(Ordering::Relaxed);
+    (made, largest, set.counts.op_events)
+}
+
+#[test]
+fn the_json_reader_allocates_per_name_not_per_event() {
+    let t = big_trace::TraceTemplate::from_fixture();
+    for gz in [false, true] {
+        let (small, small_largest, small_ops) = read_allocations(&t, 20, gz);
+        let (big, big_largest, big_ops) = read_allocations(&t, 200, gz);
+        eprintln!(
+            "gzip {gz}: {small} allocations for {small_ops} op events (largest {small_largest} B), \
+             {big} for {big_ops} (largest {big_largest} B)"
+        );
+        // Every call counted: the op events written (counted in the text, not by the reader).
+        assert_eq!(small_ops, 20 * t.op_events as u64);
+        assert_eq!(big_ops, 200 * t.op_events as u64);
+        // 91,000 more op events (and ~100,000 more events in all). One allocation per
+        // event would add ~100,000; the allowance covers the doublings of the interval
+        // array and of the nesting's per-thread lists (log2(10) ≈ 3.3 more each) and the
+        // sort buffers.
+        assert!(
+            big <= small + 64,
+            "{small} allocations for 20 copies but {big} for 200: something allocates per event"
+        );
+        // The largest allocation is the model's (the interval arrays), never the text:
+        // the 200-copy trace is ~44 MB of JSON.
+        let text_bytes = 200 * t.copy_bytes;
+        assert!(
+            big_largest < text_bytes / 4,
+            "largest allocation {big_largest} B for {text_bytes} B of text"
+        );
+    }
+}
