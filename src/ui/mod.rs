@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let body = state.areas_for(area.width, area.height).body;
     for popup in state.views.popups() {
         match (popup, screen) {
-            (View::Help(_), Some(View::Compare(view))) => compare::draw_help(frame, view, theme),
+            (View::Help(h), Some(View::Compare(view))) => compare::draw_help(frame, view, h, theme),
             (View::Help(h), _) => help::render(frame, body, h, theme),
             (View::Dialog(message), _) => dialog::render(frame, area, message, theme),
             _ => {}

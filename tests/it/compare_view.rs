@@ -452,3 +452,27 @@ fn copied_and_drawn_names_are_escaped() {
     let text = screen(&mut s, (160, 48));
     assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
 }
+
+/// `/` in the help over the compare view: the lines holding the text are counted in the
+/// title and the first one is brought into view, at 80x24 where the keys do not all fit.
+#[test]
+fn help_over_compare_searches() {
+    let mut s = view();
+    press(&mut s, '?');
+    press(&mut s, '/');
+    for c in "swap".chars() {
+        press(&mut s, c);
+    }
+    press_key(&mut s, KeyCode::Enter);
+    let text = screen(&mut s, (80, 24));
+    assert!(text.contains("/swap: 1 line"), "{text}");
+    assert!(text.contains("swap A and B"), "{text}");
+    // A text on the last lines of the help (the verdict marks) is scrolled to.
+    press(&mut s, '/');
+    for c in "marks".chars() {
+        press(&mut s, c);
+    }
+    press_key(&mut s, KeyCode::Enter);
+    let text = screen(&mut s, (80, 24));
+    assert!(text.contains("marks: ▲ slower"), "{text}");
+}

@@ -369,7 +369,15 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
 
 /// The help over the compare view: its key table (from `keymap`), the verdict marks and
 /// every warning of the comparison.
-pub fn draw_help(frame: &mut Frame, view: &CompareView, theme: &Theme) {
+/// The compare view's help: its keys, the verdict marks and every warning. `help` is the
+/// popup's state: `/` highlights the lines holding the text and brings the first one
+/// into view; j/k scroll.
+pub fn draw_help(
+    frame: &mut Frame,
+    view: &CompareView,
+    help: &crate::views::help::state::HelpView,
+    theme: &Theme,
+) {
     let area = frame.area();
     if area.width < 10 || area.height < 6 {
         return;
@@ -410,7 +418,27 @@ pub fn draw_help(frame: &mut Frame, view: &CompareView, theme: &Theme) {
             theme.warning(),
         ));
     }
+    // The search: matching lines highlighted, the first one scrolled into view.
+    let needle = help.search.needle();
+    let texts: Vec<String> = lines
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let found = crate::app::search::matches(texts.iter().map(String::as_str), &needle);
+    for &i in &found {
+        lines[i] = Line::styled(
+            texts[i].clone(),
+            theme.warning().add_modifier(Modifier::BOLD),
+        );
+    }
+    let total = lines.len();
     let h = (lines.len() as u16 + 2).min(area.height);
+    let inner_rows = h.saturating_sub(2) as usize;
+    let max = total.saturating_sub(inner_rows);
+    let scroll = match found.first() {
+        Some(&first) if !needle.is_empty() => first.min(max),
+        _ => help.scroll.min(max),
+    };
     let rect = Rect::new(
         area.width.saturating_sub(w) / 2,
         area.height.saturating_sub(h) / 2,
@@ -419,11 +447,23 @@ pub fn draw_help(frame: &mut Frame, view: &CompareView, theme: &Theme) {
     );
     frame.render_widget(Clear, rect);
     frame.render_widget(
-        Paragraph::new(lines).block(
+        Paragraph::new(lines).scroll((scroll as u16, 0)).block(
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(theme.border(true))
-                .title(Span::styled(" compare keys ", theme.title())),
+                .title(Span::styled(
+                    if needle.is_empty() {
+                        " compare keys ".to_string()
+                    } else {
+                        format!(
+                            " compare keys · /{}: {} line{} ",
+                            clean(&needle),
+                            found.len(),
+                            if found.len() == 1 { "" } else { "s" }
+                        )
+                    },
+                    theme.title(),
+                )),
         ),
         rect,
     );
