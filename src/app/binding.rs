@@ -52,37 +52,37 @@ pub(crate) const HELP_KEY: Binding =
     b(Meaning::Help, &[ch('?')], Command::ToggleHelp, "help").hint("help");
 
 // The moves most tables share.
-pub(super) const DOWN: Binding = b(
+pub(crate) const DOWN: Binding = b(
     Meaning::Move,
     &[ch('j'), code(KeyCode::Down)],
     Command::Down,
     "move down",
 );
-pub(super) const UP: Binding = b(
+pub(crate) const UP: Binding = b(
     Meaning::Move,
     &[ch('k'), code(KeyCode::Up)],
     Command::Up,
     "move up",
 );
-pub(super) const PAGE_DOWN: Binding = b(
+pub(crate) const PAGE_DOWN: Binding = b(
     Meaning::Page,
     &[code(KeyCode::PageDown), ctrl('d')],
     Command::PageDown,
     "page down",
 );
-pub(super) const PAGE_UP: Binding = b(
+pub(crate) const PAGE_UP: Binding = b(
     Meaning::Page,
     &[code(KeyCode::PageUp), ctrl('u')],
     Command::PageUp,
     "page up",
 );
-pub(super) const TOP: Binding = b(
+pub(crate) const TOP: Binding = b(
     Meaning::Ends,
     &[ch('g'), code(KeyCode::Home)],
     Command::Top,
     "first row",
 );
-pub(super) const BOTTOM: Binding = b(
+pub(crate) const BOTTOM: Binding = b(
     Meaning::Ends,
     &[ch('G'), code(KeyCode::End)],
     Command::Bottom,

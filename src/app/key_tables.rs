@@ -199,92 +199,7 @@ static EXPLORER: &[Binding] = &[
     QUIT,
 ];
 
-static COMPARE: &[Binding] = &[
-    DOWN.hint("move"),
-    UP.hint("move"),
-    PAGE_DOWN,
-    PAGE_UP,
-    TOP,
-    BOTTOM,
-    b(
-        M::Pane,
-        &[code(KeyCode::Tab), code(KeyCode::BackTab)],
-        K::NextPane,
-        "tree (program order) or table (sorted)",
-    )
-    .hint("tree/table"),
-    b(
-        M::Sort,
-        &[ch('s')],
-        K::SortNext,
-        "next sort: verdict, change, name, median A",
-    )
-    .hint("sort"),
-    b(
-        M::Filter,
-        &[ch('/')],
-        K::StartFilter,
-        "filter rows by name (live)",
-    )
-    .hint("filter"),
-    b(
-        M::Unchanged,
-        &[ch('u')],
-        K::ToggleUnchanged,
-        "hide unchanged rows: only slower, faster, added, removed, the tree keeping their ancestors dimmed (again: all)",
-    )
-    .hint("changed only"),
-    b(M::Swap, &[ch('x')], K::Swap, "swap A and B").hint("swap A/B"),
-    b(
-        M::Copy,
-        &[ch('c')],
-        K::CopyRow,
-        "copy the selected row (name, kind, delegate, medians, change, p, path) to the clipboard (OSC 52)",
-    )
-    .hint("copy"),
-    b(
-        M::Flame,
-        &[ch('f')],
-        K::ToggleFlame,
-        "differential flame graph: B's widths, coloured by verdict",
-    )
-    .hint("flame"),
-    b(
-        M::Back,
-        &[code(KeyCode::Esc)],
-        K::Back,
-        "back: clear the filter, then close the view (watch mode: to the explorer)",
-    )
-    .hint("back"),
-    b(
-        M::Help,
-        &[ch('?')],
-        K::ToggleHelp,
-        "help (lists every warning too)",
-    )
-    .hint("help"),
-    QUIT,
-];
-
 // One binding a line: the table reads as the help does.
-#[rustfmt::skip]
-static MODULES: &[Binding] = &[
-    DOWN, UP, PAGE_DOWN, PAGE_UP, TOP, BOTTOM,
-    b(M::Open, &[code(KeyCode::Enter)], K::Enter, "module: open / close; row: reveal it in the tree"),
-    b(M::Sideways, &[ch('h'), code(KeyCode::Left)], K::Collapse, "close the module / go to its parent"),
-    b(M::Sideways, &[ch('l'), code(KeyCode::Right)], K::Expand, "open the module"),
-    b(M::FoldAll, &[ch('e')], K::ExpandAll, "open every module"),
-    b(M::FoldAll, &[ch('E')], K::CollapseAll, "close every module (the roots stay open)"),
-    b(M::Sort, &[ch('s')], K::SortNext, "next sort: model order, median, mean, path"),
-    b(M::SortReverse, &[ch('S')], K::SortReverse, "reverse the sort"),
-    b(M::Filter, &[ch('/')], K::StartFilter, "filter by path, type or row name (live)"),
-    b(M::Reveal, &[ch('r')], K::Reveal, "reveal the row in the explorer's tree (closes the view)"),
-    b(M::Copy, &[ch('c')], K::CopyRow, "copy the module path, or the row's file:line (OSC 52)"),
-    b(M::Modules, &[ch('m')], K::ToggleModules, "close the modules view").hint("close"),
-    b(M::Back, &[code(KeyCode::Esc)], K::Back, "back: clear the filter, then close the view"),
-    HELP_KEY,
-    QUIT,
-];
 
 static FILTER: &[Binding] = &[
     b(
@@ -338,84 +253,18 @@ static FILTER: &[Binding] = &[
     b(M::Quit, &[ctrl('c')], K::Quit, "quit"),
 ];
 
-static HELP: &[Binding] = &[
-    b(
-        M::Move,
-        &[ch('j'), code(KeyCode::Down)],
-        K::Down,
-        "scroll down",
-    ),
-    b(M::Move, &[ch('k'), code(KeyCode::Up)], K::Up, "scroll up"),
-    b(
-        M::Page,
-        &[code(KeyCode::PageDown), ctrl('d'), ch(' ')],
-        K::PageDown,
-        "page down (also Space)",
-    ),
-    PAGE_UP,
-    b(
-        M::Ends,
-        &[ch('g'), code(KeyCode::Home)],
-        K::Top,
-        "first line",
-    ),
-    b(
-        M::Ends,
-        &[ch('G'), code(KeyCode::End)],
-        K::Bottom,
-        "last page",
-    ),
-    b(
-        M::Filter,
-        &[ch('/')],
-        K::StartFilter,
-        "search the help (ignoring case); the match is the top line",
-    ),
-    b(
-        M::Match,
-        &[ch(']')],
-        K::NextMatch,
-        "next line matching the / search (k of n in the status line)",
-    ),
-    b(
-        M::Match,
-        &[ch('[')],
-        K::PrevMatch,
-        "previous line matching the / search",
-    ),
-    b(M::Help, &[ch('?')], K::ToggleHelp, "close help (again: ?)"),
-    b(
-        M::Back,
-        &[code(KeyCode::Esc)],
-        K::Back,
-        "clear the search, then close help",
-    ),
-    QUIT,
-];
-
-static DIALOG: &[Binding] = &[
-    b(
-        M::Open,
-        &[code(KeyCode::Enter)],
-        K::Dismiss,
-        "dismiss (the last good profile stays)",
-    ),
-    b(M::Back, &[code(KeyCode::Esc)], K::Back, "dismiss"),
-    QUIT,
-];
-
 /// The key table of `kind`.
 pub fn bindings(kind: ViewKind) -> &'static [Binding] {
     match kind {
         ViewKind::Explorer => EXPLORER,
         ViewKind::Filter => FILTER,
-        ViewKind::Log => super::view_keys::LOG,
-        ViewKind::Timeline => super::view_keys::TIMELINE,
-        ViewKind::Compare => COMPARE,
+        ViewKind::Log => crate::views::log::keys::LOG,
+        ViewKind::Timeline => crate::views::timeline::keys::TIMELINE,
+        ViewKind::Compare => crate::views::compare::keys::COMPARE,
         ViewKind::Flame => crate::views::flame::keys::FLAME,
-        ViewKind::Help => HELP,
-        ViewKind::Dialog => DIALOG,
-        ViewKind::Modules => MODULES,
+        ViewKind::Help => crate::views::help::keys::HELP,
+        ViewKind::Dialog => crate::views::dialog::keys::DIALOG,
+        ViewKind::Modules => crate::views::modules::keys::MODULES,
         ViewKind::Fleet => crate::views::fleet::keys::FLEET,
     }
 }

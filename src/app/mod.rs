@@ -37,7 +37,6 @@ pub mod table;
 mod trace_view;
 mod update;
 pub mod view;
-pub mod view_keys;
 mod warmup;
 pub mod watch;
 

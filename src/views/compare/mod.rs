@@ -1,5 +1,6 @@
 //! Two profiles compared (`compare A B`; `d` in watch mode and the fleet).
 
 pub mod detail;
+pub mod keys;
 pub mod render;
 pub mod state;

@@ -1,3 +1,4 @@
 //! A load failed: the message naming the file, over the last good profile.
 
+pub mod keys;
 pub mod render;

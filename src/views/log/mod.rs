@@ -1,4 +1,5 @@
 //! Findings, decoded plans and the runner log (`w`, `v`), with a cursor and search.
 
+pub mod keys;
 pub mod render;
 pub mod state;
