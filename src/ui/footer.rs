@@ -59,7 +59,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         if let Some(notice) = &state.notice {
             spans.push(Span::styled(format!("{notice} │ "), theme.warning()));
         }
-        if !t.filter.value().is_empty() {
+        // The explorer's own state (its table's filter and sort, the warm-up) only under
+        // the explorer: another view on screen has its own.
+        let explorer_on_screen = matches!(
+            state.views.screen(),
+            None | Some(crate::app::View::Explorer)
+        );
+        if explorer_on_screen && !t.filter.value().is_empty() {
             spans.push(Span::styled(
                 format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
                 theme.warning(),
@@ -72,9 +78,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         let warmup = shown_warmup
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
-        // The modules view has its own sort and no warm-up key: the explorer's are not its.
-        let modules_on_screen = matches!(state.views.screen(), Some(crate::app::View::Modules(_)));
-        if !modules_on_screen {
+        if explorer_on_screen {
             spans.push(Span::styled(
                 format!("sort {}{dir} │ {warmup}", t.sort.label()),
                 theme.dim(),
@@ -87,7 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             .and_then(|d| d.runs.as_ref())
             .filter(|r| r.dropped == 0 && r.cold > 0)
             .map(|r| r.cold);
-        if let Some(n) = cold.filter(|_| !modules_on_screen) {
+        if let Some(n) = cold.filter(|_| explorer_on_screen) {
             spans.push(Span::styled(
                 format!(
                     "{n} cold first run{} (+ drops one) │ ",
@@ -113,6 +117,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             Meaning::Types if explorer => has_types,
             Meaning::Modules if explorer => has_modules,
             Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline if explorer => watching,
+            // The timeline steps through a dump's runs; a trace has none.
+            Meaning::Runs if kind == ViewKind::Timeline => {
+                data.is_some_and(|d| d.kind != crate::app::data::SourceKind::Trace)
+            }
             _ => true,
         };
         let all: Vec<Hint> = state
