@@ -62,3 +62,56 @@ pub fn peak_rss_kib(args: &[&str], input: &Path, out: &Path) -> Option<u64> {
         .parse()
         .ok()
 }
+
+/// One run of a command: wall seconds, CPU seconds (user + sys), peak RSS in KiB.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    pub wall: f64,
+    pub cpu: f64,
+    pub rss_kib: u64,
+}
+
+/// Run `cmd args` with stdout and stderr to /dev/null, its resources from `wait4`.
+/// None when it cannot start or fails.
+pub fn run_once(cmd: &str, args: &[&str]) -> Option<Run> {
+    let t0 = Instant::now();
+    let child = Command::new(cmd)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our own child, not yet waited for (std never waits on drop).
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = t0.elapsed().as_secs_f64();
+    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return None;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(Run {
+        wall,
+        cpu: secs(usage.ru_utime) + secs(usage.ru_stime),
+        rss_kib: usage.ru_maxrss as u64,
+    })
+}
+
+/// The median (by wall time; CPU time and RSS medians taken on their own) of `n` runs.
+pub fn median_run(n: usize, cmd: &str, args: &[&str]) -> Option<Run> {
+    let mut runs = Vec::with_capacity(n);
+    for _ in 0..n {
+        runs.push(run_once(cmd, args)?);
+    }
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Some(Run {
+        wall: med(runs.iter().map(|r| r.wall).collect()),
+        cpu: med(runs.iter().map(|r| r.cpu).collect()),
+        rss_kib: med(runs.iter().map(|r| r.rss_kib as f64).collect()) as u64,
+    })
+}
