@@ -26,9 +26,15 @@ pub fn fit_middle(s: &str, width: usize) -> String {
     if display_width(s) <= width || width < 5 {
         return fit(s, width, false);
     }
-    let room = width - 1;
-    let head_room = room / 2;
-    let take = |chars: &mut dyn Iterator<Item = char>, room: usize| {
+    let out = cut_around(s, width, (width - 1) / 2);
+    pad_right(&out, width)
+}
+
+/// `s` in `room` cells around a `…`: at most `head_room` cells of its start, then as much
+/// of its end as the rest holds (a wide character never split).
+pub fn cut_around(s: &str, room: usize, head_room: usize) -> String {
+    use crate::escape::display_width;
+    fn take(chars: impl Iterator<Item = char>, room: usize) -> Vec<char> {
         let mut used = 0;
         let mut out = Vec::new();
         for c in chars {
@@ -40,15 +46,17 @@ pub fn fit_middle(s: &str, width: usize) -> String {
             out.push(c);
         }
         out
-    };
-    let head: String = take(&mut s.chars(), head_room).into_iter().collect();
-    let head_w = display_width(&head);
-    let mut tail = take(&mut s.chars().rev(), room - head_w);
+    }
+    let head: String = take(s.chars(), head_room.min(room.saturating_sub(1)))
+        .into_iter()
+        .collect();
+    let rest = room.saturating_sub(1 + display_width(&head));
+    let mut tail = take(s.chars().rev(), rest);
     tail.reverse();
     let mut out = head;
     out.push('…');
     out.extend(tail);
-    pad_right(&out, width)
+    out
 }
 
 #[cfg(test)]

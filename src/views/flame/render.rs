@@ -363,27 +363,7 @@ pub fn fit_label(text: &str, room: usize) -> String {
         return String::new();
     }
     let head_room = if room > 12 { (room - 1) / 3 } else { 0 };
-    let tail_room = room - 1 - head_room;
-    let take = |chars: &mut dyn Iterator<Item = char>, room: usize| {
-        let mut used = 0;
-        let mut out = Vec::new();
-        for c in chars {
-            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if used + w > room {
-                break;
-            }
-            used += w;
-            out.push(c);
-        }
-        out
-    };
-    let head = take(&mut text.chars(), head_room);
-    let mut tail = take(&mut text.chars().rev(), tail_room);
-    tail.reverse();
-    let mut out: String = head.into_iter().collect();
-    out.push('…');
-    out.extend(tail);
-    out
+    crate::ui::text::cut_around(text, room, head_room)
 }
 
 fn legend(buf: &mut Buffer, area: Rect, diff: bool, theme: &Theme) {
