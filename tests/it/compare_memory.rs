@@ -6,7 +6,6 @@
 #![cfg(target_os = "linux")]
 
 use std::io::Write;
-use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 const OPS: usize = 20_000;
@@ -53,13 +52,7 @@ fn trace(path: &std::path::Path, scale: f64) {
 /// parent's high-water mark until it execs). Without /usr/bin/time the budget is
 /// skipped (0), and `support::child` says so.
 fn peak_rss_kib(args: &[&str]) -> (Option<i32>, i64) {
-    match crate::support::child::peak_rss_kib(BIN, args) {
-        Some(measured) => measured,
-        None => {
-            let o = Command::new(BIN).args(args).output().unwrap();
-            (o.status.code(), 0)
-        }
-    }
+    crate::support::child::peak_rss_kib_or_zero(BIN, args)
 }
 
 #[test]

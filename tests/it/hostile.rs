@@ -660,24 +660,11 @@ fn an_unreadable_log_beside_the_dump_is_a_warning() {
 
 // ---------------------------------------------------------------- memory budgets
 
-/// Run the binary and return (exit code, peak RSS in KiB) of that child alone.
+/// Run the binary and return (exit code, peak RSS in KiB) of that child alone, through
+/// /usr/bin/time (`support::child`; without it the budget is skipped and says so).
 #[cfg(target_os = "linux")]
-#[allow(clippy::zombie_processes)] // reaped with wait4, which std does not know about
 fn peak_rss_kib(args: &[&str]) -> (Option<i32>, i64) {
-    // Through /usr/bin/time: `wait4` here would report the test process's own peak too
-    // (a spawned child takes over its parent's high-water mark until it execs).
-    match crate::support::child::peak_rss_kib(BIN, args) {
-        Some(measured) => measured,
-        None => {
-            let o = Command::new(BIN)
-                .args(args)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .output()
-                .unwrap();
-            (o.status.code(), 0)
-        }
-    }
+    crate::support::child::peak_rss_kib_or_zero(BIN, args)
 }
 
 #[cfg(target_os = "linux")]
