@@ -4,7 +4,7 @@
 use ratatui::layout::Rect;
 
 use super::layout::SpanOf;
-use super::model::{FlameCommand, FlameSource};
+use super::model::FlameCommand;
 use super::sandwich::{SandwichStep, SandwichView};
 use super::state::{graph_area, FlameView};
 use crate::app::command::Command;
@@ -24,24 +24,11 @@ impl FlameView {
     pub(super) fn sandwich_command(&mut self, cmd: Command, area: Rect) -> Vec<Step> {
         let g = graph_area(area);
         let step = match cmd {
-            Command::Flame(FlameCommand::Weighting) | Command::Flame(FlameCommand::Order) => {
-                if self.tree.source == FlameSource::Trace
-                    && cmd == Command::Flame(FlameCommand::Weighting)
-                {
-                    return vec![Step::Notice(
-                        "a trace's widths are inclusive time only".into(),
-                    )];
-                }
-                if cmd == Command::Flame(FlameCommand::Order) {
-                    return vec![Step::Notice(
-                        "the sandwich merges stacks already: i goes back to the graph".into(),
-                    )];
-                }
-                self.weighting = 1 - self.weighting;
-                return vec![Step::Notice(format!(
-                    "widths: {}",
-                    self.tree.weightings[self.weighting]
-                ))];
+            Command::Flame(FlameCommand::Weighting) => return self.toggle_weighting(),
+            Command::Flame(FlameCommand::Order) => {
+                return vec![Step::Notice(
+                    "the sandwich merges stacks already: i goes back to the graph".into(),
+                )]
             }
             Command::Flame(c) => match self.sandwich.as_mut() {
                 Some(s) => s.command(c, g, self.weighting),

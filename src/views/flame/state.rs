@@ -314,21 +314,27 @@ impl FlameView {
                 }
             },
             FlameCommand::Weighting => {
-                if self.tree.source == FlameSource::Trace {
-                    return vec![Step::Notice(
-                        "a trace's widths are inclusive time only".into(),
-                    )];
-                }
-                self.weighting = 1 - self.weighting;
+                let steps = self.toggle_weighting();
                 let l = self.layout(area);
                 self.fix_selection(&l);
-                return vec![Step::Notice(format!(
-                    "widths: {}",
-                    self.tree.weightings[self.weighting]
-                ))];
+                return steps;
             }
         }
         Vec::new()
+    }
+
+    /// `%`: the other weighting (a trace has one: it says so), named in a notice.
+    pub(super) fn toggle_weighting(&mut self) -> Vec<Step> {
+        if self.tree.source == FlameSource::Trace {
+            return vec![Step::Notice(
+                "a trace's widths are inclusive time only".into(),
+            )];
+        }
+        self.weighting = 1 - self.weighting;
+        vec![Step::Notice(format!(
+            "widths: {}",
+            self.tree.weightings[self.weighting]
+        ))]
     }
 
     /// Select frame `f`, zooming out (or into its parent) until it is drawn.
