@@ -93,10 +93,10 @@ pub fn render(
     let buf = frame.buffer_mut();
     let l = view.layout(area);
     // The title; under it the search's summary and where the graph is (the breadcrumb
-    // of the zoomed frame), or the search being typed. Both cut in the middle, so their
-    // ends stay.
+    // of the zoomed frame), or the search being typed. Whole parts only, but for a
+    // breadcrumb, cut in the middle so both its ends stay.
     let width = area.width as usize;
-    let title = crate::escape::cut_middle(&escape(&view.title()), width);
+    let title = fit_parts(&escape(&view.title()), width);
     put(buf, area, area.y, &title, theme.title());
     let line = if view.search_editing {
         format!(
@@ -126,7 +126,13 @@ pub fn render(
                 .collect();
             format!("{} › (zoomed) · Esc zooms out", names.join(" › "))
         });
-        crate::escape::cut_middle(&parts.join(" · "), width)
+        // A breadcrumb keeps both ends (the root and the nearest ancestor); hints and the
+        // search's figures are whole parts or none.
+        if crumbs.is_empty() || view.sandwich.is_some() {
+            fit_parts(&parts.join(" · "), width)
+        } else {
+            crate::escape::cut_middle(&parts.join(" · "), width)
+        }
     };
     put(buf, area, area.y + 1, &line, theme.dim());
 
