@@ -33,7 +33,7 @@ fn node(name: String, parent: Option<usize>, depth: usize, ms: f64) -> TreeNode 
         depth,
         parent,
         children: Vec::new(),
-        stats: Stats::from_samples(vec![ms]),
+        stats: Stats::from_ms(&[ms]),
         share: None,
         op_row: None,
         scope: None,

@@ -78,11 +78,11 @@ fn main() {
 fn sample_bytes(profile: &cpuprof_tui::profile::Profile) -> (usize, usize) {
     use cpuprof_tui::profile::{Delegate, OtherOperator, Stats};
     use std::collections::HashSet;
-    type Seen = HashSet<*const f64>;
+    type Seen = HashSet<*const i64>;
     fn stats(s: &Stats, seen: &mut Seen) -> usize {
-        let shared = !s.samples.is_empty() && !seen.insert(s.samples.as_ptr());
+        let shared = !s.samples.is_empty() && !seen.insert(s.samples.ns().as_ptr());
         let samples = if shared { 0 } else { s.samples.len() };
-        (samples + s.warmup_samples.capacity() + s.runs.capacity()) * 8
+        (samples + s.warmup_samples.len() + s.runs.capacity()) * 8
     }
     fn parts(
         method: &Option<Stats>,

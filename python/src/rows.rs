@@ -60,7 +60,7 @@ impl Table {
     fn push(&mut self, block: &str, name: &str, s: &Stats, x: Extra<'_>) {
         self.event_block_name.push(block.to_string());
         self.event_name.push(name.to_string());
-        self.raw.push(s.samples.iter().copied().collect());
+        self.raw.push(s.samples.to_ms());
         self.p10.push(s.p10);
         self.p50.push(s.median);
         self.p90.push(s.p90);
@@ -178,7 +178,7 @@ pub fn dump_rows(p: &Profile) -> Table {
             ("Program::load_method", load.program_load_method),
         ] {
             if let Some(v) = v {
-                let one = Stats::from_samples(vec![v]);
+                let one = Stats::from_ms(&[v]);
                 let x = Extra {
                     instruction_id: Some(0),
                     ..Extra::default()

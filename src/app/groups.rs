@@ -87,7 +87,7 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
         };
         let (stats, summed_median) = match per_run {
             Some(s) => (s, None),
-            None => (Stats::from_samples(vec![summed]), Some(summed)),
+            None => (Stats::from_ms(&[summed]), Some(summed)),
         };
         let shown = summed_median.unwrap_or(stats.median);
         let mut delegates: Vec<&str> = ops.iter().map(|o| o.delegate.as_str()).collect();
@@ -219,15 +219,15 @@ fn per_run_sums(ops: &[&OpRow]) -> Option<Stats> {
     {
         return None;
     }
-    let sum = |f: &dyn Fn(&OpRow) -> &[f64], len: usize| -> Vec<f64> {
+    let sum = |f: &dyn Fn(&OpRow) -> &[i64], len: usize| -> Vec<i64> {
         (0..len)
-            .map(|i| ops.iter().map(|o| f(o)[i]).sum())
+            .map(|i| ops.iter().fold(0i64, |t, o| t.saturating_add(f(o)[i])))
             .collect()
     };
-    let kept = sum(&|o: &OpRow| &o.stats.samples, n);
-    let warm = sum(&|o: &OpRow| &o.stats.warmup_samples, w);
+    let kept = sum(&|o: &OpRow| o.stats.samples.ns(), n);
+    let warm = sum(&|o: &OpRow| o.stats.warmup_samples.ns(), w);
     Some(
-        Stats::from_samples(kept)
+        Stats::from_ns(kept)
             .with_runs(first.stats.runs.clone())
             .with_warmup(warm),
     )

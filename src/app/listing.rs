@@ -409,7 +409,7 @@ impl AppState {
 /// parent's, where the time splits. Returns the nodes to open and the node the hottest
 /// thread's path ends on (to select).
 fn hot_path(data: &ExplorerData) -> (Vec<usize>, Option<usize>) {
-    let total = |i: usize| data.nodes[i].stats.samples.iter().sum::<f64>();
+    let total = |i: usize| data.nodes[i].stats.total();
     let mut open = Vec::new();
     let mut best: Option<(f64, usize)> = None;
     for &root in &data.roots {

@@ -16,15 +16,10 @@ pub struct Overhead {
     pub call_per_run_median: f64,
 }
 
-/// Whole ns of a sample in ms (the profile's samples are whole ns / 1e6).
-fn ns(ms: f64) -> i64 {
-    (ms * 1e6).round() as i64
-}
-
 /// The sum of `s`'s kept samples in each run (a call repeated in a run adds up).
 fn per_run(s: &Stats, warmup: usize) -> BTreeMap<usize, i64> {
     let mut sums = BTreeMap::new();
-    for (i, &ms) in s.samples.iter().enumerate() {
+    for (i, &ns) in s.samples.ns().iter().enumerate() {
         let run = if s.runs.is_empty() {
             warmup + i
         } else {
@@ -33,7 +28,7 @@ fn per_run(s: &Stats, warmup: usize) -> BTreeMap<usize, i64> {
                 None => continue,
             }
         };
-        *sums.entry(run).or_insert(0) += ns(ms);
+        *sums.entry(run).or_insert(0) += ns;
     }
     sums
 }
@@ -64,11 +59,11 @@ pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> O
     // Warm-up samples carry no run index: matched only when every row has one sample
     // per warm-up run.
     let one_each = |s: &Stats| s.warmup_samples.len() == warmup;
-    let warm: Vec<f64> = if one_each(call) && parts.iter().all(|p| one_each(p)) {
+    let warm: Vec<i64> = if one_each(call) && parts.iter().all(|p| one_each(p)) {
         (0..warmup)
             .map(|i| {
-                let covered: i64 = parts.iter().map(|p| ns(p.warmup_samples[i])).sum();
-                (ns(call.warmup_samples[i]) - covered) as f64 / 1e6
+                let covered: i64 = parts.iter().map(|p| p.warmup_samples.ns()[i]).sum();
+                call.warmup_samples.ns()[i] - covered
             })
             .collect()
     } else {
@@ -79,12 +74,9 @@ pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> O
     } else {
         runs
     };
-    let call_totals: Vec<f64> = calls.values().map(|&t| t as f64 / 1e6).collect();
-    let samples = rest.into_iter().map(|r| r as f64 / 1e6).collect();
+    let call_totals: Vec<i64> = calls.values().copied().collect();
     Some(Overhead {
-        stats: Stats::from_samples(samples)
-            .with_runs(runs)
-            .with_warmup(warm),
-        call_per_run_median: Stats::from_samples(call_totals).median,
+        stats: Stats::from_ns(rest).with_runs(runs).with_warmup(warm),
+        call_per_run_median: Stats::from_ns(call_totals).median,
     })
 }

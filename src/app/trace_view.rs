@@ -9,31 +9,31 @@ use crate::trace::{CallNode, TraceProfile};
 
 impl ExplorerData {
     pub fn from_trace(trace: &TraceProfile) -> ExplorerData {
-        let top_level: Vec<f64> = trace
+        let top_level: Vec<i64> = trace
             .call_trees
             .iter()
-            .flat_map(|t| t.roots.iter().flat_map(|r| r.samples_ms.iter().copied()))
+            .flat_map(|t| t.roots.iter().flat_map(|r| r.samples_ns.iter().copied()))
             .collect();
         let mut data = ExplorerData {
             kind: SourceKind::Trace,
             files: vec![format!("{} ({})", trace.trace, trace.format.label())],
             runs: None,
             total_label: "top-level calls".to_string(),
-            total: (!top_level.is_empty()).then(|| Stats::from_samples(top_level)),
+            total: (!top_level.is_empty()).then(|| Stats::from_ns(top_level)),
             ..ExplorerData::default()
         };
 
         // The top-level calls by op name, over every thread.
-        let mut by_op: Vec<(String, Vec<f64>, i64)> = Vec::new();
+        let mut by_op: Vec<(String, Vec<i64>, i64)> = Vec::new();
         for root in trace.call_trees.iter().flat_map(|t| &t.roots) {
             match by_op.iter_mut().find(|(n, _, _)| *n == root.name) {
                 Some((_, samples, total)) => {
-                    samples.extend(root.samples_ms.iter().copied());
+                    samples.extend(root.samples_ns.iter().copied());
                     *total = total.saturating_add(root.inclusive_ns);
                 }
                 None => by_op.push((
                     root.name.clone(),
-                    root.samples_ms.clone(),
+                    root.samples_ns.clone(),
                     root.inclusive_ns,
                 )),
             }
@@ -41,7 +41,7 @@ impl ExplorerData {
         by_op.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
         data.top_level = by_op
             .into_iter()
-            .map(|(name, samples, total)| (name, Stats::from_samples(samples), total))
+            .map(|(name, samples, total)| (name, Stats::from_ns(samples), total))
             .collect();
 
         for (thread, tree) in trace.threads.iter().zip(&trace.call_trees) {
@@ -57,10 +57,10 @@ impl ExplorerData {
             if let Some(host) = &key.host {
                 info.insert(0, host.clone());
             }
-            let samples: Vec<f64> = tree
+            let samples: Vec<i64> = tree
                 .roots
                 .iter()
-                .flat_map(|r| r.samples_ms.iter().copied())
+                .flat_map(|r| r.samples_ns.iter().copied())
                 .collect();
             // Saturating: hostile traces may hold durations near i64::MAX.
             let total_ns = tree
@@ -74,7 +74,7 @@ impl ExplorerData {
                 depth: 0,
                 parent: None,
                 children: Vec::new(),
-                stats: Stats::from_samples(samples),
+                stats: Stats::from_ns(samples),
                 share: None,
                 op_row: None,
                 scope: None,
@@ -223,7 +223,7 @@ fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns:
         depth: 0,
         parent: Some(parent),
         children: Vec::new(),
-        stats: Stats::from_samples(call.samples_ms.clone()),
+        stats: Stats::from_ns(call.samples_ns.clone()),
         share: (parent_ns > 0).then(|| call.inclusive_ns as f64 / parent_ns as f64),
         op_row: None,
         scope: None,

@@ -189,7 +189,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
 /// Title row, bars, an axis row with the edges' values. A long tail is left out of
 /// the bins (`histogram::bin_bulk`) and counted beyond the labelled edges.
 fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
-    let h = histogram::bin_bulk(&s.samples, area.width);
+    let h = histogram::bin_bulk(&s.samples.to_ms(), area.width);
     let outliers = h.below + h.above > 0;
     let rows = area.height.saturating_sub(2 + u16::from(outliers)) as usize;
     let max = h.max_count().max(1);
@@ -272,9 +272,8 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
     let warm = s.warmup_samples.len();
     let values: Vec<f64> = s
         .warmup_samples
-        .iter()
-        .chain(s.samples.iter())
-        .copied()
+        .iter_ms()
+        .chain(s.samples.iter_ms())
         .collect();
     let width = area.width as usize;
     if values.is_empty() || width == 0 {

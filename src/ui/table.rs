@@ -210,7 +210,7 @@ mod tests {
     fn under_resolution_rows_read_below_one_microsecond() {
         // An XNNPACK operator with all samples 0 in a 2 µs step: <1 µs, share < 50%.
         let mut r = row();
-        r.stats = crate::profile::Stats::from_samples(vec![0.0, 0.0]);
+        r.stats = crate::profile::Stats::from_ns(vec![0, 0]);
         r.below_resolution = Some(0.002);
         assert_eq!(cell(&r, Column::Median), "<1 µs");
         assert_eq!(cell(&r, Column::Share), "<50.0%");

@@ -226,13 +226,13 @@ fn warmup_change_reloads_within_bounds() {
 fn warmup_changes_explain_themselves() {
     use cpuprof_tui::profile::Stats;
     let mut s = loaded(80, 24, 2);
-    s.data.as_mut().unwrap().total = Some(Stats::from_samples(vec![1.1134]));
+    s.data.as_mut().unwrap().total = Some(Stats::from_ms(&[1.1134]));
     let effects = key(&mut s, KeyCode::Char('+'));
     let [Effect::Load { generation, .. }] = effects[..] else {
         panic!("{effects:?}")
     };
     let mut next = ExplorerData::from_profile(&sample::profile());
-    next.total = Some(Stats::from_samples(vec![1.1141]));
+    next.total = Some(Stats::from_ms(&[1.1141]));
     next.runs.as_mut().unwrap().dropped = 3;
     next.runs.as_mut().unwrap().kept = 5;
     update(
@@ -835,11 +835,11 @@ fn runs_of_other_models_are_not_compared() {
     use cpuprof_tui::profile::Stats;
     let base = ExplorerData::from_profile(&sample::profile_with_error());
     let mut slower = base.clone();
-    slower.total = Some(Stats::from_samples(vec![1.2]));
+    slower.total = Some(Stats::from_ms(&[1.2]));
     let mut other = base.clone();
     other.ops.pop();
     let mut before = base.clone();
-    before.total = Some(Stats::from_samples(vec![1.0]));
+    before.total = Some(Stats::from_ms(&[1.0]));
     let entry = |d: &ExplorerData| RunEntry {
         id: 1,
         etdump: "x.etdp".into(),

@@ -73,7 +73,7 @@ fn tree(samples: &[f64]) -> RowTree {
             bytes: None,
             module: None,
             source_line: None,
-            stats: Stats::from_samples(samples.to_vec()),
+            stats: Stats::from_ms(samples),
             parent: None,
             children: Vec::new(),
             depth: 0,
@@ -82,7 +82,10 @@ fn tree(samples: &[f64]) -> RowTree {
     }
 }
 
+/// Samples are whole ns: each set is rounded to them (as a profile's are) before use.
 fn sample_set() -> impl Strategy<Value = Vec<f64>> {
+    let whole_ns =
+        |v: Vec<f64>| -> Vec<f64> { v.iter().map(|x| (x * 1e6).round() / 1e6).collect() };
     prop_oneof![
         // Continuous, 2-5 samples.
         prop::collection::vec(0.001f64..10.0, 2..=5),
@@ -93,6 +96,7 @@ fn sample_set() -> impl Strategy<Value = Vec<f64>> {
         // Larger, continuous.
         prop::collection::vec(0.01f64..5.0, 6..=25),
     ]
+    .prop_map(whole_ns)
 }
 
 proptest! {

@@ -641,7 +641,11 @@ fn compare_by_module_sums_rows_per_module() {
         .kernels[0]
         .stats
         .samples;
-    let mut sums: Vec<f64> = d2.iter().zip(flip).map(|(a, b)| a + b).collect();
+    let mut sums: Vec<f64> = d2
+        .iter_ms()
+        .zip(flip.iter_ms())
+        .map(|(a, b)| a + b)
+        .collect();
     sums.sort_by(f64::total_cmp);
     let median = (sums[4] + sums[5]) / 2.0;
     let l1 = rows.iter().find(|r| r["name"] == "layers.1").unwrap();

@@ -18,18 +18,19 @@ use cpuprof_tui::profile::{MethodProfile, Profile, ProfileRequest, Stats};
 use cpuprof_tui::report::{chrome, export::select_runs, folded};
 
 fn ns(s: &Stats) -> i64 {
-    s.samples.iter().map(|ms| (ms * 1e6).round() as i64).sum()
+    s.samples.ns().iter().sum()
 }
 
 /// Run index -> sample (ns) of one row (`Stats::runs`, or warm-up + i when every kept
 /// run has a sample).
 fn per_run(s: &Stats, warmup: usize) -> BTreeMap<usize, i64> {
     s.samples
+        .ns()
         .iter()
         .enumerate()
-        .map(|(i, ms)| {
+        .map(|(i, &ns)| {
             let run = s.runs.get(i).copied().unwrap_or(warmup + i);
-            (run, (ms * 1e6).round() as i64)
+            (run, ns)
         })
         .collect()
 }

@@ -63,19 +63,9 @@ fn check(stem: &str, warmup: usize) {
             .iter()
             .find(|n| n.parent == Some(call) && n.name == "(overhead)")
             .unwrap_or_else(|| panic!("{stem}: {name} has no (overhead) row"));
-        let got: Vec<i64> = over
-            .stats
-            .samples
-            .iter()
-            .map(|&ms| (ms * 1e6).round() as i64)
-            .collect();
+        let got: Vec<i64> = over.stats.samples.ns().to_vec();
         assert_eq!(got, runs[warmup..], "{stem} {name}: kept runs");
-        let warm: Vec<i64> = over
-            .stats
-            .warmup_samples
-            .iter()
-            .map(|&ms| (ms * 1e6).round() as i64)
-            .collect();
+        let warm: Vec<i64> = over.stats.warmup_samples.ns().to_vec();
         assert_eq!(warm, runs[..warmup], "{stem} {name}: warm-up runs");
         assert!(over.stats.runs.is_empty(), "every kept run has a sample");
         // Its share is of the call's median (one call per run here).

@@ -41,7 +41,7 @@ fn kernel_without_instruction_scope_is_not_counted_twice_in_the_remainder() {
     assert_eq!(p.other_operators.len(), 1);
     assert_eq!(p.other_operators[0].stats.samples, vec![0.003]);
     // 0.010 - 0.003 = 0.007 ms, not 0.010.
-    let rest = p.remainder.unwrap().samples[0];
+    let rest = p.remainder.unwrap().samples.ms(0);
     assert!((rest - 0.007).abs() < 1e-12, "{rest}");
 }
 

@@ -300,14 +300,14 @@ fn method_time_is_explained() {
             let parts: i64 = p
                 .delegates
                 .iter()
-                .map(|d| whole_ns(d.call.samples[i]))
+                .map(|d| whole_ns(d.call.samples.ms(i)))
                 .sum::<i64>()
                 + p.other_operators
                     .iter()
-                    .map(|o| whole_ns(o.stats.samples[i]))
+                    .map(|o| whole_ns(o.stats.samples.ms(i)))
                     .sum::<i64>();
-            let rest = whole_ns(r.samples[i]);
-            assert_eq!(parts + rest, whole_ns(m.samples[i]), "{case} run {i}");
+            let rest = whole_ns(r.samples.ms(i));
+            assert_eq!(parts + rest, whole_ns(m.samples.ms(i)), "{case} run {i}");
             assert!(rest >= 0, "{case} run {i}");
         }
     }

@@ -491,8 +491,8 @@ fn watch_runs_against_a_baseline() {
     let at = |s: u64| UNIX_EPOCH + Duration::from_secs(36_000 + s);
     let run = |name: &str, start: f64, other: bool| {
         let mut p = sample::profile();
-        p.method = Some(cpuprof_tui::stats::Stats::from_samples(
-            (0..8).map(|i| start + 0.1 * i as f64).collect(),
+        p.method = Some(cpuprof_tui::stats::Stats::from_ms(
+            &(0..8).map(|i| start + 0.1 * i as f64).collect::<Vec<_>>(),
         ));
         p.source.etdump = name.into();
         if other {

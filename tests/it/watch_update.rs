@@ -706,7 +706,7 @@ fn footer_names_the_warmup_of_the_profile_shown() {
 /// `other` drops an operator (another model).
 fn run_with(name: &str, samples: Vec<f64>, other: bool) -> ExplorerData {
     let mut p = sample::profile();
-    p.method = Some(cpuprof_tui::stats::Stats::from_samples(samples));
+    p.method = Some(cpuprof_tui::stats::Stats::from_ms(&samples));
     p.source.etdump = name.into();
     if other {
         p.delegates.remove(0);

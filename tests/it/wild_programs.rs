@@ -97,9 +97,9 @@ fn rows_are_the_inspectors(stem: &str, p: &Profile) -> usize {
                 .collect();
             assert_eq!(stats.samples.len(), raw.len(), "{stem}: {name} count");
             // The Inspector's ms are differences of ns timestamps in floating point.
-            for (a, b) in stats.samples.iter().zip(&raw) {
+            for (a, b) in stats.samples.iter_ms().zip(&raw) {
                 assert!(
-                    close(*a, *b, 1e-9) || (a - b).abs() <= 1e-8,
+                    close(a, *b, 1e-9) || (a - b).abs() <= 1e-8,
                     "{stem}: {name}: {a} vs {b}"
                 );
             }

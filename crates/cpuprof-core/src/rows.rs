@@ -76,7 +76,7 @@ pub struct Row {
     pub module: Option<String>,
     /// The first frame of the row's stack trace (`make.py:83 in forward`).
     pub source_line: Option<String>,
-    /// Samples in ms (per kept run for dumps, per call for traces) and their summary.
+    /// Samples in whole ns (per kept run for dumps, per call for traces) and their summary.
     pub stats: Stats,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
@@ -295,7 +295,7 @@ impl RowTree {
             for n in nodes {
                 let id = t.push(
                     parent,
-                    row(RowKind::Node, &n.name, None, Stats::from_samples(n.samples)),
+                    row(RowKind::Node, &n.name, None, Stats::from_ns(n.samples)),
                 );
                 push_nodes(t, Some(id), n.children);
             }
@@ -317,8 +317,8 @@ impl RowTree {
             let mi = t.push(None, row(RowKind::Method, &m.name, None, m.stats.clone()));
             t.rows[mi].group = m.group.clone();
             // Module path -> summed samples and how many rows were summed.
-            let mut sums: Vec<(String, Vec<f64>)> = Vec::new();
-            let mut add = |path: &str, samples: &[f64]| {
+            let mut sums: Vec<(String, Vec<i64>)> = Vec::new();
+            let mut add = |path: &str, samples: &[i64]| {
                 let at = match sums.iter().position(|(p, _)| p == path) {
                     Some(i) => i,
                     None => {
@@ -329,7 +329,7 @@ impl RowTree {
                 let acc = &mut sums[at].1;
                 acc.truncate(samples.len());
                 for (a, s) in acc.iter_mut().zip(samples) {
-                    *a += s;
+                    *a = a.saturating_add(*s);
                 }
             };
             for id in self.descendants(root) {
@@ -345,7 +345,7 @@ impl RowTree {
                     continue;
                 };
                 for p in module_ancestry(module) {
-                    add(p, &r.stats.samples);
+                    add(p, r.stats.samples.ns());
                 }
             }
             // Parents before children: by path depth, then first appearance.
@@ -362,12 +362,7 @@ impl RowTree {
                 } else {
                     path.as_str()
                 };
-                let mut r = row(
-                    RowKind::Module,
-                    name,
-                    None,
-                    Stats::from_samples(samples.clone()),
-                );
+                let mut r = row(RowKind::Module, name, None, Stats::from_ns(samples.clone()));
                 r.module = Some(path.clone());
                 let id = t.push(Some(parent), r);
                 placed.push((path.clone(), id));
@@ -395,7 +390,7 @@ impl RowTree {
 
 struct MergedNode {
     name: String,
-    samples: Vec<f64>,
+    samples: Vec<i64>,
     children: Vec<MergedNode>,
 }
 
@@ -442,7 +437,7 @@ fn merge_into(level: &mut Vec<MergedNode>, node: &CallNode, depth: usize) {
         }
     };
     let m = &mut level[idx];
-    m.samples.extend_from_slice(&node.samples_ms);
+    m.samples.extend_from_slice(&node.samples_ns);
     // The trace model already bounds depth; this keeps recursion bounded here too.
     if depth < crate::trace::MAX_TREE_DEPTH {
         for c in &node.children {

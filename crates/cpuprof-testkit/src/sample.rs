@@ -8,12 +8,18 @@ use cpuprof_core::profile::{
 };
 use cpuprof_core::runlog::{CpuPlan, LogLines};
 
-/// Stats over kept `samples` after `warmup` dropped samples, runs numbered from 0.
+/// Stats over kept `samples` (ms, whole ns) after `warmup` dropped samples, runs
+/// numbered from 0.
 pub fn stats(samples: &[f64], warmup: &[f64]) -> Stats {
     let w = warmup.len();
-    Stats::from_samples(samples.to_vec())
+    let ns = |ms: &[f64]| {
+        ms.iter()
+            .map(|&v| cpuprof_core::stats::ms_to_ns(v))
+            .collect()
+    };
+    Stats::from_ns(ns(samples))
         .with_runs((w..w + samples.len()).collect())
-        .with_warmup(warmup.to_vec())
+        .with_warmup(ns(warmup))
 }
 
 /// `base` scaled per run: the same run-to-run shape for every event.

@@ -169,8 +169,7 @@ pub(super) fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, the
     let all: Vec<f64> = [&r.a, &r.b]
         .iter()
         .filter_map(|s| s.as_ref())
-        .flat_map(|s| s.samples.iter().copied())
-        .filter(|v| v.is_finite())
+        .flat_map(|s| s.samples.iter_ms())
         .collect();
     if !all.is_empty() {
         let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
@@ -179,8 +178,9 @@ pub(super) fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, the
         let room = w.saturating_sub(8); // " hist A "
         let bins = room.saturating_sub(range.chars().count()).clamp(1, 40);
         let hist = |s: &Option<Stats>| {
-            s.as_ref()
-                .map_or(vec![0; bins], |s| histogram(&s.samples, lo, hi, bins))
+            s.as_ref().map_or(vec![0; bins], |s| {
+                histogram(&s.samples.to_ms(), lo, hi, bins)
+            })
         };
         let (ha, hb) = (hist(&r.a), hist(&r.b));
         let max = ha.iter().chain(&hb).copied().max().unwrap_or(0);
@@ -197,7 +197,7 @@ pub(super) fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, the
             if let Some(s) = s {
                 lines.push(Line::from(vec![
                     Span::styled(format!(" runs {label} "), theme.dim()),
-                    Span::styled(sparkline(&s.samples, lo, hi, room), theme.kept()),
+                    Span::styled(sparkline(&s.samples.to_ms(), lo, hi, room), theme.kept()),
                 ]));
             }
         }

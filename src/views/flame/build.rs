@@ -52,10 +52,12 @@ impl FlameTree {
         let mut types: std::collections::HashMap<&str, Option<OpType>> = Default::default();
         let value = |id: usize| -> [u64; 2] {
             let s = &data.nodes[id].stats;
+            // Negative samples (a remainder's) count as none.
             let sum = s
                 .samples
+                .ns()
                 .iter()
-                .fold(0u64, |a, &ms| a.saturating_add(ms_to_ns(ms)));
+                .fold(0u64, |a, &ns| a.saturating_add(ns.max(0) as u64));
             if trace {
                 [sum, sum]
             } else {

@@ -34,7 +34,7 @@ fn trace_of(names: &[&str]) -> ExplorerData {
         depth: 0,
         parent,
         children: Vec::new(),
-        stats: crate::profile::Stats::from_samples(vec![1.0]),
+        stats: crate::profile::Stats::from_ns(vec![1_000_000]),
         share: None,
         op_row: None,
         scope: None,

@@ -291,7 +291,7 @@ mod tests {
                 bytes: None,
                 module: None,
                 source_line: None,
-                stats: Stats::from_samples(vec![1.0]),
+                stats: Stats::from_ms(&[1.0]),
                 parent: *parent,
                 children: Vec::new(),
                 depth: 0,

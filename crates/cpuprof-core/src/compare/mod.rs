@@ -288,7 +288,7 @@ fn compare_on(
             .map(|(sa, sb)| change_and_interval(sa, sb, alpha));
         let test = both
             .filter(|_| reachable.contains(&i))
-            .and_then(|(sa, sb)| mann_whitney_u(&sa.samples, &sb.samples));
+            .and_then(|(sa, sb)| mann_whitney_u(&sa.samples.to_ms(), &sb.samples.to_ms()));
         (change, test)
     });
     let mut tests: Vec<Option<f64>> = vec![None; rows.len()];
@@ -395,16 +395,17 @@ fn compare_on(
 /// Hodges–Lehmann shift and its Moses interval instead, both in percent of A's median.
 fn change_and_interval(a: &Stats, b: &Stats, alpha: f64) -> (Option<f64>, Option<(f64, f64)>) {
     let pct = |r: f64| (r - 1.0) * 100.0;
-    if let Some(e) = ratio_estimate(&a.samples, &b.samples, alpha) {
+    let (a_ms, b_ms) = (a.samples.to_ms(), b.samples.to_ms());
+    if let Some(e) = ratio_estimate(&a_ms, &b_ms, alpha) {
         return (Some(pct(e.ratio)), e.ci.map(|(lo, hi)| (pct(lo), pct(hi))));
     }
     // Durations whose ratio has no finite estimate (A mostly zeros under the clock
     // quantum): no change can be given in percent, and none is invented.
-    if a.samples.iter().chain(b.samples.iter()).all(|x| *x >= 0.0) {
+    if a.samples.ns().iter().chain(b.samples.ns()).all(|x| *x >= 0) {
         return (None, None);
     }
     let scale = a.median.abs();
-    match hodges_lehmann(&a.samples, &b.samples, alpha) {
+    match hodges_lehmann(&a_ms, &b_ms, alpha) {
         Some(e) if scale > 0.0 => (
             Some(e.shift / scale * 100.0),
             e.ci.map(|(lo, hi)| (lo / scale * 100.0, hi / scale * 100.0)),
@@ -455,10 +456,10 @@ pub fn single_change(
 fn same_samples(r: &CompareRow) -> bool {
     match (&r.a, &r.b) {
         (Some(a), Some(b)) if a.count == b.count => {
-            let mut x = a.samples.to_vec();
-            let mut y = b.samples.to_vec();
-            x.sort_unstable_by(f64::total_cmp);
-            y.sort_unstable_by(f64::total_cmp);
+            let mut x = a.samples.ns().to_vec();
+            let mut y = b.samples.ns().to_vec();
+            x.sort_unstable();
+            y.sort_unstable();
             x == y
         }
         _ => false,
@@ -643,7 +644,7 @@ mod tests {
                 bytes: None,
                 module: None,
                 source_line: None,
-                stats: Stats::from_samples(s.clone()),
+                stats: Stats::from_ms(s),
                 parent: None,
                 children: Vec::new(),
                 depth: 0,
@@ -735,15 +736,15 @@ mod tests {
     #[test]
     fn single_change_is_one_uncorrected_test() {
         // 5 against 5, fully separated: p = 2/252 (one test, no correction), +100%.
-        let a = Stats::from_samples(run(5, 1.0));
-        let b = Stats::from_samples(run(5, 2.0));
+        let a = Stats::from_ms(&run(5, 1.0));
+        let b = Stats::from_ms(&run(5, 2.0));
         let (d, p, v) = single_change(&a, &b, &CompareOptions::default());
         assert_eq!(v, Verdict::Slower);
         assert!((p.unwrap() - 2.0 / 252.0).abs() < 1e-12);
         assert!((d.unwrap() - (2.02 - 1.02) / 1.02 * 100.0).abs() < 1e-9);
         // 3 against 3 cannot reach 0.05; against itself it is the same.
-        let a3 = Stats::from_samples(run(3, 1.0));
-        let b3 = Stats::from_samples(run(3, 2.0));
+        let a3 = Stats::from_ms(&run(3, 1.0));
+        let b3 = Stats::from_ms(&run(3, 2.0));
         assert_eq!(
             single_change(&a3, &b3, &CompareOptions::default()).2,
             Verdict::TooFewSamples
@@ -762,7 +763,7 @@ mod tests {
         let b = flat(&[a.rows[0]
             .stats
             .samples
-            .iter()
+            .iter_ms()
             .map(|x| x * 1.03 + 0.5)
             .collect()]);
         let c = compare(&a, &b, &CompareOptions::default());

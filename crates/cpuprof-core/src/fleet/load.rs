@@ -186,7 +186,7 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
     let method = profile.method.clone().map(|mut s| {
         s.samples = Default::default();
         s.runs = Vec::new();
-        s.warmup_samples = Vec::new();
+        s.warmup_samples = Default::default();
         s
     });
     // One root per method when there are several (as `RowTree::from_profile` makes them).
@@ -230,7 +230,7 @@ fn compact_rows(tree: RowTree, firsts: &[usize]) -> Vec<FleetRow> {
         .into_iter()
         .zip(firsts)
         .map(|(r, first)| FleetRow {
-            samples: Samples::from_ms(&r.stats.samples),
+            samples: Samples::from_ns(r.stats.samples.ns()),
             runs: RunIndex::new(first, &r.stats.runs),
             kind: r.kind,
             name: r.name,

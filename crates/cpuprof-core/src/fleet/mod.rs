@@ -32,6 +32,23 @@ pub enum Samples {
 }
 
 impl Samples {
+    /// From a row's samples (negative ones, a remainder's, as 0: the fleet ranks
+    /// durations).
+    pub fn from_ns(ns: &[i64]) -> Samples {
+        if ns.iter().all(|&v| v <= i64::from(u32::MAX)) {
+            Samples::U32(ns.iter().map(|&v| v.max(0) as u32).collect())
+        } else {
+            Samples::U64(ns.iter().map(|&v| v.max(0) as u64).collect())
+        }
+    }
+
+    /// Every sample in ns, signed (as `stats::Samples` holds them).
+    pub fn to_ns(&self) -> Vec<i64> {
+        self.iter_ns()
+            .map(|v| i64::try_from(v).unwrap_or(i64::MAX))
+            .collect()
+    }
+
     /// From samples in ms (made from whole ns, or rounded to them).
     pub fn from_ms(ms: &[f64]) -> Samples {
         let ns: Vec<u64> = ms

@@ -39,7 +39,7 @@ pub fn op_rows(p: &TraceProfile) -> Vec<FleetRow> {
         .iter()
         .filter(|o| o.stats.count > 0)
         .map(|o| {
-            let samples = Samples::from_ms(&o.stats.samples);
+            let samples = Samples::from_ns(o.stats.samples.ns());
             FleetRow::of_stats(RowKind::Op, vec![o.name.clone()], &o.stats, samples)
         })
         .collect()
@@ -136,7 +136,7 @@ mod tests {
     fn rank(op: &str, ns: u64, spread: u64) -> Vec<FleetRow> {
         let samples: Vec<u64> = (0..20).map(|i| ns + spread * (i % 7)).collect();
         let ms: Vec<f64> = samples.iter().map(|&v| v as f64 / 1e6).collect();
-        let s = crate::stats::Stats::from_samples(ms);
+        let s = crate::stats::Stats::from_ms(&ms);
         vec![FleetRow::of_stats(
             RowKind::Op,
             vec![op.into()],

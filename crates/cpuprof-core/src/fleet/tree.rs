@@ -49,7 +49,7 @@ pub fn row_tree(p: &FleetProfile) -> RowTree {
             bytes: r.bytes,
             module: r.module.clone(),
             source_line: None,
-            stats: Stats::from_samples(r.samples.to_ms()),
+            stats: Stats::from_ns(r.samples.to_ns()),
             parent,
             children: Vec::new(),
             depth,
@@ -99,7 +99,7 @@ mod tests {
     use crate::rows::RowKind;
 
     fn row(path: &[&str], ms: &[f64]) -> FleetRow {
-        let s = Stats::from_samples(ms.to_vec());
+        let s = Stats::from_ms(ms);
         let path = path.iter().map(|s| s.to_string()).collect();
         FleetRow::of_stats(RowKind::Operator, path, &s, Samples::from_ms(ms))
     }
@@ -112,7 +112,7 @@ mod tests {
             model: Some("m".into()),
             kind: Some("etdump"),
             runs: 3,
-            method: method.map(|m| Stats::from_samples(vec![m])),
+            method: method.map(|m| Stats::from_ms(&[m])),
             error: None,
             warnings: Vec::new(),
             rows,

@@ -231,7 +231,7 @@ mod tests {
 
     fn row(ns: &[u64]) -> FleetRow {
         let ms: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e6).collect();
-        let stats = Stats::from_samples(ms.clone());
+        let stats = Stats::from_ms(&ms);
         FleetRow::of_stats(
             RowKind::Operator,
             vec!["op".into()],

@@ -317,7 +317,7 @@ struct Builder<'a> {
     warnings: Vec<Finding>,
     errors: Vec<Finding>,
     /// Reused by every `Stats` of the method (order statistics are selected in them).
-    scratch: std::cell::RefCell<Vec<f64>>,
+    scratch: std::cell::RefCell<Vec<i64>>,
     keys: std::cell::RefCell<Vec<u32>>,
     /// Stats of big series computed ahead on two threads, by series address.
     precomputed: std::cell::RefCell<FastMap<usize, Stats>>,

@@ -17,7 +17,7 @@ use crate::etdump::EtDump;
 
 pub(crate) use collector::Collector;
 pub(crate) use samples::{
-    duration_ms, ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, Placements,
+    duration_ms, wide_ns, Collected, Durations, EventRow, InstructionData, Label, Placements,
     RowKind, Series,
 };
 

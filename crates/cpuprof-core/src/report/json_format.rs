@@ -14,7 +14,7 @@ pub fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, value: &T) -> io::Re
     let mut buffered = io::BufWriter::with_capacity(1 << 18, w);
     let mut ser =
         serde_json::Serializer::with_formatter(&mut buffered, ScalarArraysInline::default());
-    crate::stats::in_bulk(|| value.serialize(&mut ser)).map_err(io::Error::other)?;
+    value.serialize(&mut ser).map_err(io::Error::other)?;
     buffered.write_all(b"\n")?;
     buffered.flush()
 }
@@ -34,7 +34,7 @@ pub(super) fn write_value_at<W: Write, T: Serialize + ?Sized>(
         ..ScalarArraysInline::default()
     };
     let mut ser = serde_json::Serializer::with_formatter(w, formatter);
-    crate::stats::in_bulk(|| value.serialize(&mut ser)).map_err(io::Error::other)
+    value.serialize(&mut ser).map_err(io::Error::other)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,8 +49,6 @@ enum ArrayLayout {
 
 #[derive(Default)]
 struct ScalarArraysInline {
-    /// Text of a sample array, made before it is written.
-    scratch: Vec<u8>,
     indent: usize,
     arrays: Vec<ArrayLayout>,
     /// An array element has begun but nothing is written for it yet (we do not know
@@ -119,108 +117,15 @@ fn whole_ns_ms(value: f64) -> Option<u64> {
     // Round half up (a plain add and truncate, not a libm call): any candidate is
     // checked below, and below 2^53 two different ns never give the same value, so a
     // candidate that passes is the one.
-    // Through i64, not u64: one conversion instruction each way on x86-64.
-    // SAFETY: 0.5 <= value * 1e6 + 0.5 < 1e15 + 1, finite and within i64.
-    let ns: i64 = unsafe { (value * 1e6 + 0.5).to_int_unchecked() };
+    // Through i64, not u64: one conversion instruction each way on x86-64 (the value is
+    // finite and 0.5 <= value * 1e6 + 0.5 < 1e15 + 1, so the cast never saturates).
+    let ns = (value * 1e6 + 0.5) as i64;
     (ns as f64 / 1e6 == value).then_some(ns as u64)
 }
 
-/// `[a, b, ...]`, as the serializer writes an array of these numbers (non-finite ones
-/// `null`) with this layout, made in `scratch` in one loop and written at once.
-fn write_samples<W: ?Sized + Write>(
-    w: &mut W,
-    samples: &[f64],
-    scratch: &mut Vec<u8>,
-) -> io::Result<()> {
-    let mut text = SampleText {
-        buf: scratch,
-        pos: 0,
-    };
-    text.put(b"[");
-    // The whole ns of a block of samples first (a loop of independent divisions, which
-    // pipeline), then their text.
-    let mut ns_of = [0u64; BLOCK];
-    for (b, block) in samples.chunks(BLOCK).enumerate() {
-        for (ns, &v) in ns_of.iter_mut().zip(block) {
-            *ns = whole_ns_ms(v).unwrap_or(NOT_WHOLE);
-        }
-        for (k, (&ns, &v)) in ns_of.iter().zip(block).enumerate() {
-            let sep = b + k > 0;
-            if ns != NOT_WHOLE && ns >= SUB_MICROSECOND as u64 {
-                let dst = text.window();
-                let len = put_ms(dst, sep, ns);
-                text.pos += len;
-                continue;
-            }
-            if sep {
-                text.put(b", ");
-            }
-            if ns != NOT_WHOLE {
-                text.put(sub_microsecond_text(ns as usize));
-            } else if v.is_finite() {
-                serde_json::ser::CompactFormatter.write_f64(&mut text, v)?;
-            } else {
-                text.put(b"null");
-            }
-        }
-    }
-    text.put(b"]");
-    let SampleText { buf, pos } = text;
-    w.write_all(&buf[..pos])
-}
-
-/// Samples whose ns are found before their text is made.
-const BLOCK: usize = 256;
-/// No whole ns (see [`whole_ns_ms`]): above every ns it finds.
-const NOT_WHOLE: u64 = u64::MAX;
-
-/// Bytes of room [`SampleText::window`] gives: a separator and the longest
+/// Bytes of room [`put_ms`] writes into: a separator and the longest
 /// [`put_ms`] text (2 + 9 + 1 + 6).
 const WINDOW: usize = 24;
-
-/// Text made in `buf[..pos]`; `buf` is initialized room (kept between arrays, so it is
-/// zeroed once), and text is written at fixed offsets into a window of it, without a
-/// copy call per sample.
-struct SampleText<'a> {
-    buf: &'a mut Vec<u8>,
-    pos: usize,
-}
-
-impl SampleText<'_> {
-    /// [`WINDOW`] bytes at the end of the text, to write into.
-    #[inline(always)]
-    fn window(&mut self) -> &mut [u8; WINDOW] {
-        self.reserve(WINDOW);
-        let at = self.pos;
-        (&mut self.buf[at..at + WINDOW])
-            .try_into()
-            .expect("a window of WINDOW bytes")
-    }
-
-    fn reserve(&mut self, n: usize) {
-        if self.pos + n > self.buf.len() {
-            let grown = (self.buf.len() * 2).max(self.pos + n).max(1 << 16);
-            self.buf.resize(grown, 0);
-        }
-    }
-
-    fn put(&mut self, bytes: &[u8]) {
-        self.reserve(bytes.len());
-        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
-        self.pos += bytes.len();
-    }
-}
-
-impl Write for SampleText<'_> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.put(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 /// [`write_ms_of_ns`]'s text of `ns` (1 µs <= ns < 10^15, so at most 9 digits before
 /// the point), after ", " when `sep`, written straight into `dst`: its length (bytes
@@ -323,20 +228,8 @@ fn write_ms_of_ns<W: ?Sized + Write>(w: &mut W, sep: bool, ns: u64) -> io::Resul
 
 impl Formatter for ScalarArraysInline {
     scalar!(write_bool: bool, write_i8: i8, write_i16: i16, write_i32: i32, write_i64: i64,
-        write_i128: i128, write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64,
+        write_i128: i128, write_u128: u128, write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64,
         write_f32: f32, write_number_str: &str);
-
-    fn write_u128<W: ?Sized + Write>(&mut self, w: &mut W, value: u128) -> io::Result<()> {
-        if value == crate::stats::BULK_MARKER {
-            if let Some(samples) = crate::stats::take_bulk() {
-                // An array, as `begin_array` starts one.
-                self.flush(w, false)?;
-                return write_samples(w, &samples, &mut self.scratch);
-            }
-        }
-        self.flush(w, true)?;
-        serde_json::ser::CompactFormatter.write_u128(w, value)
-    }
 
     fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, value: f64) -> io::Result<()> {
         let Some(ns) = whole_ns_ms(value) else {
@@ -502,60 +395,34 @@ mod tests {
         }
     }
 
-    proptest! {
-        /// A sample array written in one loop is what the serializer writes number by
-        /// number (whole-ns samples short and long, sub-µs ones, others, non-finite).
-        #[test]
-        fn sample_arrays_in_one_loop(
-            ns in proptest::collection::vec(prop_oneof![
-                0u64..2_000,
-                1_000u64..100_000_000,
-                1_000u64..2_000_000_000_000_000,
-            ], 0..600),
-            odd in proptest::collection::vec(prop_oneof![
-                Just(f64::NAN), Just(-0.0), Just(0.1 / 3.0), Just(-2.5), Just(1e300)
-            ], 0..3),
-        ) {
-            let mut values: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e6).collect();
-            for (k, v) in odd.into_iter().enumerate() {
-                values.insert((k * 7) % (values.len() + 1), v);
-            }
-            let mut want = Vec::new();
-            write_value_at(&mut want, &values, 1).unwrap();
-            let mut got = Vec::new();
-            let mut scratch = vec![7u8; 5];
-            write_samples(&mut got, &values, &mut scratch).unwrap();
-            prop_assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
-        }
-    }
-
-    /// Samples written whole (the marker path) lay out exactly as the same numbers
-    /// written one by one: as a field, in an array of arrays, empty, after an object.
+    /// Samples (ns) lay out exactly as the same durations in ms written as numbers: as
+    /// a field, in an array of arrays, empty, after an object.
     #[test]
-    fn samples_written_whole_lay_out_as_numbers() {
+    fn samples_lay_out_as_their_ms() {
         use crate::stats::Samples;
-        let values = vec![0.034306, 1.0, f64::NAN, 0.000417, 0.1 / 3.0, 1234.567891];
+        let ns = vec![34_306, 1_000_000, 417, 1_234_567_891, -2];
+        let ms = vec![0.034306, 1.0, 0.000417, 1234.567891, -2e-6];
         #[derive(serde::Serialize)]
         struct Row<T> {
             samples: T,
             nested: Vec<T>,
             empty: T,
             mixed: (std::collections::BTreeMap<&'static str, u8>, T),
-            marker_like: u128,
         }
         let as_samples = Row {
-            samples: Samples::new(values.clone()),
-            nested: vec![Samples::new(values.clone()), Samples::new(vec![2.5])],
-            empty: Samples::new(Vec::new()),
-            mixed: (Default::default(), Samples::new(values.clone())),
-            marker_like: crate::stats::BULK_MARKER,
+            samples: Samples::from_ns(ns.clone()),
+            nested: vec![
+                Samples::from_ns(ns.clone()),
+                Samples::from_ns(vec![2_500_000]),
+            ],
+            empty: Samples::from_ns(Vec::new()),
+            mixed: (Default::default(), Samples::from_ns(ns.clone())),
         };
         let as_numbers = Row {
-            samples: values.clone(),
-            nested: vec![values.clone(), vec![2.5]],
+            samples: ms.clone(),
+            nested: vec![ms.clone(), vec![2.5]],
             empty: Vec::new(),
-            mixed: (Default::default(), values.clone()),
-            marker_like: crate::stats::BULK_MARKER,
+            mixed: (Default::default(), ms.clone()),
         };
         let (mut got, mut want) = (Vec::new(), Vec::new());
         write_json(&mut got, &as_samples).unwrap();
@@ -564,10 +431,9 @@ mod tests {
             String::from_utf8(got).unwrap(),
             String::from_utf8(want).unwrap()
         );
-        // Outside our writer, samples are plain numbers.
         assert_eq!(
             serde_json::to_string(&as_samples.nested).unwrap(),
-            "[[0.034306,1.0,null,0.000417,0.03333333333333333,1234.567891],[2.5]]"
+            "[[0.034306,1.0,0.000417,1234.567891,-2e-6],[2.5]]"
         );
     }
 

@@ -302,8 +302,8 @@ mod tests {
         let mut profile = crate::profile::build_profile(&dump, None, 0, source).unwrap();
         let stats = profile.methods[0].method.as_mut().unwrap();
         stats.samples = (0..PARALLEL_MIN_SAMPLES)
-            .map(|i| (i * 7919 % 100_003) as f64 / 1e6)
-            .collect::<Vec<f64>>()
+            .map(|i| (i * 7919 % 100_003) as i64)
+            .collect::<Vec<i64>>()
             .into();
         profile.method = profile.methods[0].method.clone();
         profile.methods[0].runs.kept = PARALLEL_MIN_SAMPLES;
@@ -316,7 +316,7 @@ mod tests {
     /// thread, field by field).
     fn big_profile_not_shared() -> Profile {
         let mut profile = big_profile();
-        profile.method.as_mut().unwrap().samples = vec![0.5; 3].into();
+        profile.method.as_mut().unwrap().samples = vec![500_000; 3].into();
         assert!(!same_rows(&profile, &profile.methods[0]));
         profile
     }

@@ -20,7 +20,7 @@ pub use mann_whitney::{
 pub use multiple::holm_adjust;
 pub use normal::{normal_quantile, normal_sf};
 pub use ratio::{ratio_estimate, RatioEstimate};
-pub use samples::{in_bulk, take_bulk, Samples, BULK_MARKER};
+pub use samples::{ms_to_ns, ns_to_ms, Samples};
 pub use shift::{hodges_lehmann, kth_pairwise_difference, ShiftEstimate};
 pub use summary::{percentile_select, percentile_sorted, Stats};
 pub use welch::{incomplete_beta, student_two_sided, welch_t, WelchT};

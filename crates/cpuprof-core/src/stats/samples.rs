@@ -1,16 +1,35 @@
-//! A row's samples, shared rather than copied: the profile's top-level figures describe
-//! its first method, so the same samples sit in `Profile::delegates` and in
-//! `methods[0].delegates`. Cloning [`Samples`] shares one allocation (a 1 GB dump's 8M
-//! samples are 65 MB once, not twice); the serde form is a plain array of numbers.
+//! A row's samples in whole nanoseconds, shared rather than copied: the profile's
+//! top-level figures describe its first method, so the same samples sit in
+//! `Profile::delegates` and in `methods[0].delegates`. Cloning [`Samples`] shares one
+//! allocation (a 1 GB dump's 8M samples are 65 MB once, not twice).
+//!
+//! Durations are kept as the clocks gave them, integer ns (a method's own time may be
+//! negative when its scopes overlap or outlast it, hence signed); milliseconds are made
+//! only where a figure is shown or written ([`ns_to_ms`]). The serde form is the contract's
+//! (`cpuprof.profile/1`): a plain array of ms numbers.
 
-use std::ops::Deref;
 use std::sync::Arc;
 
+use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Samples in ms, in run order; read as a slice.
+/// Whole ns as ms: the one conversion every output goes through. Below 2^53 ns (104
+/// days) the double is the one nearest to the exact decimal, so its shortest text is
+/// that decimal (31,185 ns is `0.031185`).
+#[inline]
+pub fn ns_to_ms(ns: i64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// Ms as whole ns, rounded to the nearest: exact for every value [`ns_to_ms`] made.
+#[inline]
+pub fn ms_to_ns(ms: f64) -> i64 {
+    (ms * 1e6).round() as i64
+}
+
+/// Samples in whole ns, in run order.
 #[derive(Clone, Default)]
-pub struct Samples(Arc<Vec<f64>>);
+pub struct Samples(Arc<Vec<i64>>);
 
 /// By value; one allocation (a clone) is equal to itself without comparing its samples.
 impl PartialEq for Samples {
@@ -20,8 +39,13 @@ impl PartialEq for Samples {
 }
 
 impl Samples {
-    pub fn new(values: Vec<f64>) -> Self {
-        Samples(Arc::new(values))
+    pub fn from_ns(ns: Vec<i64>) -> Self {
+        Samples(Arc::new(ns))
+    }
+
+    /// Samples given in ms (a profile read back from its JSON, a test), rounded to ns.
+    pub fn from_ms(ms: &[f64]) -> Self {
+        Samples::from_ns(ms.iter().map(|&v| ms_to_ns(v)).collect())
     }
 
     /// Whether both are one allocation (a clone of the other): the same samples without
@@ -29,26 +53,44 @@ impl Samples {
     pub fn shares(&self, other: &Samples) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
-}
 
-impl Deref for Samples {
-    type Target = [f64];
-    fn deref(&self) -> &[f64] {
+    /// The samples in ns.
+    pub fn ns(&self) -> &[i64] {
         &self.0
     }
-}
 
-impl<'a> IntoIterator for &'a Samples {
-    type Item = &'a f64;
-    type IntoIter = std::slice::Iter<'a, f64>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sample `i` in ms.
+    pub fn ms(&self, i: usize) -> f64 {
+        ns_to_ms(self.0[i])
+    }
+
+    /// The samples in ms, in order.
+    pub fn iter_ms(&self) -> impl ExactSizeIterator<Item = f64> + DoubleEndedIterator + '_ {
+        self.0.iter().map(|&n| ns_to_ms(n))
+    }
+
+    /// The samples in ms, as a new vector.
+    pub fn to_ms(&self) -> Vec<f64> {
+        self.iter_ms().collect()
+    }
+
+    /// The sum in ns (exact: no sample count overflows i128).
+    pub fn total_ns(&self) -> i128 {
+        self.0.iter().map(|&n| i128::from(n)).sum()
     }
 }
 
-impl From<Vec<f64>> for Samples {
-    fn from(values: Vec<f64>) -> Self {
-        Samples::new(values)
+impl From<Vec<i64>> for Samples {
+    fn from(ns: Vec<i64>) -> Self {
+        Samples::from_ns(ns)
     }
 }
 
@@ -58,65 +100,33 @@ impl std::fmt::Debug for Samples {
     }
 }
 
+/// Equal to durations in ms when each sample's ms ([`ns_to_ms`]) is exactly that value
+/// (a test's truth in ms, say).
 impl PartialEq<Vec<f64>> for Samples {
     fn eq(&self, other: &Vec<f64>) -> bool {
-        self[..] == other[..]
+        self.len() == other.len() && self.iter_ms().zip(other).all(|(a, &b)| a == b)
     }
 }
 
 impl<const N: usize> PartialEq<[f64; N]> for Samples {
     fn eq(&self, other: &[f64; N]) -> bool {
-        self[..] == other[..]
+        self.len() == N && self.iter_ms().zip(other).all(|(a, &b)| a == b)
     }
 }
 
 impl Serialize for Samples {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if BULK.get() {
-            // A writer that takes arrays whole is serializing on this thread: it finds
-            // these samples by the marker (see `in_bulk`).
-            PENDING.set(Some(self.clone()));
-            return s.serialize_u128(BULK_MARKER);
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for &n in self.0.iter() {
+            seq.serialize_element(&ns_to_ms(n))?;
         }
-        self.0.as_slice().serialize(s)
+        seq.end()
     }
-}
-
-thread_local! {
-    /// Whether [`in_bulk`] runs on this thread.
-    static BULK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// The samples whose marker was just serialized.
-    static PENDING: std::cell::Cell<Option<Samples>> = const { std::cell::Cell::new(None) };
-}
-
-/// What [`Samples`] serialize as inside [`in_bulk`]: a u128 no profile holds.
-pub const BULK_MARKER: u128 = 0x5a3f_9c1e_0b7d_4e26_8c55_13a9_f0e2_d771;
-
-/// Runs `serialize` with every [`Samples`] serialized on this thread as [`BULK_MARKER`],
-/// the samples themselves left for [`take_bulk`]: a JSON formatter that knows the marker
-/// (`report::json_format`) writes the whole array in one loop instead of a serializer
-/// call per number (most of a big profile's text). Only for a serializer whose formatter
-/// takes the marker: any other would write the number.
-pub fn in_bulk<R>(serialize: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            BULK.set(self.0);
-            PENDING.set(None);
-        }
-    }
-    let _restore = Restore(BULK.replace(true));
-    serialize()
-}
-
-/// The samples whose [`BULK_MARKER`] was serialized last on this thread (once).
-pub fn take_bulk() -> Option<Samples> {
-    PENDING.take()
 }
 
 impl<'de> Deserialize<'de> for Samples {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Vec::<f64>::deserialize(d).map(Samples::new)
+        Vec::<f64>::deserialize(d).map(|ms| Samples::from_ms(&ms))
     }
 }
 
@@ -125,12 +135,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_clone_shares_the_samples_and_serialises_as_an_array() {
-        let a = Samples::new(vec![0.5, 0.25]);
+    fn a_clone_shares_the_samples_and_serialises_as_ms() {
+        let a = Samples::from_ns(vec![500_000, 31_185, -2]);
         let b = a.clone();
-        assert!(std::ptr::eq(a.as_ptr(), b.as_ptr()));
-        assert_eq!(serde_json::to_string(&b).unwrap(), "[0.5,0.25]");
-        let back: Samples = serde_json::from_str("[0.5,0.25]").unwrap();
+        assert!(b.shares(&a));
+        // 31,185 ns is 0.031185 ms exactly as text (not 0.031184999999999997).
+        assert_eq!(serde_json::to_string(&b).unwrap(), "[0.5,0.031185,-2e-6]");
+        let back: Samples = serde_json::from_str("[0.5,0.031185,-2e-6]").unwrap();
         assert_eq!(back, a);
+        assert_eq!(a.total_ns(), 531_183);
+    }
+
+    proptest::proptest! {
+        /// ms made from ns round back to the same ns, and their shortest text is the
+        /// exact decimal (ns / 10^6 written out by hand).
+        #[test]
+        fn ms_round_trip_and_print_exactly(ns in 0i64..1_000_000_000_000_000) {
+            let ms = ns_to_ms(ns);
+            proptest::prop_assert_eq!(ms_to_ns(ms), ns);
+            let int = ns / 1_000_000;
+            let frac = format!("{:06}", ns % 1_000_000);
+            let frac = frac.trim_end_matches('0');
+            let decimal = if frac.is_empty() { format!("{int}") } else { format!("{int}.{frac}") };
+            proptest::prop_assert_eq!(ms, decimal.parse::<f64>().unwrap());
+        }
     }
 }

@@ -1,10 +1,17 @@
-//! Summary statistics over samples in milliseconds.
+//! Summary statistics over samples in whole nanoseconds.
 //!
 //! Percentiles follow numpy's default (linear) rule, as the ExecuTorch Inspector does, so
-//! the median of an even count is the mean of the two middle samples.
+//! the median of an even count is the mean of the two middle samples. Every figure is
+//! computed on the ns (sums exact in integers, interpolation between two whole ns) and
+//! made ms once at the end: the median of 31,184 and 31,186 ns is 0.031185 ms, where
+//! interpolating between the two ms values gave 0.031184999999999997.
 
 use serde::{Deserialize, Serialize};
 
+use super::samples::{ns_to_ms, Samples};
+
+/// The figures of one row. The figures are ms (the `cpuprof.profile/1` contract's
+/// unit), each made from the exact ns samples; the samples stay ns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Stats {
     pub count: usize,
@@ -18,68 +25,86 @@ pub struct Stats {
     /// Population standard deviation (numpy's default ddof=0).
     pub stddev: f64,
     /// Kept-run samples, in run order.
-    pub samples: super::Samples,
+    pub samples: Samples,
     /// For each sample, the index of its run among all runs (warm-ups included). Empty
     /// when every kept run has a sample (sample i is then from run warmup + i).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<usize>,
     /// Samples of the dropped warm-up runs, in run order (for the per-run view).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warmup_samples: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Samples::is_empty")]
+    pub warmup_samples: Samples,
 }
 
 impl Stats {
-    /// Statistics of `samples` (run order kept). Empty input gives zeros and count 0.
-    pub fn from_samples(samples: Vec<f64>) -> Stats {
-        Stats::from_samples_with(samples, &mut Vec::new())
+    /// Statistics of `ns` (run order kept). Empty input gives zeros and count 0.
+    pub fn from_ns(ns: Vec<i64>) -> Stats {
+        Stats::from_ns_with(ns, &mut Vec::new())
     }
 
-    /// [`Stats::from_samples`] with a scratch buffer the caller may reuse across calls.
+    /// Statistics of samples given in ms (a test, a figure read back), rounded to ns.
+    pub fn from_ms(ms: &[f64]) -> Stats {
+        Stats::from_ns(ms.iter().map(|&v| super::ms_to_ns(v)).collect())
+    }
+
+    /// [`Stats::from_ns`] with a scratch buffer the caller may reuse across calls.
     ///
     /// The percentiles need a handful of order statistics, not a sorted copy: they are
-    /// selected (`select_nth_unstable_by` under `f64::total_cmp`, a total order in which
-    /// equal means bit-identical), so every figure is bit for bit what sorting gives.
-    pub fn from_samples_with(samples: Vec<f64>, scratch: &mut Vec<f64>) -> Stats {
+    /// selected (`select_nth_unstable`), so every figure is what sorting gives.
+    pub fn from_ns_with(ns: Vec<i64>, scratch: &mut Vec<i64>) -> Stats {
         scratch.clear();
-        scratch.extend_from_slice(&samples);
-        Stats::assemble(samples, |positions| {
-            order_statistics(scratch, positions, f64::total_cmp)
+        scratch.extend_from_slice(&ns);
+        Stats::assemble(ns, |positions| {
+            order_statistics(scratch, positions, i64::cmp)
         })
     }
 
-    /// [`Stats::from_samples`] for samples made from integer keys by a non-decreasing
-    /// map: `samples[i] == to_value(keys[i])` (e.g. whole ns and `ns as f64 / 1e6`).
-    /// Order statistics are selected among the keys (`keys` is reordered), which is faster
-    /// than among floats; a non-decreasing map sends the k-th smallest key to the k-th
-    /// smallest sample, so every figure is bit for bit what sorting the samples gives.
-    pub fn from_samples_keyed<K: Copy + Ord>(
-        samples: Vec<f64>,
+    /// [`Stats::from_ns`] where `keys` are the same samples in a narrower type
+    /// (`ns[i] == to_ns(keys[i])`, a non-decreasing map: u32 ns, say). Order statistics
+    /// are selected among the keys (`keys` is reordered), which is faster.
+    pub fn from_ns_keyed<K: Copy + Ord>(
+        ns: Vec<i64>,
         keys: &mut [K],
-        to_value: impl Fn(K) -> f64,
+        to_ns: impl Fn(K) -> i64,
     ) -> Stats {
-        debug_assert_eq!(samples.len(), keys.len());
-        Stats::assemble(samples, |positions| {
+        debug_assert_eq!(ns.len(), keys.len());
+        Stats::assemble(ns, |positions| {
             order_statistics(keys, positions, K::cmp)
                 .into_iter()
-                .map(to_value)
+                .map(to_ns)
                 .collect()
         })
     }
 
-    /// The statistics of `samples`, given a way to find the values at ascending sorted
+    /// The statistics of `ns`, given a way to find the values at ascending sorted
     /// positions.
-    fn assemble(samples: Vec<f64>, select: impl FnOnce(&[usize]) -> Vec<f64>) -> Stats {
-        let n = samples.len();
+    fn assemble(ns: Vec<i64>, select: impl FnOnce(&[usize]) -> Vec<i64>) -> Stats {
+        let n = ns.len();
         if n == 0 {
             return Stats::default();
         }
-        let mean = samples.iter().sum::<f64>() / n as f64;
-        let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
-        let qs = [10.0, 50.0, 90.0, 99.0];
+        // The sum is exact in i128; one division (correctly rounded) makes the mean.
+        let sum: i128 = ns.iter().map(|&v| i128::from(v)).sum();
+        let mean_ns = sum as f64 / n as f64;
+        let var = ns
+            .iter()
+            .map(|&x| {
+                let d = x as f64 - mean_ns;
+                d * d
+            })
+            .sum::<f64>()
+            / n as f64;
+        // numpy's positions (n - 1) * q / 100 for whole percents q, in integers:
+        // lo + num / 100.
+        let position = |q: usize| {
+            let whole = (n - 1) * q;
+            let lo = whole / 100;
+            (lo, (lo + 1).min(n - 1), (whole % 100) as i128)
+        };
+        let qs = [10, 50, 90, 99];
         // Positions (lo, hi) of each percentile, plus the ends.
         let mut positions: Vec<usize> = vec![0, n - 1];
         for &q in &qs {
-            let (lo, hi, _) = percentile_position(n, q);
+            let (lo, hi, _) = position(q);
             positions.push(lo);
             positions.push(hi);
         }
@@ -87,23 +112,32 @@ impl Stats {
         positions.dedup();
         let values = select(&positions);
         let at = |k: usize| values[positions.binary_search(&k).unwrap_or(0)];
-        let pct = |q: f64| {
-            let (lo, hi, frac) = percentile_position(n, q);
-            lerp(at(lo), at(hi), frac)
+        // The interpolation a + (b - a) * num / 100 made exact in integers (times 100),
+        // then one division to ms: the exact value rounded once (below 2^53 / 100 ns).
+        let pct = |q: usize| {
+            let (lo, hi, num) = position(q);
+            let scaled = i128::from(at(lo)) * (100 - num) + i128::from(at(hi)) * num;
+            scaled as f64 / 1e8
         };
         Stats {
             count: n,
-            median: pct(50.0),
-            min: at(0),
-            max: at(n - 1),
-            mean,
-            p10: pct(10.0),
-            p90: pct(90.0),
-            p99: pct(99.0),
-            stddev: var.sqrt(),
-            samples: samples.into(),
+            median: pct(50),
+            min: ns_to_ms(at(0)),
+            max: ns_to_ms(at(n - 1)),
+            mean: if i128::from(sum as i64) == sum && (sum as i64).unsigned_abs() < 1 << 53 {
+                // Exact operands: the nearest double to sum / (n * 10^6) when n * 10^6
+                // is exact too.
+                sum as f64 / (n as f64 * 1e6)
+            } else {
+                mean_ns / 1e6
+            },
+            p10: pct(10),
+            p90: pct(90),
+            p99: pct(99),
+            stddev: var.sqrt() / 1e6,
+            samples: Samples::from_ns(ns),
             runs: Vec::new(),
-            warmup_samples: Vec::new(),
+            warmup_samples: Samples::default(),
         }
     }
 
@@ -112,13 +146,19 @@ impl Stats {
         self
     }
 
-    pub fn with_warmup(mut self, warmup: Vec<f64>) -> Stats {
-        self.warmup_samples = warmup;
+    pub fn with_warmup(mut self, warmup: Vec<i64>) -> Stats {
+        self.warmup_samples = Samples::from_ns(warmup);
         self
     }
 
+    /// The sum of the kept samples, in ms.
     pub fn total(&self) -> f64 {
-        self.samples.iter().sum()
+        self.samples.total_ns() as f64 / 1e6
+    }
+
+    /// The sum of the kept samples, in ns.
+    pub fn total_ns(&self) -> i128 {
+        self.samples.total_ns()
     }
 }
 
@@ -200,7 +240,7 @@ mod tests {
 
     #[test]
     fn median_of_even_count_is_mean_of_middle_two() {
-        let s = Stats::from_samples(vec![4.0, 1.0, 3.0, 2.0]);
+        let s = Stats::from_ns(vec![4_000_000, 1_000_000, 3_000_000, 2_000_000]);
         assert_eq!(s.median, 2.5);
         assert_eq!(s.min, 1.0);
         assert_eq!(s.max, 4.0);
@@ -208,10 +248,21 @@ mod tests {
     }
 
     #[test]
+    fn a_median_between_two_ns_is_the_exact_decimal() {
+        // numpy.percentile([0.031184, 0.031186], 50) prints 0.031184999999999997 (the
+        // interpolation done on ms); on the ns it is 31,185 ns: 0.031185.
+        let s = Stats::from_ns(vec![31_184, 31_186]);
+        assert_eq!(s.median.to_string(), "0.031185");
+        assert_eq!(s.mean.to_string(), "0.031185");
+        let s = Stats::from_ns(vec![1, 2]);
+        assert_eq!(s.median.to_string(), "0.0000015");
+    }
+
+    #[test]
     fn percentiles_match_numpy_linear_rule() {
         // numpy.percentile([1..10], [10, 90, 99]) = 1.9, 9.1, 9.91 (hand-checked:
         // positions 0.9, 8.1, 8.91 on 0-based sorted data).
-        let s = Stats::from_samples((1..=10).map(f64::from).collect());
+        let s = Stats::from_ms(&(1..=10).map(f64::from).collect::<Vec<_>>());
         assert!((s.p10 - 1.9).abs() < 1e-12);
         assert!((s.p90 - 9.1).abs() < 1e-12);
         assert!((s.p99 - 9.91).abs() < 1e-12);
@@ -222,78 +273,86 @@ mod tests {
 
     #[test]
     fn single_sample_and_empty() {
-        let s = Stats::from_samples(vec![0.25]);
+        let s = Stats::from_ms(&[0.25]);
         assert_eq!((s.median, s.p10, s.p99, s.stddev), (0.25, 0.25, 0.25, 0.0));
-        let e = Stats::from_samples(vec![]);
+        let e = Stats::from_ns(vec![]);
         assert_eq!(e.count, 0);
     }
 
     #[test]
     fn samples_keep_run_order() {
-        let s = Stats::from_samples(vec![3.0, 1.0, 2.0]);
-        assert_eq!(s.samples, vec![3.0, 1.0, 2.0]);
-        assert_eq!(s.median, 2.0);
+        let s = Stats::from_ns(vec![3, 1, 2]);
+        assert_eq!(s.samples.ns(), [3, 1, 2]);
+        assert_eq!(s.median, 2e-6);
     }
 
-    /// The figures of `samples` the slow way: a full sort, then numpy's rule.
-    fn by_sorting(samples: &[f64]) -> [u64; 6] {
-        let mut sorted = samples.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        [
-            sorted[0],
-            sorted[n - 1],
-            percentile_sorted(&sorted, 10.0),
-            percentile_sorted(&sorted, 50.0),
-            percentile_sorted(&sorted, 90.0),
-            percentile_sorted(&sorted, 99.0),
-        ]
-        .map(f64::to_bits)
-    }
-
-    fn figures(s: &Stats) -> [u64; 6] {
-        [s.min, s.max, s.p10, s.median, s.p90, s.p99].map(f64::to_bits)
+    /// numpy's rule the slow way, on ns (a full sort, exact rationals): the percentile
+    /// at `q` times 10^6 * 100 * (n - 1), as an integer, so no rounding enters.
+    fn exact_percentile_scaled(sorted: &[i64], q: u32) -> i128 {
+        let n = sorted.len() as i128;
+        // pos = (n - 1) * q / 100 = lo + num / 100
+        let whole = (n - 1) * i128::from(q);
+        let lo = (whole / 100) as usize;
+        let num = whole % 100;
+        let hi = (lo + 1).min(sorted.len() - 1);
+        i128::from(sorted[lo]) * (100 - num) + i128::from(sorted[hi]) * num
     }
 
     use proptest::strategy::Strategy as _;
 
     proptest::proptest! {
-        /// Selection gives bit for bit what sorting gives, ties, signed zeros and all.
+        /// Every figure is within one rounding of the exact rational value (sorting,
+        /// interpolation in integers), and the samples keep their order.
         #[test]
-        fn selection_is_sorting(samples in proptest::collection::vec(
+        fn figures_are_the_exact_values_rounded(ns in proptest::collection::vec(
             proptest::prop_oneof![
-                (-3i32..4).prop_map(f64::from),
-                proptest::num::f64::NORMAL,
-                proptest::strategy::Just(-0.0),
+                (-3i64..4),
+                (0i64..5_000_000_000),
+                (-1_000_000i64..1_000_000),
             ],
             1..300,
         )) {
-            let s = Stats::from_samples(samples.clone());
-            proptest::prop_assert_eq!(figures(&s), by_sorting(&samples));
-            proptest::prop_assert_eq!(&s.samples, &samples);
-            let mut copy = samples.clone();
-            proptest::prop_assert_eq!(
-                percentile_select(&mut copy, 37.5).to_bits(),
-                {
-                    let mut sorted = samples.clone();
-                    sorted.sort_by(f64::total_cmp);
-                    percentile_sorted(&sorted, 37.5).to_bits()
-                }
-            );
+            let s = Stats::from_ns(ns.clone());
+            let mut sorted = ns.clone();
+            sorted.sort_unstable();
+            proptest::prop_assert_eq!(s.min, sorted[0] as f64 / 1e6);
+            proptest::prop_assert_eq!(s.max, sorted[sorted.len() - 1] as f64 / 1e6);
+            for (q, got) in [(10, s.p10), (50, s.median), (90, s.p90), (99, s.p99)] {
+                // Exact below 2^53 (the scaled value converts without rounding).
+                let want = exact_percentile_scaled(&sorted, q) as f64 / 1e8;
+                proptest::prop_assert_eq!(got, want, "p{}", q);
+            }
+            let mean = ns.iter().map(|&v| i128::from(v)).sum::<i128>() as f64
+                / ns.len() as f64 / 1e6;
+            proptest::prop_assert!((s.mean - mean).abs() <= mean.abs() * 4e-16 + 1e-18);
+            proptest::prop_assert_eq!(s.samples.ns(), &ns[..]);
         }
 
-        /// Keys (whole ns) selected then mapped to ms give what sorting the ms gives.
+        /// Keys (u32 ns) selected then widened give what the ns give.
         #[test]
-        fn keyed_selection_is_sorting(ns in proptest::collection::vec(
+        fn keyed_selection_is_plain_selection(ns in proptest::collection::vec(
             proptest::prop_oneof![0u32..50, proptest::num::u32::ANY],
             1..300,
         )) {
-            let ms: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e6).collect();
+            let wide: Vec<i64> = ns.iter().map(|&n| i64::from(n)).collect();
             let mut keys = ns.clone();
-            let s = Stats::from_samples_keyed(ms.clone(), &mut keys, |n| n as f64 / 1e6);
-            proptest::prop_assert_eq!(figures(&s), by_sorting(&ms));
-            let plain = Stats::from_samples(ms.clone());
-            proptest::prop_assert_eq!(s, plain);
+            let s = Stats::from_ns_keyed(wide.clone(), &mut keys, i64::from);
+            proptest::prop_assert_eq!(s, Stats::from_ns(wide));
+        }
+
+        /// Selection among f64 (for values that are not durations) is sorting.
+        #[test]
+        fn float_selection_is_sorting(values in proptest::collection::vec(
+            proptest::prop_oneof![(-3i32..4).prop_map(f64::from), proptest::num::f64::NORMAL],
+            1..300,
+        )) {
+            let mut copy = values.clone();
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            proptest::prop_assert_eq!(
+                percentile_select(&mut copy, 37.5).to_bits(),
+                percentile_sorted(&sorted, 37.5).to_bits()
+            );
         }
     }
 }

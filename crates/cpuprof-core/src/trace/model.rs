@@ -75,9 +75,9 @@ pub struct CallNode {
     pub errors: u64,
     pub inclusive_ns: i64,
     pub self_ns: i64,
-    /// Inclusive duration of each successful call on this path, in ms (interval order,
+    /// Inclusive duration of each successful call on this path, in ns (interval order,
     /// parents before children), for the explorer's statistics and histogram.
-    pub samples_ms: Vec<f64>,
+    pub samples_ns: Vec<i64>,
     /// First-seen order.
     pub children: Vec<CallNode>,
 }
@@ -91,7 +91,7 @@ struct OpAcc {
     self_ns: i64,
     min: Option<i64>,
     max: Option<i64>,
-    samples_ms: Vec<f64>,
+    samples_ns: Vec<i64>,
     sigs: Vec<u32>,
 }
 
@@ -101,7 +101,7 @@ struct NodeAcc {
     errors: u64,
     inclusive: i64,
     self_ns: i64,
-    samples_ms: Vec<f64>,
+    samples_ns: Vec<i64>,
     children: Vec<u32>,
 }
 
@@ -235,7 +235,7 @@ impl TraceProfile {
             ));
             acc.min = Some(acc.min.map_or(iv.dur_ns, |m| m.min(iv.dur_ns)));
             acc.max = Some(acc.max.map_or(iv.dur_ns, |m| m.max(iv.dur_ns)));
-            acc.samples_ms.push(iv.dur_ns as f64 / 1e6);
+            acc.samples_ns.push(iv.dur_ns);
             if let Some(s) = iv.inputs {
                 // Hashed: a dynamic-shape op can have tens of thousands of signatures.
                 if seen_sigs
@@ -274,7 +274,7 @@ impl TraceProfile {
                     self_total_ns: a.self_ns,
                     min_ns: a.min,
                     max_ns: a.max,
-                    stats: Stats::from_samples(a.samples_ms),
+                    stats: Stats::from_ns(a.samples_ns),
                     input_shapes: has_inputs.then_some(shapes),
                     dtypes: has_inputs.then_some(dtypes),
                 }
@@ -365,7 +365,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
                 errors: 0,
                 inclusive: 0,
                 self_ns: 0,
-                samples_ms: Vec::new(),
+                samples_ns: Vec::new(),
                 children: Vec::new(),
             });
             if parent_node == u32::MAX {
@@ -382,7 +382,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             n.errors += 1;
         } else {
             n.inclusive = n.inclusive.saturating_add(iv.dur_ns);
-            n.samples_ms.push(iv.dur_ns as f64 / 1e6);
+            n.samples_ns.push(iv.dur_ns);
             n.self_ns = n
                 .self_ns
                 .saturating_add(self_time(iv.dur_ns, child_sum[i], &mut 0));
@@ -396,7 +396,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             errors: n.errors,
             inclusive_ns: n.inclusive,
             self_ns: n.self_ns,
-            samples_ms: n.samples_ms.clone(),
+            samples_ns: n.samples_ns.clone(),
             // Depth is bounded by the parent chain; recursion guard for pathological input.
             children: if depth > MAX_TREE_DEPTH {
                 Vec::new()

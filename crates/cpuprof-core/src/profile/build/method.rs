@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::super::collect::{
-    ns_to_ms, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
+    wide_ns, Collected, Durations, EventRow, InstructionData, Label, RowKind, Series,
 };
 use super::super::model::*;
 use super::super::plan_match::match_plans;
@@ -275,14 +275,14 @@ impl Builder<'_> {
             // Negative when the scopes overlap or outlast the method.
             let covered = covered[m.run(i)];
             rest.push(if ns >= covered {
-                ns_to_ms(ns - covered)
+                wide_ns(ns - covered)
             } else {
-                -ns_to_ms(covered - ns)
+                -wide_ns(covered - ns)
             })
         });
         let kept = rest[split..].to_vec();
         rest.truncate(split);
-        let stats = Stats::from_samples_with(kept, &mut self.scratch.borrow_mut());
+        let stats = Stats::from_ns_with(kept, &mut self.scratch.borrow_mut());
         with_runs(self.kept, m, stats, rest)
     }
 }
@@ -294,24 +294,22 @@ fn series_stats(warmup: usize, kept_runs: usize, s: &Series, keys: &mut Vec<u32>
     let split = s.partition_runs(warmup);
     let n = s.len();
     let d = s.durations();
-    let kept = d.ms(split..n);
-    // Order statistics are selected among the whole ns (see `from_samples_keyed`).
+    let kept = d.ns(split..n);
+    // Narrow samples: order statistics selected among the u32 (see `from_ns_keyed`).
     let stats = match d {
         Durations::Narrow(ns) => {
             keys.clear();
             keys.extend_from_slice(&ns[split..n]);
-            Stats::from_samples_keyed(kept, keys, |k| ns_to_ms(u64::from(k)))
+            Stats::from_ns_keyed(kept, keys, i64::from)
         }
-        Durations::Wide(ns) => {
-            Stats::from_samples_keyed(kept, &mut ns[split..n].to_vec(), ns_to_ms)
-        }
+        Durations::Wide(_) => Stats::from_ns(kept),
     };
-    with_runs(kept_runs, s, stats, d.ms(0..split))
+    with_runs(kept_runs, s, stats, d.ns(0..split))
 }
 
 /// `stats` (of the samples of `s` from kept runs) with their runs, and the `warmup`
 /// samples aside.
-fn with_runs(kept_runs: usize, s: &Series, stats: Stats, warmup: Vec<f64>) -> Stats {
+fn with_runs(kept_runs: usize, s: &Series, stats: Stats, warmup: Vec<i64>) -> Stats {
     let split = warmup.len();
     // Run indexes are only informative when some kept run has no sample.
     let runs = if stats.count == kept_runs {

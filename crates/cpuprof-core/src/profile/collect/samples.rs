@@ -51,11 +51,11 @@ impl Durations {
         }
     }
 
-    /// Samples `range` in ms, in order.
-    pub fn ms(&self, range: std::ops::Range<usize>) -> Vec<f64> {
+    /// Samples `range` in ns, in order (a duration past i64, 292 years, saturates).
+    pub fn ns(&self, range: std::ops::Range<usize>) -> Vec<i64> {
         match self {
-            Durations::Narrow(v) => v[range].iter().map(|&n| ns_to_ms(u64::from(n))).collect(),
-            Durations::Wide(v) => v[range].iter().map(|&n| ns_to_ms(n)).collect(),
+            Durations::Narrow(v) => v[range].iter().map(|&n| i64::from(n)).collect(),
+            Durations::Wide(v) => v[range].iter().map(|&n| wide_ns(n)).collect(),
         }
     }
 
@@ -171,7 +171,11 @@ impl Series {
 
     /// Every sample in ms, in run order.
     pub fn ms(&self) -> Vec<f64> {
-        self.ns.ms(0..self.ns.len())
+        self.ns
+            .ns(0..self.ns.len())
+            .into_iter()
+            .map(crate::stats::ns_to_ms)
+            .collect()
     }
 }
 
@@ -333,10 +337,16 @@ pub(crate) fn duration_ms(start: u64, end: u64) -> Option<f64> {
     duration_ticks(start, end).map(ns_to_ms)
 }
 
-/// Whole ns as ms: the one conversion every sample goes through.
+/// Whole ns as ms (`stats::ns_to_ms` for an unsigned duration).
 #[inline]
 pub(crate) fn ns_to_ms(ns: u64) -> f64 {
     ns as f64 / 1e6
+}
+
+/// An unsigned duration as a sample: past i64 (292 years) it saturates.
+#[inline]
+pub(crate) fn wide_ns(ns: u64) -> i64 {
+    i64::try_from(ns).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]
