@@ -394,7 +394,7 @@ fn main() {
         t.elapsed().as_secs_f64() * 1e3,
         (cpu_time() - cpu).as_secs_f64() * 1e3
     );
-    let generation = state.generation;
+    let generation = state.session.generation;
     let arrived = vec![Action::TimelineLoaded {
         generation,
         result: Ok(Box::new(timeline)),

@@ -120,11 +120,9 @@ fn chrome_trace(calls: usize) -> String {
 /// The explorer with `view` open, as the UI loop holds it.
 fn state_with(view: TimelineView) -> AppState {
     let mut state = AppState::new(160, 48);
-    state
-        .views
-        .push(cpuprof_tui::app::View::Timeline(Box::new(view)));
+    state.views.push(Box::new(view));
     // The timeline is drawn over the panes of the profile on screen.
-    state.data = Some(cpuprof_tui::app::ExplorerData::default());
+    state.session.data = Some(cpuprof_tui::app::ExplorerData::default());
     state
 }
 

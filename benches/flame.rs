@@ -228,7 +228,7 @@ fn flame(c: &mut Criterion) {
         });
     }
     let s = opened(160, 48);
-    let data = s.data.clone().unwrap();
+    let data = s.session.data.clone().unwrap();
     // On the loader thread, once per load (not a key).
     c.bench_function("flame_100k_build_graph_on_load", |b| {
         b.iter(|| cpuprof_tui::views::flame::model::FlameTree::from_explorer(black_box(&data)))

@@ -23,7 +23,7 @@ use ratatui::crossterm::terminal::{
 };
 use ratatui::Terminal;
 
-use crate::app::{update, Action, AppState, Effect, MouseAction, View};
+use crate::app::{update, Action, AppState, Effect, MouseAction};
 use crate::cli::ExploreArgs;
 use crate::escape::eprint_line;
 use crate::profile::{LoadError, ProfileRequest};
@@ -353,7 +353,7 @@ fn main_loop(
     let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let size = terminal.size()?;
     let mut state = AppState::new(size.width, size.height);
-    state.peak = peak;
+    state.session.peak = peak;
     let effects = match start {
         Start::Profile(request) => state.load(request.clone()),
         Start::Watch {
@@ -366,7 +366,7 @@ fn main_loop(
             ..
         } => {
             state.start_watch(dir.clone(), *warmup);
-            if let Some(w) = state.watch.as_mut() {
+            if let Some(w) = state.session.watch.as_mut() {
                 w.warmup_auto = *warmup_auto;
                 w.warmup_stated = *warmup_stated;
                 w.model = model.clone();
@@ -434,23 +434,9 @@ fn draw(
     theme: &Theme,
     companion: Option<&dyn Companion>,
 ) -> io::Result<()> {
-    if matches!(state.views.screen(), Some(View::Fleet(_))) {
-        let size = terminal.size()?;
-        if let Some(view) = state.views.fleet_mut() {
-            view.pages =
-                crate::views::fleet::render::pages(size.width, size.height, view.profiles.len());
-        }
-    }
-    if matches!(state.views.screen(), Some(View::Compare(_))) {
-        // The list's height comes from the compare layout of this frame.
-        let size = terminal.size()?;
-        if let Some(view) = state.views.compare_mut() {
-            view.scroll_to_fit(crate::views::compare::render::list_height(
-                size.width,
-                size.height,
-            ));
-        }
-    }
+    // The view on screen fits its paging to this frame (`Component::fit`).
+    let size = terminal.size()?;
+    state.fit_screen(size.width, size.height);
     terminal.draw(|f| {
         ui::draw(f, state, theme);
         if let Some(c) = companion {

@@ -4,33 +4,24 @@
 use super::column::Column;
 use super::effect::Effect;
 use super::explorer_open::{open_flame, open_modules, open_timeline};
-use super::keymap::{Command, ViewKind};
+use super::keymap::Command;
 use super::layout;
 use super::listing::step;
 use super::runs::RunStatus;
 use super::state::{AppState, Pane};
 use super::table;
-use super::view::View;
 use super::watch;
-use crate::views::help::state::HelpView;
 use crate::views::log::state::LogView;
 
 /// A key of the explorer's table (or of its filter's text field).
 pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     use Command::*;
     match cmd {
-        Quit => {
-            state.quit = true;
-            return vec![Effect::Quit];
-        }
         ToggleTimeline => return open_timeline(state),
         ToggleFlame => open_flame(state),
-        ToggleHelp => state
-            .views
-            .push(View::Help(HelpView::over(ViewKind::Explorer))),
         Up | Down | PageUp | PageDown | Top | Bottom => return navigate(state, cmd),
         NextPane | PrevPane => {
-            let order: &[Pane] = if state.watch.is_some() {
+            let order: &[Pane] = if state.session.watch.is_some() {
                 &[Pane::Runs, Pane::Tree, Pane::Table, Pane::Detail]
             } else {
                 &[Pane::Tree, Pane::Table, Pane::Detail]
@@ -59,7 +50,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         Collapse | Expand => {}
         ExpandAll | CollapseAll => {
             let open = cmd == ExpandAll;
-            if let Some(d) = &state.data {
+            if let Some(d) = &state.session.data {
                 state.explorer.tree.expanded =
                     d.nodes.iter().map(|n| open || n.parent.is_none()).collect();
             }
@@ -75,7 +66,7 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
             let n = state.tree_matches().len();
             if n > 0 {
                 let word = if n == 1 { "match" } else { "matches" };
-                state.notice = Some(format!("{n} {word} in the tree: ] next, [ previous"));
+                state.session.notice = Some(format!("{n} {word} in the tree: ] next, [ previous"));
             }
         }
         FilterCancel => {
@@ -114,19 +105,20 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         Reveal => reveal_selected(state),
         GroupByType => toggle_groups(state),
         NextLogSection => {
-            let view = LogView::at_next_section(state.data.as_ref(), state.log_width());
-            state.views.push(View::Log(view));
+            let view = LogView::at_next_section(state.session.data.as_ref(), state.log_width());
+            state.views.push(Box::new(view));
         }
         CopyRow => return copy_selected(state),
         NextMatch | PrevMatch => tree_match(state, cmd == NextMatch),
         ToggleLog => {
-            let view = LogView::opened(state.data.as_ref());
-            state.views.push(View::Log(view));
+            let view = LogView::opened(state.session.data.as_ref());
+            state.views.push(Box::new(view));
         }
         WarmupMore | WarmupLess => return super::warmup::change_warmup(state, cmd == WarmupMore),
         NewerRun | OlderRun | NewestRun => {
-            let Some(w) = &state.watch else {
-                state.notice = Some("n, p, N: runs of a watched folder (--watch) only".into());
+            let Some(w) = &state.session.watch else {
+                state.session.notice =
+                    Some("n, p, N: runs of a watched folder (--watch) only".into());
                 return Vec::new();
             };
             let index = match cmd {
@@ -144,6 +136,8 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         PinBaseline => watch::pin_baseline(state),
         CompareBaseline => watch::open_compare(state),
         ToggleModules => open_modules(state),
+        // The shell's, for every view (`update::command`).
+        Quit | ToggleHelp => {}
         // Keys of other views' tables.
         Dismiss | Timeline(_) | Swap | ToggleUnchanged | Flame(_) => {}
     }
@@ -168,7 +162,7 @@ pub(super) fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         Pane::Runs => {
             let page = layout::inner_rows(state.areas().runs).max(1);
             let d = delta(page).unwrap_or(0);
-            let Some(w) = &state.watch else {
+            let Some(w) = &state.session.watch else {
                 return Vec::new();
             };
             let index = step(w.selected, d, w.entries.len());
@@ -206,7 +200,9 @@ pub(super) fn navigate(state: &mut AppState, cmd: Command) -> Vec<Effect> {
 fn enter(state: &mut AppState) {
     match state.explorer.focus {
         Pane::Tree => {
-            let Some(data) = &state.data else { return };
+            let Some(data) = &state.session.data else {
+                return;
+            };
             let Some(id) = state.explorer.tree.selected_node() else {
                 return;
             };
@@ -310,7 +306,7 @@ fn back(state: &mut AppState) {
 
 /// The table's search keys and widths for what it lists now (types or operators).
 fn reload_table_source(state: &mut AppState) {
-    if let Some(data) = &state.data {
+    if let Some(data) = &state.session.data {
         state.explorer.table.search = table::search_keys(state.table_ops(data));
         state.explorer.table.row_widths = table::row_widths(state.table_ops(data));
     }
@@ -318,7 +314,9 @@ fn reload_table_source(state: &mut AppState) {
 }
 
 fn tree_fold(state: &mut AppState, open: bool) {
-    let Some(data) = &state.data else { return };
+    let Some(data) = &state.session.data else {
+        return;
+    };
     let Some(id) = state.explorer.tree.selected_node() else {
         return;
     };
@@ -340,7 +338,9 @@ fn tree_fold(state: &mut AppState, open: bool) {
 
 /// Show tree node `id`: open its ancestors, select it, focus the tree.
 pub fn reveal_node(state: &mut AppState, id: usize) {
-    let Some(data) = &state.data else { return };
+    let Some(data) = &state.session.data else {
+        return;
+    };
     let mut at = data.nodes.get(id).and_then(|n| n.parent);
     while let Some(p) = at {
         if let Some(e) = state.explorer.tree.expanded.get_mut(p) {
@@ -363,9 +363,11 @@ pub fn reveal_node(state: &mut AppState, id: usize) {
 /// `o`: operator types instead of operators, or back. Enter on a type lists its
 /// instances (`drill_into_group`).
 fn toggle_groups(state: &mut AppState) {
-    let Some(data) = &state.data else { return };
+    let Some(data) = &state.session.data else {
+        return;
+    };
     if data.groups.is_empty() {
-        state.notice = Some("traces list operators by name already".into());
+        state.session.notice = Some("traces list operators by name already".into());
         return;
     }
     state.explorer.table.grouped = !state.explorer.table.grouped;
@@ -380,7 +382,7 @@ fn toggle_groups(state: &mut AppState) {
     state.rebuild_table_rows();
     state.explorer.focus = Pane::Table;
     state.explorer.detail_source = Pane::Table;
-    state.notice = Some(if state.explorer.table.grouped {
+    state.session.notice = Some(if state.explorer.table.grouped {
         "grouped by operator type: Enter lists a type's instances, o ungroups".into()
     } else {
         "operators, one row each".into()
@@ -390,7 +392,9 @@ fn toggle_groups(state: &mut AppState) {
 /// Enter on a type row: its instances (the operators whose name is the type with a
 /// ` #N`, or the kernel itself).
 fn drill_into_group(state: &mut AppState) {
-    let Some(data) = &state.data else { return };
+    let Some(data) = &state.session.data else {
+        return;
+    };
     let Some(group) = state
         .selected_op()
         .and_then(|r| data.groups.get(r))
@@ -426,7 +430,7 @@ fn drill_into_group(state: &mut AppState) {
     state.explorer.table.rows.retain(|r| exact.contains(r));
     state.explorer.table.selected = 0;
     state.explorer.table.offset = 0;
-    state.notice = Some(format!(
+    state.session.notice = Some(format!(
         "{} of {group}: Esc back to the types",
         super::format::count(exact.len(), "instance")
     ));
@@ -436,7 +440,7 @@ fn drill_into_group(state: &mut AppState) {
 /// pane, the row's source `file:line` when the ETRecord gives one (the row itself is `c`
 /// in the tree or the table). The footer says what was copied.
 fn copy_selected(state: &mut AppState) -> Vec<Effect> {
-    let Some(data) = &state.data else {
+    let Some(data) = &state.session.data else {
         return Vec::new();
     };
     if state.explorer.focus == Pane::Detail {
@@ -445,7 +449,7 @@ fn copy_selected(state: &mut AppState) -> Vec<Effect> {
             .and_then(|n| data.sources.get(&n))
             .and_then(|s| s.file_line.clone());
         if let Some(line) = line {
-            state.notice = Some(format!(
+            state.session.notice = Some(format!(
                 "copied {} (the row's source line) to the clipboard (OSC 52)",
                 crate::escape::escape(&line)
             ));
@@ -467,14 +471,14 @@ fn copy_selected(state: &mut AppState) -> Vec<Effect> {
     match text {
         Some(text) => {
             let name: String = text.split(" · ").next().unwrap_or("").to_string();
-            state.notice = Some(format!(
+            state.session.notice = Some(format!(
                 "copied {name} ({} characters) to the clipboard (OSC 52)",
                 text.chars().count()
             ));
             vec![Effect::Copy(text)]
         }
         None => {
-            state.notice = Some("nothing selected to copy".into());
+            state.session.notice = Some("nothing selected to copy".into());
             Vec::new()
         }
     }
@@ -482,9 +486,11 @@ fn copy_selected(state: &mut AppState) -> Vec<Effect> {
 
 /// `r`: the selected operator (table or its detail) shown in the tree.
 fn reveal_selected(state: &mut AppState) {
-    let Some(data) = &state.data else { return };
+    let Some(data) = &state.session.data else {
+        return;
+    };
     let target = if state.explorer.table.grouped {
-        state.notice =
+        state.session.notice =
             Some("a type has no one place in the tree: Enter lists its instances".into());
         return;
     } else if state.explorer.focus == Pane::Table
@@ -507,7 +513,7 @@ fn reveal_selected(state: &mut AppState) {
 fn tree_match(state: &mut AppState, next: bool) {
     let matches = state.tree_matches();
     if matches.is_empty() {
-        state.notice = Some(if state.explorer.table.filter.value().is_empty() {
+        state.session.notice = Some(if state.explorer.table.filter.value().is_empty() {
             "no search: / types one".to_string()
         } else {
             format!(
@@ -531,7 +537,7 @@ fn tree_match(state: &mut AppState, next: bool) {
     });
     let k = matches.iter().position(|&m| m == id).unwrap_or(0) + 1;
     reveal_node(state, id);
-    state.notice = Some(format!(
+    state.session.notice = Some(format!(
         "tree match {k} of {} for \"{}\"",
         matches.len(),
         state.explorer.table.filter.value()

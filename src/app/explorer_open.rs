@@ -3,13 +3,12 @@
 
 use super::effect::Effect;
 use super::state::{AppState, Pane};
-use super::view::View;
 use crate::profile::ProfileRequest;
 use crate::views::timeline::state::TimelineView;
 
 /// `t` on an operator row of a dump's table: that operator, for the timeline to select.
 fn timeline_focus(state: &AppState) -> Option<crate::views::timeline::state::TimelineFocus> {
-    let data = state.data.as_ref()?;
+    let data = state.session.data.as_ref()?;
     let t = &state.explorer.table;
     if state.explorer.focus != Pane::Table
         || t.grouped
@@ -28,11 +27,11 @@ fn timeline_focus(state: &AppState) -> Option<crate::views::timeline::state::Tim
 
 /// `t`: the timeline of the profile on screen (pushed while it loads).
 pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
-    if state.data.is_none() {
+    if state.session.data.is_none() {
         return Vec::new();
     }
     // Watching: the run on screen; otherwise the last request.
-    let request = match &state.watch {
+    let request = match &state.session.watch {
         Some(w) => w
             .shown
             .and_then(|id| w.index_of(id))
@@ -45,30 +44,30 @@ pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
                 request.read = w.read;
                 request
             }),
-        None => state.request.clone(),
+        None => state.session.request.clone(),
     };
     let Some(request) = request else {
         return Vec::new();
     };
-    let mut view = TimelineView::loading(state.generation);
+    let mut view = TimelineView::loading(state.session.generation);
     view.focus = timeline_focus(state);
     view.request = Some(request.clone());
-    state.views.push(View::Timeline(Box::new(view)));
+    state.views.push(Box::new(view));
     vec![Effect::LoadTimeline {
         request,
-        generation: state.generation,
+        generation: state.session.generation,
         center: None,
     }]
 }
 
 /// `m`: the modules view, or one footer notice saying why there is none.
 pub(super) fn open_modules(state: &mut AppState) {
-    let Some(data) = &state.data else {
-        state.notice = Some("no profile loaded".into());
+    let Some(data) = &state.session.data else {
+        state.session.notice = Some("no profile loaded".into());
         return;
     };
     if data.modules.is_empty() {
-        state.notice = Some(match data.kind {
+        state.session.notice = Some(match data.kind {
             super::data::SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
             super::data::SourceKind::Etdump => {
                 "no module tree: no ETRecord read (--etrecord FILE or STEM.etrecord beside the dump; w says why)".into()
@@ -77,18 +76,18 @@ pub(super) fn open_modules(state: &mut AppState) {
         return;
     }
     let view = crate::views::modules::state::ModulesView::new(data);
-    state.views.push(View::Modules(Box::new(view)));
+    state.views.push(Box::new(view));
 }
 
 /// `f`: the flame graph of the profile on screen.
 pub(super) fn open_flame(state: &mut AppState) {
-    let Some(data) = &state.data else {
-        state.notice = Some("no profile yet".into());
+    let Some(data) = &state.session.data else {
+        state.session.notice = Some("no profile yet".into());
         return;
     };
     let tree = data.flame.clone().unwrap_or_else(|| {
         std::sync::Arc::new(crate::views::flame::model::FlameTree::from_explorer(data))
     });
     let view = crate::views::flame::state::FlameView::new(tree);
-    state.views.push(View::Flame(Box::new(view)));
+    state.views.push(Box::new(view));
 }

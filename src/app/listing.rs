@@ -28,7 +28,7 @@ impl AppState {
     pub(super) fn rebuild_tree_visible(&mut self) {
         let keep = self.explorer.tree.selected_node();
         self.explorer.tree.visible.clear();
-        if let Some(data) = &self.data {
+        if let Some(data) = &self.session.data {
             let mut stack: Vec<usize> = data.roots.iter().rev().copied().collect();
             while let Some(id) = stack.pop() {
                 self.explorer.tree.visible.push(id);
@@ -44,7 +44,7 @@ impl AppState {
     }
 
     pub(super) fn rebuild_table_rows(&mut self) {
-        self.explorer.table.sorted = match &self.data {
+        self.explorer.table.sorted = match &self.session.data {
             Some(d) => {
                 let mut rows = table::sorted_rows(
                     self.table_ops(d),
@@ -72,7 +72,7 @@ impl AppState {
     /// Re-apply the filter to the sorted rows (a filter keystroke needs no sort).
     pub(super) fn refilter_table_rows(&mut self) {
         let keep = self.selected_op();
-        self.explorer.table.rows = match &self.data {
+        self.explorer.table.rows = match &self.session.data {
             Some(_) => table::filter_rows(
                 &self.explorer.table.search,
                 &self.explorer.table.sorted,
@@ -80,7 +80,7 @@ impl AppState {
             ),
             None => Vec::new(),
         };
-        self.explorer.table.uniform_count = match &self.data {
+        self.explorer.table.uniform_count = match &self.session.data {
             Some(d) if !self.explorer.table.grouped => {
                 let ops = self.table_ops(d);
                 let mut counts = self.explorer.table.rows.iter().filter_map(|&r| ops.get(r));
@@ -89,7 +89,7 @@ impl AppState {
             }
             _ => None,
         };
-        self.explorer.table.rates_known = match &self.data {
+        self.explorer.table.rates_known = match &self.session.data {
             Some(d) => {
                 let ops = self.table_ops(d);
                 self.explorer
@@ -101,7 +101,7 @@ impl AppState {
             }
             None => false,
         };
-        self.explorer.table.uniform_text = match &self.data {
+        self.explorer.table.uniform_text = match &self.session.data {
             Some(d) if !self.explorer.table.grouped => self.uniform_text(d),
             _ => Vec::new(),
         };
@@ -222,7 +222,7 @@ impl AppState {
     /// wide and shows `rows` rows from the current offset. Rendering and mouse hits both
     /// use this, so a click on a title sorts the column drawn there.
     pub fn table_layout(&self, width: u16, rows: usize) -> Vec<(Column, u16)> {
-        let Some(data) = &self.data else {
+        let Some(data) = &self.session.data else {
             return Vec::new();
         };
         let t = &self.explorer.table;
@@ -271,8 +271,8 @@ impl AppState {
     /// (matched by name path, not index); sort and filter are kept as they are.
     /// Returns the profile shown before.
     pub(super) fn install(&mut self, mut data: ExplorerData) -> Option<ExplorerData> {
-        let first_load = self.data.is_none();
-        if let Some(peak) = self.peak {
+        let first_load = self.session.data.is_none();
+        if let Some(peak) = self.session.peak {
             // The roofline of each operator and type (cheap: two numbers a row).
             for op in data.ops.iter_mut().chain(data.groups.iter_mut()) {
                 op.roofline = crate::profile::efficiency::roofline(op.cost, op.cost_ms, peak);
@@ -288,7 +288,7 @@ impl AppState {
         let mut selected_op = None;
         // A trace opened for the first time: the node its hottest path ends on.
         let mut hot_node = None;
-        if let Some(old) = &self.data {
+        if let Some(old) = &self.session.data {
             let old_keys = node_keys(old);
             for (i, k) in old_keys.iter().enumerate() {
                 let open = self.explorer.tree.is_open(i);
@@ -336,7 +336,7 @@ impl AppState {
             }
         }
         self.explorer.table.within = None;
-        self.explorer.table.columns = data.kind.columns_with(self.peak.is_some());
+        self.explorer.table.columns = data.kind.columns_with(self.session.peak.is_some());
         if !self
             .explorer
             .table
@@ -356,8 +356,8 @@ impl AppState {
         }
         self.explorer.table.search = table::search_keys(self.table_ops(&data));
         self.explorer.table.row_widths = table::row_widths(self.table_ops(&data));
-        let previous = self.data.replace(data);
-        if first_load && self.watch.is_none() {
+        let previous = self.session.data.replace(data);
+        if first_load && self.session.watch.is_none() {
             self.explorer.focus = Pane::Tree;
         }
         // Rebuilding keeps the selection by id; point it at the matching rows first.
@@ -385,7 +385,7 @@ impl AppState {
     /// Node ids whose name contains the filter text (ignoring case), in tree order.
     pub fn tree_matches(&self) -> Vec<usize> {
         let needle = self.explorer.table.filter.value().to_lowercase();
-        match &self.data {
+        match &self.session.data {
             Some(d) if !needle.is_empty() => {
                 // Only nodes of the tree: type rows' nodes hang nowhere.
                 let mut in_tree = vec![false; d.nodes.len()];

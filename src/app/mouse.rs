@@ -25,7 +25,7 @@ pub(super) fn mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> 
         return Vec::new();
     };
     if pane == Pane::Runs {
-        let Some(w) = &state.watch else {
+        let Some(w) = &state.session.watch else {
             return Vec::new();
         };
         let index = match kind {

@@ -1,6 +1,7 @@
-//! The explorer's state (plain data): the shared data every view borrows (the profile
-//! on screen, the runs list, the load in flight), the explorer's own panes (tree, table,
-//! focus) and the stack of views over it. `update` changes it; `listing` keeps its rows.
+//! The shell's state (plain data): the shared session every view borrows (`Session`:
+//! the profile on screen, the runs list, the load in flight), the explorer's own panes
+//! (`views::explorer::state`) and the stack of views over it. `update` changes it;
+//! `listing` keeps the explorer's rows.
 
 use std::time::SystemTime;
 
@@ -8,15 +9,17 @@ use ratatui::crossterm::event::KeyEvent;
 
 use super::data::ExplorerData;
 use super::effect::Effect;
-pub use super::explorer_view::{ExplorerView, Pane, TableState, TreeState};
 use super::keymap::{Command, ViewKind};
 use super::layout::{self, Areas, MouseAction};
-use super::runs::WatchState;
-use super::view::{View, ViewStack};
+use super::session::Session;
+use super::view::ViewStack;
 use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
 use crate::views::compare::state::CompareView;
+pub use crate::views::explorer::state::{ExplorerView, Pane, TableState, TreeState};
 use crate::views::timeline::state::TimelineView;
+use crate::views::Ctx;
+use ratatui::layout::Rect;
 
 /// Everything that can happen to the explorer.
 #[derive(Debug)]
@@ -62,59 +65,26 @@ pub enum Action {
     FleetLoaded(crate::views::fleet::state::FleetResult),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loading {
-    pub generation: u64,
-    pub file: String,
-    pub warmup: usize,
-    pub phase: LoadPhase,
-    pub bytes_done: u64,
-    pub bytes_total: u64,
-    /// Progress reports received in this phase after its first (a long phase without a
-    /// byte count, such as analysing a big dump, sends them as a heartbeat: the gauge
-    /// turns a spinner with them, so it never looks stuck).
-    pub beats: u32,
-}
-
 #[derive(Debug, Clone)]
 pub struct AppState {
-    /// The last request (reloads reuse it with another warm-up).
-    pub request: Option<ProfileRequest>,
-    pub generation: u64,
-    pub loading: Option<Loading>,
-    pub data: Option<ExplorerData>,
+    /// What every view borrows: the profile on screen, the load in flight, the runs
+    /// list, the size, the notice, the options.
+    pub session: Session,
     /// The explorer's own panes (the base view of the stack).
     pub explorer: ExplorerView,
-    pub width: u16,
-    pub height: u16,
-    pub quit: bool,
-    /// Watch mode (`--watch DIR`): the runs list.
-    pub watch: Option<WatchState>,
-    /// A one-line message for the footer (what a change did, why a key did nothing);
-    /// cleared by the next key.
-    pub notice: Option<String>,
     /// The views over the explorer (log, help, timeline, compare, error dialog); keys go
     /// to the top one.
     pub views: ViewStack,
-    /// The machine's peaks (`--peak`): the table's roofline column.
-    pub peak: Option<crate::profile::efficiency::Peak>,
+    pub quit: bool,
 }
 
 impl AppState {
     pub fn new(width: u16, height: u16) -> AppState {
         AppState {
-            request: None,
-            generation: 0,
-            loading: None,
-            data: None,
+            session: Session::new(width, height),
             explorer: ExplorerView::default(),
-            width,
-            height,
-            quit: false,
-            watch: None,
-            notice: None,
             views: ViewStack::default(),
-            peak: None,
+            quit: false,
         }
     }
 
@@ -126,7 +96,7 @@ impl AppState {
         height: u16,
     ) -> AppState {
         let mut s = AppState::new(width, height);
-        s.views = ViewStack::with_base(View::Fleet(Box::new(view)));
+        s.views = ViewStack::with_base(Box::new(view));
         s
     }
 
@@ -134,7 +104,7 @@ impl AppState {
     /// stack, never popped).
     pub fn for_compare(view: CompareView, width: u16, height: u16) -> AppState {
         let mut s = AppState::new(width, height);
-        s.views = ViewStack::with_base(View::Compare(Box::new(view)));
+        s.views = ViewStack::with_base(Box::new(view));
         s
     }
 
@@ -153,7 +123,9 @@ impl AppState {
 
     /// The warnings & log view fills the body (it is the top view under any popups).
     pub fn log_open(&self) -> bool {
-        matches!(self.views.screen(), Some(View::Log(_)))
+        self.views
+            .screen()
+            .is_some_and(|v| v.kind() == ViewKind::Log)
     }
 
     /// The log view's scroll position (0 when it is closed).
@@ -167,29 +139,61 @@ impl AppState {
     }
 
     pub fn help_open(&self) -> bool {
-        matches!(self.views.top(), Some(View::Help(_)))
+        self.views.top_kind() == Some(ViewKind::Help)
     }
 
     /// Whose key table is live: the top view's, or a filter's text field.
     pub fn mode(&self) -> ViewKind {
         match self.views.top() {
-            Some(View::Compare(c)) if c.filter_editing => ViewKind::Filter,
-            Some(View::Modules(m)) if m.filter_editing => ViewKind::Filter,
-            Some(View::Flame(f)) if f.search_editing => ViewKind::Filter,
-            Some(View::Fleet(f)) if f.filter_editing => ViewKind::Filter,
-            Some(View::Log(l)) if l.search.editing => ViewKind::Filter,
-            Some(View::Help(h)) if h.search.editing => ViewKind::Filter,
-            Some(View::Timeline(t)) if t.search.editing => ViewKind::Filter,
-            Some(View::Explorer) if self.explorer.filter_editing => ViewKind::Filter,
-            Some(v) => v.kind(),
+            Some(v) if v.kind() == ViewKind::Explorer && self.explorer.filter_editing => {
+                ViewKind::Filter
+            }
+            Some(v) => v.mode(),
             None if self.explorer.filter_editing => ViewKind::Filter,
             None => ViewKind::Explorer,
         }
     }
 
+    /// What a view's `command` reads besides its own state: the shared data and the
+    /// geometry of the last handled resize.
+    pub fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            data: self.session.data.as_ref(),
+            screen: Rect::new(0, 0, self.session.width, self.session.height),
+            body: self.areas().body,
+            notice: self.session.notice.as_deref(),
+            below: None,
+        }
+    }
+
+    /// The stack, to change, beside the `Ctx` its views read on a `width` x `height`
+    /// screen.
+    pub fn views_and_ctx(&mut self, width: u16, height: u16) -> (&mut ViewStack, Ctx<'_>) {
+        let body = self.areas_for(width, height).body;
+        let AppState { views, session, .. } = self;
+        let Session { data, notice, .. } = session;
+        let ctx = Ctx {
+            data: data.as_ref(),
+            screen: Rect::new(0, 0, width, height),
+            body,
+            notice: notice.as_deref(),
+            below: None,
+        };
+        (views, ctx)
+    }
+
+    /// Fit the view that fills the screen to a frame of `width` x `height` about to be
+    /// drawn (`Component::fit`: its paging follows what it draws).
+    pub fn fit_screen(&mut self, width: u16, height: u16) {
+        let (views, ctx) = self.views_and_ctx(width, height);
+        if let Some(view) = views.screen_mut() {
+            view.fit(&ctx);
+        }
+    }
+
     /// The geometry of the last handled resize (what update's paging and mouse hits use).
     pub fn areas(&self) -> Areas {
-        self.areas_for(self.width, self.height)
+        self.areas_for(self.session.width, self.session.height)
     }
 
     /// The geometry of this view on a `width` x `height` screen. Rendering uses the
@@ -200,32 +204,18 @@ impl AppState {
             height,
             self.log_open(),
             self.explorer.focus == Pane::Detail,
-            self.watch.is_some(),
+            self.session.watch.is_some(),
         )
     }
 
     /// Start loading `request` (first load or reload).
     pub fn load(&mut self, request: ProfileRequest) -> Vec<Effect> {
-        self.generation += 1;
-        self.loading = Some(Loading {
-            generation: self.generation,
-            file: request.etdump.display().to_string(),
-            warmup: request.warmup,
-            phase: LoadPhase::Reading,
-            bytes_done: 0,
-            bytes_total: 0,
-            beats: 0,
-        });
-        self.request = Some(request.clone());
-        vec![Effect::Load {
-            request,
-            generation: self.generation,
-        }]
+        self.session.load(request)
     }
 
     /// The tree node the detail pane describes.
     pub fn detail_node(&self) -> Option<usize> {
-        let data = self.data.as_ref()?;
+        let data = self.session.data.as_ref()?;
         match self.explorer.detail_source {
             Pane::Table => {
                 let row = *self.explorer.table.rows.get(self.explorer.table.selected)?;
@@ -252,32 +242,22 @@ impl AppState {
             .copied()
     }
 
-    /// The warm-up runs the footer names: those dropped in the profile on screen (it may
-    /// have been built with an older warm-up), else the warm-up the next load will use.
-    /// None for sources without runs (traces).
-    pub fn shown_warmup(&self) -> Option<usize> {
-        match &self.data {
-            Some(d) => d.runs.as_ref().map(|r| r.dropped),
-            None => Some(match (&self.watch, &self.request) {
-                (Some(w), _) => w.warmup,
-                (None, Some(r)) => r.warmup,
-                (None, None) => 0,
-            }),
-        }
-    }
-
-    pub fn runs_total(&self) -> Option<usize> {
-        self.data.as_ref()?.runs.as_ref().map(|r| r.total)
-    }
-
     /// Lines of the warnings and log view.
     pub fn log_len(&self) -> usize {
-        crate::views::log::state::log_len(self.data.as_ref(), self.log_width())
+        crate::views::log::state::log_len(self.session.data.as_ref(), self.log_width())
     }
 
     /// Cells inside the log view's border.
     pub fn log_width(&self) -> usize {
-        let areas = layout::compute(self.width, self.height, true, false, self.watch.is_some());
-        areas.log.map_or(self.width, |a| a.width.saturating_sub(2)) as usize
+        let areas = layout::compute(
+            self.session.width,
+            self.session.height,
+            true,
+            false,
+            self.session.watch.is_some(),
+        );
+        areas
+            .log
+            .map_or(self.session.width, |a| a.width.saturating_sub(2)) as usize
     }
 }

@@ -15,6 +15,8 @@ pub enum Step {
     Effect(Effect),
     /// Push the explorer over this view and load `request` in it (the fleet's Enter).
     OpenProfile(crate::profile::ProfileRequest),
+    /// Open `view` over this one (the compare view's flame graph).
+    Push(Box<dyn crate::views::Component>),
     /// Push the compare view of fleet profile `a` (the baseline) against `b` (the
     /// fleet's `d`).
     CompareProfiles {

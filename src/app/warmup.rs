@@ -9,19 +9,20 @@ use super::watch;
 pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
     // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
     let auto_dropped = state
+        .session
         .data
         .as_ref()
         .and_then(|d| d.runs.as_ref())
         .map(|r| r.dropped);
-    let current = match (&state.watch, &state.request) {
+    let current = match (&state.session.watch, &state.session.request) {
         (Some(w), _) if w.warmup_auto || w.warmup_stated => auto_dropped.unwrap_or(0),
         (Some(w), _) => w.warmup,
         (None, Some(r)) if r.warmup_auto || r.warmup_stated => auto_dropped.unwrap_or(0),
         (None, Some(r)) => r.warmup,
         (None, None) => return Vec::new(),
     };
-    let Some(wanted) = next_warmup(current, more, state.runs_total()) else {
-        state.notice = Some(match (more, state.runs_total()) {
+    let Some(wanted) = next_warmup(current, more, state.session.runs_total()) else {
+        state.session.notice = Some(match (more, state.session.runs_total()) {
             (false, _) => format!("warm-up is {current}: no dropped run to add back"),
             (true, Some(total)) => format!(
                 "warm-up {current} of {}: at least one run must stay",
@@ -31,10 +32,10 @@ pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
         });
         return Vec::new();
     };
-    if state.watch.is_some() {
+    if state.session.watch.is_some() {
         return watch::change_watch_warmup(state, wanted);
     }
-    let Some(mut request) = state.request.clone() else {
+    let Some(mut request) = state.session.request.clone() else {
         return Vec::new();
     };
     request.warmup = wanted;

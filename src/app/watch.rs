@@ -13,8 +13,8 @@ use super::runs::{
     baseline_of, file_name, one_line, refresh_changes, retry_delay, RunEntry, RunFacts, RunStatus,
     WatchState, CACHE_LIMIT,
 };
-use super::state::{AppState, Loading};
-use super::view::View;
+use super::session::Loading;
+use super::state::AppState;
 use crate::compare::{compare, CompareOptions};
 use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
@@ -23,7 +23,7 @@ use crate::views::compare::state::CompareView;
 impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.
     pub fn start_watch(&mut self, dir: impl Into<String>, warmup: usize) {
-        self.watch = Some(WatchState::new(dir, warmup));
+        self.session.watch = Some(WatchState::new(dir, warmup));
         self.explorer.focus = super::state::Pane::Runs;
     }
 }
@@ -34,7 +34,7 @@ pub(super) fn on_watch_event(
     event: WatchEvent,
     at: SystemTime,
 ) -> Vec<Effect> {
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return Vec::new();
     };
     w.last_update = Some(at);
@@ -100,7 +100,7 @@ pub(super) fn on_watch_event(
     fix_runs_offset(state);
     let effects = pump(state);
     drop_stale_gauge(state);
-    if let Some(w) = state.watch.as_mut() {
+    if let Some(w) = state.session.watch.as_mut() {
         refresh_changes(w);
     }
     effects
@@ -110,16 +110,18 @@ pub(super) fn on_watch_event(
 /// or turned into an error), its gauge goes too.
 fn drop_stale_gauge(state: &mut AppState) {
     let inflight = state
+        .session
         .watch
         .as_ref()
         .and_then(|w| w.inflight)
         .map(|(g, _)| g);
     if state
+        .session
         .loading
         .as_ref()
         .is_some_and(|l| Some(l.generation) != inflight)
     {
-        state.loading = None;
+        state.session.loading = None;
     }
 }
 
@@ -149,7 +151,7 @@ fn drop_failed(w: &mut WatchState, path: &Path) {
 
 /// Start the next load when none is running.
 pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return Vec::new();
     };
     if w.inflight.is_some() {
@@ -172,14 +174,14 @@ pub(super) fn pump(state: &mut AppState) -> Vec<Effect> {
     request.model = w.model.clone();
     request.read = w.read;
     let id = entry.id;
-    state.generation += 1;
-    let generation = state.generation;
-    if let Some(w) = state.watch.as_mut() {
+    state.session.generation += 1;
+    let generation = state.session.generation;
+    if let Some(w) = state.session.watch.as_mut() {
         w.inflight = Some((generation, id));
     }
     // Before the first profile, the full-screen gauge; later the runs list says "loading".
-    if state.data.is_none() {
-        state.loading = Some(Loading {
+    if state.session.data.is_none() {
+        state.session.loading = Some(Loading {
             generation,
             file: request.etdump.display().to_string(),
             warmup: request.warmup,
@@ -206,13 +208,14 @@ pub(super) enum Outcome {
 pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome) -> Vec<Effect> {
     // Its gauge goes whether or not the result is still wanted.
     if state
+        .session
         .loading
         .as_ref()
         .is_some_and(|l| l.generation == generation)
     {
-        state.loading = None;
+        state.session.loading = None;
     }
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return Vec::new();
     };
     let Some((_, id)) = w.inflight.filter(|(g, _)| *g == generation) else {
@@ -269,7 +272,7 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
     }
     fix_runs_offset(state);
     effects.extend(pump(state));
-    if let Some(w) = state.watch.as_mut() {
+    if let Some(w) = state.session.watch.as_mut() {
         refresh_changes(w);
     }
     effects
@@ -277,7 +280,7 @@ pub(super) fn on_loaded(state: &mut AppState, generation: u64, outcome: Outcome)
 
 /// A retry timer fired: waiting entries go back into the queue.
 pub(super) fn on_retry(state: &mut AppState) -> Vec<Effect> {
-    if let Some(w) = state.watch.as_mut() {
+    if let Some(w) = state.session.watch.as_mut() {
         for e in &mut w.entries {
             if matches!(e.status, RunStatus::Waiting { .. }) {
                 e.status = RunStatus::Queued;
@@ -290,13 +293,13 @@ pub(super) fn on_retry(state: &mut AppState) -> Vec<Effect> {
 /// Put `data` (entry `id`'s profile) on screen; the profile shown before goes back into
 /// its entry.
 fn show_data(state: &mut AppState, id: u64, data: ExplorerData) {
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return;
     };
     let previous = w.shown.filter(|&s| s != id);
     w.shown = Some(id);
     let old = state.install(data);
-    if let (Some(w), Some(previous), Some(old)) = (state.watch.as_mut(), previous, old) {
+    if let (Some(w), Some(previous), Some(old)) = (state.session.watch.as_mut(), previous, old) {
         if let Some(i) = w.index_of(previous) {
             w.entries[i].data = Some(Box::new(old));
         }
@@ -305,7 +308,7 @@ fn show_data(state: &mut AppState, id: u64, data: ExplorerData) {
 
 /// Keep at most `CACHE_LIMIT` profiles besides the one shown: drop the oldest.
 fn evict(state: &mut AppState) {
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return;
     };
     let mut kept = 0;
@@ -321,7 +324,7 @@ fn evict(state: &mut AppState) {
 
 /// Select row `index` of the runs list and show its profile (loading it first if need be).
 pub(super) fn select_run(state: &mut AppState, index: usize) -> Vec<Effect> {
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return Vec::new();
     };
     if w.entries.is_empty() {
@@ -336,7 +339,7 @@ pub(super) fn select_run(state: &mut AppState, index: usize) -> Vec<Effect> {
     let id = w.entries[index].id;
     w.wanted = None;
     fix_runs_offset(state);
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return Vec::new();
     };
     let entry = &mut w.entries[index];
@@ -370,7 +373,7 @@ pub(super) fn select_run(state: &mut AppState, index: usize) -> Vec<Effect> {
 
 /// Warm-up changed: every profile is loaded again (the shown one first).
 pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Effect> {
-    let Some(w) = state.watch.as_mut() else {
+    let Some(w) = state.session.watch.as_mut() else {
         return Vec::new();
     };
     w.warmup = warmup;
@@ -391,14 +394,14 @@ pub(super) fn change_watch_warmup(state: &mut AppState, warmup: usize) -> Vec<Ef
     }
     w.wanted = w.shown;
     refresh_changes(w);
-    state.loading = None;
+    state.session.loading = None;
     pump(state)
 }
 
 /// Keep the selected run visible.
 pub(super) fn fix_runs_offset(state: &mut AppState) {
     let page = super::layout::inner_rows(state.areas().runs).max(1);
-    if let Some(w) = state.watch.as_mut() {
+    if let Some(w) = state.session.watch.as_mut() {
         w.offset = super::layout::fix_offset(w.selected, w.offset, page);
     }
 }
@@ -406,15 +409,15 @@ pub(super) fn fix_runs_offset(state: &mut AppState) {
 /// `b`: pin the selected run as the baseline of every run of its model; on the pinned run,
 /// unpin (each run against the previous run of its model again).
 pub(super) fn pin_baseline(state: &mut AppState) {
-    let Some(w) = state.watch.as_mut() else {
-        state.notice = Some("a baseline is for watch mode (--watch DIR)".into());
+    let Some(w) = state.session.watch.as_mut() else {
+        state.session.notice = Some("a baseline is for watch mode (--watch DIR)".into());
         return;
     };
     let Some(e) = w.entries.get(w.selected) else {
         return;
     };
     if e.status != RunStatus::Loaded {
-        state.notice = Some("only a loaded run can be the baseline".into());
+        state.session.notice = Some("only a loaded run can be the baseline".into());
         return;
     }
     let notice = if w.baseline == Some(e.id) {
@@ -425,14 +428,15 @@ pub(super) fn pin_baseline(state: &mut AppState) {
         format!("baseline: {}", one_line(&e.file_name()))
     };
     refresh_changes(w);
-    state.notice = Some(notice);
+    state.session.notice = Some(notice);
 }
 
 /// `d`: the compare view of the selected run (B) against its baseline (A), pushed over the
 /// explorer (Esc pops it).
 pub(super) fn open_compare(state: &mut AppState) {
-    let Some(w) = state.watch.as_ref() else {
-        state.notice = Some("compare with a baseline is for watch mode (--watch DIR)".into());
+    let Some(w) = state.session.watch.as_ref() else {
+        state.session.notice =
+            Some("compare with a baseline is for watch mode (--watch DIR)".into());
         return;
     };
     let index = w.selected;
@@ -440,11 +444,11 @@ pub(super) fn open_compare(state: &mut AppState) {
         return;
     };
     let Some(b) = baseline_of(&w.entries, w.baseline, index) else {
-        state.notice = Some("no baseline: no other loaded run of this model".into());
+        state.session.notice = Some("no baseline: no other loaded run of this model".into());
         return;
     };
     let (Some(now), Some(base)) = (&sel.rows, &w.entries[b].rows) else {
-        state.notice = Some("no baseline: no other loaded run of this model".into());
+        state.session.notice = Some("no baseline: no other loaded run of this model".into());
         return;
     };
     let opts = CompareOptions::default();
@@ -452,5 +456,5 @@ pub(super) fn open_compare(state: &mut AppState) {
     let backward = compare(now, base, &opts);
     state
         .views
-        .push(View::Compare(Box::new(CompareView::new(forward, backward))));
+        .push(Box::new(CompareView::new(forward, backward)));
 }

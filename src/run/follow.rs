@@ -188,7 +188,7 @@ impl Companion for Follower {
 
     fn after_events(&mut self, state: &mut AppState) {
         let Some(path) = &self.pin else { return };
-        let Some(w) = state.watch.as_mut() else {
+        let Some(w) = state.session.watch.as_mut() else {
             return;
         };
         if let Some(e) = w.entries.iter().find(|e| &e.etdump == path) {

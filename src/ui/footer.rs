@@ -35,7 +35,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.render_widget(Paragraph::new(Line::from(spans)), area);
             return;
         }
-        if state.notice.is_none() && search.is_active() {
+        if state.session.notice.is_none() && search.is_active() {
             spans.push(Span::styled(format!("{status} │ "), theme.warning()));
         }
     }
@@ -56,14 +56,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.set_cursor_position(Position::new(x, area.y));
         }
     } else {
-        if let Some(notice) = &state.notice {
+        if let Some(notice) = &state.session.notice {
             spans.push(Span::styled(format!("{notice} │ "), theme.warning()));
         }
         // The explorer's own state (its table's filter and sort, the warm-up) only under
         // the explorer: another view on screen has its own.
         let explorer_on_screen = matches!(
-            state.views.screen(),
-            None | Some(crate::app::View::Explorer)
+            state.views.screen().map(|v| v.kind()),
+            None | Some(ViewKind::Explorer)
         );
         if explorer_on_screen && !t.filter.value().is_empty() {
             spans.push(Span::styled(
@@ -73,7 +73,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
         let dir = if t.descending { "↓" } else { "↑" };
         // Traces have no runs, so no warm-up to change.
-        let shown_warmup = state.shown_warmup();
+        let shown_warmup = state.session.shown_warmup();
         let has_runs = shown_warmup.is_some();
         let warmup = shown_warmup
             .map(|w| format!("warm-up {w} │ "))
@@ -86,6 +86,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
         // Opened with no warm-up while the first runs are cold: say so, with the key.
         let cold = state
+            .session
             .data
             .as_ref()
             .and_then(|d| d.runs.as_ref())
@@ -104,11 +105,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         // used first, whole hints only (the help lists every key).
         let screen = state.views.screen().map(|v| v.kind());
         let kind = screen.unwrap_or(ViewKind::Explorer);
-        let data = state.data.as_ref();
+        let data = state.session.data.as_ref();
         // `o` groups by type: only where there are types (not in a trace's by-name table).
         let has_types = data.is_some_and(|d| !d.groups.is_empty());
         let has_modules = data.is_some_and(|d| !d.modules.is_empty());
-        let watching = state.watch.is_some();
+        let watching = state.session.watch.is_some();
         // The explorer's keys that need something (runs, types, an ETRecord, a watched
         // folder); another view's table binds only what it has.
         let explorer = kind == ViewKind::Explorer;
@@ -126,7 +127,6 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         let all: Vec<Hint> = state
             .views
             .screen()
-            .and_then(|v| v.component())
             .map_or_else(|| hints(kind), |c| c.hints())
             .into_iter()
             .filter(|h| applies(h.meaning))

@@ -13,7 +13,7 @@ use crate::app::AppState;
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut top = vec![Span::styled("cpuprof-tui ", theme.title())];
     let mut bottom = Vec::new();
-    match &state.data {
+    match &state.session.data {
         Some(d) => {
             let runs = d.runs.as_ref().map(|r| match (&r.several, &r.warmup_text) {
                 // Several methods: the main one's runs, and what the dump holds.
@@ -105,7 +105,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             }
         }
         None => {
-            if let Some(l) = &state.loading {
+            if let Some(l) = &state.session.loading {
                 top.push(Span::raw(l.file.clone()));
             }
             bottom.push(Span::styled("no profile loaded yet", theme.dim()));
@@ -113,7 +113,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     }
     let mut lines = vec![Line::from(top), Line::from(bottom)];
     // Where the time goes (`app::answer`), for the table's scope and filter.
-    if let Some(d) = &state.data {
+    if let Some(d) = &state.session.data {
         if let Some(text) = crate::app::answer::line(d, &state.explorer.table, area.width as usize)
         {
             lines.push(Line::styled(

@@ -1,5 +1,5 @@
 //! Rendering: one module per pane, render only (no state changes). `draw` paints a whole
-//! frame from an `AppState`.
+//! frame from an `AppState`, a loop over the view stack.
 
 mod detail;
 mod detail_facts;
@@ -16,56 +16,68 @@ mod tree;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
-use crate::app::{AppState, Pane, View};
+use crate::app::{AppState, Pane, ViewKind};
+use crate::views::{Ctx, Place};
 
 pub use theme::Theme;
 
-use crate::views::compare::render as compare;
-use crate::views::dialog::render as dialog;
-use crate::views::flame::render as flame;
-use crate::views::fleet::render as fleet;
-use crate::views::help::render as help;
-use crate::views::log::render as log;
-use crate::views::modules::render as modules;
-use crate::views::timeline::render as timeline;
-
-/// Paint one frame: the view that fills the screen (the explorer, with the log or the
-/// timeline in its body, or the compare view), then the popups over it (help, dialog).
+/// Paint one frame, a loop over the stack: the view that fills the screen (under a view
+/// of the explorer's body, the explorer first), then the popups over it (help, dialog),
+/// each through `Component::render`.
 pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let screen = state.views.screen();
-    match screen {
-        Some(View::Compare(view)) => compare::draw(frame, view, state.notice.as_deref(), theme),
-        Some(View::Fleet(view)) => fleet::draw(frame, view, state.notice.as_deref(), theme),
-        Some(View::Flame(view)) if view.is_diff() => {
-            flame::render(frame, area, view, state.notice.as_deref(), theme)
-        }
-        _ => draw_explorer(frame, state, theme),
+    // Geometry comes from the same pure function update uses for mouse hits, laid out on
+    // the frame itself: a resize may reach the buffer before `Action::Resize` reaches the
+    // state, and widgets must never draw outside the buffer.
+    let mut ctx = Ctx {
+        data: state.session.data.as_ref(),
+        screen: area,
+        body: state.areas_for(area.width, area.height).body,
+        notice: state.session.notice.as_deref(),
+        below: None,
+    };
+    let views: Vec<_> = state.views.iter().collect();
+    // The view on screen, and the one that fills the screen under it.
+    let top = views.iter().rposition(|v| !v.is_popup());
+    let base = top.and_then(|t| views[..=t].iter().rposition(|v| v.place() == Place::Screen));
+    let on_screen: Vec<usize> = base
+        .into_iter()
+        .chain(top.filter(|t| Some(*t) != base))
+        .collect();
+    if base.is_none_or(|b| views[b].kind() == ViewKind::Explorer) {
+        draw_explorer(frame, state, theme);
     }
-    let body = state.areas_for(area.width, area.height).body;
-    for popup in state.views.popups() {
-        match (popup, screen) {
-            (View::Help(h), Some(View::Compare(view))) => compare::draw_help(frame, view, h, theme),
-            (View::Help(h), _) => help::render(frame, body, h, theme),
-            (View::Dialog(message), _) => dialog::render(frame, area, message, theme),
-            _ => {}
-        }
+    for &i in &on_screen {
+        views[i].render(frame, &ctx, theme);
+    }
+    if base.is_none_or(|b| views[b].kind() == ViewKind::Explorer) {
+        draw_loading_overlay(frame, state, theme);
+    }
+    ctx.below = top.map(|t| views[t]);
+    for popup in &views[top.map_or(0, |t| t + 1)..] {
+        popup.render(frame, &ctx, theme);
     }
 }
 
-/// The explorer's panes (the log view in their place when it is open), the timeline over
-/// its body when open.
+/// The explorer's loading gauge over its body (over whatever view fills it), while a
+/// profile is on screen; with none, `draw_explorer` shows the gauge in its place.
+fn draw_loading_overlay(frame: &mut Frame, state: &AppState, theme: &Theme) {
+    if let (Some(_), Some(l)) = (&state.session.data, &state.session.loading) {
+        let area = frame.area();
+        let body = state.areas_for(area.width, area.height).body;
+        loading::render_overlay(frame, body, l, theme);
+    }
+}
+
+/// The explorer's header, panes (none when the log fills its body) and footer.
 fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
-    // Geometry comes from the same pure function update uses for mouse hits, laid out
-    // on the frame itself: a resize may reach the buffer before `Action::Resize`
-    // reaches the state, and widgets must never draw outside the buffer.
     let areas = state.areas_for(area.width, area.height);
     header::render(frame, areas.header, state, theme);
-    if let Some(w) = &state.watch {
+    if let Some(w) = &state.session.watch {
         if let Some(a) = areas.runs {
             runs::render(frame, a, w, state, theme);
         }
@@ -75,7 +87,7 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     }
     // Watch mode without a profile yet: messages go below the runs list.
     let empty_area = match areas.runs {
-        Some(r) if state.data.is_none() => Rect::new(
+        Some(r) if state.session.data.is_none() => Rect::new(
             areas.body.x,
             r.y + r.height,
             areas.body.width,
@@ -83,13 +95,8 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
         ),
         _ => areas.body,
     };
-    match &state.data {
+    match &state.session.data {
         Some(data) => {
-            if let Some(log_area) = areas.log {
-                let closed = crate::views::log::state::LogView::default();
-                let view = state.views.log().unwrap_or(&closed);
-                log::render(frame, log_area, data, view, theme);
-            }
             if let Some(a) = areas.tree {
                 tree::render(frame, a, data, state, theme);
             }
@@ -99,24 +106,14 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
             if let Some(a) = areas.detail {
                 detail::render(frame, a, data, state, theme);
             }
-            if let Some(l) = &state.loading {
-                loading::render_overlay(frame, areas.body, l, theme);
-            }
         }
-        None => match &state.loading {
+        None => match &state.session.loading {
             Some(l) => loading::render_full(frame, empty_area, l, theme),
-            None if state.watch.is_some() => loading::render_waiting(frame, empty_area, theme),
+            None if state.session.watch.is_some() => {
+                loading::render_waiting(frame, empty_area, theme)
+            }
             None => loading::render_empty(frame, areas.body, theme),
         },
-    }
-    if let (Some(View::Timeline(view)), Some(_)) = (state.views.screen(), &state.data) {
-        timeline::render(frame, areas.body, view, theme);
-    }
-    if let (Some(View::Modules(view)), Some(data)) = (state.views.screen(), &state.data) {
-        modules::render(frame, areas.body, view, data, theme);
-    }
-    if let (Some(View::Flame(view)), Some(_)) = (state.views.screen(), &state.data) {
-        flame::render(frame, areas.body, view, None, theme);
     }
     footer::render(frame, areas.footer, state, theme);
 }

@@ -34,7 +34,7 @@ fn loaded(w: u16, h: u16, warmup: usize) -> AppState {
 }
 
 fn tree_names(s: &AppState) -> Vec<String> {
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     s.explorer
         .tree
         .visible
@@ -44,7 +44,7 @@ fn tree_names(s: &AppState) -> Vec<String> {
 }
 
 fn table_names(s: &AppState) -> Vec<String> {
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     s.explorer
         .table
         .rows
@@ -56,7 +56,7 @@ fn table_names(s: &AppState) -> Vec<String> {
 #[test]
 fn first_load_opens_method_and_delegates() {
     let s = loaded(80, 24, 2);
-    assert!(s.loading.is_none());
+    assert!(s.session.loading.is_none());
     assert_eq!(
         tree_names(&s),
         [
@@ -205,7 +205,7 @@ fn warmup_change_reloads_within_bounds() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(s.loading.is_some());
+    assert!(s.session.loading.is_some());
     let mut s = loaded(80, 24, 2);
     let effects = key(&mut s, KeyCode::Char('-'));
     assert!(matches!(&effects[..], [Effect::Load { request, .. }] if request.warmup == 1));
@@ -226,7 +226,7 @@ fn warmup_change_reloads_within_bounds() {
 fn warmup_changes_explain_themselves() {
     use cpuprof_tui::profile::Stats;
     let mut s = loaded(80, 24, 2);
-    s.data.as_mut().unwrap().total = Some(Stats::from_ms(&[1.1134]));
+    s.session.data.as_mut().unwrap().total = Some(Stats::from_ms(&[1.1134]));
     let effects = key(&mut s, KeyCode::Char('+'));
     let [Effect::Load { generation, .. }] = effects[..] else {
         panic!("{effects:?}")
@@ -243,23 +243,23 @@ fn warmup_changes_explain_themselves() {
         },
     );
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("warm-up 2→3: Method::execute 1.113→1.114 ms · 5 runs kept")
     );
     // The next key clears it.
     key(&mut s, KeyCode::Char('j'));
-    assert!(s.notice.is_none());
+    assert!(s.session.notice.is_none());
     // At 0, `-` says there is nothing to add back; at 7 of 8, `+` says one must stay.
     let mut s = loaded(80, 24, 0);
     key(&mut s, KeyCode::Char('-'));
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("warm-up is 0: no dropped run to add back")
     );
     let mut s = loaded(80, 24, 7);
     key(&mut s, KeyCode::Char('+'));
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("warm-up 7 of 8 runs: at least one run must stay")
     );
 }
@@ -275,7 +275,7 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
     };
     update(&mut s, stale);
     assert!(s.error().is_none());
-    assert!(s.loading.is_some());
+    assert!(s.session.loading.is_some());
     update(
         &mut s,
         Action::Loaded {
@@ -285,8 +285,8 @@ fn stale_results_are_dropped_and_errors_keep_the_profile() {
     );
     assert_eq!(s.error(), Some("x.etdp: not an ETDump"));
     assert_eq!(s.mode(), ViewKind::Dialog);
-    assert!(s.data.is_some(), "last good profile stays");
-    assert_eq!(s.shown_warmup(), Some(2));
+    assert!(s.session.data.is_some(), "last good profile stays");
+    assert_eq!(s.session.shown_warmup(), Some(2));
     key(&mut s, KeyCode::Enter);
     assert!(s.error().is_none());
 }
@@ -338,7 +338,7 @@ fn drill_down_and_back() {
     );
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.explorer.focus, Pane::Detail);
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     assert_eq!(d.nodes[s.detail_node().unwrap()].name, "Clamp (NC, F32) #1");
     // Esc: detail -> table; Esc: table -> tree; Esc: tree clears the delegate scope.
     key(&mut s, KeyCode::Esc);
@@ -356,7 +356,7 @@ fn drill_down_and_back() {
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.explorer.focus, Pane::Detail);
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     assert_eq!(
         d.nodes[s.detail_node().unwrap()].name,
         "Convolution (NHWC, F32) IGEMM #1"
@@ -533,7 +533,7 @@ fn drawing_on_a_frame_smaller_than_the_state_does_not_panic() {
     gauge.load(ProfileRequest::new("big.etdp".into(), None, 0));
     let mut reload = loaded(160, 48, 2);
     key(&mut reload, KeyCode::Char('+'));
-    assert!(reload.loading.is_some());
+    assert!(reload.session.loading.is_some());
     let mut watching = AppState::new(160, 48);
     watching.start_watch("out", 0);
     let mut help = loaded(160, 48, 2);
@@ -610,7 +610,7 @@ fn arrows_scroll_the_table_columns() {
 #[test]
 fn delegates_have_an_overhead_row() {
     let s = loaded(80, 24, 2);
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let overheads: Vec<_> = d.nodes.iter().filter(|n| n.name == "(overhead)").collect();
     assert_eq!(overheads.len(), 2);
     assert!((overheads[0].stats.median - 0.05375).abs() < 1e-9);
@@ -648,7 +648,7 @@ fn loaded_with_clamp_warning(w: u16, h: u16) -> AppState {
 }
 
 fn selected_name(s: &AppState) -> String {
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     d.nodes[s.explorer.tree.visible[s.explorer.tree.selected]]
         .name
         .clone()
@@ -689,7 +689,7 @@ fn enter_on_a_step_lists_its_operators() {
 #[test]
 fn findings_name_their_delegate_and_mark_the_tree() {
     let s = loaded_with_clamp_warning(80, 24);
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let f = d
         .findings
         .iter()
@@ -738,7 +738,7 @@ fn reveal_a_row_and_a_warning_in_the_tree() {
     key(&mut s, KeyCode::Char('w'));
     // Move the warnings view's cursor until the Clamp warning is the selected one.
     for _ in 0..5 {
-        let d = s.data.as_ref().unwrap();
+        let d = s.session.data.as_ref().unwrap();
         let cursor = s.views.log().unwrap().cursor;
         let f = cpuprof_tui::views::log::state::selected_finding(d, cursor, 78);
         if f.is_some_and(|i| d.findings[i].kind == "operator_slow") {
@@ -760,13 +760,16 @@ fn search_walks_the_tree() {
     chars(&mut s, "igemm");
     key(&mut s, KeyCode::Enter);
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("2 matches in the tree: ] next, [ previous")
     );
     key(&mut s, KeyCode::Char(']'));
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
     assert_eq!(s.explorer.focus, Pane::Tree);
-    assert_eq!(s.notice.as_deref(), Some("tree match 1 of 2 for \"igemm\""));
+    assert_eq!(
+        s.session.notice.as_deref(),
+        Some("tree match 1 of 2 for \"igemm\"")
+    );
     key(&mut s, KeyCode::Char(']'));
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #2");
     key(&mut s, KeyCode::Char(']'));
@@ -795,7 +798,7 @@ fn group_by_type_and_drill_in() {
             "Add (ND, F32)",
         ]
     );
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let first = &d.groups[s.explorer.table.rows[0]];
     assert_eq!(first.instances, 2);
     // One method, one sample per run: the median of the per-run sums, not a Σ.
@@ -950,8 +953,8 @@ fn views_stack_and_loads_arrive_under_them() {
         "help opens on the log's keys"
     );
     arrive(&mut s, "second.etdp", Ok(()));
-    assert_eq!(s.data.as_ref().unwrap().files, ["second.etdp"]);
-    assert!(s.loading.is_none());
+    assert_eq!(s.session.data.as_ref().unwrap().files, ["second.etdp"]);
+    assert!(s.session.loading.is_none());
     assert_eq!(s.views.kinds(), [Log, Help], "a load leaves the views open");
     // Esc: one level at a time; the explorer stays (Esc never quits there).
     key(&mut s, KeyCode::Esc);
@@ -977,7 +980,7 @@ fn views_stack_and_loads_arrive_under_them() {
     assert_eq!(s.views.kinds(), [Log, Dialog]);
     assert_eq!(s.error(), Some("bad.etdp: not an ETDump"));
     assert_eq!(
-        s.data.as_ref().unwrap().files,
+        s.session.data.as_ref().unwrap().files,
         ["third.etdp"],
         "the last good profile stays"
     );

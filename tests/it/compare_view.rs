@@ -136,7 +136,10 @@ fn changed_only_filter_swap_and_tree() {
         s.compare().is_some(),
         "the compare command's view is the base"
     );
-    assert_eq!(s.notice.as_deref(), Some("nothing to go back to: q quits"));
+    assert_eq!(
+        s.session.notice.as_deref(),
+        Some("nothing to go back to: q quits")
+    );
     // Moving; help is a view pushed over it; q quits from help too.
     press(&mut s, 'G');
     assert_eq!(cv(&s).selected, cv(&s).visible.len() - 1);
@@ -159,7 +162,7 @@ fn snapshots() {
         press_key(&mut v, KeyCode::Tab);
         press(&mut v, 'u');
         // The footer shows the notice of `u` until the next key.
-        v.notice = None;
+        v.session.notice = None;
         insta::assert_snapshot!(format!("compare_tree_changed_{tag}"), screen(&mut v, size));
         press(&mut v, 'x');
         insta::assert_snapshot!(format!("compare_swapped_{tag}"), screen(&mut v, size));
@@ -412,6 +415,7 @@ fn c_copies_the_selected_row() {
     assert!(text.contains(&format!("median B {median_b}")), "{text}");
     assert!(text.contains(" · slower · in Method::execute › delegate #0 › ET/registry:neg"));
     assert!(s
+        .session
         .notice
         .as_deref()
         .unwrap()
@@ -448,7 +452,13 @@ fn copied_and_drawn_names_are_escaped() {
     let seq = cpuprof_tui::app::copy::osc52(text);
     // One escape sequence: its own ESC and BEL, no other control character.
     assert_eq!(seq.chars().filter(|c| c.is_control()).count(), 2, "{seq:?}");
-    assert!(!s.notice.as_deref().unwrap().chars().any(|c| c.is_control()));
+    assert!(!s
+        .session
+        .notice
+        .as_deref()
+        .unwrap()
+        .chars()
+        .any(|c| c.is_control()));
     let text = screen(&mut s, (160, 48));
     assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
 }

@@ -4,7 +4,8 @@
 
 use crate::support::explorer;
 
-use cpuprof_tui::app::{AppState, Pane, View};
+use cpuprof_tui::app::{AppState, Pane, ViewKind};
+use cpuprof_tui::views::explorer::Explorer;
 use explorer::{key, keys, opened, press};
 use ratatui::crossterm::event::KeyCode;
 
@@ -30,7 +31,7 @@ fn convolutions() -> usize {
 
 fn open() -> AppState {
     let s = opened(DUMP, 3, (160, 48));
-    assert!(s.data.is_some());
+    assert!(s.session.data.is_some());
     s
 }
 
@@ -50,13 +51,13 @@ fn esc_clears_the_filter_from_the_tree() {
     assert_eq!(s.explorer.focus, Pane::Tree);
 }
 
-/// The explorer over the fleet (its Enter pushes `View::Explorer`): Esc undoes the
+/// The explorer over the fleet (its Enter pushes the `Explorer`): Esc undoes the
 /// explorer's levels one by one, and leaves it only when nothing is left.
 #[test]
 fn esc_goes_back_one_level_at_a_time() {
     let mut s = open();
-    s.views.push(View::Explorer);
-    let types = s.data.as_ref().unwrap().groups.len();
+    s.views.push(Box::new(Explorer));
+    let types = s.session.data.as_ref().unwrap().groups.len();
     assert!(types > 1);
     // o: the types list; Enter: the instances of the first type.
     press(&mut s, 'o');
@@ -74,11 +75,11 @@ fn esc_goes_back_one_level_at_a_time() {
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.explorer.focus, Pane::Tree);
     assert!(s.explorer.table.grouped);
-    assert!(matches!(s.views.top(), Some(View::Explorer)));
+    assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
     // Esc: the types list to the operators, still in the explorer.
     key(&mut s, KeyCode::Esc);
     assert!(!s.explorer.table.grouped);
-    assert!(matches!(s.views.top(), Some(View::Explorer)));
+    assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
     // A filter typed, the tree focused: Esc clears it and stays.
     press(&mut s, '/');
     keys(&mut s, "conv");
@@ -86,7 +87,7 @@ fn esc_goes_back_one_level_at_a_time() {
     key(&mut s, KeyCode::BackTab);
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.explorer.table.filter.value(), "");
-    assert!(matches!(s.views.top(), Some(View::Explorer)));
+    assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
     // Nothing left: Esc leaves the explorer, one level (to the fleet below it).
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.views.len(), 0);
@@ -100,9 +101,9 @@ fn esc_pops_one_view() {
     press(&mut s, '?');
     assert_eq!(s.views.len(), 2);
     key(&mut s, KeyCode::Esc);
-    assert!(matches!(s.views.top(), Some(View::Log(_))));
+    assert_eq!(s.views.top_kind(), Some(ViewKind::Log));
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.views.len(), 0);
     key(&mut s, KeyCode::Esc);
-    assert!(s.data.is_some() && !s.quit);
+    assert!(s.session.data.is_some() && !s.quit);
 }

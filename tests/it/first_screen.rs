@@ -83,7 +83,7 @@ fn truth_shares(truth: &str) -> Vec<(String, f64, usize)> {
 fn dump_answer_equals_the_truth() {
     let truth = truth_shares("fixtures/cpu/cnn2_basic.truth.json");
     let s = opened("fixtures/cpu/cnn2_basic.etdp", 3, (160, 48));
-    let data = s.data.as_ref().unwrap();
+    let data = s.session.data.as_ref().unwrap();
     let a = cpuprof_tui::app::answer::for_table(data, &s.explorer.table, 3).unwrap();
     assert_eq!(a.over, "Method::execute");
     assert_eq!(a.items.len(), 3);
@@ -132,7 +132,7 @@ fn trace_answer_equals_key_averages() {
     let total: f64 = ops.iter().map(|o| o.1).sum();
     ops.sort_by(|a, b| b.1.total_cmp(&a.1));
     let s = opened("fixtures/torch/cnn_infer.json", 0, (160, 48));
-    let data = s.data.as_ref().unwrap();
+    let data = s.session.data.as_ref().unwrap();
     let a = cpuprof_tui::app::answer::for_table(data, &s.explorer.table, 3).unwrap();
     assert_eq!(a.over, "self time");
     for (item, (name, us)) in a.items.iter().zip(&ops) {
@@ -165,7 +165,7 @@ fn answer_line_trace() {
 
 fn opened_with_peak(path: &str, warmup: usize, peak: Option<Peak>, (w, h): (u16, u16)) -> AppState {
     let mut s = AppState::new(w, h);
-    s.peak = peak;
+    s.session.peak = peak;
     explorer::load_into(s, request(path, warmup))
 }
 
@@ -194,7 +194,7 @@ const PEAK: Peak = Peak {
 #[test]
 fn efficiency_cells_by_hand() {
     let s = opened_with_peak("fixtures/cpu/cnn2_basic.etdp", 3, Some(PEAK), (160, 48));
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let conv = d
         .ops
         .iter()
@@ -262,7 +262,7 @@ fn trace_first_screen() {
     for size in SIZES {
         let s = opened("fixtures/torch/cnn_infer.json", 0, size);
         assert_eq!(s.explorer.table.sort, Column::SelfTime);
-        let d = s.data.as_ref().unwrap();
+        let d = s.session.data.as_ref().unwrap();
         let top = &d.ops[s.explorer.table.rows[0]];
         assert_eq!(top.name, "aten::mkldnn_convolution");
         // The path iteration > aten::conv2d > ... > aten::mkldnn_convolution is open:
@@ -337,6 +337,7 @@ fn installed(data: ExplorerData, (w, h): (u16, u16)) -> AppState {
 /// Select tree node `name` (the first with it) and show it in the detail.
 fn select_node(s: &mut AppState, name: &str) {
     let id = s
+        .session
         .data
         .as_ref()
         .unwrap()
@@ -411,7 +412,7 @@ fn a_share_without_a_bound_says_why() {
 #[test]
 fn answer_line_of_several_methods() {
     let s = opened("fixtures/real/two_method.etdp", 0, (160, 48));
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let a = cpuprof_tui::app::answer::for_table(d, &s.explorer.table, 5).unwrap();
     assert_eq!(a.over, "Method::execute (2 methods)");
     assert_eq!(a.to_string(), "GEMM 68% (2) · cumsum 4% · other 28%");

@@ -2,7 +2,7 @@
 //! a trace and a compare pair, with colour and without (the theme is a parameter); zoom,
 //! search highlight and merged narrow frames; the keys' behaviour.
 
-use cpuprof_tui::app::{update, Action, AppState, Effect, View};
+use cpuprof_tui::app::{update, Action, AppState, Effect};
 use cpuprof_tui::cli::CompareArgs;
 use cpuprof_tui::report::compare::load_both;
 use cpuprof_tui::ui::{self, Theme};
@@ -41,7 +41,7 @@ fn flame(s: &AppState) -> &FlameView {
 /// The frame's cells with their colours, for the colour snapshots: each row's text,
 /// then the background colour of each cell run.
 fn colour_screen(s: &AppState) -> String {
-    let mut t = Terminal::new(TestBackend::new(s.width, s.height)).unwrap();
+    let mut t = Terminal::new(TestBackend::new(s.session.width, s.session.height)).unwrap();
     t.draw(|f| ui::draw(f, s, &Theme { color: true })).unwrap();
     let buf = t.backend().buffer();
     let mut out = String::new();
@@ -77,7 +77,7 @@ fn colour_screen(s: &AppState) -> String {
 }
 
 fn snap(name: &str, s: &AppState) {
-    let tag = format!("{}x{}", s.width, s.height);
+    let tag = format!("{}x{}", s.session.width, s.session.height);
     insta::assert_snapshot!(format!("{name}_{tag}"), screen_with(s, Theme::plain()));
     insta::assert_snapshot!(format!("{name}_colour_{tag}"), colour_screen(s));
 }
@@ -312,7 +312,7 @@ fn reveal_and_mouse() {
     let shown = s.explorer.tree.visible[s.explorer.tree.selected];
     assert_eq!(shown, node);
     assert_eq!(
-        s.data.as_ref().unwrap().nodes[node].name,
+        s.session.data.as_ref().unwrap().nodes[node].name,
         "XNNPACK/subgraph:conv2d+18"
     );
 
@@ -384,7 +384,7 @@ fn differential_status_and_widths() {
     snap("flame_compare_a_widths", &s);
     key(&mut s, KeyCode::Esc);
     assert!(
-        matches!(s.views.top(), Some(View::Compare(_))),
+        s.views.top_kind() == Some(cpuprof_tui::app::ViewKind::Compare),
         "Esc returns to the compare view"
     );
 }
@@ -396,7 +396,7 @@ fn two_methods_under_one_root() {
     let mut s = opened("fixtures/real/two_method.etdp", 0, (120, 40));
     press(&mut s, 'f');
     let v = flame(&s);
-    let data = s.data.as_ref().unwrap();
+    let data = s.session.data.as_ref().unwrap();
     assert_eq!(v.tree.frame(0).label, "all methods");
     let methods: Vec<&str> = v
         .tree
@@ -493,11 +493,11 @@ fn differential_trace_is_the_call_tree() {
 fn f_shows_the_graph_built_on_load() {
     for path in [TRACE, DUMP, WIDE] {
         let mut s = opened(path, 0, (120, 40));
-        let loaded = s.data.as_ref().unwrap().flame.clone();
+        let loaded = s.session.data.as_ref().unwrap().flame.clone();
         let loaded = loaded.unwrap_or_else(|| panic!("{path}: the loader built no graph"));
         press(&mut s, 'f');
         assert!(std::sync::Arc::ptr_eq(&flame(&s).tree, &loaded), "{path}");
-        let fresh = FlameTree::from_explorer(s.data.as_ref().unwrap());
+        let fresh = FlameTree::from_explorer(s.session.data.as_ref().unwrap());
         assert_eq!(*loaded, fresh, "{path}");
     }
 }

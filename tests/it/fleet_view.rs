@@ -7,7 +7,7 @@
 use std::sync::atomic::AtomicBool;
 
 use clap::Parser;
-use cpuprof_tui::app::{update, Action, AppState, Command, Effect, View, ViewKind};
+use cpuprof_tui::app::{update, Action, AppState, Command, Effect, ViewKind};
 use cpuprof_tui::cli::{Cli, Command as Cmd, FleetArgs};
 use cpuprof_tui::compare::Verdict;
 use cpuprof_tui::fleet::meta::KeyTemplate;
@@ -68,7 +68,9 @@ fn keys(s: &mut AppState, text: &str) {
 }
 
 fn screen(s: &AppState) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &Theme::plain()))
+    render::frame_text(s.session.width, s.session.height, |f| {
+        ui::draw(f, s, &Theme::plain())
+    })
 }
 
 fn fleet(s: &AppState) -> &FleetView {
@@ -216,7 +218,7 @@ fn enter_opens_the_profile_in_the_explorer_and_esc_returns() {
     // Another profile: the explorer shows the loading gauge, not the last profile.
     select_profile(&mut s, "dev04/c1/run-1.etdp");
     key(&mut s, KeyCode::Enter);
-    assert!(s.data.is_none() && s.loading.is_some());
+    assert!(s.session.data.is_none() && s.session.loading.is_some());
     assert!(screen(&s).contains("dev04/c1/run-1.etdp"), "{}", screen(&s));
     key(&mut s, KeyCode::Esc);
     // Help over the fleet lists the fleet's keys first; Esc closes it.
@@ -234,7 +236,7 @@ fn enter_opens_the_profile_in_the_explorer_and_esc_returns() {
     assert_eq!(s.views.kinds(), [ViewKind::Fleet]);
     // At the base, Esc says how to quit; q quits.
     key(&mut s, KeyCode::Esc);
-    assert!(s.notice.as_deref().unwrap().contains("q quits"));
+    assert!(s.session.notice.as_deref().unwrap().contains("q quits"));
     assert_eq!(key(&mut s, KeyCode::Char('q')), [Effect::Quit]);
 }
 
@@ -273,7 +275,12 @@ fn d_compares_with_the_median_profile_and_finds_the_injected_row() {
     select_profile(&mut s, &mid);
     key(&mut s, KeyCode::Char('d'));
     assert_eq!(s.views.kinds(), [ViewKind::Fleet]);
-    assert!(s.notice.as_deref().unwrap().contains("median profile"));
+    assert!(s
+        .session
+        .notice
+        .as_deref()
+        .unwrap()
+        .contains("median profile"));
 }
 
 #[test]
@@ -344,5 +351,5 @@ fn every_key_of_the_fleet_table_is_in_its_help() {
     let before = fleet(&s).profile_cursor;
     update(&mut s, Action::Command(Command::ToggleTimeline));
     assert_eq!(fleet(&s).profile_cursor, before);
-    assert!(matches!(s.views.top(), Some(View::Fleet(_))));
+    assert_eq!(s.views.top_kind(), Some(ViewKind::Fleet));
 }

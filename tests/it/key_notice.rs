@@ -18,18 +18,18 @@ fn unbound_keys_say_so() {
     // f (the flame graph) is the explorer's, not the log's.
     press(&mut s, 'f');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("f: not available in the log view")
     );
     assert!(s.log_open(), "nothing else happened");
     assert!(screen(&s).contains("f: not available in the log view"));
     // The next key clears it.
     press(&mut s, 'j');
-    assert_eq!(s.notice, None);
+    assert_eq!(s.session.notice, None);
     // A character no view binds.
     press(&mut s, 'y');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("y: not a key of the log view (? lists them)")
     );
     key(&mut s, KeyCode::Esc);
@@ -37,20 +37,20 @@ fn unbound_keys_say_so() {
     explorer::timeline(&mut s);
     press(&mut s, 's');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("s: not available in the timeline")
     );
     key(&mut s, KeyCode::Esc);
     // Run keys need a watched folder.
     press(&mut s, 'n');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("n, p, N: runs of a watched folder (--watch) only")
     );
     // While a filter is typed, characters are text: no notice.
     press(&mut s, '/');
     press(&mut s, 'y');
-    assert_eq!(s.notice, None);
+    assert_eq!(s.session.notice, None);
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn compare_view_shows_the_notice() {
     let mut s = AppState::for_compare(CompareView::new(f, b), 120, 40);
     press(&mut s, 't');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("t: not available in the compare view")
     );
     assert!(screen(&s).contains("t: not available in the compare view"));

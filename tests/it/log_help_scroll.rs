@@ -46,7 +46,7 @@ fn shows(row: &str, line: &str) -> bool {
 fn g_shows_the_last_page_and_long_lines_scroll_sideways() {
     for size in [(80, 24), (120, 40)] {
         let mut s = opened(size);
-        assert_eq!(s.data.as_ref().unwrap().log.len(), 275);
+        assert_eq!(s.session.data.as_ref().unwrap().log.len(), 275);
         press(&mut s, KeyCode::Char('w'));
         press(&mut s, KeyCode::Char('G'));
         let text = screen(&s);

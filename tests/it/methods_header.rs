@@ -113,7 +113,7 @@ fn explorer_header_names_the_method_shown_and_the_dump() {
         0,
         (160, 48),
     );
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let several = d.runs.as_ref().unwrap().several.as_ref().unwrap();
     assert_eq!((several.methods, several.all_runs), (2, total));
     // The method with the most runs is the one shown: the Inspector's second block.

@@ -8,7 +8,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::{close, fixture, json, path};
-use cpuprof_tui::app::{AppState, Effect, ExplorerData, View};
+use cpuprof_tui::app::{AppState, Effect, ExplorerData};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::views::modules::state::{ModuleLine, ModulesView};
 use ratatui::crossterm::event::KeyCode;
@@ -27,14 +27,14 @@ fn opened(rel: &str, warmup: usize, size: (u16, u16)) -> AppState {
 }
 
 fn view(s: &AppState) -> &ModulesView {
-    match s.views.top() {
-        Some(View::Modules(m)) => m,
-        other => panic!("the modules view is not on top: {other:?}"),
+    match s.views.top().and_then(|v| v.downcast_ref::<ModulesView>()) {
+        Some(m) => m,
+        None => panic!("the modules view is not on top: {:?}", s.views.top()),
     }
 }
 
 fn data(s: &AppState) -> &ExplorerData {
-    s.data.as_ref().unwrap()
+    s.session.data.as_ref().unwrap()
 }
 
 /// Select the first line `pick` accepts.
@@ -210,7 +210,7 @@ fn without_an_etrecord_m_says_so() {
     let mut s = opened("cpu/mlp_basic.etdp", 0, (120, 40));
     keys(&mut s, "m");
     assert!(s.views.top().is_none());
-    let notice = s.notice.clone().unwrap();
+    let notice = s.session.notice.clone().unwrap();
     assert!(notice.contains("no ETRecord"), "{notice}");
     assert!(screen(&s).contains("no module tree"));
 }
@@ -271,7 +271,7 @@ fn fold_filter_sort_and_back() {
     key(&mut s, KeyCode::Esc);
     assert_eq!(view(&s).lines.len(), n, "Esc cleared the filter");
     keys(&mut s, "s");
-    assert!(s.notice.as_deref().unwrap().contains("median"));
+    assert!(s.session.notice.as_deref().unwrap().contains("median"));
     // The root's children by median: layers.0 (10.2 µs) > embed (8.39) > layers.1 (5.83)
     // > head (3.99) > head_norm (0.60) (`report --by-module`).
     let top: Vec<String> = view(&s)
@@ -300,7 +300,12 @@ fn c_copies_the_module_path_or_the_rows_file_line() {
     });
     let e = key(&mut s, KeyCode::Char('c'));
     assert_eq!(e, [Effect::Copy("layers.1.fc".into())]);
-    assert!(s.notice.as_deref().unwrap().contains("copied layers.1.fc"));
+    assert!(s
+        .session
+        .notice
+        .as_deref()
+        .unwrap()
+        .contains("copied layers.1.fc"));
     select(&mut s, |d, l| {
         ModulesView::row_of(d, l).is_some_and(|(r, _)| r.instruction_id == 1)
     });
@@ -313,7 +318,7 @@ fn c_copies_the_module_path_or_the_rows_file_line() {
         panic!("{e:?}")
     };
     assert!(text.ends_with(&frame_file_line(frame)), "{text} vs {frame}");
-    assert!(s.notice.as_deref().unwrap().contains(text.as_str()));
+    assert!(s.session.notice.as_deref().unwrap().contains(text.as_str()));
 }
 
 /// `File ".../make.py", line 83, in forward` or `make.py:83 in forward` → `make.py:83`.
@@ -411,7 +416,7 @@ fn explorer_c_copies_the_row_or_in_the_detail_its_file_line() {
         line.ends_with(&frame_file_line(&frame)),
         "{line} vs {frame}"
     );
-    assert!(s.notice.as_deref().unwrap().contains(line.as_str()));
+    assert!(s.session.notice.as_deref().unwrap().contains(line.as_str()));
     let text = screen(&s);
     assert!(text.contains("copies file:line"), "{text}");
 }

@@ -77,7 +77,7 @@ fn one_delegate_notation_and_one_shape_notation() {
     );
     press(&mut s, KeyCode::Tab);
     // The table's first row: a GEMM with recorded shapes, written `[a,b] [c,d]`.
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let op = &d.ops[s.selected_op().unwrap()];
     let inputs = op.input_shapes.clone();
     assert!(

@@ -98,12 +98,12 @@ proptest! {
                     Action::Resize(w, h)
                 }
                 Step::Progress(done, total) => Action::Progress {
-                    generation: s.generation,
+                    generation: s.session.generation,
                     phase: LoadPhase::Parsing,
                     bytes_done: done,
                     bytes_total: total,
                 },
-                Step::Fail => Action::Loaded { generation: s.generation, result: Err("x.etdp: bad".into()) },
+                Step::Fail => Action::Loaded { generation: s.session.generation, result: Err("x.etdp: bad".into()) },
             };
             update(&mut s, action);
             term.draw(|f| ui::draw(f, &s, &Theme::plain())).unwrap();

@@ -4,7 +4,7 @@
 
 use crate::support::explorer;
 
-use cpuprof_tui::app::{AppState, Effect, View};
+use cpuprof_tui::app::{AppState, Effect};
 use explorer::{key, keys, opened, press, screen};
 use ratatui::crossterm::event::KeyCode;
 
@@ -54,7 +54,7 @@ fn c_and_r_act_on_the_selected_finding() {
     press(&mut s, 'r');
     assert!(s.log_open());
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("this finding names no node of the tree")
     );
     // k back to the first, on the heading: nothing selected.
@@ -63,7 +63,7 @@ fn c_and_r_act_on_the_selected_finding() {
     assert_eq!(cursor(&s), 0);
     press(&mut s, 'r');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("r: no finding selected (j/k select one)")
     );
 }
@@ -79,14 +79,20 @@ fn log_search_steps_through_matches() {
     key(&mut s, KeyCode::Enter);
     let first = cursor(&s);
     press(&mut s, ']');
-    assert_eq!(s.notice.as_deref(), Some("\"name_mismatch\": 2 of 6"));
+    assert_eq!(
+        s.session.notice.as_deref(),
+        Some("\"name_mismatch\": 2 of 6")
+    );
     assert!(cursor(&s) > first);
     press(&mut s, '[');
-    assert_eq!(s.notice.as_deref(), Some("\"name_mismatch\": 1 of 6"));
+    assert_eq!(
+        s.session.notice.as_deref(),
+        Some("\"name_mismatch\": 1 of 6")
+    );
     assert_eq!(cursor(&s), first);
     press(&mut s, '[');
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("\"name_mismatch\": 6 of 6"),
         "wraps"
     );
@@ -101,7 +107,7 @@ fn log_search_steps_through_matches() {
     keys(&mut s, "zzzz");
     key(&mut s, KeyCode::Enter);
     press(&mut s, ']');
-    assert_eq!(s.notice.as_deref(), Some("\"zzzz\": no match"));
+    assert_eq!(s.session.notice.as_deref(), Some("\"zzzz\": no match"));
     key(&mut s, KeyCode::Esc);
     key(&mut s, KeyCode::Esc);
     assert!(!s.log_open());
@@ -116,11 +122,9 @@ fn help_search() {
     keys(&mut s, "timeline");
     key(&mut s, KeyCode::Enter);
     press(&mut s, ']');
-    let notice = s.notice.clone().unwrap();
+    let notice = s.session.notice.clone().unwrap();
     assert!(notice.starts_with("\"timeline\": 2 of "), "{notice}");
-    let Some(View::Help(h)) = s.views.top() else {
-        panic!("help open")
-    };
+    let h = s.views.help().expect("help open");
     let body = s.areas().body;
     let width = cpuprof_tui::views::help::state::help_area(body).width as usize - 2;
     let rows = cpuprof_tui::views::help::state::help_rows(h.over, width);
@@ -176,7 +180,7 @@ fn timeline_search() {
             t.selected().unwrap(),
         );
         assert!(name.starts_with("Convolution"), "{name}");
-        let notice = s.notice.clone().unwrap();
+        let notice = s.session.notice.clone().unwrap();
         assert!(notice.ends_with(&format!(" of {convs}")), "{notice}");
         seen.push((t.lane, t.bar));
         let _ = k;
@@ -188,5 +192,8 @@ fn timeline_search() {
     keys(&mut s, "zz");
     key(&mut s, KeyCode::Enter);
     press(&mut s, '[');
-    assert_eq!(s.notice.as_deref(), Some("\"convolutionzz\": no match"));
+    assert_eq!(
+        s.session.notice.as_deref(),
+        Some("\"convolutionzz\": no match")
+    );
 }

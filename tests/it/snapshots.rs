@@ -396,7 +396,7 @@ fn every_fixture_fits_at_160x48() {
     for file in files {
         let mut s = opened(file, 0, (160, 48));
         key(&mut s, KeyCode::Tab);
-        let d = s.data.as_ref().unwrap();
+        let d = s.session.data.as_ref().unwrap();
         let longest = |f: &dyn Fn(&cpuprof_tui::app::OpRow) -> &str| {
             d.ops
                 .iter()

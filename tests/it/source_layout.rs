@@ -338,9 +338,10 @@ fn no_import_circle_in_app_or_ui() {
             panic!("import circle in {dir}/: {}", c.join(" → "));
         }
     }
-    // Read right: the update uses the views, the views never the update.
+    // Read right: the update uses the explorer and the steps views return, the stack
+    // never the update.
     let g = sub_graph("app");
-    assert!(g["update"].contains("explorer") && g["update"].contains("view"));
+    assert!(g["update"].contains("explorer") && g["update"].contains("step"));
     assert!(!g["view"].contains("update"));
 }
 
@@ -523,4 +524,83 @@ fn views_never_import_the_shell() {
         }
     }
     assert!(bad.is_empty(), "forbidden file edges: {bad:#?}");
+}
+
+/// Every view is a directory `views/<name>/` holding its state, its key table and its
+/// drawing, and its `mod.rs` makes it the one interface the shell knows views by
+/// (`impl Component for ..`). The explorer's state and key table live in
+/// `views/explorer/` too (its commands and panes are still drawn from the shell's
+/// `AppState`, so it has no `render` yet).
+#[test]
+fn every_view_is_a_component_in_its_own_directory() {
+    let views = Path::new(SRC).join("views");
+    let mut names = BTreeSet::new();
+    let mut bad = Vec::new();
+    for e in std::fs::read_dir(&views).unwrap() {
+        let dir = e.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let parts: &[&str] = if name == "explorer" {
+            &["mod", "state", "keys"]
+        } else {
+            &["mod", "state", "keys", "render"]
+        };
+        for part in parts {
+            if !dir.join(format!("{part}.rs")).is_file() {
+                bad.push(format!("views/{name}/ has no {part}.rs"));
+            }
+        }
+        if !code(&dir.join("mod.rs")).contains("impl Component for ") {
+            bad.push(format!("views/{name}/mod.rs implements no Component"));
+        }
+        names.insert(name);
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    for v in [
+        "explorer", "log", "help", "timeline", "compare", "flame", "modules", "fleet", "dialog",
+    ] {
+        assert!(names.contains(v), "no views/{v}/: {names:?}");
+    }
+    // The explorer's own state and key table are the view's, not the shell's.
+    let g = file_graph();
+    assert!(!g.contains_key("app::explorer_view"));
+    assert!(g["app::key_tables"].contains("views::explorer::keys"));
+}
+
+/// The shell is a loop over the stack: `ui::draw` draws every view through
+/// `Component::render` (it names no view's drawing), the terminal loop fits views through
+/// `Component::fit` (it changes no view's state from drawing geometry), and `update`
+/// quits in one place.
+#[test]
+fn the_shell_knows_views_by_their_interface() {
+    let draw = code(&Path::new(SRC).join("ui/mod.rs"));
+    assert!(
+        draw.contains(".render(frame"),
+        "ui::draw renders through the trait"
+    );
+    for v in [
+        "compare", "dialog", "flame", "fleet", "help", "log", "modules", "timeline",
+    ] {
+        assert!(
+            !draw.contains(&format!("views::{v}::")),
+            "ui::draw names views::{v}"
+        );
+    }
+    let tui = code(&Path::new(SRC).join("tui.rs"));
+    for geometry in ["scroll_to_fit", ".pages =", "list_height", "render::pages"] {
+        assert!(!tui.contains(geometry), "tui.rs sets a view's {geometry}");
+    }
+    let update = code(&Path::new(SRC).join("app/update.rs"));
+    let explorer = code(&Path::new(SRC).join("app/explorer.rs"));
+    assert_eq!(
+        update.matches("Effect::Quit").count(),
+        1,
+        "quit in one place"
+    );
+    assert!(
+        !explorer.contains("Effect::Quit"),
+        "the explorer quits through the shell"
+    );
 }

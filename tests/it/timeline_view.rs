@@ -249,7 +249,7 @@ mod keys_never_panic {
             ..Timeline::default()
         };
         timeline::install(&mut v, Arc::new(AnyTimeline::Dump(tl)));
-        s.views.push(cpuprof_tui::app::View::Timeline(Box::new(v)));
+        s.views.push(Box::new(v));
         for &c in KEYS {
             key(&mut s, c);
             check(&s);
@@ -325,7 +325,7 @@ fn watch_mode_timeline_follows_the_run_on_screen() {
     };
     let effects = ready(&mut s, "fixtures/cpu/cnn2_basic.etdp", 10);
     answer(&mut s, effects);
-    assert!(s.data.is_some());
+    assert!(s.session.data.is_some());
     let effects = key(&mut s, 't');
     let Some(Effect::LoadTimeline { request, .. }) = effects.first().cloned() else {
         panic!("t asks for the timeline: {effects:?}")
@@ -439,7 +439,7 @@ fn t_on_an_operator_selects_its_bar_in_the_median_run() {
     assert_eq!(s.explorer.focus, cpuprof_tui::app::Pane::Table);
     key(&mut s, 'j');
     key(&mut s, 'j');
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let op = &d.ops[s.selected_op().unwrap()];
     let (name, delegate) = (op.name.clone(), op.delegate.clone());
     let effects = key(&mut s, 't');

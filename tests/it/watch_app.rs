@@ -58,7 +58,7 @@ impl Rig {
     fn invariants(&self) {
         // No dialog ever; only complete files load; incomplete is never an error.
         assert_eq!(self.state.error(), None);
-        let w = self.state.watch.as_ref().unwrap();
+        let w = self.state.session.watch.as_ref().unwrap();
         for e in &w.entries {
             if e.etdump == self.dump {
                 if let RunStatus::Failed { message, .. } = &e.status {
@@ -75,7 +75,7 @@ impl Rig {
     }
 
     fn summary(&self) -> Vec<String> {
-        let w = self.state.watch.as_ref().unwrap();
+        let w = self.state.session.watch.as_ref().unwrap();
         w.entries
             .iter()
             .map(|e| format!("{} {:?} removed={}", e.file_name(), e.status, e.removed))
@@ -95,7 +95,7 @@ fn expected(stem: &str) -> ExplorerData {
 }
 
 fn loaded_of(s: &AppState, path: &Path) -> usize {
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     w.entries
         .iter()
         .filter(|e| e.etdump == path && e.status == RunStatus::Loaded)
@@ -103,7 +103,7 @@ fn loaded_of(s: &AppState, path: &Path) -> usize {
 }
 
 fn shown_ops(s: &AppState) -> Option<usize> {
-    s.data.as_ref().map(|d| d.ops.len())
+    s.session.data.as_ref().map(|d| d.ops.len())
 }
 
 fn scenario(poll: bool) {
@@ -174,22 +174,30 @@ fn scenario(poll: bool) {
 
     rig.until("the first complete dump", |s| loaded_of(s, &dump) == 1);
     assert_eq!(shown_ops(&rig.state), Some(mlp.ops.len()));
-    let runs = rig.state.data.as_ref().unwrap().runs.clone().unwrap();
+    let runs = rig
+        .state
+        .session
+        .data
+        .as_ref()
+        .unwrap()
+        .runs
+        .clone()
+        .unwrap();
     assert_eq!(runs.total, 23);
 
     go_tx.send(()).unwrap();
     rig.until("the renamed new version", |s| loaded_of(s, &dump) == 2);
     assert_eq!(shown_ops(&rig.state), Some(cnn.ops.len()), "newest shown");
-    let w = rig.state.watch.as_ref().unwrap();
+    let w = rig.state.session.watch.as_ref().unwrap();
     assert_eq!(w.entries.len(), 2, "{:?}", rig.summary());
 
     go_tx.send(()).unwrap();
     let junk = dir.join("junk.etdp");
     rig.until("the garbage entry", |s| {
-        let w = s.watch.as_ref().unwrap();
+        let w = s.session.watch.as_ref().unwrap();
         w.entries.iter().any(|e| e.etdump == junk && e.is_error())
     });
-    let w = rig.state.watch.as_ref().unwrap();
+    let w = rig.state.session.watch.as_ref().unwrap();
     let junk_entry = w.entries.iter().find(|e| e.etdump == junk).unwrap();
     match &junk_entry.status {
         RunStatus::Failed { message, .. } => {
@@ -207,7 +215,7 @@ fn scenario(poll: bool) {
 
     go_tx.send(()).unwrap();
     rig.until("the removal", |s| {
-        let w = s.watch.as_ref().unwrap();
+        let w = s.session.watch.as_ref().unwrap();
         w.entries
             .iter()
             .filter(|e| e.etdump == dump)
@@ -218,7 +226,7 @@ fn scenario(poll: bool) {
         Some(cnn.ops.len()),
         "still on screen"
     );
-    assert_eq!(rig.state.watch.as_ref().unwrap().profiles(), 2);
+    assert_eq!(rig.state.session.watch.as_ref().unwrap().profiles(), 2);
     writer.join().unwrap();
 }
 

@@ -79,7 +79,7 @@ fn pair(a: &str, b: &str, (w, h): (u16, u16)) -> AppState {
 }
 
 fn newest_changes(s: &AppState) -> RowChanges {
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert!(w.entries[0].etdump.ends_with("cnn2_slow_b.etdp") || w.entries.len() == 2);
     w.entries[0]
         .row_changes
@@ -90,7 +90,9 @@ fn newest_changes(s: &AppState) -> RowChanges {
 }
 
 fn screen(s: &AppState) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &Theme::plain()))
+    render::frame_text(s.session.width, s.session.height, |f| {
+        ui::draw(f, s, &Theme::plain())
+    })
 }
 
 #[test]
@@ -120,7 +122,7 @@ fn injected_slowdowns_are_counted_and_the_worst_is_named() {
         "{text}"
     );
     // The baseline itself has none.
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert!(w.entries[1].row_changes.is_none());
 }
 
@@ -172,11 +174,11 @@ fn a_completed_dump_replaces_its_incomplete_row() {
         modified: None,
     };
     update(&mut s, Action::Watch { event, at: at(5) });
-    assert_eq!(s.watch.as_ref().unwrap().errors(), 1);
+    assert_eq!(s.session.watch.as_ref().unwrap().errors(), 1);
     assert!(screen(&s).contains("incomplete ETDump"));
     let e = ready(&mut s, "cnn2_slow_b", 10);
     settle(&mut s, e);
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert_eq!(w.errors(), 0, "the error went with its row");
     assert_eq!(
         w.entries
@@ -195,7 +197,7 @@ fn warmup_keys_refresh_the_run_counts() {
     // 23 runs each; 3 warm-up keep 20, `+` 4 keeps 19, `-` twice 2 keeps 21.
     let mut s = pair("cnn2_a", "cnn2_slow_b", (160, 48));
     let kept = |s: &AppState| -> Vec<Option<usize>> {
-        let w = s.watch.as_ref().unwrap();
+        let w = s.session.watch.as_ref().unwrap();
         w.entries
             .iter()
             .map(|e| e.facts.and_then(|f| f.runs_kept))

@@ -89,12 +89,12 @@ fn settle(
 }
 
 fn names(s: &AppState) -> Vec<String> {
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     w.entries.iter().map(|e| e.file_name()).collect()
 }
 
 fn shown_name(s: &AppState) -> String {
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     let id = w.shown.unwrap();
     w.entries[w.index_of(id).unwrap()].file_name()
 }
@@ -126,7 +126,7 @@ fn delta_against_the_previous_profile_from_truth_medians() {
     assert!(matches!(&e[..], [Effect::Load { request, .. }] if request.warmup == 3));
     settle(&mut s, e, &answer);
     assert_eq!(names(&s), ["mlp2.etdp", "cnn.etdp", "mlp.etdp"]);
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     let (m, c) = (truth_median("mlp_basic"), truth_median("cnn2_basic"));
     assert_eq!((m, c), (0.03352, 0.23562));
     let medians: Vec<f64> = w
@@ -178,7 +178,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     assert_eq!(s.explorer.focus, Pane::Tree);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Left);
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let add = s
         .explorer
         .tree
@@ -189,7 +189,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     for _ in 1..add {
         key(&mut s, KeyCode::Char('j'));
     }
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let old_add_id = s.explorer.tree.visible[s.explorer.tree.selected];
     assert_eq!(d.nodes[old_add_id].name, "Add (ND, F32) #1");
     // Table: sort by name ascending, filter "f32", select "Fully Connected (NC, F32) GEMM #1".
@@ -204,7 +204,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     }
     key(&mut s, KeyCode::Enter);
     let rows = |s: &AppState| -> Vec<String> {
-        let d = s.data.as_ref().unwrap();
+        let d = s.session.data.as_ref().unwrap();
         s.explorer
             .table
             .rows
@@ -227,7 +227,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     let e = ready(&mut s, "out/b.etdp", 200);
     settle(&mut s, e, &|_| Ok(b.clone()));
     assert_eq!(shown_name(&s), "b.etdp");
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let new_add_id = s.explorer.tree.visible[s.explorer.tree.selected];
     assert_eq!(d.nodes[new_add_id].name, "Add (ND, F32) #1");
     assert_ne!(
@@ -253,7 +253,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     // Back to A (p: older): delegate #1 is still collapsed, Add still selected.
     key(&mut s, KeyCode::Char('p'));
     assert_eq!(shown_name(&s), "a.etdp");
-    let d = s.data.as_ref().unwrap();
+    let d = s.session.data.as_ref().unwrap();
     let tree: Vec<&str> = s
         .explorer
         .tree
@@ -302,14 +302,14 @@ fn selecting_runs_with_keys_and_mouse_and_following() {
     // j in the runs pane: the older run is shown; following stops.
     key(&mut s, KeyCode::Char('j'));
     assert_eq!(shown_name(&s), "a.etdp");
-    assert_eq!(s.data.as_ref().unwrap().nodes.len(), a.nodes.len());
+    assert_eq!(s.session.data.as_ref().unwrap().nodes.len(), a.nodes.len());
     // A newer run arrives: listed on top, loaded, but the chosen run stays on screen.
     let e = ready(&mut s, "out/c.etdp", 300);
     settle(&mut s, e, &answer);
     assert_eq!(names(&s), ["c.etdp", "b.etdp", "a.etdp"]);
     assert_eq!(shown_name(&s), "a.etdp");
     assert_eq!(
-        s.watch.as_ref().unwrap().selected,
+        s.session.watch.as_ref().unwrap().selected,
         2,
         "selection follows the entry"
     );
@@ -365,7 +365,7 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
     assert_eq!(s.error(), None);
     assert_eq!(s.mode(), ViewKind::Explorer);
     assert_eq!(shown_name(&s), "good.etdp");
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert_eq!(names(&s), ["bad.etdp", "junk.etdp", "good.etdp"]);
     let messages: Vec<String> = w
         .entries
@@ -389,7 +389,7 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
     assert_eq!(shown_name(&s), "good.etdp");
     // N goes to the newest profile, skipping the error rows above it, and follows.
     key(&mut s, KeyCode::Char('N'));
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert_eq!((w.selected, w.follow), (2, true));
 
     // Incomplete: quietly waiting, retried with backoff, then loads.
@@ -405,7 +405,7 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
     assert_eq!(fx, [Effect::RetryAfter(Duration::from_millis(200))]);
     assert_eq!(retry_delay(2), Duration::from_millis(400));
     assert_eq!(retry_delay(30), Duration::from_secs(5));
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert_eq!(w.entries[0].status, RunStatus::Waiting { attempts: 1 });
     assert_eq!(w.errors(), 2, "incomplete is not an error");
     assert_eq!(s.error(), None);
@@ -422,9 +422,9 @@ fn errors_incomplete_and_removed_never_replace_the_last_good_profile() {
             at: at(400),
         },
     );
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert!(w.entries[0].removed);
-    assert!(s.data.is_some());
+    assert!(s.session.data.is_some());
     let e = ready(&mut s, "out/gone.etdp", 500);
     assert_eq!(the_load(&e).0, PathBuf::from("out/gone.etdp"));
     update(
@@ -471,7 +471,7 @@ fn a_burst_loads_newest_first_and_keeps_every_entry() {
     );
     assert_eq!(names(&s), ["r3.etdp", "r2.etdp", "r1.etdp"]);
     assert_eq!(shown_name(&s), "r3.etdp");
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert!(w.entries.iter().all(|e| e.status == RunStatus::Loaded));
     // A new version of the same file is a new entry (runners overwrite their output).
     let e = ready(&mut s, "out/r3.etdp", 40);
@@ -498,9 +498,12 @@ fn warmup_change_reloads_every_run_shown_first() {
     }
     let order = settle(&mut s, e, &|_| Ok(m4.clone()));
     assert_eq!(order.len(), 2);
-    assert_eq!(s.shown_warmup(), Some(4));
+    assert_eq!(s.session.shown_warmup(), Some(4));
     assert_eq!(shown_name(&s), "x.etdp");
-    assert_eq!(s.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 19);
+    assert_eq!(
+        s.session.data.as_ref().unwrap().runs.as_ref().unwrap().kept,
+        19
+    );
 }
 
 /// Any mix of watcher events, load results, keys, clicks and resizes: no panic, and the
@@ -586,7 +589,7 @@ fn random_event_mix_never_panics() {
                     pending.push(generation);
                 }
             }
-            let ws = s.watch.as_ref().unwrap();
+            let ws = s.session.watch.as_ref().unwrap();
             assert!(ws.entries.is_empty() || ws.selected < ws.entries.len());
             let loading = ws
                 .entries
@@ -597,7 +600,8 @@ fn random_event_mix_never_panics() {
             // The gauge, if any, is the load in flight's.
             let inflight = ws.inflight.map(|(g, _)| g);
             assert!(
-                s.loading
+                s.session
+                    .loading
                     .as_ref()
                     .is_none_or(|l| Some(l.generation) == inflight),
                 "step {step}: stale gauge"
@@ -606,9 +610,11 @@ fn random_event_mix_never_panics() {
                 RunStatus::Failed { message, .. } => !message.contains('\n'),
                 _ => true,
             }));
-            let mut t =
-                ratatui::Terminal::new(ratatui::backend::TestBackend::new(s.width, s.height))
-                    .unwrap();
+            let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(
+                s.session.width,
+                s.session.height,
+            ))
+            .unwrap();
             t.draw(|f| cpuprof_tui::ui::draw(f, &s, &cpuprof_tui::ui::Theme::plain()))
                 .unwrap();
         }
@@ -624,7 +630,10 @@ fn gauge_of_a_dump_removed_while_loading_goes() {
         let mut s = watching(80, 24, 0);
         let e = ready(&mut s, "out/first.etdp", 100);
         let (_, first) = the_load(&e);
-        assert_eq!(s.loading.as_ref().map(|l| l.generation), Some(first));
+        assert_eq!(
+            s.session.loading.as_ref().map(|l| l.generation),
+            Some(first)
+        );
         let event = if garbage {
             WatchEvent::Error {
                 path: "out/first.etdp".into(),
@@ -636,7 +645,7 @@ fn gauge_of_a_dump_removed_while_loading_goes() {
         };
         let fx = update(&mut s, Action::Watch { event, at: at(101) });
         assert!(fx.is_empty());
-        assert_eq!(s.loading, None, "no load in flight, no gauge");
+        assert_eq!(s.session.loading, None, "no load in flight, no gauge");
         // The late result is stale: nothing shown, no gauge.
         let fx = update(
             &mut s,
@@ -646,14 +655,17 @@ fn gauge_of_a_dump_removed_while_loading_goes() {
             },
         );
         assert!(fx.is_empty());
-        assert_eq!(s.loading, None);
-        assert!(s.data.is_none());
+        assert_eq!(s.session.loading, None);
+        assert!(s.session.data.is_none());
         // The next dump loads normally.
         let e = ready(&mut s, "out/second.etdp", 200);
         let (_, second) = the_load(&e);
-        assert_eq!(s.loading.as_ref().map(|l| l.generation), Some(second));
+        assert_eq!(
+            s.session.loading.as_ref().map(|l| l.generation),
+            Some(second)
+        );
         settle(&mut s, e, &|_| Ok(a.clone()));
-        assert_eq!(s.loading, None);
+        assert_eq!(s.session.loading, None);
         assert_eq!(shown_name(&s), "second.etdp");
     }
 }
@@ -667,7 +679,7 @@ fn footer_names_the_warmup_of_the_profile_shown() {
     use ratatui::Terminal;
 
     fn footer(s: &AppState) -> String {
-        let mut t = Terminal::new(TestBackend::new(s.width, s.height)).unwrap();
+        let mut t = Terminal::new(TestBackend::new(s.session.width, s.session.height)).unwrap();
         t.draw(|f| ui::draw(f, s, &Theme::plain())).unwrap();
         let buf = t.backend().buffer();
         (0..buf.area.width)
@@ -699,7 +711,7 @@ fn footer_names_the_warmup_of_the_profile_shown() {
     key(&mut s, KeyCode::Char('j')); // show x, built with warm-up 3
     assert_eq!(shown_name(&s), "x.etdp");
     assert!(footer(&s).contains("warm-up 3 │"), "{}", footer(&s));
-    assert_eq!(s.shown_warmup(), Some(3));
+    assert_eq!(s.session.shown_warmup(), Some(3));
 }
 
 /// A run of the sample program whose `Method::execute` took `samples` (ms), from `name`;
@@ -758,7 +770,7 @@ fn baseline_runs(w: u16, h: u16) -> AppState {
 
 fn change_labels(s: &AppState) -> Vec<String> {
     use cpuprof_tui::app::runs::change;
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     (0..w.entries.len())
         .map(|i| {
             let c = change(&w.entries, w.baseline, i);
@@ -778,7 +790,7 @@ fn change_column_tests_each_run_against_the_previous_run_of_its_model() {
         names(&s),
         ["o.etdp", "e.etdp", "d.etdp", "c.etdp", "b.etdp", "a.etdp"]
     );
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     // Default baseline: the next older run of the same model; `o` has none.
     let bases: Vec<Option<usize>> = (0..6).map(|i| baseline_of(&w.entries, None, i)).collect();
     assert_eq!(bases, [None, Some(2), Some(3), Some(4), Some(5), None]);
@@ -816,11 +828,11 @@ fn b_pins_the_selected_run_as_baseline_and_again_unpins_it() {
     for _ in 0..5 {
         update(&mut s, Action::Command(Command::OlderRun));
     }
-    assert_eq!(s.watch.as_ref().unwrap().selected, 5);
+    assert_eq!(s.session.watch.as_ref().unwrap().selected, 5);
     key(&mut s, KeyCode::Char('b'));
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert_eq!(w.baseline, Some(w.entries[5].id));
-    assert_eq!(s.notice.as_deref(), Some("baseline: a.etdp"));
+    assert_eq!(s.session.notice.as_deref(), Some("baseline: a.etdp"));
     // Every run of a's model against a; `o` (another model) keeps its own (none).
     assert_eq!(
         change_labels(&s),
@@ -835,7 +847,7 @@ fn b_pins_the_selected_run_as_baseline_and_again_unpins_it() {
     );
     // Again on the pinned run: back to the previous run of the same model.
     key(&mut s, KeyCode::Char('b'));
-    assert_eq!(s.watch.as_ref().unwrap().baseline, None);
+    assert_eq!(s.session.watch.as_ref().unwrap().baseline, None);
     assert_eq!(
         change_labels(&s),
         ["other model", "-20.8%", "~+4.0%", "+9.1%", "~+0.5%", ""]
@@ -845,13 +857,13 @@ fn b_pins_the_selected_run_as_baseline_and_again_unpins_it() {
     assert_eq!(e.len(), 1, "late is loading");
     update(&mut s, Action::Command(Command::Top));
     update(&mut s, Action::Command(Command::NewestRun));
-    let w = s.watch.as_ref().unwrap();
+    let w = s.session.watch.as_ref().unwrap();
     assert_eq!(w.entries[0].file_name(), "late.etdp");
-    s.watch.as_mut().unwrap().selected = 0;
+    s.session.watch.as_mut().unwrap().selected = 0;
     key(&mut s, KeyCode::Char('b'));
-    assert_eq!(s.watch.as_ref().unwrap().baseline, None);
+    assert_eq!(s.session.watch.as_ref().unwrap().baseline, None);
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("only a loaded run can be the baseline")
     );
 }
@@ -865,7 +877,7 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
     key(&mut s, KeyCode::Char('d'));
     assert!(s.compare().is_none());
     assert_eq!(
-        s.notice.as_deref(),
+        s.session.notice.as_deref(),
         Some("no baseline: no other loaded run of this model")
     );
     // e against its default baseline d: Method::execute faster by 20.76% (see
@@ -886,11 +898,11 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
         m.delta_pct
     );
     // Its keys go to the view (x swaps A and B), not to the explorer.
-    let selected = s.watch.as_ref().unwrap().selected;
+    let selected = s.session.watch.as_ref().unwrap().selected;
     key(&mut s, KeyCode::Char('x'));
     key(&mut s, KeyCode::Char('j'));
     assert!(s.compare().unwrap().swapped);
-    assert_eq!(s.watch.as_ref().unwrap().selected, selected);
+    assert_eq!(s.session.watch.as_ref().unwrap().selected, selected);
     // Mouse clicks do nothing under it; Esc returns to the explorer as it was.
     update(
         &mut s,
@@ -903,7 +915,7 @@ fn d_opens_the_compare_view_of_the_selected_run_against_its_baseline() {
     assert!(s.compare().is_some());
     key(&mut s, KeyCode::Esc);
     assert!(s.compare().is_none());
-    assert_eq!(s.watch.as_ref().unwrap().selected, selected);
+    assert_eq!(s.session.watch.as_ref().unwrap().selected, selected);
     // Pinned a: e against a (faster by 9.66%).
     for _ in 0..4 {
         update(&mut s, Action::Command(Command::OlderRun));

@@ -30,7 +30,7 @@ fn settle(
         }
     }
     let mut loaded = Vec::new();
-    while state.loading.is_some() {
+    while state.session.loading.is_some() {
         let ev = rx
             .recv_timeout(Duration::from_secs(10))
             .expect("worker answers");
@@ -56,14 +56,14 @@ fn newer_request_supersedes_older() {
     let loaded = settle(&mut state, &mut worker, &rx, effects);
     // Generation 1 was cancelled (or, if it won the race, ignored as stale).
     assert_eq!(loaded.last(), Some(&2));
-    let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
+    let runs = state.session.data.as_ref().unwrap().runs.clone().unwrap();
     assert_eq!((runs.total, runs.dropped, runs.kept), (35, 4, 31));
-    assert_eq!(state.shown_warmup(), Some(4));
+    assert_eq!(state.session.shown_warmup(), Some(4));
     assert!(state.error().is_none());
     // + reloads in the background with 5 dropped.
     let effects = update(&mut state, Action::Command(Command::WarmupMore));
     settle(&mut state, &mut worker, &rx, effects);
-    let runs = state.data.as_ref().unwrap().runs.clone().unwrap();
+    let runs = state.session.data.as_ref().unwrap().runs.clone().unwrap();
     assert_eq!((runs.dropped, runs.kept), (5, 30));
 }
 
@@ -115,7 +115,18 @@ fn bad_file_error_names_the_file_and_keeps_the_profile() {
     settle(&mut state, &mut worker, &rx, effects);
     let msg = state.error().map(str::to_string).expect("error dialog");
     assert!(msg.starts_with("fixtures/real/bad_truncated.etdp"), "{msg}");
-    assert_eq!(state.data.as_ref().unwrap().runs.as_ref().unwrap().kept, 30);
+    assert_eq!(
+        state
+            .session
+            .data
+            .as_ref()
+            .unwrap()
+            .runs
+            .as_ref()
+            .unwrap()
+            .kept,
+        30
+    );
     let effects = state.load(ProfileRequest::new(
         "fixtures/does_not_exist.etdp".into(),
         None,
@@ -145,7 +156,7 @@ fn a_loader_panic_is_an_error_not_a_hang() {
     let mut state = AppState::new(80, 24);
     let effects = state.load(wide(0));
     settle(&mut state, &mut worker, &rx, effects);
-    assert!(state.loading.is_none());
+    assert!(state.session.loading.is_none());
     assert_eq!(
         state.error(),
         Some("fixtures/cpu/wide_browse.etdp: internal error while loading: loader exploded")
@@ -186,9 +197,9 @@ fn a_loader_panic_is_an_error_not_a_hang() {
         effects = action_for(ev).map_or(Vec::new(), |a| update(&mut state, a));
     }
     assert_eq!(loads, 2);
-    let w = state.watch.as_ref().unwrap();
+    let w = state.session.watch.as_ref().unwrap();
     assert_eq!(w.errors(), 2);
-    assert!(w.inflight.is_none() && state.loading.is_none());
+    assert!(w.inflight.is_none() && state.session.loading.is_none());
 }
 
 /// The input thread ends with `InputClosed` when its reader fails or panics.

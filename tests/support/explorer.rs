@@ -70,7 +70,9 @@ pub fn screen(s: &AppState) -> String {
 }
 
 pub fn screen_with(s: &AppState, theme: Theme) -> String {
-    render::frame_text(s.width, s.height, |f| ui::draw(f, s, &theme))
+    render::frame_text(s.session.width, s.session.height, |f| {
+        ui::draw(f, s, &theme)
+    })
 }
 
 /// `t` pressed: the timeline the view asks for, not loaded yet.

@@ -1,13 +1,13 @@
 //! The explorer's own state (the base view of the stack): which pane has the focus, the
 //! tree's open nodes and selection, the operator table's scope, sort, filter and
-//! selection. Plain data; the shared data it lists (`ExplorerData`, the runs list) lives
-//! in `AppState` beside the stack, and `explorer`/`listing` change it.
+//! selection. Plain data; the shared data it lists (`ExplorerData`, the runs list) is the
+//! session's (`app::session::Session`).
 
 use std::collections::HashMap;
 
 use tui_input::Input;
 
-use super::column::Column;
+use crate::app::column::Column;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
@@ -70,7 +70,7 @@ pub struct TableState {
     /// The longest `…tail` of a step over `rows`.
     pub step_tail_width: u16,
     /// Text widths of every row of the listed source (`table::row_widths`).
-    pub row_widths: Vec<super::table::RowWidths>,
+    pub row_widths: Vec<crate::app::table::RowWidths>,
     /// The count every listed row has, when they all have the same (the column then
     /// gives way and the title says it once).
     pub uniform_count: Option<usize>,
