@@ -51,7 +51,10 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, Py
     d.set_item("op_types", col(&|r| op_types(py, r.op_types()))?)?;
     d.set_item(
         "delegate_debug_identifier",
-        rows.iter().map(|r| r.debug_identifier).collect::<Vec<_>>(),
+        col(&|r| match (r.int_debug_identifier(), r.debug_identifier) {
+            (Some(n), _) => Ok(n.into_pyobject(py)?.into_any()),
+            (None, id) => Ok(id.into_pyobject(py)?.into_any()),
+        })?,
     )?;
     d.set_item(
         "stack_traces",

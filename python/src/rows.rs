@@ -78,6 +78,18 @@ impl<'a> Row<'a> {
         stacks.iter().map(|(n, f)| (format!("{n}_"), f.as_slice()))
     }
 
+    /// An event the delegate logged with an integer debug id (ours names it by the id's
+    /// digits, as the Inspector does): the Inspector's `delegate_debug_identifier` is then
+    /// that integer. XNNPACK operators and plan steps have string ids.
+    pub fn int_debug_identifier(&self) -> Option<i64> {
+        let id = self.debug_identifier?;
+        let other = self
+            .op
+            .map_or(self.step.is_none(), |o| o.kind == OperatorKind::Delegate);
+        let n: i32 = id.parse().ok().filter(|_| other)?;
+        (n.to_string() == id).then_some(i64::from(n))
+    }
+
     pub fn op_types(&self) -> &'a [String] {
         self.own_source().map(|r| &r.op_types[..]).unwrap_or(&[])
     }

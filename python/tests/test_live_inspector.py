@@ -158,3 +158,40 @@ def test_rows_in_the_inspectors_order_where_the_dump_allows():
     assert not _registry_steps(theirs)
     assert {"JF_CALL", "MOVE_CALL"} <= set(theirs.event_name)
     assert list(ours.event_name) == list(theirs.event_name)
+
+
+def test_integer_delegate_ids_match_the_live_inspector(tmp_path):
+    # No dump here has a delegate event with an integer debug id: one is made from
+    # mlp_xnnpack by executorch's own ETDump (de)serializer, each XNNPACK operator's string
+    # id replaced by an integer, written size-prefixed by its flatc. The Inspector names
+    # such an event by its id's digits, and gives the id as an int.
+    import subprocess
+
+    pytest.importorskip("executorch.devtools", reason="executorch not installed (pip install executorch)")
+    from executorch.devtools import Inspector
+    from executorch.devtools.etdump import serialize as S
+    from executorch.exir._serialize._flatbuffer import _get_flatc_path
+
+    with open(os.path.join(FIX, "real", "mlp_xnnpack.etdp"), "rb") as f:
+        etdump = S.deserialize_from_etdump_flatcc(f.read())
+    ids = {}
+    for run in etdump.run_data:
+        for ev in run.events or []:
+            pe = ev.profile_event
+            if pe is not None and pe.delegate_debug_id_str:
+                pe.delegate_debug_id_int = ids.setdefault(pe.delegate_debug_id_str, len(ids) + 7)
+                pe.delegate_debug_id_str = None
+    assert len(ids) == 3
+    d = str(tmp_path)
+    S._write_schema(d, S.ETDUMP_FLATCC_SCHEMA_NAME)
+    S._write_schema(d, S.SCALAR_TYPE_SCHEMA_NAME)
+    with open(os.path.join(d, "int_ids.json"), "w") as f:
+        f.write(S._serialize_from_etdump_to_json(etdump))
+    schema = os.path.join(d, S.ETDUMP_FLATCC_SCHEMA_NAME + ".fbs")
+    subprocess.run([_get_flatc_path(), "--binary", "--size-prefixed", "-o", d, schema,
+                    os.path.join(d, "int_ids.json")], check=True, capture_output=True)
+    dump = os.path.join(d, "int_ids.etdp")
+    theirs = Inspector(etdump_path=dump).to_dataframe()
+    ours = cpuprof.load(dump, warmup=0).to_dataframe()
+    assert sorted(v for v in theirs.delegate_debug_identifier if v is not None) == [7, 8, 9]
+    assert_frames_match(ours, theirs, "int_ids")
