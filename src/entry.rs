@@ -90,7 +90,7 @@ fn fleet_folder(explore: &crate::cli::ExploreArgs) -> Option<crate::cli::FleetAr
 
 /// `--etrecord` / `--program`, `--max-input-size` / `--time-unit` into the arguments of
 /// the command, which passes them with each load it requests (no process-wide setting).
-fn model_files_to_command(cli: &mut Cli) {
+pub fn model_files_to_command(cli: &mut Cli) {
     let model = cli.model.files();
     let defaults = crate::profile::ReadOptions::default();
     let read = crate::profile::ReadOptions {

@@ -10,7 +10,6 @@ cpuprof-tui library (the same loaders and numbers as the ``cpuprof-tui`` command
 import io
 import json as _json
 import os
-import tempfile
 
 from . import _cpuprof
 
@@ -42,21 +41,36 @@ class Profile:
         return _json.loads(self.json())
 
     def to_dataframe(self):
-        """One row per event (the Inspector's ``to_dataframe()`` columns: event_block_name,
-        event_name, raw, p10, p50, p90, avg, min, max, op_types, delegate_debug_identifier,
-        stack_traces, module_hierarchy, is_delegated_op, delegate_backend_name), then ours:
-        instruction_id, delegate, step, shapes, flops, bytes, module, source_line. Times in ms."""
+        """One row per event, as the ExecuTorch Inspector's ``to_dataframe()``: its columns
+        under its names and types (event_block_name, event_name, raw, "p10 (ms)", "p50 (ms)",
+        "p90 (ms)", "avg (ms)", "min (ms)", "max (ms)", op_types, delegate_debug_identifier,
+        stack_traces, module_hierarchy, is_delegated_op, delegate_backend_name) in its row
+        order, then ours: p10, p50, p90, avg, min, max (the same figures), instruction_id,
+        delegate, step, shapes, flops, bytes, module, source_line, method. Times in ms."""
         import pandas as pd
 
-        df = pd.DataFrame(self._loaded.columns())
-        df["instruction_id"] = df["instruction_id"].astype("Int64")
-        return df
+        cols = self._loaded.columns()
+        # The Inspector concatenates one frame per event: a text column holding a None is
+        # of dtype object there (None kept), as here.
+        for c in ("delegate_debug_identifier", "delegate_backend_name"):
+            if any(v is None for v in cols[c]):
+                cols[c] = pd.Series(cols[c], dtype=object)
+        for c in ("instruction_id", "flops", "bytes"):
+            cols[c] = pd.array(cols[c], dtype="Int64")
+        return pd.DataFrame(cols)
 
     def to_arrow(self):
-        """``to_dataframe()`` as a pyarrow Table."""
+        """The columns of ``to_dataframe()`` as a pyarrow Table, built in Rust and handed
+        over through the Arrow C stream interface (no copy on the way). Any reader of the
+        Arrow PyCapsule interface takes ``arrow_stream()`` as well (polars, DuckDB)."""
         import pyarrow as pa
 
-        return pa.Table.from_pandas(self.to_dataframe(), preserve_index=False)
+        return pa.table(self._loaded.arrow())
+
+    def arrow_stream(self):
+        """An object with ``__arrow_c_stream__`` (the Arrow PyCapsule interface) holding
+        the columns of ``to_dataframe()``."""
+        return self._loaded.arrow()
 
     def __repr__(self):
         return "<cpuprof.Profile {}>".format(self.kind)
@@ -78,21 +92,79 @@ def load(path, log=None, warmup="log", etrecord=None, program=None):
     )
 
 
-def compare(a, b, *args):
-    """``cpuprof-tui compare A B --format csv`` as a DataFrame (``args``: more options)."""
+def _options(args, options):
+    """The CLI's arguments: ``args`` as given, then each keyword option that is set
+    (``min_change=3`` is ``--min-change 3``; True is the bare flag)."""
+    out = [os.fspath(x) if isinstance(x, os.PathLike) else str(x) for x in args]
+    for name, value in options:
+        if value is None or value is False:
+            continue
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            out.append(flag)
+        else:
+            out += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+    return out
+
+
+_FORMATS = ("pandas", "arrow", "csv")
+
+
+def _check_format(format):
+    if format not in _FORMATS:
+        raise Error("format: {!r} is not one of {}".format(format, ", ".join(_FORMATS)))
+
+
+def compare(a, b, *args, log_a=None, log_b=None, no_log=False, warmup=None, warmup_a=None,
+            warmup_b=None, alpha=None, min_change=None, by_module=False, etrecord=None,
+            program=None, format="pandas"):
+    """``cpuprof-tui compare A B --format csv``: a DataFrame (``format="arrow"``: a pyarrow
+    Table; ``"csv"``: the text). The keywords are the command's options (``warmup`` as
+    ``--warmup``, ``min_change`` as ``--min-change``, ...; None leaves its default);
+    ``args`` are more, as on the command line."""
+    _check_format(format)
+    argv = _options(args, [
+        ("log_a", log_a), ("log_b", log_b), ("no_log", no_log), ("warmup", warmup),
+        ("warmup_a", warmup_a), ("warmup_b", warmup_b), ("alpha", alpha),
+        ("min_change", min_change), ("by_module", by_module), ("etrecord", etrecord),
+        ("program", program),
+    ])
+    text = _cpuprof.compare_csv(os.fspath(a), os.fspath(b), argv)
+    if format == "csv":
+        return text
+    if format == "arrow":
+        import pyarrow.csv as pacsv
+
+        return pacsv.read_csv(io.BytesIO(text.encode()))
     import pandas as pd
 
-    text = _cpuprof.compare_csv(os.fspath(a), os.fspath(b), [str(x) for x in args])
     return pd.read_csv(io.StringIO(text))
 
 
-def fleet(paths, *args):
-    """``cpuprof-tui fleet PATHS... --format csv`` as a DataFrame."""
-    import pandas as pd
-
+def fleet(paths, *args, key=None, by=None, order=None, min_change=None, alpha=None,
+          warmup=None, no_log=False, jobs=None, etrecord=None, program=None, format="pandas"):
+    """``cpuprof-tui fleet PATHS... --format csv``'s long table (one line per profile and
+    row): a DataFrame (``format="arrow"``: a pyarrow Table built in Rust, typed as the
+    Parquet file's; ``"csv"``: the text). ``key`` (``--key``, e.g. "{device}/{commit}/run-{n}.etdp"),
+    ``by``, ``order``, ``min_change``, ``alpha``, ``warmup``, ``no_log``, ``jobs``,
+    ``etrecord``, ``program`` are the command's options; ``args`` are more, as on the
+    command line."""
+    _check_format(format)
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "fleet.csv")
-        _cpuprof.fleet_csv([os.fspath(x) for x in paths], out, [str(x) for x in args])
-        return pd.read_csv(out)
+    argv = _options(args, [
+        ("key", key), ("by", by), ("order", order), ("min_change", min_change),
+        ("alpha", alpha), ("warmup", warmup), ("no_log", no_log), ("jobs", jobs),
+        ("etrecord", etrecord), ("program", program),
+    ])
+    paths = [os.fspath(x) for x in paths]
+    if format == "arrow":
+        import pyarrow as pa
+
+        return pa.table(_cpuprof.fleet_table(paths, argv, True))
+    text = _cpuprof.fleet_table(paths, argv, False)
+    if format == "csv":
+        return text
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(text))

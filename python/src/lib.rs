@@ -15,6 +15,8 @@ use cpuprof_tui::trace::{self, TraceProfile};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod arrow;
+mod columns;
 mod rows;
 
 pyo3::create_exception!(_cpuprof, Error, pyo3::exceptions::PyValueError);
@@ -53,11 +55,14 @@ impl LoadedProfile {
 
     /// The rows as a dict of equal-length column lists (the Python side makes the frame).
     fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let table = match &self.loaded {
-            Loaded::Dump(p) => rows::dump_rows(p),
-            Loaded::Trace(t) => rows::trace_rows(t),
-        };
-        table.into_dict(py)
+        columns::to_dict(py, &self.rows())
+    }
+
+    /// The same columns as one Arrow record batch (`__arrow_c_stream__`).
+    fn arrow(&self) -> PyResult<arrow::ArrowTable> {
+        arrow::batch(&self.rows())
+            .map(arrow::ArrowTable::new)
+            .map_err(err)
     }
 
     /// Warnings of the load, as `kind: message` lines.
@@ -77,9 +82,30 @@ impl LoadedProfile {
     }
 }
 
-/// Parse `args` as the command line does (program name first).
+impl LoadedProfile {
+    fn rows(&self) -> Vec<rows::Row<'_>> {
+        match &self.loaded {
+            Loaded::Dump(p) => rows::dump_rows(p),
+            Loaded::Trace(t) => rows::trace_rows(t),
+        }
+    }
+}
+
+/// Parse `args` as the command line does (program name first), the global options
+/// (`--etrecord`, `--program`, `--max-input-size`, `--time-unit`) passed to the command.
 fn parse(args: Vec<String>) -> Result<Cli, String> {
-    Cli::try_parse_from(args).map_err(|e| cpuprof_tui::cli::usage_line(&e))
+    let mut cli = Cli::try_parse_from(args).map_err(|e| cpuprof_tui::cli::usage_line(&e))?;
+    cpuprof_tui::entry::model_files_to_command(&mut cli);
+    Ok(cli)
+}
+
+/// `warmup=` read as the command reads `--warmup` (its message when it is refused).
+fn warmup_of(value: &str) -> Result<cpuprof_tui::profile::warmup::Warmup, String> {
+    let argv = ["cpuprof-tui", "report", "-", "--warmup", value].map(String::from);
+    match parse(argv.to_vec())?.command {
+        Some(Command::Report(a)) => Ok(a.warmup),
+        _ => Err("--warmup: not understood".to_string()),
+    }
 }
 
 fn load_inner(
@@ -89,7 +115,7 @@ fn load_inner(
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
 ) -> Result<LoadedProfile, String> {
-    let warmup = cpuprof_tui::cli::parse_warmup(warmup).map_err(|e| format!("--warmup: {e}"))?;
+    let warmup = warmup_of(warmup)?;
     let name = input::display_name(&path);
     if path.is_dir() {
         let t = trace::load_trace(&path).map_err(|e| format!("{name}: {e}"))?;
@@ -165,22 +191,46 @@ fn compare_csv(py: Python<'_>, a: String, b: String, args: Vec<String>) -> PyRes
     .map_err(err)
 }
 
-/// `fleet PATHS... --format csv -o OUT` (the fleet's CSV written to `out`).
+/// `fleet PATHS... --format csv`'s long table: its text (`arrow=False`) or the same
+/// columns, typed, as an Arrow record batch (the arguments after the paths as the CLI's).
 #[pyfunction]
-#[pyo3(signature = (paths, out, args=Vec::new()))]
-fn fleet_csv(py: Python<'_>, paths: Vec<String>, out: String, args: Vec<String>) -> PyResult<()> {
+#[pyo3(signature = (paths, args=Vec::new(), arrow=false))]
+fn fleet_table(
+    py: Python<'_>,
+    paths: Vec<String>,
+    args: Vec<String>,
+    arrow: bool,
+) -> PyResult<Py<PyAny>> {
     let mut argv = vec!["cpuprof-tui".to_string(), "fleet".into()];
     argv.extend(paths);
     argv.extend(args);
-    argv.extend(["--format".to_string(), "csv".into(), "-o".into(), out]);
-    py.detach(move || {
-        let cli = parse(argv)?;
-        let Some(Command::Fleet(args)) = cli.command else {
-            return Err("fleet: arguments not understood".to_string());
-        };
-        cpuprof_tui::report::fleet::run_inner(&args).map(|_| ())
-    })
-    .map_err(err)
+    let fleet = py
+        .detach(move || {
+            let cli = parse(argv)?;
+            let Some(Command::Fleet(args)) = cli.command else {
+                return Err("fleet: arguments not understood".to_string());
+            };
+            if args.format.is_some()
+                || args.output.is_some()
+                || args.samples.is_some()
+                || args.partition_by.is_some()
+            {
+                return Err(
+                    "fleet: --format, -o, --samples and --partition-by write files; \
+                     cpuprof.fleet returns the table"
+                        .to_string(),
+                );
+            }
+            cpuprof_tui::report::fleet::fleet_of(&args)
+        })
+        .map_err(err)?;
+    if arrow {
+        let batch = cpuprof_tui::report::fleet::long_arrow(&fleet).map_err(err)?;
+        Ok(Py::new(py, arrow::ArrowTable::new(batch))?.into_any())
+    } else {
+        let text = cpuprof_tui::report::fleet::long_csv(&fleet);
+        Ok(text.into_pyobject(py)?.into_any().unbind())
+    }
 }
 
 /// The `cpuprof-tui` command on `argv` (program name first); returns its exit status.
@@ -199,7 +249,8 @@ fn _cpuprof(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<LoadedProfile>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(compare_csv, m)?)?;
-    m.add_function(wrap_pyfunction!(fleet_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet_table, m)?)?;
+    m.add_class::<arrow::ArrowTable>()?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     Ok(())
 }

@@ -1,141 +1,115 @@
-//! The rows of a profile as the Inspector's DataFrame columns (plus ours), from the typed
-//! profile: one row per event of the `Execute` block, as `profile_inspector` pairs them.
+//! The rows of a profile as the Inspector's `to_dataframe()` lists its events (plus our
+//! columns), from the typed profile: the `Default` block's load-time events, then one
+//! `Execute` block per method, each block's events in the order the Inspector lists them
+//! (instruction order; within an instruction the delegate's events or the kernels before
+//! the call; `Method::execute` last). `columns.rs` makes Python lists of them, `arrow.rs`
+//! an Arrow record batch.
 
-use cpuprof_tui::profile::{Delegate, DelegateKind, OperatorStats, Profile, RowSource};
+use std::borrow::Cow;
+
+use cpuprof_tui::profile::{
+    Delegate, DelegateKind, LoadTimes, OperatorKind, OperatorStats, OtherOperator, Profile,
+    RowSource,
+};
 use cpuprof_tui::stats::Stats;
 use cpuprof_tui::trace::TraceProfile;
-use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use std::collections::BTreeMap;
 
-/// node name → (`nn_module_stack` key → [module path, module type]), as the Inspector's.
-type Hierarchy = BTreeMap<String, BTreeMap<String, [String; 2]>>;
-
-#[derive(Default)]
-pub struct Table {
-    event_block_name: Vec<String>,
-    event_name: Vec<String>,
-    raw: Vec<Vec<f64>>,
-    p10: Vec<f64>,
-    p50: Vec<f64>,
-    p90: Vec<f64>,
-    avg: Vec<f64>,
-    min: Vec<f64>,
-    max: Vec<f64>,
-    op_types: Vec<Vec<String>>,
-    delegate_debug_identifier: Vec<Option<String>>,
-    stack_traces: Vec<Option<BTreeMap<String, String>>>,
-    module_hierarchy: Vec<Option<Hierarchy>>,
-    is_delegated_op: Vec<bool>,
-    delegate_backend_name: Vec<Option<String>>,
-    instruction_id: Vec<Option<i64>>,
-    delegate: Vec<Option<String>>,
-    step: Vec<Option<String>>,
-    shapes: Vec<Option<String>>,
-    flops: Vec<Option<u64>>,
-    bytes: Vec<Option<u64>>,
-    module: Vec<Option<String>>,
-    source_line: Vec<Option<String>>,
-    /// Our method (group of runs of one signature) the row belongs to; None for the
-    /// `Default` block.
-    method: Vec<Option<String>>,
-    /// The method the rows pushed now belong to.
-    current_method: Option<String>,
+/// One row: an event of a block with its statistics and what we know of it.
+pub struct Row<'a> {
+    pub block: &'static str,
+    pub name: &'a str,
+    pub stats: Cow<'a, Stats>,
+    pub instruction_id: Option<i64>,
+    pub delegated: bool,
+    pub backend: Option<&'static str>,
+    pub delegate: Option<String>,
+    pub step: Option<&'a str>,
+    pub op: Option<&'a OperatorStats>,
+    pub source: Option<&'a RowSource>,
+    pub debug_identifier: Option<&'a str>,
+    /// Our method (group of runs of one signature); None for the `Default` block.
+    pub method: Option<&'a str>,
+    /// (block, method, instruction, push order): the Inspector's order.
+    order: (u8, usize, i64, usize),
 }
 
-/// What a row is beyond its name and numbers.
-#[derive(Default)]
-struct Extra<'a> {
-    instruction_id: Option<i64>,
-    delegated: bool,
-    backend: Option<String>,
-    delegate: Option<String>,
-    step: Option<&'a str>,
-    op: Option<&'a OperatorStats>,
-    source: Option<&'a RowSource>,
-    debug_identifier: Option<&'a str>,
+impl<'a> Row<'a> {
+    fn new(block: &'static str, name: &'a str, stats: Cow<'a, Stats>) -> Row<'a> {
+        Row {
+            block,
+            name,
+            stats,
+            instruction_id: None,
+            delegated: false,
+            backend: None,
+            delegate: None,
+            step: None,
+            op: None,
+            source: None,
+            debug_identifier: None,
+            method: None,
+            order: (0, 0, 0, 0),
+        }
+    }
+
+    /// The row's own source: an XNNPACK operator's is its delegate's nodes, of which the
+    /// Inspector gives it none.
+    pub fn own_source(&self) -> Option<&'a RowSource> {
+        self.source.filter(|r| !r.through_delegate)
+    }
+
+    /// The Inspector's `stack_traces`: node name (with the `_` it appends) → the whole
+    /// stack trace, of the row's own nodes.
+    pub fn stack_traces(&self) -> impl Iterator<Item = (String, &'a str)> {
+        let traces = self
+            .own_source()
+            .map(|r| &r.stack_traces[..])
+            .unwrap_or(&[]);
+        traces.iter().map(|(n, t)| (format!("{n}_"), t.as_str()))
+    }
+
+    /// The Inspector's `module_hierarchy`: node name (with `_`) → its `nn_module_stack`
+    /// frames, (key, module path, module type).
+    pub fn module_hierarchy(&self) -> impl Iterator<Item = (String, &'a [[String; 3]])> {
+        let stacks = self
+            .own_source()
+            .map(|r| &r.module_stacks[..])
+            .unwrap_or(&[]);
+        stacks.iter().map(|(n, f)| (format!("{n}_"), f.as_slice()))
+    }
+
+    /// An event the delegate logged with an integer debug id (ours names it by the id's
+    /// digits, as the Inspector does): the Inspector's `delegate_debug_identifier` is then
+    /// that integer. XNNPACK operators and plan steps have string ids.
+    pub fn int_debug_identifier(&self) -> Option<i64> {
+        let id = self.debug_identifier?;
+        let other = self
+            .op
+            .map_or(self.step.is_none(), |o| o.kind == OperatorKind::Delegate);
+        let n: i32 = id.parse().ok().filter(|_| other)?;
+        (n.to_string() == id).then_some(i64::from(n))
+    }
+
+    pub fn op_types(&self) -> &'a [String] {
+        self.own_source().map(|r| &r.op_types[..]).unwrap_or(&[])
+    }
+
+    pub fn shapes(&self) -> Option<String> {
+        self.op.and_then(shapes_text)
+    }
+
+    pub fn module(&self) -> Option<&'a str> {
+        self.source.and_then(|r| r.module_label())
+    }
+
+    pub fn source_line(&self) -> Option<&'a str> {
+        self.source.and_then(|r| r.file_line.as_deref())
+    }
 }
 
-impl Table {
-    fn push(&mut self, block: &str, name: &str, s: &Stats, x: Extra<'_>) {
-        self.event_block_name.push(block.to_string());
-        self.event_name.push(name.to_string());
-        self.raw.push(s.samples.to_ms());
-        self.p10.push(s.p10);
-        self.p50.push(s.median);
-        self.p90.push(s.p90);
-        self.avg.push(s.mean);
-        self.min.push(s.min);
-        self.max.push(s.max);
-        let src = x.source;
-        // An XNNPACK operator's source is its delegate's nodes: the Inspector gives it none.
-        let own = src.filter(|r| !r.through_delegate);
-        self.op_types
-            .push(own.map(|r| r.op_types.clone()).unwrap_or_default());
-        self.delegate_debug_identifier
-            .push(x.debug_identifier.map(str::to_string));
-        // As the Inspector: per node of the row's own (an XNNPACK operator's are its
-        // delegate's nodes: none), the whole stack trace and the module stack, keyed by the
-        // node's name with the `_` the Inspector appends (its goldens' `nodes`).
-        self.stack_traces
-            .push(own.filter(|r| !r.stack_traces.is_empty()).map(|r| {
-                let traces = r.stack_traces.iter();
-                traces.map(|(n, t)| (format!("{n}_"), t.clone())).collect()
-            }));
-        self.module_hierarchy
-            .push(own.filter(|r| !r.module_stacks.is_empty()).map(|r| {
-                r.module_stacks
-                    .iter()
-                    .map(|(node, frames)| {
-                        let stack = frames
-                            .iter()
-                            .map(|[k, p, t]| (k.clone(), [p.clone(), t.clone()]));
-                        (format!("{node}_"), stack.collect())
-                    })
-                    .collect()
-            }));
-        self.is_delegated_op.push(x.delegated);
-        self.delegate_backend_name.push(x.backend);
-        self.instruction_id.push(x.instruction_id);
-        self.delegate.push(x.delegate);
-        self.step.push(x.step.map(str::to_string));
-        self.shapes.push(x.op.and_then(shapes_text));
-        self.flops.push(x.op.and_then(|o| o.flops));
-        self.bytes.push(x.op.and_then(|o| o.bytes));
-        self.module
-            .push(src.and_then(|r| r.module_label()).map(str::to_string));
-        self.source_line.push(src.and_then(|r| r.file_line.clone()));
-        self.method.push(self.current_method.clone());
-    }
-
-    pub fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("event_block_name", self.event_block_name)?;
-        d.set_item("event_name", self.event_name)?;
-        d.set_item("raw", self.raw)?;
-        d.set_item("p10", self.p10)?;
-        d.set_item("p50", self.p50)?;
-        d.set_item("p90", self.p90)?;
-        d.set_item("avg", self.avg)?;
-        d.set_item("min", self.min)?;
-        d.set_item("max", self.max)?;
-        d.set_item("op_types", self.op_types)?;
-        d.set_item("delegate_debug_identifier", self.delegate_debug_identifier)?;
-        d.set_item("stack_traces", self.stack_traces)?;
-        d.set_item("module_hierarchy", self.module_hierarchy)?;
-        d.set_item("is_delegated_op", self.is_delegated_op)?;
-        d.set_item("delegate_backend_name", self.delegate_backend_name)?;
-        d.set_item("instruction_id", self.instruction_id)?;
-        d.set_item("delegate", self.delegate)?;
-        d.set_item("step", self.step)?;
-        d.set_item("shapes", self.shapes)?;
-        d.set_item("flops", self.flops)?;
-        d.set_item("bytes", self.bytes)?;
-        d.set_item("module", self.module)?;
-        d.set_item("source_line", self.source_line)?;
-        d.set_item("method", self.method)?;
-        Ok(d)
-    }
+/// The samples of a row, in ms, in run order: the one place a row's samples are read.
+pub fn samples_ms<'s>(s: &'s Stats) -> impl ExactSizeIterator<Item = f64> + 's {
+    s.samples.iter_ms()
 }
 
 fn shapes_text(o: &OperatorStats) -> Option<String> {
@@ -157,171 +131,161 @@ fn shapes_text(o: &OperatorStats) -> Option<String> {
 
 /// The Inspector's backend name for a delegate: known (as to the Inspector) only from the
 /// model files, so only when the delegate's source was read from an ETRecord.
-fn backend(d: &Delegate) -> Option<String> {
+fn backend(d: &Delegate) -> Option<&'static str> {
     d.source.as_ref()?;
     Some(match d.kind {
-        DelegateKind::Xnnpack => "XnnpackBackend".to_string(),
-        DelegateKind::CpuPlan => "CpuBackend".to_string(),
-        DelegateKind::Other => d.kind.label().to_string(),
+        DelegateKind::Xnnpack => "XnnpackBackend",
+        DelegateKind::CpuPlan => "CpuBackend",
+        DelegateKind::Other => d.kind.label(),
     })
 }
 
-/// Every method's rows (one `Execute` block each, as the Inspector's frame lists each
-/// block): `Method::execute`, each delegate's call, plan steps and operators, and each
-/// other operator with its kernels; the `method` column names the method.
-pub fn dump_rows(p: &Profile) -> Table {
-    let mut t = Table::default();
-    // The `Default` block: the load-time events, one sample each.
-    if let Some(load) = &p.load {
-        for (name, v) in [
-            ("Method::init", load.method_init),
-            ("Program::load_method", load.program_load_method),
-        ] {
-            if let Some(v) = v {
-                let one = Stats::from_ms(&[v]);
-                let x = Extra {
-                    instruction_id: Some(0),
-                    ..Extra::default()
-                };
-                t.push("Default", name, &one, x);
-            }
+/// Rows in the making: each pushed row gets its place in the Inspector's order.
+struct Rows<'a> {
+    rows: Vec<Row<'a>>,
+    method_index: usize,
+    method: Option<&'a str>,
+}
+
+impl<'a> Rows<'a> {
+    fn push(&mut self, mut row: Row<'a>) {
+        let seq = self.rows.len();
+        row.order = if row.block == "Default" {
+            (0, 0, 0, seq)
+        } else {
+            row.method = self.method;
+            // `Method::execute` ends after every event of its run: last of the block.
+            let at = row.instruction_id.unwrap_or(i64::MAX);
+            (1, self.method_index, at, seq)
+        };
+        self.rows.push(row);
+    }
+}
+
+/// One load-time figure of a method load.
+type LoadTime = fn(&LoadTimes) -> Option<f64>;
+
+/// Every method's rows, in the Inspector's order (see the module's doc).
+pub fn dump_rows(p: &Profile) -> Vec<Row<'_>> {
+    let mut t = Rows {
+        rows: Vec::new(),
+        method_index: 0,
+        method: None,
+    };
+    // The `Default` block: the load-time events, one sample per method load (the
+    // Inspector's one row of each gathers every load's).
+    let loads = if p.loads.is_empty() {
+        p.load.as_slice()
+    } else {
+        &p.loads[..]
+    };
+    let times: [(&str, LoadTime); 2] = [
+        ("Method::init", |l| l.method_init),
+        ("Program::load_method", |l| l.program_load_method),
+    ];
+    for (name, time) in times {
+        let samples: Vec<f64> = loads.iter().filter_map(time).collect();
+        if !samples.is_empty() {
+            let mut row = Row::new("Default", name, Cow::Owned(Stats::from_ms(&samples)));
+            row.instruction_id = Some(0);
+            t.push(row);
         }
     }
     if p.methods.is_empty() {
         method_rows(&mut t, p.method.as_ref(), &p.delegates, &p.other_operators);
     }
-    for m in &p.methods {
-        t.current_method = Some(m.name.clone());
+    for (i, m) in p.methods.iter().enumerate() {
+        t.method_index = i;
+        t.method = Some(&m.name);
         method_rows(&mut t, m.method.as_ref(), &m.delegates, &m.other_operators);
     }
-    t
+    let mut rows = t.rows;
+    rows.sort_by_key(|r| r.order);
+    rows
 }
 
 /// One method's `Execute` rows.
-fn method_rows(
-    t: &mut Table,
-    method: Option<&Stats>,
-    delegates: &[Delegate],
-    other_operators: &[cpuprof_tui::profile::OtherOperator],
+fn method_rows<'a>(
+    t: &mut Rows<'a>,
+    method: Option<&'a Stats>,
+    delegates: &'a [Delegate],
+    other_operators: &'a [OtherOperator],
 ) {
     const BLOCK: &str = "Execute";
     if let Some(m) = method {
-        t.push(BLOCK, "Method::execute", m, Extra::default());
+        t.push(Row::new(BLOCK, "Method::execute", Cow::Borrowed(m)));
     }
     for d in delegates {
-        let id = Some(d.instruction_id as i64);
-        let short = Some(cpuprof_tui::units::delegate_short(d.instruction_id));
+        let under = |name: &'a str, stats: &'a Stats| {
+            let mut row = Row::new(BLOCK, name, Cow::Borrowed(stats));
+            row.instruction_id = Some(d.instruction_id as i64);
+            row.delegated = true;
+            row.backend = backend(d);
+            row.delegate = Some(cpuprof_tui::units::delegate_short(d.instruction_id));
+            row.debug_identifier = Some(name);
+            row
+        };
+        // An ExecuTorch kernel run by the delegate (a `native_call_*` event) is logged as
+        // any kernel is, without a delegate id: not a delegated op to the Inspector.
+        let operator = |o: &'a OperatorStats, step: Option<&'a str>| {
+            let mut row = under(&o.name, &o.stats);
+            if o.kind == OperatorKind::Kernel {
+                row.delegated = false;
+                row.debug_identifier = None;
+                row.backend = None;
+            }
+            row.step = step;
+            row.op = Some(o);
+            row.source = o.source.as_ref();
+            row
+        };
         for o in &d.operators {
-            t.push(
-                BLOCK,
-                &o.name,
-                &o.stats,
-                Extra {
-                    instruction_id: id,
-                    delegated: true,
-                    backend: backend(d),
-                    delegate: short.clone(),
-                    op: Some(o),
-                    source: o.source.as_ref(),
-                    debug_identifier: Some(&o.name),
-                    ..Extra::default()
-                },
-            );
+            t.push(operator(o, None));
         }
         for s in &d.steps {
-            t.push(
-                BLOCK,
-                &s.name,
-                &s.stats,
-                Extra {
-                    instruction_id: id,
-                    delegated: true,
-                    backend: backend(d),
-                    delegate: short.clone(),
-                    step: Some(&s.name),
-                    debug_identifier: Some(&s.name),
-                    ..Extra::default()
-                },
-            );
+            // A step ends after its operators: the Inspector lists them first.
             for o in &s.operators {
-                t.push(
-                    BLOCK,
-                    &o.name,
-                    &o.stats,
-                    Extra {
-                        instruction_id: id,
-                        delegated: true,
-                        backend: backend(d),
-                        delegate: short.clone(),
-                        step: Some(&s.name),
-                        op: Some(o),
-                        source: o.source.as_ref(),
-                        debug_identifier: Some(&o.name),
-                    },
-                );
+                t.push(operator(o, Some(&s.name)));
             }
+            let mut row = under(&s.name, &s.stats);
+            row.step = Some(&s.name);
+            t.push(row);
         }
         for e in &d.unattributed {
-            t.push(
-                BLOCK,
-                &e.name,
-                &e.stats,
-                Extra {
-                    instruction_id: id,
-                    delegated: true,
-                    backend: backend(d),
-                    delegate: short.clone(),
-                    source: e.source.as_ref(),
-                    debug_identifier: Some(&e.name),
-                    ..Extra::default()
-                },
-            );
+            let mut row = under(&e.name, &e.stats);
+            row.source = e.source.as_ref();
+            t.push(row);
         }
-        t.push(
-            BLOCK,
-            "DELEGATE_CALL",
-            &d.call,
-            Extra {
-                instruction_id: id,
-                backend: backend(d),
-                delegate: short,
-                source: d.source.as_ref(),
-                ..Extra::default()
-            },
-        );
+        let mut call = under("DELEGATE_CALL", &d.call);
+        call.delegated = false;
+        call.debug_identifier = None;
+        call.source = d.source.as_ref();
+        t.push(call);
     }
     for o in other_operators {
         let id = Some(o.instruction_id as i64);
         for k in &o.kernels {
-            t.push(
-                BLOCK,
-                &k.name,
-                &k.stats,
-                Extra {
-                    instruction_id: id,
-                    source: k.source.as_ref(),
-                    ..Extra::default()
-                },
-            );
+            let mut row = Row::new(BLOCK, &k.name, Cow::Borrowed(&k.stats));
+            row.instruction_id = id;
+            row.source = k.source.as_ref();
+            t.push(row);
         }
-        t.push(
-            BLOCK,
-            "OPERATOR_CALL",
-            &o.stats,
-            Extra {
-                instruction_id: id,
-                source: o.source.as_ref(),
-                ..Extra::default()
-            },
-        );
+        // A jump or a move is an instruction of its own name (no kernel in it).
+        let name = match o.name.as_str() {
+            n @ ("JF_CALL" | "MOVE_CALL" | "FREE_CALL") if o.kernels.is_empty() => n,
+            _ => "OPERATOR_CALL",
+        };
+        let mut call = Row::new(BLOCK, name, Cow::Borrowed(&o.stats));
+        call.instruction_id = id;
+        call.source = o.source.as_ref();
+        t.push(call);
     }
 }
 
 /// A trace's operators (the tally's rows): block `trace`, inclusive times per call.
-pub fn trace_rows(p: &TraceProfile) -> Table {
-    let mut t = Table::default();
-    for op in &p.ops {
-        t.push("trace", &op.name, &op.stats, Extra::default());
-    }
-    t
+pub fn trace_rows(p: &TraceProfile) -> Vec<Row<'_>> {
+    p.ops
+        .iter()
+        .map(|op| Row::new("trace", &op.name, Cow::Borrowed(&op.stats)))
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! The Python package (#49) as a user gets it: a fresh venv, `pip install` of the project
 //! root (maturin builds `python/`, the `cpuprof` module and the `cpuprof-tui` console
-//! script), then `pytest python/tests` in that venv (the Inspector's goldens).
+//! script), then `pytest python/tests` in that venv (the Inspector's goldens; pyarrow for
+//! the Arrow tables; no executorch there, so the live-Inspector tests skip).
 //!
 //! Skips with a printed line when there is no `python3` with `venv`, or when the package
 //! index cannot be reached. The wheel is built with the dev profile into
@@ -58,13 +59,15 @@ fn pip_install_gives_the_module_and_the_command() {
             ])
             .args(args))
     };
-    // The build and test tools from the index; if it cannot be reached, nothing to test.
+    // The build and test tools (and pyarrow, for `to_arrow`) from the index; if it cannot
+    // be reached, nothing to test.
     let tools = pip(&[
         "install",
         "--retries",
         "1",
         "maturin>=1.5,<2",
         "pandas",
+        "pyarrow",
         "pytest",
     ]);
     if !tools.status.success() {

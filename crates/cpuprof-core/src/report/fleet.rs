@@ -33,12 +33,7 @@ pub fn run(args: &FleetArgs) -> ExitCode {
 
 /// As [`run`], the error as its one line (the Python module raises it).
 pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
-    let key = args
-        .key
-        .as_deref()
-        .map(KeyTemplate::parse)
-        .transpose()
-        .map_err(|e| format!("--key: {e}"))?;
+    let key = key_of(args)?;
     let format = args.format.unwrap_or(FleetFormat::Table);
     if format == FleetFormat::Parquet && args.output.is_none() {
         return Err("--format parquet needs -o FILE (or a directory with --partition-by)".into());
@@ -47,14 +42,7 @@ pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
         return Err("--partition-by is for --format parquet".into());
     }
     let samples = samples_plan(args, format)?;
-    let found = discover(&args.paths)?;
-    if found.is_empty() {
-        let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(format!(
-            "{}: no ETDump, trace file or CTF trace directory found",
-            shown.join(", ")
-        ));
-    }
+    let found = discover_some(args)?;
     // Every file that may be read is an input `-o` must not replace.
     let mut inputs: Vec<PathBuf> = Vec::new();
     for f in &found {
@@ -74,24 +62,7 @@ pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
     if let Some((path, how)) = &samples {
         check_samples_output(args, path, *how, &input_refs)?;
     }
-    let load = LoadOptions {
-        warmup: args.warmup,
-        no_log: args.no_log,
-        key,
-        threads: args.jobs.unwrap_or(0),
-        model: args.model.clone(),
-        read: args.read,
-    };
-    let profiles = load_all(found, &load);
-    let fleet = analyse(
-        profiles,
-        AnalysisOptions {
-            by: args.by.clone(),
-            order: args.order.clone(),
-            min_change: args.min_change,
-            alpha: args.alpha,
-        },
-    );
+    let fleet = load_and_analyse(args, key, found);
     let text = match format {
         FleetFormat::Table => {
             let mut t = fleet_table(&fleet);
@@ -133,6 +104,73 @@ pub fn run_inner(args: &FleetArgs) -> Result<ExitCode, String> {
     )?;
     write_samples(&fleet, args, samples.as_ref(), &input_refs)?;
     Ok(report_failures(&fleet))
+}
+
+/// `--key` parsed.
+fn key_of(args: &FleetArgs) -> Result<Option<KeyTemplate>, String> {
+    args.key
+        .as_deref()
+        .map(KeyTemplate::parse)
+        .transpose()
+        .map_err(|e| format!("--key: {e}"))
+}
+
+/// The fleet's files, or the line that says there are none.
+fn discover_some(args: &FleetArgs) -> Result<Vec<crate::fleet::discover::Found>, String> {
+    let found = discover(&args.paths)?;
+    if found.is_empty() {
+        let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!(
+            "{}: no ETDump, trace file or CTF trace directory found",
+            shown.join(", ")
+        ));
+    }
+    Ok(found)
+}
+
+fn load_and_analyse(
+    args: &FleetArgs,
+    key: Option<KeyTemplate>,
+    found: Vec<crate::fleet::discover::Found>,
+) -> Fleet {
+    let load = LoadOptions {
+        warmup: args.warmup,
+        no_log: args.no_log,
+        key,
+        threads: args.jobs.unwrap_or(0),
+        model: args.model.clone(),
+        read: args.read,
+    };
+    let profiles = load_all(found, &load);
+    analyse(
+        profiles,
+        AnalysisOptions {
+            by: args.by.clone(),
+            order: args.order.clone(),
+            min_change: args.min_change,
+            alpha: args.alpha,
+        },
+    )
+}
+
+/// The fleet of `args` found, loaded and analysed, nothing written (the Python module's
+/// `fleet()`; `--format`, `-o`, `--samples` and `--partition-by` are not read).
+pub fn fleet_of(args: &FleetArgs) -> Result<Fleet, String> {
+    let key = key_of(args)?;
+    let found = discover_some(args)?;
+    Ok(load_and_analyse(args, key, found))
+}
+
+/// The long table (`--format csv`) of a fleet as text.
+pub fn long_csv(fleet: &Fleet) -> String {
+    fleet_csv(fleet)
+}
+
+/// The long table of a fleet as one Arrow record batch: the columns of the CSV, typed as
+/// the Parquet file's.
+pub fn long_arrow(fleet: &Fleet) -> Result<arrow_array::RecordBatch, String> {
+    let all: Vec<_> = fleet.profiles.iter().collect();
+    super::fleet_parquet::long_batch(fleet, &all, None)
 }
 
 /// How `--samples` is written.

@@ -23,6 +23,23 @@ pub fn parquet_bytes(
     profiles: &[&FleetProfile],
     skip: Option<&str>,
 ) -> Result<Vec<u8>, String> {
+    let batch = long_batch(fleet, profiles, skip)?;
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None)
+        .map_err(|e| format!("writing Parquet: {e}"))?;
+    w.write(&batch)
+        .map_err(|e| format!("writing Parquet: {e}"))?;
+    w.close().map_err(|e| format!("writing Parquet: {e}"))?;
+    Ok(out)
+}
+
+/// The long table of `profiles` (leaving out the metadata key `skip`) as one Arrow record
+/// batch: the Parquet file's, and the Python module's `fleet(..., format="arrow")`.
+pub fn long_batch(
+    fleet: &Fleet,
+    profiles: &[&FleetProfile],
+    skip: Option<&str>,
+) -> Result<RecordBatch, String> {
     let meta: Vec<(String, String)> = meta_columns(fleet)
         .into_iter()
         .filter(|(k, _)| Some(k.as_str()) != skip)
@@ -116,15 +133,8 @@ pub fn parquet_bytes(
     columns.push(text(&|p, _| p.error.clone()));
     fields.push(Field::new("module", DataType::Utf8, true));
     columns.push(text(&|p, r| r.and_then(|i| p.rows[i].module.clone())));
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-        .map_err(|e| format!("building the table: {e}"))?;
-    let mut out = Vec::new();
-    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None)
-        .map_err(|e| format!("writing Parquet: {e}"))?;
-    w.write(&batch)
-        .map_err(|e| format!("writing Parquet: {e}"))?;
-    w.close().map_err(|e| format!("writing Parquet: {e}"))?;
-    Ok(out)
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| format!("building the table: {e}"))
 }
 
 /// Hive's rule for a partition directory's value: `%XX` for anything but letters,

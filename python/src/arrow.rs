@@ -1,0 +1,173 @@
+//! The rows as one Arrow record batch, handed to Python through the Arrow PyCapsule
+//! interface (`__arrow_c_stream__`): pyarrow (`pa.table(obj)`), polars or DuckDB take its
+//! buffers as they are. Each sample is copied once, from the profile into the `raw`
+//! column's values buffer; nothing is copied on the way to Python.
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use arrow_array::builder::{ListBuilder, MapBuilder, StringBuilder};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch, RecordBatchIterator,
+    StringArray, UInt64Array,
+};
+use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use crate::columns::{figure, FIGURES};
+use crate::rows::{samples_ms, Row};
+
+/// A record batch Python reads through `__arrow_c_stream__` (one batch, as many times as
+/// it is asked).
+#[pyclass(frozen, module = "cpuprof._cpuprof")]
+pub struct ArrowTable {
+    batch: RecordBatch,
+}
+
+impl ArrowTable {
+    pub fn new(batch: RecordBatch) -> ArrowTable {
+        ArrowTable { batch }
+    }
+}
+
+#[pymethods]
+impl ArrowTable {
+    /// The Arrow PyCapsule interface: a capsule `arrow_array_stream` of the batch. A
+    /// requested schema is not cast to (the interface lets a producer give its own).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let schema = self.batch.schema();
+        let reader = RecordBatchIterator::new([Ok(self.batch.clone())], schema);
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        let name = CString::new("arrow_array_stream").expect("no NUL");
+        // The capsule owns the stream; a consumer moves it out (leaving it released), and
+        // dropping a stream nobody took releases it.
+        PyCapsule::new(py, stream, Some(name))
+    }
+
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.batch.num_rows()
+    }
+}
+
+fn text<'r, 'a: 'r>(rows: &'r [Row<'a>], f: impl Fn(&'r Row<'a>) -> Option<&'r str>) -> ArrayRef {
+    Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
+}
+
+fn floats(rows: &[Row<'_>], f: impl Fn(&Row<'_>) -> f64) -> ArrayRef {
+    Arc::new(Float64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
+}
+
+/// `raw`: list<double>, the samples copied once into one values buffer.
+fn raw(rows: &[Row<'_>]) -> ArrayRef {
+    let total: usize = rows.iter().map(|r| samples_ms(&r.stats).len()).sum();
+    let mut values = Vec::with_capacity(total);
+    let mut offsets = Vec::with_capacity(rows.len() + 1);
+    offsets.push(0i32);
+    for r in rows {
+        values.extend(samples_ms(&r.stats));
+        offsets.push(i32::try_from(values.len()).unwrap_or(i32::MAX));
+    }
+    let item = Arc::new(Field::new("item", DataType::Float64, false));
+    Arc::new(ListArray::new(
+        item,
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Arc::new(Float64Array::from(values)),
+        None,
+    ))
+}
+
+/// The frame's columns (`columns::to_dict`) as a record batch, typed: lists, maps for the
+/// Inspector's dicts (`module_hierarchy`'s frames as [path, type] lists), nullable ints.
+pub fn batch(rows: &[Row<'_>]) -> Result<RecordBatch, String> {
+    let mut cols: Vec<(String, ArrayRef)> = vec![
+        ("event_block_name".into(), text(rows, |r| Some(r.block))),
+        ("event_name".into(), text(rows, |r| Some(r.name))),
+        ("raw".into(), raw(rows)),
+    ];
+    for (i, (name, _)) in FIGURES.iter().enumerate() {
+        cols.push((name.to_string(), floats(rows, |r| figure(r, i))));
+    }
+    let mut ops = ListBuilder::new(StringBuilder::new());
+    let mut traces = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+    let frames = MapBuilder::new(
+        None,
+        StringBuilder::new(),
+        ListBuilder::new(StringBuilder::new()),
+    );
+    let mut hierarchy = MapBuilder::new(None, StringBuilder::new(), frames);
+    for r in rows {
+        for t in r.op_types() {
+            ops.values().append_value(t);
+        }
+        ops.append(true);
+        for (n, s) in r.stack_traces() {
+            traces.keys().append_value(n);
+            traces.values().append_value(s);
+        }
+        traces.append(true).map_err(|e| e.to_string())?;
+        for (n, stack) in r.module_hierarchy() {
+            hierarchy.keys().append_value(n);
+            let m = hierarchy.values();
+            for [k, path, ty] in stack {
+                m.keys().append_value(k);
+                m.values().values().append_value(path);
+                m.values().values().append_value(ty);
+                m.values().append(true);
+            }
+            m.append(true).map_err(|e| e.to_string())?;
+        }
+        hierarchy.append(true).map_err(|e| e.to_string())?;
+    }
+    cols.push(("op_types".into(), Arc::new(ops.finish())));
+    cols.push((
+        "delegate_debug_identifier".into(),
+        text(rows, |r| r.debug_identifier),
+    ));
+    cols.push(("stack_traces".into(), Arc::new(traces.finish())));
+    cols.push(("module_hierarchy".into(), Arc::new(hierarchy.finish())));
+    let delegated: Vec<bool> = rows.iter().map(|r| r.delegated).collect();
+    cols.push((
+        "is_delegated_op".into(),
+        Arc::new(BooleanArray::from(delegated)),
+    ));
+    cols.push(("delegate_backend_name".into(), text(rows, |r| r.backend)));
+    for (i, (_, name)) in FIGURES.iter().enumerate() {
+        cols.push((name.to_string(), floats(rows, |r| figure(r, i))));
+    }
+    let ids: Vec<Option<i64>> = rows.iter().map(|r| r.instruction_id).collect();
+    cols.push(("instruction_id".into(), Arc::new(Int64Array::from(ids))));
+    cols.push(("delegate".into(), text(rows, |r| r.delegate.as_deref())));
+    cols.push(("step".into(), text(rows, |r| r.step)));
+    let shapes: Vec<Option<String>> = rows.iter().map(|r| r.shapes()).collect();
+    cols.push(("shapes".into(), Arc::new(StringArray::from(shapes))));
+    let count = |f: fn(&Row<'_>) -> Option<u64>| -> ArrayRef {
+        Arc::new(UInt64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
+    };
+    cols.push(("flops".into(), count(|r| r.op.and_then(|o| o.flops))));
+    cols.push(("bytes".into(), count(|r| r.op.and_then(|o| o.bytes))));
+    cols.push(("module".into(), text(rows, |r| r.module())));
+    cols.push(("source_line".into(), text(rows, |r| r.source_line())));
+    cols.push(("method".into(), text(rows, |r| r.method)));
+    named_batch(cols)
+}
+
+/// A batch of named columns, each field nullable and typed as its array.
+pub fn named_batch(cols: Vec<(String, ArrayRef)>) -> Result<RecordBatch, String> {
+    let fields: Vec<Field> = cols
+        .iter()
+        .map(|(n, a)| Field::new(n, a.data_type().clone(), true))
+        .collect();
+    let arrays = cols.into_iter().map(|(_, a)| a).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+        .map_err(|e| format!("building the Arrow table: {e}"))
+}

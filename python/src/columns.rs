@@ -1,0 +1,146 @@
+//! The rows as Python columns, named and typed as the Inspector's `to_dataframe()`
+//! (`raw` and `op_types` lists, `stack_traces` and `module_hierarchy` dicts — empty, not
+//! None, where there are none — `is_delegated_op` bools, None where a text is unknown),
+//! then ours. The Python side makes the frame of them.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+use crate::rows::{samples_ms, Row};
+
+/// The Inspector's statistics columns, their names in its frame and ours (the issue's).
+pub const FIGURES: [(&str, &str); 6] = [
+    ("p10 (ms)", "p10"),
+    ("p50 (ms)", "p50"),
+    ("p90 (ms)", "p90"),
+    ("avg (ms)", "avg"),
+    ("min (ms)", "min"),
+    ("max (ms)", "max"),
+];
+
+/// A row's figure `i` of [`FIGURES`].
+pub fn figure(r: &Row<'_>, i: usize) -> f64 {
+    let s = &r.stats;
+    [s.p10, s.median, s.p90, s.mean, s.min, s.max][i]
+}
+
+/// Every column, in the frame's order, as a dict of equal-length lists.
+pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let col =
+        |f: &dyn Fn(&Row<'_>) -> PyResult<Bound<'py, PyAny>>| -> PyResult<Bound<'py, PyList>> {
+            let items = rows.iter().map(f).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)
+        };
+    d.set_item(
+        "event_block_name",
+        col(&|r| Ok(r.block.into_pyobject(py)?.into_any()))?,
+    )?;
+    d.set_item(
+        "event_name",
+        col(&|r| Ok(r.name.into_pyobject(py)?.into_any()))?,
+    )?;
+    d.set_item(
+        "raw",
+        col(&|r| Ok(PyList::new(py, samples_ms(&r.stats))?.into_any()))?,
+    )?;
+    for (i, (name, _)) in FIGURES.iter().enumerate() {
+        let v: Vec<f64> = rows.iter().map(|r| figure(r, i)).collect();
+        d.set_item(*name, v)?;
+    }
+    d.set_item("op_types", col(&|r| op_types(py, r.op_types()))?)?;
+    d.set_item(
+        "delegate_debug_identifier",
+        col(&|r| match (r.int_debug_identifier(), r.debug_identifier) {
+            (Some(n), _) => Ok(n.into_pyobject(py)?.into_any()),
+            (None, id) => Ok(id.into_pyobject(py)?.into_any()),
+        })?,
+    )?;
+    d.set_item(
+        "stack_traces",
+        col(&|r| {
+            let t = PyDict::new(py);
+            for (n, s) in r.stack_traces() {
+                t.set_item(n, s)?;
+            }
+            Ok(t.into_any())
+        })?,
+    )?;
+    d.set_item(
+        "module_hierarchy",
+        col(&|r| {
+            let h = PyDict::new(py);
+            for (n, frames) in r.module_hierarchy() {
+                let stack = PyDict::new(py);
+                for [k, path, ty] in frames {
+                    stack.set_item(k, PyTuple::new(py, [path, ty])?)?;
+                }
+                h.set_item(n, stack)?;
+            }
+            Ok(h.into_any())
+        })?,
+    )?;
+    d.set_item(
+        "is_delegated_op",
+        rows.iter().map(|r| r.delegated).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "delegate_backend_name",
+        rows.iter().map(|r| r.backend).collect::<Vec<_>>(),
+    )?;
+    // Ours: the figures under the short names, then what the Inspector lacks.
+    for (i, (_, name)) in FIGURES.iter().enumerate() {
+        let v: Vec<f64> = rows.iter().map(|r| figure(r, i)).collect();
+        d.set_item(*name, v)?;
+    }
+    d.set_item(
+        "instruction_id",
+        rows.iter().map(|r| r.instruction_id).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "delegate",
+        rows.iter()
+            .map(|r| r.delegate.as_deref())
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item("step", rows.iter().map(|r| r.step).collect::<Vec<_>>())?;
+    d.set_item(
+        "shapes",
+        rows.iter().map(|r| r.shapes()).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "flops",
+        rows.iter()
+            .map(|r| r.op.and_then(|o| o.flops))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "bytes",
+        rows.iter()
+            .map(|r| r.op.and_then(|o| o.bytes))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "module",
+        rows.iter().map(|r| r.module()).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "source_line",
+        rows.iter().map(|r| r.source_line()).collect::<Vec<_>>(),
+    )?;
+    d.set_item("method", rows.iter().map(|r| r.method).collect::<Vec<_>>())?;
+    Ok(d)
+}
+
+/// `op_types` as the Inspector's frame gives it: the list, or from five on its text
+/// `['first', 'second' ... 'last'] (N total)`.
+fn op_types<'py>(py: Python<'py>, ops: &[String]) -> PyResult<Bound<'py, PyAny>> {
+    match ops {
+        [first, second, .., last] if ops.len() >= 5 => {
+            let n = ops.len();
+            let text = format!("['{first}', '{second}' ... '{last}'] ({n} total)");
+            Ok(text.into_pyobject(py)?.into_any())
+        }
+        _ => Ok(PyList::new(py, ops)?.into_any()),
+    }
+}
