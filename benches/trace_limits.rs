@@ -11,12 +11,17 @@
 //!   skipped with a message when none runs);
 //! - the report of the `.gz` of the same file.
 //!
+//! - with `CPUPROF_BENCH_FLEET=1`, `fleet` over 16 rank traces of ~50 MB against
+//!   HolisticTraceAnalysis' `TraceAnalysis` on the same folder (`support/fleet_hta.rs`).
+//!
 //! Each target is printed beside its figure with `target met` / `NOT met`. The report's
 //! calls are checked against the truth: PyTorch's `key_averages()` of the fixture
 //! (`cnn_train.key_averages.json`) times the number of copies, for every key.
 
 #[path = "../tests/support/big_trace.rs"]
 mod big_trace;
+#[path = "support/fleet_hta.rs"]
+mod fleet_hta;
 #[path = "support/run.rs"]
 mod run;
 
@@ -280,7 +285,13 @@ fn main() {
     } else {
         println!("(1 GB trace: set CPUPROF_BENCH_1GB=1)");
     }
-    println!("fleet over 16 rank traces against HolisticTraceAnalysis: not measured by this bench");
+    if std::env::var_os("CPUPROF_BENCH_FLEET").is_some() {
+        targets.extend(fleet_hta::fleet_vs_hta(&t, &dir, BIN));
+    } else {
+        println!(
+            "(fleet of 16 rank traces against HolisticTraceAnalysis: set CPUPROF_BENCH_FLEET=1)"
+        );
+    }
     println!("\ntargets (one run, peers measured in it; the machine may be shared):");
     for (what, figure, ok) in &targets {
         println!("  {what:<40} {figure:<32} {}", verdict(*ok));

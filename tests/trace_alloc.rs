@@ -14,9 +14,20 @@ use std::sync::atomic::Ordering;
 use counting_alloc::{ALLOCATIONS, LARGEST};
 use cpuprof_tui::trace;
 
+/// How a trace is read: through gzip (inflated ahead on another thread), plain on one
+/// thread, or plain in two parts on two threads (`trace/chrome/parts.rs`; a big text is
+/// read so on a machine with two cores: each part has its tables, a constant per part).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Way {
+    Gzip,
+    OneThread,
+    TwoParts,
+}
+
 /// Allocations made reading a trace of `copies` copies of the training fixture's events
 /// (plain and through gzip), the largest one, and the op events read.
-fn read_allocations(t: &big_trace::TraceTemplate, copies: u64, gz: bool) -> (usize, usize, u64) {
+fn read_allocations(t: &big_trace::TraceTemplate, copies: u64, way: Way) -> (usize, usize, u64) {
+    let gz = way == Way::Gzip;
     let mut text = Vec::new();
     t.write(&mut text, copies).unwrap();
     if gz {
@@ -27,7 +38,18 @@ fn read_allocations(t: &big_trace::TraceTemplate, copies: u64, gz: bool) -> (usi
     let _guard = counting_alloc::one_at_a_time();
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     LARGEST.store(0, Ordering::Relaxed);
-    let set = trace::read_intervals(&text, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
+    let set = match way {
+        Way::Gzip => {
+            trace::read_intervals(&text, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap()
+        }
+        Way::OneThread => trace::read_chrome_json_cut_at(&text, &[], false).0.unwrap(),
+        Way::TwoParts => {
+            let (set, merged) =
+                trace::read_chrome_json_cut_at(&text, &[text.len() as u64 / 2], true);
+            assert_eq!(merged, 1);
+            set.unwrap()
+        }
+    };
     let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
     let largest = LARGEST.load(Ordering::Relaxed);
     (made, largest, set.counts.op_events)
@@ -36,11 +58,11 @@ fn read_allocations(t: &big_trace::TraceTemplate, copies: u64, gz: bool) -> (usi
 #[test]
 fn the_json_reader_allocates_per_name_not_per_event() {
     let t = big_trace::TraceTemplate::from_fixture();
-    for gz in [false, true] {
-        let (small, small_largest, small_ops) = read_allocations(&t, 20, gz);
-        let (big, big_largest, big_ops) = read_allocations(&t, 200, gz);
+    for way in [Way::OneThread, Way::TwoParts, Way::Gzip] {
+        let (small, small_largest, small_ops) = read_allocations(&t, 20, way);
+        let (big, big_largest, big_ops) = read_allocations(&t, 200, way);
         eprintln!(
-            "gzip {gz}: {small} allocations for {small_ops} op events (largest {small_largest} B), \
+            "{way:?}: {small} allocations for {small_ops} op events (largest {small_largest} B), \
              {big} for {big_ops} (largest {big_largest} B)"
         );
         // Every call counted: the op events written (counted in the text, not by the reader).

@@ -93,6 +93,7 @@ mod timeline_pty;
 mod timeline_view;
 mod torch_wild;
 mod trace_output;
+mod trace_parts;
 mod trace_props;
 mod trace_report_cli;
 mod trace_thapi;

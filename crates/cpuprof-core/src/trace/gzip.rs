@@ -4,8 +4,8 @@
 //! an error), bytes after the last member (ignored with a warning), or more output than
 //! the input limit (a gzip bomb).
 
-use std::cell::RefCell;
 use std::io::{self, Read};
+use std::sync::Mutex;
 
 use super::detect::GZIP_MAGIC;
 use super::error::TraceError;
@@ -44,21 +44,22 @@ impl GzProblem {
     }
 }
 
+/// The problem recorded so far (a poisoned lock still holds it).
+pub(crate) fn lock(p: &Mutex<Option<GzProblem>>) -> std::sync::MutexGuard<'_, Option<GzProblem>> {
+    p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Inflate `bytes` member by member; problems are recorded in `problem` (the reader
 /// error itself carries the same text).
 pub(crate) struct GzStream<'a, 'p> {
     decoder: Option<flate2::bufread::GzDecoder<&'a [u8]>>,
     produced: u64,
     limit: u64,
-    problem: &'p RefCell<Option<GzProblem>>,
+    problem: &'p Mutex<Option<GzProblem>>,
 }
 
 impl<'a, 'p> GzStream<'a, 'p> {
-    pub(crate) fn new(
-        bytes: &'a [u8],
-        limit: u64,
-        problem: &'p RefCell<Option<GzProblem>>,
-    ) -> Self {
+    pub(crate) fn new(bytes: &'a [u8], limit: u64, problem: &'p Mutex<Option<GzProblem>>) -> Self {
         GzStream {
             decoder: Some(flate2::bufread::GzDecoder::new(bytes)),
             produced: 0,
@@ -77,7 +78,7 @@ impl<'a, 'p> GzStream<'a, 'p> {
         } else {
             io::ErrorKind::InvalidData
         };
-        *self.problem.borrow_mut() = Some(p);
+        *lock(self.problem) = Some(p);
         self.decoder = None;
         io::Error::new(kind, message)
     }
@@ -100,7 +101,7 @@ impl Read for GzStream<'_, '_> {
                     } else if rest.iter().any(|&b| b != 0) {
                         // Zero padding (tape blocks) is common and harmless; anything else
                         // is named, but what was inflated is intact (its CRC matched).
-                        *self.problem.borrow_mut() = Some(GzProblem::TrailingJunk(rest.len()));
+                        *lock(self.problem) = Some(GzProblem::TrailingJunk(rest.len()));
                         return Ok(0);
                     } else {
                         return Ok(0);
@@ -141,10 +142,10 @@ mod tests {
     }
 
     fn inflate(bytes: &[u8], limit: u64) -> (Vec<u8>, Option<GzProblem>) {
-        let cell = RefCell::new(None);
+        let cell = Mutex::new(None);
         let mut out = Vec::new();
         let _ = GzStream::new(bytes, limit, &cell).read_to_end(&mut out);
-        let p = cell.borrow().clone();
+        let p = lock(&cell).clone();
         (out, p)
     }
 

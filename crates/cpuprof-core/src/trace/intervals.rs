@@ -220,6 +220,10 @@ impl WarningLog {
         }
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
     pub(crate) fn finish(self) -> Vec<TraceWarning> {
         let mut out = Vec::new();
         for (kind, kept, count) in self.kinds {

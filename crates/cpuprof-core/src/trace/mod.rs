@@ -33,14 +33,14 @@ mod model;
 mod nesting;
 pub mod nodes;
 mod pairing;
+mod read_ahead;
 pub mod tally;
 mod timestamp;
 
-use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
 
-use gzip::{GzProblem, GzStream};
+use gzip::{lock, GzProblem, GzStream};
 
 pub use detect::{detect_format, is_gzip, looks_like_trace, TraceFormat};
 pub use error::TraceError;
@@ -98,7 +98,6 @@ pub fn load_large_chrome_json_with(
     options: BuildOptions,
     limit: u64,
 ) -> Option<Result<TraceProfile, TraceError>> {
-    use std::io::{Seek, SeekFrom};
     if crate::input::is_stdin(path) {
         return None;
     }
@@ -133,11 +132,10 @@ pub fn load_large_chrome_json_with(
             .to_string(),
         )));
     }
-    file.seek(SeekFrom::Start(if has_bom { 3 } else { 0 }))
-        .ok()?;
-    // One byte past the limit is read: a file that grew past it while read is refused.
-    let mut reader = (&mut file).take(limit + 1);
-    let set = chrome::read_chrome_json_from(&mut reader, &mut |_| None);
+    // The bytes the file had when it was measured are read (in parts on every core:
+    // `chrome/parts.rs`); one that grew or changed meanwhile is refused below.
+    let start = if has_bom { 3 } else { 0 };
+    let set = chrome::read_chrome_file(&file, start, meta.len().saturating_sub(start));
     let changed = file
         .metadata()
         .ok()
@@ -200,6 +198,20 @@ pub fn read_intervals(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceErro
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// Chrome JSON held in memory read with the text cut into parts at `hints` (each moved
+/// to the next place that looks like the start of an event when `snap`), the parts
+/// scanned on threads of their own: the same intervals as the serial scan, whatever the
+/// cuts; and how many parts were merged rather than scanned again. For the tests of the
+/// cutting.
+#[doc(hidden)]
+pub fn read_chrome_json_cut_at(
+    bytes: &[u8],
+    hints: &[u64],
+    snap: bool,
+) -> (Result<IntervalSet, TraceError>, usize) {
+    chrome::read_chrome_json_cut_at(bytes, hints, snap)
+}
+
 fn read_text(bytes: &[u8], format: TraceFormat) -> Result<IntervalSet, TraceError> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
@@ -213,13 +225,13 @@ fn read_text(bytes: &[u8], format: TraceFormat) -> Result<IntervalSet, TraceErro
 /// up to the input limit.
 fn read_gzip(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceError> {
     let limit = limit.max(1);
-    let head_problem = RefCell::new(None);
+    let head_problem = std::sync::Mutex::new(None);
     let mut head = Vec::new();
     let head_read = GzStream::new(bytes, limit, &head_problem)
         .take(GZIP_SNIFF_BYTES)
         .read_to_end(&mut head);
     if head_read.is_err() && head.is_empty() {
-        let p = head_problem.borrow().clone();
+        let p = lock(&head_problem).clone();
         return Err(match p.map(|p| p.verdict()) {
             Some(Err(e)) => e,
             Some(Ok(m)) => TraceError::Gzip(m),
@@ -228,27 +240,29 @@ fn read_gzip(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceError> {
     }
     let has_bom = head.starts_with(BOM);
     let format = detect_format(head.strip_prefix(BOM).unwrap_or(&head))?;
-    let problem = RefCell::new(None);
+    let problem = std::sync::Mutex::new(None);
     let mut stream = GzStream::new(bytes, limit, &problem);
     let mut set = if format == TraceFormat::ChromeJson {
         if has_bom {
             let mut skip = [0u8; 3];
             let _ = stream.read_exact(&mut skip);
         }
-        // Inflated into the scanner's fixed buffer as it is read: the size of the text
-        // costs time, not memory.
+        // Inflated a few chunks ahead of the scanner on another thread (`read_ahead`),
+        // never whole: the size of the text costs time, not memory.
         let mut io_problem = |e: &chrome::ScanError| {
             if e.is_io() || e.is_eof() {
-                problem.borrow().as_ref().map(GzProblem::verdict)
+                lock(&problem).as_ref().map(GzProblem::verdict)
             } else {
                 None
             }
         };
-        chrome::read_chrome_json_from(&mut stream, &mut io_problem)?
+        read_ahead::read_ahead(stream, &mut |text| {
+            chrome::read_chrome_json_from(text, &mut io_problem)
+        })?
     } else {
         let mut text = Vec::new();
         if stream.read_to_end(&mut text).is_err() {
-            let p = problem.borrow().clone();
+            let p = lock(&problem).clone();
             match p.map(|p| p.verdict()) {
                 Some(Err(e)) => return Err(e),
                 Some(Ok(_)) if !text.is_empty() => {}
@@ -259,7 +273,7 @@ fn read_gzip(bytes: &[u8], limit: u64) -> Result<IntervalSet, TraceError> {
         let body = text.strip_prefix(BOM).unwrap_or(&text);
         read_text(body, format)?
     };
-    let p = problem.borrow().clone();
+    let p = lock(&problem).clone();
     if let Some(Err(e)) = p.as_ref().map(GzProblem::verdict) {
         return Err(e);
     }

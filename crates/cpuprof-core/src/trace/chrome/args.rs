@@ -59,12 +59,21 @@ impl SigScratch {
     }
 
     pub(super) fn hash(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = super::super::intervals::FastHasher::default();
-        self.dims.hash(&mut h);
-        self.types.hash(&mut h);
-        h.finish()
+        hash_of(&self.dims, &self.types)
     }
+}
+
+/// The hash of a signature kept flat: [`SigScratch::hash`] of the scratch it was made of.
+pub(super) fn flat_hash(flat: &FlatSig) -> u64 {
+    hash_of(&flat.0, &flat.1)
+}
+
+fn hash_of(dims: &[i64], types: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = super::super::intervals::FastHasher::default();
+    dims.hash(&mut h);
+    types.hash(&mut h);
+    h.finish()
 }
 
 /// `args`: only `Input Dims` and `Input type` are read (the first of each); every other
@@ -133,6 +142,15 @@ fn dims(s: &mut Scanner, dims: &mut Vec<i64>, t: &mut Texts) -> Scan<()> {
         dims.push(0);
         let mut flat = true;
         let was_list = list(s, |s| {
+            // The usual dim: a plain integer, read in place.
+            if s.next_in("a value")?.is_ascii_digit() {
+                if let Some(i) = s.plain_int() {
+                    if flat {
+                        dims.push(i);
+                    }
+                    return Ok(());
+                }
+            }
             let mark = t.text.len();
             let v = scalar(s, t)?;
             t.text.truncate(mark);

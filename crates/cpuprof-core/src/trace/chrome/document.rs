@@ -7,12 +7,40 @@ use super::lenient::{micros, scalar, Scalar};
 use super::scan::{Scan, Scanner};
 use super::{Builder, RawEvent};
 
-/// The whole text: one top value, then nothing but whitespace.
+/// The whole text: one top value, then nothing but whitespace. A scan told to stop
+/// (`Builder::stop_at`) returns at the event where it stopped.
 pub(super) fn read_document(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     match s.next_in("a value")? {
         b'{' => top_object(s, b)?,
         b'[' => events(s, b)?,
         _ => return Err(s.syntax("expected a Chrome-trace object or event array")),
+    }
+    end_of_text(s, b)
+}
+
+/// Where a part of the text that starts at an element of the event array lies: inside
+/// the top object (`{"traceEvents": [`) or in a bare event array (`[`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Within {
+    TopObject,
+    BareArray,
+}
+
+/// The text from an element of the event array on (at the scanner), in the place
+/// `within` says: the rest of the array, of the top object, then the end of the text,
+/// read as [`read_document`] reads them from there.
+pub(super) fn read_from_event(s: &mut Scanner, b: &mut Builder, within: Within) -> Scan<()> {
+    b.saw_events_array = true;
+    elements(s, b)?;
+    if within == Within::TopObject && !b.stopped() && s.object_continues()? {
+        members(s, b)?;
+    }
+    end_of_text(s, b)
+}
+
+fn end_of_text(s: &mut Scanner, b: &Builder) -> Scan<()> {
+    if b.stopped() {
+        return Ok(());
     }
     match s.peek()? {
         None => Ok(()),
@@ -25,6 +53,11 @@ fn top_object(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     if s.closes_at_once(b'}', "an object")? {
         return Ok(());
     }
+    members(s, b)
+}
+
+/// The top object's members from the one at the scanner to its `}`.
+fn members(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     loop {
         s.key(&mut b.texts.raw)?;
         let member = match b.texts.raw.as_slice() {
@@ -40,6 +73,9 @@ fn top_object(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
                     );
                 }
                 events(s, b)?;
+                if b.stopped() {
+                    return Ok(());
+                }
             }
             Some(false) => {
                 b.texts.text.clear();
@@ -62,8 +98,19 @@ fn events(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     if s.closes_at_once(b']', "a list")? {
         return Ok(());
     }
+    elements(s, b)
+}
+
+/// The event array's elements from the one at the scanner to the `]`, or to the first
+/// element that starts at or after `b.stop_at` (its offset kept in `b.stopped_at`).
+fn elements(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     loop {
-        if s.next_in("a value")? == b'{' {
+        let first = s.next_in("a value")?;
+        if s.offset() >= b.stop_at {
+            b.stopped_at = Some(s.offset());
+            return Ok(());
+        }
+        if first == b'{' {
             event(s, b)?;
         } else {
             s.skip_value()?;

@@ -98,6 +98,9 @@ pub(super) fn micros(s: &mut Scanner, t: &mut Texts) -> Scan<Option<i64>> {
             Ok(ns)
         }
         b'-' | b'0'..=b'9' => {
+            if let Some(ns) = s.plain_micros() {
+                return Ok(Some(ns));
+            }
             t.raw.clear();
             s.number(&mut t.raw)?;
             Ok(decimal_bytes_us_to_ns(&t.raw))

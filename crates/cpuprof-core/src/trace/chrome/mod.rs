@@ -9,6 +9,7 @@ mod args;
 mod document;
 mod lenient;
 mod micros;
+mod parts;
 mod scan;
 
 use std::collections::HashMap;
@@ -23,8 +24,9 @@ use super::intervals::{
 use super::nesting::nest_by_containment;
 use args::{FlatSig, SigScratch};
 use lenient::{Scalar, Texts};
+pub(crate) use parts::{read_chrome_file, read_chrome_json_cut_at};
 pub(crate) use scan::ScanError;
-use scan::Scanner;
+use scan::{Scan, Scanner};
 
 /// The members of one trace event that matter here (strings in `Builder::texts`, inputs
 /// in `Builder::scratch`).
@@ -43,6 +45,13 @@ struct RawEvent {
 /// Accumulates intervals while the event array streams by.
 #[derive(Default)]
 struct Builder {
+    /// The scan stops at the first element of the event array that starts at or after
+    /// this offset (the next part's start, when the text is read in parts: `parts.rs`).
+    stop_at: u64,
+    /// Where it stopped (`None`: it read to the end, or failed).
+    stopped_at: Option<u64>,
+    /// Parts read on other threads and merged into this one (`parts.rs`).
+    merged_parts: usize,
     threads: ThreadTable,
     names: Interner,
     /// Signature hash -> ids of the signatures with that hash.
@@ -78,6 +87,18 @@ fn show_kind(out: &mut String, v: Option<&str>) {
 }
 
 impl Builder {
+    /// A builder whose scan stops at the first event at or after `stop_at`.
+    fn new(stop_at: u64) -> Self {
+        Builder {
+            stop_at,
+            ..Builder::default()
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped_at.is_some()
+    }
+
     /// Count an ignored event of the kind `make` writes.
     fn ignore_kind(&mut self, make: impl FnOnce(&mut String)) {
         self.counts.ignored_events += 1;
@@ -197,9 +218,10 @@ impl Builder {
     }
 }
 
+/// Read Chrome JSON held in memory (a big text in parts, on every core: `parts.rs`).
 pub(crate) fn read_chrome_json(bytes: &[u8]) -> Result<IntervalSet, TraceError> {
-    let mut reader = bytes;
-    read_chrome_json_from(&mut reader, &mut |_| None)
+    let (b, scanned) = parts::read_bytes_in_parts(bytes);
+    finish(b, scanned, &mut |_| None)
 }
 
 /// Read Chrome JSON from a reader (a file, a gzip stream) through the scanner's fixed
@@ -219,8 +241,18 @@ fn read_chrome(
     scanner: &mut Scanner,
     io_problem: &mut dyn FnMut(&ScanError) -> Option<Result<String, TraceError>>,
 ) -> Result<IntervalSet, TraceError> {
-    let mut b = Builder::default();
-    if let Err(e) = document::read_document(scanner, &mut b) {
+    let mut b = Builder::new(u64::MAX);
+    let scanned = document::read_document(scanner, &mut b);
+    finish(b, scanned, io_problem)
+}
+
+/// The intervals of a scan that ended with `scanned`, or its error.
+fn finish(
+    mut b: Builder,
+    scanned: Scan<()>,
+    io_problem: &mut dyn FnMut(&ScanError) -> Option<Result<String, TraceError>>,
+) -> Result<IntervalSet, TraceError> {
+    if let Err(e) = scanned {
         let kept = b.counts.op_events;
         match io_problem(&e) {
             Some(Err(fatal)) => return Err(fatal),

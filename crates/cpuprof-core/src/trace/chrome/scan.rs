@@ -88,15 +88,27 @@ impl<'r> Scanner<'r> {
     /// A scanner with a window of `bytes` (tests use tiny ones: every token then
     /// straddles a refill).
     pub(super) fn with_buffer(reader: &'r mut dyn Read, bytes: usize) -> Self {
+        Self::at(reader, bytes, 0)
+    }
+
+    /// A scanner of text that `reader` gives from byte `base` of the whole text on
+    /// (a part of it read by another thread: positions stay those of the whole text).
+    pub(super) fn at(reader: &'r mut dyn Read, bytes: usize, base: u64) -> Self {
         Scanner {
             reader,
             buf: vec![0; bytes.max(1)],
             pos: 0,
             end: 0,
             eof: false,
-            base: 0,
+            base,
             key_buf: Vec::new(),
         }
+    }
+
+    /// The offset in the whole text of the next byte.
+    #[inline]
+    pub(super) fn offset(&self) -> u64 {
+        self.base + self.pos as u64
     }
 
     /// The window is used up: read the next bytes into it. False at the end of the text.
@@ -421,6 +433,62 @@ impl<'r> Scanner<'r> {
         }
     }
 
+    /// A number (at its first byte) that is a plain integer of at most 18 digits, whole
+    /// in the window: its value, consumed (no copy, no second pass). `None`, nothing
+    /// consumed, for any other number: [`Self::number`] reads it.
+    #[inline]
+    pub(super) fn plain_int(&mut self) -> Option<i64> {
+        let w = &self.buf[self.pos..self.end];
+        let digits = w.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
+        let next = *w.get(digits)?;
+        if digits == 0 || digits > 18 || is_number_byte(next) || (w[0] == b'0' && digits > 1) {
+            return None;
+        }
+        let v = w[..digits]
+            .iter()
+            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+        self.pos += digits;
+        Some(v)
+    }
+
+    /// A number (at its first byte) of µs written `DIGITS[.D[D[D]]]` (Kineto's `ts` and
+    /// `dur`), whole in the window: its value in ns, consumed. `None`, nothing consumed,
+    /// for any other number (a sign, an exponent, digits below the ns, a leading zero,
+    /// too big): [`Self::number`] reads it.
+    #[inline]
+    pub(super) fn plain_micros(&mut self) -> Option<i64> {
+        let w = &self.buf[self.pos..self.end];
+        let digits = w.iter().take(17).take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > 16 || (w[0] == b'0' && digits > 1) {
+            return None;
+        }
+        let mut ns = w[..digits]
+            .iter()
+            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'))
+            .checked_mul(1000)?;
+        let mut len = digits;
+        if *w.get(len)? == b'.' {
+            let frac = w[len + 1..]
+                .iter()
+                .take(4)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if frac == 0 || frac > 3 {
+                return None;
+            }
+            let f = w[len + 1..len + 1 + frac]
+                .iter()
+                .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+            ns = ns.checked_add(f * [100, 10, 1][frac - 1])?;
+            len += 1 + frac;
+        }
+        if is_number_byte(*w.get(len)?) {
+            return None;
+        }
+        self.pos += len;
+        Some(ns)
+    }
+
     /// Consume the bytes a number can hold, keeping them in `out` if given.
     fn number_bytes(&mut self, mut out: Option<&mut Vec<u8>>) -> Scan<()> {
         loop {
@@ -641,6 +709,56 @@ mod tests {
         s.skip_value().unwrap();
         assert_eq!(s.object_continues(), Ok(true));
         assert_eq!(s.key_class(class), Ok(1));
+    }
+
+    /// The in-place readings of plain numbers give what the general path gives, and
+    /// leave every other number to it.
+    #[test]
+    fn plain_numbers_read_in_place_as_the_general_path_does() {
+        use super::super::micros::decimal_bytes_us_to_ns;
+        for text in [
+            "0",
+            "7",
+            "12.5",
+            "0.125",
+            "1708722576381804.123",
+            "1708722576381804.12",
+            "9999999999999999.999",
+            "05",
+            "1.",
+            "1.5e3",
+            "-2",
+            "1.2345",
+            "00",
+            "123456789012345678",
+            "1234567890123456789",
+            "12.",
+        ] {
+            let t = format!("{text},");
+            let mut r = t.as_bytes();
+            let mut s = Scanner::with_buffer(&mut r, 64);
+            s.peek().unwrap();
+            let valid = valid_number(text.as_bytes());
+            match s.plain_micros() {
+                Some(ns) => {
+                    assert!(valid, "{text}");
+                    assert_eq!(Some(ns), decimal_bytes_us_to_ns(text.as_bytes()), "{text}");
+                    assert_eq!(s.next_in("x"), Ok(b','), "{text}");
+                }
+                None => assert_eq!(s.offset(), 0, "{text}"),
+            }
+            let mut r = t.as_bytes();
+            let mut s = Scanner::with_buffer(&mut r, 64);
+            s.peek().unwrap();
+            match s.plain_int() {
+                Some(v) => {
+                    assert!(valid, "{text}");
+                    assert_eq!(Ok(v), text.parse::<i64>(), "{text}");
+                    assert_eq!(s.next_in("x"), Ok(b','), "{text}");
+                }
+                None => assert_eq!(s.offset(), 0, "{text}"),
+            }
+        }
     }
 
     #[test]
