@@ -4,6 +4,7 @@
 //! mark, which `update` and `ui::draw` hand to that code.
 
 pub mod keys;
+pub mod listing;
 pub mod state;
 
 use ratatui::Frame;
