@@ -3,7 +3,6 @@
 
 use super::column::Column;
 use super::effect::Effect;
-use super::explorer_open::{open_flame, open_modules, open_timeline};
 use super::keymap::Command;
 use super::layout;
 use super::listing::step;
@@ -17,8 +16,6 @@ use crate::views::log::state::LogView;
 pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     use Command::*;
     match cmd {
-        ToggleTimeline => return open_timeline(state),
-        ToggleFlame => open_flame(state),
         Up | Down | PageUp | PageDown | Top | Bottom => return navigate(state, cmd),
         NextPane | PrevPane => {
             let order: &[Pane] = if state.session.watch.is_some() {
@@ -135,7 +132,8 @@ pub(super) fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         }
         PinBaseline => watch::pin_baseline(state),
         CompareBaseline => watch::open_compare(state),
-        ToggleModules => open_modules(state),
+        // What opens a view over the explorer: `explorer_open::opens`, as steps.
+        ToggleTimeline | ToggleFlame | ToggleModules => {}
         // The shell's, for every view (`update::command`).
         Quit | ToggleHelp => {}
         // Keys of other views' tables.

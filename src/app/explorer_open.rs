@@ -1,37 +1,51 @@
 //! What the explorer's keys open over it: the timeline (`t`, on the table's operator)
-//! the modules view (`m`) and the flame graph (`f`).
+//! the modules view (`m`) and the flame graph (`f`). Pure: each reads the explorer's
+//! state and the session and returns the steps for the shell (a view to push, its load,
+//! or a footer notice saying why there is none).
 
+use super::command::Command;
+use super::data::{ExplorerData, SourceKind};
 use super::effect::Effect;
-use super::state::{AppState, Pane};
+use super::session::Session;
+use super::step::Step;
 use crate::profile::ProfileRequest;
-use crate::views::timeline::state::TimelineView;
+use crate::views::explorer::state::{ExplorerView, Pane};
+use crate::views::timeline::state::{TimelineFocus, TimelineView};
+
+/// The steps of an explorer key that opens a view over it (`t`, `m`, `f`); None for
+/// any other command.
+pub(super) fn opens(cmd: Command, ex: &ExplorerView, session: &Session) -> Option<Vec<Step>> {
+    let data = session.data.as_ref();
+    Some(match cmd {
+        Command::ToggleTimeline => open_timeline(ex, session),
+        Command::ToggleFlame => open_flame(data),
+        Command::ToggleModules => open_modules(data),
+        _ => return None,
+    })
+}
 
 /// `t` on an operator row of a dump's table: that operator, for the timeline to select.
-fn timeline_focus(state: &AppState) -> Option<crate::views::timeline::state::TimelineFocus> {
-    let data = state.session.data.as_ref()?;
-    let t = &state.explorer.table;
-    if state.explorer.focus != Pane::Table
-        || t.grouped
-        || data.kind != super::data::SourceKind::Etdump
-    {
+fn timeline_focus(ex: &ExplorerView, data: &ExplorerData) -> Option<TimelineFocus> {
+    let t = &ex.table;
+    if ex.focus != Pane::Table || t.grouped || data.kind != SourceKind::Etdump {
         return None;
     }
-    let op = data.ops.get(state.selected_op()?)?;
+    let op = data.ops.get(ex.selected_op()?)?;
     // `d1` (one method): instruction 1; other labels select by name alone.
     let instruction_id = op.delegate.strip_prefix('d').and_then(|id| id.parse().ok());
-    Some(crate::views::timeline::state::TimelineFocus {
+    Some(TimelineFocus {
         name: op.name.clone(),
         instruction_id,
     })
 }
 
 /// `t`: the timeline of the profile on screen (pushed while it loads).
-pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
-    if state.session.data.is_none() {
+fn open_timeline(ex: &ExplorerView, session: &Session) -> Vec<Step> {
+    let Some(data) = &session.data else {
         return Vec::new();
-    }
+    };
     // Watching: the run on screen; otherwise the last request.
-    let request = match &state.session.watch {
+    let request = match &session.watch {
         Some(w) => w
             .shown
             .and_then(|id| w.index_of(id))
@@ -44,50 +58,49 @@ pub(super) fn open_timeline(state: &mut AppState) -> Vec<Effect> {
                 request.read = w.read;
                 request
             }),
-        None => state.session.request.clone(),
+        None => session.request.clone(),
     };
     let Some(request) = request else {
         return Vec::new();
     };
-    let mut view = TimelineView::loading(state.session.generation);
-    view.focus = timeline_focus(state);
+    let mut view = TimelineView::loading(session.generation);
+    view.focus = timeline_focus(ex, data);
     view.request = Some(request.clone());
-    state.views.push(Box::new(view));
-    vec![Effect::LoadTimeline {
-        request,
-        generation: state.session.generation,
-        center: None,
-    }]
+    vec![
+        Step::Push(Box::new(view)),
+        Step::Effect(Effect::LoadTimeline {
+            request,
+            generation: session.generation,
+            center: None,
+        }),
+    ]
 }
 
 /// `m`: the modules view, or one footer notice saying why there is none.
-pub(super) fn open_modules(state: &mut AppState) {
-    let Some(data) = &state.session.data else {
-        state.session.notice = Some("no profile loaded".into());
-        return;
+fn open_modules(data: Option<&ExplorerData>) -> Vec<Step> {
+    let Some(data) = data else {
+        return vec![Step::Notice("no profile loaded".into())];
     };
     if data.modules.is_empty() {
-        state.session.notice = Some(match data.kind {
-            super::data::SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
-            super::data::SourceKind::Etdump => {
+        return vec![Step::Notice(match data.kind {
+            SourceKind::Trace => "no module tree: a trace has no ETRecord".into(),
+            SourceKind::Etdump => {
                 "no module tree: no ETRecord read (--etrecord FILE or STEM.etrecord beside the dump; w says why)".into()
             }
-        });
-        return;
+        })];
     }
     let view = crate::views::modules::state::ModulesView::new(data);
-    state.views.push(Box::new(view));
+    vec![Step::Push(Box::new(view))]
 }
 
 /// `f`: the flame graph of the profile on screen.
-pub(super) fn open_flame(state: &mut AppState) {
-    let Some(data) = &state.session.data else {
-        state.session.notice = Some("no profile yet".into());
-        return;
+fn open_flame(data: Option<&ExplorerData>) -> Vec<Step> {
+    let Some(data) = data else {
+        return vec![Step::Notice("no profile yet".into())];
     };
     let tree = data.flame.clone().unwrap_or_else(|| {
         std::sync::Arc::new(crate::views::flame::model::FlameTree::from_explorer(data))
     });
     let view = crate::views::flame::state::FlameView::new(tree);
-    state.views.push(Box::new(view));
+    vec![Step::Push(Box::new(view))]
 }

@@ -213,33 +213,18 @@ impl AppState {
         self.session.load(request)
     }
 
-    /// The tree node the detail pane describes.
+    /// The tree node the detail pane describes (`ExplorerView::detail_node`).
     pub fn detail_node(&self) -> Option<usize> {
-        let data = self.session.data.as_ref()?;
-        match self.explorer.detail_source {
-            Pane::Table => {
-                let row = *self.explorer.table.rows.get(self.explorer.table.selected)?;
-                self.table_ops(data).get(row).map(|r| r.node)
-            }
-            _ => self.explorer.tree.selected_node(),
-        }
+        self.explorer.detail_node(self.session.data.as_ref())
     }
 
     /// The rows the table lists: operators, or operator types when grouped.
     pub fn table_ops<'a>(&self, data: &'a ExplorerData) -> &'a [super::data::OpRow] {
-        if self.explorer.table.grouped {
-            &data.groups
-        } else {
-            &data.ops
-        }
+        self.explorer.table_ops(data)
     }
 
     pub fn selected_op(&self) -> Option<usize> {
-        self.explorer
-            .table
-            .rows
-            .get(self.explorer.table.selected)
-            .copied()
+        self.explorer.selected_op()
     }
 
     /// Lines of the warnings and log view.

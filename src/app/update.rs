@@ -5,6 +5,7 @@
 
 use super::effect::Effect;
 use super::explorer;
+use super::explorer_open;
 use super::keymap::{self, Command, ViewKind};
 use super::layout::MouseAction;
 use super::mouse;
@@ -136,6 +137,9 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
         // The explorer over the fleet: its own back first, then back to the fleet.
         if cmd == Command::Back && !state.views.is_empty() && explorer::nothing_to_undo(state) {
             return apply(state, vec![Step::Pop]);
+        }
+        if let Some(steps) = explorer_open::opens(cmd, &state.explorer, &state.session) {
+            return apply(state, steps);
         }
         return explorer::command(state, cmd);
     }

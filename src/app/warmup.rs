@@ -3,34 +3,19 @@
 
 use super::data::ExplorerData;
 use super::effect::Effect;
+use super::session::Session;
 use super::state::AppState;
 use super::watch;
 
 pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
-    // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
-    let auto_dropped = state
-        .session
-        .data
-        .as_ref()
-        .and_then(|d| d.runs.as_ref())
-        .map(|r| r.dropped);
-    let current = match (&state.session.watch, &state.session.request) {
-        (Some(w), _) if w.warmup_auto || w.warmup_stated => auto_dropped.unwrap_or(0),
-        (Some(w), _) => w.warmup,
-        (None, Some(r)) if r.warmup_auto || r.warmup_stated => auto_dropped.unwrap_or(0),
-        (None, Some(r)) => r.warmup,
-        (None, None) => return Vec::new(),
-    };
-    let Some(wanted) = next_warmup(current, more, state.session.runs_total()) else {
-        state.session.notice = Some(match (more, state.session.runs_total()) {
-            (false, _) => format!("warm-up is {current}: no dropped run to add back"),
-            (true, Some(total)) => format!(
-                "warm-up {current} of {}: at least one run must stay",
-                super::format::count(total, "run")
-            ),
-            (true, None) => "warm-up: the number of runs is not known yet".to_string(),
-        });
-        return Vec::new();
+    let wanted = match wanted_warmup(&state.session, more) {
+        Ok(wanted) => wanted,
+        Err(notice) => {
+            if notice.is_some() {
+                state.session.notice = notice;
+            }
+            return Vec::new();
+        }
     };
     if state.session.watch.is_some() {
         return watch::change_watch_warmup(state, wanted);
@@ -42,6 +27,34 @@ pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
     request.warmup_auto = false;
     request.warmup_stated = false;
     state.load(request)
+}
+
+/// The warm-up `+` (`more`) or `-` asks for, read from the session alone; `Err` with the
+/// footer's notice when there is none to go to (`Err(None)`: nothing was requested yet).
+fn wanted_warmup(session: &Session, more: bool) -> Result<usize, Option<String>> {
+    // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
+    let auto_dropped = session
+        .data
+        .as_ref()
+        .and_then(|d| d.runs.as_ref())
+        .map(|r| r.dropped);
+    let current = match (&session.watch, &session.request) {
+        (Some(w), _) if w.warmup_auto || w.warmup_stated => auto_dropped.unwrap_or(0),
+        (Some(w), _) => w.warmup,
+        (None, Some(r)) if r.warmup_auto || r.warmup_stated => auto_dropped.unwrap_or(0),
+        (None, Some(r)) => r.warmup,
+        (None, None) => return Err(None),
+    };
+    next_warmup(current, more, session.runs_total()).ok_or_else(|| {
+        Some(match (more, session.runs_total()) {
+            (false, _) => format!("warm-up is {current}: no dropped run to add back"),
+            (true, Some(total)) => format!(
+                "warm-up {current} of {}: at least one run must stay",
+                super::format::count(total, "run")
+            ),
+            (true, None) => "warm-up: the number of runs is not known yet".to_string(),
+        })
+    })
 }
 
 /// What a reload with another warm-up moved: `warm-up 5→4: Method::execute 1.113→1.114

@@ -6,22 +6,28 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_focused;
 use super::pane_frame;
 use super::text::{block, fit};
 use super::Theme;
 use crate::app::format::{count, duration_ms, percent, wrap};
 use crate::app::histogram;
-use crate::app::{AppState, ExplorerData, Pane, SourceKind};
+use crate::app::{ExplorerData, ExplorerView, Pane, SourceKind};
 use crate::profile::Stats;
 
 /// Histogram bars never taller than this many rows.
 const MAX_HIST_ROWS: u16 = 10;
 
-pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
-    let focused = pane_focused(state, Pane::Detail);
+/// The detail pane of `ex`'s selection (`focused`: it has the keys).
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    data: &ExplorerData,
+    ex: &ExplorerView,
+    focused: bool,
+    theme: &Theme,
+) {
     let inner = pane_frame(frame, area, " Detail ", focused, theme);
-    let Some(id) = state.detail_node() else {
+    let Some(id) = ex.detail_node(Some(data)) else {
         frame.render_widget(
             Paragraph::new(Line::styled("nothing selected", theme.dim())),
             inner,
@@ -147,7 +153,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         if src.through_delegate {
             text.push_str(" (through delegate)");
         }
-        if src.file_line.is_some() && state.explorer.focus == crate::app::Pane::Detail {
+        if src.file_line.is_some() && ex.focus == Pane::Detail {
             text.push_str(" · c copies file:line");
         }
         for l in wrap(&crate::escape::escape(&text), w) {

@@ -8,12 +8,13 @@ use ratatui::Frame;
 
 use super::Theme;
 use crate::app::format::duration_ms;
-use crate::app::AppState;
+use crate::app::{ExplorerView, Session};
 
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+/// The explorer's header over `session`'s profile (the answer line from `ex`'s table).
+pub fn render(frame: &mut Frame, area: Rect, session: &Session, ex: &ExplorerView, theme: &Theme) {
     let mut top = vec![Span::styled("cpuprof-tui ", theme.title())];
     let mut bottom = Vec::new();
-    match &state.session.data {
+    match &session.data {
         Some(d) => {
             let runs = d.runs.as_ref().map(|r| match (&r.several, &r.warmup_text) {
                 // Several methods: the main one's runs, and what the dump holds.
@@ -105,7 +106,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             }
         }
         None => {
-            if let Some(l) = &state.session.loading {
+            if let Some(l) = &session.loading {
                 top.push(Span::raw(l.file.clone()));
             }
             bottom.push(Span::styled("no profile loaded yet", theme.dim()));
@@ -113,9 +114,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     }
     let mut lines = vec![Line::from(top), Line::from(bottom)];
     // Where the time goes (`app::answer`), for the table's scope and filter.
-    if let Some(d) = &state.session.data {
-        if let Some(text) = crate::app::answer::line(d, &state.explorer.table, area.width as usize)
-        {
+    if let Some(d) = &session.data {
+        if let Some(text) = crate::app::answer::line(d, &ex.table, area.width as usize) {
             lines.push(Line::styled(
                 super::text::fit(&text, area.width as usize, false),
                 theme.title(),

@@ -76,10 +76,10 @@ fn draw_loading_overlay(frame: &mut Frame, state: &AppState, theme: &Theme) {
 fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     let areas = state.areas_for(area.width, area.height);
-    header::render(frame, areas.header, state, theme);
+    header::render(frame, areas.header, &state.session, &state.explorer, theme);
     if let Some(w) = &state.session.watch {
         if let Some(a) = areas.runs {
-            runs::render(frame, a, w, state, theme);
+            runs::render(frame, a, w, pane_focused(state, Pane::Runs), theme);
         }
         if let Some(a) = areas.status {
             status::render(frame, a, w, theme);
@@ -98,13 +98,34 @@ fn draw_explorer(frame: &mut Frame, state: &AppState, theme: &Theme) {
     match &state.session.data {
         Some(data) => {
             if let Some(a) = areas.tree {
-                tree::render(frame, a, data, state, theme);
+                tree::render(
+                    frame,
+                    a,
+                    data,
+                    &state.explorer,
+                    pane_focused(state, Pane::Tree),
+                    theme,
+                );
             }
             if let Some(a) = areas.table {
-                table::render(frame, a, data, state, theme);
+                table::render(
+                    frame,
+                    a,
+                    data,
+                    &state.explorer,
+                    pane_focused(state, Pane::Table),
+                    theme,
+                );
             }
             if let Some(a) = areas.detail {
-                detail::render(frame, a, data, state, theme);
+                detail::render(
+                    frame,
+                    a,
+                    data,
+                    &state.explorer,
+                    pane_focused(state, Pane::Detail),
+                    theme,
+                );
             }
         }
         None => match &state.session.loading {

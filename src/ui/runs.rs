@@ -7,18 +7,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_focused;
 use super::pane_frame;
 use super::text::{fit, fit_middle};
 use super::Theme;
 use crate::app::format::{duration_ms, wrap};
 use crate::app::runs::{clock, pct_label, short_name, Change, RowChanges};
-use crate::app::{AppState, Pane, RunStatus, WatchState};
+use crate::app::{RunStatus, WatchState};
 use crate::compare::Verdict;
 use crate::escape::escape;
 
-pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, state: &AppState, theme: &Theme) {
-    let focused = pane_focused(state, Pane::Runs);
+/// The runs list (`focused`: it has the keys).
+pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, focused: bool, theme: &Theme) {
     let title = format!(" Runs · {} · newest first ", w.entries.len());
     let inner = pane_frame(frame, area, title, focused, theme);
     if inner.height == 0 {

@@ -1,5 +1,5 @@
 //! Operator table pane. Only the rows on screen are formatted, so 100,000 rows cost the
-//! same as 40. Column widths come from `AppState::table_layout` (content-sized; columns
+//! same as 40. Column widths come from `ExplorerView::table_layout` (content-sized; columns
 //! that do not fit leave in a fixed order, `←`/`→` scroll to them).
 
 use ratatui::layout::Rect;
@@ -7,16 +7,22 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_focused;
 use super::pane_frame;
 use super::text::{fit, fit_middle};
 use super::Theme;
 use crate::app::table::{cell, step_cell};
-use crate::app::{AppState, Column, ExplorerData, Pane, SourceKind};
+use crate::app::{Column, ExplorerData, ExplorerView, SourceKind};
 
-pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
-    let focused = pane_focused(state, Pane::Table);
-    let t = &state.explorer.table;
+/// The operator table of `ex` (`focused`: it has the keys).
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    data: &ExplorerData,
+    ex: &ExplorerView,
+    focused: bool,
+    theme: &Theme,
+) {
+    let t = &ex.table;
     let within = t
         .within
         .and_then(|n| data.nodes.get(n))
@@ -72,8 +78,8 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         }
     }
     let rows = (area.height as usize).saturating_sub(3);
-    let widths = state.table_layout(area.width.saturating_sub(2), rows);
-    let hidden = state.table_columns().len().saturating_sub(widths.len());
+    let widths = ex.table_layout(Some(data), area.width.saturating_sub(2), rows);
+    let hidden = ex.table_columns().len().saturating_sub(widths.len());
     if t.hscroll > 0 || hidden > 0 {
         let left = if t.hscroll > 0 { "←" } else { "" };
         let right = if hidden > t.hscroll { "→" } else { "" };
@@ -138,7 +144,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         .unwrap_or(0);
     let end = (t.offset + rows).min(t.rows.len());
     for pos in t.offset.min(end)..end {
-        let Some(row) = state.table_ops(data).get(t.rows[pos]) else {
+        let Some(row) = ex.table_ops(data).get(t.rows[pos]) else {
             continue;
         };
         let mut text = String::with_capacity(inner.width as usize + 8);

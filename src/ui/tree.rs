@@ -6,12 +6,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_focused;
 use super::pane_frame;
 use super::text::{fit, share_bar};
 use super::Theme;
 use crate::app::format::percent;
-use crate::app::{AppState, ExplorerData, Pane, SourceKind};
+use crate::app::{ExplorerData, ExplorerView, SourceKind};
 use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NUM: usize = 9;
@@ -19,13 +18,20 @@ const BAR: usize = 8;
 /// The fewest cells the names keep beside the numbers.
 const MIN_NAME: usize = 20;
 
-pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppState, theme: &Theme) {
-    let focused = pane_focused(state, Pane::Tree);
+/// The tree pane of `ex` (`focused`: it has the keys).
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    data: &ExplorerData,
+    ex: &ExplorerView,
+    focused: bool,
+    theme: &Theme,
+) {
     let name = match data.kind {
         SourceKind::Etdump => "Plan tree",
         SourceKind::Trace => "Call tree",
     };
-    let scope = match state.explorer.table.scope.and_then(|s| data.scopes.get(s)) {
+    let scope = match ex.table.scope.and_then(|s| data.scopes.get(s)) {
         Some(label) => format!(" {name} · operators of {label} "),
         None => format!(" {name} "),
     };
@@ -33,8 +39,8 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
     let width = inner.width as usize;
     // Numbers on the right; the bar, then p90, give way to names that do not fit.
     let rows = (inner.height as usize).saturating_sub(1);
-    let end = (state.explorer.tree.offset + rows).min(state.explorer.tree.visible.len());
-    let longest = state.explorer.tree.visible[state.explorer.tree.offset.min(end)..end]
+    let end = (ex.tree.offset + rows).min(ex.tree.visible.len());
+    let longest = ex.tree.visible[ex.tree.offset.min(end)..end]
         .iter()
         .map(|&id| {
             let n = &data.nodes[id];
@@ -78,13 +84,13 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
         title.push_str(&fit(share, BAR + 7, true));
     }
     lines.push(Line::styled(title, theme.dim()));
-    for (i, &id) in state.explorer.tree.visible[state.explorer.tree.offset.min(end)..end]
+    for (i, &id) in ex.tree.visible[ex.tree.offset.min(end)..end]
         .iter()
         .enumerate()
     {
-        let pos = state.explorer.tree.offset + i;
+        let pos = ex.tree.offset + i;
         let node = &data.nodes[id];
-        let open = state.explorer.tree.is_open(id);
+        let open = ex.tree.is_open(id);
         let marker = if node.children.is_empty() {
             "  "
         } else if open {
@@ -165,7 +171,7 @@ pub fn render(frame: &mut Frame, area: Rect, data: &ExplorerData, state: &AppSta
             }
         }
         let mut line = Line::from(spans);
-        if pos == state.explorer.tree.selected {
+        if pos == ex.tree.selected {
             line = line.style(theme.selected(focused));
         }
         lines.push(line);

@@ -526,6 +526,30 @@ fn views_never_import_the_shell() {
     assert!(bad.is_empty(), "forbidden file edges: {bad:#?}");
 }
 
+/// The explorer on its way to a view like the others (#46): its panes draw from its own
+/// state (`ExplorerView`) and the session, its lists are the view's (`views/explorer/
+/// listing.rs`, pure over the data borrowed), and what its keys open returns `Step`s; none
+/// of them names the shell's `AppState`.
+#[test]
+fn the_explorers_panes_and_lists_know_no_app_state() {
+    let src = Path::new(SRC);
+    let mut files: Vec<PathBuf> = ["tree", "table", "detail", "runs", "header"]
+        .iter()
+        .map(|f| src.join("ui").join(format!("{f}.rs")))
+        .collect();
+    files.extend(rs_files(&src.join("views").join("explorer")));
+    files.push(src.join("app").join("explorer_open.rs"));
+    let bad: Vec<String> = files
+        .iter()
+        .filter(|f| code(f).contains("AppState"))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(bad.is_empty(), "these name AppState: {bad:#?}");
+    let g = file_graph();
+    assert!(g["views::explorer::listing"].contains("views::explorer::state"));
+    assert!(!g["app::explorer_open"].contains("app::state"));
+}
+
 /// Every view is a directory `views/<name>/` holding its state, its key table and its
 /// drawing, and its `mod.rs` makes it the one interface the shell knows views by
 /// (`impl Component for ..`). The explorer's state and key table live in

@@ -1,9 +1,11 @@
 //! The explorer: the panes over one profile (runs, tree, operator table, detail), the base
-//! of the stack. Its key table is here (`keys`); its state and commands are still the
-//! shell's (`AppState::explorer`, `app::explorer*`), so in the stack it is the `Explorer`
-//! mark, which `update` and `ui::draw` hand to that code.
+//! of the stack. Its key table (`keys`), its state (`state`) and its lists over the
+//! session's data (`listing`) are here; its other commands are still the shell's
+//! (`app::explorer`, `mouse`, `warmup`), and it is drawn by `ui::draw` from its state, so
+//! in the stack it is the `Explorer` mark, which `update` and `ui::draw` hand to that code.
 
 pub mod keys;
+pub mod listing;
 pub mod state;
 
 use ratatui::Frame;
