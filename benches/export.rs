@@ -148,12 +148,12 @@ fn timeline_bench(c: &mut Criterion) {
         let loaded = Arc::new(cpuprof_tui::source::load_timeline(&request).expect("loads"));
         g.bench_function(format!("{label}/install (UI thread)"), |b| {
             b.iter(|| {
-                let mut v = TimelineView::loading_for_tests(0);
+                let mut v = TimelineView::loading(0);
                 timeline::install(&mut v, loaded.clone());
                 v
             })
         });
-        let mut view = TimelineView::loading_for_tests(0);
+        let mut view = TimelineView::loading(0);
         timeline::install(&mut view, loaded.clone());
         let state = state_with(view);
         let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");

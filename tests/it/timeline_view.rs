@@ -237,7 +237,7 @@ mod keys_never_panic {
     #[test]
     fn empty_run() {
         let mut s = AppState::new(80, 24);
-        let mut v = TimelineView::loading_for_tests(0);
+        let mut v = TimelineView::loading(0);
         let tl = Timeline {
             runs: vec![TimelineRun {
                 index: 0,

@@ -103,12 +103,6 @@ impl TimelineView {
         }
     }
 
-    /// A view waiting for its timeline (tests build views without the shell).
-    #[doc(hidden)]
-    pub fn loading_for_tests(generation: u64) -> Self {
-        TimelineView::loading(generation)
-    }
-
     pub fn selected(&self) -> Option<&Bar> {
         self.lanes.get(self.lane)?.bars.get(self.bar)
     }
