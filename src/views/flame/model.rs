@@ -130,8 +130,8 @@ impl FlameTree {
 
 /// ms (the explorer's unit) to whole ns.
 pub fn ms_to_ns(ms: f64) -> u64 {
-    if ms.is_finite() && ms > 0.0 {
-        (ms * 1e6).round().min(u64::MAX as f64) as u64
+    if ms.is_finite() {
+        crate::stats::ms_to_ns(ms).max(0) as u64
     } else {
         0
     }

@@ -124,7 +124,7 @@ impl Stats {
             median: pct(50),
             min: ns_to_ms(at(0)),
             max: ns_to_ms(at(n - 1)),
-            mean: if i128::from(sum as i64) == sum && (sum as i64).unsigned_abs() < 1 << 53 {
+            mean: if sum.unsigned_abs() < 1 << 53 {
                 // Exact operands: the nearest double to sum / (n * 10^6) when n * 10^6
                 // is exact too.
                 sum as f64 / (n as f64 * 1e6)
