@@ -1,21 +1,26 @@
-//! The view model of an ETDump profile: method -> delegates -> plan steps -> operators,
-//! with findings placed on their nodes, the by-type rows (`groups`) and the decoded plans
-//! (`plan_view`).
+//! The explorer's view of an ETDump profile, read from its row model
+//! (`rows::RowTree::from_profile`, built once): the tree (method -> delegates -> plan
+//! steps -> operators, the self-time rows), the operator table, findings placed on their
+//! nodes, the by-type rows (`groups`) and the decoded plans (`plan_view`).
 
-use crate::profile::{DelegateKind, ModuleRow, ModuleTotal, OperatorStats, Profile, Stats};
+use std::sync::Arc;
+
+use crate::profile::{ModuleRow, ModuleTotal, OperatorKind, Profile};
+use crate::rows::{share_of, Facts, Row, RowKind, RowTree};
 
 use super::data::{
     ExplorerData, FindingRow, MethodModules, NodeKind, OpRow, RunSummary, TreeNode,
     SHAPES_NOT_RECORDED,
 };
 use super::format;
-use super::overhead::overhead;
 
 impl ExplorerData {
+    /// An operator or kernel row: its tree node under `parent` and its table row.
     fn push_op(
         &mut self,
         parent: usize,
-        op: &OperatorStats,
+        id: usize,
+        r: &Row,
         method_median: Option<f64>,
         at: Place<'_>,
     ) {
@@ -25,55 +30,62 @@ impl ExplorerData {
             step,
             ..
         } = at;
-        let row = self.ops.len();
+        let table_row = self.ops.len();
         let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
+        let (op_kind, below) = match r.facts {
+            Facts::Operator {
+                kind,
+                below_resolution,
+            } => (kind, below_resolution),
+            _ => (OperatorKind::Kernel, false),
+        };
         let node = self.push_node(TreeNode {
-            name: op.name.clone(),
+            name: r.name.clone(),
             kind: NodeKind::Operator,
             info: String::new(),
             depth: 0,
             parent: Some(parent),
             children: Vec::new(),
-            stats: op.stats.clone(),
-            share: Some(op.share),
-            op_row: Some(row),
+            stats: r.stats.clone(),
+            share: Some(r.share.unwrap_or(0.0)),
+            op_row: Some(table_row),
             scope,
             findings: (0, 0),
             instruction: at.instruction,
-            row: at.row,
+            row: Some(id),
         });
-        if let Some(src) = &op.source {
+        if let Some(src) = &r.source {
             self.sources.insert(node, src.clone());
         }
         self.ops.push(OpRow {
-            name: op.name.clone(),
+            name: r.name.clone(),
             delegate: delegate.to_string(),
             scope,
             step: step.to_string(),
-            stats: op.stats.clone(),
-            share: op.share,
+            stats: r.stats.clone(),
+            share: r.share.unwrap_or(0.0),
             // Under the clock quantum the share of the method is only bounded: 1 µs of it.
-            share_method: if op.below_resolution() {
+            share_method: if below {
                 share_of(crate::units::XNNPACK_QUANTUM_MS, method_median)
             } else {
-                share_of(op.stats.median, method_median)
+                share_of(r.stats.median, method_median)
             },
-            input_shapes: match (&op.input_shapes, op.kind) {
+            input_shapes: match (&r.input_shapes, op_kind) {
                 // XNNPACK operators carry shapes in their metadata; say when it is absent.
-                (None, crate::profile::OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
+                (None, OperatorKind::Xnnpack) => SHAPES_NOT_RECORDED.into(),
                 (s, _) => format::shapes(s.as_ref()),
             },
-            output_shapes: format::shapes(op.output_shapes.as_ref()),
+            output_shapes: format::shapes(r.output_shapes.as_ref()),
             self_total: None,
             dtypes: String::new(),
-            below_resolution: op.below_resolution().then_some(parent_median),
+            below_resolution: below.then_some(parent_median),
             failed: 0,
             node,
             instances: 0,
             summed_median: None,
-            cost: op.cost(),
-            rates: crate::profile::efficiency::rates(op.cost(), op.stats.median),
-            cost_ms: op.stats.median,
+            cost: r.cost(),
+            rates: crate::profile::efficiency::rates(r.cost(), r.stats.median),
+            cost_ms: r.stats.median,
             roofline: None,
         });
     }
@@ -99,58 +111,24 @@ impl ExplorerData {
             total_label: "Method::execute".to_string(),
             total: profile.method.clone(),
             model_files: profile.model_files.clone(),
-            rows: Some(std::sync::Arc::new(crate::rows::RowTree::from_profile(
-                profile,
-            ))),
             ..ExplorerData::default()
         };
-        // The profile's rows come in the tree's order (`RowTree::from_profile`), less the
-        // synthesized self-time nodes: a cursor walks them beside the nodes.
-        let mut cursor = 0usize;
-        if profile.methods.len() > 1 {
-            // One tree root per method (run signature).
-            for (k, m) in profile.methods.iter().enumerate() {
-                let mut root_name = format!("Method::execute · {}", m.name);
-                if let Some(b) = m.bundled_input_index {
-                    root_name.push_str(&format!(" (bundled input {b})"));
-                }
-                data.add_method(
-                    &mut cursor,
-                    &MethodPart {
-                        root_name,
-                        scope_prefix: format!("m{} ", k + 1),
-                        kept: m.runs.kept,
-                        warmup: m.runs.warmup_dropped,
-                        method: m.method.as_ref(),
-                        delegates: &m.delegates,
-                        other_operators: &m.other_operators,
-                        remainder: m.remainder.as_ref(),
-                    },
-                );
-                let execute = m.method.as_ref().map(|s| s.median);
-                data.add_modules(&m.name, execute, &m.modules);
-            }
-        } else {
-            data.add_method(
-                &mut cursor,
-                &MethodPart {
-                    root_name: "Method::execute".to_string(),
-                    scope_prefix: String::new(),
-                    kept: profile.runs.kept,
-                    warmup: profile.runs.warmup_dropped,
-                    method: profile.method.as_ref(),
-                    delegates: &profile.delegates,
-                    other_operators: &profile.other_operators,
-                    remainder: profile.remainder.as_ref(),
-                },
-            );
-            let name = profile
-                .methods
-                .first()
-                .map_or("method 1", |m| m.name.as_str());
-            let execute = profile.method.as_ref().map(|s| s.median);
-            data.add_modules(name, execute, &profile.modules);
+        let tree = Arc::new(RowTree::from_profile(profile));
+        let several = tree.roots.len() > 1;
+        for (k, &root) in tree.roots.iter().enumerate() {
+            data.add_method(&tree, root, several.then_some(k));
+            let (name, modules) = match profile.methods.get(k) {
+                Some(m) if several => (m.name.as_str(), &m.modules),
+                m => (m.map_or("method 1", |m| m.name.as_str()), &profile.modules),
+            };
+            let method = match profile.methods.get(k) {
+                Some(m) if several => m.method.as_ref(),
+                _ => profile.method.as_ref(),
+            };
+            let execute = method.map(|s| s.median);
+            data.add_modules(name, execute, modules);
         }
+        data.rows = Some(tree);
         data.findings = profile
             .errors
             .iter()
@@ -183,7 +161,6 @@ impl ExplorerData {
                 }
             })
             .collect();
-        data.check_rows();
         data.mark_findings();
         // The flame graph and the type groups both only read the tree (the groups'
         // nodes are appended after it, outside it): on a big profile each takes tens of
@@ -205,237 +182,192 @@ impl ExplorerData {
     }
 }
 
-/// The parts of one method profile the tree is built from.
-struct MethodPart<'a> {
-    root_name: String,
-    scope_prefix: String,
-    kept: usize,
-    /// Warm-up runs dropped (a row's sample i is from run `warmup + i` when it has all).
-    warmup: usize,
-    method: Option<&'a crate::profile::Stats>,
-    delegates: &'a [crate::profile::Delegate],
-    other_operators: &'a [crate::profile::OtherOperator],
-    remainder: Option<&'a crate::profile::Stats>,
-}
-
 impl ExplorerData {
-    /// One method's tree: Method::execute -> delegates -> steps -> operators.
-    fn add_method(&mut self, cursor: &mut usize, part: &MethodPart<'_>) {
-        let data = self;
-        let mut next_row = || {
-            *cursor += 1;
-            Some(*cursor - 1)
+    /// One method's tree, from its rows: Method::execute -> delegates -> steps ->
+    /// operators, non-delegated instructions -> kernels, the self-time rows. `several`:
+    /// the method's index in a dump of several (its root is named by the method and its
+    /// delegates' scopes are prefixed `m2 `).
+    fn add_method(&mut self, tree: &RowTree, root: usize, several: Option<usize>) {
+        let m = &tree.rows[root];
+        let prefix = several.map_or(String::new(), |k| format!("m{} ", k + 1));
+        let kept = match m.facts {
+            Facts::Method { kept, .. } => kept,
+            _ => tree.runs,
         };
-        let method_median = part.method.map(|s| s.median);
-        let root = data.push_node(TreeNode {
-            name: part.root_name.clone(),
+        let method_median = Some(m.stats.median);
+        let root_node = self.push_node(TreeNode {
+            name: if several.is_some() {
+                format!("Method::execute · {}", m.name)
+            } else {
+                m.name.clone()
+            },
             kind: NodeKind::Method,
-            info: format!("{} kept", format::count(part.kept, "run")),
+            info: format!("{} kept", format::count(kept, "run")),
             depth: 0,
             parent: None,
             children: Vec::new(),
-            stats: part.method.cloned().unwrap_or_default(),
+            stats: m.stats.clone(),
             share: None,
             op_row: None,
             scope: None,
             findings: (0, 0),
             instruction: None,
-            row: next_row(),
+            row: Some(root),
         });
-        for delegate in part.delegates {
-            let instruction = Some(delegate.instruction_id);
-            let scope = data.scopes.len();
-            let label = format!("{}#{}", part.scope_prefix, delegate.instruction_id);
-            // `d1`; with several methods `m2d1` (method 2, instruction 1).
-            let short = format!(
-                "{}d{}",
-                part.scope_prefix.trim_end(),
-                delegate.instruction_id
+        for &id in &m.children {
+            let r = &tree.rows[id];
+            match r.kind {
+                RowKind::Delegate => self.add_delegate(tree, id, root_node, &prefix, method_median),
+                RowKind::Instruction => {
+                    let node = self.push_row(tree, id, root_node, NodeKind::Instruction, None);
+                    self.nodes[node].info = format!("instr {}", r.instruction_id.unwrap_or(0));
+                    let step = format!("instr {}", r.instruction_id.unwrap_or(0));
+                    for &k in &r.children {
+                        let at = Place {
+                            delegate: "-",
+                            scope: None,
+                            step: &step,
+                            instruction: r.instruction_id,
+                        };
+                        self.push_op(node, k, &tree.rows[k], method_median, at);
+                    }
+                }
+                _ => {
+                    let node = self.push_row(tree, id, root_node, NodeKind::Overhead, None);
+                    self.nodes[node].info = "method time outside delegates and operators".into();
+                }
+            }
+        }
+    }
+
+    /// A delegate's node, `delegate #1` (`m2 #1` in the second method of several), and
+    /// what lies below it.
+    fn add_delegate(
+        &mut self,
+        tree: &RowTree,
+        id: usize,
+        parent: usize,
+        prefix: &str,
+        method_median: Option<f64>,
+    ) {
+        let d = &tree.rows[id];
+        let iid = d.instruction_id.unwrap_or(0);
+        let scope = self.scopes.len();
+        let label = format!("{prefix}#{iid}");
+        // `d1`; with several methods `m2d1` (method 2, instruction 1).
+        let short = format!("{}d{iid}", prefix.trim_end());
+        self.scopes.push(label.clone());
+        let mut info = vec![format!("instr {iid}")];
+        if let Facts::Delegate {
+            backend,
+            planned,
+            policy,
+            threads,
+        } = &d.facts
+        {
+            info.push(
+                match backend {
+                    crate::profile::DelegateKind::CpuPlan => "CpuBackend",
+                    crate::profile::DelegateKind::Xnnpack => "XNNPACK",
+                    crate::profile::DelegateKind::Other => "other",
+                }
+                .into(),
             );
-            data.scopes.push(label.clone());
-            let kind = match delegate.kind {
-                DelegateKind::CpuPlan => "CpuBackend",
-                DelegateKind::Xnnpack => "XNNPACK",
-                DelegateKind::Other => "other",
-            };
-            let mut info = vec![format!("instr {}", delegate.instruction_id), kind.into()];
-            if let Some(plan) = &delegate.plan {
-                if let Some(policy) = &plan.policy {
-                    info.push(policy.clone());
-                }
-                if let Some(threads) = plan.selection_context.as_ref().and_then(|c| c.threads) {
-                    info.push(format::count(threads as usize, "thread"));
-                }
-            } else if delegate.kind == DelegateKind::CpuPlan {
+            if *planned {
+                info.extend(policy.clone());
+                info.extend(threads.map(|t| format::count(t as usize, "thread")));
+            } else if *backend == crate::profile::DelegateKind::CpuPlan {
                 info.push("no plan".into());
             }
-            let d = data.push_node(TreeNode {
-                name: format!("delegate {label}"),
-                kind: NodeKind::Delegate,
-                info: info.join(" · "),
-                depth: 0,
-                parent: Some(root),
-                children: Vec::new(),
-                stats: delegate.call.clone(),
-                share: share_of(delegate.call.median, method_median),
-                op_row: None,
-                scope: Some(scope),
-                findings: (0, 0),
-                instruction,
-                row: next_row(),
-            });
-            if let Some(src) = &delegate.source {
-                data.sources.insert(d, src.clone());
-            }
-            for step in &delegate.steps {
-                let nodes = step.node_count.max(step.nodes.len());
-                let s = data.push_node(TreeNode {
-                    name: step.name.clone(),
-                    kind: NodeKind::Step,
-                    info: format!(
-                        "{}/{} · {} node{}",
-                        step.provider,
-                        step.implementation,
+        }
+        let dn = self.push_row(tree, id, parent, NodeKind::Delegate, Some(scope));
+        self.nodes[dn].name = format!("delegate {label}");
+        self.nodes[dn].info = info.join(" · ");
+        for &c in &d.children {
+            let r = &tree.rows[c];
+            match (r.kind, &r.facts) {
+                (
+                    RowKind::Step,
+                    Facts::Step {
+                        provider,
+                        implementation,
                         nodes,
-                        if nodes == 1 { "" } else { "s" }
-                    ),
-                    depth: 0,
-                    parent: Some(d),
-                    children: Vec::new(),
-                    stats: step.stats.clone(),
-                    share: Some(step.share),
-                    op_row: None,
-                    scope: Some(scope),
-                    findings: (0, 0),
-                    instruction,
-                    row: next_row(),
-                });
-                for op in &step.operators {
+                    },
+                ) => {
+                    let s = self.push_row(tree, c, dn, NodeKind::Step, Some(scope));
+                    self.nodes[s].info = format!(
+                        "{provider}/{implementation} · {nodes} node{}",
+                        if *nodes == 1 { "" } else { "s" }
+                    );
+                    for &o in &r.children {
+                        let at = Place {
+                            delegate: &short,
+                            scope: Some(scope),
+                            step: &r.name,
+                            instruction: d.instruction_id,
+                        };
+                        self.push_op(s, o, &tree.rows[o], method_median, at);
+                    }
+                }
+                (RowKind::Overhead, Facts::DelegateOverhead { steps }) => {
+                    let what = if *steps {
+                        "its plan steps"
+                    } else {
+                        "its operators"
+                    };
+                    let o = self.push_row(tree, c, dn, NodeKind::Overhead, Some(scope));
+                    self.nodes[o].info =
+                        format!("delegate time outside {what}: copy-in/out, dispatch");
+                }
+                (_, Facts::Unattributed) => {
+                    let u = self.push_row(tree, c, dn, NodeKind::Other, Some(scope));
+                    self.nodes[u].info = "unattributed".into();
+                    // The detail pane shows no model source for an unattributed event.
+                    self.sources.remove(&u);
+                }
+                _ => {
                     let at = Place {
                         delegate: &short,
                         scope: Some(scope),
-                        step: &step.name,
-                        instruction,
-                        row: next_row(),
+                        step: "",
+                        instruction: d.instruction_id,
                     };
-                    data.push_op(s, op, method_median, at);
+                    self.push_op(dn, c, r, method_median, at);
                 }
             }
-            for op in &delegate.operators {
-                let at = Place {
-                    delegate: &short,
-                    scope: Some(scope),
-                    step: "",
-                    instruction,
-                    row: next_row(),
-                };
-                data.push_op(d, op, method_median, at);
-            }
-            let parts: Vec<&Stats> = if delegate.steps.is_empty() {
-                delegate.operators.iter().map(|o| &o.stats).collect()
-            } else {
-                delegate.steps.iter().map(|s| &s.stats).collect()
-            };
-            if let Some(over) = overhead(&delegate.call, &parts, part.warmup, part.kept) {
-                let what = if delegate.steps.is_empty() {
-                    "its operators"
-                } else {
-                    "its plan steps"
-                };
-                data.push_node(TreeNode {
-                    name: "(overhead)".into(),
-                    kind: NodeKind::Overhead,
-                    info: format!("delegate time outside {what}: copy-in/out, dispatch"),
-                    depth: 0,
-                    parent: Some(d),
-                    children: Vec::new(),
-                    share: share_of(over.stats.median, Some(over.call_per_run_median)),
-                    stats: over.stats,
-                    op_row: None,
-                    scope: Some(scope),
-                    findings: (0, 0),
-                    instruction,
-                    row: None,
-                });
-            }
-            for ev in &delegate.unattributed {
-                data.push_node(TreeNode {
-                    name: ev.name.clone(),
-                    kind: NodeKind::Other,
-                    info: "unattributed".into(),
-                    depth: 0,
-                    parent: Some(d),
-                    children: Vec::new(),
-                    stats: ev.stats.clone(),
-                    share: share_of(ev.stats.median, Some(delegate.call.median)),
-                    op_row: None,
-                    scope: Some(scope),
-                    findings: (0, 0),
-                    instruction,
-                    row: next_row(),
-                });
-            }
         }
-        for other in part.other_operators {
-            let instruction = Some(other.instruction_id);
-            let o = data.push_node(TreeNode {
-                name: other.name.clone(),
-                kind: NodeKind::Instruction,
-                info: format!("instr {}", other.instruction_id),
-                depth: 0,
-                parent: Some(root),
-                children: Vec::new(),
-                stats: other.stats.clone(),
-                share: share_of(other.stats.median, method_median),
-                op_row: None,
-                scope: None,
-                findings: (0, 0),
-                instruction,
-                row: next_row(),
-            });
-            if let Some(src) = &other.source {
-                data.sources.insert(o, src.clone());
-            }
-            for k in &other.kernels {
-                let op = OperatorStats {
-                    name: k.name.clone(),
-                    kind: crate::profile::OperatorKind::Kernel,
-                    stats: k.stats.clone(),
-                    share: share_of(k.stats.median, Some(other.stats.median)).unwrap_or(0.0),
-                    input_shapes: None,
-                    output_shapes: None,
-                    flops: None,
-                    bytes: None,
-                    source: k.source.clone(),
-                };
-                let step = format!("instr {}", other.instruction_id);
-                let at = Place {
-                    delegate: "-",
-                    scope: None,
-                    step: &step,
-                    instruction,
-                    row: next_row(),
-                };
-                data.push_op(o, &op, method_median, at);
-            }
+    }
+
+    /// The node of row `id` under `parent`: its name, statistics, share, instruction and
+    /// source (its facts line is the caller's).
+    fn push_row(
+        &mut self,
+        tree: &RowTree,
+        id: usize,
+        parent: usize,
+        kind: NodeKind,
+        scope: Option<usize>,
+    ) -> usize {
+        let r = &tree.rows[id];
+        let node = self.push_node(TreeNode {
+            name: r.name.clone(),
+            kind,
+            info: String::new(),
+            depth: 0,
+            parent: Some(parent),
+            children: Vec::new(),
+            stats: r.stats.clone(),
+            share: r.share,
+            op_row: None,
+            scope,
+            findings: (0, 0),
+            instruction: r.instruction_id,
+            row: Some(id),
+        });
+        if let Some(src) = &r.source {
+            self.sources.insert(node, src.clone());
         }
-        if let Some(rem) = part.remainder {
-            data.push_node(TreeNode {
-                name: "(remainder)".into(),
-                kind: NodeKind::Overhead,
-                info: "method time outside delegates and operators".into(),
-                depth: 0,
-                parent: Some(root),
-                children: Vec::new(),
-                stats: rem.clone(),
-                share: share_of(rem.median, method_median),
-                op_row: None,
-                scope: None,
-                findings: (0, 0),
-                instruction: None,
-                row: None,
-            });
-        }
+        node
     }
 }
 
@@ -545,40 +477,4 @@ struct Place<'a> {
     scope: Option<usize>,
     step: &'a str,
     instruction: Option<i32>,
-    row: Option<usize>,
-}
-
-impl ExplorerData {
-    /// Keep a node's row only where it is that row (same name; a method's or delegate's
-    /// row is named differently): a tree built in another order loses the link rather
-    /// than showing another row's facts.
-    fn check_rows(&mut self) {
-        let Some(rows) = self.rows.clone() else {
-            return;
-        };
-        for n in &mut self.nodes {
-            let ok = n.row.and_then(|r| rows.rows.get(r)).is_some_and(|r| {
-                use crate::rows::RowKind as R;
-                match (n.kind, r.kind) {
-                    (NodeKind::Method, R::Method) => true,
-                    (NodeKind::Delegate, R::Delegate) => r.instruction_id == n.instruction,
-                    (NodeKind::Step, R::Step)
-                    | (NodeKind::Operator, R::Operator | R::Kernel)
-                    | (NodeKind::Instruction, R::Operator)
-                    | (NodeKind::Other, R::Operator) => r.name == n.name,
-                    _ => false,
-                }
-            });
-            if !ok {
-                n.row = None;
-            }
-        }
-    }
-}
-
-fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {
-    match whole {
-        Some(w) if w > 0.0 && part.is_finite() => Some(part / w),
-        _ => None,
-    }
 }

@@ -26,7 +26,6 @@ pub mod keys;
 pub mod layout;
 mod listing;
 mod mouse;
-mod overhead;
 pub mod plan_view;
 pub mod runs;
 pub mod search;

@@ -8,6 +8,7 @@ use crate::common;
 
 use common::{json, load};
 use cpuprof_tui::app::ExplorerData;
+use cpuprof_tui::rows::RowKind;
 
 /// Whole ns of a golden's ms.
 fn ns(ms: &serde_json::Value) -> i64 {
@@ -75,6 +76,28 @@ fn check(stem: &str, warmup: usize) {
             (share - over.stats.median / call_median).abs() < 1e-9,
             "{stem} {name}: share {share}"
         );
+        // The node is read from the row model: the tree's row is that overhead.
+        let tree = d.rows.as_ref().expect("a dump's row model");
+        let row = &tree.rows[over.row.expect("the overhead node has its row")];
+        assert_eq!(row.kind, RowKind::Overhead, "{stem} {name}");
+        assert_eq!(row.instruction_id, Some(instr as i32), "{stem} {name}");
+        assert_eq!(row.stats.samples.ns(), &runs[warmup..], "{stem} {name}: row");
+    }
+    // What fleet pairs: the measured rows, every other row kept with its path.
+    let tree = d.rows.as_ref().unwrap().as_ref().clone();
+    let kept: Vec<Vec<String>> = tree
+        .rows
+        .iter()
+        .filter(|r| r.kind != RowKind::Overhead)
+        .map(|r| r.path.clone())
+        .collect();
+    let measured = tree.measured();
+    let paths: Vec<Vec<String>> = measured.rows.iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, kept, "{stem}: measured rows");
+    for (i, r) in measured.rows.iter().enumerate() {
+        for &c in &r.children {
+            assert_eq!(measured.rows[c].parent, Some(i), "{stem}: child of {i}");
+        }
     }
 }
 

@@ -239,7 +239,8 @@ fn kind_label(kind: crate::rows::RowKind, width: usize) -> &'static str {
         Method => "meth",
         Delegate => "dlg",
         Step => "step",
-        Operator => "oper",
+        Operator | Instruction => "oper",
+        Overhead => "self",
         Kernel => "kern",
         Op => "op",
         Node => "node",
@@ -315,7 +316,7 @@ fn draw_list(frame: &mut Frame, area: Rect, view: &CompareView, theme: &Theme) {
         } else {
             String::new()
         };
-        let operator = r.kind == crate::rows::RowKind::Operator;
+        let operator = r.kind.is_operator();
         let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
         // Cut in the middle: the instance number (`#3`) at the end tells rows apart; the
         // indent stays whole.

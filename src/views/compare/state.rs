@@ -258,7 +258,7 @@ impl CompareView {
 pub fn row_text(c: &Comparison, i: usize, swapped: bool) -> String {
     let r = &c.rows[i];
     let (la, lb) = if swapped { ("B", "A") } else { ("A", "B") };
-    let operator = r.kind == crate::rows::RowKind::Operator;
+    let operator = r.kind.is_operator();
     let med = |s: &Option<crate::stats::Stats>| crate::units::side_median(operator, s.as_ref());
     let pct = |x: f64| format!("{x:+.1}%");
     let mut parts = vec![r.name.clone(), r.kind.label().to_string()];

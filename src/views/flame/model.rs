@@ -218,7 +218,9 @@ impl FlameTree {
                 crate::rows::RowKind::Method => FrameKind::Root,
                 crate::rows::RowKind::Delegate => FrameKind::Delegate,
                 crate::rows::RowKind::Step => FrameKind::Step,
-                crate::rows::RowKind::Operator => FrameKind::Operator,
+                crate::rows::RowKind::Operator | crate::rows::RowKind::Instruction => {
+                    FrameKind::Operator
+                }
                 crate::rows::RowKind::Kernel => FrameKind::Kernel,
                 _ if parent.is_none() => FrameKind::Root,
                 _ => FrameKind::Other,

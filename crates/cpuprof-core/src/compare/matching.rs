@@ -40,8 +40,10 @@ pub fn match_trees(a: &RowTree, b: &RowTree) -> Vec<Pair> {
 /// order); the pair stays at A's place and B's added row goes.
 fn rematch_within_delegates(a: &RowTree, b: &RowTree, mut pairs: Vec<Pair>) -> Vec<Pair> {
     let movable = |p: &Pair, t: &RowTree, i: usize| {
-        matches!(t.rows[i].kind, RowKind::Operator | RowKind::Kernel)
-            && t.rows[i].children.is_empty()
+        matches!(
+            t.rows[i].kind,
+            RowKind::Operator | RowKind::Instruction | RowKind::Kernel
+        ) && t.rows[i].children.is_empty()
             && p.parent.is_some()
     };
     // The matched delegate pair above pair `i`, if any.
@@ -130,6 +132,14 @@ fn match_level(
     parent: Option<usize>,
     out: &mut Vec<Pair>,
 ) {
+    // Self-time rows are derived from their parent and siblings: only measured rows pair.
+    let measured = |t: &RowTree, ids: &[usize]| -> Vec<usize> {
+        ids.iter()
+            .copied()
+            .filter(|&i| t.rows[i].kind != RowKind::Overhead)
+            .collect()
+    };
+    let (a_ids, b_ids) = (&measured(ta, a_ids)[..], &measured(tb, b_ids)[..]);
     let mut partner_of_a: Vec<Option<usize>> = vec![None; a_ids.len()];
     let mut b_taken = vec![false; b_ids.len()];
 
@@ -285,6 +295,9 @@ mod tests {
                 path,
                 instruction_id: *iid,
                 group: group.map(str::to_string),
+                facts: Default::default(),
+                share: None,
+                source: None,
                 input_shapes: shapes.clone(),
                 output_shapes: None,
                 flops: None,

@@ -356,7 +356,12 @@ fn compare_on(
     }
     let logs: Vec<f64> = rows
         .iter()
-        .filter(|r| matches!(r.kind, RowKind::Operator | RowKind::Kernel | RowKind::Op))
+        .filter(|r| {
+            matches!(
+                r.kind,
+                RowKind::Operator | RowKind::Instruction | RowKind::Kernel | RowKind::Op
+            )
+        })
         .filter_map(|r| match (&r.a, &r.b) {
             (Some(a), Some(b))
                 if a.count > 0 && b.count > 0 && a.median > 0.0 && b.median > 0.0 =>
@@ -424,21 +429,8 @@ pub fn single_change(
     opts: &CompareOptions,
 ) -> (Option<f64>, Option<f64>, Verdict) {
     let row = |s: &Stats| crate::rows::Row {
-        kind: RowKind::Method,
-        name: "Method::execute".into(),
         path: vec!["Method::execute".into()],
-        instruction_id: None,
-        group: None,
-        input_shapes: None,
-        output_shapes: None,
-        flops: None,
-        bytes: None,
-        module: None,
-        source_line: None,
-        stats: s.clone(),
-        parent: None,
-        children: Vec::new(),
-        depth: 0,
+        ..crate::rows::row(RowKind::Method, "Method::execute", None, s.clone())
     };
     let tree = |s: &Stats| RowTree {
         source_kind: TreeSource::Dump,
@@ -574,7 +566,12 @@ fn warnings_for(a: &RowTree, b: &RowTree, rows: &[CompareRow], alpha: f64) -> Ve
         });
     }
     // Different models: most leaf rows without a partner.
-    let leaf = |k: RowKind| matches!(k, RowKind::Operator | RowKind::Kernel | RowKind::Op);
+    let leaf = |k: RowKind| {
+        matches!(
+            k,
+            RowKind::Operator | RowKind::Instruction | RowKind::Kernel | RowKind::Op
+        )
+    };
     let count =
         |f: &dyn Fn(&CompareRow) -> bool| rows.iter().filter(|r| leaf(r.kind) && f(r)).count();
     let matched = count(&|r| r.a.is_some() && r.b.is_some());
@@ -638,6 +635,9 @@ mod tests {
                 path: vec![format!("op{i}")],
                 instruction_id: None,
                 group: None,
+                facts: Default::default(),
+                share: None,
+                source: None,
                 input_shapes: None,
                 output_shapes: None,
                 flops: None,

@@ -199,7 +199,7 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
     } else {
         vec![profile.runs.warmup_dropped]
     };
-    Ok((RowTree::from_profile(&profile), method, firsts))
+    Ok((RowTree::from_profile(&profile).measured(), method, firsts))
 }
 
 /// What is wrong, without the path (the profile's entry names it).

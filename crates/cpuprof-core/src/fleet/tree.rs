@@ -38,21 +38,18 @@ pub fn row_tree(p: &FleetProfile) -> RowTree {
         }
         by_path.entry(&r.path[..]).or_insert(id);
         t.rows.push(Row {
-            kind: r.kind,
-            name: r.name.clone(),
             path: r.path.clone(),
-            instruction_id: r.instruction_id,
-            group: None,
-            input_shapes: None,
-            output_shapes: None,
             flops: r.flops,
             bytes: r.bytes,
             module: r.module.clone(),
-            source_line: None,
-            stats: Stats::from_ns(r.samples.to_ns()),
             parent,
-            children: Vec::new(),
             depth,
+            ..crate::rows::row(
+                r.kind,
+                &r.name,
+                r.instruction_id,
+                Stats::from_ns(r.samples.to_ns()),
+            )
         });
     }
     t

@@ -287,7 +287,7 @@ pub fn comparison_table(c: &Comparison) -> String {
         "verdict", "kind", "median A", "median B", "change", "interval", "p(Holm)"
     );
     let row_line = |out: &mut String, r: &CompareRow, name: String| {
-        let operator = r.kind == crate::rows::RowKind::Operator;
+        let operator = r.kind.is_operator();
         let med = |s: &Option<Stats>| crate::units::side_median(operator, s.as_ref());
         let interval = r.ci_pct.map_or("-".to_string(), |(lo, hi)| {
             format!("[{}, {}]", pct(lo), pct(hi))

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::profile::Stats;
+use crate::stats::Stats;
 
 /// The overhead's samples, and the median of the call's time per run (the overhead's
 /// share is of that: a call repeated in a run counts once per run, as its overhead).

@@ -1,0 +1,263 @@
+//! The rows of an ETDump profile: `Method::execute` (one per method of several), its
+//! delegates (plan steps, operators, kernels, the delegate's `(overhead)`, unattributed
+//! events), its non-delegated instructions (their kernels) and its `(remainder)`.
+
+use super::overhead::overhead;
+use super::{operator_type, row, Facts, Row, RowKind, RowTree, TreeSource};
+use crate::profile::{
+    Delegate, DelegateKind, OperatorKind, OperatorStats, OtherOperator, Profile, RowSource,
+};
+use crate::stats::Stats;
+
+/// One method of the profile, as its rows are built.
+struct MethodPart<'a> {
+    name: String,
+    method: Option<&'a Stats>,
+    delegates: &'a [Delegate],
+    other_operators: &'a [OtherOperator],
+    remainder: Option<&'a Stats>,
+    bundled_input_index: Option<i32>,
+    kept: usize,
+    warmup: usize,
+}
+
+impl RowTree {
+    /// Rows of an ETDump profile: `Method::execute`, its delegates (steps, operators,
+    /// kernels, the overhead, unattributed events), non-delegated instructions (their
+    /// kernels) and the method's remainder. A profile of several methods (run
+    /// signatures) has one method row per group, named by the method (`encode`,
+    /// `method 2`, with its bundled input when it has one), so every path starts with the
+    /// method; one method keeps the single `Method::execute` root. A method row's `group`
+    /// is its signature (its children's identities), which compare pairs methods by when
+    /// their names differ.
+    pub fn from_profile(profile: &Profile) -> RowTree {
+        let mut t = RowTree::new(
+            TreeSource::Dump,
+            profile.source.etdump.clone(),
+            profile.runs.kept,
+        );
+        if profile.methods.len() > 1 {
+            for m in &profile.methods {
+                let mut name = m.name.clone();
+                if let Some(b) = m.bundled_input_index {
+                    name.push_str(&format!(" (bundled input {b})"));
+                }
+                t.push_method(MethodPart {
+                    name,
+                    method: m.method.as_ref(),
+                    delegates: &m.delegates,
+                    other_operators: &m.other_operators,
+                    remainder: m.remainder.as_ref(),
+                    bundled_input_index: m.bundled_input_index,
+                    kept: m.runs.kept,
+                    warmup: m.runs.warmup_dropped,
+                });
+            }
+        } else {
+            t.push_method(MethodPart {
+                name: "Method::execute".into(),
+                method: profile.method.as_ref(),
+                delegates: &profile.delegates,
+                other_operators: &profile.other_operators,
+                remainder: profile.remainder.as_ref(),
+                bundled_input_index: profile.methods.first().and_then(|m| m.bundled_input_index),
+                kept: profile.runs.kept,
+                warmup: profile.runs.warmup_dropped,
+            });
+        }
+        t
+    }
+
+    fn push_method(&mut self, part: MethodPart<'_>) {
+        let t = self;
+        let method_median = part.method.map(|s| s.median);
+        let mut mrow = row(
+            RowKind::Method,
+            &part.name,
+            None,
+            part.method.cloned().unwrap_or_default(),
+        );
+        mrow.facts = Facts::Method {
+            kept: part.kept,
+            warmup: part.warmup,
+        };
+        let method = t.push(None, mrow);
+        for d in part.delegates {
+            t.push_delegate(method, d, method_median, part.warmup, part.kept);
+        }
+        for o in part.other_operators {
+            let mut orow = with_source(
+                row(
+                    RowKind::Instruction,
+                    &o.name,
+                    Some(o.instruction_id),
+                    o.stats.clone(),
+                ),
+                o.source.as_ref(),
+            );
+            orow.share = share_of(o.stats.median, method_median);
+            let oi = t.push(Some(method), orow);
+            for k in &o.kernels {
+                let mut krow = with_source(
+                    row(
+                        RowKind::Kernel,
+                        &k.name,
+                        Some(o.instruction_id),
+                        k.stats.clone(),
+                    ),
+                    k.source.as_ref(),
+                );
+                // Its module and source line: its own, else its instruction's.
+                if k.source.is_none() {
+                    if let Some(s) = &o.source {
+                        krow.module = s.module.clone();
+                        krow.source_line = s.source_line.clone();
+                    }
+                }
+                krow.facts = Facts::Operator {
+                    kind: OperatorKind::Kernel,
+                    below_resolution: false,
+                };
+                krow.share = Some(share_of(k.stats.median, Some(o.stats.median)).unwrap_or(0.0));
+                t.push(Some(oi), krow);
+            }
+        }
+        if let Some(rem) = part.remainder {
+            let mut r = row(RowKind::Overhead, "(remainder)", None, rem.clone());
+            r.facts = Facts::Remainder;
+            r.share = share_of(rem.median, method_median);
+            t.push(Some(method), r);
+        }
+        // The method's signature: what it calls (delegates by instruction id, other
+        // instructions by name and id) and its bundled input.
+        let mut sig: Vec<String> = part
+            .delegates
+            .iter()
+            .map(|d| format!("delegate {}", d.instruction_id))
+            .chain(
+                part.other_operators
+                    .iter()
+                    .map(|o| format!("{} {}", o.name, o.instruction_id)),
+            )
+            .collect();
+        if let Some(b) = part.bundled_input_index {
+            sig.push(format!("bundled input {b}"));
+        }
+        t.rows[method].group = Some(sig.join("\u{1}"));
+    }
+
+    fn push_delegate(
+        &mut self,
+        method: usize,
+        d: &Delegate,
+        method_median: Option<f64>,
+        warmup: usize,
+        kept: usize,
+    ) {
+        let t = self;
+        let id = Some(d.instruction_id);
+        let mut drow = row(
+            RowKind::Delegate,
+            &crate::units::delegate_name(d.instruction_id),
+            id,
+            d.call.clone(),
+        );
+        drow.group = Some(
+            match d.kind {
+                DelegateKind::CpuPlan => "cpu_plan",
+                DelegateKind::Xnnpack => "xnnpack",
+                DelegateKind::Other => "other",
+            }
+            .to_string(),
+        );
+        drow.facts = Facts::Delegate {
+            backend: d.kind,
+            planned: d.plan.is_some(),
+            policy: d.plan.as_ref().and_then(|p| p.policy.clone()),
+            threads: d
+                .plan
+                .as_ref()
+                .and_then(|p| p.selection_context.as_ref())
+                .and_then(|c| c.threads),
+        };
+        drow.share = share_of(d.call.median, method_median);
+        let di = t.push(Some(method), with_source(drow, d.source.as_ref()));
+        for s in &d.steps {
+            let mut srow = row(RowKind::Step, &s.name, id, s.stats.clone());
+            srow.facts = Facts::Step {
+                provider: s.provider.clone(),
+                implementation: s.implementation.clone(),
+                nodes: s.node_count.max(s.nodes.len()),
+            };
+            srow.share = Some(s.share);
+            let si = t.push(Some(di), srow);
+            for op in &s.operators {
+                t.push(Some(si), op_row(op, d.instruction_id));
+            }
+        }
+        for op in &d.operators {
+            t.push(Some(di), op_row(op, d.instruction_id));
+        }
+        let parts: Vec<&Stats> = if d.steps.is_empty() {
+            d.operators.iter().map(|o| &o.stats).collect()
+        } else {
+            d.steps.iter().map(|s| &s.stats).collect()
+        };
+        if let Some(over) = overhead(&d.call, &parts, warmup, kept) {
+            let mut r = row(RowKind::Overhead, "(overhead)", id, over.stats);
+            r.share = share_of(r.stats.median, Some(over.call_per_run_median));
+            r.facts = Facts::DelegateOverhead {
+                steps: !d.steps.is_empty(),
+            };
+            t.push(Some(di), r);
+        }
+        for ev in &d.unattributed {
+            let mut r = with_source(
+                row(RowKind::Operator, &ev.name, id, ev.stats.clone()),
+                ev.source.as_ref(),
+            );
+            r.facts = Facts::Unattributed;
+            r.share = share_of(ev.stats.median, Some(d.call.median));
+            t.push(Some(di), r);
+        }
+    }
+}
+
+fn op_row(op: &OperatorStats, instruction_id: i32) -> Row {
+    let kind = match op.kind {
+        OperatorKind::Kernel => RowKind::Kernel,
+        OperatorKind::Xnnpack | OperatorKind::Delegate => RowKind::Operator,
+    };
+    let mut r = row(kind, &op.name, Some(instruction_id), op.stats.clone());
+    if op.kind == OperatorKind::Xnnpack {
+        r.group = Some(operator_type(&op.name).to_string());
+    }
+    r.facts = Facts::Operator {
+        kind: op.kind,
+        below_resolution: op.below_resolution(),
+    };
+    r.share = Some(op.share);
+    r.input_shapes = op.input_shapes.clone();
+    r.output_shapes = op.output_shapes.clone();
+    r.flops = op.flops;
+    r.bytes = op.bytes;
+    with_source(r, op.source.as_ref())
+}
+
+/// `r` with `source`, its module and its source line.
+fn with_source(mut r: Row, source: Option<&RowSource>) -> Row {
+    if let Some(s) = source {
+        r.module = s.module.clone();
+        r.source_line = s.source_line.clone();
+        r.source = Some(s.clone());
+    }
+    r
+}
+
+/// `part` as a share of `whole` (0..1), when the whole has a time.
+pub fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {
+    match whole {
+        Some(w) if w > 0.0 && part.is_finite() => Some(part / w),
+        _ => None,
+    }
+}
