@@ -231,8 +231,8 @@ pub struct ExplorerData {
     /// The decoded CpuBackend plans (ETDump), shown above the raw log.
     pub plans: Vec<super::plan_view::PlanText>,
     pub log: crate::runlog::LogLines,
-    /// The row model the tree was read from (ETDump): the nodes' `row`s index it; watch
-    /// mode compares two runs on it.
+    /// The row model the tree was read from (a dump's or a trace's): the nodes' `row`s
+    /// index it; watch mode compares two runs on it.
     pub rows: Option<std::sync::Arc<crate::rows::RowTree>>,
     /// What a node runs in the model (ETDump read with an ETRecord), by node index:
     /// the detail pane's module chain and source line.

@@ -2,17 +2,28 @@
 //! name path) where an ETDump has its plan tree, and one operator row per op name with
 //! calls, inclusive statistics, self time, shapes and dtypes.
 
+use std::sync::Arc;
+
 use super::data::{ExplorerData, FindingRow, NodeKind, OpRow, SourceKind, TreeNode};
 use super::format;
 use crate::profile::Stats;
-use crate::trace::{CallNode, TraceProfile};
+use crate::rows::{Facts, RowKind, RowTree};
+use crate::trace::TraceProfile;
 
 impl ExplorerData {
+    /// The view of a trace, read from its row model (`RowTree::from_trace`, built once):
+    /// a node per thread with its call tree, then "operators by name", the table's rows.
     pub fn from_trace(trace: &TraceProfile) -> ExplorerData {
-        let top_level: Vec<i64> = trace
-            .call_trees
+        let tree = Arc::new(RowTree::from_trace(trace));
+        let threads: Vec<usize> = tree
+            .roots
             .iter()
-            .flat_map(|t| t.roots.iter().flat_map(|r| r.samples_ns.iter().copied()))
+            .copied()
+            .filter(|&r| tree.rows[r].kind == RowKind::Scope)
+            .collect();
+        let top_level: Vec<i64> = threads
+            .iter()
+            .flat_map(|&t| tree.rows[t].stats.samples.ns().iter().copied())
             .collect();
         let mut data = ExplorerData {
             kind: SourceKind::Trace,
@@ -25,17 +36,15 @@ impl ExplorerData {
 
         // The top-level calls by op name, over every thread.
         let mut by_op: Vec<(String, Vec<i64>, i64)> = Vec::new();
-        for root in trace.call_trees.iter().flat_map(|t| &t.roots) {
-            match by_op.iter_mut().find(|(n, _, _)| *n == root.name) {
+        for &root in threads.iter().flat_map(|&t| &tree.rows[t].children) {
+            let r = &tree.rows[root];
+            let inclusive = call_facts(&r.facts).2;
+            match by_op.iter_mut().find(|(n, _, _)| *n == r.name) {
                 Some((_, samples, total)) => {
-                    samples.extend(root.samples_ns.iter().copied());
-                    *total = total.saturating_add(root.inclusive_ns);
+                    samples.extend(r.stats.samples.ns().iter().copied());
+                    *total = total.saturating_add(inclusive);
                 }
-                None => by_op.push((
-                    root.name.clone(),
-                    root.samples_ns.clone(),
-                    root.inclusive_ns,
-                )),
+                None => by_op.push((r.name.clone(), r.stats.samples.ns().to_vec(), inclusive)),
             }
         }
         by_op.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
@@ -44,62 +53,84 @@ impl ExplorerData {
             .map(|(name, samples, total)| (name, Stats::from_ns(samples), total))
             .collect();
 
-        for (thread, tree) in trace.threads.iter().zip(&trace.call_trees) {
-            let key = &thread.key;
+        for &thread in &threads {
+            let r = &tree.rows[thread];
+            let Facts::Thread {
+                key,
+                calls,
+                top_level_calls,
+                total_ns,
+            } = &r.facts
+            else {
+                continue;
+            };
             let mut info = vec![
                 format!("pid {}", key.pid),
                 format!(
                     "{}, {} top-level",
-                    format::count(thread.calls as usize, "call"),
-                    tree.roots.iter().map(|r| r.calls).sum::<u64>()
+                    format::count(*calls as usize, "call"),
+                    top_level_calls
                 ),
             ];
             if let Some(host) = &key.host {
                 info.insert(0, host.clone());
             }
-            let samples: Vec<i64> = tree
-                .roots
-                .iter()
-                .flat_map(|r| r.samples_ns.iter().copied())
-                .collect();
-            // Saturating: hostile traces may hold durations near i64::MAX.
-            let total_ns = tree
-                .roots
-                .iter()
-                .fold(0i64, |a, r| a.saturating_add(r.inclusive_ns));
             let t = data.push_node(TreeNode {
-                name: format!("thread {}", key.tid),
+                name: r.name.clone(),
                 kind: NodeKind::Other,
                 info: info.join(" · "),
                 depth: 0,
                 parent: None,
                 children: Vec::new(),
-                stats: Stats::from_ns(samples),
+                stats: r.stats.clone(),
                 share: None,
                 op_row: None,
                 scope: None,
                 findings: (0, 0),
                 instruction: None,
-                row: None,
+                row: Some(thread),
             });
-            data.set_total(t, total_ns);
-            for root in &tree.roots {
-                push_call(&mut data, t, root, total_ns);
+            data.set_total(t, *total_ns);
+            // Depth-first, siblings in order, without recursion (trees may be deep).
+            let mut stack: Vec<(usize, usize)> = r.children.iter().rev().map(|&c| (c, t)).collect();
+            while let Some((id, parent)) = stack.pop() {
+                let c = &tree.rows[id];
+                let (calls, errors, inclusive, self_ns) = call_facts(&c.facts);
+                let node = data.push_node(TreeNode {
+                    name: c.name.clone(),
+                    kind: NodeKind::Operator,
+                    info: calls_info(calls, self_ns, errors),
+                    depth: 0,
+                    parent: Some(parent),
+                    children: Vec::new(),
+                    stats: c.stats.clone(),
+                    share: c.share,
+                    op_row: None,
+                    scope: None,
+                    findings: (0, 0),
+                    instruction: None,
+                    row: Some(id),
+                });
+                data.set_total(node, inclusive);
+                stack.extend(c.children.iter().rev().map(|&k| (k, node)));
             }
         }
 
         // Operators by name: the table's rows, each with a tree node for the detail view.
-        let total_self = trace
-            .ops
+        let ops: Vec<usize> = tree
+            .roots
             .iter()
-            .fold(0i64, |a, o| a.saturating_add(o.self_total_ns.max(0)));
+            .copied()
+            .filter(|&r| tree.rows[r].kind == RowKind::Op)
+            .collect();
+        let total_self = ops.iter().fold(0i64, |a, &o| match &tree.rows[o].facts {
+            Facts::Op { self_ns, .. } => a.saturating_add((*self_ns).max(0)),
+            _ => a,
+        });
         let ops_root = data.push_node(TreeNode {
             name: "operators by name".to_string(),
             kind: NodeKind::Other,
-            info: format!(
-                "{} · self time shares",
-                format::count(trace.ops.len(), "op")
-            ),
+            info: format!("{} · self time shares", format::count(ops.len(), "op")),
             depth: 0,
             parent: None,
             children: Vec::new(),
@@ -112,18 +143,24 @@ impl ExplorerData {
             row: None,
         });
         data.set_total(ops_root, total_self);
-        for op in &trace.ops {
-            let row = data.ops.len();
-            let share = if total_self > 0 {
-                op.self_total_ns.max(0) as f64 / total_self as f64
-            } else {
-                0.0
+        for &id in &ops {
+            let op = &tree.rows[id];
+            let Facts::Op {
+                calls,
+                errors,
+                self_ns,
+                shapes,
+                dtypes,
+            } = &op.facts
+            else {
+                continue;
             };
-            let info = calls_info(op.calls, op.self_total_ns, op.errors);
+            let row = data.ops.len();
+            let share = op.share.unwrap_or(0.0);
             let node = data.push_node(TreeNode {
                 name: op.name.clone(),
                 kind: NodeKind::Operator,
-                info,
+                info: calls_info(*calls, *self_ns, *errors),
                 depth: 0,
                 parent: Some(ops_root),
                 children: Vec::new(),
@@ -133,9 +170,9 @@ impl ExplorerData {
                 scope: None,
                 findings: (0, 0),
                 instruction: None,
-                row: None,
+                row: Some(id),
             });
-            data.set_total(node, op.self_total_ns);
+            data.set_total(node, *self_ns);
             data.ops.push(OpRow {
                 name: op.name.clone(),
                 delegate: "-".to_string(),
@@ -144,8 +181,7 @@ impl ExplorerData {
                 stats: op.stats.clone(),
                 share,
                 share_method: None,
-                input_shapes: op
-                    .input_shapes
+                input_shapes: shapes
                     .as_ref()
                     .map(|sigs| {
                         sigs.iter()
@@ -155,9 +191,8 @@ impl ExplorerData {
                     })
                     .unwrap_or_default(),
                 output_shapes: String::new(),
-                self_total: Some(op.self_total_ns as f64 / 1e6),
-                dtypes: op
-                    .dtypes
+                self_total: Some(*self_ns as f64 / 1e6),
+                dtypes: dtypes
                     .as_ref()
                     .map(|sigs| {
                         sigs.iter()
@@ -167,7 +202,7 @@ impl ExplorerData {
                     })
                     .unwrap_or_default(),
                 below_resolution: None,
-                failed: op.errors,
+                failed: *errors,
                 node,
                 instances: 0,
                 summed_median: None,
@@ -180,6 +215,7 @@ impl ExplorerData {
                 roofline: None,
             });
         }
+        data.rows = Some(tree);
 
         let failed: Vec<String> = trace
             .ops
@@ -214,26 +250,16 @@ impl ExplorerData {
     }
 }
 
-fn push_call(data: &mut ExplorerData, parent: usize, call: &CallNode, parent_ns: i64) {
-    let info = calls_info(call.calls, call.self_ns, call.errors);
-    let id = data.push_node(TreeNode {
-        name: call.name.clone(),
-        kind: NodeKind::Operator,
-        info,
-        depth: 0,
-        parent: Some(parent),
-        children: Vec::new(),
-        stats: Stats::from_ns(call.samples_ns.clone()),
-        share: (parent_ns > 0).then(|| call.inclusive_ns as f64 / parent_ns as f64),
-        op_row: None,
-        scope: None,
-        findings: (0, 0),
-        instruction: None,
-        row: None,
-    });
-    data.set_total(id, call.inclusive_ns);
-    for child in &call.children {
-        push_call(data, id, child, call.inclusive_ns);
+/// A call-tree node's (calls, failed calls, inclusive ns, self ns).
+fn call_facts(f: &Facts) -> (u64, u64, i64, i64) {
+    match f {
+        Facts::Call {
+            calls,
+            errors,
+            inclusive_ns,
+            self_ns,
+        } => (*calls, *errors, *inclusive_ns, *self_ns),
+        _ => (0, 0, 0, 0),
     }
 }
 

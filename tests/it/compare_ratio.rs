@@ -64,7 +64,6 @@ fn tree(samples: &[f64]) -> RowTree {
         rows: vec![Row {
             kind: RowKind::Operator,
             name: "op".into(),
-            path: vec!["op".into()],
             instruction_id: None,
             group: None,
             facts: Default::default(),

@@ -81,18 +81,20 @@ fn check(stem: &str, warmup: usize) {
         let row = &tree.rows[over.row.expect("the overhead node has its row")];
         assert_eq!(row.kind, RowKind::Overhead, "{stem} {name}");
         assert_eq!(row.instruction_id, Some(instr as i32), "{stem} {name}");
-        assert_eq!(row.stats.samples.ns(), &runs[warmup..], "{stem} {name}: row");
+        assert_eq!(
+            row.stats.samples.ns(),
+            &runs[warmup..],
+            "{stem} {name}: row"
+        );
     }
     // What fleet pairs: the measured rows, every other row kept with its path.
     let tree = d.rows.as_ref().unwrap().as_ref().clone();
-    let kept: Vec<Vec<String>> = tree
-        .rows
-        .iter()
-        .filter(|r| r.kind != RowKind::Overhead)
-        .map(|r| r.path.clone())
+    let kept: Vec<Vec<String>> = (0..tree.rows.len())
+        .filter(|&i| tree.rows[i].kind != RowKind::Overhead)
+        .map(|i| tree.path(i))
         .collect();
     let measured = tree.measured();
-    let paths: Vec<Vec<String>> = measured.rows.iter().map(|r| r.path.clone()).collect();
+    let paths: Vec<Vec<String>> = (0..measured.rows.len()).map(|i| measured.path(i)).collect();
     assert_eq!(paths, kept, "{stem}: measured rows");
     for (i, r) in measured.rows.iter().enumerate() {
         for &c in &r.children {

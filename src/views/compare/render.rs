@@ -244,6 +244,7 @@ fn kind_label(kind: crate::rows::RowKind, width: usize) -> &'static str {
         Kernel => "kern",
         Op => "op",
         Node => "node",
+        Scope => "scope",
         Module => "mod",
     }
 }

@@ -281,18 +281,9 @@ mod tests {
             roots: Vec::new(),
         };
         for (i, (parent, kind, name, iid, group, shapes)) in spec.iter().enumerate() {
-            let path = match parent {
-                Some(p) => {
-                    let mut x = t.rows[*p].path.clone();
-                    x.push(name.to_string());
-                    x
-                }
-                None => vec![name.to_string()],
-            };
             t.rows.push(Row {
                 kind: *kind,
                 name: name.to_string(),
-                path,
                 instruction_id: *iid,
                 group: group.map(str::to_string),
                 facts: Default::default(),

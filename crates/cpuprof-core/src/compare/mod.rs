@@ -194,7 +194,21 @@ const PARALLEL_MIN_SAMPLES: usize = 20_000;
 /// Compare `b` against `a`. Two trees of different kinds (dump and trace) compare as
 /// wholly different (every row added or removed); callers reject that pair earlier.
 pub fn compare(a: &RowTree, b: &RowTree, opts: &CompareOptions) -> Comparison {
-    compare_on(a, b, opts, None)
+    // A trace's call trees pair with the threads merged (thread ids differ between two
+    // recordings of one program, call paths do not).
+    let merged = |t: &RowTree| {
+        t.rows
+            .iter()
+            .any(|r| r.kind == RowKind::Scope)
+            .then(|| t.merged_threads())
+    };
+    let (ma, mb) = (merged(a), merged(b));
+    compare_on(
+        ma.as_ref().unwrap_or(a),
+        mb.as_ref().unwrap_or(b),
+        opts,
+        None,
+    )
 }
 
 /// [`compare`] on `threads` threads (None: every core when the rows are big).
@@ -215,9 +229,14 @@ fn compare_on(
         let ra = p.a.map(|i| &a.rows[i]);
         let rb = p.b.map(|i| &b.rows[i]);
         let any = ra.or(rb).expect("a pair has at least one side");
+        let path = match (p.a, p.b) {
+            (Some(i), _) => a.path(i),
+            (None, Some(j)) => b.path(j),
+            (None, None) => Vec::new(),
+        };
         let mut row = CompareRow {
             kind: any.kind,
-            path: any.path.clone(),
+            path,
             name: any.name.clone(),
             instruction_id: ra
                 .and_then(|r| r.instruction_id)
@@ -428,10 +447,7 @@ pub fn single_change(
     b: &Stats,
     opts: &CompareOptions,
 ) -> (Option<f64>, Option<f64>, Verdict) {
-    let row = |s: &Stats| crate::rows::Row {
-        path: vec!["Method::execute".into()],
-        ..crate::rows::row(RowKind::Method, "Method::execute", None, s.clone())
-    };
+    let row = |s: &Stats| crate::rows::row(RowKind::Method, "Method::execute", None, s.clone());
     let tree = |s: &Stats| RowTree {
         source_kind: TreeSource::Dump,
         source: String::new(),
@@ -632,7 +648,6 @@ mod tests {
             .map(|(i, s)| Row {
                 kind: RowKind::Operator,
                 name: format!("op{i}"),
-                path: vec![format!("op{i}")],
                 instruction_id: None,
                 group: None,
                 facts: Default::default(),

@@ -144,7 +144,9 @@ type Loaded = (RowTree, Option<Stats>, Vec<usize>);
 /// The row tree of one profile, and its `Method::execute` stats without samples.
 fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
     let name = crate::input::display_name(&f.path);
-    let trace_tree = |t: crate::trace::TraceProfile| (RowTree::from_trace(&t), None, Vec::new());
+    let trace_tree = |t: crate::trace::TraceProfile| {
+        (RowTree::from_trace(&t).merged_threads(), None, Vec::new())
+    };
     match f.kind {
         FoundKind::Ctf => {
             return crate::trace::load_trace_with_limit(&f.path, opts.read.max_input_size)
@@ -226,15 +228,17 @@ fn compact_rows(tree: RowTree, firsts: &[usize]) -> Vec<FleetRow> {
             .unwrap_or(0)
     };
     let firsts: Vec<usize> = (0..tree.rows.len()).map(first_of).collect();
+    let paths: Vec<Vec<String>> = (0..tree.rows.len()).map(|i| tree.path(i)).collect();
     tree.rows
         .into_iter()
         .zip(firsts)
-        .map(|(r, first)| FleetRow {
+        .zip(paths)
+        .map(|((r, first), path)| FleetRow {
             samples: Samples::from_ns(r.stats.samples.ns()),
             runs: RunIndex::new(first, &r.stats.runs),
             kind: r.kind,
             name: r.name,
-            path: r.path,
+            path,
             instruction_id: r.instruction_id,
             count: r.stats.count,
             median: r.stats.median,
@@ -261,9 +265,9 @@ pub fn model_id(tree: &RowTree) -> String {
         TreeSource::Dump => b"etdump\n",
         TreeSource::Trace => b"trace\n",
     });
-    for r in &tree.rows {
+    for (i, r) in tree.rows.iter().enumerate() {
         eat(r.kind.label().as_bytes());
-        for part in &r.path {
+        for part in &tree.path(i) {
             eat(b"\x1f");
             eat(part.as_bytes());
         }

@@ -38,7 +38,6 @@ pub fn row_tree(p: &FleetProfile) -> RowTree {
         }
         by_path.entry(&r.path[..]).or_insert(id);
         t.rows.push(Row {
-            path: r.path.clone(),
             flops: r.flops,
             bytes: r.bytes,
             module: r.module.clone(),

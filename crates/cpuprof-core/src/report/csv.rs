@@ -3,6 +3,7 @@
 use super::table::shapes;
 use crate::profile::efficiency::{self, Cost, Peak};
 use crate::profile::{Profile, RowSource, Stats};
+use crate::rows::{Facts, Row, RowKind, RowTree};
 use crate::units::{duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 /// Columns after `output_shapes` are additions: `median_text` (`<1 µs` for an XNNPACK
@@ -19,32 +20,24 @@ pub fn profile_csv(p: &Profile) -> String {
     profile_csv_with(p, None)
 }
 
-/// The CSV, with the roofline columns filled when `peak` is given.
+/// The CSV, with the roofline columns filled when `peak` is given: the profile's row
+/// model (`RowTree::from_profile`), one section per method.
 pub fn profile_csv_with(p: &Profile, peak: Option<Peak>) -> String {
+    let tree = RowTree::from_profile(p);
+    let several = p.methods.len() > 1;
     document(|w| {
         w.write_record(HEADER.split(','))?;
-        if p.methods.len() > 1 {
-            for m in &p.methods {
-                let mut section = Section::new(peak);
-                method_rows(
-                    &mut section,
-                    m.method.as_ref(),
-                    &m.delegates,
-                    &m.other_operators,
-                );
-                section.write(w, &m.name)?;
-            }
-            return Ok(());
+        for (k, &root) in tree.roots.iter().enumerate() {
+            let mut section = Section::new(peak);
+            method_rows(&mut section, &tree, root);
+            let name = match p.methods.get(k) {
+                Some(m) => m.name.as_str(),
+                None if several => "",
+                None => "method 1",
+            };
+            section.write(w, name)?;
         }
-        let mut section = Section::new(peak);
-        method_rows(
-            &mut section,
-            p.method.as_ref(),
-            &p.delegates,
-            &p.other_operators,
-        );
-        let name = p.methods.first().map_or("method 1", |m| m.name.as_str());
-        section.write(w, name)
+        Ok(())
     })
 }
 
@@ -113,94 +106,82 @@ fn efficiency_cells(
     ]
 }
 
-fn method_rows(
-    out: &mut Section,
-    method: Option<&Stats>,
-    delegates: &[crate::profile::Delegate],
-    other_operators: &[crate::profile::OtherOperator],
-) {
-    let p = (method, delegates, other_operators);
-    if let Some(m) = p.0 {
-        line(
-            out,
-            &["method", "", "", "", "Method::execute", ""],
-            m,
-            None,
-            None,
-            None,
-        );
+/// The rows of one method: itself (when it was timed), its delegates (their steps,
+/// operators and unattributed events) and its other operators; the self-time rows and
+/// the other operators' kernels are not CSV rows.
+fn method_rows(out: &mut Section, tree: &RowTree, root: usize) {
+    let m = &tree.rows[root];
+    if matches!(m.facts, Facts::Method { timed: true, .. }) {
+        let first = ["method", "", "", "", "Method::execute", ""];
+        line(out, &first, &m.stats, None, None, None);
     }
-    for d in p.1 {
-        let id = d.instruction_id.to_string();
-        let kind = serde_kind(&d.kind);
-        line(
-            out,
-            &["delegate", &id, &kind, "", "DELEGATE_CALL", ""],
-            &d.call,
-            None,
-            None,
-            d.source.as_ref(),
-        );
-        for s in &d.steps {
-            line(
-                out,
-                &["step", &id, &kind, &s.name, &s.name, &s.provider],
-                &s.stats,
-                Some(s.share),
-                None,
-                d.source.as_ref(),
-            );
-            for op in &s.operators {
-                let k = serde_kind(&op.kind);
-                let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
-                line_below(
-                    out,
-                    &["operator", &id, &kind, &s.name, &op.name, &k],
-                    &op.stats,
-                    Some(op.share),
-                    Some(sh),
-                    op.below_resolution().then_some(s.stats.median),
-                    Some(op.cost()),
-                    op.source.as_ref(),
-                );
+    for &c in &m.children {
+        let r = &tree.rows[c];
+        let id = r.instruction_id.map(|i| i.to_string()).unwrap_or_default();
+        match (r.kind, &r.facts) {
+            (RowKind::Delegate, Facts::Delegate { backend, .. }) => {
+                let kind = serde_kind(backend);
+                let first = ["delegate", &id, &kind, "", "DELEGATE_CALL", ""];
+                line(out, &first, &r.stats, None, None, r.source.as_ref());
+                delegate_rows(out, tree, c, &id, &kind);
             }
-        }
-        for op in &d.operators {
-            let k = serde_kind(&op.kind);
-            let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
-            line_below(
-                out,
-                &["operator", &id, &kind, "", &op.name, &k],
-                &op.stats,
-                Some(op.share),
-                Some(sh),
-                op.below_resolution().then_some(d.call.median),
-                Some(op.cost()),
-                op.source.as_ref(),
-            );
-        }
-        for u in &d.unattributed {
-            line(
-                out,
-                &["unattributed", &id, &kind, "", &u.name, ""],
-                &u.stats,
-                None,
-                None,
-                u.source.as_ref(),
-            );
+            (RowKind::Instruction, _) => {
+                let first = ["other_operator", &id, "", "", &r.name, ""];
+                line(out, &first, &r.stats, None, None, r.source.as_ref());
+            }
+            _ => {}
         }
     }
-    for op in p.2 {
-        let id = op.instruction_id.to_string();
-        line(
-            out,
-            &["other_operator", &id, "", "", &op.name, ""],
-            &op.stats,
-            None,
-            None,
-            op.source.as_ref(),
-        );
+}
+
+/// What lies under delegate row `d`: its steps (their operators), its operators, its
+/// unattributed events.
+fn delegate_rows(out: &mut Section, tree: &RowTree, d: usize, id: &str, kind: &str) {
+    let call = &tree.rows[d];
+    for &c in &call.children {
+        let r = &tree.rows[c];
+        match (r.kind, &r.facts) {
+            (RowKind::Step, Facts::Step { provider, .. }) => {
+                let first = ["step", id, kind, &r.name, &r.name, provider];
+                line(out, &first, &r.stats, r.share, None, call.source.as_ref());
+                for &o in &r.children {
+                    operator_line(out, &tree.rows[o], r, id, kind, &r.name);
+                }
+            }
+            (_, Facts::Unattributed) => {
+                let first = ["unattributed", id, kind, "", &r.name, ""];
+                line(out, &first, &r.stats, None, None, r.source.as_ref());
+            }
+            (RowKind::Operator | RowKind::Kernel, _) => {
+                operator_line(out, r, call, id, kind, "");
+            }
+            _ => {}
+        }
     }
+}
+
+/// An operator's line (`parent`: its step or delegate, whose median bounds a row under
+/// the clock quantum).
+fn operator_line(out: &mut Section, op: &Row, parent: &Row, id: &str, kind: &str, step: &str) {
+    let Facts::Operator {
+        kind: op_kind,
+        below_resolution,
+    } = &op.facts
+    else {
+        return;
+    };
+    let k = serde_kind(op_kind);
+    let sh = shape_cells(op.input_shapes.as_deref(), op.output_shapes.as_deref());
+    line_below(
+        out,
+        &["operator", id, kind, step, &op.name, &k],
+        &op.stats,
+        op.share,
+        Some(sh),
+        below_resolution.then_some(parent.stats.median),
+        Some(op.cost()),
+        op.source.as_ref(),
+    );
 }
 
 fn serde_kind<T: serde::Serialize>(k: &T) -> String {

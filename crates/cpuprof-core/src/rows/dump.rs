@@ -80,6 +80,7 @@ impl RowTree {
         mrow.facts = Facts::Method {
             kept: part.kept,
             warmup: part.warmup,
+            timed: part.method.is_some(),
         };
         let method = t.push(None, mrow);
         for d in part.delegates {

@@ -35,7 +35,10 @@ pub enum RowKind {
     Overhead,
     /// A trace op (all calls of one name).
     Op,
-    /// A trace call-tree node (all calls reached by one name path, threads merged).
+    /// A trace's thread: its call tree below it.
+    Scope,
+    /// A trace call-tree node: all calls reached by one name path on its thread (threads
+    /// merged in `RowTree::merged_threads`).
     Node,
     /// An nn.Module of the model (`RowTree::by_module`): its rows summed per run.
     Module,
@@ -54,6 +57,7 @@ impl RowKind {
             RowKind::Kernel => "kernel",
             RowKind::Overhead => "overhead",
             RowKind::Op => "op",
+            RowKind::Scope => "scope",
             RowKind::Node => "node",
             RowKind::Module => "module",
         }
@@ -72,8 +76,13 @@ impl RowKind {
 pub enum Facts {
     #[default]
     None,
-    /// A method: its kept runs and the warm-up runs dropped before them.
-    Method { kept: usize, warmup: usize },
+    /// A method: its kept runs, the warm-up runs dropped before them, and whether it has
+    /// a `Method::execute` time (its statistics are empty otherwise).
+    Method {
+        kept: usize,
+        warmup: usize,
+        timed: bool,
+    },
     /// A delegate call: its backend and, for a CpuBackend plan, its policy and threads.
     Delegate {
         backend: DelegateKind,
@@ -100,6 +109,29 @@ pub enum Facts {
     DelegateOverhead { steps: bool },
     /// A method's `(remainder)`: its time outside delegates and operators.
     Remainder,
+    /// A trace op: its calls, failed calls (exits without an entry), total self time, and
+    /// every distinct input signature (first seen first; None where the source has none).
+    Op {
+        calls: u64,
+        errors: u64,
+        self_ns: i64,
+        shapes: Option<Vec<Vec<Vec<i64>>>>,
+        dtypes: Option<Vec<Vec<String>>>,
+    },
+    /// A trace's thread: its key, its calls, its top-level calls and their total time.
+    Thread {
+        key: crate::trace::ThreadKey,
+        calls: u64,
+        top_level_calls: u64,
+        total_ns: i64,
+    },
+    /// A call-tree node: its calls, failed calls, inclusive and self time in total.
+    Call {
+        calls: u64,
+        errors: u64,
+        inclusive_ns: i64,
+        self_ns: i64,
+    },
 }
 
 /// Which kind of profile a tree came from (a dump and a trace are never compared).
@@ -113,8 +145,6 @@ pub enum TreeSource {
 pub struct Row {
     pub kind: RowKind,
     pub name: String,
-    /// Names from the root to this row (this row's name last).
-    pub path: Vec<String>,
     /// The delegate's instruction id (also on its steps and operators), or the
     /// non-delegated instruction's.
     pub instruction_id: Option<i32>,
@@ -179,14 +209,10 @@ impl RowTree {
         row.parent = parent;
         match parent {
             Some(p) => {
-                let mut path = self.rows[p].path.clone();
-                path.push(row.name.clone());
-                row.path = path;
                 row.depth = self.rows[p].depth + 1;
                 self.rows[p].children.push(id);
             }
             None => {
-                row.path = vec![row.name.clone()];
                 row.depth = 0;
                 self.roots.push(id);
             }
@@ -247,6 +273,19 @@ impl RowTree {
         }
     }
 
+    /// Names from the root to row `id` (its name last). Made on demand: a deep call tree
+    /// would otherwise hold depth² names.
+    pub fn path(&self, id: usize) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.rows[id].depth + 1);
+        let mut at = Some(id);
+        while let Some(i) = at {
+            out.push(self.rows[i].name.clone());
+            at = self.rows[i].parent.filter(|&p| p < i);
+        }
+        out.reverse();
+        out
+    }
+
     /// Rows in pre-order with their ids.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Row)> {
         self.rows.iter().enumerate()
@@ -258,7 +297,6 @@ pub(crate) fn row(kind: RowKind, name: &str, instruction_id: Option<i32>, stats:
     Row {
         kind,
         name: name.to_string(),
-        path: Vec::new(),
         instruction_id,
         group: None,
         facts: Facts::None,
