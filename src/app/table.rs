@@ -495,5 +495,4 @@ mod filter_tests {
 }
 
 #[cfg(test)]
-#[path = "table_layout_tests.rs"]
 mod layout_tests;

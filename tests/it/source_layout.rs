@@ -401,6 +401,19 @@ fn no_module_over_600_lines_of_code() {
     assert!(over.is_empty(), "over {MAX_LINES} lines of code: {over:#?}");
 }
 
+/// A module lives where its name says: no `#[path]` in the crates' sources (a unit test
+/// module is a child module in the directory of its parent, not a file beside it).
+#[test]
+fn no_module_is_moved_by_a_path_attribute() {
+    let moved: Vec<String> = rs_files(Path::new(SRC))
+        .into_iter()
+        .chain(rs_files(Path::new(CORE_SRC)))
+        .filter(|f| code(f).contains("#[path"))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(moved.is_empty(), "#[path] in {moved:#?}");
+}
+
 /// A snapshot must not depend on where the checkout lies (CI clones elsewhere): no
 /// committed snapshot holds this checkout's absolute path, or a worktree's.
 #[test]

@@ -384,5 +384,4 @@ impl FlameTree {
 }
 
 #[cfg(test)]
-#[path = "model_tests.rs"]
 mod tests;
