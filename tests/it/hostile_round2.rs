@@ -963,7 +963,22 @@ fn row13_a_wide_folder_is_searched_to_a_bounded_count() {
     let (code, kib, took) = peak_rss_kib(&["report", s(&root)]);
     assert_eq!(code, Some(2));
     assert!(kib < 64 * 1024, "peak RSS {kib} KiB");
-    assert!(took < Duration::from_secs(20), "{took:?}");
+    // Bounded: 20 s, or on a disk slowed by other work, 10x `find` listing the same
+    // folders in the same run (the peer: one readdir of the root, one of each folder).
+    if took >= Duration::from_secs(20) {
+        let t = std::time::Instant::now();
+        let listed = Command::new("find")
+            .args([s(&root), "-maxdepth", "2"])
+            .output()
+            .map(|o| o.status.success());
+        let find = t.elapsed();
+        assert!(
+            listed.unwrap_or(false),
+            "find could not list {}",
+            root.display()
+        );
+        assert!(took < find * 10, "{took:?}, find took {find:?}");
+    }
     let o = run(&["report", s(&root)]);
     let e = one_error_line(&o, "wide");
     assert!(e.contains("stopped after looking at 100000 entries"), "{e}");
