@@ -311,3 +311,69 @@ fn thapi_header_gives_top_level_calls_per_op() {
     assert!(calls.len() > 1);
     assert!(!header.contains("top-level calls median"), "{header}");
 }
+
+/// The explorer's trace tree is read from the row model (`RowTree::from_trace`): its op
+/// rows carry PyTorch's own counts and self times (`key_averages()`, the JSON beside the
+/// trace, made by `fixtures/torch/make.py`), and merging the threads' call trees keeps
+/// every top-level call (the merged root of a name has as many samples as the threads'
+/// roots of that name have calls).
+#[test]
+fn the_trace_tree_is_read_from_the_row_model() {
+    use cpuprof_tui::rows::{Facts, RowKind};
+    let d = open("torch/cnn_train.json.gz");
+    let tree = d.rows.as_ref().expect("a trace's row model");
+    for n in &d.nodes {
+        if let Some(r) = n.row {
+            assert_eq!(tree.rows[r].name, n.name);
+        }
+    }
+    let mut checked = 0;
+    for want in json("torch/cnn_train.key_averages.json")
+        .as_array()
+        .unwrap()
+    {
+        let name = want["name"].as_str().unwrap();
+        let Some(r) = tree
+            .rows
+            .iter()
+            .find(|r| r.kind == RowKind::Op && r.name == name)
+        else {
+            continue;
+        };
+        let Facts::Op { calls, self_ns, .. } = &r.facts else {
+            panic!("{name}: an op row without its facts");
+        };
+        assert_eq!(*calls, want["count"].as_u64().unwrap(), "{name}: calls");
+        let self_us = want["self_cpu_time_total_us"].as_f64().unwrap();
+        assert!(
+            (*self_ns as f64 / 1e3 - self_us).abs() <= 1.0 + self_us * 1e-9,
+            "{name}: self {self_ns} ns against {self_us} us"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} ops found");
+    let merged = tree.merged_threads();
+    let mut roots: std::collections::BTreeMap<&str, u64> = Default::default();
+    for &s in tree
+        .roots
+        .iter()
+        .filter(|&&s| tree.rows[s].kind == RowKind::Scope)
+    {
+        for &c in &tree.rows[s].children {
+            if let Facts::Call { calls, errors, .. } = tree.rows[c].facts {
+                *roots.entry(tree.rows[c].name.as_str()).or_default() += calls - errors;
+            }
+        }
+    }
+    let got: std::collections::BTreeMap<&str, u64> = merged
+        .roots
+        .iter()
+        .filter(|&&r| merged.rows[r].kind == RowKind::Node)
+        .map(|&r| {
+            let row = &merged.rows[r];
+            (row.name.as_str(), row.stats.samples.ns().len() as u64)
+        })
+        .collect();
+    assert_eq!(got, roots);
+    assert!(!merged.rows.iter().any(|r| r.kind == RowKind::Scope));
+}
