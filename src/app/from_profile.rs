@@ -292,6 +292,7 @@ impl ExplorerData {
                         provider,
                         implementation,
                         nodes,
+                        ..
                     },
                 ) => {
                     let s = self.push_row(tree, c, dn, NodeKind::Step, Some(scope));

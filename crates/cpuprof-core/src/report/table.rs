@@ -4,9 +4,8 @@ use std::fmt::Write;
 
 use crate::escape::escape;
 use crate::profile::efficiency::{self, Peak};
-use crate::profile::{
-    Delegate, DelegateKind, Finding, OperatorStats, Profile, RowSource, RunCounts, Stats,
-};
+use crate::profile::{DelegateKind, Finding, OperatorKind, Profile, RowSource, RunCounts, Stats};
+use crate::rows::{Facts, Row, RowKind, RowTree};
 use crate::units::{duration_ms, duration_or_below, percent, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NAME_WIDTH: usize = 44;
@@ -85,9 +84,11 @@ fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> Str
             let _ = writeln!(o, "Method  {}", escape(&only.name));
         }
     }
+    // The rows: the profile's row model, one root per method of several.
+    let tree = RowTree::from_profile(p);
     if p.methods.len() > 1 {
         // One section per method (run signature), then the profile-wide findings.
-        for m in &p.methods {
+        for (k, m) in p.methods.iter().enumerate() {
             let mut title = format!("== {} ", escape(&m.name));
             if let Some(b) = m.bundled_input_index {
                 let _ = write!(title, "(bundled input {b}) ");
@@ -107,15 +108,15 @@ fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> Str
             ) {
                 let _ = writeln!(o, "Top     {}", escape(&answer.to_string()));
             }
+            let root = tree.roots[k];
             section(
                 o,
                 &Section {
                     runs: &m.runs,
                     method: m.method.as_ref(),
-                    delegates: &m.delegates,
-                    other: &m.other_operators,
-                    remainder: m.remainder.as_ref(),
-                    columns: Columns::of(&m.delegates, peak, name_limit),
+                    tree: &tree,
+                    root,
+                    columns: Columns::of(&tree, root, peak, name_limit),
                 },
             );
             findings(o, &m.warnings, &m.errors);
@@ -126,15 +127,15 @@ fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> Str
         findings(o, global, &[]);
         return out;
     }
+    let root = tree.roots[0];
     section(
         o,
         &Section {
             runs: &p.runs,
             method: p.method.as_ref(),
-            delegates: &p.delegates,
-            other: &p.other_operators,
-            remainder: p.remainder.as_ref(),
-            columns: Columns::of(&p.delegates, peak, name_limit),
+            tree: &tree,
+            root,
+            columns: Columns::of(&tree, root, peak, name_limit),
         },
     );
     findings(o, &p.warnings, &p.errors);
@@ -171,16 +172,11 @@ struct Columns {
 }
 
 impl Columns {
-    fn of(delegates: &[Delegate], peak: Option<Peak>, name_limit: Option<usize>) -> Columns {
-        let efficiency = delegates
-            .iter()
-            .flat_map(|d| {
-                d.steps
-                    .iter()
-                    .flat_map(|s| &s.operators)
-                    .chain(&d.operators)
-            })
-            .any(|op| op.flops.is_some() || op.bytes.is_some());
+    /// The columns of the method at row `root`: efficiency when some operator of its
+    /// delegates has a count.
+    fn of(tree: &RowTree, root: usize, peak: Option<Peak>, name_limit: Option<usize>) -> Columns {
+        let efficiency =
+            delegate_operators(tree, root).any(|op| op.flops.is_some() || op.bytes.is_some());
         Columns {
             efficiency,
             peak,
@@ -202,11 +198,11 @@ impl Columns {
 
     /// An operator's cells after `share` (blank where unknown; no rate under the clock
     /// quantum, where the time is not known).
-    fn cells(&self, op: &OperatorStats) -> String {
+    fn cells(&self, op: &Row) -> String {
         if !self.efficiency {
             return String::new();
         }
-        let median = if op.below_resolution() {
+        let median = if below_resolution(op) {
             f64::NAN
         } else {
             op.stats.median
@@ -237,9 +233,9 @@ impl Columns {
 struct Section<'a> {
     runs: &'a RunCounts,
     method: Option<&'a Stats>,
-    delegates: &'a [Delegate],
-    other: &'a [crate::profile::OtherOperator],
-    remainder: Option<&'a Stats>,
+    /// The rows; the method's at `root`.
+    tree: &'a RowTree,
+    root: usize,
     columns: Columns,
 }
 
@@ -259,31 +255,30 @@ fn section(o: &mut String, s: &Section<'_>) {
             duration_ms(m.p90)
         );
     }
-    if !s.columns.efficiency && has_xnnpack_operators(s.delegates) {
+    let (tree, root) = (s.tree, s.root);
+    if !s.columns.efficiency && has_xnnpack_operators(tree, root) {
         let _ = writeln!(o, "Shapes  not recorded (no GFLOP/s, GB/s)");
     }
     let _ = writeln!(o);
     header(o, &s.columns);
     let limit = s.columns.name_limit;
-    for d in s.delegates {
-        delegate(o, d, &s.columns);
+    let children = || tree.rows[root].children.iter().map(|&c| (c, &tree.rows[c]));
+    for (id, _) in children().filter(|(_, r)| r.kind == RowKind::Delegate) {
+        delegate(o, tree, id, &s.columns);
     }
-    if !s.other.is_empty() {
+    let mut other = children()
+        .filter(|(_, r)| r.kind == RowKind::Instruction)
+        .peekable();
+    if other.peek().is_some() {
         let _ = writeln!(o, "Other operators (not delegated)");
-        for op in s.other {
-            row(
-                o,
-                limit,
-                1,
-                &format!("#{} {}", op.instruction_id, op.name),
-                &op.stats,
-                None,
-            );
+        for (_, op) in other {
+            let id = op.instruction_id.unwrap_or(0);
+            row(o, limit, 1, &format!("#{id} {}", op.name), &op.stats, None);
             source_line(o, 1, op.source.as_ref());
         }
     }
-    if let Some(r) = s.remainder {
-        row(o, limit, 0, "Remainder of Method::execute", r, None);
+    if let Some((_, r)) = children().find(|(_, r)| r.facts == Facts::Remainder) {
+        row(o, limit, 0, "Remainder of Method::execute", &r.stats, None);
     }
 }
 
@@ -295,16 +290,47 @@ fn findings(o: &mut String, warnings: &[Finding], errors: &[Finding]) {
     }
 }
 
-fn has_xnnpack_operators(delegates: &[Delegate]) -> bool {
-    delegates
+/// The operator rows of the method at `root`'s delegates (in their steps or not).
+fn delegate_operators(tree: &RowTree, root: usize) -> impl Iterator<Item = &Row> {
+    let rows = &tree.rows;
+    rows[root]
+        .children
         .iter()
-        .flat_map(|d| {
-            d.steps
+        .filter(move |&&d| rows[d].kind == RowKind::Delegate)
+        .flat_map(move |&d| {
+            rows[d]
+                .children
                 .iter()
-                .flat_map(|s| &s.operators)
-                .chain(&d.operators)
+                .flat_map(move |&c| match rows[c].kind {
+                    RowKind::Step => rows[c].children.clone(),
+                    _ => vec![c],
+                })
         })
-        .any(|op| op.kind == crate::profile::OperatorKind::Xnnpack)
+        .map(move |i| &rows[i])
+        .filter(|r| matches!(r.facts, Facts::Operator { .. }))
+}
+
+fn has_xnnpack_operators(tree: &RowTree, root: usize) -> bool {
+    delegate_operators(tree, root).any(|op| op_kind(op) == Some(OperatorKind::Xnnpack))
+}
+
+/// An operator row's kind (what recorded it).
+fn op_kind(r: &Row) -> Option<OperatorKind> {
+    match r.facts {
+        Facts::Operator { kind, .. } => Some(kind),
+        _ => None,
+    }
+}
+
+/// Whether an operator row's median is under the XNNPACK clock quantum.
+fn below_resolution(r: &Row) -> bool {
+    matches!(
+        r.facts,
+        Facts::Operator {
+            below_resolution: true,
+            ..
+        }
+    )
 }
 
 /// The name column's width: 44, or less when a terminal is narrower (`name_limit`).
@@ -378,69 +404,80 @@ fn row_text(
     );
 }
 
-fn delegate(o: &mut String, d: &Delegate, columns: &Columns) {
+/// Delegate row `id`: its title and plan, its steps (their operators), its operators,
+/// its unattributed events.
+fn delegate(o: &mut String, tree: &RowTree, id: usize, columns: &Columns) {
+    let d = &tree.rows[id];
+    let Facts::Delegate {
+        backend,
+        planned,
+        policy,
+        threads,
+    } = &d.facts
+    else {
+        return;
+    };
     // The one name of a delegate (`delegate #1`), its kind as the explorer says it.
-    let title = format!(
-        "{} ({})",
-        crate::units::delegate_name(d.instruction_id),
-        d.kind.label()
-    );
+    let title = format!("{} ({})", d.name, backend.label());
     let limit = columns.name_limit;
-    row(o, limit, 0, &title, &d.call, None);
+    row(o, limit, 0, &title, &d.stats, None);
     let mut about: Vec<String> = Vec::new();
-    if let Some(plan) = &d.plan {
-        if let Some(policy) = &plan.policy {
+    if *planned {
+        if let Some(policy) = policy {
             about.push(format!("policy {}", escape(policy)));
         }
-        if let Some(t) = plan.selection_context.as_ref().and_then(|c| c.threads) {
-            about.push(format!("{t} thread{}", if t == 1 { "" } else { "s" }));
+        if let Some(t) = threads {
+            about.push(format!("{t} thread{}", if *t == 1 { "" } else { "s" }));
         }
-    } else if d.kind == DelegateKind::CpuPlan {
+    } else if *backend == DelegateKind::CpuPlan {
         about.push("no plan".to_string());
     }
     if !about.is_empty() {
         let _ = writeln!(o, "  {}", about.join(" · "));
     }
     source_line(o, 0, d.source.as_ref());
-    for step in &d.steps {
-        let nodes = if step.nodes.len() > 1 {
-            format!(" ({} nodes)", step.nodes.len())
-        } else {
-            String::new()
-        };
-        row(
-            o,
-            limit,
-            1,
-            &format!("{}{nodes}", step.name),
-            &step.stats,
-            Some(step.share),
-        );
-        for op in &step.operators {
-            operator(o, 2, op, step.stats.median, columns);
+    for &c in &d.children {
+        let r = &tree.rows[c];
+        match (&r.facts, r.kind) {
+            (Facts::Step { listed, .. }, _) => {
+                let nodes = if *listed > 1 {
+                    format!(" ({listed} nodes)")
+                } else {
+                    String::new()
+                };
+                row(
+                    o,
+                    limit,
+                    1,
+                    &format!("{}{nodes}", r.name),
+                    &r.stats,
+                    r.share,
+                );
+                for &op in &r.children {
+                    operator(o, 2, &tree.rows[op], r.stats.median, columns);
+                }
+            }
+            (Facts::Operator { .. }, _) => operator(o, 1, r, d.stats.median, columns),
+            (Facts::Unattributed, _) => {
+                row(o, limit, 1, &format!("? {}", r.name), &r.stats, None);
+            }
+            _ => {}
         }
-    }
-    for op in &d.operators {
-        operator(o, 1, op, d.call.median, columns);
-    }
-    for u in &d.unattributed {
-        row(o, limit, 1, &format!("? {}", u.name), &u.stats, None);
     }
     let _ = writeln!(o);
 }
 
-fn operator(
-    o: &mut String,
-    depth: usize,
-    op: &OperatorStats,
-    parent_median: f64,
-    columns: &Columns,
-) {
-    let below = op.below_resolution();
-    let share = percent_or_bound(op.share, below, XNNPACK_QUANTUM_MS, parent_median);
+fn operator(o: &mut String, depth: usize, op: &Row, parent_median: f64, columns: &Columns) {
+    let below = below_resolution(op);
+    let share = percent_or_bound(
+        op.share.unwrap_or(0.0),
+        below,
+        XNNPACK_QUANTUM_MS,
+        parent_median,
+    );
     // Any duration of an XNNPACK operator under its 1 µs quantum reads `<1 µs` (a p10 of
     // 0.5 µs interpolated between 0 and 1 µs is not a measured 500 ns).
-    let quantized = op.kind == crate::profile::OperatorKind::Xnnpack;
+    let quantized = op_kind(op) == Some(OperatorKind::Xnnpack);
     row_text(
         o,
         columns.name_limit,

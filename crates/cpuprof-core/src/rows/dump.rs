@@ -189,6 +189,7 @@ impl RowTree {
                 provider: s.provider.clone(),
                 implementation: s.implementation.clone(),
                 nodes: s.node_count.max(s.nodes.len()),
+                listed: s.nodes.len(),
             };
             srow.share = Some(s.share);
             let si = t.push(Some(di), srow);

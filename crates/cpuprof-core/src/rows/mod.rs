@@ -91,11 +91,13 @@ pub enum Facts {
         policy: Option<String>,
         threads: Option<u64>,
     },
-    /// A plan step: the provider and implementation that ran it, and its graph nodes.
+    /// A plan step: the provider and implementation that ran it, its graph nodes (the
+    /// more of the plan's list and the count its name gives) and the plan's list of them.
     Step {
         provider: String,
         implementation: String,
         nodes: usize,
+        listed: usize,
     },
     /// An operator or a kernel: what recorded it, and whether its median is under the
     /// XNNPACK clock quantum (its times read `<1 µs`).
