@@ -199,16 +199,9 @@ fn the_table_opens_with_the_answer_line() {
 #[test]
 fn answer_follows_scope_and_filter() {
     let p = load_case("cpu/cnn2_basic");
+    let tree = cpuprof_tui::rows::RowTree::from_profile(&p);
     let answer = |scope, filter| {
-        cpuprof_tui::summary::dump_answer(
-            p.method.as_ref(),
-            &p.delegates,
-            &p.other_operators,
-            scope,
-            filter,
-            3,
-        )
-        .unwrap()
+        cpuprof_tui::summary::dump_answer(&tree, tree.roots[0], scope, filter, 3).unwrap()
     };
     let a = answer(Some(2), "");
     assert_eq!(

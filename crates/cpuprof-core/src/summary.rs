@@ -13,8 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::profile::efficiency::{self, Cost, Rates};
-use crate::profile::{Delegate, OtherOperator, Stats};
-use crate::rows::operator_type;
+use crate::rows::{operator_type, Facts, Row, RowKind, RowTree};
 use crate::trace::TraceProfile;
 
 /// One operator (or kernel, or trace op) counted in a summary.
@@ -246,72 +245,81 @@ impl fmt::Display for Answer {
     }
 }
 
-/// The operators of a dump's method, as the explorer's table lists them: in every
-/// delegate (only delegate `scope` when given) the operators of its steps and its own,
-/// and (unscoped) the kernels of non-delegated instructions; names containing `filter`
-/// (ignoring case) only.
+/// The operators of a dump's method (its row `root` in the profile's row model), as the
+/// explorer's table lists them: in every delegate (only delegate `scope` when given) the
+/// operators of its steps and its own, and (unscoped) the kernels of non-delegated
+/// instructions; names containing `filter` (ignoring case) only.
 pub fn dump_units<'a>(
-    delegates: &'a [Delegate],
-    other_operators: &'a [OtherOperator],
+    tree: &'a RowTree,
+    root: usize,
     scope: Option<i32>,
     filter: &str,
 ) -> Vec<Unit<'a>> {
     let needle = filter.to_lowercase();
     let keep = |name: &str| needle.is_empty() || name.to_lowercase().contains(&needle);
+    let rows = &tree.rows;
     let mut units = Vec::new();
-    for d in delegates {
-        if scope.is_some_and(|id| id != d.instruction_id) {
-            continue;
+    let mut unit = |r: &'a Row, cost: Cost| {
+        if keep(&r.name) {
+            units.push(Unit {
+                name: &r.name,
+                ms: r.stats.median,
+                cost,
+            });
         }
-        let ops = d
-            .steps
-            .iter()
-            .flat_map(|s| &s.operators)
-            .chain(&d.operators);
-        for op in ops {
-            if keep(&op.name) {
-                units.push(Unit {
-                    name: &op.name,
-                    ms: op.stats.median,
-                    cost: op.cost(),
-                });
-            }
-        }
-    }
-    if scope.is_none() {
-        for o in other_operators {
-            for k in &o.kernels {
-                if keep(&k.name) {
-                    units.push(Unit {
-                        name: &k.name,
-                        ms: k.stats.median,
-                        cost: Cost::default(),
-                    });
+    };
+    for &c in &rows[root].children {
+        let top = &rows[c];
+        match top.kind {
+            RowKind::Delegate if scope.is_none_or(|id| top.instruction_id == Some(id)) => {
+                for &k in &top.children {
+                    let below: Vec<usize> = match rows[k].kind {
+                        RowKind::Step => rows[k].children.clone(),
+                        _ => vec![k],
+                    };
+                    for op in below.into_iter().map(|i| &rows[i]) {
+                        if matches!(op.facts, Facts::Operator { .. }) {
+                            unit(op, op.cost());
+                        }
+                    }
                 }
             }
+            RowKind::Instruction if scope.is_none() => {
+                for &k in &top.children {
+                    unit(&rows[k], Cost::default());
+                }
+            }
+            _ => {}
         }
     }
     units
 }
 
-/// The answer line of a dump's method (`method`: its `Method::execute`), over the method
-/// or, with `scope`, over that delegate's call.
+/// The answer line of the method at row `root` of a dump's row model, over the method
+/// (when it has a time) or, with `scope`, over that delegate's call.
 pub fn dump_answer(
-    method: Option<&Stats>,
-    delegates: &[Delegate],
-    other_operators: &[OtherOperator],
+    tree: &RowTree,
+    root: usize,
     scope: Option<i32>,
     filter: &str,
     limit: usize,
 ) -> Option<Answer> {
+    let method = &tree.rows[root];
     let (total, over) = match scope {
         Some(id) => {
-            let d = delegates.iter().find(|d| d.instruction_id == id)?;
-            (d.call.median, crate::units::delegate_name(id))
+            let d = method
+                .children
+                .iter()
+                .map(|&c| &tree.rows[c])
+                .find(|r| r.kind == RowKind::Delegate && r.instruction_id == Some(id))?;
+            (d.stats.median, crate::units::delegate_name(id))
         }
-        None => (method?.median, "Method::execute".to_string()),
+        None if matches!(method.facts, Facts::Method { timed: true, .. }) => {
+            (method.stats.median, "Method::execute".to_string())
+        }
+        None => return None,
     };
-    let units = dump_units(delegates, other_operators, scope, filter);
+    let units = dump_units(tree, root, scope, filter);
     answer(&group_by_type(units, Some(total)), limit, &over)
 }
 

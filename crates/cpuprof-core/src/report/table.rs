@@ -39,30 +39,20 @@ pub fn profile_table_full(p: &Profile, peak: Option<Peak>, width: Option<usize>)
 fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> String {
     let mut out = String::new();
     let o = &mut out;
+    // The rows: the profile's row model, one root per method of several.
+    let tree = RowTree::from_profile(p);
     // The answer first: what the time of the method goes to; of each method when there
     // are several, then what the dump holds.
     if p.methods.len() > 1 {
-        for m in &p.methods {
-            if let Some(answer) = crate::summary::dump_answer(
-                m.method.as_ref(),
-                &m.delegates,
-                &m.other_operators,
-                None,
-                "",
-                ANSWER_TYPES,
-            ) {
+        for (m, &root) in p.methods.iter().zip(&tree.roots) {
+            if let Some(answer) = crate::summary::dump_answer(&tree, root, None, "", ANSWER_TYPES) {
                 let _ = writeln!(o, "{}", escape(&format!("{}: {answer}", m.name)));
             }
         }
         let _ = writeln!(o, "{}", escape(&methods_line(p)));
-    } else if let Some(answer) = crate::summary::dump_answer(
-        p.method.as_ref(),
-        &p.delegates,
-        &p.other_operators,
-        None,
-        "",
-        ANSWER_TYPES,
-    ) {
+    } else if let Some(answer) =
+        crate::summary::dump_answer(&tree, tree.roots[0], None, "", ANSWER_TYPES)
+    {
         let _ = writeln!(o, "{}", escape(&answer.to_string()));
     }
     let _ = writeln!(o, "ETDump  {}", escape(&p.source.etdump));
@@ -84,8 +74,6 @@ fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> Str
             let _ = writeln!(o, "Method  {}", escape(&only.name));
         }
     }
-    // The rows: the profile's row model, one root per method of several.
-    let tree = RowTree::from_profile(p);
     if p.methods.len() > 1 {
         // One section per method (run signature), then the profile-wide findings.
         for (k, m) in p.methods.iter().enumerate() {
@@ -98,14 +86,9 @@ fn table_text(p: &Profile, peak: Option<Peak>, name_limit: Option<usize>) -> Str
                 "\n{title}{}",
                 "=".repeat(60usize.saturating_sub(title.len()))
             );
-            if let Some(answer) = crate::summary::dump_answer(
-                m.method.as_ref(),
-                &m.delegates,
-                &m.other_operators,
-                None,
-                "",
-                ANSWER_TYPES,
-            ) {
+            if let Some(answer) =
+                crate::summary::dump_answer(&tree, tree.roots[k], None, "", ANSWER_TYPES)
+            {
                 let _ = writeln!(o, "Top     {}", escape(&answer.to_string()));
             }
             let root = tree.roots[k];
