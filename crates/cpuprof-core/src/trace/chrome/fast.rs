@@ -13,7 +13,7 @@
 
 use super::args::{args_member, SigScratch, DIMS, TYPES};
 use super::document::{event_member, ARGS, CAT, DUR, NAME, PH, PID, TID, TS};
-use super::scan::{find_quote_or_backslash, MAX_DEPTH};
+use super::scan::MAX_DEPTH;
 use super::{Builder, EventView, Val};
 
 /// One event object (`w` starts at its `{`), whole in `w`: handed to the builder, and
@@ -48,6 +48,38 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
     Some(c.i)
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The 8 bytes at `i` (little-endian: byte `i` lowest), if the window has them.
+#[inline]
+fn load(w: &[u8], i: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(w.get(i..i + 8)?.try_into().ok()?))
+}
+
+/// The top bit of each byte of `x` equal to `b`: exact up to the first such byte (the
+/// lowest set bit), which is all that is used.
+#[inline]
+fn bytes_equal(x: u64, b: u8) -> u64 {
+    let y = x ^ (ONES * u64::from(b));
+    y.wrapping_sub(ONES) & !y & (ONES << 7)
+}
+
+/// The value of the decimal digits `w` starts with (at most `max` of them; wrapped
+/// beyond 18, where the callers refuse the number), and how many there are.
+#[inline]
+fn leading_digits(w: &[u8], max: usize) -> (i64, usize) {
+    let mut v = 0i64;
+    let mut n = 0;
+    while n < max {
+        let Some(d) = w.get(n).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9) else {
+            break;
+        };
+        v = v.wrapping_mul(10).wrapping_add(i64::from(d));
+        n += 1;
+    }
+    (v, n)
+}
+
 #[inline]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
@@ -69,12 +101,29 @@ impl<'w> Cursor<'w> {
     /// The next byte that is not whitespace (not consumed).
     #[inline]
     fn ws(&mut self) -> Option<u8> {
+        let b = *self.w.get(self.i)?;
+        if b > b' ' {
+            return Some(b);
+        }
+        self.ws_run()
+    }
+
+    /// [`Self::ws`] at whitespace: runs of spaces (Kineto's indent) 8 bytes at a time.
+    fn ws_run(&mut self) -> Option<u8> {
         loop {
             let b = *self.w.get(self.i)?;
-            if b > b' ' || !is_ws(b) {
+            if b == b' ' {
+                let spaces = load(self.w, self.i)? ^ (ONES * u64::from(b' '));
+                if spaces == 0 {
+                    self.i += 8;
+                } else {
+                    self.i += (spaces.trailing_zeros() / 8) as usize;
+                }
+            } else if is_ws(b) {
+                self.i += 1;
+            } else {
                 return Some(b);
             }
-            self.i += 1;
         }
     }
 
@@ -107,18 +156,33 @@ impl<'w> Cursor<'w> {
     /// an escape.
     #[inline]
     fn plain_str(&mut self) -> Option<&'w [u8]> {
-        let rest = &self.w[self.i..];
-        let n = find_quote_or_backslash(rest)?;
-        if rest[n] != b'"' {
+        let start = self.i;
+        let n = self.quote_or_backslash()?;
+        if self.w[n] != b'"' {
             return None;
         }
-        self.i += n + 1;
-        Some(&rest[..n])
+        self.i = n + 1;
+        Some(&self.w[start..n])
+    }
+
+    /// The place of the next `"` or `\\` from here on, 8 bytes at a time (`None` within
+    /// 8 bytes of the window's end: the scanner reads that event).
+    #[inline]
+    fn quote_or_backslash(&self) -> Option<usize> {
+        let mut j = self.i;
+        loop {
+            let x = load(self.w, j)?;
+            let hits = bytes_equal(x, b'"') | bytes_equal(x, b'\\');
+            if hits != 0 {
+                return Some(j + (hits.trailing_zeros() / 8) as usize);
+            }
+            j += 8;
+        }
     }
 
     /// A member's key classified by `class`, and its `:`.
     #[inline]
-    fn key(&mut self, class: fn(&[u8]) -> u8) -> Option<u8> {
+    fn key(&mut self, class: impl Fn(&[u8]) -> u8) -> Option<u8> {
         if self.ws()? != b'"' {
             return None;
         }
@@ -143,17 +207,15 @@ impl<'w> Cursor<'w> {
     #[inline]
     fn plain_int(&mut self) -> Option<i64> {
         let w = &self.w[self.i..];
-        let digits = w.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
-        let next = *w.get(digits)?;
-        if digits == 0 || digits > 18 || is_number_byte(next) || (w[0] == b'0' && digits > 1) {
+        let (v, digits) = leading_digits(w, 19);
+        if digits == 0 || digits > 18 || is_number_byte(*w.get(digits)?) {
+            return None;
+        }
+        if w[0] == b'0' && digits > 1 {
             return None;
         }
         self.i += digits;
-        Some(
-            w[..digits]
-                .iter()
-                .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0')),
-        )
+        Some(v)
     }
 
     /// A scalar member: a string, a plain integer, or any other value skipped.
@@ -176,27 +238,17 @@ impl<'w> Cursor<'w> {
     fn micros(&mut self) -> Option<i64> {
         self.ws()?;
         let w = &self.w[self.i..];
-        let digits = w.iter().take(17).take_while(|b| b.is_ascii_digit()).count();
+        let (us, digits) = leading_digits(w, 17);
         if digits == 0 || digits > 16 || (w[0] == b'0' && digits > 1) {
             return None;
         }
-        let mut ns = w[..digits]
-            .iter()
-            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'))
-            .checked_mul(1000)?;
+        let mut ns = us.checked_mul(1000)?;
         let mut len = digits;
         if *w.get(len)? == b'.' {
-            let frac = w[len + 1..]
-                .iter()
-                .take(4)
-                .take_while(|b| b.is_ascii_digit())
-                .count();
+            let (f, frac) = leading_digits(&w[len + 1..], 4);
             if frac == 0 || frac > 3 {
                 return None;
             }
-            let f = w[len + 1..len + 1 + frac]
-                .iter()
-                .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
             ns = ns.checked_add(f * [100, 10, 1][frac - 1])?;
             len += 1 + frac;
         }
@@ -314,10 +366,9 @@ impl<'w> Cursor<'w> {
     #[inline]
     fn skip_str(&mut self) -> Option<()> {
         loop {
-            let rest = &self.w[self.i..];
-            let n = find_quote_or_backslash(rest)?;
-            self.i += n + 1;
-            if rest[n] == b'"' {
+            let n = self.quote_or_backslash()?;
+            self.i = n + 1;
+            if self.w[n] == b'"' {
                 return Some(());
             }
             // The escaped byte.
@@ -409,6 +460,39 @@ mod tests {
     use super::super::document::read_document;
     use super::super::scan::Scanner;
     use super::super::Builder;
+    use super::{bytes_equal, load};
+
+    /// The first byte found equal is the first equal byte, whatever the others (high
+    /// bytes, bytes one above or below, borrows from lower bytes).
+    #[test]
+    fn bytes_equal_finds_the_first() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..200_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let pool = [
+                b'"', b'#', b'!', b'\\', 0x5b, 0x5d, 0, 0x80, 0xa2, 0xff, b'a',
+            ];
+            let bytes: Vec<u8> = (0..8)
+                .map(|k| {
+                    let r = (seed >> (k * 8)) as u8;
+                    if round % 2 == 0 {
+                        pool[r as usize % pool.len()]
+                    } else {
+                        r
+                    }
+                })
+                .collect();
+            let x = load(&bytes, 0).unwrap();
+            for want in [b'"', b'\\', b' '] {
+                let first = bytes.iter().position(|&b| b == want);
+                let hits = bytes_equal(x, want);
+                let got = (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize);
+                assert_eq!(got, first, "{bytes:?} {want}");
+            }
+        }
+    }
 
     /// Every event below read with the fast path where it can and with the scanner
     /// alone (a window of 1 byte: no event is ever whole in it) gives the same builder.
@@ -425,6 +509,8 @@ mod tests {
             r#"{"ph":"i","s":"t","args":{"Input type":["a\u0000b"]}}"#,
             r#"{"ph":"X","cat":"cpu_op","name":"n","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Input type":[1]}}"#,
             r#"{}"#,
+            r#"{"ph":"X","cat":"cpu_op","name":"a long name, more than 8 bytes \\ with an escape","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Concrete Inputs":["", "a\\\"b", "[1, 1]", "0123456\\"]}}"#,
+            r#"{"ph":"X","cat":"cpu_op","name":"aten::add_","pid":1,"tid":1,"ts":3,"dur":1,            "args":{"Input type":["float", "éé"],"Input Dims":[[1], []]}}"#,
             r#"{"ph":"X","cat":"cpu_op","name":"q","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Input Dims":[[1,2]],"Input Dims":[[3]]}}"#,
         ];
         let text = format!("[{}]", events.join(",\n  "));

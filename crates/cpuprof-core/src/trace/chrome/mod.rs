@@ -128,6 +128,9 @@ struct Builder {
     ignored_kinds: std::collections::BTreeMap<String, u64>,
     /// The kind of the event being ignored, made here (no allocation unless it is new).
     kind: String,
+    /// The last event's thread: `(pid, tid)` and its id (most events are on the thread
+    /// of the one before).
+    last_thread: Option<(i64, i64, u32)>,
 }
 
 /// `"text"` of at most 40 characters, or `none`.
@@ -257,7 +260,14 @@ impl Builder {
         } else {
             None
         };
-        let thread = self.threads.id(None, pid, tid);
+        let thread = match self.last_thread {
+            Some((p, t, id)) if (p, t) == (pid, tid) => id,
+            _ => {
+                let id = self.threads.id(None, pid, tid);
+                self.last_thread = Some((pid, tid, id));
+                id
+            }
+        };
         let name = self.names.id(name);
         self.intervals.push(Interval {
             thread,
