@@ -105,6 +105,14 @@ impl<'w> Cursor<'w> {
         if b > b' ' {
             return Some(b);
         }
+        // One space (`, "`, `: 1`): the usual case.
+        if b == b' ' {
+            let next = *self.w.get(self.i + 1)?;
+            if next > b' ' {
+                self.i += 1;
+                return Some(next);
+            }
+        }
         self.ws_run()
     }
 
@@ -195,11 +203,23 @@ impl<'w> Cursor<'w> {
         Some(id)
     }
 
-    /// A string value read (at its opening quote), checked as UTF-8.
+    /// A string value read (at its opening quote), checked as UTF-8 (the phases,
+    /// categories and dtypes of every op event are known ASCII: not checked again).
     #[inline]
     fn text(&mut self) -> Option<&'w str> {
         self.i += 1;
-        std::str::from_utf8(self.plain_str()?).ok()
+        let b = self.plain_str()?;
+        match b {
+            b"X" => Some("X"),
+            b"cpu_op" => Some("cpu_op"),
+            b"python_function" => Some("python_function"),
+            b"user_annotation" => Some("user_annotation"),
+            b"" => Some(""),
+            b"float" => Some("float"),
+            b"Scalar" => Some("Scalar"),
+            b"ScalarList" => Some("ScalarList"),
+            _ => std::str::from_utf8(b).ok(),
+        }
     }
 
     /// A plain integer of at most 18 digits (at its first digit), as the scanner reads
@@ -351,7 +371,7 @@ impl<'w> Cursor<'w> {
                 return None;
             }
             let dtype = self.text()?;
-            if dtype.as_bytes().contains(&0) {
+            if dtype.bytes().any(|b| b == 0) {
                 return None;
             }
             types.push_str(dtype);
