@@ -54,7 +54,11 @@ pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
         .iter()
         .map(|f| (f.rel.clone(), f.path.display().to_string()))
         .collect();
-    let results = crate::threads::map_pulled(threads, found, |f| load_one(&f, opts));
+    // One pool for the cores: with several workers, each file is read on its worker
+    // alone (a big trace is otherwise cut into parts on every core: `chrome/parts.rs`).
+    let file_threads = if threads > 1 && found.len() > 1 { 1 } else { 0 };
+    let results =
+        crate::threads::map_pulled(threads, found, |f| load_one_on(&f, opts, file_threads));
     let mut seen = std::collections::HashMap::<String, usize>::new();
     results
         .into_iter()
@@ -84,6 +88,11 @@ pub fn load_all(found: Vec<Found>, opts: &LoadOptions) -> Vec<FleetProfile> {
 
 /// One profile: metadata always, rows when it loads.
 pub fn load_one(f: &Found, opts: &LoadOptions) -> FleetProfile {
+    load_one_on(f, opts, 0)
+}
+
+/// [`load_one`], a big trace read on up to `file_threads` threads (0: one per core).
+fn load_one_on(f: &Found, opts: &LoadOptions, file_threads: usize) -> FleetProfile {
     let mut p = FleetProfile {
         id: f.rel.clone(),
         path: f.path.display().to_string(),
@@ -121,7 +130,7 @@ pub fn load_one(f: &Found, opts: &LoadOptions) -> FleetProfile {
     if p.error.is_some() {
         return p;
     }
-    match load_tree(f, opts) {
+    match load_tree(f, opts, file_threads) {
         Ok((tree, method, firsts)) => {
             p.kind = Some(match tree.source_kind {
                 TreeSource::Dump => "etdump",
@@ -142,7 +151,7 @@ pub fn load_one(f: &Found, opts: &LoadOptions) -> FleetProfile {
 type Loaded = (RowTree, Option<Stats>, Vec<usize>);
 
 /// The row tree of one profile, and its `Method::execute` stats without samples.
-fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
+fn load_tree(f: &Found, opts: &LoadOptions, file_threads: usize) -> Result<Loaded, String> {
     let name = crate::input::display_name(&f.path);
     let trace_tree = |t: crate::trace::TraceProfile| {
         (RowTree::from_trace(&t).merged_threads(), None, Vec::new())
@@ -155,7 +164,14 @@ fn load_tree(f: &Found, opts: &LoadOptions) -> Result<Loaded, String> {
         }
         FoundKind::Trace => {
             let limit = opts.read.max_input_size;
-            if let Some(streamed) = crate::trace::load_large_chrome_json(&f.path, &name, limit) {
+            let options = crate::trace::BuildOptions::default();
+            if let Some(streamed) = crate::trace::load_large_chrome_json_on(
+                &f.path,
+                &name,
+                options,
+                limit,
+                file_threads,
+            ) {
                 return streamed.map(trace_tree).map_err(|e| e.to_string());
             }
         }

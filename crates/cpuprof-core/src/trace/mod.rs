@@ -98,6 +98,19 @@ pub fn load_large_chrome_json_with(
     options: BuildOptions,
     limit: u64,
 ) -> Option<Result<TraceProfile, TraceError>> {
+    load_large_chrome_json_on(path, name, options, limit, 0)
+}
+
+/// [`load_large_chrome_json_with`] on up to `threads` threads (0: one per core). A pool
+/// that reads several files at once (`fleet`) gives 1: its workers already fill the
+/// cores, and parts on top of them would only share the same cores.
+pub fn load_large_chrome_json_on(
+    path: &Path,
+    name: &str,
+    options: BuildOptions,
+    limit: u64,
+    threads: usize,
+) -> Option<Result<TraceProfile, TraceError>> {
     if crate::input::is_stdin(path) {
         return None;
     }
@@ -135,7 +148,7 @@ pub fn load_large_chrome_json_with(
     // The bytes the file had when it was measured are read (in parts on every core:
     // `chrome/parts.rs`); one that grew or changed meanwhile is refused below.
     let start = if has_bom { 3 } else { 0 };
-    let set = chrome::read_chrome_file(&file, start, meta.len().saturating_sub(start));
+    let set = chrome::read_chrome_file(&file, start, meta.len().saturating_sub(start), threads);
     let changed = file
         .metadata()
         .ok()

@@ -15,10 +15,10 @@ pub(super) type FlatSig = (Vec<i64>, String);
 pub(super) struct SigScratch {
     pub(super) has_dims: bool,
     /// Per input: the dim count, then the dims (a non-flat input is recorded as `[]`).
-    dims: Vec<i64>,
+    pub(super) dims: Vec<i64>,
     pub(super) has_types: bool,
     /// Each dtype followed by `\0`.
-    types: String,
+    pub(super) types: String,
 }
 
 impl SigScratch {
@@ -104,10 +104,10 @@ pub(super) fn read_args(s: &mut Scanner, sig: &mut SigScratch, t: &mut Texts) ->
     }
 }
 
-const DIMS: u8 = 1;
-const TYPES: u8 = 2;
+pub(super) const DIMS: u8 = 1;
+pub(super) const TYPES: u8 = 2;
 
-fn args_member(key: &[u8]) -> u8 {
+pub(super) fn args_member(key: &[u8]) -> u8 {
     match key {
         [b'I', b'n', b'p', b'u', b't', b' ', b'D', b'i', b'm', b's'] => DIMS,
         [b'I', b'n', b'p', b'u', b't', b' ', b't', b'y', b'p', b'e'] => TYPES,

@@ -111,7 +111,12 @@ fn elements(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
             return Ok(());
         }
         if first == b'{' {
-            event(s, b)?;
+            // The usual event, whole in the window, is read straight from its bytes;
+            // any other (cut by a refill, escapes, odd numbers, errors) by the scanner.
+            match super::fast::event(s.window(), b) {
+                Some(n) => s.advance(n),
+                None => event(s, b)?,
+            }
         } else {
             s.skip_value()?;
             b.counts.events += 1;
@@ -123,17 +128,17 @@ fn elements(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     }
 }
 
-const PH: u8 = 1;
-const CAT: u8 = 2;
-const NAME: u8 = 3;
-const PID: u8 = 4;
-const TID: u8 = 5;
-const TS: u8 = 6;
-const DUR: u8 = 7;
-const ARGS: u8 = 8;
+pub(super) const PH: u8 = 1;
+pub(super) const CAT: u8 = 2;
+pub(super) const NAME: u8 = 3;
+pub(super) const PID: u8 = 4;
+pub(super) const TID: u8 = 5;
+pub(super) const TS: u8 = 6;
+pub(super) const DUR: u8 = 7;
+pub(super) const ARGS: u8 = 8;
 
 /// The members of an event the model reads (byte patterns: no string comparison call).
-fn event_member(key: &[u8]) -> u8 {
+pub(super) fn event_member(key: &[u8]) -> u8 {
     match key {
         [b'p', b'h'] => PH,
         [b'c', b'a', b't'] => CAT,

@@ -7,6 +7,7 @@
 
 mod args;
 mod document;
+mod fast;
 mod lenient;
 mod micros;
 mod parts;
@@ -42,6 +43,60 @@ struct RawEvent {
     dur: Option<i64>,
 }
 
+impl RawEvent {
+    /// The event with its strings in `text` (the builder's `texts.text`).
+    fn view<'t>(&self, text: &'t str) -> EventView<'t> {
+        let val = |v: &Option<Scalar>| {
+            v.as_ref().map(|v| match v {
+                Scalar::Int(i) => Val::Int(*i),
+                Scalar::Float(f) => Val::Float(*f),
+                Scalar::Str(r) => text.get(r.clone()).map_or(Val::Other, Val::Str),
+                Scalar::Other => Val::Other,
+            })
+        };
+        EventView {
+            ph: val(&self.ph),
+            cat: val(&self.cat),
+            name: val(&self.name),
+            pid: val(&self.pid),
+            tid: val(&self.tid),
+            ts: self.ts,
+            dur: self.dur,
+        }
+    }
+}
+
+/// A scalar member of an event, its string borrowed (from the builder's text, or
+/// straight from the scanner's window: `fast.rs`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Val<'t> {
+    Int(i64),
+    Float(f64),
+    Str(&'t str),
+    Other,
+}
+
+impl<'t> Val<'t> {
+    fn as_str(self) -> Option<&'t str> {
+        match self {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The members of one trace event the builder reads.
+#[derive(Default)]
+struct EventView<'t> {
+    ph: Option<Val<'t>>,
+    cat: Option<Val<'t>>,
+    name: Option<Val<'t>>,
+    pid: Option<Val<'t>>,
+    tid: Option<Val<'t>>,
+    ts: Option<i64>,
+    dur: Option<i64>,
+}
+
 /// Accumulates intervals while the event array streams by.
 #[derive(Default)]
 struct Builder {
@@ -73,6 +128,9 @@ struct Builder {
     ignored_kinds: std::collections::BTreeMap<String, u64>,
     /// The kind of the event being ignored, made here (no allocation unless it is new).
     kind: String,
+    /// The last event's thread: `(pid, tid)` and its id (most events are on the thread
+    /// of the one before).
+    last_thread: Option<(i64, i64, u32)>,
 }
 
 /// `"text"` of at most 40 characters, or `none`.
@@ -113,42 +171,41 @@ impl Builder {
         self.kind = kind;
     }
 
-    fn id_of_in(&mut self, v: Option<&Scalar>, what: &str, text: &str) -> Option<i64> {
+    fn id_of_in(&mut self, v: Option<Val>, what: &str) -> Option<i64> {
         match v? {
-            Scalar::Int(i) => Some(*i),
-            Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 9e15 => Some(*f as i64),
-            Scalar::Str(r) => {
-                let s = text.get(r.clone())?;
-                match s.trim().parse::<i64>() {
-                    Ok(i) => Some(i),
-                    Err(_) => {
-                        if let Some(&id) = self.string_ids.get(s) {
-                            return Some(id);
-                        }
-                        let id = -(self.string_ids.len() as i64) - 1;
-                        self.string_ids.insert(s.to_string(), id);
-                        let s = s.to_string();
-                        self.warnings.add("string_id", || {
-                            format!("non-numeric {what} {s:?} shown as {id}")
-                        });
-                        Some(id)
+            Val::Int(i) => Some(i),
+            Val::Float(f) if f.fract() == 0.0 && f.abs() < 9e15 => Some(f as i64),
+            Val::Str(s) => match s.trim().parse::<i64>() {
+                Ok(i) => Some(i),
+                Err(_) => {
+                    if let Some(&id) = self.string_ids.get(s) {
+                        return Some(id);
                     }
+                    let id = -(self.string_ids.len() as i64) - 1;
+                    self.string_ids.insert(s.to_string(), id);
+                    let s = s.to_string();
+                    self.warnings.add("string_id", || {
+                        format!("non-numeric {what} {s:?} shown as {id}")
+                    });
+                    Some(id)
                 }
-            }
+            },
             _ => None,
         }
     }
 
+    /// An event read by the scanner into `texts` (`document.rs`).
     fn add(&mut self, ev: &RawEvent) {
-        self.counts.events += 1;
         let text = std::mem::take(&mut self.texts.text);
-        self.add_with(ev, &text);
+        self.add_view(&ev.view(&text));
         self.texts.text = text;
     }
 
-    fn add_with(&mut self, ev: &RawEvent, text: &str) {
-        let ph = ev.ph.as_ref().and_then(|v| v.as_str(text));
-        let cat = ev.cat.as_ref().and_then(|v| v.as_str(text));
+    /// One event, its input signature in `scratch`.
+    fn add_view(&mut self, ev: &EventView) {
+        self.counts.events += 1;
+        let ph = ev.ph.and_then(Val::as_str);
+        let cat = ev.cat.and_then(Val::as_str);
         // Python frames (`with_stack=True`) nest ops and take their time out of their
         // parents' self time, as in `key_averages()`; they are no op rows.
         let frame = cat == Some("python_function");
@@ -162,10 +219,10 @@ impl Builder {
             return;
         }
         let n = self.counts.events;
-        let name = ev.name.as_ref().and_then(|v| v.as_str(text));
+        let name = ev.name.and_then(Val::as_str);
         let (ts, dur) = (ev.ts, ev.dur);
-        let pid = self.id_of_in(ev.pid.as_ref(), "pid", text);
-        let tid = self.id_of_in(ev.tid.as_ref(), "tid", text);
+        let pid = self.id_of_in(ev.pid, "pid");
+        let tid = self.id_of_in(ev.tid, "tid");
         let (Some(name), Some(ts), Some(dur), Some(pid), Some(tid)) = (name, ts, dur, pid, tid)
         else {
             self.counts.malformed += 1;
@@ -203,7 +260,14 @@ impl Builder {
         } else {
             None
         };
-        let thread = self.threads.id(None, pid, tid);
+        let thread = match self.last_thread {
+            Some((p, t, id)) if (p, t) == (pid, tid) => id,
+            _ => {
+                let id = self.threads.id(None, pid, tid);
+                self.last_thread = Some((pid, tid, id));
+                id
+            }
+        };
         let name = self.names.id(name);
         self.intervals.push(Interval {
             thread,

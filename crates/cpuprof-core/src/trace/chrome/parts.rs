@@ -67,9 +67,13 @@ impl Read for Abandonable<'_> {
     }
 }
 
-/// How many parts a text of `len` bytes is cut into.
-fn part_count(len: u64) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// How many parts a text of `len` bytes is cut into, on up to `threads` threads (0: one
+/// per core).
+fn part_count(len: u64, threads: usize) -> usize {
+    let cores = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     cores
         .min(MAX_PARTS)
         .min((len / MIN_PART_BYTES).max(1) as usize)
@@ -77,7 +81,7 @@ fn part_count(len: u64) -> usize {
 
 /// Chrome JSON in memory, scanned in parts when it is big and there are cores for them.
 pub(super) fn read_bytes_in_parts(bytes: &[u8]) -> (Builder, Scan<()>) {
-    let n = part_count(bytes.len() as u64);
+    let n = part_count(bytes.len() as u64, 0);
     let hints: Vec<u64> = (1..n as u64)
         .map(|k| bytes.len() as u64 * k / n as u64)
         .collect();
@@ -99,15 +103,17 @@ pub(crate) fn read_chrome_json_cut_at(
 }
 
 /// `len` bytes of a regular file from byte `start` on (after a byte-order mark), read
-/// in parts on every core (`pread`: no shared file position).
+/// in parts on up to `threads` threads (0: one per core; `pread`: no shared file
+/// position).
 #[cfg(unix)]
 pub(crate) fn read_chrome_file(
     file: &std::fs::File,
     start: u64,
     len: u64,
+    threads: usize,
 ) -> Result<IntervalSet, TraceError> {
     let text = FileText { file, start, len };
-    let n = part_count(len);
+    let n = part_count(len, threads);
     let hints: Vec<u64> = (1..n as u64).map(|k| len * k / n as u64).collect();
     let (b, scanned) = read_in_parts(&text, &hints, true);
     finish(b, scanned, &mut |_| None)
@@ -119,6 +125,7 @@ pub(crate) fn read_chrome_file(
     file: &std::fs::File,
     start: u64,
     len: u64,
+    _threads: usize,
 ) -> Result<IntervalSet, TraceError> {
     use std::io::{Seek, SeekFrom};
     let mut file = file;

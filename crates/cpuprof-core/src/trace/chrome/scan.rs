@@ -20,7 +20,7 @@ pub(super) const BUFFER_BYTES: usize = 256 << 10;
 const MAX_KEY_BYTES: usize = 64;
 
 /// Nesting deeper than this is refused (serde_json's limit, which the reader had).
-const MAX_DEPTH: u32 = 128;
+pub(super) const MAX_DEPTH: u32 = 128;
 
 /// Why the JSON text could not be read to its end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,6 +179,18 @@ impl<'r> Scanner<'r> {
             Some(b) => Ok(b),
             None => Err(self.eof_in(what)),
         }
+    }
+
+    /// The bytes read and not consumed yet (from the next one on).
+    #[inline]
+    pub(super) fn window(&self) -> &[u8] {
+        &self.buf[self.pos..self.end]
+    }
+
+    /// Consume `n` bytes of [`Self::window`].
+    #[inline]
+    pub(super) fn advance(&mut self, n: usize) {
+        self.pos += n;
     }
 
     /// Consume the byte [`Self::peek`] returned.
@@ -590,7 +602,7 @@ impl<'r> Scanner<'r> {
 /// The first `"` or `\\`: most strings of a trace are short, so the first bytes are
 /// looked at one by one before the vector search (which costs its setup per call).
 #[inline]
-fn find_quote_or_backslash(window: &[u8]) -> Option<usize> {
+pub(super) fn find_quote_or_backslash(window: &[u8]) -> Option<usize> {
     let head = window.len().min(24);
     if let Some(i) = window[..head].iter().position(|&b| b == b'"' || b == b'\\') {
         return Some(i);
