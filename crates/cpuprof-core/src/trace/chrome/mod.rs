@@ -131,7 +131,12 @@ struct Builder {
     /// The last event's thread: `(pid, tid)` and its id (most events are on the thread
     /// of the one before).
     last_thread: Option<(i64, i64, u32)>,
+    /// The (phase, category) pairs of the first ignored kinds met, with their kind.
+    seen_kinds: Vec<(Option<String>, Option<String>, String)>,
 }
+
+/// How many (phase, category) pairs of ignored events are remembered.
+const MAX_SEEN_KINDS: usize = 16;
 
 /// `"text"` of at most 40 characters, or `none`.
 fn show_kind(out: &mut String, v: Option<&str>) {
@@ -169,6 +174,33 @@ impl Builder {
             self.ignored_kinds.insert(kind.clone(), 1);
         }
         self.kind = kind;
+    }
+
+    /// Count an ignored event of phase `ph` and category `cat`: a pair met before is
+    /// found by its text (its kind not written again per event).
+    fn ignore_event(&mut self, ph: Option<&str>, cat: Option<&str>) {
+        let seen = self
+            .seen_kinds
+            .iter()
+            .position(|(p, c, _)| p.as_deref() == ph && c.as_deref() == cat);
+        if let Some(k) = seen {
+            self.counts.ignored_events += 1;
+            // Absent when the set was full as it was first met: not counted, as then.
+            if let Some(n) = self.ignored_kinds.get_mut(self.seen_kinds[k].2.as_str()) {
+                *n += 1;
+            }
+            return;
+        }
+        self.ignore_kind(|k| {
+            k.push_str("ph ");
+            show_kind(k, ph);
+            k.push_str(" cat ");
+            show_kind(k, cat);
+        });
+        if self.seen_kinds.len() < MAX_SEEN_KINDS {
+            let (ph, cat) = (ph.map(str::to_string), cat.map(str::to_string));
+            self.seen_kinds.push((ph, cat, self.kind.clone()));
+        }
     }
 
     fn id_of_in(&mut self, v: Option<Val>, what: &str) -> Option<i64> {
@@ -210,12 +242,7 @@ impl Builder {
         // parents' self time, as in `key_averages()`; they are no op rows.
         let frame = cat == Some("python_function");
         if ph != Some("X") || !(frame || matches!(cat, Some("cpu_op" | "user_annotation"))) {
-            self.ignore_kind(|k| {
-                k.push_str("ph ");
-                show_kind(k, ph);
-                k.push_str(" cat ");
-                show_kind(k, cat);
-            });
+            self.ignore_event(ph, cat);
             return;
         }
         let n = self.counts.events;
@@ -423,6 +450,32 @@ mod tests {
                 assert_eq!(set, whole, "window {window}");
             }
         }
+    }
+
+    /// Ignored events are counted per kind, the first 64 kinds kept, whether their
+    /// (phase, category) pair is among the remembered ones or not.
+    #[test]
+    fn ignored_kinds_counted_past_the_remembered_pairs() {
+        let mut events = vec![
+            r#"{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1}"#.to_string(),
+        ];
+        for round in 0..3 {
+            for k in 0..70 {
+                events.push(format!(
+                    r#"{{"ph":"i","cat":"c{k}","name":"n","ts":{round}}}"#
+                ));
+            }
+        }
+        let json = format!("[{}]", events.join(",\n"));
+        let mut r = json.as_bytes();
+        let mut s = Scanner::new(&mut r);
+        let mut b = Builder::new(u64::MAX);
+        document::read_document(&mut s, &mut b).unwrap();
+        assert_eq!(b.counts.ignored_events, 210);
+        let want: std::collections::BTreeMap<String, u64> = (0..64)
+            .map(|k| (format!(r#"ph "i" cat "c{k}""#), 3))
+            .collect();
+        assert_eq!(b.ignored_kinds, want);
     }
 
     #[test]
