@@ -24,6 +24,7 @@ use crate::app::binding::Binding;
 use crate::app::command::{Command, ViewKind};
 use crate::app::data::ExplorerData;
 use crate::app::hints::Hint;
+use crate::app::keys::Meaning;
 use crate::app::layout::MouseAction;
 use crate::app::search::Search;
 use crate::app::session::Session;
@@ -99,6 +100,12 @@ pub trait Component: Any + std::fmt::Debug {
     /// The footer's hints, from the key table (`app::hints`).
     fn hints(&self) -> Vec<Hint> {
         crate::app::hints::hints_of(self.keys())
+    }
+
+    /// Whether a key of `meaning` does something here (the footer leaves out the hints of
+    /// those that do not: the warm-up keys of a trace, the runs keys outside watch mode).
+    fn hint_applies(&self, _meaning: Meaning, _ctx: &Ctx) -> bool {
+        true
     }
 
     /// A text field is being typed in: keys go to the filter's table (`ViewKind::Filter`).

@@ -9,9 +9,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::state::ExplorerView;
-use crate::app::command::ViewKind;
 use crate::app::hints::{fitting, Hint};
-use crate::app::keys::Meaning;
 use crate::ui::Theme;
 use crate::views::{Component, Ctx};
 
@@ -78,7 +76,7 @@ pub fn render(
         // The explorer's own state (its table's filter and sort, the warm-up) only under
         // the explorer: another view on screen has its own.
         let screen: &dyn Component = ctx.above.unwrap_or(ex);
-        let explorer_on_screen = screen.kind() == ViewKind::Explorer;
+        let explorer_on_screen = ctx.above.is_none();
         if explorer_on_screen && !t.filter.value().is_empty() {
             spans.push(Span::styled(
                 format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
@@ -87,9 +85,8 @@ pub fn render(
         }
         let dir = if t.descending { "↓" } else { "↑" };
         // Traces have no runs, so no warm-up to change.
-        let shown_warmup = session.shown_warmup();
-        let has_runs = shown_warmup.is_some();
-        let warmup = shown_warmup
+        let warmup = session
+            .shown_warmup()
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
         if explorer_on_screen {
@@ -116,30 +113,10 @@ pub fn render(
         }
         // The hints of the view on screen, from its key table: what applies here, most
         // used first, whole hints only (the help lists every key).
-        let kind = screen.kind();
-        let data = session.data.as_ref();
-        // `o` groups by type: only where there are types (not in a trace's by-name table).
-        let has_types = data.is_some_and(|d| !d.groups.is_empty());
-        let has_modules = data.is_some_and(|d| !d.modules.is_empty());
-        let watching = session.watch.is_some();
-        // The explorer's keys that need something (runs, types, an ETRecord, a watched
-        // folder); another view's table binds only what it has.
-        let explorer = kind == ViewKind::Explorer;
-        let applies = |m: Meaning| match m {
-            Meaning::Warmup if explorer => has_runs,
-            Meaning::Types if explorer => has_types,
-            Meaning::Modules if explorer => has_modules,
-            Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline if explorer => watching,
-            // The timeline steps through a dump's runs; a trace has none.
-            Meaning::Runs if kind == ViewKind::Timeline => {
-                data.is_some_and(|d| d.kind != crate::app::data::SourceKind::Trace)
-            }
-            _ => true,
-        };
         let all: Vec<Hint> = screen
             .hints()
             .into_iter()
-            .filter(|h| applies(h.meaning))
+            .filter(|h| screen.hint_applies(h.meaning, ctx))
             .collect();
         let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
         for h in fitting(&all, (area.width as usize).saturating_sub(used)) {

@@ -34,6 +34,7 @@ use ratatui::Frame;
 
 use super::{Component, Ctx, Place};
 use crate::app::command::{Command, ViewKind};
+use crate::app::keys::Meaning;
 use crate::app::layout::MouseAction;
 use crate::app::step::Step;
 use crate::ui::Theme;
@@ -51,6 +52,22 @@ impl Component for ExplorerView {
 
     fn editing(&self) -> bool {
         self.filter_editing
+    }
+
+    /// The keys that need something: runs (the warm-up), types, an ETRecord (the
+    /// modules), a watched folder (the runs, the baseline).
+    fn hint_applies(&self, meaning: Meaning, ctx: &Ctx) -> bool {
+        let data = ctx.session.data.as_ref();
+        match meaning {
+            Meaning::Warmup => ctx.session.shown_warmup().is_some(),
+            // Only where there are types (not in a trace's by-name table).
+            Meaning::Types => data.is_some_and(|d| !d.groups.is_empty()),
+            Meaning::Modules => data.is_some_and(|d| !d.modules.is_empty()),
+            Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline => {
+                ctx.session.watch.is_some()
+            }
+            _ => true,
+        }
     }
 
     /// Its selection, sort and filter outlive a return to the fleet.
