@@ -38,7 +38,8 @@ fn loaded(rows: usize, w: u16, h: u16) -> AppState {
             ))),
         },
     );
-    assert_eq!(s.explorer.table.rows.len(), rows);
+    let listed = s.views.explorer().map(|e| e.table.rows.len());
+    assert_eq!(listed, Some(rows));
     s
 }
 

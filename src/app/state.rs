@@ -1,7 +1,7 @@
 //! The shell's state (plain data): the shared session every view borrows (`Session`:
-//! the profile on screen, the runs list, the load in flight), the explorer's own panes
-//! (`views::explorer::state`) and the stack of views over it. `update` changes it;
-//! `listing` keeps the explorer's rows.
+//! the profile on screen, the runs list, the load in flight) and the stack of views (the
+//! explorer among them). `update` changes it; what the shell does to the explorer (a new
+//! profile installed, a node revealed, a resize) goes through `ViewStack::explorer_mut`.
 
 use std::time::SystemTime;
 
@@ -16,7 +16,8 @@ use super::view::ViewStack;
 use crate::folder_entry::WatchEvent;
 use crate::profile::{LoadPhase, ProfileRequest};
 use crate::views::compare::state::CompareView;
-pub use crate::views::explorer::state::{ExplorerView, Pane, TableState, TreeState};
+use crate::views::explorer::geometry::{Env, Geometry};
+use crate::views::explorer::ExplorerView;
 use crate::views::timeline::state::TimelineView;
 use crate::views::Ctx;
 use ratatui::layout::Rect;
@@ -70,10 +71,8 @@ pub struct AppState {
     /// What every view borrows: the profile on screen, the load in flight, the runs
     /// list, the size, the notice, the options.
     pub session: Session,
-    /// The explorer's own panes (the base view of the stack).
-    pub explorer: ExplorerView,
-    /// The views over the explorer (log, help, timeline, compare, error dialog); keys go
-    /// to the top one.
+    /// The views: the explorer at the base (or the fleet, or compare), the views over it
+    /// (log, help, timeline, compare, error dialog); keys go to the top one.
     pub views: ViewStack,
     pub quit: bool,
 }
@@ -82,8 +81,7 @@ impl AppState {
     pub fn new(width: u16, height: u16) -> AppState {
         AppState {
             session: Session::new(width, height),
-            explorer: ExplorerView::default(),
-            views: ViewStack::default(),
+            views: ViewStack::with_base(Box::new(ExplorerView::default())),
             quit: false,
         }
     }
@@ -142,28 +140,21 @@ impl AppState {
         self.views.top_kind() == Some(ViewKind::Help)
     }
 
-    /// Whose key table is live: the top view's, or a filter's text field.
+    /// Whose key table is live: the top view's, or its text field's.
     pub fn mode(&self) -> ViewKind {
-        match self.views.top() {
-            Some(v) if v.kind() == ViewKind::Explorer && self.explorer.filter_editing => {
-                ViewKind::Filter
-            }
-            Some(v) => v.mode(),
-            None if self.explorer.filter_editing => ViewKind::Filter,
-            None => ViewKind::Explorer,
-        }
+        self.views.top().map_or(ViewKind::Explorer, |v| v.mode())
     }
 
-    /// What a view's `command` reads besides its own state: the shared data and the
+    /// What a view's `command` reads besides its own state: the shared session and the
     /// geometry of the last handled resize.
     pub fn ctx(&self) -> Ctx<'_> {
-        Ctx {
-            data: self.session.data.as_ref(),
-            screen: Rect::new(0, 0, self.session.width, self.session.height),
-            body: self.areas().body,
-            notice: self.session.notice.as_deref(),
-            below: None,
-        }
+        self.ctx_for(self.session.width, self.session.height)
+    }
+
+    /// The `Ctx` of a `width` x `height` screen.
+    pub fn ctx_for(&self, width: u16, height: u16) -> Ctx<'_> {
+        let body = self.areas_for(width, height).body;
+        Ctx::new(&self.session, Rect::new(0, 0, width, height), body)
     }
 
     /// The stack, to change, beside the `Ctx` its views read on a `width` x `height`
@@ -171,15 +162,53 @@ impl AppState {
     pub fn views_and_ctx(&mut self, width: u16, height: u16) -> (&mut ViewStack, Ctx<'_>) {
         let body = self.areas_for(width, height).body;
         let AppState { views, session, .. } = self;
-        let Session { data, notice, .. } = session;
-        let ctx = Ctx {
-            data: data.as_ref(),
-            screen: Rect::new(0, 0, width, height),
-            body,
-            notice: notice.as_deref(),
-            below: None,
-        };
-        (views, ctx)
+        (
+            views,
+            Ctx::new(session, Rect::new(0, 0, width, height), body),
+        )
+    }
+
+    /// The explorer's geometry on the screen of the last handled resize (the log over
+    /// its body or not, watch mode's runs list or not).
+    pub fn geometry(&self) -> Geometry {
+        Geometry {
+            width: self.session.width,
+            height: self.session.height,
+            log_open: self.log_open(),
+            watching: self.session.watch.is_some(),
+        }
+    }
+
+    /// The explorer (in the stack or parked), beside what its shell-side changes read.
+    fn explorer_and_env(&mut self) -> Option<(&mut ExplorerView, Env<'_>)> {
+        let geometry = self.geometry();
+        let AppState { views, session, .. } = self;
+        Some((views.explorer_mut()?, Env::new(session, geometry)))
+    }
+
+    /// Keep the explorer's selected rows on screen after a resize.
+    pub(super) fn fit_explorer(&mut self) {
+        let geometry = self.geometry();
+        if let Some(ex) = self.views.explorer_mut() {
+            ex.fit_offsets(&geometry);
+        }
+    }
+
+    /// Show `data` (the roofline filled in under `--peak`) and carry the explorer's panes
+    /// over to it (`ExplorerView::install`). Returns the profile shown before.
+    pub(super) fn install(&mut self, mut data: ExplorerData) -> Option<ExplorerData> {
+        if let Some(peak) = self.session.peak {
+            // The roofline of each operator and type (cheap: two numbers a row).
+            for op in data.ops.iter_mut().chain(data.groups.iter_mut()) {
+                op.roofline = crate::profile::efficiency::roofline(op.cost, op.cost_ms, peak);
+            }
+        }
+        let peak = self.session.peak.is_some();
+        let previous = self.session.data.replace(data);
+        if let Some((ex, env)) = self.explorer_and_env() {
+            ex.install(previous.as_ref(), &env, peak);
+        }
+        previous
     }
 
     /// Fit the view that fills the screen to a frame of `width` x `height` about to be
@@ -203,7 +232,7 @@ impl AppState {
             width,
             height,
             self.log_open(),
-            self.explorer.focus == Pane::Detail,
+            self.views.explorer().is_some_and(|e| e.zooms_detail()),
             self.session.watch.is_some(),
         )
     }
@@ -213,18 +242,41 @@ impl AppState {
         self.session.load(request)
     }
 
-    /// The tree node the detail pane describes (`ExplorerView::detail_node`).
-    pub fn detail_node(&self) -> Option<usize> {
-        self.explorer.detail_node(self.session.data.as_ref())
+    /// Show tree node `id` in the explorer (what a view's `Step::Reveal` asks).
+    pub fn reveal_node(&mut self, id: usize) {
+        if let Some((ex, env)) = self.explorer_and_env() {
+            ex.reveal_node(&env, id);
+        }
     }
 
-    /// The rows the table lists: operators, or operator types when grouped.
+    /// The tree node the explorer's detail pane describes (`ExplorerView::detail_node`).
+    pub fn detail_node(&self) -> Option<usize> {
+        self.views
+            .explorer()?
+            .detail_node(self.session.data.as_ref())
+    }
+
+    /// The rows the explorer's table lists: operators, or operator types when grouped.
     pub fn table_ops<'a>(&self, data: &'a ExplorerData) -> &'a [super::data::OpRow] {
-        self.explorer.table_ops(data)
+        self.views.explorer().map_or(&[], |e| e.table_ops(data))
     }
 
     pub fn selected_op(&self) -> Option<usize> {
-        self.explorer.selected_op()
+        self.views.explorer()?.selected_op()
+    }
+
+    /// The columns the explorer's table can show (`ExplorerView::table_columns`).
+    pub fn table_columns(&self) -> Vec<super::column::Column> {
+        self.views
+            .explorer()
+            .map_or_else(Vec::new, |e| e.table_columns())
+    }
+
+    /// The explorer table's columns and widths (`ExplorerView::table_layout`).
+    pub fn table_layout(&self, width: u16, rows: usize) -> Vec<(super::column::Column, u16)> {
+        self.views.explorer().map_or_else(Vec::new, |e| {
+            e.table_layout(self.session.data.as_ref(), width, rows)
+        })
     }
 
     /// Lines of the warnings and log view.

@@ -1,5 +1,6 @@
 //! What a view's `command` asks of the shell. Views are pure: they change their own state
-//! and say the rest (close me, quit, a footer message, an effect for the world).
+//! and say the rest (close me, quit, a footer message, an effect for the world, a change
+//! to the shared session: another warm-up, another run).
 
 use super::effect::Effect;
 
@@ -23,4 +24,13 @@ pub enum Step {
         a: usize,
         b: usize,
     },
+    /// Reload with this many warm-up runs dropped (watch mode: every profile), the
+    /// explorer's `+`/`-`.
+    Warmup(usize),
+    /// Watch mode: show the run at this index of the runs list.
+    SelectRun(usize),
+    /// Watch mode: the run on screen becomes its model's baseline (`b`).
+    PinBaseline,
+    /// Watch mode: compare the run on screen with its baseline (`B`).
+    CompareBaseline,
 }

@@ -4,17 +4,14 @@
 //! and timelines land in the shared state whatever view is open.
 
 use super::effect::Effect;
-use super::explorer;
-use super::explorer_open;
 use super::keymap::{self, Command, ViewKind};
 use super::layout::MouseAction;
-use super::mouse;
 use super::state::{Action, AppState};
 use super::step::Step;
 use super::warmup::warmup_change;
 use super::watch::{self, Outcome};
 use crate::views::dialog::state::DialogView;
-use crate::views::explorer::Explorer;
+use crate::views::explorer::ExplorerView;
 use crate::views::help::state::HelpView;
 
 /// Apply one action. Pure: all I/O is in the returned effects.
@@ -37,8 +34,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Resize(w, h) => {
             state.session.width = w;
             state.session.height = h;
-            state.fix_tree_offset();
-            state.fix_table_offset();
+            state.fit_explorer();
             watch::fix_runs_offset(state);
             Vec::new()
         }
@@ -121,9 +117,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     }
 }
 
-/// A command for the view on top (the explorer when none is open). `Quit` and opening the
-/// help are the shell's, the same from every view; any other goes to the top view's
-/// `command` and its steps are applied.
+/// A command for the view on top. `Quit` and opening the help are the shell's, the same
+/// from every view; any other goes to the top view's `command` and its steps are applied.
 fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     if cmd == Command::Quit {
         return apply(state, vec![Step::Quit]);
@@ -132,16 +127,6 @@ fn command(state: &mut AppState, cmd: Command) -> Vec<Effect> {
     if cmd == Command::ToggleHelp && top != ViewKind::Help {
         state.views.push(Box::new(HelpView::over(top)));
         return Vec::new();
-    }
-    if top == ViewKind::Explorer {
-        // The explorer over the fleet: its own back first, then back to the fleet.
-        if cmd == Command::Back && !state.views.is_empty() && explorer::nothing_to_undo(state) {
-            return apply(state, vec![Step::Pop]);
-        }
-        if let Some(steps) = explorer_open::opens(cmd, &state.explorer, &state.session) {
-            return apply(state, steps);
-        }
-        return explorer::command(state, cmd);
     }
     let (views, ctx) = state.views_and_ctx(state.session.width, state.session.height);
     let steps = match views.top_mut() {
@@ -168,7 +153,7 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
             Step::Notice(text) => state.session.notice = Some(text),
             Step::Reveal(node) => {
                 state.views.pop();
-                explorer::reveal_node(state, node);
+                state.reveal_node(node);
             }
             Step::Effect(e) => effects.push(e),
             Step::Push(view) => state.views.push(view),
@@ -177,7 +162,11 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
                 if state.session.request.as_ref().map(|r| &r.etdump) != Some(&request.etdump) {
                     state.session.data = None;
                 }
-                state.views.push(Box::new(Explorer));
+                // The explorer Esc left over the fleet comes back as it was.
+                let explorer = state.views.unpark(ViewKind::Explorer);
+                state
+                    .views
+                    .push(explorer.unwrap_or_else(|| Box::new(ExplorerView::over_another())));
                 effects.extend(state.load(request));
             }
             Step::CompareProfiles { a, b } => {
@@ -187,16 +176,31 @@ fn apply(state: &mut AppState, steps: Vec<Step>) -> Vec<Effect> {
                     state.views.push(Box::new(view));
                 }
             }
+            Step::Warmup(wanted) => effects.extend(reload_warmup(state, wanted)),
+            Step::SelectRun(index) => effects.extend(watch::select_run(state, index)),
+            Step::PinBaseline => watch::pin_baseline(state),
+            Step::CompareBaseline => watch::open_compare(state),
         }
     }
     effects
 }
 
-/// The mouse goes to the view on top (the explorer's panes when none is open).
-fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
-    if matches!(state.views.top_kind(), None | Some(ViewKind::Explorer)) {
-        return mouse::mouse(state, kind, x, y);
+/// Reload with `wanted` warm-up runs dropped (watch mode: every profile).
+fn reload_warmup(state: &mut AppState, wanted: usize) -> Vec<Effect> {
+    if state.session.watch.is_some() {
+        return watch::change_watch_warmup(state, wanted);
     }
+    let Some(mut request) = state.session.request.clone() else {
+        return Vec::new();
+    };
+    request.warmup = wanted;
+    request.warmup_auto = false;
+    request.warmup_stated = false;
+    state.load(request)
+}
+
+/// The mouse goes to the view on top.
+fn on_mouse(state: &mut AppState, kind: MouseAction, x: u16, y: u16) -> Vec<Effect> {
     let (views, ctx) = state.views_and_ctx(state.session.width, state.session.height);
     let steps = match views.top_mut() {
         Some(view) => view.mouse(kind, x, y, &ctx),

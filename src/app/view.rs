@@ -1,12 +1,15 @@
-//! The view stack: the views over the explorer, each a `Box<dyn views::Component>` (one
-//! interface: keys, `command`, `render`). The explorer is the base (its own state is
-//! `ExplorerView`, in `AppState::explorer` beside the data every view borrows); opening a
-//! view pushes it, `Esc` pops it, `q` quits from any of them. The shell draws the top
-//! view, over the one below it when it is a popup (help, the error dialog).
+//! The view stack: every view on screen, each a `Box<dyn views::Component>` (one
+//! interface: keys, `command`, `render`). The explorer is the base (or, for `fleet`, is
+//! pushed over the fleet view); opening a view pushes it, `Esc` pops it, `q` quits from
+//! any of them. A popped view that `parks` (the explorer) is kept aside to be pushed
+//! again. The shell draws the top view, over the one below it when it is a popup (help,
+//! the error dialog). The explorer's state is found here (`explorer`, `explorer_mut`),
+//! never in a field of the shell's.
 
 use super::keymap::ViewKind;
 use crate::views::compare::state::CompareView;
 use crate::views::dialog::state::DialogView;
+use crate::views::explorer::ExplorerView;
 use crate::views::flame::state::FlameView;
 use crate::views::fleet::state::FleetView;
 use crate::views::help::state::HelpView;
@@ -18,12 +21,14 @@ use crate::views::Component;
 /// A view in the stack.
 pub type View = Box<dyn Component>;
 
-/// The views over the explorer, bottom first. `floor` views at the bottom never pop (the
+/// The views, bottom first. `floor` views at the bottom never pop (the explorer; the
 /// `compare` command's view is the whole program: Esc there says how to quit instead).
 #[derive(Debug, Clone, Default)]
 pub struct ViewStack {
     views: Vec<View>,
     floor: usize,
+    /// The last popped view that `parks`, to be pushed again (`unpark`).
+    parked: Option<View>,
 }
 
 impl ViewStack {
@@ -32,6 +37,7 @@ impl ViewStack {
         ViewStack {
             views: vec![base],
             floor: 1,
+            parked: None,
         }
     }
 
@@ -39,10 +45,23 @@ impl ViewStack {
         self.views.push(view);
     }
 
-    /// Remove the top view; None at the floor (nothing to go back to).
+    /// Remove the top view; None at the floor (nothing to go back to). A view that
+    /// `parks` is kept aside (a copy is returned).
     pub fn pop(&mut self) -> Option<View> {
-        if self.views.len() > self.floor {
-            self.views.pop()
+        if self.views.len() <= self.floor {
+            return None;
+        }
+        let view = self.views.pop()?;
+        if view.parks() {
+            self.parked = Some(view.clone());
+        }
+        Some(view)
+    }
+
+    /// The parked view of `kind` (taken out of the parking), if any.
+    pub fn unpark(&mut self, kind: ViewKind) -> Option<View> {
+        if self.parked.as_ref().is_some_and(|v| v.kind() == kind) {
+            self.parked.take()
         } else {
             None
         }
@@ -56,7 +75,7 @@ impl ViewStack {
         self.views.last_mut().map(|v| &mut **v)
     }
 
-    /// Which view is on top (None: the explorer at the base).
+    /// Which view is on top (None: an empty stack).
     pub fn top_kind(&self) -> Option<ViewKind> {
         self.top().map(|v| v.kind())
     }
@@ -78,8 +97,7 @@ impl ViewStack {
         self.iter().map(|v| v.kind()).collect()
     }
 
-    /// The topmost view that is not a popup: what fills the screen under the popups
-    /// (None: the explorer).
+    /// The topmost view that is not a popup: what fills the screen under the popups.
     pub fn screen(&self) -> Option<&dyn Component> {
         self.iter().rev().find(|v| !v.is_popup())
     }
@@ -124,6 +142,19 @@ impl ViewStack {
             .iter_mut()
             .rev()
             .find_map(|v| v.downcast_mut::<T>())
+    }
+
+    /// The explorer: the topmost in the stack, else the one parked (over the fleet, Esc
+    /// left it; its state waits for the next profile).
+    pub fn explorer(&self) -> Option<&ExplorerView> {
+        self.find().or_else(|| self.parked.as_ref()?.downcast_ref())
+    }
+
+    pub fn explorer_mut(&mut self) -> Option<&mut ExplorerView> {
+        if self.find::<ExplorerView>().is_some() {
+            return self.find_mut();
+        }
+        self.parked.as_mut()?.downcast_mut()
     }
 
     pub fn timeline(&self) -> Option<&TimelineView> {
@@ -175,6 +206,10 @@ impl ViewStack {
 mod tests {
     use super::*;
 
+    fn explorer() -> View {
+        Box::new(ExplorerView::default())
+    }
+
     fn help() -> View {
         Box::new(HelpView::over(ViewKind::Explorer))
     }
@@ -189,11 +224,17 @@ mod tests {
 
     #[test]
     fn push_pop_and_the_floor() {
-        let mut s = ViewStack::default();
-        assert!(s.pop().is_none(), "the explorer is never popped");
+        let mut s = ViewStack::with_base(explorer());
+        assert!(
+            s.pop().is_none(),
+            "the explorer at the base is never popped"
+        );
         s.push(log());
         s.push(help());
-        assert_eq!(s.kinds(), [ViewKind::Log, ViewKind::Help]);
+        assert_eq!(
+            s.kinds(),
+            [ViewKind::Explorer, ViewKind::Log, ViewKind::Help]
+        );
         assert_eq!(s.pop().map(|v| v.kind()), Some(ViewKind::Help));
         assert_eq!(s.pop().map(|v| v.kind()), Some(ViewKind::Log));
         assert!(s.pop().is_none());
@@ -205,10 +246,36 @@ mod tests {
         assert_eq!(s.len(), 1);
     }
 
+    /// Over the fleet, Esc pops the explorer; its state waits for the next Enter.
+    #[test]
+    fn a_popped_explorer_is_parked_and_found() {
+        let mut s = ViewStack::with_base(dialog("the fleet"));
+        let mut ex = ExplorerView::over_another();
+        ex.table.hscroll = 3;
+        s.push(Box::new(ex));
+        s.push(log());
+        s.pop();
+        assert!(
+            s.unpark(ViewKind::Explorer).is_none(),
+            "the log does not park"
+        );
+        s.pop();
+        assert_eq!(s.kinds(), [ViewKind::Dialog]);
+        assert_eq!(s.explorer().map(|e| e.table.hscroll), Some(3));
+        s.explorer_mut().unwrap().table.hscroll = 4;
+        assert!(s.unpark(ViewKind::Log).is_none());
+        let back = s.unpark(ViewKind::Explorer).unwrap();
+        assert_eq!(
+            back.downcast_ref::<ExplorerView>().unwrap().table.hscroll,
+            4
+        );
+        assert!(s.explorer().is_none(), "taken out of the parking");
+    }
+
     #[test]
     fn popups_are_drawn_over_the_view_below() {
-        let mut s = ViewStack::default();
-        assert!(s.screen().is_none());
+        let mut s = ViewStack::with_base(explorer());
+        assert_eq!(s.screen().map(|v| v.kind()), Some(ViewKind::Explorer));
         s.push(log());
         s.push(help());
         s.push(dialog("bad"));
@@ -217,9 +284,9 @@ mod tests {
         assert_eq!(popups, [ViewKind::Help, ViewKind::Dialog]);
         assert_eq!(s.error(), Some("bad"));
         // Only popups: drawn over the explorer.
-        let mut s = ViewStack::default();
+        let mut s = ViewStack::with_base(explorer());
         s.push(help());
-        assert!(s.screen().is_none());
+        assert_eq!(s.screen().map(|v| v.kind()), Some(ViewKind::Explorer));
         assert_eq!(s.popups().count(), 1);
     }
 

@@ -1,37 +1,13 @@
-//! The warm-up keys (`+`/`-`): reload with one run more or fewer dropped (watch mode:
-//! every profile), and what the footer says the change moved.
+//! The warm-up keys (`+`/`-`): the warm-up they ask for, decided from the session alone
+//! (the explorer then asks the shell for the reload, `Step::Warmup`), and what the footer
+//! says the change moved.
 
 use super::data::ExplorerData;
-use super::effect::Effect;
 use super::session::Session;
-use super::state::AppState;
-use super::watch;
-
-pub(super) fn change_warmup(state: &mut AppState, more: bool) -> Vec<Effect> {
-    let wanted = match wanted_warmup(&state.session, more) {
-        Ok(wanted) => wanted,
-        Err(notice) => {
-            if notice.is_some() {
-                state.session.notice = notice;
-            }
-            return Vec::new();
-        }
-    };
-    if state.session.watch.is_some() {
-        return watch::change_watch_warmup(state, wanted);
-    }
-    let Some(mut request) = state.session.request.clone() else {
-        return Vec::new();
-    };
-    request.warmup = wanted;
-    request.warmup_auto = false;
-    request.warmup_stated = false;
-    state.load(request)
-}
 
 /// The warm-up `+` (`more`) or `-` asks for, read from the session alone; `Err` with the
 /// footer's notice when there is none to go to (`Err(None)`: nothing was requested yet).
-fn wanted_warmup(session: &Session, more: bool) -> Result<usize, Option<String>> {
+pub fn wanted_warmup(session: &Session, more: bool) -> Result<usize, Option<String>> {
     // Under `--warmup auto` the keys step from the runs the profile on screen dropped.
     let auto_dropped = session
         .data

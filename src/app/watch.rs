@@ -1,7 +1,7 @@
 //! Watch mode over the explorer's state: how watcher events, background loads, retries
 //! and the runs keys change the runs list (`runs::WatchState`) and what is on screen.
 //! One load at a time: the entry the user asked for first, else the newest queued one.
-//! The profile on screen lives in `AppState::data`; the other loaded profiles are kept in
+//! The profile on screen lives in `Session::data`; the other loaded profiles are kept in
 //! their entries (the newest `CACHE_LIMIT`), so switching between runs needs no reload.
 
 use std::path::Path;
@@ -24,7 +24,9 @@ impl AppState {
     /// Watch mode: an empty runs list for `dir`; profiles arrive as `Action::Watch`.
     pub fn start_watch(&mut self, dir: impl Into<String>, warmup: usize) {
         self.session.watch = Some(WatchState::new(dir, warmup));
-        self.explorer.focus = super::state::Pane::Runs;
+        if let Some(ex) = self.views.explorer_mut() {
+            ex.focus_runs();
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 //! The views: one directory per view, each with its state and pure commands (`state`),
 //! its key table (`keys`), its drawing (`render`), and in its `mod.rs` the one interface
 //! the shell knows it by (`Component`). The shell (`app::update`, `ui::draw`) is a loop
-//! over the stack (`app::view::ViewStack`) of `Box<dyn Component>`. The explorer, the
-//! base of the stack, keeps its state and keys in `explorer/`; its commands and panes
-//! are still the shell's (`app::explorer*`, `ui::tree`, ...).
+//! over the stack (`app::view::ViewStack`) of `Box<dyn Component>`; the explorer is one of
+//! them (at the base, or over the fleet). Views read the shared session through `Ctx`
+//! and ask the shell to change it with `Step`s.
 
 pub mod compare;
 pub mod dialog;
@@ -24,8 +24,10 @@ use crate::app::binding::Binding;
 use crate::app::command::{Command, ViewKind};
 use crate::app::data::ExplorerData;
 use crate::app::hints::Hint;
+use crate::app::keys::Meaning;
 use crate::app::layout::MouseAction;
 use crate::app::search::Search;
+use crate::app::session::Session;
 use crate::app::step::Step;
 use crate::ui::Theme;
 
@@ -41,11 +43,15 @@ pub enum Place {
     Popup,
 }
 
-/// What a view reads besides its own state, the same for every view: the shared data and
-/// the geometry of this frame (the same pure `app::layout` that mouse hits use).
+/// What a view reads besides its own state, the same for every view: the shared session
+/// (read-only) and the geometry of this frame (the same pure `app::layout` that mouse
+/// hits use).
 #[derive(Clone, Copy)]
 pub struct Ctx<'a> {
-    /// The profile on screen (the explorer's), while one is loaded.
+    /// The shared session: the profile on screen, the load in flight, watch mode's runs,
+    /// the last request.
+    pub session: &'a Session,
+    /// The profile on screen (`session.data`), while one is loaded.
     pub data: Option<&'a ExplorerData>,
     /// The whole screen.
     pub screen: Rect,
@@ -55,6 +61,27 @@ pub struct Ctx<'a> {
     pub notice: Option<&'a str>,
     /// For a popup's `render`: the view that fills the screen under it.
     pub below: Option<&'a dyn Component>,
+    /// For the `render` of a view under a view of its body (the explorer under the log):
+    /// that view, on screen over it.
+    pub above: Option<&'a dyn Component>,
+    /// For `render`: the top of the stack (the explorer's footer shows its search).
+    pub top: Option<&'a dyn Component>,
+}
+
+impl<'a> Ctx<'a> {
+    /// The context of a `screen` whose views' body is `body`.
+    pub fn new(session: &'a Session, screen: Rect, body: Rect) -> Ctx<'a> {
+        Ctx {
+            session,
+            data: session.data.as_ref(),
+            screen,
+            body,
+            notice: session.notice.as_deref(),
+            below: None,
+            above: None,
+            top: None,
+        }
+    }
 }
 
 /// The one interface of a view: which view it is, its key table and footer hints, its
@@ -73,6 +100,12 @@ pub trait Component: Any + std::fmt::Debug {
     /// The footer's hints, from the key table (`app::hints`).
     fn hints(&self) -> Vec<Hint> {
         crate::app::hints::hints_of(self.keys())
+    }
+
+    /// Whether a key of `meaning` does something here (the footer leaves out the hints of
+    /// those that do not: the warm-up keys of a trace, the runs keys outside watch mode).
+    fn hint_applies(&self, _meaning: Meaning, _ctx: &Ctx) -> bool {
+        true
     }
 
     /// A text field is being typed in: keys go to the filter's table (`ViewKind::Filter`).
@@ -100,6 +133,16 @@ pub trait Component: Any + std::fmt::Debug {
     fn fit(&mut self, _ctx: &Ctx) {}
 
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme);
+
+    /// Drawn after the view over this one's body (the explorer's loading gauge over the
+    /// log).
+    fn render_over(&self, _frame: &mut Frame, _ctx: &Ctx, _theme: &Theme) {}
+
+    /// Popped, the view is kept aside (`ViewStack::unpark`) to be pushed again: the
+    /// explorer's selection, sort and filter outlive a return to the fleet.
+    fn parks(&self) -> bool {
+        false
+    }
 
     /// Draw `help` (the help popup opened over this view) in this view's own way; false
     /// to leave it to the help's own `render`.

@@ -1,6 +1,7 @@
 //! Pure `update` tests over the hand-built sample profile (`app::sample`), whose names
 //! and numbers are listed in its doc comment; expected values are worked out by hand.
 
+use crate::support::explorer::ExplorerOf;
 use cpuprof_testkit::sample;
 use cpuprof_tui::app::{update, Action, AppState, Column, Effect, ExplorerData, Pane, ViewKind};
 use cpuprof_tui::profile::ProfileRequest;
@@ -35,7 +36,7 @@ fn loaded(w: u16, h: u16, warmup: usize) -> AppState {
 
 fn tree_names(s: &AppState) -> Vec<String> {
     let d = s.session.data.as_ref().unwrap();
-    s.explorer
+    s.explorer()
         .tree
         .visible
         .iter()
@@ -45,7 +46,7 @@ fn tree_names(s: &AppState) -> Vec<String> {
 
 fn table_names(s: &AppState) -> Vec<String> {
     let d = s.session.data.as_ref().unwrap();
-    s.explorer
+    s.explorer()
         .table
         .rows
         .iter()
@@ -92,54 +93,54 @@ fn first_load_opens_method_and_delegates() {
 fn navigation_moves_and_clamps() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('k'));
-    assert_eq!(s.explorer.tree.selected, 0);
+    assert_eq!(s.explorer().tree.selected, 0);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Down);
-    assert_eq!(s.explorer.tree.selected, 2);
+    assert_eq!(s.explorer().tree.selected, 2);
     key(&mut s, KeyCode::Up);
-    assert_eq!(s.explorer.tree.selected, 1);
+    assert_eq!(s.explorer().tree.selected, 1);
     // 11 rows (the first-load list above): the last is 10.
     key(&mut s, KeyCode::Char('G'));
-    assert_eq!(s.explorer.tree.selected, 10);
+    assert_eq!(s.explorer().tree.selected, 10);
     key(&mut s, KeyCode::Char('g'));
-    assert_eq!(s.explorer.tree.selected, 0);
+    assert_eq!(s.explorer().tree.selected, 0);
     // 80x24: the tree pane is 8 rows: 6 inside the border, 5 below the column titles.
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.explorer.tree.selected, 5);
+    assert_eq!(s.explorer().tree.selected, 5);
     key(&mut s, KeyCode::PageDown);
-    assert_eq!(s.explorer.tree.selected, 10);
+    assert_eq!(s.explorer().tree.selected, 10);
     // Offset keeps the selection visible: rows 6..=10 shown.
-    assert_eq!(s.explorer.tree.offset, 6);
+    assert_eq!(s.explorer().tree.offset, 6);
     key(&mut s, KeyCode::PageUp);
-    assert_eq!(s.explorer.tree.selected, 5);
-    assert_eq!(s.explorer.tree.offset, 5);
+    assert_eq!(s.explorer().tree.selected, 5);
+    assert_eq!(s.explorer().tree.offset, 5);
     // Tab cycles panes; navigation then moves the table.
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert_eq!(s.explorer().focus, Pane::Table);
     key(&mut s, KeyCode::Char('G'));
-    assert_eq!(s.explorer.table.selected, 6);
+    assert_eq!(s.explorer().table.selected, 6);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.explorer.focus, Pane::Detail);
+    assert_eq!(s.explorer().focus, Pane::Detail);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     key(&mut s, KeyCode::BackTab);
-    assert_eq!(s.explorer.focus, Pane::Detail);
+    assert_eq!(s.explorer().focus, Pane::Detail);
 }
 
 #[test]
 fn sort_cycles_columns_and_reverses() {
     let mut s = loaded(80, 24, 2);
     assert_eq!(
-        (s.explorer.table.sort, s.explorer.table.descending),
+        (s.explorer().table.sort, s.explorer().table.descending),
         (Column::Median, true)
     );
     key(&mut s, KeyCode::Char('s'));
     assert_eq!(
-        (s.explorer.table.sort, s.explorer.table.descending),
+        (s.explorer().table.sort, s.explorer().table.descending),
         (Column::Min, true)
     );
     key(&mut s, KeyCode::Char('S'));
-    assert!(!s.explorer.table.descending);
+    assert!(!s.explorer().table.descending);
     // Min ascending: smallest first (min = base * 0.9).
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
     assert_eq!(table_names(&s)[6], "Convolution (NHWC, F32) IGEMM #2");
@@ -148,10 +149,10 @@ fn sort_cycles_columns_and_reverses() {
     }
     // Min -> Max -> P90 -> Share -> ShareMethod -> GFLOP/s -> GB/s -> Inputs -> Outputs
     // -> Name -> Delegate
-    assert_eq!(s.explorer.table.sort, Column::Delegate);
+    assert_eq!(s.explorer().table.sort, Column::Delegate);
     key(&mut s, KeyCode::Char('s'));
     key(&mut s, KeyCode::Char('s'));
-    assert_eq!(s.explorer.table.sort, Column::Count);
+    assert_eq!(s.explorer().table.sort, Column::Count);
 }
 
 #[test]
@@ -161,34 +162,34 @@ fn filter_narrows_live_with_hand_counted_matches() {
     assert_eq!(s.mode(), ViewKind::Filter);
     chars(&mut s, "conv");
     // "Convolution ... IGEMM #1" and "#2".
-    assert_eq!(s.explorer.table.rows.len(), 2);
+    assert_eq!(s.explorer().table.rows.len(), 2);
     key(&mut s, KeyCode::Backspace);
     key(&mut s, KeyCode::Backspace);
     key(&mut s, KeyCode::Backspace);
     key(&mut s, KeyCode::Backspace);
-    assert_eq!(s.explorer.table.rows.len(), 7);
+    assert_eq!(s.explorer().table.rows.len(), 7);
     // Case-insensitive: Clamp (NC, F32) and Fully Connected (NC, F32).
     chars(&mut s, "NC, f32");
-    assert_eq!(s.explorer.table.rows.len(), 2);
+    assert_eq!(s.explorer().table.rows.len(), 2);
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.mode(), ViewKind::Explorer);
-    assert_eq!(s.explorer.table.rows.len(), 7);
+    assert_eq!(s.explorer().table.rows.len(), 7);
     // IGEMM #1, IGEMM #2, GEMM #1; q is text while typing.
     key(&mut s, KeyCode::Char('/'));
     chars(&mut s, "gemm");
-    assert_eq!(s.explorer.table.rows.len(), 3);
+    assert_eq!(s.explorer().table.rows.len(), 3);
     key(&mut s, KeyCode::Enter);
     assert_eq!(s.mode(), ViewKind::Explorer);
-    assert_eq!(s.explorer.table.filter.value(), "gemm");
-    assert_eq!(s.explorer.table.rows.len(), 3);
+    assert_eq!(s.explorer().table.filter.value(), "gemm");
+    assert_eq!(s.explorer().table.rows.len(), 3);
     key(&mut s, KeyCode::Char('/'));
     chars(&mut s, "q");
     assert!(!s.quit);
-    assert_eq!(s.explorer.table.rows.len(), 0);
+    assert_eq!(s.explorer().table.rows.len(), 0);
     key(&mut s, KeyCode::Enter);
     // Esc in the table clears the filter.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.table.rows.len(), 7);
+    assert_eq!(s.explorer().table.rows.len(), 7);
 }
 
 #[test]
@@ -321,8 +322,8 @@ fn drill_down_and_back() {
     // Tree: Enter on delegate #1 collapses it and limits the table to its 4 operators.
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.explorer.table.scope, Some(0));
-    assert_eq!(s.explorer.table.rows.len(), 4);
+    assert_eq!(s.explorer().table.scope, Some(0));
+    assert_eq!(s.explorer().table.rows.len(), 4);
     // 11 rows, less the two steps and the overhead of delegate #1.
     assert_eq!(tree_names(&s).len(), 8);
     key(&mut s, KeyCode::Enter);
@@ -333,29 +334,29 @@ fn drill_down_and_back() {
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Char('j'));
     assert_eq!(
-        tree_names(&s)[s.explorer.tree.selected],
+        tree_names(&s)[s.explorer().tree.selected],
         "Clamp (NC, F32) #1"
     );
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.explorer.focus, Pane::Detail);
+    assert_eq!(s.explorer().focus, Pane::Detail);
     let d = s.session.data.as_ref().unwrap();
     assert_eq!(d.nodes[s.detail_node().unwrap()].name, "Clamp (NC, F32) #1");
     // Esc: detail -> table; Esc: table -> tree; Esc: tree clears the delegate scope.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert_eq!(s.explorer().focus, Pane::Table);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.table.scope, None);
-    assert_eq!(s.explorer.table.rows.len(), 7);
+    assert_eq!(s.explorer().table.scope, None);
+    assert_eq!(s.explorer().table.rows.len(), 7);
     // The table kept the Clamp row selected when the scope widened (row 4 of 7).
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.explorer.table.selected, 4);
+    assert_eq!(s.explorer().table.selected, 4);
     // Table: Enter opens the detail of the selected row.
     key(&mut s, KeyCode::Char('g'));
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.explorer.focus, Pane::Detail);
+    assert_eq!(s.explorer().focus, Pane::Detail);
     let d = s.session.data.as_ref().unwrap();
     assert_eq!(
         d.nodes[s.detail_node().unwrap()].name,
@@ -369,7 +370,7 @@ fn expand_collapse_all_and_fold_keys() {
     key(&mut s, KeyCode::Char('e'));
     // 16 nodes: method, 2 delegates, 2 steps, 6 delegate ops, 2 overheads, aten::mean +
     // kernel, remainder.
-    assert_eq!(s.explorer.tree.visible.len(), 16);
+    assert_eq!(s.explorer().tree.visible.len(), 16);
     key(&mut s, KeyCode::Char('E'));
     // Collapse all keeps the root open: its direct children stay in view.
     assert_eq!(
@@ -383,12 +384,12 @@ fn expand_collapse_all_and_fold_keys() {
         ]
     );
     key(&mut s, KeyCode::Right);
-    assert_eq!(s.explorer.tree.visible.len(), 5);
+    assert_eq!(s.explorer().tree.visible.len(), 5);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Char('h')); // delegate #1 is closed: go to the parent
-    assert_eq!(s.explorer.tree.selected, 0);
+    assert_eq!(s.explorer().tree.selected, 0);
     key(&mut s, KeyCode::Left);
-    assert_eq!(s.explorer.tree.visible.len(), 1);
+    assert_eq!(s.explorer().tree.visible.len(), 1);
 }
 
 #[test]
@@ -432,8 +433,8 @@ fn mouse_selects_sorts_and_scrolls() {
             y: table.y + 4,
         },
     );
-    assert_eq!(s.explorer.focus, Pane::Table);
-    assert_eq!(s.explorer.table.selected, 2);
+    assert_eq!(s.explorer().focus, Pane::Table);
+    assert_eq!(s.explorer().table.selected, 2);
     // Click on the "Operator" title sorts by name (ascending).
     update(
         &mut s,
@@ -444,7 +445,7 @@ fn mouse_selects_sorts_and_scrolls() {
         },
     );
     assert_eq!(
-        (s.explorer.table.sort, s.explorer.table.descending),
+        (s.explorer().table.sort, s.explorer().table.descending),
         (Column::Name, false)
     );
     assert_eq!(table_names(&s)[0], "Add (ND, F32) #1");
@@ -458,7 +459,7 @@ fn mouse_selects_sorts_and_scrolls() {
         },
     );
     assert_eq!(
-        (s.explorer.table.sort, s.explorer.table.descending),
+        (s.explorer().table.sort, s.explorer().table.descending),
         (Column::Name, true)
     );
     // Wheel over the tree moves its selection by 3.
@@ -471,8 +472,8 @@ fn mouse_selects_sorts_and_scrolls() {
             y: tree.y + 2,
         },
     );
-    assert_eq!(s.explorer.tree.selected, 3);
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert_eq!(s.explorer().tree.selected, 3);
+    assert_eq!(s.explorer().focus, Pane::Table);
 }
 
 /// Filter counts on the real wide_browse names, counted by hand from
@@ -496,7 +497,7 @@ fn filter_counts_on_the_wide_browse_fixture() {
             result: Ok(Box::new(ExplorerData::from_profile(&profile))),
         },
     );
-    assert_eq!(s.explorer.table.rows.len(), 79);
+    assert_eq!(s.explorer().table.rows.len(), 79);
     for (needle, count) in [
         ("conv", 10), // 9 DWConv + 1 IGEMM
         ("igemm", 1),
@@ -506,19 +507,19 @@ fn filter_counts_on_the_wide_browse_fixture() {
     ] {
         key(&mut s, KeyCode::Char('/'));
         chars(&mut s, needle);
-        assert_eq!(s.explorer.table.rows.len(), count, "{needle}");
+        assert_eq!(s.explorer().table.rows.len(), count, "{needle}");
         key(&mut s, KeyCode::Esc);
     }
     // Delegate #3 (second delegate): one step of 10 operators. Esc: table -> tree.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     let tree = tree_names(&s);
     let d3 = tree.iter().position(|n| n == "delegate #3").unwrap();
     for _ in 0..d3 {
         key(&mut s, KeyCode::Char('j'));
     }
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.explorer.table.rows.len(), 10);
+    assert_eq!(s.explorer().table.rows.len(), 10);
 }
 
 /// The terminal shrank and `terminal.draw` resized the buffer before the `Resize` action
@@ -554,8 +555,8 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
     for column in Column::ETDUMP {
         let k = column.key();
         key(&mut s, KeyCode::Char(k));
-        assert_eq!(s.explorer.table.sort, column, "key {k}");
-        assert_eq!(s.explorer.table.descending, column.default_descending());
+        assert_eq!(s.explorer().table.sort, column, "key {k}");
+        assert_eq!(s.explorer().table.descending, column.default_descending());
         let shown = s.table_layout(78, 10);
         assert!(
             shown.iter().any(|(c, _)| *c == column),
@@ -563,7 +564,7 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
         );
         key(&mut s, KeyCode::Char(k));
         assert_eq!(
-            s.explorer.table.descending,
+            s.explorer().table.descending,
             !column.default_descending(),
             "{column:?}"
         );
@@ -571,7 +572,7 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
     // A trace-only column key does nothing on an ETDump table.
     key(&mut s, KeyCode::Char('M'));
     key(&mut s, KeyCode::Char('F'));
-    assert_eq!(s.explorer.table.sort, Column::Median);
+    assert_eq!(s.explorer().table.sort, Column::Median);
 }
 
 /// `←`/`→` in the table scroll the columns: the first scrolled-off column is the one
@@ -580,10 +581,10 @@ fn direct_sort_keys_and_the_sorted_column_is_shown() {
 fn arrows_scroll_the_table_columns() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert_eq!(s.explorer().focus, Pane::Table);
     let before = s.table_layout(78, 10);
     key(&mut s, KeyCode::Right);
-    assert_eq!(s.explorer.table.hscroll, 1);
+    assert_eq!(s.explorer().table.hscroll, 1);
     let after = s.table_layout(78, 10);
     assert_eq!(after[0].0, Column::Name);
     assert!(
@@ -596,11 +597,11 @@ fn arrows_scroll_the_table_columns() {
     }
     let last = s.table_layout(78, 10);
     assert_eq!(last.last().map(|c| c.0), Some(Column::Outputs), "{last:?}");
-    let most = s.explorer.table.hscroll;
+    let most = s.explorer().table.hscroll;
     key(&mut s, KeyCode::Right);
-    assert_eq!(s.explorer.table.hscroll, most);
+    assert_eq!(s.explorer().table.hscroll, most);
     key(&mut s, KeyCode::Left);
-    assert_eq!(s.explorer.table.hscroll, most - 1);
+    assert_eq!(s.explorer().table.hscroll, most - 1);
 }
 
 /// Each delegate gets an overhead row: its call minus its steps (or its operators), run
@@ -649,7 +650,7 @@ fn loaded_with_clamp_warning(w: u16, h: u16) -> AppState {
 
 fn selected_name(s: &AppState) -> String {
     let d = s.session.data.as_ref().unwrap();
-    d.nodes[s.explorer.tree.visible[s.explorer.tree.selected]]
+    d.nodes[s.explorer().tree.visible[s.explorer().tree.selected]]
         .name
         .clone()
 }
@@ -672,7 +673,10 @@ fn enter_on_a_step_lists_its_operators() {
             "Clamp (NC, F32) #1"
         ]
     );
-    assert_eq!((s.explorer.table.selected, s.explorer.table.offset), (0, 0));
+    assert_eq!(
+        (s.explorer().table.selected, s.explorer().table.offset),
+        (0, 0)
+    );
     // The cumsum step: its one kernel.
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Char('j'));
@@ -726,11 +730,11 @@ fn reveal_a_row_and_a_warning_in_the_tree() {
         key(&mut s, KeyCode::Char('j'));
     }
     assert_eq!(
-        table_names(&s)[s.explorer.table.selected],
+        table_names(&s)[s.explorer().table.selected],
         "Clamp (NC, F32) #1"
     );
     key(&mut s, KeyCode::Char('r'));
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     assert_eq!(selected_name(&s), "Clamp (NC, F32) #1");
     // Back to the top, steps closed again.
     key(&mut s, KeyCode::Char('E'));
@@ -765,7 +769,7 @@ fn search_walks_the_tree() {
     );
     key(&mut s, KeyCode::Char(']'));
     assert_eq!(selected_name(&s), "Convolution (NHWC, F32) IGEMM #1");
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     assert_eq!(
         s.session.notice.as_deref(),
         Some("tree match 1 of 2 for \"igemm\"")
@@ -785,8 +789,8 @@ fn search_walks_the_tree() {
 fn group_by_type_and_drill_in() {
     let mut s = loaded(80, 24, 2);
     key(&mut s, KeyCode::Char('o'));
-    assert!(s.explorer.table.grouped);
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert!(s.explorer().table.grouped);
+    assert_eq!(s.explorer().focus, Pane::Table);
     assert_eq!(
         table_names(&s),
         [
@@ -799,7 +803,7 @@ fn group_by_type_and_drill_in() {
         ]
     );
     let d = s.session.data.as_ref().unwrap();
-    let first = &d.groups[s.explorer.table.rows[0]];
+    let first = &d.groups[s.explorer().table.rows[0]];
     assert_eq!(first.instances, 2);
     // One method, one sample per run: the median of the per-run sums, not a Σ.
     assert_eq!(first.summed_median, None);
@@ -808,7 +812,7 @@ fn group_by_type_and_drill_in() {
     let node = s.detail_node().unwrap();
     assert_eq!(d.nodes[node].name, "Convolution (NHWC, F32) IGEMM");
     key(&mut s, KeyCode::Enter);
-    assert!(!s.explorer.table.grouped);
+    assert!(!s.explorer().table.grouped);
     assert_eq!(
         table_names(&s),
         [
@@ -819,14 +823,14 @@ fn group_by_type_and_drill_in() {
     // Esc: one level back, to the six types (#47); o: all operators; o twice: types
     // and back.
     key(&mut s, KeyCode::Esc);
-    assert!(s.explorer.table.grouped);
+    assert!(s.explorer().table.grouped);
     assert_eq!(table_names(&s).len(), 6);
     key(&mut s, KeyCode::Char('o'));
-    assert!(!s.explorer.table.grouped);
+    assert!(!s.explorer().table.grouped);
     assert_eq!(table_names(&s).len(), 7);
     key(&mut s, KeyCode::Char('o'));
     key(&mut s, KeyCode::Char('o'));
-    assert!(!s.explorer.table.grouped);
+    assert!(!s.explorer().table.grouped);
     assert_eq!(table_names(&s).len(), 7);
 }
 
@@ -919,7 +923,7 @@ fn an_analysing_heartbeat_turns_the_gauge_spinner() {
 /// data whatever is open (a timeline, which shows the profile it was opened on, closes).
 #[test]
 fn views_stack_and_loads_arrive_under_them() {
-    use ViewKind::{Dialog, Help, Log, Timeline};
+    use ViewKind::{Dialog, Explorer, Help, Log, Timeline};
     let mut s = loaded(80, 24, 2);
     let arrive = |s: &mut AppState, file: &str, result: Result<(), &str>| {
         let effects = s.load(ProfileRequest::new(file.into(), None, 2));
@@ -944,7 +948,7 @@ fn views_stack_and_loads_arrive_under_them() {
     };
     key(&mut s, KeyCode::Char('w'));
     key(&mut s, KeyCode::Char('?'));
-    assert_eq!(s.views.kinds(), [Log, Help]);
+    assert_eq!(s.views.kinds(), [Explorer, Log, Help]);
     assert_eq!(s.mode(), Help);
     assert!(s.log_open(), "the log stays under the help popup");
     assert_eq!(
@@ -955,12 +959,16 @@ fn views_stack_and_loads_arrive_under_them() {
     arrive(&mut s, "second.etdp", Ok(()));
     assert_eq!(s.session.data.as_ref().unwrap().files, ["second.etdp"]);
     assert!(s.session.loading.is_none());
-    assert_eq!(s.views.kinds(), [Log, Help], "a load leaves the views open");
+    assert_eq!(
+        s.views.kinds(),
+        [Explorer, Log, Help],
+        "a load leaves the views open"
+    );
     // Esc: one level at a time; the explorer stays (Esc never quits there).
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.views.kinds(), [Log]);
+    assert_eq!(s.views.kinds(), [Explorer, Log]);
     key(&mut s, KeyCode::Esc);
-    assert!(s.views.is_empty());
+    assert_eq!(s.views.kinds(), [Explorer]);
     assert!(key(&mut s, KeyCode::Esc).is_empty());
     assert!(!s.quit);
     // The timeline shows the profile it was opened on: a newer one closes it, the help
@@ -970,14 +978,14 @@ fn views_stack_and_loads_arrive_under_them() {
         matches!(&effects[..], [Effect::LoadTimeline { request, .. }] if request.etdump.ends_with("second.etdp"))
     );
     key(&mut s, KeyCode::Char('?'));
-    assert_eq!(s.views.kinds(), [Timeline, Help]);
+    assert_eq!(s.views.kinds(), [Explorer, Timeline, Help]);
     arrive(&mut s, "third.etdp", Ok(()));
-    assert_eq!(s.views.kinds(), [Help]);
+    assert_eq!(s.views.kinds(), [Explorer, Help]);
     key(&mut s, KeyCode::Esc);
     // A failed load: the dialog over the open view; Esc dismisses it, the view stays.
     key(&mut s, KeyCode::Char('w'));
     arrive(&mut s, "bad.etdp", Err("bad.etdp: not an ETDump"));
-    assert_eq!(s.views.kinds(), [Log, Dialog]);
+    assert_eq!(s.views.kinds(), [Explorer, Log, Dialog]);
     assert_eq!(s.error(), Some("bad.etdp: not an ETDump"));
     assert_eq!(
         s.session.data.as_ref().unwrap().files,
@@ -985,7 +993,7 @@ fn views_stack_and_loads_arrive_under_them() {
         "the last good profile stays"
     );
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.views.kinds(), [Log]);
+    assert_eq!(s.views.kinds(), [Explorer, Log]);
     // q quits from any view.
     key(&mut s, KeyCode::Char('?'));
     assert_eq!(key(&mut s, KeyCode::Char('q')), vec![Effect::Quit]);

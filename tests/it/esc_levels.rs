@@ -3,9 +3,9 @@
 //! operators, and only then (over the fleet) out of the explorer.
 
 use crate::support::explorer;
+use crate::support::explorer::ExplorerOf;
 
 use cpuprof_tui::app::{AppState, Pane, ViewKind};
-use cpuprof_tui::views::explorer::Explorer;
 use explorer::{key, keys, opened, press};
 use ratatui::crossterm::event::KeyCode;
 
@@ -38,47 +38,49 @@ fn open() -> AppState {
 #[test]
 fn esc_clears_the_filter_from_the_tree() {
     let mut s = open();
-    let all = s.explorer.table.rows.len();
+    let all = s.explorer().table.rows.len();
     press(&mut s, '/');
     keys(&mut s, "convolution");
     key(&mut s, KeyCode::Enter);
-    assert_eq!(s.explorer.table.rows.len(), convolutions());
+    assert_eq!(s.explorer().table.rows.len(), convolutions());
     key(&mut s, KeyCode::BackTab);
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.table.filter.value(), "");
-    assert_eq!(s.explorer.table.rows.len(), all);
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().table.filter.value(), "");
+    assert_eq!(s.explorer().table.rows.len(), all);
+    assert_eq!(s.explorer().focus, Pane::Tree);
 }
 
-/// The explorer over the fleet (its Enter pushes the `Explorer`): Esc undoes the
+/// The explorer over another view (as the fleet's Enter pushes it): Esc undoes the
 /// explorer's levels one by one, and leaves it only when nothing is left.
 #[test]
 fn esc_goes_back_one_level_at_a_time() {
     let mut s = open();
-    s.views.push(Box::new(Explorer));
+    let mut over = s.explorer().clone();
+    over.over = true;
+    s.views.push(Box::new(over));
     let types = s.session.data.as_ref().unwrap().groups.len();
     assert!(types > 1);
     // o: the types list; Enter: the instances of the first type.
     press(&mut s, 'o');
-    assert!(s.explorer.table.grouped);
-    assert_eq!(s.explorer.table.rows.len(), types);
+    assert!(s.explorer().table.grouped);
+    assert_eq!(s.explorer().table.rows.len(), types);
     key(&mut s, KeyCode::Enter);
-    assert!(!s.explorer.table.grouped);
+    assert!(!s.explorer().table.grouped);
     // Esc: back to the types list, not to every operator.
     key(&mut s, KeyCode::Esc);
-    assert!(s.explorer.table.grouped);
-    assert_eq!(s.explorer.table.rows.len(), types);
-    assert_eq!(s.explorer.table.filter.value(), "");
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert!(s.explorer().table.grouped);
+    assert_eq!(s.explorer().table.rows.len(), types);
+    assert_eq!(s.explorer().table.filter.value(), "");
+    assert_eq!(s.explorer().focus, Pane::Table);
     // Esc: the table to the tree; the types list stays.
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.focus, Pane::Tree);
-    assert!(s.explorer.table.grouped);
+    assert_eq!(s.explorer().focus, Pane::Tree);
+    assert!(s.explorer().table.grouped);
     assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
     // Esc: the types list to the operators, still in the explorer.
     key(&mut s, KeyCode::Esc);
-    assert!(!s.explorer.table.grouped);
+    assert!(!s.explorer().table.grouped);
     assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
     // A filter typed, the tree focused: Esc clears it and stays.
     press(&mut s, '/');
@@ -86,11 +88,11 @@ fn esc_goes_back_one_level_at_a_time() {
     key(&mut s, KeyCode::Enter);
     key(&mut s, KeyCode::BackTab);
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.explorer.table.filter.value(), "");
+    assert_eq!(s.explorer().table.filter.value(), "");
     assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
-    // Nothing left: Esc leaves the explorer, one level (to the fleet below it).
+    // Nothing left: Esc leaves the explorer, one level (to the view below it).
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.views.len(), 0);
+    assert_eq!(s.views.kinds(), [ViewKind::Explorer]);
 }
 
 /// Over the log (pushed over the explorer), Esc pops the log only.
@@ -99,11 +101,11 @@ fn esc_pops_one_view() {
     let mut s = open();
     press(&mut s, 'w');
     press(&mut s, '?');
-    assert_eq!(s.views.len(), 2);
+    assert_eq!(s.views.len(), 3);
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.views.top_kind(), Some(ViewKind::Log));
     key(&mut s, KeyCode::Esc);
-    assert_eq!(s.views.len(), 0);
+    assert_eq!(s.views.kinds(), [ViewKind::Explorer]);
     key(&mut s, KeyCode::Esc);
     assert!(s.session.data.is_some() && !s.quit);
 }

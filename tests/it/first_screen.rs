@@ -1,6 +1,7 @@
 //! The explorer's first screen (#22): the answer line under the header (dump and trace),
 //! checked against the fixtures' truth files, and its snapshots at the four sizes.
 
+use crate::support::explorer::ExplorerOf;
 use std::collections::BTreeMap;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
@@ -84,7 +85,7 @@ fn dump_answer_equals_the_truth() {
     let truth = truth_shares("fixtures/cpu/cnn2_basic.truth.json");
     let s = opened("fixtures/cpu/cnn2_basic.etdp", 3, (160, 48));
     let data = s.session.data.as_ref().unwrap();
-    let a = cpuprof_tui::app::answer::for_table(data, &s.explorer.table, 3).unwrap();
+    let a = cpuprof_tui::views::explorer::answer::for_table(data, &s.explorer().table, 3).unwrap();
     assert_eq!(a.over, "Method::execute");
     assert_eq!(a.items.len(), 3);
     for (item, (ty, share, n)) in a.items.iter().zip(&truth) {
@@ -133,7 +134,7 @@ fn trace_answer_equals_key_averages() {
     ops.sort_by(|a, b| b.1.total_cmp(&a.1));
     let s = opened("fixtures/torch/cnn_infer.json", 0, (160, 48));
     let data = s.session.data.as_ref().unwrap();
-    let a = cpuprof_tui::app::answer::for_table(data, &s.explorer.table, 3).unwrap();
+    let a = cpuprof_tui::views::explorer::answer::for_table(data, &s.explorer().table, 3).unwrap();
     assert_eq!(a.over, "self time");
     for (item, (name, us)) in a.items.iter().zip(&ops) {
         assert_eq!(&item.type_name, name);
@@ -261,14 +262,14 @@ fn efficiency_columns() {
 fn trace_first_screen() {
     for size in SIZES {
         let s = opened("fixtures/torch/cnn_infer.json", 0, size);
-        assert_eq!(s.explorer.table.sort, Column::SelfTime);
+        assert_eq!(s.explorer().table.sort, Column::SelfTime);
         let d = s.session.data.as_ref().unwrap();
-        let top = &d.ops[s.explorer.table.rows[0]];
+        let top = &d.ops[s.explorer().table.rows[0]];
         assert_eq!(top.name, "aten::mkldnn_convolution");
         // The path iteration > aten::conv2d > ... > aten::mkldnn_convolution is open:
         // the convolution's node is listed in the tree.
         let listed: Vec<&str> = s
-            .explorer
+            .explorer()
             .tree
             .visible
             .iter()
@@ -277,7 +278,7 @@ fn trace_first_screen() {
         assert!(listed.contains(&"aten::mkldnn_convolution"), "{listed:?}");
         // Selected where the time stops going to one child: the convolution (99.9% of
         // its parent; its hottest child, aten::empty, has 0.1%).
-        let sel = s.explorer.tree.visible[s.explorer.tree.selected];
+        let sel = s.explorer().tree.visible[s.explorer().tree.selected];
         assert_eq!(d.nodes[sel].name, "aten::mkldnn_convolution");
         let text = screen(&s);
         assert!(text.contains("Sel[f] (total)") || size.0 < 120, "{text}");
@@ -345,7 +346,7 @@ fn select_node(s: &mut AppState, name: &str) {
         .iter()
         .position(|n| n.name == name)
         .unwrap();
-    cpuprof_tui::app::reveal_node(s, id);
+    s.reveal_node(id);
 }
 
 /// cnn2_drop_ops (fixtures/cpu-faults README): the error
@@ -413,7 +414,7 @@ fn a_share_without_a_bound_says_why() {
 fn answer_line_of_several_methods() {
     let s = opened("fixtures/real/two_method.etdp", 0, (160, 48));
     let d = s.session.data.as_ref().unwrap();
-    let a = cpuprof_tui::app::answer::for_table(d, &s.explorer.table, 5).unwrap();
+    let a = cpuprof_tui::views::explorer::answer::for_table(d, &s.explorer().table, 5).unwrap();
     assert_eq!(a.over, "Method::execute (2 methods)");
     assert_eq!(a.to_string(), "GEMM 68% (2) · cumsum 4% · other 28%");
     assert!((a.items[0].share - 0.013 / (0.015073 + 0.0040515)).abs() < 1e-9);

@@ -2,6 +2,7 @@
 //! a trace and a compare pair, with colour and without (the theme is a parameter); zoom,
 //! search highlight and merged narrow frames; the keys' behaviour.
 
+use crate::support::explorer::ExplorerOf;
 use cpuprof_tui::app::{update, Action, AppState, Effect};
 use cpuprof_tui::cli::CompareArgs;
 use cpuprof_tui::report::compare::load_both;
@@ -309,7 +310,7 @@ fn reveal_and_mouse() {
     let node = flame(&s).tree.frame(f).node.unwrap();
     press(&mut s, 'r');
     assert!(s.views.flame().is_none());
-    let shown = s.explorer.tree.visible[s.explorer.tree.selected];
+    let shown = s.explorer().tree.visible[s.explorer().tree.selected];
     assert_eq!(shown, node);
     assert_eq!(
         s.session.data.as_ref().unwrap().nodes[node].name,

@@ -4,11 +4,12 @@
 //! an ETRecord `m` only says so. Snapshots at the four sizes.
 
 use crate::common;
+use crate::support::explorer::ExplorerOf;
 
 use std::collections::BTreeMap;
 
 use common::{close, fixture, json, path};
-use cpuprof_tui::app::{AppState, Effect, ExplorerData};
+use cpuprof_tui::app::{AppState, Effect, ExplorerData, ViewKind};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::views::modules::state::{ModuleLine, ModulesView};
 use ratatui::crossterm::event::KeyCode;
@@ -209,7 +210,7 @@ fn totals_by_hand_on_the_xnnpack_fixture() {
 fn without_an_etrecord_m_says_so() {
     let mut s = opened("cpu/mlp_basic.etdp", 0, (120, 40));
     keys(&mut s, "m");
-    assert!(s.views.top().is_none());
+    assert_eq!(s.views.top_kind(), Some(ViewKind::Explorer));
     let notice = s.session.notice.clone().unwrap();
     assert!(notice.contains("no ETRecord"), "{notice}");
     assert!(screen(&s).contains("no module tree"));
@@ -230,8 +231,12 @@ fn enter_on_a_row_reveals_it_in_the_tree() {
                 .is_some_and(|(r, _)| r.instruction_id == instr && r.kind == kind)
         });
         key(&mut s, KeyCode::Enter);
-        assert!(s.views.top().is_none(), "the view closed");
-        let id = s.explorer.tree.visible[s.explorer.tree.selected];
+        assert_eq!(
+            s.views.top_kind(),
+            Some(ViewKind::Explorer),
+            "the view closed"
+        );
+        let id = s.explorer().tree.visible[s.explorer().tree.selected];
         let node = &data(&s).nodes[id];
         assert_eq!(node.name, want);
         if kind == "kernel" {
@@ -285,7 +290,11 @@ fn fold_filter_sort_and_back() {
         .collect();
     assert_eq!(top, ["layers.0", "embed", "layers.1", "head", "head_norm"]);
     key(&mut s, KeyCode::Esc);
-    assert!(s.views.top().is_none(), "Esc closed the view");
+    assert_eq!(
+        s.views.top_kind(),
+        Some(ViewKind::Explorer),
+        "Esc closed the view"
+    );
 }
 
 /// `c` on a module copies its path, on a row its source `file:line`; the footer says so.
@@ -407,7 +416,7 @@ fn explorer_c_copies_the_row_or_in_the_detail_its_file_line() {
     // node, and `c` copies its line.
     key(&mut s, KeyCode::Tab);
     key(&mut s, KeyCode::Tab);
-    assert_eq!(s.explorer.focus, cpuprof_tui::app::Pane::Detail);
+    assert_eq!(s.explorer().focus, cpuprof_tui::app::Pane::Detail);
     let e = key(&mut s, KeyCode::Char('c'));
     let Effect::Copy(line) = &e[0] else {
         panic!("{e:?}")

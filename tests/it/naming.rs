@@ -3,6 +3,7 @@
 //! timeline alike, and a value every listed row shares (`shapes not recorded`, the one
 //! step) is said once, in the table's title.
 
+use crate::support::explorer::ExplorerOf;
 use cpuprof_tui::app::Pane;
 use cpuprof_tui::profile::ProfileRequest;
 use ratatui::crossterm::event::KeyCode;
@@ -30,7 +31,7 @@ fn shared_values_are_said_once_in_the_title() {
             size,
         );
         press(&mut s, KeyCode::Tab);
-        assert_eq!(s.explorer.focus, Pane::Table);
+        assert_eq!(s.explorer().focus, Pane::Table);
         let text = screen(&s);
         let title = text
             .lines()

@@ -2,6 +2,7 @@
 //! loaded through the pipeline (`load_profile`). Numbers were checked against the
 //! fixtures' truth files when the snapshots were accepted (see the comments per test).
 
+use crate::support::explorer::ExplorerOf;
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
@@ -250,7 +251,7 @@ fn watch_runs_list() {
         // The error row selected: its message in full; `p` stops following.
         update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
         if size == (80, 24) {
-            s.explorer.focus = cpuprof_tui::app::Pane::Runs;
+            s.explorer_mut().focus = cpuprof_tui::app::Pane::Runs;
             update(&mut s, Action::Command(cpuprof_tui::app::Command::Top));
             let text = screen(&s);
             assert!(text.contains("expected \"ED00\""), "{text}");
@@ -408,7 +409,7 @@ fn every_fixture_fits_at_160x48() {
         let step = longest(&|o| &o.step);
         let inputs = longest(&|o| &o.input_shapes);
         // A step or shape that every row shares is said once in the title instead.
-        let in_title = |c: Column| s.explorer.table.uniform_text.iter().any(|(u, _)| *u == c);
+        let in_title = |c: Column| s.explorer().table.uniform_text.iter().any(|(u, _)| *u == c);
         let step = if in_title(Column::Step) { 0 } else { step };
         let inputs = if in_title(Column::Inputs) { 0 } else { inputs };
         let layout = s.table_layout(158, 20);
@@ -428,7 +429,7 @@ fn every_fixture_fits_at_160x48() {
         }
         let screen = screen(&s);
         // The rows on screen (the table lists at least 20 at this size) show it whole.
-        for &i in s.explorer.table.rows.iter().take(20) {
+        for &i in s.explorer().table.rows.iter().take(20) {
             let o = &d.ops[i];
             assert!(screen.contains(&o.step), "{file}: {} not on screen", o.step);
         }

@@ -333,15 +333,16 @@ fn no_import_circle_among_the_top_modules() {
 fn no_import_circle_in_app_or_ui() {
     for dir in ["app", "ui"] {
         let g = sub_graph(dir);
-        assert!(g.len() > 5, "{dir}: {g:?}");
+        assert!(g.len() > 1, "{dir}: {g:?}");
         if let Some(c) = find_circle(&g) {
             panic!("import circle in {dir}/: {}", c.join(" → "));
         }
     }
-    // Read right: the update uses the explorer and the steps views return, the stack
-    // never the update.
+    // Read right: the update uses watch mode and the steps views return, the stack never
+    // the update.
     let g = sub_graph("app");
-    assert!(g["update"].contains("explorer") && g["update"].contains("step"));
+    assert!(g.len() > 5, "{g:?}");
+    assert!(g["update"].contains("watch") && g["update"].contains("step"));
     assert!(!g["view"].contains("update"));
 }
 
@@ -502,13 +503,7 @@ fn views_never_import_the_shell() {
         );
     }
     // The shell: the state, the update, the stack, what the shell does with keys.
-    let shell = [
-        "app::state",
-        "app::update",
-        "app::view",
-        "app::explorer",
-        "app::watch",
-    ];
+    let shell = ["app::state", "app::update", "app::view", "app::watch"];
     let mut bad = Vec::new();
     for (from, uses) in &g {
         if !from.starts_with("views::") {
@@ -539,35 +534,81 @@ fn views_never_import_the_shell() {
     assert!(bad.is_empty(), "forbidden file edges: {bad:#?}");
 }
 
-/// The explorer on its way to a view like the others (#46): its panes draw from its own
-/// state (`ExplorerView`) and the session, its lists are the view's (`views/explorer/
-/// listing.rs`, pure over the data borrowed), and what its keys open returns `Step`s; none
-/// of them names the shell's `AppState`.
+/// The explorer is a view like the others (#46): its state lives in the stack, not in a
+/// field of the shell's (`AppState` holds the session, the stack and `quit`); the shell
+/// reaches it through the stack's accessor (`ViewStack::explorer_mut`) and calls its
+/// methods, never naming its internals (its state's types, its panes' focus, its filter);
+/// and the explorer's files never name the shell (they read the session through `Ctx`
+/// and ask with `Step`s).
 #[test]
-fn the_explorers_panes_and_lists_know_no_app_state() {
+fn the_explorer_is_a_view_in_the_stack() {
     let src = Path::new(SRC);
-    let mut files: Vec<PathBuf> = ["tree", "table", "detail", "runs", "header"]
-        .iter()
-        .map(|f| src.join("ui").join(format!("{f}.rs")))
-        .collect();
-    files.extend(rs_files(&src.join("views").join("explorer")));
-    files.push(src.join("app").join("explorer_open.rs"));
-    let bad: Vec<String> = files
-        .iter()
-        .filter(|f| code(f).contains("AppState"))
-        .map(|f| f.display().to_string())
-        .collect();
-    assert!(bad.is_empty(), "these name AppState: {bad:#?}");
+    let state = code(&src.join("app/state.rs"));
+    let start = state
+        .find("pub struct AppState {")
+        .expect("app/state.rs declares AppState");
+    let fields = &state[start..start + state[start..].find('}').unwrap()];
+    assert!(
+        fields.contains("session:") && fields.contains("views:"),
+        "{fields}"
+    );
+    assert!(
+        !fields.contains("explorer"),
+        "AppState has an explorer field: {fields}"
+    );
+    // `view.rs` holds the accessor; every other file of the shell goes through it.
+    let internals = [
+        "views::explorer::state",
+        "TreeState",
+        "TableState",
+        "Pane::",
+        ".focus",
+        "filter_editing",
+        "detail_source",
+    ];
+    let mut bad = Vec::new();
+    for f in rs_files(&src.join("app")) {
+        if f.ends_with("app/view.rs") {
+            continue;
+        }
+        let c = code(&f);
+        for name in internals {
+            // The name whole: `.focus` is the field, `.focus_runs()` a method.
+            let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+            let whole = c
+                .match_indices(name)
+                .any(|(i, _)| !name.ends_with(ident) || !c[i + name.len()..].starts_with(ident));
+            if whole {
+                bad.push(format!("{} names {name}", f.display()));
+            }
+        }
+    }
+    let shell = [
+        "AppState",
+        "app::state",
+        "app::update",
+        "app::view",
+        "app::watch",
+    ];
+    for f in rs_files(&src.join("views").join("explorer")) {
+        let c = code(&f);
+        for name in shell {
+            if c.contains(name) {
+                bad.push(format!("{} names {name}", f.display()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    // The checks read something: the shell finds the explorer in the stack.
+    assert!(state.contains("views.explorer_mut()"));
     let g = file_graph();
     assert!(g["views::explorer::listing"].contains("views::explorer::state"));
-    assert!(!g["app::explorer_open"].contains("app::state"));
+    assert!(g["views::explorer::render"].contains("views::explorer::tree"));
 }
 
 /// Every view is a directory `views/<name>/` holding its state, its key table and its
 /// drawing, and its `mod.rs` makes it the one interface the shell knows views by
-/// (`impl Component for ..`). The explorer's state and key table live in
-/// `views/explorer/` too (its commands and panes are still drawn from the shell's
-/// `AppState`, so it has no `render` yet).
+/// (`impl Component for ..`), the explorer's as the others'.
 #[test]
 fn every_view_is_a_component_in_its_own_directory() {
     let views = Path::new(SRC).join("views");
@@ -579,12 +620,7 @@ fn every_view_is_a_component_in_its_own_directory() {
             continue;
         }
         let name = dir.file_name().unwrap().to_str().unwrap().to_string();
-        let parts: &[&str] = if name == "explorer" {
-            &["mod", "state", "keys"]
-        } else {
-            &["mod", "state", "keys", "render"]
-        };
-        for part in parts {
+        for part in ["mod", "state", "keys", "render"] {
             if !dir.join(format!("{part}.rs")).is_file() {
                 bad.push(format!("views/{name}/ has no {part}.rs"));
             }
@@ -618,19 +654,23 @@ fn the_shell_knows_views_by_their_interface() {
         "ui::draw renders through the trait"
     );
     for v in [
-        "compare", "dialog", "flame", "fleet", "help", "log", "modules", "timeline",
+        "compare", "dialog", "explorer", "flame", "fleet", "help", "log", "modules", "timeline",
     ] {
         assert!(
-            !draw.contains(&format!("views::{v}::")),
+            !draw.contains(&format!("views::{v}")),
             "ui::draw names views::{v}"
         );
+    }
+    // No view is drawn from the shell's state: the explorer draws itself too.
+    for name in ["draw_explorer", ".explorer", "ViewKind::"] {
+        assert!(!draw.contains(name), "ui::draw names {name}");
     }
     let tui = code(&Path::new(SRC).join("tui.rs"));
     for geometry in ["scroll_to_fit", ".pages =", "list_height", "render::pages"] {
         assert!(!tui.contains(geometry), "tui.rs sets a view's {geometry}");
     }
     let update = code(&Path::new(SRC).join("app/update.rs"));
-    let explorer = code(&Path::new(SRC).join("app/explorer.rs"));
+    let explorer = code(&Path::new(SRC).join("views/explorer/commands.rs"));
     assert_eq!(
         update.matches("Effect::Quit").count(),
         1,

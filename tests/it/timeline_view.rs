@@ -2,6 +2,7 @@
 //! and a PyTorch trace, and the pure behaviour of its keys (default run, run stepping,
 //! zoom around the selection, lane moves), checked against the fixtures' truth.
 
+use crate::support::explorer::ExplorerOf;
 use std::sync::atomic::AtomicBool;
 
 use cpuprof_tui::app::{update, Action, AppState, Effect};
@@ -436,7 +437,7 @@ fn t_on_an_operator_selects_its_bar_in_the_median_run() {
         &mut s,
         Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)),
     );
-    assert_eq!(s.explorer.focus, cpuprof_tui::app::Pane::Table);
+    assert_eq!(s.explorer().focus, cpuprof_tui::app::Pane::Table);
     key(&mut s, 'j');
     key(&mut s, 'j');
     let d = s.session.data.as_ref().unwrap();

@@ -4,6 +4,7 @@
 //! cnn2_basic 0.23562 ms, both 23 runs.
 
 use crate::common;
+use crate::support::explorer::ExplorerOf;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -175,12 +176,12 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     settle(&mut s, e, &|_| Ok(a.clone()));
     // Tree: collapse delegate #1 (index 1), select "Add (ND, F32) #1".
     key(&mut s, KeyCode::Tab); // runs -> tree
-    assert_eq!(s.explorer.focus, Pane::Tree);
+    assert_eq!(s.explorer().focus, Pane::Tree);
     key(&mut s, KeyCode::Char('j'));
     key(&mut s, KeyCode::Left);
     let d = s.session.data.as_ref().unwrap();
     let add = s
-        .explorer
+        .explorer()
         .tree
         .visible
         .iter()
@@ -190,12 +191,12 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
         key(&mut s, KeyCode::Char('j'));
     }
     let d = s.session.data.as_ref().unwrap();
-    let old_add_id = s.explorer.tree.visible[s.explorer.tree.selected];
+    let old_add_id = s.explorer().tree.visible[s.explorer().tree.selected];
     assert_eq!(d.nodes[old_add_id].name, "Add (ND, F32) #1");
     // Table: sort by name ascending, filter "f32", select "Fully Connected (NC, F32) GEMM #1".
     key(&mut s, KeyCode::Tab);
     update(&mut s, Action::Command(Command::SortNext)); // median -> min
-    while s.explorer.table.sort != Column::Name {
+    while s.explorer().table.sort != Column::Name {
         update(&mut s, Action::Command(Command::SortNext));
     }
     key(&mut s, KeyCode::Char('/'));
@@ -205,7 +206,7 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     key(&mut s, KeyCode::Enter);
     let rows = |s: &AppState| -> Vec<String> {
         let d = s.session.data.as_ref().unwrap();
-        s.explorer
+        s.explorer()
             .table
             .rows
             .iter()
@@ -221,41 +222,41 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
     for _ in 0..fc {
         key(&mut s, KeyCode::Char('j'));
     }
-    let (sort, desc) = (s.explorer.table.sort, s.explorer.table.descending);
+    let (sort, desc) = (s.explorer().table.sort, s.explorer().table.descending);
 
     // B arrives (newer) and is shown: same rows by name, other indices.
     let e = ready(&mut s, "out/b.etdp", 200);
     settle(&mut s, e, &|_| Ok(b.clone()));
     assert_eq!(shown_name(&s), "b.etdp");
     let d = s.session.data.as_ref().unwrap();
-    let new_add_id = s.explorer.tree.visible[s.explorer.tree.selected];
+    let new_add_id = s.explorer().tree.visible[s.explorer().tree.selected];
     assert_eq!(d.nodes[new_add_id].name, "Add (ND, F32) #1");
     assert_ne!(
         new_add_id, old_add_id,
         "indices moved; the name path matched"
     );
     assert_eq!(
-        (s.explorer.table.sort, s.explorer.table.descending),
+        (s.explorer().table.sort, s.explorer().table.descending),
         (sort, desc)
     );
-    assert_eq!(s.explorer.table.filter.value(), "f32");
+    assert_eq!(s.explorer().table.filter.value(), "f32");
     // B has no convolutions or clamp: Add, FC GEMM #1 remain; FC still selected.
     assert_eq!(
         rows(&s),
         ["Add (ND, F32) #1", "Fully Connected (NC, F32) GEMM #1"]
     );
     assert_eq!(
-        rows(&s)[s.explorer.table.selected],
+        rows(&s)[s.explorer().table.selected],
         "Fully Connected (NC, F32) GEMM #1"
     );
-    assert_eq!(s.explorer.focus, Pane::Table);
+    assert_eq!(s.explorer().focus, Pane::Table);
 
     // Back to A (p: older): delegate #1 is still collapsed, Add still selected.
     key(&mut s, KeyCode::Char('p'));
     assert_eq!(shown_name(&s), "a.etdp");
     let d = s.session.data.as_ref().unwrap();
     let tree: Vec<&str> = s
-        .explorer
+        .explorer()
         .tree
         .visible
         .iter()
@@ -274,9 +275,9 @@ fn arrivals_keep_selection_sort_filter_and_expansion_by_name() {
             "(remainder)"
         ]
     );
-    assert_eq!(tree[s.explorer.tree.selected], "Add (ND, F32) #1");
+    assert_eq!(tree[s.explorer().tree.selected], "Add (ND, F32) #1");
     assert_eq!(
-        rows(&s)[s.explorer.table.selected],
+        rows(&s)[s.explorer().table.selected],
         "Fully Connected (NC, F32) GEMM #1"
     );
 }
@@ -293,7 +294,7 @@ fn selecting_runs_with_keys_and_mouse_and_following() {
         })
     };
     let mut s = watching(80, 24, 0);
-    assert_eq!(s.explorer.focus, Pane::Runs);
+    assert_eq!(s.explorer().focus, Pane::Runs);
     for (name, t) in [("out/a.etdp", 100), ("out/b.etdp", 200)] {
         let e = ready(&mut s, name, t);
         settle(&mut s, e, &answer);
@@ -338,7 +339,7 @@ fn selecting_runs_with_keys_and_mouse_and_following() {
     );
     assert!(fx.is_empty(), "cached: no reload");
     assert_eq!(shown_name(&s), "b.etdp");
-    assert_eq!(s.explorer.focus, Pane::Runs);
+    assert_eq!(s.explorer().focus, Pane::Runs);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData};
+use cpuprof_tui::app::{update, Action, AppState, Effect, ExplorerData, ExplorerView};
 use cpuprof_tui::profile::ProfileRequest;
 use cpuprof_tui::ui::{self, Theme};
 use cpuprof_tui::worker::load_explorer_data;
@@ -124,5 +124,22 @@ pub fn compare_args(
         by_module: false,
         model: Default::default(),
         read: Default::default(),
+    }
+}
+
+/// The explorer's state, found in the stack as the shell finds it
+/// (`ViewStack::explorer`): the tests read its panes.
+pub trait ExplorerOf {
+    fn explorer(&self) -> &ExplorerView;
+    fn explorer_mut(&mut self) -> &mut ExplorerView;
+}
+
+impl ExplorerOf for AppState {
+    fn explorer(&self) -> &ExplorerView {
+        self.views.explorer().expect("an explorer in the stack")
+    }
+
+    fn explorer_mut(&mut self) -> &mut ExplorerView {
+        self.views.explorer_mut().expect("an explorer in the stack")
     }
 }

@@ -1,4 +1,4 @@
-//! The explorer's own state (the base view of the stack): which pane has the focus, the
+//! The explorer's own state (in the stack: at its base, or over the fleet): which pane has the focus, the
 //! tree's open nodes and selection, the operator table's scope, sort, filter and
 //! selection. Plain data; the shared data it lists (`ExplorerData`, the runs list) is the
 //! session's (`app::session::Session`).
@@ -125,6 +125,9 @@ pub struct ExplorerView {
     pub detail_source: Pane,
     pub tree: TreeState,
     pub table: TableState,
+    /// Pushed over another view (the fleet's Enter): Esc with nothing left to undo goes
+    /// back to it.
+    pub over: bool,
 }
 
 impl Default for ExplorerView {
@@ -135,6 +138,17 @@ impl Default for ExplorerView {
             detail_source: Pane::Tree,
             tree: TreeState::default(),
             table: TableState::default(),
+            over: false,
+        }
+    }
+}
+
+impl ExplorerView {
+    /// The explorer pushed over another view (the fleet's): Esc returns to it.
+    pub fn over_another() -> ExplorerView {
+        ExplorerView {
+            over: true,
+            ..ExplorerView::default()
         }
     }
 }

@@ -10,6 +10,8 @@ use ratatui::Frame;
 
 use super::{Component, Ctx};
 use crate::app::command::{Command, ViewKind};
+use crate::app::data::SourceKind;
+use crate::app::keys::Meaning;
 use crate::app::layout::MouseAction;
 use crate::app::search::{status, Search};
 use crate::app::step::Step;
@@ -23,6 +25,11 @@ impl Component for TimelineView {
 
     fn editing(&self) -> bool {
         self.search.editing
+    }
+
+    /// The timeline steps through a dump's runs; a trace has none.
+    fn hint_applies(&self, meaning: Meaning, ctx: &Ctx) -> bool {
+        meaning != Meaning::Runs || ctx.data.is_some_and(|d| d.kind != SourceKind::Trace)
     }
 
     fn command(&mut self, cmd: Command, ctx: &Ctx) -> Vec<Step> {

@@ -6,9 +6,9 @@
 //! its filter. Computed from the rows on screen,
 //! nothing is copied into `ExplorerData` for it.
 
-use super::data::{ExplorerData, NodeKind, SourceKind};
+use super::state::TableState;
+use crate::app::data::{ExplorerData, NodeKind, SourceKind};
 use crate::summary::{answer, group_by_type, Answer, Unit};
-use crate::views::explorer::state::TableState;
 
 /// The answer for the table's scope and filter, with at most `limit` entries; None
 /// without a total to give shares of (a method with no samples).

@@ -3,13 +3,13 @@
 //! state and the session and returns the steps for the shell (a view to push, its load,
 //! or a footer notice saying why there is none).
 
-use super::command::Command;
-use super::data::{ExplorerData, SourceKind};
-use super::effect::Effect;
-use super::session::Session;
-use super::step::Step;
+use super::state::{ExplorerView, Pane};
+use crate::app::command::Command;
+use crate::app::data::{ExplorerData, SourceKind};
+use crate::app::effect::Effect;
+use crate::app::session::Session;
+use crate::app::step::Step;
 use crate::profile::ProfileRequest;
-use crate::views::explorer::state::{ExplorerView, Pane};
 use crate::views::timeline::state::{TimelineFocus, TimelineView};
 
 /// The steps of an explorer key that opens a view over it (`t`, `m`, `f`); None for

@@ -4,11 +4,11 @@
 
 use ratatui::text::Line;
 
-use super::Theme;
+use crate::app::data::{ExplorerData, OpRow};
 use crate::app::format::{duration_ms, wrap};
 use crate::app::table::rate_text;
-use crate::app::{ExplorerData, OpRow};
 use crate::profile::efficiency::{count_text, Bound};
+use crate::ui::Theme;
 use crate::units::XNNPACK_QUANTUM_MS;
 
 /// FLOPs and bytes per call and the rates at the median (`-` where the shapes give

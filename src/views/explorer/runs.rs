@@ -7,14 +7,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_frame;
-use super::text::{fit, fit_middle};
-use super::Theme;
 use crate::app::format::{duration_ms, wrap};
 use crate::app::runs::{clock, pct_label, short_name, Change, RowChanges};
-use crate::app::{RunStatus, WatchState};
+use crate::app::runs::{RunStatus, WatchState};
 use crate::compare::Verdict;
 use crate::escape::escape;
+use crate::ui::pane_frame;
+use crate::ui::text::{fit, fit_middle};
+use crate::ui::Theme;
 
 /// The runs list (`focused`: it has the keys).
 pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, focused: bool, theme: &Theme) {

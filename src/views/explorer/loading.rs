@@ -5,11 +5,11 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph};
 use ratatui::Frame;
 
-use super::centered;
-use super::Theme;
 use crate::app::format::bytes;
-use crate::app::Loading;
+use crate::app::session::Loading;
 use crate::profile::LoadPhase;
+use crate::ui::centered;
+use crate::ui::Theme;
 
 fn gauge<'a>(l: &Loading, theme: &Theme, block: Block<'a>) -> Gauge<'a> {
     let ratio = if l.bytes_total > 0 {

@@ -6,13 +6,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_frame;
-use super::text::{block, fit};
-use super::Theme;
+use super::state::{ExplorerView, Pane};
+use crate::app::data::{ExplorerData, SourceKind};
 use crate::app::format::{count, duration_ms, percent, wrap};
 use crate::app::histogram;
-use crate::app::{ExplorerData, ExplorerView, Pane, SourceKind};
 use crate::profile::Stats;
+use crate::ui::pane_frame;
+use crate::ui::text::{block, fit};
+use crate::ui::Theme;
 
 /// Histogram bars never taller than this many rows.
 const MAX_HIST_ROWS: u16 = 10;

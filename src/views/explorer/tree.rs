@@ -6,11 +6,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_frame;
-use super::text::{fit, share_bar};
-use super::Theme;
+use super::state::ExplorerView;
+use crate::app::data::{ExplorerData, SourceKind};
 use crate::app::format::percent;
-use crate::app::{ExplorerData, ExplorerView, SourceKind};
+use crate::ui::pane_frame;
+use crate::ui::text::{fit, share_bar};
+use crate::ui::Theme;
 use crate::units::{duration_or_below, percent_or_bound, XNNPACK_QUANTUM_MS};
 
 const NUM: usize = 9;

@@ -5,10 +5,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::Theme;
 use crate::app::format::count;
 use crate::app::runs::clock;
-use crate::app::WatchState;
+use crate::app::runs::WatchState;
+use crate::ui::Theme;
 
 pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, theme: &Theme) {
     let updated = w

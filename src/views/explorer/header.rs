@@ -6,9 +6,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::Theme;
+use super::state::ExplorerView;
 use crate::app::format::duration_ms;
-use crate::app::{ExplorerView, Session};
+use crate::app::session::Session;
+use crate::ui::Theme;
 
 /// The explorer's header over `session`'s profile (the answer line from `ex`'s table).
 pub fn render(frame: &mut Frame, area: Rect, session: &Session, ex: &ExplorerView, theme: &Theme) {
@@ -115,9 +116,9 @@ pub fn render(frame: &mut Frame, area: Rect, session: &Session, ex: &ExplorerVie
     let mut lines = vec![Line::from(top), Line::from(bottom)];
     // Where the time goes (`app::answer`), for the table's scope and filter.
     if let Some(d) = &session.data {
-        if let Some(text) = crate::app::answer::line(d, &ex.table, area.width as usize) {
+        if let Some(text) = super::answer::line(d, &ex.table, area.width as usize) {
             lines.push(Line::styled(
-                super::text::fit(&text, area.width as usize, false),
+                crate::ui::text::fit(&text, area.width as usize, false),
                 theme.title(),
             ));
         }

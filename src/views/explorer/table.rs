@@ -7,11 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::pane_frame;
-use super::text::{fit, fit_middle};
-use super::Theme;
+use super::state::ExplorerView;
+use crate::app::column::Column;
+use crate::app::data::{ExplorerData, SourceKind};
 use crate::app::table::{cell, step_cell};
-use crate::app::{Column, ExplorerData, ExplorerView, SourceKind};
+use crate::ui::pane_frame;
+use crate::ui::text::{fit, fit_middle};
+use crate::ui::Theme;
 
 /// The operator table of `ex` (`focused`: it has the keys).
 pub fn render(

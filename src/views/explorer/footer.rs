@@ -1,23 +1,37 @@
-//! Status line: filter input with match count, sort, key hints.
+//! The explorer's footer, under its panes or under a view of its body (log, timeline,
+//! modules, flame): the top view's search, the filter input with its match count, the
+//! notice, the sort and warm-up, and the key hints of the view on screen (its key table,
+//! `Component::hints`).
 
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::Theme;
-use crate::app::hints::{fitting, hints, Hint};
-use crate::app::keys::Meaning;
-use crate::app::{AppState, ViewKind};
+use super::state::ExplorerView;
+use crate::app::hints::{fitting, Hint};
+use crate::ui::Theme;
+use crate::views::{Component, Ctx};
 
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+/// `ctx.above`: the view on screen over the explorer's body, if any; `ctx.top`: the top
+/// of the stack (whose search the footer shows). `search_ctx`: the geometry that search
+/// is counted on (the last handled resize).
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    ex: &ExplorerView,
+    ctx: &Ctx,
+    search_ctx: &Ctx,
+    theme: &Theme,
+) {
     if area.height == 0 {
         return;
     }
-    let t = &state.explorer.table;
+    let session = ctx.session;
+    let t = &ex.table;
     let matches = t.rows.len();
     let mut spans = Vec::new();
-    if let Some((search, status)) = crate::app::search_status::of_top(state) {
+    if let Some((search, status)) = ctx.top.and_then(|v| v.search(search_ctx)) {
         if search.editing {
             let prefix = "search /";
             spans.push(Span::styled(prefix, theme.key()));
@@ -35,11 +49,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.render_widget(Paragraph::new(Line::from(spans)), area);
             return;
         }
-        if state.session.notice.is_none() && search.is_active() {
+        if session.notice.is_none() && search.is_active() {
             spans.push(Span::styled(format!("{status} │ "), theme.warning()));
         }
     }
-    if state.explorer.filter_editing {
+    if ex.filter_editing {
         let prefix = "filter /";
         let value = t.filter.value();
         spans.push(Span::styled(prefix, theme.key()));
@@ -56,15 +70,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             frame.set_cursor_position(Position::new(x, area.y));
         }
     } else {
-        if let Some(notice) = &state.session.notice {
+        if let Some(notice) = &session.notice {
             spans.push(Span::styled(format!("{notice} │ "), theme.warning()));
         }
         // The explorer's own state (its table's filter and sort, the warm-up) only under
         // the explorer: another view on screen has its own.
-        let explorer_on_screen = matches!(
-            state.views.screen().map(|v| v.kind()),
-            None | Some(ViewKind::Explorer)
-        );
+        let screen: &dyn Component = ctx.above.unwrap_or(ex);
+        let explorer_on_screen = ctx.above.is_none();
         if explorer_on_screen && !t.filter.value().is_empty() {
             spans.push(Span::styled(
                 format!("filter \"{}\": {matches} matches │ ", t.filter.value()),
@@ -73,9 +85,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
         let dir = if t.descending { "↓" } else { "↑" };
         // Traces have no runs, so no warm-up to change.
-        let shown_warmup = state.session.shown_warmup();
-        let has_runs = shown_warmup.is_some();
-        let warmup = shown_warmup
+        let warmup = session
+            .shown_warmup()
             .map(|w| format!("warm-up {w} │ "))
             .unwrap_or_default();
         if explorer_on_screen {
@@ -85,8 +96,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             ));
         }
         // Opened with no warm-up while the first runs are cold: say so, with the key.
-        let cold = state
-            .session
+        let cold = session
             .data
             .as_ref()
             .and_then(|d| d.runs.as_ref())
@@ -103,33 +113,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
         // The hints of the view on screen, from its key table: what applies here, most
         // used first, whole hints only (the help lists every key).
-        let screen = state.views.screen().map(|v| v.kind());
-        let kind = screen.unwrap_or(ViewKind::Explorer);
-        let data = state.session.data.as_ref();
-        // `o` groups by type: only where there are types (not in a trace's by-name table).
-        let has_types = data.is_some_and(|d| !d.groups.is_empty());
-        let has_modules = data.is_some_and(|d| !d.modules.is_empty());
-        let watching = state.session.watch.is_some();
-        // The explorer's keys that need something (runs, types, an ETRecord, a watched
-        // folder); another view's table binds only what it has.
-        let explorer = kind == ViewKind::Explorer;
-        let applies = |m: Meaning| match m {
-            Meaning::Warmup if explorer => has_runs,
-            Meaning::Types if explorer => has_types,
-            Meaning::Modules if explorer => has_modules,
-            Meaning::Runs | Meaning::Baseline | Meaning::CompareBaseline if explorer => watching,
-            // The timeline steps through a dump's runs; a trace has none.
-            Meaning::Runs if kind == ViewKind::Timeline => {
-                data.is_some_and(|d| d.kind != crate::app::data::SourceKind::Trace)
-            }
-            _ => true,
-        };
-        let all: Vec<Hint> = state
-            .views
-            .screen()
-            .map_or_else(|| hints(kind), |c| c.hints())
+        let all: Vec<Hint> = screen
+            .hints()
             .into_iter()
-            .filter(|h| applies(h.meaning))
+            .filter(|h| screen.hint_applies(h.meaning, ctx))
             .collect();
         let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
         for h in fitting(&all, (area.width as usize).saturating_sub(used)) {
