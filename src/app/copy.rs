@@ -10,11 +10,12 @@ use super::table::{cell, Column};
 
 /// The selected operator row as one line: name, delegate, step, statistics, shapes.
 pub fn op_text(data: &ExplorerData, row: usize) -> Option<String> {
-    data.ops.get(row).map(|op| row_text(data.kind, op))
+    data.ops.get(row).map(|op| row_text(data, op))
 }
 
 /// A table row (operator or type) as one line.
-pub fn row_text(kind: SourceKind, op: &super::data::OpRow) -> String {
+pub fn row_text(data: &ExplorerData, op: &super::data::OpRow) -> String {
+    let kind = data.kind;
     let columns: &[Column] = kind.columns();
     let mut parts = Vec::new();
     for &c in columns {
@@ -30,7 +31,7 @@ pub fn row_text(kind: SourceKind, op: &super::data::OpRow) -> String {
         }
         parts.push(match c {
             Column::Name => value,
-            Column::Delegate if kind == SourceKind::Etdump => crate::units::delegate_long(&value),
+            Column::Delegate if kind == SourceKind::Etdump => data.delegate_text(op),
             Column::Count if op.instances > 0 => format!("{} instances", op.instances),
             Column::Step => format!("step {value}"),
             Column::Inputs => format!("in {value}"),

@@ -260,6 +260,17 @@ pub struct MethodModules {
 }
 
 impl ExplorerData {
+    /// An operator-table row's delegate in words, from its scope (`delegate #1`, with
+    /// several methods `delegate m2 #1`); a type group over several delegates lists their
+    /// short labels (`delegates d1 d2`); `-` outside delegates.
+    pub fn delegate_text(&self, op: &OpRow) -> String {
+        match op.scope.and_then(|s| self.scopes.get(s)) {
+            Some(label) => format!("delegate {label}"),
+            None if op.instances > 0 && op.delegate != "-" => format!("delegates {}", op.delegate),
+            None => op.delegate.clone(),
+        }
+    }
+
     pub fn error_count(&self) -> usize {
         self.findings.iter().filter(|f| f.error).count()
     }

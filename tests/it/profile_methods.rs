@@ -348,3 +348,45 @@ fn export_writes_each_method_apart() {
         assert!(flags.windows(2).all(|w| w[0] || !w[1]), "{flags:?}");
     }
 }
+
+/// An operator's delegate in words comes from its place (the method and the instruction
+/// id of the row it shows), not from its short label read back: `delegate m2 #I` in the
+/// second method of two; a type group over several delegates lists them.
+#[test]
+fn an_operators_delegate_is_named_from_its_place() {
+    let p = load("real/two_method.etdp", None, 0);
+    let d = cpuprof_tui::app::ExplorerData::from_profile(&p);
+    let tree = d.rows.as_ref().unwrap();
+    let mut seen = 0;
+    for op in &d.ops {
+        let node = &d.nodes[op.node];
+        let Some(row) = node.row else { continue };
+        let Some(id) = tree.rows[row].instruction_id else {
+            continue;
+        };
+        // The method: the root above the node.
+        let mut at = op.node;
+        while let Some(p) = d.nodes[at].parent {
+            at = p;
+        }
+        let method = d.roots.iter().position(|&r| r == at).unwrap() + 1;
+        if op.scope.is_some() {
+            assert_eq!(d.delegate_text(op), format!("delegate m{method} #{id}"));
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no delegated operator");
+    let p = load("real/multi_delegate.etdp", None, 0);
+    let d = cpuprof_tui::app::ExplorerData::from_profile(&p);
+    let spread: Vec<String> = d
+        .groups
+        .iter()
+        .filter(|g| g.scope.is_none() && g.delegate != "-")
+        .map(|g| d.delegate_text(g))
+        .collect();
+    assert!(!spread.is_empty(), "no type group spans delegates");
+    for text in spread {
+        assert!(text.starts_with("delegates d"), "{text}");
+        assert!(!text.contains('#'), "{text}");
+    }
+}

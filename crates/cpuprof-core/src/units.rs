@@ -82,21 +82,6 @@ pub fn delegate_short(instruction_id: i32) -> String {
     format!("d{instruction_id}")
 }
 
-/// The long form of a short delegate label (`d1` → `delegate #1`; with several methods
-/// `m2d1` → `delegate m2 #1`, as the tree names it); anything else unchanged.
-pub fn delegate_long(short: &str) -> String {
-    match short.rsplit_once('d') {
-        Some((prefix, id)) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => {
-            match id.parse::<i32>() {
-                Ok(id) if prefix.is_empty() => delegate_name(id),
-                Ok(id) => format!("delegate {prefix} #{id}"),
-                Err(_) => short.to_string(),
-            }
-        }
-        _ => short.to_string(),
-    }
-}
-
 /// The clock quantum of XNNPACK operator events (ms): their durations are whole µs.
 pub const XNNPACK_QUANTUM_MS: f64 = 0.001;
 
@@ -227,9 +212,6 @@ mod tests {
     fn delegate_forms() {
         assert_eq!(delegate_name(3), "delegate #3");
         assert_eq!(delegate_short(3), "d3");
-        assert_eq!(delegate_long(&delegate_short(12)), delegate_name(12));
-        assert_eq!(delegate_long("m2d1"), "delegate m2 #1");
-        assert_eq!(delegate_long("-"), "-");
     }
 
     #[test]

@@ -30,17 +30,24 @@ impl ExplorerView {
                 ];
             }
         }
-        let text = if self.lists_table() {
+        // What is copied, and the name the notice gives it.
+        let copied = if self.lists_table() {
             self.selected_op()
                 .and_then(|r| self.table_ops(data).get(r))
-                .map(|o| crate::app::copy::row_text(data.kind, o))
+                .map(|o| (o.name.clone(), crate::app::copy::row_text(data, o)))
         } else {
-            self.detail_node(env.data)
-                .and_then(|n| crate::app::copy::node_text(data, n))
+            self.detail_node(env.data).and_then(|n| {
+                let text = crate::app::copy::node_text(data, n)?;
+                let node = &data.nodes[n];
+                let name = match node.op_row.and_then(|r| data.ops.get(r)) {
+                    Some(op) => op.name.clone(),
+                    None => node.name.clone(),
+                };
+                Some((name, text))
+            })
         };
-        match text {
-            Some(text) => {
-                let name: String = text.split(" · ").next().unwrap_or("").to_string();
+        match copied {
+            Some((name, text)) => {
                 vec![
                     Step::Notice(format!(
                         "copied {name} ({} characters) to the clipboard (OSC 52)",

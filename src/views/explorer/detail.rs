@@ -50,7 +50,7 @@ pub fn render(
     }
     let mut step = None;
     if let (Some(op), SourceKind::Etdump) = (op, data.kind) {
-        facts.push(crate::units::delegate_long(&op.delegate));
+        facts.push(data.delegate_text(op));
         if !op.step.is_empty() && op.step != "-" {
             step = Some(format!("step {}", op.step));
         }
