@@ -28,8 +28,11 @@ impl Component for TimelineView {
     }
 
     /// The timeline steps through a dump's runs; a trace has none.
+    /// A trace has no runs: its footer offers neither stepping through runs nor picking
+    /// one (`W`, `~`).
     fn hint_applies(&self, meaning: Meaning, ctx: &Ctx) -> bool {
-        meaning != Meaning::Runs || ctx.data.is_some_and(|d| d.kind != SourceKind::Trace)
+        !matches!(meaning, Meaning::Runs | Meaning::PickRun)
+            || ctx.data.is_some_and(|d| d.kind != SourceKind::Trace)
     }
 
     fn command(&mut self, cmd: Command, ctx: &Ctx) -> Vec<Step> {
