@@ -6,7 +6,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::rows::{samples_ms, Row};
+use crate::inspector::Ident;
+use crate::rows::{Line, Row};
 
 /// The Inspector's statistics columns, their names in its frame and ours (the issue's).
 pub const FIGURES: [(&str, &str); 6] = [
@@ -18,17 +19,11 @@ pub const FIGURES: [(&str, &str); 6] = [
     ("max (ms)", "max"),
 ];
 
-/// A row's figure `i` of [`FIGURES`].
-pub fn figure(r: &Row<'_>, i: usize) -> f64 {
-    let s = &r.stats;
-    [s.p10, s.median, s.p90, s.mean, s.min, s.max][i]
-}
-
 /// Every column, in the frame's order, as a dict of equal-length lists.
-pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, PyDict>> {
+pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let col =
-        |f: &dyn Fn(&Row<'_>) -> PyResult<Bound<'py, PyAny>>| -> PyResult<Bound<'py, PyList>> {
+        |f: &dyn Fn(&Line<'_>) -> PyResult<Bound<'py, PyAny>>| -> PyResult<Bound<'py, PyList>> {
             let items = rows.iter().map(f).collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)
         };
@@ -42,18 +37,19 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, Py
     )?;
     d.set_item(
         "raw",
-        col(&|r| Ok(PyList::new(py, samples_ms(&r.stats))?.into_any()))?,
+        col(&|r| Ok(PyList::new(py, r.raw.iter())?.into_any()))?,
     )?;
     for (i, (name, _)) in FIGURES.iter().enumerate() {
-        let v: Vec<f64> = rows.iter().map(|r| figure(r, i)).collect();
+        let v: Vec<f64> = rows.iter().map(|r| r.figures[i]).collect();
         d.set_item(*name, v)?;
     }
     d.set_item("op_types", col(&|r| op_types(py, r.op_types()))?)?;
     d.set_item(
         "delegate_debug_identifier",
-        col(&|r| match (r.int_debug_identifier(), r.debug_identifier) {
-            (Some(n), _) => Ok(n.into_pyobject(py)?.into_any()),
-            (None, id) => Ok(id.into_pyobject(py)?.into_any()),
+        col(&|r| match r.ident {
+            Some(Ident::Int(n)) => Ok(n.into_pyobject(py)?.into_any()),
+            Some(Ident::Str(s)) => Ok(s.into_pyobject(py)?.into_any()),
+            None => Ok(py.None().into_bound(py)),
         })?,
     )?;
     d.set_item(
@@ -82,53 +78,44 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, Py
     )?;
     d.set_item(
         "is_delegated_op",
-        rows.iter().map(|r| r.delegated).collect::<Vec<_>>(),
+        rows.iter().map(|r| r.delegated()).collect::<Vec<_>>(),
     )?;
     d.set_item(
         "delegate_backend_name",
-        rows.iter().map(|r| r.backend).collect::<Vec<_>>(),
+        rows.iter().map(|r| r.backend()).collect::<Vec<_>>(),
+    )?;
+    // Intermediate outputs: none read (a dump's debug events are not decoded).
+    d.set_item("debug_data", col(&|_| Ok(PyList::empty(py).into_any()))?)?;
+    d.set_item(
+        "start_time",
+        col(&|r| match r.start {
+            Some(s) => Ok(PyList::new(py, s)?.into_any()),
+            None => Ok(py.None().into_bound(py)),
+        })?,
     )?;
     // Ours: the figures under the short names, then what the Inspector lacks.
     for (i, (_, name)) in FIGURES.iter().enumerate() {
-        let v: Vec<f64> = rows.iter().map(|r| figure(r, i)).collect();
+        let v: Vec<f64> = rows.iter().map(|r| r.figures[i]).collect();
         d.set_item(*name, v)?;
     }
     d.set_item(
         "instruction_id",
         rows.iter().map(|r| r.instruction_id).collect::<Vec<_>>(),
     )?;
-    d.set_item(
-        "delegate",
-        rows.iter()
-            .map(|r| r.delegate.as_deref())
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item("step", rows.iter().map(|r| r.step).collect::<Vec<_>>())?;
-    d.set_item(
-        "shapes",
-        rows.iter().map(|r| r.shapes()).collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "flops",
-        rows.iter()
-            .map(|r| r.op.and_then(|o| o.flops))
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "bytes",
-        rows.iter()
-            .map(|r| r.op.and_then(|o| o.bytes))
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "module",
-        rows.iter().map(|r| r.module()).collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "source_line",
-        rows.iter().map(|r| r.source_line()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("method", rows.iter().map(|r| r.method).collect::<Vec<_>>())?;
+    let meta = |f: &dyn Fn(&Row<'_>) -> Option<String>| -> Vec<Option<String>> {
+        rows.iter().map(|r| r.meta.and_then(f)).collect()
+    };
+    d.set_item("delegate", meta(&|r| r.delegate.clone()))?;
+    d.set_item("step", meta(&|r| r.step.map(String::from)))?;
+    d.set_item("shapes", meta(&|r| r.shapes()))?;
+    let count = |f: fn(&Row<'_>) -> Option<u64>| -> Vec<Option<u64>> {
+        rows.iter().map(|r| r.meta.and_then(f)).collect()
+    };
+    d.set_item("flops", count(|r| r.op.and_then(|o| o.flops)))?;
+    d.set_item("bytes", count(|r| r.op.and_then(|o| o.bytes)))?;
+    d.set_item("module", meta(&|r| r.module().map(String::from)))?;
+    d.set_item("source_line", meta(&|r| r.source_line().map(String::from)))?;
+    d.set_item("method", meta(&|r| r.method.map(String::from)))?;
     Ok(d)
 }
 

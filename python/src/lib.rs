@@ -5,18 +5,20 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
 
 use clap::Parser;
 use cpuprof_tui::cli::{Cli, Command};
-use cpuprof_tui::input;
 use cpuprof_tui::profile::{load_profile_from_bytes, unchanged_or, Profile, ProfileRequest};
 use cpuprof_tui::source::{sniff, Content};
 use cpuprof_tui::trace::{self, TraceProfile};
+use cpuprof_tui::{etdump, input};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod arrow;
 mod columns;
+mod inspector;
 mod rows;
 
 pyo3::create_exception!(_cpuprof, Error, pyo3::exceptions::PyValueError);
@@ -26,7 +28,8 @@ fn err(line: String) -> PyErr {
 }
 
 enum Loaded {
-    Dump(Box<Profile>),
+    /// The profile and the dump's events as the Inspector groups them.
+    Dump(Box<Profile>, Vec<inspector::Block>),
     Trace(Box<TraceProfile>),
 }
 
@@ -34,33 +37,43 @@ enum Loaded {
 #[pyclass(frozen, module = "cpuprof._cpuprof")]
 struct LoadedProfile {
     loaded: Loaded,
-    json: String,
+    /// `report --format json`, written when first asked for.
+    json: OnceLock<String>,
 }
 
 #[pymethods]
 impl LoadedProfile {
     /// `report --format json` of this file, byte for byte.
-    fn json(&self) -> &str {
-        &self.json
+    fn json(&self, py: Python<'_>) -> String {
+        py.detach(|| {
+            self.json
+                .get_or_init(|| match &self.loaded {
+                    Loaded::Dump(p, _) => cpuprof_tui::report::profile_json(p),
+                    Loaded::Trace(t) => cpuprof_tui::report::trace_json(t),
+                })
+                .clone()
+        })
     }
 
     /// "etdump" or "trace".
     #[getter]
     fn kind(&self) -> &'static str {
         match self.loaded {
-            Loaded::Dump(_) => "etdump",
+            Loaded::Dump(..) => "etdump",
             Loaded::Trace(_) => "trace",
         }
     }
 
     /// The rows as a dict of equal-length column lists (the Python side makes the frame).
     fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        columns::to_dict(py, &self.rows())
+        let rows = self.rows();
+        columns::to_dict(py, &self.lines(&rows))
     }
 
     /// The same columns as one Arrow record batch (`__arrow_c_stream__`).
     fn arrow(&self) -> PyResult<arrow::ArrowTable> {
-        arrow::batch(&self.rows())
+        let rows = self.rows();
+        arrow::batch(&self.lines(&rows))
             .map(arrow::ArrowTable::new)
             .map_err(err)
     }
@@ -68,7 +81,7 @@ impl LoadedProfile {
     /// Warnings of the load, as `kind: message` lines.
     fn warnings(&self) -> Vec<String> {
         match &self.loaded {
-            Loaded::Dump(p) => p
+            Loaded::Dump(p, _) => p
                 .warnings
                 .iter()
                 .map(|w| format!("{}: {}", w.kind, w.message))
@@ -85,8 +98,15 @@ impl LoadedProfile {
 impl LoadedProfile {
     fn rows(&self) -> Vec<rows::Row<'_>> {
         match &self.loaded {
-            Loaded::Dump(p) => rows::dump_rows(p),
+            Loaded::Dump(p, _) => rows::dump_rows(p),
             Loaded::Trace(t) => rows::trace_rows(t),
+        }
+    }
+
+    fn lines<'a>(&'a self, rows: &'a [rows::Row<'a>]) -> Vec<rows::Line<'a>> {
+        match &self.loaded {
+            Loaded::Dump(_, blocks) => rows::lines(blocks, rows),
+            Loaded::Trace(_) => rows::trace_lines(rows),
         }
     }
 }
@@ -141,18 +161,30 @@ fn load_inner(
         .with_warmup(warmup)
         .with_model_files(cpuprof_tui::profile::ModelFileArgs { etrecord, program });
     let never = AtomicBool::new(false);
-    let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+    // The Inspector's grouping of the events, beside the profile's load (the profile keeps
+    // no event order): the same bytes decoded once more, on a thread of its own.
+    let (loaded, blocks) = std::thread::scope(|s| {
+        let events = s.spawn(|| {
+            etdump::parse(&input.bytes)
+                .map_err(|e| e.to_string())
+                .and_then(|d| inspector::blocks(&d))
+        });
+        let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+        (loaded, events.join())
+    });
     let profile = unchanged_or(&input, &path, loaded).map_err(|e| e.to_string())?;
-    let json = cpuprof_tui::report::profile_json(&profile);
+    let blocks = blocks
+        .map_err(|_| format!("{name}: grouping the events failed"))?
+        .map_err(|e| format!("{name}: {e}"))?;
     Ok(LoadedProfile {
-        loaded: Loaded::Dump(Box::new(profile)),
-        json,
+        loaded: Loaded::Dump(Box::new(profile), blocks),
+        json: OnceLock::new(),
     })
 }
 
 fn trace_loaded(t: TraceProfile) -> LoadedProfile {
     LoadedProfile {
-        json: cpuprof_tui::report::trace_json(&t),
+        json: OnceLock::new(),
         loaded: Loaded::Trace(Box::new(t)),
     }
 }
