@@ -100,20 +100,27 @@ fn list<T: arrow_array::types::ArrowPrimitiveType>(
 
 /// `raw`: list<double>, the samples copied once into one values buffer.
 fn raw(rows: &[Line<'_>]) -> ArrayRef {
-    let total: usize = rows.iter().map(|r| r.raw.len()).sum();
+    let total: usize = rows
+        .iter()
+        .flat_map(|r| r.raw.as_deref())
+        .map(<[f64]>::len)
+        .sum();
     let mut values = Vec::with_capacity(total);
     let mut offsets = Vec::with_capacity(rows.len() + 1);
     offsets.push(0i32);
+    let mut valid = Vec::with_capacity(rows.len());
     for r in rows {
-        values.extend_from_slice(&r.raw);
+        valid.push(r.raw.is_some());
+        values.extend_from_slice(r.raw.as_deref().unwrap_or_default());
         offsets.push(i32::try_from(values.len()).unwrap_or(i32::MAX));
     }
     let item = Arc::new(Field::new("item", DataType::Float64, false));
+    let nulls = valid.iter().any(|v| !v).then(|| valid.into());
     Arc::new(ListArray::new(
         item,
         OffsetBuffer::new(ScalarBuffer::from(offsets)),
         Arc::new(Float64Array::from(values)),
-        None,
+        nulls,
     ))
 }
 
@@ -176,7 +183,7 @@ pub fn batch(rows: &[Line<'_>]) -> Result<RecordBatch, String> {
         Arc::new(BooleanArray::from(delegated)),
     ));
     cols.push(("delegate_backend_name".into(), text(rows, |r| r.backend())));
-    // Intermediate outputs: none read (empty lists, as the frame's).
+    // Intermediate outputs: not given here (empty lists; the frame has them).
     let none = list::<arrow_array::types::Float64Type>(rows, |_| Some(Vec::new()));
     cols.push(("debug_data".into(), none));
     let starts = list::<arrow_array::types::Int64Type>(rows, |r| {

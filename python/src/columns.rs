@@ -4,9 +4,9 @@
 //! then ours. The Python side makes the frame of them.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyModule, PyTuple};
 
-use crate::inspector::Ident;
+use crate::inspector::{DebugValue, Ident};
 use crate::rows::{Line, Row};
 
 /// The Inspector's statistics columns, their names in its frame and ours (the issue's).
@@ -37,7 +37,10 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, P
     )?;
     d.set_item(
         "raw",
-        col(&|r| Ok(PyList::new(py, r.raw.iter())?.into_any()))?,
+        col(&|r| match &r.raw {
+            Some(raw) => Ok(PyList::new(py, raw.iter())?.into_any()),
+            None => Ok(py.None().into_bound(py)),
+        })?,
     )?;
     for (i, (name, _)) in FIGURES.iter().enumerate() {
         let v: Vec<f64> = rows.iter().map(|r| r.figures[i]).collect();
@@ -84,8 +87,18 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, P
         "delegate_backend_name",
         rows.iter().map(|r| r.backend()).collect::<Vec<_>>(),
     )?;
-    // Intermediate outputs: none read (a dump's debug events are not decoded).
-    d.set_item("debug_data", col(&|_| Ok(PyList::empty(py).into_any()))?)?;
+    let zeros = Zeros::new(py, rows)?;
+    d.set_item(
+        "debug_data",
+        col(&|r| {
+            let items = r
+                .debug
+                .iter()
+                .map(|v| zeros.value(v))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, items)?.into_any())
+        })?,
+    )?;
     d.set_item(
         "start_time",
         col(&|r| match r.start {
@@ -129,5 +142,52 @@ fn op_types<'py>(py: Python<'py>, ops: &[String]) -> PyResult<Bound<'py, PyAny>>
             Ok(text.into_pyobject(py)?.into_any())
         }
         _ => Ok(PyList::new(py, ops)?.into_any()),
+    }
+}
+
+/// The Inspector's `debug_data` values without the debug buffer: a tensor is
+/// `torch.zeros(sizes, dtype=...)` (torch imported only for a dump that logs tensors).
+struct Zeros<'py> {
+    py: Python<'py>,
+    torch: Option<Bound<'py, PyModule>>,
+}
+
+impl<'py> Zeros<'py> {
+    fn new(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Self> {
+        let tensors = rows
+            .iter()
+            .flat_map(|r| r.debug)
+            .any(|v| matches!(v, DebugValue::Tensor(..) | DebugValue::TensorList(..)));
+        let torch = if tensors {
+            Some(py.import("torch")?)
+        } else {
+            None
+        };
+        Ok(Zeros { py, torch })
+    }
+
+    fn tensor(&self, sizes: &[i64], dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+        let torch = self.torch.as_ref().expect("imported for tensors");
+        let kw = PyDict::new(self.py);
+        kw.set_item("dtype", torch.getattr(dtype)?)?;
+        torch.call_method("zeros", (sizes.to_vec(),), Some(&kw))
+    }
+
+    fn value(&self, v: &DebugValue) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match v {
+            DebugValue::None => py.None().into_bound(py),
+            DebugValue::Int(n) => n.into_pyobject(py)?.into_any(),
+            DebugValue::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+            DebugValue::Float(f) => f.into_pyobject(py)?.into_any(),
+            DebugValue::Tensor(s, d) => self.tensor(s, d)?,
+            DebugValue::TensorList(l) => {
+                let items = l
+                    .iter()
+                    .map(|(s, d)| self.tensor(s, d))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
+            }
+        })
     }
 }

@@ -12,7 +12,9 @@
 
 use std::collections::HashMap;
 
-use cpuprof_tui::etdump::{DelegateId, EtDump, NameId, ProfileEvent};
+use cpuprof_tui::etdump::generated::etdump as fb;
+use cpuprof_tui::etdump::generated::executorch_flatbuffer::ScalarType;
+use cpuprof_tui::etdump::{DelegateId, EtDump, NameId, NameTable};
 
 /// An event's delegate debug identifier, as the Inspector gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +35,47 @@ pub struct Event {
     pub start: Vec<u64>,
     /// p10, p50, p90, avg, min, max of `raw`, as numpy's.
     pub figures: [f64; 6],
+    /// No profile event, only debug events: no samples (the Inspector's None).
+    pub unprofiled: bool,
+    /// The intermediate outputs its debug events log (the first run's).
+    pub debug_data: Vec<DebugValue>,
+    /// Its samples are a delegate's (converted as the Inspector converts those).
+    delegated_sample: bool,
+}
+
+/// A logged value as the Inspector inflates it without the debug buffer: a tensor is
+/// zeros of its sizes and dtype (a torch dtype name).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DebugValue {
+    None,
+    Int(i64),
+    Bool(bool),
+    Float(f64),
+    Tensor(Vec<i64>, &'static str),
+    TensorList(Vec<(Vec<i64>, &'static str)>),
+}
+
+/// One event of a run, profile or debug: what the grouping reads of it.
+#[derive(Clone, Copy)]
+struct Ev {
+    instruction_id: i32,
+    chain_index: i64,
+    name: Option<NameId>,
+    delegate: Option<DelegateId>,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Profile {
+        start: u64,
+        end: u64,
+    },
+    /// Index of its value in the debug values; an output (the run's) is not collated.
+    Debug {
+        value: usize,
+        output: bool,
+    },
 }
 
 /// A block of runs of one signature.
@@ -41,20 +84,30 @@ pub struct Block {
     pub events: Vec<Event>,
 }
 
-/// The signature of an event in a run: (instruction id, name, delegate id); an absent or
-/// empty name is None.
-type Signature = (i32, Option<NameId>, Option<DelegateId>);
+/// A debug event's signature: (name, instruction id, delegate id).
+type DebugSig = (Option<NameId>, i32, Option<DelegateId>);
+
+/// The signature of an event in a run: (instruction id, name, delegate id, its
+/// instruction's first debug event's signature); an absent or empty name is None. A
+/// debug-only instruction's: (instruction id, None, None, its debug signature), with
+/// `false` for "profiled".
+type Signature = (
+    i32,
+    Option<NameId>,
+    Option<DelegateId>,
+    Option<DebugSig>,
+    bool,
+);
 
 /// The key of an instruction event: the events the Inspector collates in a run.
-type Collated = (i32, i32, Option<DelegateId>);
+type Collated = (i32, i64, Option<DelegateId>);
 
 const MS_PER_TICK_DIVISOR: f64 = 1e6;
 const MAX_U32: u64 = u32::MAX as u64;
 
 /// A sample as the Inspector computes it. Err where the Inspector raises (an end before
 /// its start beyond 32 bits).
-fn sample(e: &ProfileEvent, delegated: bool) -> Result<f64, String> {
-    let (s, t) = (e.start_ticks, e.end_ticks);
+fn sample(s: u64, t: u64, delegated: bool) -> Result<f64, String> {
     let wrapped = s > t;
     if wrapped && (s > MAX_U32 || t > MAX_U32) {
         return Err(format!(
@@ -78,100 +131,349 @@ fn sample(e: &ProfileEvent, delegated: bool) -> Result<f64, String> {
     }
 }
 
-/// The dump's blocks and events as the Inspector's frame lists them.
+/// The dump's blocks and events as the Inspector's frame lists them (a dump with debug
+/// events: see [`blocks_with_debug_events`]).
 pub fn blocks(dump: &EtDump) -> Result<Vec<Block>, String> {
-    let names = &dump.names;
-    let name_of = |id: Option<NameId>| id.filter(|n| !names.get(*n).is_empty());
-    // Run signature (block name, bundled input, event signatures) -> block index.
-    let mut runs: HashMap<(&str, i32, Vec<u32>), usize> = HashMap::new();
-    let mut signatures: HashMap<Signature, u32> = HashMap::new();
-    let mut out: Vec<Block> = Vec::new();
-    // Per run, reused: the collated instruction events in first-seen order.
-    let mut collated: Vec<(Collated, Vec<usize>)> = Vec::new();
-    let mut collated_at: HashMap<Collated, usize> = HashMap::new();
-    let mut run_sigs: Vec<u32> = Vec::new();
-    let mut run_last: Vec<usize> = Vec::new();
-    let mut sig_at: HashMap<u32, usize> = HashMap::new();
+    let mut g = Grouping::new(&dump.names, &[]);
+    let mut run = Vec::new();
     for block in &dump.blocks {
-        let events = dump.block_events(block);
-        if block.events.is_empty() {
-            // A run without events has no block (the Inspector skips it).
-            continue;
+        run.clear();
+        run.extend(dump.block_events(block).iter().map(|e| Ev {
+            instruction_id: e.instruction_id,
+            chain_index: i64::from(e.chain_index),
+            name: e.name,
+            delegate: e.delegate_id,
+            kind: Kind::Profile {
+                start: e.start_ticks,
+                end: e.end_ticks,
+            },
+        }));
+        g.run(&block.name, block.bundled_input_index, &run)?;
+    }
+    Ok(g.finish())
+}
+
+/// [`blocks`] of a dump with debug events (which the profile's decoder counts but does
+/// not decode): every event read by the flatbuffers reader, debug events collated with
+/// the profile events of their instruction as the Inspector collates them.
+pub fn blocks_with_debug_events(bytes: &[u8]) -> Result<Vec<Block>, String> {
+    let root = fb::size_prefixed_root_as_etdump(bytes).map_err(|e| e.to_string())?;
+    let mut names = NameTable::default();
+    let mut values = Vec::new();
+    let mut runs = Vec::new();
+    for rd in root.run_data().iter().flatten() {
+        let mut run = Vec::new();
+        for e in rd.events().iter().flatten() {
+            let mut id = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| names.intern(s));
+            if let Some(p) = e.profile_event() {
+                run.push(Ev {
+                    instruction_id: p.instruction_id(),
+                    chain_index: i64::from(p.chain_index()),
+                    name: id(p.name()),
+                    delegate: delegate(
+                        p.delegate_debug_id_str(),
+                        p.delegate_debug_id_int(),
+                        &mut id,
+                    ),
+                    kind: Kind::Profile {
+                        start: p.start_time(),
+                        end: p.end_time(),
+                    },
+                });
+            } else if let Some(d) = e.debug_event() {
+                let entry = d.debug_entry();
+                let output = entry.and_then(|v| v.output()).is_some_and(|b| b.bool_val());
+                values.push(entry.map_or(Ok(DebugValue::None), value)?);
+                run.push(Ev {
+                    instruction_id: d.instruction_id(),
+                    chain_index: d.chain_index() as i64,
+                    name: id(d.name()),
+                    delegate: delegate(
+                        d.delegate_debug_id_str(),
+                        d.delegate_debug_id_int(),
+                        &mut id,
+                    ),
+                    kind: Kind::Debug {
+                        value: values.len() - 1,
+                        output,
+                    },
+                });
+            }
         }
-        collated.clear();
-        collated_at.clear();
+        let name = rd.name().unwrap_or("").to_string();
+        runs.push((name, rd.bundled_input_index(), run));
+    }
+    let mut g = Grouping::new(&names, &values);
+    for (name, bundled, run) in &runs {
+        g.run(name, *bundled, run)?;
+    }
+    Ok(g.finish())
+}
+
+fn delegate(
+    s: Option<&str>,
+    n: i32,
+    id: &mut impl FnMut(Option<&str>) -> Option<NameId>,
+) -> Option<DelegateId> {
+    match id(s) {
+        Some(s) => Some(DelegateId::Str(s)),
+        None => (n != -1).then_some(DelegateId::Int(n)),
+    }
+}
+
+/// The torch dtype the Inspector makes a tensor of this scalar type (it refuses others).
+fn dtype(t: ScalarType) -> Result<&'static str, String> {
+    Ok(match t {
+        ScalarType::BYTE => "uint8",
+        ScalarType::CHAR => "int8",
+        ScalarType::BOOL => "bool",
+        ScalarType::BITS16 | ScalarType::UINT16 => "uint16",
+        ScalarType::SHORT => "int16",
+        ScalarType::HALF => "float16",
+        ScalarType::INT => "int32",
+        ScalarType::FLOAT => "float32",
+        ScalarType::DOUBLE => "float64",
+        ScalarType::LONG => "int64",
+        other => return Err(format!("a debug event's tensor of scalar type {other:?}")),
+    })
+}
+
+fn value(v: fb::Value<'_>) -> Result<DebugValue, String> {
+    let tensor = |t: Option<fb::Tensor<'_>>| -> Result<(Vec<i64>, &'static str), String> {
+        let t = t.ok_or("a debug event's tensor is missing")?;
+        let sizes = t.sizes().map(|v| v.iter().collect()).unwrap_or_default();
+        Ok((sizes, dtype(t.scalar_type())?))
+    };
+    Ok(match v.val() {
+        fb::ValueType::Int => DebugValue::Int(v.int_value().map_or(0, |x| x.int_val())),
+        fb::ValueType::Bool => DebugValue::Bool(v.bool_value().is_some_and(|x| x.bool_val())),
+        fb::ValueType::Float => {
+            DebugValue::Float(f64::from(v.float_value().map_or(0.0, |x| x.float_val())))
+        }
+        fb::ValueType::Double => {
+            DebugValue::Float(v.double_value().map_or(0.0, |x| x.double_val()))
+        }
+        fb::ValueType::Tensor => {
+            let (s, d) = tensor(v.tensor())?;
+            DebugValue::Tensor(s, d)
+        }
+        fb::ValueType::TensorList => DebugValue::TensorList(
+            v.tensor_list()
+                .and_then(|l| l.tensors())
+                .iter()
+                .flatten()
+                .map(|t| tensor(Some(t)))
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => DebugValue::None,
+    })
+}
+
+/// The values of the debug events of collated instruction event `c`.
+fn debug_values(
+    collated: &[(Collated, Vec<usize>)],
+    values: &[DebugValue],
+    events: &[Ev],
+    c: usize,
+) -> Vec<DebugValue> {
+    collated[c]
+        .1
+        .iter()
+        .filter_map(|&i| match events[i].kind {
+            Kind::Debug { value, .. } => Some(values[value].clone()),
+            Kind::Profile { .. } => None,
+        })
+        .collect()
+}
+
+/// The Inspector's grouping, run by run.
+struct Grouping<'n> {
+    names: &'n NameTable,
+    values: &'n [DebugValue],
+    /// Run signature (block name, bundled input, event signatures) -> block index.
+    runs: HashMap<(String, i32, Vec<u32>), usize>,
+    signatures: HashMap<Signature, u32>,
+    out: Vec<Block>,
+    // Per run, reused: the collated instruction events in first-seen order.
+    collated: Vec<(Collated, Vec<usize>)>,
+    collated_at: HashMap<Collated, usize>,
+    run_sigs: Vec<u32>,
+    /// Per signature of the run: its profile event (the last), its instruction's events.
+    run_last: Vec<(Option<usize>, usize)>,
+    sig_at: HashMap<u32, usize>,
+}
+
+impl<'n> Grouping<'n> {
+    fn new(names: &'n NameTable, values: &'n [DebugValue]) -> Self {
+        Grouping {
+            names,
+            values,
+            runs: HashMap::new(),
+            signatures: HashMap::new(),
+            out: Vec::new(),
+            collated: Vec::new(),
+            collated_at: HashMap::new(),
+            run_sigs: Vec::new(),
+            run_last: Vec::new(),
+            sig_at: HashMap::new(),
+        }
+    }
+
+    fn run(&mut self, name: &str, bundled: i32, events: &[Ev]) -> Result<(), String> {
+        let names = self.names;
+        let name_of = |id: Option<NameId>| id.filter(|n| !names.get(*n).is_empty());
+        self.collated.clear();
+        self.collated_at.clear();
         for (i, e) in events.iter().enumerate() {
-            let key = (e.instruction_id, e.chain_index, e.delegate_id);
-            let at = *collated_at.entry(key).or_insert_with(|| {
+            let key = (e.instruction_id, e.chain_index, e.delegate);
+            let collated = &mut self.collated;
+            let at = *self.collated_at.entry(key).or_insert_with(|| {
                 collated.push((key, Vec::new()));
                 collated.len() - 1
             });
-            collated[at].1.push(i);
+            // A run's output (a debug event marked output) is not collated.
+            if !matches!(e.kind, Kind::Debug { output: true, .. }) {
+                self.collated[at].1.push(i);
+            }
         }
-        run_sigs.clear();
-        run_last.clear();
-        sig_at.clear();
-        for (_, list) in &collated {
-            for &i in list {
-                let e = &events[i];
-                let sig: Signature = (e.instruction_id, name_of(e.name), e.delegate_id);
-                let next = signatures.len() as u32;
-                let id = *signatures.entry(sig).or_insert(next);
-                // A signature met again in the run keeps its place and takes the later event.
-                match sig_at.get(&id) {
-                    Some(&k) => run_last[k] = i,
+        self.run_sigs.clear();
+        self.run_last.clear();
+        self.sig_at.clear();
+        for (c, (_, list)) in self.collated.iter().enumerate() {
+            let debug = list
+                .iter()
+                .map(|&i| &events[i])
+                .find(|e| matches!(e.kind, Kind::Debug { .. }))
+                .map(|e| (name_of(e.name), e.instruction_id, e.delegate));
+            let is_profile = |i: &&usize| matches!(events[**i].kind, Kind::Profile { .. });
+            let mut add = |sig: Signature, profile: Option<usize>| {
+                let next = self.signatures.len() as u32;
+                let id = *self.signatures.entry(sig).or_insert(next);
+                // A signature met again in the run keeps its place and takes the later events.
+                match self.sig_at.get(&id) {
+                    Some(&k) => self.run_last[k] = (profile, c),
                     None => {
-                        sig_at.insert(id, run_sigs.len());
-                        run_sigs.push(id);
-                        run_last.push(i);
+                        self.sig_at.insert(id, self.run_sigs.len());
+                        self.run_sigs.push(id);
+                        self.run_last.push((profile, c));
                     }
                 }
+            };
+            if !list.iter().any(|i| is_profile(&i)) {
+                if debug.is_some() {
+                    let i = list[0];
+                    add((events[i].instruction_id, None, None, debug, false), None);
+                }
+                continue;
+            }
+            for &i in list.iter().filter(is_profile) {
+                let e = &events[i];
+                add(
+                    (e.instruction_id, name_of(e.name), e.delegate, debug, true),
+                    Some(i),
+                );
             }
         }
         let key = (
-            block.name.as_ref(),
-            block.bundled_input_index,
-            run_sigs.clone(),
+            name.to_string(),
+            bundled,
+            std::mem::take(&mut self.run_sigs),
         );
-        let b = match runs.get(&key) {
+        let b = match self.runs.get(&key) {
             Some(&b) => b,
             None => {
-                let evs = run_last
+                let evs = key
+                    .2
                     .iter()
-                    .map(|&i| {
-                        let e = &events[i];
-                        Event {
-                            name: dump.label(e).into_owned(),
-                            instruction_id: (e.instruction_id != -1)
-                                .then_some(i64::from(e.instruction_id)),
-                            delegate: e.delegate_id.map(|d| match d {
-                                DelegateId::Int(n) => Ident::Int(n),
-                                DelegateId::Str(s) => Ident::Str(names.get(s).to_string()),
-                            }),
-                            raw: Vec::new(),
-                            start: Vec::new(),
-                            figures: [f64::NAN; 6],
-                        }
-                    })
+                    .zip(&self.run_last)
+                    .map(|(&sig, &(p, c))| self.new_event(events, sig, p, c))
                     .collect();
-                out.push(Block {
-                    name: block.name.to_string(),
+                self.out.push(Block {
+                    name: name.to_string(),
                     events: evs,
                 });
-                runs.insert(key, out.len() - 1);
-                out.len() - 1
+                let b = self.out.len() - 1;
+                self.runs.insert(key.clone(), b);
+                b
             }
         };
-        for (ev, &i) in out[b].events.iter_mut().zip(&run_last) {
-            let e = &events[i];
-            ev.raw.push(sample(e, ev.delegate.is_some())?);
-            ev.start.push(e.start_ticks);
+        self.run_sigs = key.2;
+        for (k, &(p, c)) in self.run_last.iter().enumerate() {
+            let ev = &mut self.out[b].events[k];
+            if let Some(i) = p {
+                if let Kind::Profile { start, end } = events[i].kind {
+                    ev.raw.push(sample(start, end, ev.delegated_sample)?);
+                    ev.start.push(start);
+                }
+            }
+            if !self.values.is_empty() && ev.debug_data.is_empty() {
+                let values = debug_values(&self.collated, self.values, events, c);
+                self.out[b].events[k].debug_data = values;
+            }
+        }
+        Ok(())
+    }
+
+    fn new_event(&self, events: &[Ev], _sig: u32, p: Option<usize>, c: usize) -> Event {
+        let names = self.names;
+        let ident = |d: Option<DelegateId>| {
+            d.map(|d| match d {
+                DelegateId::Int(n) => Ident::Int(n),
+                DelegateId::Str(s) => Ident::Str(names.get(s).to_string()),
+            })
+        };
+        let label = |e: &Ev| match e.delegate {
+            Some(DelegateId::Str(s)) => names.get(s).to_string(),
+            Some(DelegateId::Int(n)) => n.to_string(),
+            None => e.name.map(|n| names.get(n).to_string()).unwrap_or_default(),
+        };
+        let first_debug = self.collated[c]
+            .1
+            .iter()
+            .map(|&i| &events[i])
+            .find(|e| matches!(e.kind, Kind::Debug { .. }));
+        let base = p.map(|i| &events[i]).or(first_debug).expect("an event");
+        let mut name = if p.is_some() {
+            label(base)
+        } else {
+            String::new()
+        };
+        let mut delegate = if p.is_some() {
+            ident(base.delegate)
+        } else {
+            None
+        };
+        let delegated_sample = delegate.is_some();
+        // The debug signature is applied after the profile one (as the Inspector does):
+        // its name where it has one, its delegate id always.
+        if let Some(d) = first_debug {
+            let debug_name = label(d);
+            if !debug_name.is_empty() {
+                name = debug_name;
+            }
+            delegate = ident(d.delegate);
+        }
+        Event {
+            name,
+            instruction_id: (base.instruction_id != -1).then_some(i64::from(base.instruction_id)),
+            delegate,
+            raw: Vec::new(),
+            start: Vec::new(),
+            figures: [f64::NAN; 6],
+            unprofiled: p.is_none(),
+            debug_data: Vec::new(),
+            delegated_sample,
         }
     }
-    for e in out.iter_mut().flat_map(|b| b.events.iter_mut()) {
-        e.figures = figures(&e.raw);
+
+    fn finish(mut self) -> Vec<Block> {
+        for e in self.out.iter_mut().flat_map(|b| b.events.iter_mut()) {
+            if !e.raw.is_empty() {
+                e.figures = figures(&e.raw);
+            }
+        }
+        self.out
     }
-    Ok(out)
 }
 
 /// numpy's pairwise sum of float64 (`np.add.reduce`), the order its additions take.

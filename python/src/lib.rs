@@ -28,8 +28,9 @@ fn err(line: String) -> PyErr {
 }
 
 enum Loaded {
-    /// The profile and the dump's events as the Inspector groups them.
-    Dump(Box<Profile>, Vec<inspector::Block>),
+    /// The profile and the dump's events as the Inspector groups them; whether an ETRecord
+    /// was given (not found beside the dump): the Inspector reads only one it is given.
+    Dump(Box<Profile>, Vec<inspector::Block>, bool),
     Trace(Box<TraceProfile>),
 }
 
@@ -48,7 +49,7 @@ impl LoadedProfile {
         py.detach(|| {
             self.json
                 .get_or_init(|| match &self.loaded {
-                    Loaded::Dump(p, _) => cpuprof_tui::report::profile_json(p),
+                    Loaded::Dump(p, ..) => cpuprof_tui::report::profile_json(p),
                     Loaded::Trace(t) => cpuprof_tui::report::trace_json(t),
                 })
                 .clone()
@@ -81,7 +82,7 @@ impl LoadedProfile {
     /// Warnings of the load, as `kind: message` lines.
     fn warnings(&self) -> Vec<String> {
         match &self.loaded {
-            Loaded::Dump(p, _) => p
+            Loaded::Dump(p, ..) => p
                 .warnings
                 .iter()
                 .map(|w| format!("{}: {}", w.kind, w.message))
@@ -98,14 +99,14 @@ impl LoadedProfile {
 impl LoadedProfile {
     fn rows(&self) -> Vec<rows::Row<'_>> {
         match &self.loaded {
-            Loaded::Dump(p, _) => rows::dump_rows(p),
+            Loaded::Dump(p, ..) => rows::dump_rows(p),
             Loaded::Trace(t) => rows::trace_rows(t),
         }
     }
 
     fn lines<'a>(&'a self, rows: &'a [rows::Row<'a>]) -> Vec<rows::Line<'a>> {
         match &self.loaded {
-            Loaded::Dump(_, blocks) => rows::lines(blocks, rows),
+            Loaded::Dump(_, blocks, given) => rows::lines(blocks, rows, *given),
             Loaded::Trace(_) => rows::trace_lines(rows),
         }
     }
@@ -156,6 +157,7 @@ fn load_inner(
     if let Some(l) = &log {
         input::read_input(l, limit).map_err(|e| format!("{}: {e}", l.display()))?;
     }
+    let given = etrecord.is_some();
     // The model files go with this request only (two loads at once may name different ones).
     let request = ProfileRequest::new(path.clone(), log, 0)
         .with_warmup(warmup)
@@ -165,9 +167,12 @@ fn load_inner(
     // no event order): the same bytes decoded once more, on a thread of its own.
     let (loaded, blocks) = std::thread::scope(|s| {
         let events = s.spawn(|| {
-            etdump::parse(&input.bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|d| inspector::blocks(&d))
+            let dump = etdump::parse(&input.bytes).map_err(|e| e.to_string())?;
+            if dump.skipped.debug > 0 {
+                inspector::blocks_with_debug_events(&input.bytes)
+            } else {
+                inspector::blocks(&dump)
+            }
         });
         let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
         (loaded, events.join())
@@ -177,7 +182,7 @@ fn load_inner(
         .map_err(|_| format!("{name}: grouping the events failed"))?
         .map_err(|e| format!("{name}: {e}"))?;
     Ok(LoadedProfile {
-        loaded: Loaded::Dump(Box::new(profile), blocks),
+        loaded: Loaded::Dump(Box::new(profile), blocks, given),
         json: OnceLock::new(),
     })
 }

@@ -14,7 +14,7 @@ use cpuprof_tui::profile::{
 use cpuprof_tui::stats::Stats;
 use cpuprof_tui::trace::TraceProfile;
 
-use crate::inspector::{Block, Ident};
+use crate::inspector::{Block, DebugValue, Ident};
 
 /// One row: an event of a block with its statistics and what we know of it.
 pub struct Row<'a> {
@@ -285,13 +285,19 @@ pub fn trace_rows(p: &TraceProfile) -> Vec<Row<'_>> {
 pub struct Line<'a> {
     pub block: &'a str,
     pub name: &'a str,
-    pub raw: Cow<'a, [f64]>,
+    /// None for an event with no profile event (only debug events).
+    pub raw: Option<Cow<'a, [f64]>>,
     /// Start times in ticks (the Inspector's `start_time`); None for a trace's rows.
     pub start: Option<&'a [u64]>,
+    /// The intermediate outputs of its debug events (the Inspector's `debug_data`).
+    pub debug: &'a [DebugValue],
     pub figures: [f64; 6],
     pub ident: Option<&'a Ident>,
     pub instruction_id: Option<i64>,
     pub meta: Option<&'a Row<'a>>,
+    /// What the Inspector knows from an ETRecord (`op_types`, `stack_traces`,
+    /// `module_hierarchy`, `delegate_backend_name`) is given: it was given one.
+    pub model: bool,
 }
 
 impl<'a> Line<'a> {
@@ -307,20 +313,27 @@ impl<'a> Line<'a> {
         })
     }
 
+    /// Our row, where the Inspector's columns of model files are given.
+    fn model_row(&self) -> Option<&'a Row<'a>> {
+        self.meta.filter(|_| self.model)
+    }
+
     pub fn op_types(&self) -> &'a [String] {
-        self.meta.map_or(&[], |r| r.op_types())
+        self.model_row().map_or(&[], |r| r.op_types())
     }
 
     pub fn stack_traces(&self) -> impl Iterator<Item = (String, &'a str)> {
-        self.meta.into_iter().flat_map(|r| r.stack_traces())
+        self.model_row().into_iter().flat_map(|r| r.stack_traces())
     }
 
     pub fn module_hierarchy(&self) -> impl Iterator<Item = (String, &'a [[String; 3]])> {
-        self.meta.into_iter().flat_map(|r| r.module_hierarchy())
+        self.model_row()
+            .into_iter()
+            .flat_map(|r| r.module_hierarchy())
     }
 
     pub fn backend(&self) -> Option<&'static str> {
-        self.meta.and_then(|r| r.backend)
+        self.model_row().and_then(|r| r.backend)
     }
 }
 
@@ -336,8 +349,9 @@ fn key<'k>(block: &str, instruction_id: Option<i64>, name: &'k str) -> (Option<i
 
 /// The Inspector's blocks with what our rows know of each event: an `Execute` block is
 /// matched to the method whose rows hold most of its events (a method not matched yet
-/// first), an event to that method's row of the same instruction and name.
-pub fn lines<'a>(blocks: &'a [Block], rows: &'a [Row<'a>]) -> Vec<Line<'a>> {
+/// first), an event to that method's row of the same instruction and name. `model`: the
+/// Inspector's columns of model files are filled (an ETRecord was given, as to it).
+pub fn lines<'a>(blocks: &'a [Block], rows: &'a [Row<'a>], model: bool) -> Vec<Line<'a>> {
     use std::collections::HashMap;
     type Keyed<'a> = HashMap<(Option<i64>, &'a str), &'a Row<'a>>;
     let mut methods: Vec<(Option<&str>, Keyed<'a>)> = Vec::new();
@@ -384,12 +398,14 @@ pub fn lines<'a>(blocks: &'a [Block], rows: &'a [Row<'a>]) -> Vec<Line<'a>> {
             out.push(Line {
                 block: &b.name,
                 name: &e.name,
-                raw: Cow::Borrowed(&e.raw),
-                start: Some(&e.start),
+                raw: (!e.unprofiled).then_some(Cow::Borrowed(&e.raw[..])),
+                start: (!e.unprofiled).then_some(&e.start[..]),
+                debug: &e.debug_data,
                 figures: e.figures,
                 ident: e.delegate.as_ref(),
                 instruction_id: e.instruction_id,
                 meta: table.and_then(|t| t.get(k).copied()),
+                model,
             });
         }
     }
@@ -404,12 +420,14 @@ pub fn trace_lines<'a>(rows: &'a [Row<'a>]) -> Vec<Line<'a>> {
             Line {
                 block: r.block,
                 name: r.name,
-                raw: Cow::Owned(samples_ms(s).collect()),
+                raw: Some(Cow::Owned(samples_ms(s).collect())),
                 start: None,
+                debug: &[],
                 figures: [s.p10, s.median, s.p90, s.mean, s.min, s.max],
                 ident: None,
                 instruction_id: None,
                 meta: Some(r),
+                model: true,
             }
         })
         .collect()

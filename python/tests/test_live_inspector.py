@@ -4,9 +4,9 @@ names and dtypes, the same rows in the same order, every cell equal (``raw``, th
 and ``start_time`` exactly: they are computed as the Inspector computes them). Skipped (with
 the reason) where executorch is not installed: ``pip install executorch``.
 
-``debug_data`` (intermediate outputs, from a dump's debug events) is compared where the dump
-has no debug events (both empty lists); ours is always empty (debug events are not
-decoded), so it is left out on the one dump that has them (mlp_portable_debugbuf)."""
+``debug_data`` (the intermediate outputs a dump's debug events log) is compared as the
+Inspector makes it without the debug buffer: zero tensors of each output's shape and dtype.
+fixtures/py holds dumps made for this comparison (scripts/make_py_fixtures.py)."""
 
 import glob
 import math
@@ -19,8 +19,6 @@ import cpuprof
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "fixtures")
 
-# Dumps with debug events: their debug_data is not ours.
-DEBUG_EVENTS = {"real/mlp_portable_debugbuf.etdp"}
 
 
 
@@ -34,7 +32,7 @@ def _etrecord(dump):
 
 def _dumps():
     out = []
-    for folder in ("real", "cpu", "etrecord", "wild", "compare"):
+    for folder in ("real", "cpu", "etrecord", "wild", "compare", "py"):
         for dump in sorted(glob.glob(os.path.join(FIX, folder, "*.etdp"))):
             if os.path.basename(dump).startswith("bad_"):
                 continue
@@ -61,8 +59,13 @@ def _registry_steps(df):
     return df.event_name.str.startswith("ET/registry:").any()
 
 
-# What the Inspector knows only from an ETRecord.
-ETRECORD_COLUMNS = {"op_types", "stack_traces", "module_hierarchy", "delegate_backend_name"}
+def debug_cell(v):
+    """A debug_data value comparable with ==: a tensor as (shape, dtype, values)."""
+    if type(v).__name__ == "Tensor":
+        return ("tensor", tuple(v.shape), str(v.dtype), v.tolist())
+    if isinstance(v, list):
+        return [debug_cell(x) for x in v]
+    return (type(v).__name__, v)
 
 
 def same(a, b):
@@ -88,7 +91,7 @@ def assert_frames_match(ours, theirs, what, skip=()):
                 continue
             a, b = o[c], t[c]
             if c == "debug_data":
-                assert a == [] and b == [], where
+                assert debug_cell(a) == debug_cell(b), where
             elif c in ("raw", "start_time"):
                 assert type(a) is type(b) and len(a) == len(b), where + (c,)
                 assert all(same(x, y) for x, y in zip(a, b)), where + (c, a, b)
@@ -109,16 +112,27 @@ def test_dataframe_matches_the_live_inspector(rel):
         if etrecord is None:
             raise
         # The Inspector cannot read this ETRecord (three_method, twin_method,
-        # const_methods: KeyError 'forward'): what it reads of the dump alone is compared
-        # (ours reads the ETRecord beside the dump all the same).
+        # const_methods, two_methods_xnn: KeyError 'forward'): the dump alone is compared
+        # (ours fills the Inspector's columns of model files only from an ETRecord given,
+        # as the Inspector; the one beside the dump feeds our own columns).
         theirs = _inspector_frame(dump, None)
-        etrecord = None
         ours = cpuprof.load(dump, warmup=0).to_dataframe()
-        assert_frames_match(ours, theirs, rel, skip=ETRECORD_COLUMNS)
+        assert_frames_match(ours, theirs, rel)
         return
     # The Inspector keeps every run: no warm-up dropped.
     ours = cpuprof.load(dump, warmup=0, etrecord=etrecord).to_dataframe()
-    assert_frames_match(ours, theirs, rel, skip={"debug_data"} if rel in DEBUG_EVENTS else ())
+    assert_frames_match(ours, theirs, rel)
+
+
+def test_an_etrecord_beside_the_dump_is_not_the_inspectors():
+    # Inspector(etdump_path=dump) reads no ETRecord: nor do the Inspector's columns of
+    # cpuprof.load(dump), though one lies beside the dump (it feeds `module`).
+    dump = os.path.join(FIX, "py", "mixed_xnn_portable.etdp")
+    assert _etrecord(dump) is not None
+    theirs = _inspector_frame(dump, None)
+    ours = cpuprof.load(dump, warmup=0).to_dataframe()
+    assert_frames_match(ours, theirs, "mixed_xnn_portable without etrecord=")
+    assert ours.module.notna().any() and not any(ours.op_types.map(len))
 
 
 def test_live_comparison_covers_etrecords_and_delegates():
