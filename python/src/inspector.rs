@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use cpuprof_tui::etdump::generated::etdump as fb;
 use cpuprof_tui::etdump::generated::executorch_flatbuffer::ScalarType;
-use cpuprof_tui::etdump::{DelegateId, EtDump, NameId, NameTable};
+use cpuprof_tui::etdump::{self, DelegateId, NameId, NameTable, RunChunk};
 
 /// An event's delegate debug identifier, as the Inspector gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,26 +131,41 @@ fn sample(s: u64, t: u64, delegated: bool) -> Result<f64, String> {
     }
 }
 
-/// The dump's blocks and events as the Inspector's frame lists them (a dump with debug
-/// events: see [`blocks_with_debug_events`]).
-pub fn blocks(dump: &EtDump) -> Result<Vec<Block>, String> {
-    let mut g = Grouping::new(&dump.names, &[]);
+/// The dump's blocks and events as the Inspector's frame lists them, decoded chunk by
+/// chunk (memory holds a few chunks of events, not the file's). A dump with debug events
+/// (which this decoder counts, not decodes) is read by [`blocks_with_debug_events`].
+pub fn blocks(bytes: &[u8]) -> Result<Vec<Block>, String> {
+    let mut g = Grouping::new(&[]);
     let mut run = Vec::new();
-    for block in &dump.blocks {
-        run.clear();
-        run.extend(dump.block_events(block).iter().map(|e| Ev {
-            instruction_id: e.instruction_id,
-            chain_index: i64::from(e.chain_index),
-            name: e.name,
-            delegate: e.delegate_id,
-            kind: Kind::Profile {
-                start: e.start_ticks,
-                end: e.end_ticks,
-            },
-        }));
-        g.run(&block.name, block.bundled_input_index, &run)?;
+    let mut failed = None;
+    let mut each = |chunk: RunChunk<'_>| {
+        for block in chunk.blocks {
+            run.clear();
+            run.extend(chunk.events[block.events.clone()].iter().map(|e| Ev {
+                instruction_id: e.instruction_id,
+                chain_index: i64::from(e.chain_index),
+                name: e.name,
+                delegate: e.delegate_id,
+                kind: Kind::Profile {
+                    start: e.start_ticks,
+                    end: e.end_ticks,
+                },
+            }));
+            if let Err(e) = g.run(chunk.names, &block.name, block.bundled_input_index, &run) {
+                failed = Some(e);
+                return false;
+            }
+        }
+        true
+    };
+    let end = etdump::parse_streamed(bytes, &mut each).map_err(|e| e.to_string())?;
+    if let Some(e) = failed {
+        return Err(e);
     }
-    Ok(g.finish())
+    match end {
+        Some(end) if end.skipped.debug > 0 => blocks_with_debug_events(bytes),
+        _ => Ok(g.finish()),
+    }
 }
 
 /// [`blocks`] of a dump with debug events (which the profile's decoder counts but does
@@ -203,9 +218,9 @@ pub fn blocks_with_debug_events(bytes: &[u8]) -> Result<Vec<Block>, String> {
         let name = rd.name().unwrap_or("").to_string();
         runs.push((name, rd.bundled_input_index(), run));
     }
-    let mut g = Grouping::new(&names, &values);
+    let mut g = Grouping::new(&values);
     for (name, bundled, run) in &runs {
-        g.run(name, *bundled, run)?;
+        g.run(&names, name, *bundled, run)?;
     }
     Ok(g.finish())
 }
@@ -288,7 +303,6 @@ fn debug_values(
 
 /// The Inspector's grouping, run by run.
 struct Grouping<'n> {
-    names: &'n NameTable,
     values: &'n [DebugValue],
     /// Run signature (block name, bundled input, event signatures) -> block index.
     runs: HashMap<(String, i32, Vec<u32>), usize>,
@@ -301,12 +315,23 @@ struct Grouping<'n> {
     /// Per signature of the run: its profile event (the last), its instruction's events.
     run_last: Vec<(Option<usize>, usize)>,
     sig_at: HashMap<u32, usize>,
+    /// The last run's (name, bundled input, block) and its events' keys: a run of the
+    /// same events (most are) takes its grouping as it is.
+    last: Option<(String, i32, usize)>,
+    last_keys: Vec<EvKey>,
+}
+
+/// What decides an event's place in a run's grouping.
+type EvKey = (i32, i64, Option<DelegateId>, Option<NameId>, bool);
+
+fn ev_key(e: &Ev) -> EvKey {
+    let profile = matches!(e.kind, Kind::Profile { .. });
+    (e.instruction_id, e.chain_index, e.delegate, e.name, profile)
 }
 
 impl<'n> Grouping<'n> {
-    fn new(names: &'n NameTable, values: &'n [DebugValue]) -> Self {
+    fn new(values: &'n [DebugValue]) -> Self {
         Grouping {
-            names,
             values,
             runs: HashMap::new(),
             signatures: HashMap::new(),
@@ -316,11 +341,46 @@ impl<'n> Grouping<'n> {
             run_sigs: Vec::new(),
             run_last: Vec::new(),
             sig_at: HashMap::new(),
+            last: None,
+            last_keys: Vec::new(),
         }
     }
 
-    fn run(&mut self, name: &str, bundled: i32, events: &[Ev]) -> Result<(), String> {
-        let names = self.names;
+    /// A run of the last run's events (by name, instruction, delegate and kind, in order)
+    /// into the last run's block: its samples only. Not for dumps with debug events.
+    fn same_as_last(&mut self, name: &str, bundled: i32, events: &[Ev]) -> Option<usize> {
+        let (n, bi, b) = self.last.as_ref()?;
+        let same = self.values.is_empty()
+            && n == name
+            && *bi == bundled
+            && events.len() == self.last_keys.len()
+            && events
+                .iter()
+                .zip(&self.last_keys)
+                .all(|(e, k)| ev_key(e) == *k);
+        same.then_some(*b)
+    }
+
+    fn samples(&mut self, b: usize, events: &[Ev]) -> Result<(), String> {
+        for (ev, &(p, _)) in self.out[b].events.iter_mut().zip(&self.run_last) {
+            if let Some(Kind::Profile { start, end }) = p.map(|i| events[i].kind) {
+                ev.raw.push(sample(start, end, ev.delegated_sample)?);
+                ev.start.push(start);
+            }
+        }
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        names: &NameTable,
+        name: &str,
+        bundled: i32,
+        events: &[Ev],
+    ) -> Result<(), String> {
+        if let Some(b) = self.same_as_last(name, bundled, events) {
+            return self.samples(b, events);
+        }
         let name_of = |id: Option<NameId>| id.filter(|n| !names.get(*n).is_empty());
         self.collated.clear();
         self.collated_at.clear();
@@ -386,7 +446,7 @@ impl<'n> Grouping<'n> {
                     .2
                     .iter()
                     .zip(&self.run_last)
-                    .map(|(&sig, &(p, c))| self.new_event(events, sig, p, c))
+                    .map(|(_, &(p, c))| self.new_event(names, events, p, c))
                     .collect();
                 self.out.push(Block {
                     name: name.to_string(),
@@ -398,14 +458,12 @@ impl<'n> Grouping<'n> {
             }
         };
         self.run_sigs = key.2;
-        for (k, &(p, c)) in self.run_last.iter().enumerate() {
-            let ev = &mut self.out[b].events[k];
-            if let Some(i) = p {
-                if let Kind::Profile { start, end } = events[i].kind {
-                    ev.raw.push(sample(start, end, ev.delegated_sample)?);
-                    ev.start.push(start);
-                }
-            }
+        self.samples(b, events)?;
+        self.last = Some((name.to_string(), bundled, b));
+        self.last_keys.clear();
+        self.last_keys.extend(events.iter().map(ev_key));
+        for (k, &(_, c)) in self.run_last.iter().enumerate() {
+            let ev = &self.out[b].events[k];
             if !self.values.is_empty() && ev.debug_data.is_empty() {
                 let values = debug_values(&self.collated, self.values, events, c);
                 self.out[b].events[k].debug_data = values;
@@ -414,8 +472,7 @@ impl<'n> Grouping<'n> {
         Ok(())
     }
 
-    fn new_event(&self, events: &[Ev], _sig: u32, p: Option<usize>, c: usize) -> Event {
-        let names = self.names;
+    fn new_event(&self, names: &NameTable, events: &[Ev], p: Option<usize>, c: usize) -> Event {
         let ident = |d: Option<DelegateId>| {
             d.map(|d| match d {
                 DelegateId::Int(n) => Ident::Int(n),

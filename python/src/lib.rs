@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 
 use clap::Parser;
 use cpuprof_tui::cli::{Cli, Command};
+use cpuprof_tui::input;
 use cpuprof_tui::profile::{load_profile_from_bytes, unchanged_or, Profile, ProfileRequest};
 use cpuprof_tui::source::{sniff, Content};
 use cpuprof_tui::trace::{self, TraceProfile};
-use cpuprof_tui::{etdump, input};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -164,16 +164,10 @@ fn load_inner(
         .with_model_files(cpuprof_tui::profile::ModelFileArgs { etrecord, program });
     let never = AtomicBool::new(false);
     // The Inspector's grouping of the events, beside the profile's load (the profile keeps
-    // no event order): the same bytes decoded once more, on a thread of its own.
+    // no event order): the same bytes decoded once more, chunk by chunk, on a thread of
+    // its own.
     let (loaded, blocks) = std::thread::scope(|s| {
-        let events = s.spawn(|| {
-            let dump = etdump::parse(&input.bytes).map_err(|e| e.to_string())?;
-            if dump.skipped.debug > 0 {
-                inspector::blocks_with_debug_events(&input.bytes)
-            } else {
-                inspector::blocks(&dump)
-            }
-        });
+        let events = s.spawn(|| inspector::blocks(&input.bytes));
         let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
         (loaded, events.join())
     });
