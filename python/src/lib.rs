@@ -28,10 +28,20 @@ fn err(line: String) -> PyErr {
 }
 
 enum Loaded {
-    /// The profile and the dump's events as the Inspector groups them; whether an ETRecord
-    /// was given (not found beside the dump): the Inspector reads only one it is given.
-    Dump(Box<Profile>, Vec<inspector::Block>, bool),
+    /// The profile and the dump's events as the Inspector groups them, and how to show them.
+    Dump(Box<Profile>, Vec<inspector::Block>, Frame),
     Trace(Box<TraceProfile>),
+}
+
+/// How the frame shows a dump's events.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// An ETRecord was given (not found beside the dump): the Inspector reads only one it
+    /// is given.
+    etrecord_given: bool,
+    /// A warm-up was asked for: the runs the profile dropped are dropped from the frame
+    /// too (else it keeps every run, as the Inspector).
+    drop_warmup: bool,
 }
 
 /// A loaded ETDump profile or PyTorch trace.
@@ -106,7 +116,16 @@ impl LoadedProfile {
 
     fn lines<'a>(&'a self, rows: &'a [rows::Row<'a>]) -> Vec<rows::Line<'a>> {
         match &self.loaded {
-            Loaded::Dump(_, blocks, given) => rows::lines(blocks, rows, *given),
+            Loaded::Dump(p, blocks, frame) => {
+                let dropped = |method: Option<&str>| -> usize {
+                    p.methods
+                        .iter()
+                        .find(|m| Some(m.name.as_str()) == method)
+                        .map_or(p.runs.warmup_dropped, |m| m.runs.warmup_dropped)
+                };
+                let warmup: Option<rows::Dropped<'_>> = frame.drop_warmup.then_some(&dropped);
+                rows::lines(blocks, rows, frame.etrecord_given, warmup)
+            }
             Loaded::Trace(_) => rows::trace_lines(rows),
         }
     }
@@ -132,11 +151,12 @@ fn warmup_of(value: &str) -> Result<cpuprof_tui::profile::warmup::Warmup, String
 fn load_inner(
     path: PathBuf,
     log: Option<PathBuf>,
-    warmup: &str,
+    warmup: Option<&str>,
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
 ) -> Result<LoadedProfile, String> {
-    let warmup = warmup_of(warmup)?;
+    let drop_warmup = warmup.is_some();
+    let warmup = warmup_of(warmup.unwrap_or("log"))?;
     let name = input::display_name(&path);
     if path.is_dir() {
         let t = trace::load_trace(&path).map_err(|e| format!("{name}: {e}"))?;
@@ -157,7 +177,10 @@ fn load_inner(
     if let Some(l) = &log {
         input::read_input(l, limit).map_err(|e| format!("{}: {e}", l.display()))?;
     }
-    let given = etrecord.is_some();
+    let frame = Frame {
+        etrecord_given: etrecord.is_some(),
+        drop_warmup,
+    };
     // The model files go with this request only (two loads at once may name different ones).
     let request = ProfileRequest::new(path.clone(), log, 0)
         .with_warmup(warmup)
@@ -176,7 +199,7 @@ fn load_inner(
         .map_err(|_| format!("{name}: grouping the events failed"))?
         .map_err(|e| format!("{name}: {e}"))?;
     Ok(LoadedProfile {
-        loaded: Loaded::Dump(Box::new(profile), blocks, given),
+        loaded: Loaded::Dump(Box::new(profile), blocks, frame),
         json: OnceLock::new(),
     })
 }
@@ -188,19 +211,19 @@ fn trace_loaded(t: TraceProfile) -> LoadedProfile {
     }
 }
 
-/// Load an ETDump (with its runner log and model files) or a trace.
+/// Load an ETDump (with its runner log and model files) or a trace. `warmup` None: the
+/// command's default (`log`) for the profile, every run in the frame.
 #[pyfunction]
-#[pyo3(signature = (path, log=None, warmup="log", etrecord=None, program=None))]
+#[pyo3(signature = (path, log=None, warmup=None, etrecord=None, program=None))]
 fn load(
     py: Python<'_>,
     path: PathBuf,
     log: Option<PathBuf>,
-    warmup: &str,
+    warmup: Option<String>,
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
 ) -> PyResult<LoadedProfile> {
-    let warmup = warmup.to_string();
-    py.detach(move || load_inner(path, log, &warmup, etrecord, program))
+    py.detach(move || load_inner(path, log, warmup.as_deref(), etrecord, program))
         .map_err(err)
 }
 

@@ -337,6 +337,9 @@ impl<'a> Line<'a> {
     }
 }
 
+/// The warm-up runs dropped from a method (by our name of it).
+pub type Dropped<'f> = &'f dyn Fn(Option<&str>) -> usize;
+
 /// A row's key among a method's rows: (instruction id, name); framework events (the
 /// `Default` block's, `Method::execute`) by name alone.
 fn key<'k>(block: &str, instruction_id: Option<i64>, name: &'k str) -> (Option<i64>, &'k str) {
@@ -351,7 +354,14 @@ fn key<'k>(block: &str, instruction_id: Option<i64>, name: &'k str) -> (Option<i
 /// matched to the method whose rows hold most of its events (a method not matched yet
 /// first), an event to that method's row of the same instruction and name. `model`: the
 /// Inspector's columns of model files are filled (an ETRecord was given, as to it).
-pub fn lines<'a>(blocks: &'a [Block], rows: &'a [Row<'a>], model: bool) -> Vec<Line<'a>> {
+/// `warmup`: the runs the profile dropped as warm-ups per method (by name), dropped from
+/// the block matched to it; None keeps every run (as the Inspector).
+pub fn lines<'a>(
+    blocks: &'a [Block],
+    rows: &'a [Row<'a>],
+    model: bool,
+    warmup: Option<Dropped<'_>>,
+) -> Vec<Line<'a>> {
     use std::collections::HashMap;
     type Keyed<'a> = HashMap<(Option<i64>, &'a str), &'a Row<'a>>;
     let mut methods: Vec<(Option<&str>, Keyed<'a>)> = Vec::new();
@@ -379,6 +389,7 @@ pub fn lines<'a>(blocks: &'a [Block], rows: &'a [Row<'a>], model: bool) -> Vec<L
             .iter()
             .map(|e| key(&b.name, e.instruction_id, &e.name))
             .collect();
+        let mut drop = 0;
         let table = if b.name == "Default" {
             Some(&default)
         } else {
@@ -391,17 +402,30 @@ pub fn lines<'a>(blocks: &'a [Block], rows: &'a [Row<'a>], model: bool) -> Vec<L
             });
             best.map(|i| {
                 used[i] = true;
+                drop = warmup.map_or(0, |w| w(methods[i].0));
                 &methods[i].1
             })
         };
         for (e, k) in b.events.iter().zip(&keys) {
+            let d = drop.min(e.raw.len());
+            let (raw, figures) = if d == 0 {
+                (Cow::Borrowed(&e.raw[..]), e.figures)
+            } else {
+                let kept = &e.raw[d..];
+                let figures = if kept.is_empty() {
+                    [f64::NAN; 6]
+                } else {
+                    crate::inspector::figures(kept)
+                };
+                (Cow::Borrowed(kept), figures)
+            };
             out.push(Line {
                 block: &b.name,
                 name: &e.name,
-                raw: (!e.unprofiled).then_some(Cow::Borrowed(&e.raw[..])),
-                start: (!e.unprofiled).then_some(&e.start[..]),
+                raw: (!e.unprofiled).then_some(raw),
+                start: (!e.unprofiled).then_some(&e.start[d.min(e.start.len())..]),
                 debug: &e.debug_data,
-                figures: e.figures,
+                figures,
                 ident: e.delegate.as_ref(),
                 instruction_id: e.instruction_id,
                 meta: table.and_then(|t| t.get(k).copied()),

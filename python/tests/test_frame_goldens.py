@@ -61,3 +61,43 @@ def test_dataframe_equals_the_inspectors_frame(name):
             where = (name, i, row["event_name"]["value"], c)
             assert type(v).__name__ == row[c]["type"], where + (type(v).__name__, row[c]["type"])
             assert cell(v) == row[c]["value"], where + (cell(v), row[c]["value"])
+
+
+def _golden(name):
+    with open(os.path.join(PY, name)) as f:
+        return json.load(f)
+
+
+def test_default_load_keeps_every_run_as_the_inspector():
+    # gen_cnn2_s23_slow's runner log states 2 warm-up runs: the profile drops them by
+    # default (json(): the command's default), the frame keeps every run, as the Inspector.
+    g = _golden("gen_cnn2_s23_slow.frame.json")
+    p = cpuprof.load(os.path.join(PY, g["etdump"]))
+    assert json.loads(p.json())["runs"]["warmup_dropped"] == 2
+    df = p.to_dataframe()
+    assert [list(r) for r in df.raw] == [r["raw"]["value"] for r in g["rows"]]
+    assert [list(r) for r in df.start_time] == [r["start_time"]["value"] for r in g["rows"]]
+
+
+@pytest.mark.parametrize("name, warmup", [("mixed_xnn_portable.frame.json", 2), ("gen_cnn2_s23_slow.frame.json", "log")])
+def test_a_warmup_given_drops_those_runs_from_the_frame(name, warmup):
+    # warmup= given: the runs the profile drops leave each Execute block's samples and
+    # start times; the figures are numpy's of the samples kept (the Default block's
+    # load-time events are untouched).
+    np = pytest.importorskip("numpy")
+    g = _golden(name)
+    etrecord = g["etrecord"] and os.path.join(PY, g["etrecord"])
+    p = cpuprof.load(os.path.join(PY, g["etdump"]), warmup=warmup, etrecord=etrecord)
+    k = json.loads(p.json())["runs"]["warmup_dropped"]
+    assert k == 2
+    df = p.to_dataframe()
+    assert len(df) == len(g["rows"])
+    for i, row in enumerate(g["rows"]):
+        raw, start = row["raw"]["value"], row["start_time"]["value"]
+        if row["event_block_name"]["value"] == "Execute":
+            raw, start = raw[k:], start[k:]
+        assert list(df.raw.iloc[i]) == raw, (name, i)
+        assert list(df.start_time.iloc[i]) == start, (name, i)
+        want = [np.percentile(raw, 10), np.percentile(raw, 50), np.percentile(raw, 90), np.mean(raw), min(raw), max(raw)]
+        got = [df[c].iloc[i] for c in ("p10 (ms)", "p50 (ms)", "p90 (ms)", "avg (ms)", "min (ms)", "max (ms)")]
+        assert got == want, (name, i, got, want)

@@ -264,3 +264,14 @@ def test_many_runs_repeats_and_wraps_match_the_live_inspector(tmp_path):
     ours = cpuprof.load(dump, warmup=0).to_dataframe()
     assert max(len(r) for r in theirs.raw) > 200 and "Execute2" in set(theirs.event_block_name)
     assert_frames_match(ours, theirs, "many")
+
+
+def test_load_with_its_defaults_equals_the_inspector():
+    # cpuprof.load(path) with no other argument is Inspector(etdump_path=path): the frame
+    # keeps every run (the runner log beside states warm-ups the profile drops), and no
+    # ETRecord is read into the Inspector's columns.
+    for rel in ("real/mlp_xnnpack.etdp", "py/gen_wide_s41.etdp", "wild/timm_effnet.etdp"):
+        dump = os.path.join(FIX, rel)
+        theirs = _inspector_frame(dump, None)
+        ours = cpuprof.load(dump).to_dataframe()
+        assert_frames_match(ours, theirs, rel)
