@@ -105,14 +105,12 @@ type Collated = (i32, i64, Option<DelegateId>);
 const MS_PER_TICK_DIVISOR: f64 = 1e6;
 const MAX_U32: u64 = u32::MAX as u64;
 
-/// A sample as the Inspector computes it. Err where the Inspector raises (an end before
-/// its start beyond 32 bits).
+/// A sample as the Inspector computes it; NaN where it raises (an end before its start
+/// beyond 32 bits): the load goes on (the profile reads such a dump with a warning).
 fn sample(s: u64, t: u64, delegated: bool) -> Result<f64, String> {
     let wrapped = s > t;
     if wrapped && (s > MAX_U32 || t > MAX_U32) {
-        return Err(format!(
-            "an event ends before it starts (start {s}, end {t}) beyond 32-bit wrap-around"
-        ));
+        return Ok(f64::NAN);
     }
     if delegated {
         // Each time converted to ms first (the Inspector's default delegate time converter).
@@ -172,7 +170,15 @@ pub fn blocks(bytes: &[u8]) -> Result<Vec<Block>, String> {
 /// not decode): every event read by the flatbuffers reader, debug events collated with
 /// the profile events of their instruction as the Inspector collates them.
 pub fn blocks_with_debug_events(bytes: &[u8]) -> Result<Vec<Block>, String> {
-    let root = fb::size_prefixed_root_as_etdump(bytes).map_err(|e| e.to_string())?;
+    // The core decoder's budgets (etdump/checked.rs, `Limits::for_buffer`).
+    let options = flatbuffers::VerifierOptions {
+        max_depth: 64,
+        max_tables: bytes.len() / 4 + 1024,
+        max_apparent_size: bytes.len().saturating_mul(16).saturating_add(1 << 20),
+        ignore_missing_null_terminator: false,
+    };
+    let root =
+        fb::size_prefixed_root_as_etdump_with_opts(&options, bytes).map_err(|e| e.to_string())?;
     let mut names = NameTable::default();
     let mut values = Vec::new();
     let mut runs = Vec::new();
