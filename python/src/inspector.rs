@@ -12,8 +12,6 @@
 
 use std::collections::HashMap;
 
-use cpuprof_tui::etdump::generated::etdump as fb;
-use cpuprof_tui::etdump::generated::executorch_flatbuffer::ScalarType;
 use cpuprof_tui::etdump::{self, DelegateId, NameId, NameTable, RunChunk};
 
 /// An event's delegate debug identifier, as the Inspector gives it.
@@ -57,16 +55,16 @@ pub enum DebugValue {
 
 /// One event of a run, profile or debug: what the grouping reads of it.
 #[derive(Clone, Copy)]
-struct Ev {
-    instruction_id: i32,
-    chain_index: i64,
-    name: Option<NameId>,
-    delegate: Option<DelegateId>,
-    kind: Kind,
+pub(crate) struct Ev {
+    pub instruction_id: i32,
+    pub chain_index: i64,
+    pub name: Option<NameId>,
+    pub delegate: Option<DelegateId>,
+    pub kind: Kind,
 }
 
 #[derive(Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     Profile {
         start: u64,
         end: u64,
@@ -131,7 +129,7 @@ fn sample(s: u64, t: u64, delegated: bool) -> Result<f64, String> {
 
 /// The dump's blocks and events as the Inspector's frame lists them, decoded chunk by
 /// chunk (memory holds a few chunks of events, not the file's). A dump with debug events
-/// (which this decoder counts, not decodes) is read by [`blocks_with_debug_events`].
+/// (which this decoder counts, not decodes) is read by [`crate::debug_events::blocks`].
 pub fn blocks(bytes: &[u8]) -> Result<Vec<Block>, String> {
     let mut g = Grouping::new(&[]);
     let mut run = Vec::new();
@@ -161,133 +159,9 @@ pub fn blocks(bytes: &[u8]) -> Result<Vec<Block>, String> {
         return Err(e);
     }
     match end {
-        Some(end) if end.skipped.debug > 0 => blocks_with_debug_events(bytes),
+        Some(end) if end.skipped.debug > 0 => crate::debug_events::blocks(bytes),
         _ => Ok(g.finish()),
     }
-}
-
-/// [`blocks`] of a dump with debug events (which the profile's decoder counts but does
-/// not decode): every event read by the flatbuffers reader, debug events collated with
-/// the profile events of their instruction as the Inspector collates them.
-pub fn blocks_with_debug_events(bytes: &[u8]) -> Result<Vec<Block>, String> {
-    // The core decoder's budgets (etdump/checked.rs, `Limits::for_buffer`).
-    let options = flatbuffers::VerifierOptions {
-        max_depth: 64,
-        max_tables: bytes.len() / 4 + 1024,
-        max_apparent_size: bytes.len().saturating_mul(16).saturating_add(1 << 20),
-        ignore_missing_null_terminator: false,
-    };
-    let root =
-        fb::size_prefixed_root_as_etdump_with_opts(&options, bytes).map_err(|e| e.to_string())?;
-    let mut names = NameTable::default();
-    let mut values = Vec::new();
-    let mut runs = Vec::new();
-    for rd in root.run_data().iter().flatten() {
-        let mut run = Vec::new();
-        for e in rd.events().iter().flatten() {
-            let mut id = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| names.intern(s));
-            if let Some(p) = e.profile_event() {
-                run.push(Ev {
-                    instruction_id: p.instruction_id(),
-                    chain_index: i64::from(p.chain_index()),
-                    name: id(p.name()),
-                    delegate: delegate(
-                        p.delegate_debug_id_str(),
-                        p.delegate_debug_id_int(),
-                        &mut id,
-                    ),
-                    kind: Kind::Profile {
-                        start: p.start_time(),
-                        end: p.end_time(),
-                    },
-                });
-            } else if let Some(d) = e.debug_event() {
-                let entry = d.debug_entry();
-                let output = entry.and_then(|v| v.output()).is_some_and(|b| b.bool_val());
-                values.push(entry.map_or(Ok(DebugValue::None), value)?);
-                run.push(Ev {
-                    instruction_id: d.instruction_id(),
-                    chain_index: d.chain_index() as i64,
-                    name: id(d.name()),
-                    delegate: delegate(
-                        d.delegate_debug_id_str(),
-                        d.delegate_debug_id_int(),
-                        &mut id,
-                    ),
-                    kind: Kind::Debug {
-                        value: values.len() - 1,
-                        output,
-                    },
-                });
-            }
-        }
-        let name = rd.name().unwrap_or("").to_string();
-        runs.push((name, rd.bundled_input_index(), run));
-    }
-    let mut g = Grouping::new(&values);
-    for (name, bundled, run) in &runs {
-        g.run(&names, name, *bundled, run)?;
-    }
-    Ok(g.finish())
-}
-
-fn delegate(
-    s: Option<&str>,
-    n: i32,
-    id: &mut impl FnMut(Option<&str>) -> Option<NameId>,
-) -> Option<DelegateId> {
-    match id(s) {
-        Some(s) => Some(DelegateId::Str(s)),
-        None => (n != -1).then_some(DelegateId::Int(n)),
-    }
-}
-
-/// The torch dtype the Inspector makes a tensor of this scalar type (it refuses others).
-fn dtype(t: ScalarType) -> Result<&'static str, String> {
-    Ok(match t {
-        ScalarType::BYTE => "uint8",
-        ScalarType::CHAR => "int8",
-        ScalarType::BOOL => "bool",
-        ScalarType::BITS16 | ScalarType::UINT16 => "uint16",
-        ScalarType::SHORT => "int16",
-        ScalarType::HALF => "float16",
-        ScalarType::INT => "int32",
-        ScalarType::FLOAT => "float32",
-        ScalarType::DOUBLE => "float64",
-        ScalarType::LONG => "int64",
-        other => return Err(format!("a debug event's tensor of scalar type {other:?}")),
-    })
-}
-
-fn value(v: fb::Value<'_>) -> Result<DebugValue, String> {
-    let tensor = |t: Option<fb::Tensor<'_>>| -> Result<(Vec<i64>, &'static str), String> {
-        let t = t.ok_or("a debug event's tensor is missing")?;
-        let sizes = t.sizes().map(|v| v.iter().collect()).unwrap_or_default();
-        Ok((sizes, dtype(t.scalar_type())?))
-    };
-    Ok(match v.val() {
-        fb::ValueType::Int => DebugValue::Int(v.int_value().map_or(0, |x| x.int_val())),
-        fb::ValueType::Bool => DebugValue::Bool(v.bool_value().is_some_and(|x| x.bool_val())),
-        fb::ValueType::Float => {
-            DebugValue::Float(f64::from(v.float_value().map_or(0.0, |x| x.float_val())))
-        }
-        fb::ValueType::Double => {
-            DebugValue::Float(v.double_value().map_or(0.0, |x| x.double_val()))
-        }
-        fb::ValueType::Tensor => {
-            let (s, d) = tensor(v.tensor())?;
-            DebugValue::Tensor(s, d)
-        }
-        fb::ValueType::TensorList => DebugValue::TensorList(
-            v.tensor_list()
-                .and_then(|l| l.tensors())
-                .iter()
-                .flatten()
-                .map(|t| tensor(Some(t)))
-                .collect::<Result<_, _>>()?,
-        ),
-        _ => DebugValue::None,
-    })
 }
 
 /// The values of the debug events of collated instruction event `c`.
@@ -308,7 +182,7 @@ fn debug_values(
 }
 
 /// The Inspector's grouping, run by run.
-struct Grouping<'n> {
+pub(crate) struct Grouping<'n> {
     values: &'n [DebugValue],
     /// Run signature (block name, bundled input, event signatures) -> block index.
     runs: HashMap<(String, i32, Vec<u32>), usize>,
@@ -336,7 +210,7 @@ fn ev_key(e: &Ev) -> EvKey {
 }
 
 impl<'n> Grouping<'n> {
-    fn new(values: &'n [DebugValue]) -> Self {
+    pub fn new(values: &'n [DebugValue]) -> Self {
         Grouping {
             values,
             runs: HashMap::new(),
@@ -377,7 +251,7 @@ impl<'n> Grouping<'n> {
         Ok(())
     }
 
-    fn run(
+    pub fn run(
         &mut self,
         names: &NameTable,
         name: &str,
@@ -529,7 +403,7 @@ impl<'n> Grouping<'n> {
         }
     }
 
-    fn finish(mut self) -> Vec<Block> {
+    pub fn finish(mut self) -> Vec<Block> {
         for e in self.out.iter_mut().flat_map(|b| b.events.iter_mut()) {
             if !e.raw.is_empty() {
                 e.figures = figures(&e.raw);

@@ -18,6 +18,7 @@ use pyo3::types::PyDict;
 
 mod arrow;
 mod columns;
+mod debug_events;
 mod inspector;
 mod rows;
 
