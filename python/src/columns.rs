@@ -146,10 +146,13 @@ fn op_types<'py>(py: Python<'py>, ops: &[String]) -> PyResult<Bound<'py, PyAny>>
 }
 
 /// The Inspector's `debug_data` values without the debug buffer: a tensor is
-/// `torch.zeros(sizes, dtype=...)` (torch imported only for a dump that logs tensors).
+/// `torch.zeros(sizes, dtype=...)` (torch imported only for a dump that logs tensors;
+/// where torch is not installed, `numpy.zeros` of the same shape and dtype).
 struct Zeros<'py> {
     py: Python<'py>,
-    torch: Option<Bound<'py, PyModule>>,
+    /// torch, else numpy; None where no value is a tensor.
+    module: Option<Bound<'py, PyModule>>,
+    torch: bool,
 }
 
 impl<'py> Zeros<'py> {
@@ -158,19 +161,36 @@ impl<'py> Zeros<'py> {
             .iter()
             .flat_map(|r| r.debug)
             .any(|v| matches!(v, DebugValue::Tensor(..) | DebugValue::TensorList(..)));
-        let torch = if tensors {
-            Some(py.import("torch")?)
-        } else {
-            None
-        };
-        Ok(Zeros { py, torch })
+        if !tensors {
+            return Ok(Zeros {
+                py,
+                module: None,
+                torch: false,
+            });
+        }
+        Ok(match py.import("torch") {
+            Ok(m) => Zeros {
+                py,
+                module: Some(m),
+                torch: true,
+            },
+            Err(_) => Zeros {
+                py,
+                module: Some(py.import("numpy")?),
+                torch: false,
+            },
+        })
     }
 
     fn tensor(&self, sizes: &[i64], dtype: &str) -> PyResult<Bound<'py, PyAny>> {
-        let torch = self.torch.as_ref().expect("imported for tensors");
+        let m = self.module.as_ref().expect("imported for tensors");
         let kw = PyDict::new(self.py);
-        kw.set_item("dtype", torch.getattr(dtype)?)?;
-        torch.call_method("zeros", (sizes.to_vec(),), Some(&kw))
+        if self.torch {
+            kw.set_item("dtype", m.getattr(dtype)?)?;
+        } else {
+            kw.set_item("dtype", dtype)?;
+        }
+        m.call_method("zeros", (sizes.to_vec(),), Some(&kw))
     }
 
     fn value(&self, v: &DebugValue) -> PyResult<Bound<'py, PyAny>> {

@@ -101,3 +101,26 @@ def test_a_warmup_given_drops_those_runs_from_the_frame(name, warmup):
         want = [np.percentile(raw, 10), np.percentile(raw, 50), np.percentile(raw, 90), np.mean(raw), min(raw), max(raw)]
         got = [df[c].iloc[i] for c in ("p10 (ms)", "p50 (ms)", "p90 (ms)", "avg (ms)", "min (ms)", "max (ms)")]
         assert got == want, (name, i, got, want)
+
+
+def test_debug_data_without_torch_is_numpy_zeros_of_the_same_shapes():
+    # Where torch is not installed (a venv with pandas only), a logged tensor is
+    # numpy.zeros of its shape and dtype instead of torch.zeros (in a child process
+    # where `import torch` fails).
+    import subprocess
+    import sys
+
+    g = _golden("debugbuf_portable.frame.json")
+    code = (
+        "import sys, json; sys.modules['torch'] = None\n"
+        "import cpuprof\n"
+        "df = cpuprof.load(sys.argv[1], warmup=0).to_dataframe()\n"
+        "print(json.dumps([[[type(v).__name__, list(v.shape), str(v.dtype)] for v in c] for c in df.debug_data]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, os.path.join(PY, g["etdump"])],
+                         check=True, capture_output=True, text=True).stdout
+    got = json.loads(out)
+    want = [[["ndarray", v["tensor"], v["dtype"].replace("torch.", "")] for v in r["debug_data"]["value"]]
+            for r in g["rows"]]
+    assert got == want
+    assert any(got)
