@@ -15,6 +15,14 @@ generate_etrecord=True)`, run through the pybindings with `enable_etdump=True`):
   debugbuf_portable   a small MLP with a debug buffer (intermediate outputs logged:
                       debug events beside the profile events).
 
+Made from fixtures/real/mlp_xnnpack.etdp by executorch's own ETDump (de)serializer and its
+flatc (written size-prefixed, as the runtime writes):
+
+  int_ids     each XNNPACK operator's string delegate id replaced by an integer (7, 8, 9).
+  many_runs   its Execute run copied 300 times with jittered times (seeded), every 7th
+              run with its first event logged twice, every 11th with an event's end
+              wrapped past 2^32 ticks, every 13th named `Execute2`.
+
 Synthetic CpuBackend dumps (ET/registry and CPU plan steps), by the shared generator
 /work/shared/fixtures/gen_cpu_fixtures.py with seeds and options no fixture of
 fixtures/cpu uses (see GEN below).
@@ -231,6 +239,75 @@ def debugbuf_portable(out):
     frame_golden(out, "debugbuf_portable", "debugbuf_portable.etrecord")
 
 
+def _serialized(out, stem, etdump):
+    from executorch.devtools.etdump import serialize as S
+    from executorch.exir._serialize._flatbuffer import _get_flatc_path
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        S._write_schema(d, S.ETDUMP_FLATCC_SCHEMA_NAME)
+        S._write_schema(d, S.SCALAR_TYPE_SCHEMA_NAME)
+        with open(os.path.join(d, stem + ".json"), "w") as f:
+            f.write(S._serialize_from_etdump_to_json(etdump))
+        schema = os.path.join(d, S.ETDUMP_FLATCC_SCHEMA_NAME + ".fbs")
+        subprocess.run([_get_flatc_path(), "--binary", "--size-prefixed", "-o", out, schema,
+                        os.path.join(d, stem + ".json")], check=True, capture_output=True)
+
+
+def _mlp_xnnpack():
+    from executorch.devtools.etdump import serialize as S
+
+    with open(os.path.join(HERE, "..", "fixtures", "real", "mlp_xnnpack.etdp"), "rb") as f:
+        return S.deserialize_from_etdump_flatcc(f.read())
+
+
+def int_ids(out):
+    etdump = _mlp_xnnpack()
+    ids = {}
+    for run in etdump.run_data:
+        for ev in run.events or []:
+            pe = ev.profile_event
+            if pe is not None and pe.delegate_debug_id_str:
+                pe.delegate_debug_id_int = ids.setdefault(pe.delegate_debug_id_str, len(ids) + 7)
+                pe.delegate_debug_id_str = None
+    _serialized(out, "int_ids", etdump)
+    frame_golden(out, "int_ids", None)
+
+
+def many_runs(out):
+    import copy
+    import random
+
+    etdump = _mlp_xnnpack()
+    runs = [r for r in etdump.run_data if r.events and r.name == "Execute"]
+    rng = random.Random(49)
+    kept = [r for r in etdump.run_data if r.name != "Execute"]
+    for k in range(300):
+        run = copy.deepcopy(runs[k % len(runs)])
+        base = rng.randrange(1, 1 << 31)
+        for ev in run.events:
+            pe = ev.profile_event
+            if pe is None:
+                continue
+            dur = pe.end_time - pe.start_time
+            pe.start_time = base + rng.randrange(0, 1000)
+            pe.end_time = pe.start_time + max(0, dur + rng.randrange(-500, 500))
+        profiled = [ev for ev in run.events if ev.profile_event is not None]
+        if k % 7 == 3:
+            twin = copy.deepcopy(profiled[0])
+            twin.profile_event.end_time += 12345
+            run.events.append(twin)
+        if k % 11 == 5:
+            pe = profiled[1].profile_event
+            pe.start_time, pe.end_time = (1 << 32) - 100, 250
+        if k % 13 == 6:
+            run.name = "Execute2"
+        kept.append(run)
+    etdump.run_data = kept
+    _serialized(out, "many_runs", etdump)
+    frame_golden(out, "many_runs", None)
+
+
 def generated(out, stem):
     args = GENERATED[stem]
     subprocess.run([sys.executable, GEN, *args, "--out", out, "--name", stem, "--no-inspector"],
@@ -245,7 +322,8 @@ def generated(out, stem):
 def main(out):
     os.makedirs(out, exist_ok=True)
     only = set(sys.argv[2:])
-    for make in (mixed_xnn_portable, two_methods_xnn, portable_attn, debugbuf_portable):
+    for make in (mixed_xnn_portable, two_methods_xnn, portable_attn, debugbuf_portable, int_ids,
+                 many_runs):
         if not only or make.__name__ in only:
             make(out)
     for stem in GENERATED:
