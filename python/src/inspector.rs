@@ -12,7 +12,8 @@
 
 use std::collections::HashMap;
 
-use cpuprof_tui::etdump::{self, DelegateId, NameId, NameTable, RunChunk};
+use cpuprof_tui::etdump::{DelegateId, NameId, NameTable};
+use cpuprof_tui::profile::Decoded;
 
 /// An event's delegate debug identifier, as the Inspector gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,40 +128,72 @@ fn sample(s: u64, t: u64, delegated: bool) -> Result<f64, String> {
     }
 }
 
-/// The dump's blocks and events as the Inspector's frame lists them, decoded chunk by
-/// chunk (memory holds a few chunks of events, not the file's). A dump with debug events
-/// (which this decoder counts, not decodes) is read by [`crate::debug_events::blocks`].
-pub fn blocks(bytes: &[u8]) -> Result<Vec<Block>, String> {
-    let mut g = Grouping::new(&[]);
-    let mut run = Vec::new();
-    let mut failed = None;
-    let mut each = |chunk: RunChunk<'_>| {
-        for block in chunk.blocks {
-            run.clear();
-            run.extend(chunk.events[block.events.clone()].iter().map(|e| Ev {
-                instruction_id: e.instruction_id,
-                chain_index: i64::from(e.chain_index),
-                name: e.name,
-                delegate: e.delegate_id,
-                kind: Kind::Profile {
-                    start: e.start_ticks,
-                    end: e.end_ticks,
-                },
-            }));
-            if let Err(e) = g.run(chunk.names, &block.name, block.bundled_input_index, &run) {
-                failed = Some(e);
-                return false;
-            }
+/// The dump's blocks and events as the Inspector's frame lists them, from the runs the
+/// profile's load decodes ([`Decoded`]: no second decode of the dump). A dump with debug
+/// events (which the load counts, not decodes) is read by [`crate::debug_events::blocks`].
+pub struct FromLoad {
+    grouping: Grouping<'static>,
+    run: Vec<Ev>,
+    failed: Option<String>,
+    debug_events: usize,
+}
+
+impl FromLoad {
+    pub fn new() -> Self {
+        FromLoad {
+            grouping: Grouping::new(&[]),
+            run: Vec::new(),
+            failed: None,
+            debug_events: 0,
         }
-        true
-    };
-    let end = etdump::parse_streamed(bytes, &mut each).map_err(|e| e.to_string())?;
-    if let Some(e) = failed {
-        return Err(e);
     }
-    match end {
-        Some(end) if end.skipped.debug > 0 => crate::debug_events::blocks(bytes),
-        _ => Ok(g.finish()),
+
+    /// What the load hands over.
+    pub fn observe(&mut self, d: Decoded<'_>) {
+        match d {
+            Decoded::Runs {
+                blocks,
+                events,
+                names,
+            } => {
+                for block in blocks {
+                    if self.failed.is_some() {
+                        return;
+                    }
+                    self.run.clear();
+                    self.run
+                        .extend(events[block.events.clone()].iter().map(|e| Ev {
+                            instruction_id: e.instruction_id,
+                            chain_index: i64::from(e.chain_index),
+                            name: e.name,
+                            delegate: e.delegate_id,
+                            kind: Kind::Profile {
+                                start: e.start_ticks,
+                                end: e.end_ticks,
+                            },
+                        }));
+                    let name = &block.name;
+                    let bundled = block.bundled_input_index;
+                    if let Err(e) = self.grouping.run(names, name, bundled, &self.run) {
+                        self.failed = Some(e);
+                    }
+                }
+            }
+            Decoded::Restart => *self = FromLoad::new(),
+            Decoded::End { debug_events } => self.debug_events = debug_events,
+        }
+    }
+
+    /// The blocks, once the load is done (`bytes`: the dump, read again for its debug
+    /// events when it has any).
+    pub fn finish(self, bytes: &[u8]) -> Result<Vec<Block>, String> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        if self.debug_events > 0 {
+            return crate::debug_events::blocks(bytes);
+        }
+        Ok(self.grouping.finish())
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use clap::Parser;
 use cpuprof_tui::cli::{Cli, Command};
 use cpuprof_tui::input;
-use cpuprof_tui::profile::{load_profile_from_bytes, unchanged_or, Profile, ProfileRequest};
+use cpuprof_tui::profile::{load_profile_observed, unchanged_or, Profile, ProfileRequest};
 use cpuprof_tui::source::{sniff, Content};
 use cpuprof_tui::trace::{self, TraceProfile};
 use pyo3::prelude::*;
@@ -187,17 +187,15 @@ fn load_inner(
         .with_warmup(warmup)
         .with_model_files(cpuprof_tui::profile::ModelFileArgs { etrecord, program });
     let never = AtomicBool::new(false);
-    // The Inspector's grouping of the events, beside the profile's load (the profile keeps
-    // no event order): the same bytes decoded once more, chunk by chunk, on a thread of
-    // its own.
-    let (loaded, blocks) = std::thread::scope(|s| {
-        let events = s.spawn(|| inspector::blocks(&input.bytes));
-        let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
-        (loaded, events.join())
+    // The Inspector's grouping of the events, from the runs the load decodes (the profile
+    // keeps no event order).
+    let mut events = inspector::FromLoad::new();
+    let loaded = load_profile_observed(&request, &input.bytes, &mut |_| {}, &never, &mut |d| {
+        events.observe(d)
     });
     let profile = unchanged_or(&input, &path, loaded).map_err(|e| e.to_string())?;
-    let blocks = blocks
-        .map_err(|_| format!("{name}: grouping the events failed"))?
+    let blocks = events
+        .finish(&input.bytes)
         .map_err(|e| format!("{name}: {e}"))?;
     Ok(LoadedProfile {
         loaded: Loaded::Dump(Box::new(profile), blocks, frame),
