@@ -76,16 +76,27 @@ class Profile:
         return "<cpuprof.Profile {}>".format(self.kind)
 
 
-def load(path, log=None, warmup="log", etrecord=None, program=None):
-    """Load an ETDump (runner log beside it unless ``log`` names one; ``warmup`` as
-    ``--warmup``: a count, "auto" or "log"; model files as ``--etrecord``/``--program``)
-    or a PyTorch trace. Raises ``cpuprof.Error`` with the command's one-line message."""
+def load(path, log=None, warmup=None, etrecord=None, program=None):
+    """Load an ETDump (runner log beside it unless ``log`` names one; model files as
+    ``--etrecord``/``--program``) or a PyTorch trace. Raises ``cpuprof.Error`` with the
+    command's one-line message.
+
+    ``warmup`` as ``--warmup`` (a count, "auto" or "log"): the warm-up runs dropped from
+    the profile (``json()``, our figures) and from ``to_dataframe()``/``to_arrow()``. Not
+    given (None): the profile drops what the command drops by default ("log": the runner
+    log's warm-ups, else the cold runs ``auto`` finds), and the frame keeps every run, as
+    the Inspector's does.
+
+    ``etrecord``: as the Inspector's ``etrecord=``, it fills the frame's ``op_types``,
+    ``stack_traces``, ``module_hierarchy`` and ``delegate_backend_name``; an ETRecord
+    beside the dump (which the command reads) feeds only our ``module`` and
+    ``source_line``."""
     p = os.fspath
     return Profile(
         _cpuprof.load(
             p(path),
             None if log is None else p(log),
-            str(warmup),
+            None if warmup is None else str(warmup),
             None if etrecord is None else p(etrecord),
             None if program is None else p(program),
         )

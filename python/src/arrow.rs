@@ -17,8 +17,8 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::columns::{figure, FIGURES};
-use crate::rows::{samples_ms, Row};
+use crate::columns::FIGURES;
+use crate::rows::{Line, Row};
 
 /// A record batch Python reads through `__arrow_c_stream__` (one batch, as many times as
 /// it is asked).
@@ -59,43 +59,81 @@ impl ArrowTable {
     }
 }
 
-fn text<'r, 'a: 'r>(rows: &'r [Row<'a>], f: impl Fn(&'r Row<'a>) -> Option<&'r str>) -> ArrayRef {
+fn text<'r, 'a: 'r>(rows: &'r [Line<'a>], f: impl Fn(&'r Line<'a>) -> Option<&'r str>) -> ArrayRef {
     Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
 }
 
-fn floats(rows: &[Row<'_>], f: impl Fn(&Row<'_>) -> f64) -> ArrayRef {
+/// A text of our profile's row (None where the event has none).
+fn ours<'r, 'a: 'r>(rows: &'r [Line<'a>], f: impl Fn(&'a Row<'a>) -> Option<&'a str>) -> ArrayRef {
+    text(rows, |r| r.meta.and_then(&f))
+}
+
+fn floats(rows: &[Line<'_>], f: impl Fn(&Line<'_>) -> f64) -> ArrayRef {
     Arc::new(Float64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
 }
 
+/// A list column of each row's values, copied once into one values buffer; a row
+/// without values (`of` None) is null.
+fn list<T: arrow_array::types::ArrowPrimitiveType>(
+    rows: &[Line<'_>],
+    of: impl Fn(&Line<'_>) -> Option<Vec<T::Native>>,
+) -> ArrayRef {
+    let mut values = Vec::new();
+    let mut offsets = Vec::with_capacity(rows.len() + 1);
+    let mut valid = Vec::with_capacity(rows.len());
+    offsets.push(0i32);
+    for r in rows {
+        let v = of(r);
+        valid.push(v.is_some());
+        values.extend(v.unwrap_or_default());
+        offsets.push(i32::try_from(values.len()).unwrap_or(i32::MAX));
+    }
+    let item = Arc::new(Field::new("item", T::DATA_TYPE, false));
+    let nulls = valid.iter().any(|v| !v).then(|| valid.into());
+    Arc::new(ListArray::new(
+        item,
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Arc::new(arrow_array::PrimitiveArray::<T>::new(values.into(), None)),
+        nulls,
+    ))
+}
+
 /// `raw`: list<double>, the samples copied once into one values buffer.
-fn raw(rows: &[Row<'_>]) -> ArrayRef {
-    let total: usize = rows.iter().map(|r| samples_ms(&r.stats).len()).sum();
+fn raw(rows: &[Line<'_>]) -> ArrayRef {
+    let total: usize = rows
+        .iter()
+        .flat_map(|r| r.raw.as_deref())
+        .map(<[f64]>::len)
+        .sum();
     let mut values = Vec::with_capacity(total);
     let mut offsets = Vec::with_capacity(rows.len() + 1);
     offsets.push(0i32);
+    let mut valid = Vec::with_capacity(rows.len());
     for r in rows {
-        values.extend(samples_ms(&r.stats));
+        valid.push(r.raw.is_some());
+        values.extend_from_slice(r.raw.as_deref().unwrap_or_default());
         offsets.push(i32::try_from(values.len()).unwrap_or(i32::MAX));
     }
     let item = Arc::new(Field::new("item", DataType::Float64, false));
+    let nulls = valid.iter().any(|v| !v).then(|| valid.into());
     Arc::new(ListArray::new(
         item,
         OffsetBuffer::new(ScalarBuffer::from(offsets)),
         Arc::new(Float64Array::from(values)),
-        None,
+        nulls,
     ))
 }
 
 /// The frame's columns (`columns::to_dict`) as a record batch, typed: lists, maps for the
 /// Inspector's dicts (`module_hierarchy`'s frames as [path, type] lists), nullable ints.
-pub fn batch(rows: &[Row<'_>]) -> Result<RecordBatch, String> {
+pub fn batch(rows: &[Line<'_>]) -> Result<RecordBatch, String> {
     let mut cols: Vec<(String, ArrayRef)> = vec![
         ("event_block_name".into(), text(rows, |r| Some(r.block))),
         ("event_name".into(), text(rows, |r| Some(r.name))),
         ("raw".into(), raw(rows)),
     ];
     for (i, (name, _)) in FIGURES.iter().enumerate() {
-        cols.push((name.to_string(), floats(rows, |r| figure(r, i))));
+        cols.push((name.to_string(), floats(rows, |r| r.figures[i])));
     }
     let mut ops = ListBuilder::new(StringBuilder::new());
     let mut traces = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
@@ -131,33 +169,53 @@ pub fn batch(rows: &[Row<'_>]) -> Result<RecordBatch, String> {
     cols.push(("op_types".into(), Arc::new(ops.finish())));
     cols.push((
         "delegate_debug_identifier".into(),
-        text(rows, |r| r.debug_identifier),
+        Arc::new(StringArray::from(
+            rows.iter()
+                .map(|r| r.ident_text().map(String::from))
+                .collect::<Vec<_>>(),
+        )),
     ));
     cols.push(("stack_traces".into(), Arc::new(traces.finish())));
     cols.push(("module_hierarchy".into(), Arc::new(hierarchy.finish())));
-    let delegated: Vec<bool> = rows.iter().map(|r| r.delegated).collect();
+    let delegated: Vec<bool> = rows.iter().map(|r| r.delegated()).collect();
     cols.push((
         "is_delegated_op".into(),
         Arc::new(BooleanArray::from(delegated)),
     ));
-    cols.push(("delegate_backend_name".into(), text(rows, |r| r.backend)));
+    cols.push(("delegate_backend_name".into(), text(rows, |r| r.backend())));
+    // Intermediate outputs: not given here (empty lists; the frame has them).
+    let none = list::<arrow_array::types::Float64Type>(rows, |_| Some(Vec::new()));
+    cols.push(("debug_data".into(), none));
+    let starts = list::<arrow_array::types::Int64Type>(rows, |r| {
+        r.start.map(|s| {
+            s.iter()
+                .map(|&t| i64::try_from(t).unwrap_or(i64::MAX))
+                .collect()
+        })
+    });
+    cols.push(("start_time".into(), starts));
     for (i, (_, name)) in FIGURES.iter().enumerate() {
-        cols.push((name.to_string(), floats(rows, |r| figure(r, i))));
+        cols.push((name.to_string(), floats(rows, |r| r.figures[i])));
     }
     let ids: Vec<Option<i64>> = rows.iter().map(|r| r.instruction_id).collect();
     cols.push(("instruction_id".into(), Arc::new(Int64Array::from(ids))));
-    cols.push(("delegate".into(), text(rows, |r| r.delegate.as_deref())));
-    cols.push(("step".into(), text(rows, |r| r.step)));
-    let shapes: Vec<Option<String>> = rows.iter().map(|r| r.shapes()).collect();
+    cols.push(("delegate".into(), ours(rows, |r| r.delegate.as_deref())));
+    cols.push(("step".into(), ours(rows, |r| r.step)));
+    let shapes: Vec<Option<String>> = rows
+        .iter()
+        .map(|r| r.meta.and_then(|m| m.shapes()))
+        .collect();
     cols.push(("shapes".into(), Arc::new(StringArray::from(shapes))));
     let count = |f: fn(&Row<'_>) -> Option<u64>| -> ArrayRef {
-        Arc::new(UInt64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
+        Arc::new(UInt64Array::from(
+            rows.iter().map(|r| r.meta.and_then(f)).collect::<Vec<_>>(),
+        ))
     };
     cols.push(("flops".into(), count(|r| r.op.and_then(|o| o.flops))));
     cols.push(("bytes".into(), count(|r| r.op.and_then(|o| o.bytes))));
-    cols.push(("module".into(), text(rows, |r| r.module())));
-    cols.push(("source_line".into(), text(rows, |r| r.source_line())));
-    cols.push(("method".into(), text(rows, |r| r.method)));
+    cols.push(("module".into(), ours(rows, |r| r.module())));
+    cols.push(("source_line".into(), ours(rows, |r| r.source_line())));
+    cols.push(("method".into(), ours(rows, |r| r.method)));
     named_batch(cols)
 }
 

@@ -4,9 +4,10 @@
 //! then ours. The Python side makes the frame of them.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyModule, PyTuple};
 
-use crate::rows::{samples_ms, Row};
+use crate::inspector::{DebugValue, Ident};
+use crate::rows::{Line, Row};
 
 /// The Inspector's statistics columns, their names in its frame and ours (the issue's).
 pub const FIGURES: [(&str, &str); 6] = [
@@ -18,17 +19,11 @@ pub const FIGURES: [(&str, &str); 6] = [
     ("max (ms)", "max"),
 ];
 
-/// A row's figure `i` of [`FIGURES`].
-pub fn figure(r: &Row<'_>, i: usize) -> f64 {
-    let s = &r.stats;
-    [s.p10, s.median, s.p90, s.mean, s.min, s.max][i]
-}
-
 /// Every column, in the frame's order, as a dict of equal-length lists.
-pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, PyDict>> {
+pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let col =
-        |f: &dyn Fn(&Row<'_>) -> PyResult<Bound<'py, PyAny>>| -> PyResult<Bound<'py, PyList>> {
+        |f: &dyn Fn(&Line<'_>) -> PyResult<Bound<'py, PyAny>>| -> PyResult<Bound<'py, PyList>> {
             let items = rows.iter().map(f).collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)
         };
@@ -42,18 +37,22 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, Py
     )?;
     d.set_item(
         "raw",
-        col(&|r| Ok(PyList::new(py, samples_ms(&r.stats))?.into_any()))?,
+        col(&|r| match &r.raw {
+            Some(raw) => Ok(PyList::new(py, raw.iter())?.into_any()),
+            None => Ok(py.None().into_bound(py)),
+        })?,
     )?;
     for (i, (name, _)) in FIGURES.iter().enumerate() {
-        let v: Vec<f64> = rows.iter().map(|r| figure(r, i)).collect();
+        let v: Vec<f64> = rows.iter().map(|r| r.figures[i]).collect();
         d.set_item(*name, v)?;
     }
     d.set_item("op_types", col(&|r| op_types(py, r.op_types()))?)?;
     d.set_item(
         "delegate_debug_identifier",
-        col(&|r| match (r.int_debug_identifier(), r.debug_identifier) {
-            (Some(n), _) => Ok(n.into_pyobject(py)?.into_any()),
-            (None, id) => Ok(id.into_pyobject(py)?.into_any()),
+        col(&|r| match r.ident {
+            Some(Ident::Int(n)) => Ok(n.into_pyobject(py)?.into_any()),
+            Some(Ident::Str(s)) => Ok(s.into_pyobject(py)?.into_any()),
+            None => Ok(py.None().into_bound(py)),
         })?,
     )?;
     d.set_item(
@@ -82,53 +81,54 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Row<'_>]) -> PyResult<Bound<'py, Py
     )?;
     d.set_item(
         "is_delegated_op",
-        rows.iter().map(|r| r.delegated).collect::<Vec<_>>(),
+        rows.iter().map(|r| r.delegated()).collect::<Vec<_>>(),
     )?;
     d.set_item(
         "delegate_backend_name",
-        rows.iter().map(|r| r.backend).collect::<Vec<_>>(),
+        rows.iter().map(|r| r.backend()).collect::<Vec<_>>(),
+    )?;
+    let zeros = Zeros::new(py, rows)?;
+    d.set_item(
+        "debug_data",
+        col(&|r| {
+            let items = r
+                .debug
+                .iter()
+                .map(|v| zeros.value(v))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, items)?.into_any())
+        })?,
+    )?;
+    d.set_item(
+        "start_time",
+        col(&|r| match r.start {
+            Some(s) => Ok(PyList::new(py, s)?.into_any()),
+            None => Ok(py.None().into_bound(py)),
+        })?,
     )?;
     // Ours: the figures under the short names, then what the Inspector lacks.
     for (i, (_, name)) in FIGURES.iter().enumerate() {
-        let v: Vec<f64> = rows.iter().map(|r| figure(r, i)).collect();
+        let v: Vec<f64> = rows.iter().map(|r| r.figures[i]).collect();
         d.set_item(*name, v)?;
     }
     d.set_item(
         "instruction_id",
         rows.iter().map(|r| r.instruction_id).collect::<Vec<_>>(),
     )?;
-    d.set_item(
-        "delegate",
-        rows.iter()
-            .map(|r| r.delegate.as_deref())
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item("step", rows.iter().map(|r| r.step).collect::<Vec<_>>())?;
-    d.set_item(
-        "shapes",
-        rows.iter().map(|r| r.shapes()).collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "flops",
-        rows.iter()
-            .map(|r| r.op.and_then(|o| o.flops))
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "bytes",
-        rows.iter()
-            .map(|r| r.op.and_then(|o| o.bytes))
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "module",
-        rows.iter().map(|r| r.module()).collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "source_line",
-        rows.iter().map(|r| r.source_line()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("method", rows.iter().map(|r| r.method).collect::<Vec<_>>())?;
+    let meta = |f: &dyn Fn(&Row<'_>) -> Option<String>| -> Vec<Option<String>> {
+        rows.iter().map(|r| r.meta.and_then(f)).collect()
+    };
+    d.set_item("delegate", meta(&|r| r.delegate.clone()))?;
+    d.set_item("step", meta(&|r| r.step.map(String::from)))?;
+    d.set_item("shapes", meta(&|r| r.shapes()))?;
+    let count = |f: fn(&Row<'_>) -> Option<u64>| -> Vec<Option<u64>> {
+        rows.iter().map(|r| r.meta.and_then(f)).collect()
+    };
+    d.set_item("flops", count(|r| r.op.and_then(|o| o.flops)))?;
+    d.set_item("bytes", count(|r| r.op.and_then(|o| o.bytes)))?;
+    d.set_item("module", meta(&|r| r.module().map(String::from)))?;
+    d.set_item("source_line", meta(&|r| r.source_line().map(String::from)))?;
+    d.set_item("method", meta(&|r| r.method.map(String::from)))?;
     Ok(d)
 }
 
@@ -142,5 +142,72 @@ fn op_types<'py>(py: Python<'py>, ops: &[String]) -> PyResult<Bound<'py, PyAny>>
             Ok(text.into_pyobject(py)?.into_any())
         }
         _ => Ok(PyList::new(py, ops)?.into_any()),
+    }
+}
+
+/// The Inspector's `debug_data` values without the debug buffer: a tensor is
+/// `torch.zeros(sizes, dtype=...)` (torch imported only for a dump that logs tensors;
+/// where torch is not installed, `numpy.zeros` of the same shape and dtype).
+struct Zeros<'py> {
+    py: Python<'py>,
+    /// torch, else numpy; None where no value is a tensor.
+    module: Option<Bound<'py, PyModule>>,
+    torch: bool,
+}
+
+impl<'py> Zeros<'py> {
+    fn new(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Self> {
+        let tensors = rows
+            .iter()
+            .flat_map(|r| r.debug)
+            .any(|v| matches!(v, DebugValue::Tensor(..) | DebugValue::TensorList(..)));
+        if !tensors {
+            return Ok(Zeros {
+                py,
+                module: None,
+                torch: false,
+            });
+        }
+        Ok(match py.import("torch") {
+            Ok(m) => Zeros {
+                py,
+                module: Some(m),
+                torch: true,
+            },
+            Err(_) => Zeros {
+                py,
+                module: Some(py.import("numpy")?),
+                torch: false,
+            },
+        })
+    }
+
+    fn tensor(&self, sizes: &[i64], dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+        let m = self.module.as_ref().expect("imported for tensors");
+        let kw = PyDict::new(self.py);
+        if self.torch {
+            kw.set_item("dtype", m.getattr(dtype)?)?;
+        } else {
+            kw.set_item("dtype", dtype)?;
+        }
+        m.call_method("zeros", (sizes.to_vec(),), Some(&kw))
+    }
+
+    fn value(&self, v: &DebugValue) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match v {
+            DebugValue::None => py.None().into_bound(py),
+            DebugValue::Int(n) => n.into_pyobject(py)?.into_any(),
+            DebugValue::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+            DebugValue::Float(f) => f.into_pyobject(py)?.into_any(),
+            DebugValue::Tensor(s, d) => self.tensor(s, d)?,
+            DebugValue::TensorList(l) => {
+                let items = l
+                    .iter()
+                    .map(|(s, d)| self.tensor(s, d))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
+            }
+        })
     }
 }

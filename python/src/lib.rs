@@ -5,11 +5,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
 
 use clap::Parser;
 use cpuprof_tui::cli::{Cli, Command};
 use cpuprof_tui::input;
-use cpuprof_tui::profile::{load_profile_from_bytes, unchanged_or, Profile, ProfileRequest};
+use cpuprof_tui::profile::{load_profile_observed, unchanged_or, Profile, ProfileRequest};
 use cpuprof_tui::source::{sniff, Content};
 use cpuprof_tui::trace::{self, TraceProfile};
 use pyo3::prelude::*;
@@ -17,6 +18,8 @@ use pyo3::types::PyDict;
 
 mod arrow;
 mod columns;
+mod debug_events;
+mod inspector;
 mod rows;
 
 pyo3::create_exception!(_cpuprof, Error, pyo3::exceptions::PyValueError);
@@ -26,41 +29,63 @@ fn err(line: String) -> PyErr {
 }
 
 enum Loaded {
-    Dump(Box<Profile>),
+    /// The profile and the dump's events as the Inspector groups them, and how to show them.
+    Dump(Box<Profile>, Vec<inspector::Block>, Frame),
     Trace(Box<TraceProfile>),
+}
+
+/// How the frame shows a dump's events.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// An ETRecord was given (not found beside the dump): the Inspector reads only one it
+    /// is given.
+    etrecord_given: bool,
+    /// A warm-up was asked for: the runs the profile dropped are dropped from the frame
+    /// too (else it keeps every run, as the Inspector).
+    drop_warmup: bool,
 }
 
 /// A loaded ETDump profile or PyTorch trace.
 #[pyclass(frozen, module = "cpuprof._cpuprof")]
 struct LoadedProfile {
     loaded: Loaded,
-    json: String,
+    /// `report --format json`, written when first asked for.
+    json: OnceLock<String>,
 }
 
 #[pymethods]
 impl LoadedProfile {
     /// `report --format json` of this file, byte for byte.
-    fn json(&self) -> &str {
-        &self.json
+    fn json(&self, py: Python<'_>) -> String {
+        py.detach(|| {
+            self.json
+                .get_or_init(|| match &self.loaded {
+                    Loaded::Dump(p, ..) => cpuprof_tui::report::profile_json(p),
+                    Loaded::Trace(t) => cpuprof_tui::report::trace_json(t),
+                })
+                .clone()
+        })
     }
 
     /// "etdump" or "trace".
     #[getter]
     fn kind(&self) -> &'static str {
         match self.loaded {
-            Loaded::Dump(_) => "etdump",
+            Loaded::Dump(..) => "etdump",
             Loaded::Trace(_) => "trace",
         }
     }
 
     /// The rows as a dict of equal-length column lists (the Python side makes the frame).
     fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        columns::to_dict(py, &self.rows())
+        let rows = self.rows();
+        columns::to_dict(py, &self.lines(&rows))
     }
 
     /// The same columns as one Arrow record batch (`__arrow_c_stream__`).
     fn arrow(&self) -> PyResult<arrow::ArrowTable> {
-        arrow::batch(&self.rows())
+        let rows = self.rows();
+        arrow::batch(&self.lines(&rows))
             .map(arrow::ArrowTable::new)
             .map_err(err)
     }
@@ -68,7 +93,7 @@ impl LoadedProfile {
     /// Warnings of the load, as `kind: message` lines.
     fn warnings(&self) -> Vec<String> {
         match &self.loaded {
-            Loaded::Dump(p) => p
+            Loaded::Dump(p, ..) => p
                 .warnings
                 .iter()
                 .map(|w| format!("{}: {}", w.kind, w.message))
@@ -85,8 +110,24 @@ impl LoadedProfile {
 impl LoadedProfile {
     fn rows(&self) -> Vec<rows::Row<'_>> {
         match &self.loaded {
-            Loaded::Dump(p) => rows::dump_rows(p),
+            Loaded::Dump(p, ..) => rows::dump_rows(p),
             Loaded::Trace(t) => rows::trace_rows(t),
+        }
+    }
+
+    fn lines<'a>(&'a self, rows: &'a [rows::Row<'a>]) -> Vec<rows::Line<'a>> {
+        match &self.loaded {
+            Loaded::Dump(p, blocks, frame) => {
+                let dropped = |method: Option<&str>| -> usize {
+                    p.methods
+                        .iter()
+                        .find(|m| Some(m.name.as_str()) == method)
+                        .map_or(p.runs.warmup_dropped, |m| m.runs.warmup_dropped)
+                };
+                let warmup: Option<rows::Dropped<'_>> = frame.drop_warmup.then_some(&dropped);
+                rows::lines(blocks, rows, frame.etrecord_given, warmup)
+            }
+            Loaded::Trace(_) => rows::trace_lines(rows),
         }
     }
 }
@@ -111,11 +152,12 @@ fn warmup_of(value: &str) -> Result<cpuprof_tui::profile::warmup::Warmup, String
 fn load_inner(
     path: PathBuf,
     log: Option<PathBuf>,
-    warmup: &str,
+    warmup: Option<&str>,
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
 ) -> Result<LoadedProfile, String> {
-    let warmup = warmup_of(warmup)?;
+    let drop_warmup = warmup.is_some();
+    let warmup = warmup_of(warmup.unwrap_or("log"))?;
     let name = input::display_name(&path);
     if path.is_dir() {
         let t = trace::load_trace(&path).map_err(|e| format!("{name}: {e}"))?;
@@ -136,40 +178,51 @@ fn load_inner(
     if let Some(l) = &log {
         input::read_input(l, limit).map_err(|e| format!("{}: {e}", l.display()))?;
     }
+    let frame = Frame {
+        etrecord_given: etrecord.is_some(),
+        drop_warmup,
+    };
     // The model files go with this request only (two loads at once may name different ones).
     let request = ProfileRequest::new(path.clone(), log, 0)
         .with_warmup(warmup)
         .with_model_files(cpuprof_tui::profile::ModelFileArgs { etrecord, program });
     let never = AtomicBool::new(false);
-    let loaded = load_profile_from_bytes(&request, &input.bytes, &mut |_| {}, &never);
+    // The Inspector's grouping of the events, from the runs the load decodes (the profile
+    // keeps no event order).
+    let mut events = inspector::FromLoad::new();
+    let loaded = load_profile_observed(&request, &input.bytes, &mut |_| {}, &never, &mut |d| {
+        events.observe(d)
+    });
     let profile = unchanged_or(&input, &path, loaded).map_err(|e| e.to_string())?;
-    let json = cpuprof_tui::report::profile_json(&profile);
+    let blocks = events
+        .finish(&input.bytes)
+        .map_err(|e| format!("{name}: {e}"))?;
     Ok(LoadedProfile {
-        loaded: Loaded::Dump(Box::new(profile)),
-        json,
+        loaded: Loaded::Dump(Box::new(profile), blocks, frame),
+        json: OnceLock::new(),
     })
 }
 
 fn trace_loaded(t: TraceProfile) -> LoadedProfile {
     LoadedProfile {
-        json: cpuprof_tui::report::trace_json(&t),
+        json: OnceLock::new(),
         loaded: Loaded::Trace(Box::new(t)),
     }
 }
 
-/// Load an ETDump (with its runner log and model files) or a trace.
+/// Load an ETDump (with its runner log and model files) or a trace. `warmup` None: the
+/// command's default (`log`) for the profile, every run in the frame.
 #[pyfunction]
-#[pyo3(signature = (path, log=None, warmup="log", etrecord=None, program=None))]
+#[pyo3(signature = (path, log=None, warmup=None, etrecord=None, program=None))]
 fn load(
     py: Python<'_>,
     path: PathBuf,
     log: Option<PathBuf>,
-    warmup: &str,
+    warmup: Option<String>,
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
 ) -> PyResult<LoadedProfile> {
-    let warmup = warmup.to_string();
-    py.detach(move || load_inner(path, log, &warmup, etrecord, program))
+    py.detach(move || load_inner(path, log, warmup.as_deref(), etrecord, program))
         .map_err(err)
 }
 

@@ -14,6 +14,8 @@ use cpuprof_tui::profile::{
 use cpuprof_tui::stats::Stats;
 use cpuprof_tui::trace::TraceProfile;
 
+use crate::inspector::{Block, DebugValue, Ident};
+
 /// One row: an event of a block with its statistics and what we know of it.
 pub struct Row<'a> {
     pub block: &'static str,
@@ -76,18 +78,6 @@ impl<'a> Row<'a> {
             .map(|r| &r.module_stacks[..])
             .unwrap_or(&[]);
         stacks.iter().map(|(n, f)| (format!("{n}_"), f.as_slice()))
-    }
-
-    /// An event the delegate logged with an integer debug id (ours names it by the id's
-    /// digits, as the Inspector does): the Inspector's `delegate_debug_identifier` is then
-    /// that integer. XNNPACK operators and plan steps have string ids.
-    pub fn int_debug_identifier(&self) -> Option<i64> {
-        let id = self.debug_identifier?;
-        let other = self
-            .op
-            .map_or(self.step.is_none(), |o| o.kind == OperatorKind::Delegate);
-        let n: i32 = id.parse().ok().filter(|_| other)?;
-        (n.to_string() == id).then_some(i64::from(n))
     }
 
     pub fn op_types(&self) -> &'a [String] {
@@ -287,5 +277,182 @@ pub fn trace_rows(p: &TraceProfile) -> Vec<Row<'_>> {
     p.ops
         .iter()
         .map(|op| Row::new("trace", &op.name, Cow::Borrowed(&op.stats)))
+        .collect()
+}
+
+/// One line of the frame: an event as the Inspector lists it (its name, samples, start
+/// times, figures, delegate id) and what our profile knows of it (`meta`).
+pub struct Line<'a> {
+    pub block: &'a str,
+    pub name: &'a str,
+    /// None for an event with no profile event (only debug events).
+    pub raw: Option<Cow<'a, [f64]>>,
+    /// Start times in ticks (the Inspector's `start_time`); None for a trace's rows.
+    pub start: Option<&'a [u64]>,
+    /// The intermediate outputs of its debug events (the Inspector's `debug_data`).
+    pub debug: &'a [DebugValue],
+    pub figures: [f64; 6],
+    pub ident: Option<&'a Ident>,
+    pub instruction_id: Option<i64>,
+    pub meta: Option<&'a Row<'a>>,
+    /// What the Inspector knows from an ETRecord (`op_types`, `stack_traces`,
+    /// `module_hierarchy`, `delegate_backend_name`) is given: it was given one.
+    pub model: bool,
+}
+
+impl<'a> Line<'a> {
+    pub fn delegated(&self) -> bool {
+        self.ident.is_some()
+    }
+
+    /// The delegate debug identifier as text (an integer id as its digits).
+    pub fn ident_text(&self) -> Option<Cow<'a, str>> {
+        self.ident.map(|i| match i {
+            Ident::Int(n) => Cow::Owned(n.to_string()),
+            Ident::Str(s) => Cow::Borrowed(s.as_str()),
+        })
+    }
+
+    /// Our row, where the Inspector's columns of model files are given.
+    fn model_row(&self) -> Option<&'a Row<'a>> {
+        self.meta.filter(|_| self.model)
+    }
+
+    pub fn op_types(&self) -> &'a [String] {
+        self.model_row().map_or(&[], |r| r.op_types())
+    }
+
+    pub fn stack_traces(&self) -> impl Iterator<Item = (String, &'a str)> {
+        self.model_row().into_iter().flat_map(|r| r.stack_traces())
+    }
+
+    pub fn module_hierarchy(&self) -> impl Iterator<Item = (String, &'a [[String; 3]])> {
+        self.model_row()
+            .into_iter()
+            .flat_map(|r| r.module_hierarchy())
+    }
+
+    pub fn backend(&self) -> Option<&'static str> {
+        self.model_row().and_then(|r| r.backend)
+    }
+}
+
+/// The warm-up runs dropped from a method (by our name of it).
+pub type Dropped<'f> = &'f dyn Fn(Option<&str>) -> usize;
+
+/// A row's key among a method's rows: (instruction id, name); framework events (the
+/// `Default` block's, `Method::execute`) by name alone.
+fn key<'k>(block: &str, instruction_id: Option<i64>, name: &'k str) -> (Option<i64>, &'k str) {
+    if block == "Default" || name == "Method::execute" {
+        (None, name)
+    } else {
+        (instruction_id, name)
+    }
+}
+
+/// The Inspector's blocks with what our rows know of each event: an `Execute` block is
+/// matched to the method whose rows hold most of its events (a method not matched yet
+/// first), an event to that method's row of the same instruction and name. `model`: the
+/// Inspector's columns of model files are filled (an ETRecord was given, as to it).
+/// `warmup`: the runs the profile dropped as warm-ups per method (by name), dropped from
+/// the block matched to it; None keeps every run (as the Inspector).
+pub fn lines<'a>(
+    blocks: &'a [Block],
+    rows: &'a [Row<'a>],
+    model: bool,
+    warmup: Option<Dropped<'_>>,
+) -> Vec<Line<'a>> {
+    use std::collections::HashMap;
+    type Keyed<'a> = HashMap<(Option<i64>, &'a str), &'a Row<'a>>;
+    let mut methods: Vec<(Option<&str>, Keyed<'a>)> = Vec::new();
+    let mut default: Keyed<'a> = HashMap::new();
+    for r in rows {
+        let k = key(r.block, r.instruction_id, r.name);
+        if r.block == "Default" {
+            default.entry(k).or_insert(r);
+            continue;
+        }
+        let at = match methods.iter().position(|(m, _)| *m == r.method) {
+            Some(i) => i,
+            None => {
+                methods.push((r.method, HashMap::new()));
+                methods.len() - 1
+            }
+        };
+        methods[at].1.entry(k).or_insert(r);
+    }
+    let mut used = vec![false; methods.len()];
+    let mut out = Vec::new();
+    for b in blocks {
+        let keys: Vec<_> = b
+            .events
+            .iter()
+            .map(|e| key(&b.name, e.instruction_id, &e.name))
+            .collect();
+        let mut drop = 0;
+        let table = if b.name == "Default" {
+            Some(&default)
+        } else {
+            let best = (0..methods.len()).max_by_key(|&i| {
+                let hits = keys
+                    .iter()
+                    .filter(|k| methods[i].1.contains_key(*k))
+                    .count();
+                (hits, !used[i], std::cmp::Reverse(i))
+            });
+            best.map(|i| {
+                used[i] = true;
+                drop = warmup.map_or(0, |w| w(methods[i].0));
+                &methods[i].1
+            })
+        };
+        for (e, k) in b.events.iter().zip(&keys) {
+            let d = drop.min(e.raw.len());
+            let (raw, figures) = if d == 0 {
+                (Cow::Borrowed(&e.raw[..]), e.figures)
+            } else {
+                let kept = &e.raw[d..];
+                let figures = if kept.is_empty() {
+                    [f64::NAN; 6]
+                } else {
+                    crate::inspector::figures(kept)
+                };
+                (Cow::Borrowed(kept), figures)
+            };
+            out.push(Line {
+                block: &b.name,
+                name: &e.name,
+                raw: (!e.unprofiled).then_some(raw),
+                start: (!e.unprofiled).then_some(&e.start[d.min(e.start.len())..]),
+                debug: &e.debug_data,
+                figures,
+                ident: e.delegate.as_ref(),
+                instruction_id: e.instruction_id,
+                meta: table.and_then(|t| t.get(k).copied()),
+                model,
+            });
+        }
+    }
+    out
+}
+
+/// A trace's rows as lines (samples and figures from the profile's statistics).
+pub fn trace_lines<'a>(rows: &'a [Row<'a>]) -> Vec<Line<'a>> {
+    rows.iter()
+        .map(|r| {
+            let s = &r.stats;
+            Line {
+                block: r.block,
+                name: r.name,
+                raw: Some(Cow::Owned(samples_ms(s).collect())),
+                start: None,
+                debug: &[],
+                figures: [s.p10, s.median, s.p90, s.mean, s.min, s.max],
+                ident: None,
+                instruction_id: None,
+                meta: Some(r),
+                model: true,
+            }
+        })
         .collect()
 }

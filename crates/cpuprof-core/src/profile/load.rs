@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{build_profile_with, Profile, ProfileSource};
-use crate::etdump::{self, EtDumpError};
+use crate::etdump::{self, EtDumpError, NameTable, ProfileEvent, RunBlock};
 use crate::runlog;
 
 /// What an ETDump reader's "not an ETDump" is followed by, so the user learns every
@@ -290,7 +290,14 @@ pub fn load_profile_from_input(
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<Profile, LoadError> {
-    let result = load_profile_inner(request, &input.bytes, Some(input), progress, cancel);
+    let result = load_profile_inner(
+        request,
+        &input.bytes,
+        Some(input),
+        progress,
+        cancel,
+        &mut |_| {},
+    );
     unchanged_or(input, &request.etdump, result)
 }
 
@@ -322,7 +329,36 @@ pub fn load_profile_from_bytes(
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
 ) -> Result<Profile, LoadError> {
-    load_profile_inner(request, bytes, None, progress, cancel)
+    load_profile_inner(request, bytes, None, progress, cancel, &mut |_| {})
+}
+
+/// What a load decodes, handed to an observer as it goes: the dump's runs in order, each
+/// event as decoded (ticks as in the dump), so that a caller needing the events in the
+/// dump's order (the Python package's Inspector frame) does not decode the dump twice.
+pub enum Decoded<'a> {
+    /// A chunk of runs: its blocks, whose event ranges index `events`, and the dump's
+    /// names so far.
+    Runs {
+        blocks: &'a [RunBlock],
+        events: &'a [ProfileEvent],
+        names: &'a NameTable,
+    },
+    /// Forget the runs handed so far: the dump is decoded again, whole.
+    Restart,
+    /// Every run was handed; `debug_events` the dump's debug events (counted, not decoded).
+    End { debug_events: usize },
+}
+
+/// [`load_profile_from_bytes`], handing `observe` every run as it is decoded
+/// ([`Decoded`]).
+pub fn load_profile_observed(
+    request: &ProfileRequest,
+    bytes: &[u8],
+    progress: &mut dyn FnMut(LoadProgress),
+    cancel: &AtomicBool,
+    observe: &mut (dyn FnMut(Decoded<'_>) + Send),
+) -> Result<Profile, LoadError> {
+    load_profile_inner(request, bytes, None, progress, cancel, observe)
 }
 
 /// Decode `bytes` on a scoped thread while this one reports how far the decoder got in
@@ -411,6 +447,7 @@ fn load_profile_inner(
     mapped: Option<&crate::input::Input>,
     progress: &mut dyn FnMut(LoadProgress),
     cancel: &AtomicBool,
+    observe: &mut (dyn FnMut(Decoded<'_>) + Send),
 ) -> Result<Profile, LoadError> {
     let dump_name = crate::input::display_name(&request.etdump);
     let bad = |path: &str, detail: String| LoadError::BadInput {
@@ -481,7 +518,8 @@ fn load_profile_inner(
     // (no event array); otherwise decoded whole, then built.
     let time_unit = request.read.time_unit;
     let plan_step_names = super::build::plan_step_names(log.as_ref());
-    let stream = || super::stream::decode_and_collect(bytes, &plan_step_names, time_unit);
+    let mut stream =
+        || super::stream::decode_and_collect(bytes, &plan_step_names, time_unit, &mut *observe);
     let streamed = match mapped {
         Some(input) => parse_with_progress(bytes, input, progress, stream),
         None => stream(),
@@ -505,6 +543,9 @@ fn load_profile_inner(
                 plausibility,
                 ..
             } = s;
+            observe(Decoded::End {
+                debug_events: dump.skipped.debug,
+            });
             let warmup = request.warmup_setting();
             let build = || {
                 super::build::assemble_profile(
@@ -523,11 +564,20 @@ fn load_profile_inner(
             (built, plausibility.messages(time_unit))
         }
         None => {
+            observe(Decoded::Restart);
             let parsed = match mapped {
                 Some(input) => parse_with_progress(bytes, input, progress, || etdump::parse(bytes)),
                 None => etdump::parse(bytes),
             };
             let mut dump = parsed.map_err(|e| dump_error(e, &dump_name, bytes))?;
+            observe(Decoded::Runs {
+                blocks: &dump.blocks,
+                events: &dump.events,
+                names: &dump.names,
+            });
+            observe(Decoded::End {
+                debug_events: dump.skipped.debug,
+            });
             // Ticks in another unit than ns (`--time-unit`) become ns before anything is
             // timed.
             dump.convert_ticks_to_ns(time_unit);

@@ -22,8 +22,8 @@ pub use build::{build_profile, build_profile_with, BuildError};
 pub use classify::{operator_type, parse_operator_name, parse_step_name, StepName};
 pub use load::{
     check_openable, default_log_for, load_profile, load_profile_from_bytes,
-    load_profile_from_input, read_dump, unchanged_or, EmbeddedDump, LoadError, LoadPhase,
-    LoadProgress, ProfileRequest, ReadOptions, DEMO,
+    load_profile_from_input, load_profile_observed, read_dump, unchanged_or, Decoded, EmbeddedDump,
+    LoadError, LoadPhase, LoadProgress, ProfileRequest, ReadOptions, DEMO,
 };
 pub use model::*;
 pub use model_files::{

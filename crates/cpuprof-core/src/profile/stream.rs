@@ -39,12 +39,15 @@ type FirstEvent = (Option<NameId>, Option<DelegateId>, i32);
 
 /// Decodes `bytes` and collects its `Execute` runs, ticks read in `unit`; `Ok(None)`
 /// when the runs are not all of the first run's signature (decode the dump whole then).
+/// `observe` is handed each chunk of runs before its ticks are converted (see
+/// [`super::load::Decoded`]); `Ok(None)` leaves it with the runs so far.
 pub(crate) fn decode_and_collect(
     bytes: &[u8],
     plan_step_names: &HashSet<String>,
     unit: TimeUnit,
+    observe: &mut (dyn FnMut(super::load::Decoded<'_>) + Send),
 ) -> Result<Option<Streamed>, EtDumpError> {
-    decode_and_collect_inner(bytes, plan_step_names, unit, None)
+    decode_and_collect_inner(bytes, plan_step_names, unit, None, observe)
 }
 
 /// [`decode_and_collect`], also recording where each event of the `Execute` runs in
@@ -56,7 +59,7 @@ pub(crate) fn decode_and_collect_placed(
     unit: TimeUnit,
     placed: std::ops::Range<usize>,
 ) -> Result<Option<Streamed>, EtDumpError> {
-    decode_and_collect_inner(bytes, plan_step_names, unit, Some(placed))
+    decode_and_collect_inner(bytes, plan_step_names, unit, Some(placed), &mut |_| {})
 }
 
 fn decode_and_collect_inner(
@@ -64,6 +67,7 @@ fn decode_and_collect_inner(
     plan_step_names: &HashSet<String>,
     unit: TimeUnit,
     placed: Option<std::ops::Range<usize>>,
+    observe: &mut (dyn FnMut(super::load::Decoded<'_>) + Send),
 ) -> Result<Option<Streamed>, EtDumpError> {
     // Rows of the first run reserve a sample per run; at most one per 16 bytes of file
     // in all (an event takes more), so a lying run count cannot make it balloon.
@@ -95,6 +99,11 @@ fn decode_and_collect_inner(
     let mut plausibility = Plausibility::default();
     let mut execute_events = 0usize;
     let mut each = |chunk: crate::etdump::RunChunk<'_>| -> bool {
+        observe(super::load::Decoded::Runs {
+            blocks: chunk.blocks,
+            events: chunk.events,
+            names: chunk.names,
+        });
         convert_events_to_ns(chunk.events, unit);
         let events: &[ProfileEvent] = chunk.events;
         for (i, block) in chunk.blocks.iter().enumerate() {
@@ -308,7 +317,7 @@ mod lossy_tests {
             concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
         );
         let bytes = std::fs::read(path).unwrap();
-        decode_and_collect(&bytes, &HashSet::new(), TimeUnit::Ns)
+        decode_and_collect(&bytes, &HashSet::new(), TimeUnit::Ns, &mut |_| {})
             .unwrap()
             .is_some()
     }
@@ -338,7 +347,7 @@ mod lossy_tests {
             );
             let bytes = std::fs::read(&path).unwrap();
             let names = HashSet::new();
-            let streamed = decode_and_collect(&bytes, &names, TimeUnit::Ns)
+            let streamed = decode_and_collect(&bytes, &names, TimeUnit::Ns, &mut |_| {})
                 .unwrap()
                 .unwrap();
             assert!(streamed.prepared.groups.len() >= 2, "{rel}");
@@ -368,6 +377,79 @@ mod lossy_tests {
                 .unwrap();
             assert_eq!(placed.prepared.speculative.len(), 1, "{rel}");
             assert_eq!(placed.prepared.groups, want_groups(&dump), "{rel}");
+        }
+    }
+
+    /// A run as observed: block name, bundled input, (name, instruction, start, end).
+    type ObservedRun = (String, i32, Vec<(Option<String>, i32, u64, u64)>);
+
+    /// A load hands its observer every run of the dump in order, each event as
+    /// `etdump::parse` decodes it (after a `Restart`, the runs before it forgotten), then
+    /// `End` with the debug events counted.
+    #[test]
+    fn an_observed_load_hands_over_every_run_as_decoded() {
+        use crate::profile::{load_profile_observed, Decoded, ProfileRequest};
+        use std::sync::atomic::AtomicBool;
+        for rel in [
+            "real/mlp_xnnpack.etdp",
+            "real/two_method.etdp",
+            "real/mlp_portable_debugbuf.etdp",
+            "wild/cond_branches.etdp",
+        ] {
+            let path = format!(
+                "{}/fixtures/{rel}",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+            );
+            let bytes = std::fs::read(&path).unwrap();
+            let mut runs: Vec<ObservedRun> = Vec::new();
+            let mut ended = None;
+            let mut observe = |d: Decoded<'_>| match d {
+                Decoded::Runs {
+                    blocks,
+                    events,
+                    names,
+                } => {
+                    for b in blocks {
+                        let evs = events[b.events.clone()]
+                            .iter()
+                            .map(|e| {
+                                let n = e.name.map(|n| names.get(n).to_string());
+                                (n, e.instruction_id, e.start_ticks, e.end_ticks)
+                            })
+                            .collect();
+                        runs.push((b.name.to_string(), b.bundled_input_index, evs));
+                    }
+                }
+                Decoded::Restart => runs.clear(),
+                Decoded::End { debug_events } => ended = Some(debug_events),
+            };
+            let request = ProfileRequest::new(path.clone().into(), None, 0);
+            load_profile_observed(
+                &request,
+                &bytes,
+                &mut |_| {},
+                &AtomicBool::new(false),
+                &mut observe,
+            )
+            .unwrap();
+            let dump = crate::etdump::parse(&bytes).unwrap();
+            let want: Vec<_> = dump
+                .blocks
+                .iter()
+                .map(|b| {
+                    let evs = dump
+                        .block_events(b)
+                        .iter()
+                        .map(|e| {
+                            let n = e.name.map(|n| dump.names.get(n).to_string());
+                            (n, e.instruction_id, e.start_ticks, e.end_ticks)
+                        })
+                        .collect();
+                    (b.name.to_string(), b.bundled_input_index, evs)
+                })
+                .collect();
+            assert_eq!(runs, want, "{rel}");
+            assert_eq!(ended, Some(dump.skipped.debug), "{rel}");
         }
     }
 }
