@@ -51,14 +51,10 @@ pub struct Ctx<'a> {
     /// The shared session: the profile on screen, the load in flight, watch mode's runs,
     /// the last request.
     pub session: &'a Session,
-    /// The profile on screen (`session.data`), while one is loaded.
-    pub data: Option<&'a ExplorerData>,
     /// The whole screen.
     pub screen: Rect,
     /// The explorer's body: where a `Place::Body` view is drawn.
     pub body: Rect,
-    /// The footer's one-line message, if any.
-    pub notice: Option<&'a str>,
     /// For a popup's `render`: the view that fills the screen under it.
     pub below: Option<&'a dyn Component>,
     /// For the `render` of a view under a view of its body (the explorer under the log):
@@ -73,14 +69,22 @@ impl<'a> Ctx<'a> {
     pub fn new(session: &'a Session, screen: Rect, body: Rect) -> Ctx<'a> {
         Ctx {
             session,
-            data: session.data.as_ref(),
             screen,
             body,
-            notice: session.notice.as_deref(),
             below: None,
             above: None,
             top: None,
         }
+    }
+
+    /// The profile on screen (the session's), while one is loaded.
+    pub fn data(&self) -> Option<&'a ExplorerData> {
+        self.session.data.as_ref()
+    }
+
+    /// The footer's one-line message (the session's), if any.
+    pub fn notice(&self) -> Option<&'a str> {
+        self.session.notice.as_deref()
     }
 }
 

@@ -43,7 +43,7 @@ impl Component for CompareView {
     }
 
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme) {
-        render::draw(frame, self, ctx.notice, theme);
+        render::draw(frame, self, ctx.notice(), theme);
     }
 
     /// Its keys, the verdict marks and every warning of the comparison.

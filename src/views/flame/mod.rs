@@ -58,8 +58,8 @@ impl Component for FlameView {
     /// explorer, the body while a profile is loaded.
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme) {
         if self.is_diff() {
-            render::render(frame, ctx.screen, self, ctx.notice, theme);
-        } else if ctx.data.is_some() {
+            render::render(frame, ctx.screen, self, ctx.notice(), theme);
+        } else if ctx.data().is_some() {
             render::render(frame, ctx.body, self, None, theme);
         }
     }

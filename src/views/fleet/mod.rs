@@ -36,7 +36,7 @@ impl Component for FleetView {
     }
 
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme) {
-        render::draw(frame, self, ctx.notice, theme);
+        render::draw(frame, self, ctx.notice(), theme);
     }
 
     crate::clone_box!();

@@ -30,7 +30,7 @@ impl Component for LogView {
 
     fn command(&mut self, cmd: Command, ctx: &Ctx) -> Vec<Step> {
         let page = layout::inner_rows(Some(ctx.body));
-        state::command(self, cmd, ctx.data, width(ctx), page)
+        state::command(self, cmd, ctx.data(), width(ctx), page)
     }
 
     fn mouse(&mut self, kind: MouseAction, x: u16, y: u16, ctx: &Ctx) -> Vec<Step> {
@@ -40,19 +40,19 @@ impl Component for LogView {
                 MouseAction::ScrollDown => 3,
                 MouseAction::Click => 0,
             };
-            state::scroll_by(self, d, ctx.data, width(ctx));
+            state::scroll_by(self, d, ctx.data(), width(ctx));
         }
         Vec::new()
     }
 
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme) {
-        if let Some(data) = ctx.data {
+        if let Some(data) = ctx.data() {
             render::render(frame, ctx.body, data, self, theme);
         }
     }
 
     fn search(&self, ctx: &Ctx) -> Option<(&Search, String)> {
-        let found = match ctx.data {
+        let found = match ctx.data() {
             Some(d) => state::search_rows(d, &self.search.needle(), width(ctx)),
             None => Vec::new(),
         };

@@ -22,14 +22,14 @@ impl Component for ModulesView {
     }
 
     fn command(&mut self, cmd: Command, ctx: &Ctx) -> Vec<Step> {
-        match ctx.data {
+        match ctx.data() {
             Some(d) => ModulesView::command(self, cmd, d, state::list_rows(ctx.body)),
             None => vec![Step::Pop],
         }
     }
 
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme) {
-        if let Some(data) = ctx.data {
+        if let Some(data) = ctx.data() {
             render::render(frame, ctx.body, self, data, theme);
         }
     }

@@ -32,7 +32,7 @@ impl Component for TimelineView {
     /// one (`W`, `~`).
     fn hint_applies(&self, meaning: Meaning, ctx: &Ctx) -> bool {
         !matches!(meaning, Meaning::Runs | Meaning::PickRun)
-            || ctx.data.is_some_and(|d| d.kind != SourceKind::Trace)
+            || ctx.data().is_some_and(|d| d.kind != SourceKind::Trace)
     }
 
     fn command(&mut self, cmd: Command, ctx: &Ctx) -> Vec<Step> {
@@ -56,7 +56,7 @@ impl Component for TimelineView {
     }
 
     fn render(&self, frame: &mut Frame, ctx: &Ctx, theme: &Theme) {
-        if ctx.data.is_some() {
+        if ctx.data().is_some() {
             render::render(frame, ctx.body, self, theme);
         }
     }
