@@ -291,14 +291,16 @@ impl ExplorerData {
                     Facts::Step {
                         provider,
                         implementation,
-                        nodes,
-                        ..
+                        node_count,
+                        listed,
                     },
                 ) => {
+                    // The more of the count its name gives and the nodes the plan lists.
+                    let nodes = (*node_count).max(*listed);
                     let s = self.push_row(tree, c, dn, NodeKind::Step, Some(scope));
                     self.nodes[s].info = format!(
                         "{provider}/{implementation} · {nodes} node{}",
-                        if *nodes == 1 { "" } else { "s" }
+                        if nodes == 1 { "" } else { "s" }
                     );
                     for &o in &r.children {
                         let at = Place {

@@ -272,16 +272,8 @@ pub fn dump_units<'a>(
         let top = &rows[c];
         match top.kind {
             RowKind::Delegate if scope.is_none_or(|id| top.instruction_id == Some(id)) => {
-                for &k in &top.children {
-                    let below: Vec<usize> = match rows[k].kind {
-                        RowKind::Step => rows[k].children.clone(),
-                        _ => vec![k],
-                    };
-                    for op in below.into_iter().map(|i| &rows[i]) {
-                        if matches!(op.facts, Facts::Operator { .. }) {
-                            unit(op, op.cost());
-                        }
-                    }
+                for op in tree.delegate_operators(c) {
+                    unit(op, op.cost());
                 }
             }
             RowKind::Instruction if scope.is_none() => {

@@ -275,22 +275,11 @@ fn findings(o: &mut String, warnings: &[Finding], errors: &[Finding]) {
 
 /// The operator rows of the method at `root`'s delegates (in their steps or not).
 fn delegate_operators(tree: &RowTree, root: usize) -> impl Iterator<Item = &Row> {
-    let rows = &tree.rows;
-    rows[root]
+    tree.rows[root]
         .children
         .iter()
-        .filter(move |&&d| rows[d].kind == RowKind::Delegate)
-        .flat_map(move |&d| {
-            rows[d]
-                .children
-                .iter()
-                .flat_map(move |&c| match rows[c].kind {
-                    RowKind::Step => rows[c].children.clone(),
-                    _ => vec![c],
-                })
-        })
-        .map(move |i| &rows[i])
-        .filter(|r| matches!(r.facts, Facts::Operator { .. }))
+        .filter(|&&d| tree.rows[d].kind == RowKind::Delegate)
+        .flat_map(|&d| tree.delegate_operators(d))
 }
 
 fn has_xnnpack_operators(tree: &RowTree, root: usize) -> bool {

@@ -188,7 +188,7 @@ impl RowTree {
             srow.facts = Facts::Step {
                 provider: s.provider.clone(),
                 implementation: s.implementation.clone(),
-                nodes: s.node_count.max(s.nodes.len()),
+                node_count: s.node_count,
                 listed: s.nodes.len(),
             };
             srow.share = Some(s.share);

@@ -91,12 +91,12 @@ pub enum Facts {
         policy: Option<String>,
         threads: Option<u64>,
     },
-    /// A plan step: the provider and implementation that ran it, its graph nodes (the
-    /// more of the plan's list and the count its name gives) and the plan's list of them.
+    /// A plan step: the provider and implementation that ran it, the graph nodes its name
+    /// counts, and the nodes the plan lists for it.
     Step {
         provider: String,
         implementation: String,
-        nodes: usize,
+        node_count: usize,
         listed: usize,
     },
     /// An operator or a kernel: what recorded it, and whether its median is under the
@@ -273,6 +273,21 @@ impl RowTree {
             roots,
             ..self
         }
+    }
+
+    /// The operator and kernel rows of delegate row `d` (`Facts::Operator`): its steps'
+    /// operators, then its own, in order; no self-time or unattributed rows.
+    pub fn delegate_operators(&self, d: usize) -> impl Iterator<Item = &Row> + '_ {
+        let rows = &self.rows;
+        rows[d]
+            .children
+            .iter()
+            .flat_map(move |c| match rows[*c].kind {
+                RowKind::Step => rows[*c].children.as_slice(),
+                _ => std::slice::from_ref(c),
+            })
+            .map(move |&i| &rows[i])
+            .filter(|r| matches!(r.facts, Facts::Operator { .. }))
     }
 
     /// Names from the root to row `id` (its name last). Made on demand: a deep call tree
