@@ -166,101 +166,26 @@ def test_rows_in_the_inspectors_order_with_jumps():
     assert list(ours.event_name) == list(theirs.event_name)
 
 
-def test_integer_delegate_ids_match_the_live_inspector(tmp_path):
-    # No dump here has a delegate event with an integer debug id: one is made from
-    # mlp_xnnpack by executorch's own ETDump (de)serializer, each XNNPACK operator's string
-    # id replaced by an integer, written size-prefixed by its flatc. The Inspector names
-    # such an event by its id's digits, and gives the id as an int.
-    import subprocess
-
-    pytest.importorskip("executorch.devtools", reason="executorch not installed (pip install executorch)")
-    from executorch.devtools import Inspector
-    from executorch.devtools.etdump import serialize as S
-    from executorch.exir._serialize._flatbuffer import _get_flatc_path
-
-    with open(os.path.join(FIX, "real", "mlp_xnnpack.etdp"), "rb") as f:
-        etdump = S.deserialize_from_etdump_flatcc(f.read())
-    ids = {}
-    for run in etdump.run_data:
-        for ev in run.events or []:
-            pe = ev.profile_event
-            if pe is not None and pe.delegate_debug_id_str:
-                pe.delegate_debug_id_int = ids.setdefault(pe.delegate_debug_id_str, len(ids) + 7)
-                pe.delegate_debug_id_str = None
-    assert len(ids) == 3
-    d = str(tmp_path)
-    S._write_schema(d, S.ETDUMP_FLATCC_SCHEMA_NAME)
-    S._write_schema(d, S.SCALAR_TYPE_SCHEMA_NAME)
-    with open(os.path.join(d, "int_ids.json"), "w") as f:
-        f.write(S._serialize_from_etdump_to_json(etdump))
-    schema = os.path.join(d, S.ETDUMP_FLATCC_SCHEMA_NAME + ".fbs")
-    subprocess.run([_get_flatc_path(), "--binary", "--size-prefixed", "-o", d, schema,
-                    os.path.join(d, "int_ids.json")], check=True, capture_output=True)
-    dump = os.path.join(d, "int_ids.etdp")
-    theirs = Inspector(etdump_path=dump).to_dataframe()
+def test_integer_delegate_ids_match_the_live_inspector():
+    # No dump of ours has a delegate event with an integer debug id: fixtures/py/int_ids is
+    # mlp_xnnpack rewritten by executorch's own ETDump (de)serializer, each XNNPACK
+    # operator's string id replaced by an integer (scripts/make_py_fixtures.py). The
+    # Inspector names such an event by its id's digits, and gives the id as an int.
+    dump = os.path.join(FIX, "py", "int_ids.etdp")
+    theirs = _inspector_frame(dump, None)
     ours = cpuprof.load(dump, warmup=0).to_dataframe()
     assert sorted(v for v in theirs.delegate_debug_identifier if v is not None) == [7, 8, 9]
     assert_frames_match(ours, theirs, "int_ids")
 
 
-def _write_etdump(etdump, d, stem):
-    """An ETDump object written size-prefixed by executorch's own serializer and flatc."""
-    import subprocess
-
-    from executorch.devtools.etdump import serialize as S
-    from executorch.exir._serialize._flatbuffer import _get_flatc_path
-
-    S._write_schema(d, S.ETDUMP_FLATCC_SCHEMA_NAME)
-    S._write_schema(d, S.SCALAR_TYPE_SCHEMA_NAME)
-    with open(os.path.join(d, stem + ".json"), "w") as f:
-        f.write(S._serialize_from_etdump_to_json(etdump))
-    schema = os.path.join(d, S.ETDUMP_FLATCC_SCHEMA_NAME + ".fbs")
-    subprocess.run([_get_flatc_path(), "--binary", "--size-prefixed", "-o", d, schema,
-                    os.path.join(d, stem + ".json")], check=True, capture_output=True)
-    return os.path.join(d, stem + ".etdp")
-
-
-def test_many_runs_repeats_and_wraps_match_the_live_inspector(tmp_path):
-    # mlp_xnnpack's Execute run copied 300 times with jittered times (numpy's pairwise
-    # mean past 128 samples, its percentiles), every 7th run with its first kernel event
-    # logged twice (the Inspector keeps the run's last), every 11th with an operator's
-    # end wrapped past 2^32 ticks, every 13th run named otherwise (blocks of their own).
-    import copy
-    import random
-
-    pytest.importorskip("executorch.devtools", reason="executorch not installed (pip install executorch)")
-    from executorch.devtools import Inspector
-    from executorch.devtools.etdump import serialize as S
-
-    with open(os.path.join(FIX, "real", "mlp_xnnpack.etdp"), "rb") as f:
-        etdump = S.deserialize_from_etdump_flatcc(f.read())
-    runs = [r for r in etdump.run_data if r.events and r.name == "Execute"]
-    rng = random.Random(49)
-    out = [r for r in etdump.run_data if r.name != "Execute"]
-    for k in range(300):
-        run = copy.deepcopy(runs[k % len(runs)])
-        base = rng.randrange(1, 1 << 31)
-        for ev in run.events:
-            pe = ev.profile_event
-            if pe is None:
-                continue
-            dur = pe.end_time - pe.start_time
-            pe.start_time = base + rng.randrange(0, 1000)
-            pe.end_time = pe.start_time + max(0, dur + rng.randrange(-500, 500))
-        profiled = [ev for ev in run.events if ev.profile_event is not None]
-        if k % 7 == 3:
-            twin = copy.deepcopy(profiled[0])
-            twin.profile_event.end_time += 12345
-            run.events.append(twin)
-        if k % 11 == 5:
-            pe = profiled[1].profile_event
-            pe.start_time, pe.end_time = (1 << 32) - 100, 250
-        if k % 13 == 6:
-            run.name = "Execute2"
-        out.append(run)
-    etdump.run_data = out
-    dump = _write_etdump(etdump, str(tmp_path), "many")
-    theirs = Inspector(etdump_path=dump).to_dataframe()
+def test_many_runs_repeats_and_wraps_match_the_live_inspector():
+    # fixtures/py/many_runs (scripts/make_py_fixtures.py): mlp_xnnpack's Execute run
+    # copied 300 times with jittered times (numpy's pairwise mean past 128 samples, its
+    # percentiles), every 7th run with its first kernel event logged twice (the Inspector
+    # keeps the run's last), every 11th with an operator's end wrapped past 2^32 ticks,
+    # every 13th run named otherwise (blocks of their own).
+    dump = os.path.join(FIX, "py", "many_runs.etdp")
+    theirs = _inspector_frame(dump, None)
     ours = cpuprof.load(dump, warmup=0).to_dataframe()
     assert max(len(r) for r in theirs.raw) > 200 and "Execute2" in set(theirs.event_block_name)
     assert_frames_match(ours, theirs, "many")
