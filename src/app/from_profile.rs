@@ -258,13 +258,7 @@ impl ExplorerData {
         let short = format!("{}d{iid}", prefix.trim_end());
         self.scopes.push(label.clone());
         let mut info = vec![format!("instr {iid}")];
-        if let Facts::Delegate {
-            backend,
-            planned,
-            policy,
-            threads,
-        } = &d.facts
-        {
+        if let Facts::Delegate { backend, plan, .. } = &d.facts {
             info.push(
                 match backend {
                     crate::profile::DelegateKind::CpuPlan => "CpuBackend",
@@ -273,9 +267,9 @@ impl ExplorerData {
                 }
                 .into(),
             );
-            if *planned {
-                info.extend(policy.clone());
-                info.extend(threads.map(|t| format::count(t as usize, "thread")));
+            if let Some(plan) = plan {
+                info.extend(plan.policy.clone());
+                info.extend(plan.threads().map(|t| format::count(t as usize, "thread")));
             } else if *backend == crate::profile::DelegateKind::CpuPlan {
                 info.push("no plan".into());
             }
@@ -292,11 +286,11 @@ impl ExplorerData {
                         provider,
                         implementation,
                         node_count,
-                        listed,
+                        nodes: listed,
                     },
                 ) => {
                     // The more of the count its name gives and the nodes the plan lists.
-                    let nodes = (*node_count).max(*listed);
+                    let nodes = (*node_count).max(listed.len());
                     let s = self.push_row(tree, c, dn, NodeKind::Step, Some(scope));
                     self.nodes[s].info = format!(
                         "{provider}/{implementation} · {nodes} node{}",

@@ -142,7 +142,7 @@ pub fn profile() -> Profile {
                 instruction_id: 1,
                 kind: DelegateKind::CpuPlan,
                 call: st(0.65),
-                plan: Some(plan),
+                plan: Some(std::sync::Arc::new(plan)),
                 plan_sequence: Some(0),
                 steps: vec![step1, step2],
                 operators: Vec::new(),

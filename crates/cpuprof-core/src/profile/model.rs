@@ -1,5 +1,8 @@
-//! The profile model. Its serde form *is* the `profile.json` contract
-//! (`cpuprof.profile/1`): extend it, never rename fields.
+//! The profile model: what the dump reader builds, and the shape of the `profile.json`
+//! contract (`cpuprof.profile/1`): extend it, never rename fields. Its rows go on to the
+//! row model (`rows::RowTree`), which every output reads; `profile.json`'s writer takes
+//! the document's own fields from here and the rows from the row model, byte for byte
+//! this derive (`report::profile_json`'s tests).
 
 use serde::{Deserialize, Serialize};
 
@@ -183,7 +186,8 @@ pub struct Delegate {
     pub kind: DelegateKind,
     /// The `DELEGATE_CALL` event over kept runs.
     pub call: Stats,
-    pub plan: Option<CpuPlan>,
+    /// Shared with the row model's delegate row (`rows::Facts::Delegate`).
+    pub plan: Option<std::sync::Arc<CpuPlan>>,
     /// Index of the log's chunk sequence this plan came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_sequence: Option<usize>,

@@ -18,6 +18,7 @@ mod json_format;
 mod modules;
 pub mod nodes;
 mod profile_json;
+mod profile_rows;
 mod table;
 pub mod tally;
 pub mod trace_csv;
@@ -233,7 +234,8 @@ pub fn profile_json(profile: &Profile) -> String {
 
 /// `profile.json` streamed to `w` (objects indented, number lists on one line).
 pub fn write_profile_json(w: &mut dyn Write, profile: &Profile) -> std::io::Result<()> {
-    profile_json::write_profile(w, profile)
+    let tree = crate::rows::RowTree::from_profile_without_overhead(profile);
+    profile_json::write_profile(w, profile, &tree)
 }
 
 fn write_report_with(

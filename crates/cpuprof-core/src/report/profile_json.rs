@@ -8,7 +8,8 @@
 //! fields between, and then the same text again nested two levels deeper, which the
 //! second thread re-indents meanwhile (our layout's only newlines are its own). Writing
 //! a file costs the kernel about as much as formatting it, so on two cores the two
-//! overlap. The bytes are exactly those of serializing [`Profile`] with
+//! overlap. The rows come from the row model (`profile_rows`), the rest from the
+//! profile; the bytes are exactly those of serializing [`Profile`] with
 //! [`super::json_format::write_json`] (a test checks every fixture, and both paths).
 //!
 //! Memory: the kept text is about 10 bytes a sample, against the 8 a sample takes in the
@@ -20,7 +21,9 @@ use serde::Serialize;
 
 use super::json_chunks::{make_aside, send_reindented, ChunkSender};
 use super::json_format::{write_value_at, TOP_LEVEL_INDENT};
+use super::profile_rows::{MethodDoc, MethodRows};
 use crate::profile::{MethodProfile, Profile};
+use crate::rows::RowTree;
 
 /// Chunks in flight from the formatting thread to the writer.
 const CHUNKS_IN_FLIGHT: usize = 16;
@@ -31,19 +34,31 @@ const PARALLEL_MIN_SAMPLES: usize = 20_000;
 const FIRST_METHOD_INDENT: usize = TOP_LEVEL_INDENT + 2;
 const TWO_LEVELS: &[u8] = b"    ";
 
-/// Write `profile` as `profile.json`, newline-terminated.
-pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
+/// Write `profile` as `profile.json`, newline-terminated: the document's own fields from
+/// the profile, every row from `tree` (`RowTree::from_profile(profile)`: its method rows
+/// are `profile.methods`, in order; the top-level rows are the first method's).
+pub fn write_profile(w: &mut dyn Write, profile: &Profile, tree: &RowTree) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(1 << 18, w);
-    let shared = profile
+    let top = MethodRows::new(tree, tree.roots[0]);
+    let methods: Vec<(&MethodProfile, MethodRows)> = profile
         .methods
+        .iter()
+        .zip(&tree.roots)
+        .map(|(m, &root)| (m, MethodRows::new(tree, root)))
+        .collect();
+    let shared = methods
         .first()
-        .filter(|m| sample_count(profile) >= PARALLEL_MIN_SAMPLES && same_rows(profile, m));
-    let Some(first) = shared else {
+        .filter(|_| sample_count(profile, tree) >= PARALLEL_MIN_SAMPLES);
+    let Some(&(first, _)) = shared else {
         let mut fields = Fields::at(TOP_LEVEL_INDENT);
         before_rows(&mut out, &mut fields, profile)?;
-        rows(&mut out, &mut fields, profile)?;
+        rows(&mut out, &mut fields, top)?;
         after_rows(&mut out, &mut fields, profile)?;
-        fields.write(&mut out, "methods", &profile.methods)?;
+        let docs: Vec<MethodDoc> = methods
+            .iter()
+            .map(|&(m, rows)| MethodDoc::new(m, rows))
+            .collect();
+        fields.write(&mut out, "methods", &docs)?;
         tail(&mut out, &mut fields, profile)?;
         return out.flush();
     };
@@ -51,7 +66,7 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
         let mut text = make_aside(scope, CHUNKS_IN_FLIGHT, move |w: &mut ChunkSender| {
             w.retain();
             // Separated and indented as the top-level fields after `runs`.
-            rows(w, &mut Fields::after_first(TOP_LEVEL_INDENT), profile)?;
+            rows(w, &mut Fields::after_first(TOP_LEVEL_INDENT), top)?;
             let kept = w.mark()?;
             send_reindented(w, kept, TWO_LEVELS)
         });
@@ -70,26 +85,17 @@ pub fn write_profile(w: &mut dyn Write, profile: &Profile) -> io::Result<()> {
             text.abandon();
             return Err(e);
         }
-        // The rows again, two levels deeper.
+        // The first method's rows (the top-level ones) again, two levels deeper.
         text.finish(&mut out)?;
         first_method_tail(&mut out, first)?;
-        for m in &profile.methods[1..] {
+        for &(m, rows) in &methods[1..] {
             out.write_all(b",\n    ")?;
-            write_value_at(&mut out, m, FIRST_METHOD_INDENT - 1)?;
+            write_value_at(&mut out, &MethodDoc::new(m, rows), FIRST_METHOD_INDENT - 1)?;
         }
         out.write_all(b"\n  ]")?;
         tail(&mut out, &mut fields, profile)?;
         out.flush()
     })
-}
-
-/// Whether the top-level rows are `first`'s (as a profile is built; compared by value,
-/// shared samples by their allocation).
-fn same_rows(profile: &Profile, first: &MethodProfile) -> bool {
-    profile.method == first.method
-        && profile.delegates == first.delegates
-        && profile.other_operators == first.other_operators
-        && profile.remainder == first.remainder
 }
 
 /// The opening brace and the top-level fields before the rows.
@@ -104,7 +110,7 @@ fn before_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io
         method: _,
         delegates: _,
         other_operators: _,
-        remainder: _, // these four in `rows`
+        remainder: _, // the first method's rows, from the row model, in `rows`
         load: _,
         warnings: _,
         errors: _,    // these in `after_rows`
@@ -126,11 +132,11 @@ fn before_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io
 }
 
 /// The rows: `method`, `delegates`, `other_operators`, `remainder`.
-fn rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Result<()> {
-    fields.write(w, "method", &profile.method)?;
-    fields.write(w, "delegates", &profile.delegates)?;
-    fields.write(w, "other_operators", &profile.other_operators)?;
-    fields.write(w, "remainder", &profile.remainder)
+fn rows(w: &mut impl Write, fields: &mut Fields, rows: MethodRows) -> io::Result<()> {
+    fields.write(w, "method", &rows.method())?;
+    fields.write(w, "delegates", &rows.delegates())?;
+    fields.write(w, "other_operators", &rows.other_operators())?;
+    fields.write(w, "remainder", &rows.remainder())
 }
 
 /// The top-level fields between the rows and `methods`.
@@ -140,31 +146,15 @@ fn after_rows(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io:
     fields.write(w, "errors", &profile.errors)
 }
 
-/// `methods[0]` up to its rows: the opening brace and the fields before `method`.
+/// `methods[0]` up to its rows: the opening brace and the fields before `method` (the
+/// order `MethodDoc` writes them in).
 fn first_method_head(w: &mut impl Write, m: &MethodProfile) -> io::Result<()> {
-    // Every field named: a field added to `MethodProfile` fails to compile here until
-    // it is written (in the place the derive would put it).
-    let MethodProfile {
-        index,
-        name,
-        bundled_input_index,
-        runs,
-        method: _,
-        delegates: _,
-        other_operators: _,
-        remainder: _, // the rows, re-indented
-        warnings: _,
-        errors: _,
-        load: _,
-        cold_runs: _,
-        modules: _, // these in `first_method_tail`
-    } = m;
     let mut fields = Fields::at(FIRST_METHOD_INDENT);
     w.write_all(b"{")?;
-    fields.write(w, "index", index)?;
-    fields.write(w, "name", name)?;
-    fields.write(w, "bundled_input_index", bundled_input_index)?;
-    fields.write(w, "runs", runs)
+    fields.write(w, "index", &m.index)?;
+    fields.write(w, "name", &m.name)?;
+    fields.write(w, "bundled_input_index", &m.bundled_input_index)?;
+    fields.write(w, "runs", &m.runs)
 }
 
 /// `methods[0]` after its rows, and its closing brace.
@@ -218,19 +208,14 @@ fn tail(w: &mut impl Write, fields: &mut Fields, profile: &Profile) -> io::Resul
 
 /// About how many samples the profile holds (what the cost of its text grows with):
 /// kept runs times rows.
-fn sample_count(profile: &Profile) -> usize {
+fn sample_count(profile: &Profile, tree: &RowTree) -> usize {
     profile
         .methods
         .iter()
-        .map(|m| {
-            let rows: usize = m
-                .delegates
-                .iter()
-                .map(|d| 1 + d.operators.len() + d.steps.len())
-                .sum();
-            m.runs
-                .kept
-                .saturating_mul(2 + rows + m.other_operators.len())
+        .zip(&tree.roots)
+        .map(|(m, &root)| {
+            let rows = 1 + tree.descendant_count(root);
+            m.runs.kept.saturating_mul(rows)
         })
         .fold(0, usize::saturating_add)
 }
@@ -307,17 +292,8 @@ mod tests {
             .into();
         profile.method = profile.methods[0].method.clone();
         profile.methods[0].runs.kept = PARALLEL_MIN_SAMPLES;
-        assert!(sample_count(&profile) >= PARALLEL_MIN_SAMPLES);
-        assert!(same_rows(&profile, &profile.methods[0]));
-        profile
-    }
-
-    /// [`big_profile`] whose top-level rows are not its first method's (written by one
-    /// thread, field by field).
-    fn big_profile_not_shared() -> Profile {
-        let mut profile = big_profile();
-        profile.method.as_mut().unwrap().samples = vec![500_000; 3].into();
-        assert!(!same_rows(&profile, &profile.methods[0]));
+        let tree = RowTree::from_profile(&profile);
+        assert!(sample_count(&profile, &tree) >= PARALLEL_MIN_SAMPLES);
         profile
     }
 
@@ -333,6 +309,20 @@ mod tests {
         profile
     }
 
+    /// `profile` with a delegate event no step or operator claims (no fixture has one),
+    /// in the first method and so at the top level.
+    fn with_unattributed(mut profile: Profile) -> Profile {
+        let d = &profile.methods[0].delegates[0];
+        let event = crate::profile::EventStats {
+            name: "unclaimed \"event\"".into(),
+            stats: d.call.clone(),
+            source: d.operators.iter().find_map(|o| o.source.clone()),
+        };
+        profile.methods[0].delegates[0].unattributed.push(event);
+        profile.delegates = profile.methods[0].delegates.clone();
+        profile
+    }
+
     /// Every fixture's profile, and a big one, written field by field and in parallel,
     /// is byte for byte what serializing the whole `Profile` with the derive gives.
     #[test]
@@ -341,14 +331,16 @@ mod tests {
         let mut checked = 0;
         let mut profiles = vec![
             big_profile(),
-            big_profile_not_shared(),
             big_profile_two_methods(),
+            with_unattributed(big_profile()),
         ];
-        for dir in ["fixtures/real", "fixtures/cpu"] {
+        for dir in ["fixtures/real", "fixtures/cpu", "fixtures/etrecord"] {
             for entry in std::fs::read_dir(root.join(dir)).unwrap() {
                 let path = entry.unwrap().path();
                 if path.extension().is_some_and(|e| e == "etdp") {
-                    let request = crate::profile::ProfileRequest::new(path.clone(), None, 0);
+                    // The log beside it (plans) and the ETRecord (sources), when there.
+                    let mut request = crate::profile::ProfileRequest::new(path.clone(), None, 0);
+                    request.model.etrecord = crate::profile::default_etrecord_for(&path);
                     let cancel = std::sync::atomic::AtomicBool::new(false);
                     if let Ok(p) = crate::profile::load_profile(&request, &mut |_| {}, &cancel) {
                         profiles.push(p);
@@ -356,6 +348,23 @@ mod tests {
                 }
             }
         }
+        // What the rows must carry is there: plans, steps' nodes, sources, kernels.
+        let trees: Vec<RowTree> = profiles.iter().map(RowTree::from_profile).collect();
+        let has = |f: &dyn Fn(&crate::rows::Row) -> bool| trees.iter().flat_map(|t| &t.rows).any(f);
+        use crate::rows::{Facts, RowKind};
+        assert!(has(&|r| matches!(
+            &r.facts,
+            Facts::Delegate { plan: Some(_), .. }
+        )));
+        assert!(has(
+            &|r| matches!(&r.facts, Facts::Step { nodes, .. } if nodes.len() > 1)
+        ));
+        assert!(has(&|r| r.kind == RowKind::Operator && r.source.is_some()));
+        assert!(has(&|r| r.kind == RowKind::Kernel && r.source.is_some()));
+        assert!(has(&|r| r.facts == Facts::Unattributed));
+        assert!(has(&|r| r.facts == Facts::Remainder));
+        assert!(has(&|r| r.input_shapes.is_some() && r.flops.is_some()));
+        assert!(profiles.iter().any(|p| p.methods.len() > 2));
         for mut profile in profiles {
             for cold in [false, true] {
                 if cold {
@@ -373,7 +382,12 @@ mod tests {
                 let mut want = Vec::new();
                 super::super::json_format::write_json(&mut want, &profile).unwrap();
                 let mut got = Vec::new();
-                write_profile(&mut got, &profile).unwrap();
+                write_profile(
+                    &mut got,
+                    &profile,
+                    &RowTree::from_profile_without_overhead(&profile),
+                )
+                .unwrap();
                 assert!(got == want, "{}", profile.source.etdump);
                 checked += 1;
             }
@@ -395,7 +409,8 @@ mod tests {
             }
         }
         let profile = big_profile();
-        let err = write_profile(&mut Full, &profile).unwrap_err();
+        let tree = RowTree::from_profile(&profile);
+        let err = write_profile(&mut Full, &profile, &tree).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::StorageFull);
     }
 }

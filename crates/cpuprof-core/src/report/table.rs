@@ -380,13 +380,7 @@ fn row_text(
 /// its unattributed events.
 fn delegate(o: &mut String, tree: &RowTree, id: usize, columns: &Columns) {
     let d = &tree.rows[id];
-    let Facts::Delegate {
-        backend,
-        planned,
-        policy,
-        threads,
-    } = &d.facts
-    else {
+    let Facts::Delegate { backend, plan, .. } = &d.facts else {
         return;
     };
     // The one name of a delegate (`delegate #1`), its kind as the explorer says it.
@@ -394,12 +388,12 @@ fn delegate(o: &mut String, tree: &RowTree, id: usize, columns: &Columns) {
     let limit = columns.name_limit;
     row(o, limit, 0, &title, &d.stats, None);
     let mut about: Vec<String> = Vec::new();
-    if *planned {
-        if let Some(policy) = policy {
+    if let Some(plan) = plan {
+        if let Some(policy) = &plan.policy {
             about.push(format!("policy {}", escape(policy)));
         }
-        if let Some(t) = threads {
-            about.push(format!("{t} thread{}", if *t == 1 { "" } else { "s" }));
+        if let Some(t) = plan.threads() {
+            about.push(format!("{t} thread{}", if t == 1 { "" } else { "s" }));
         }
     } else if *backend == DelegateKind::CpuPlan {
         about.push("no plan".to_string());
@@ -411,8 +405,9 @@ fn delegate(o: &mut String, tree: &RowTree, id: usize, columns: &Columns) {
     for &c in &d.children {
         let r = &tree.rows[c];
         match (&r.facts, r.kind) {
-            (Facts::Step { listed, .. }, _) => {
-                let nodes = if *listed > 1 {
+            (Facts::Step { nodes, .. }, _) => {
+                let listed = nodes.len();
+                let nodes = if listed > 1 {
                     format!(" ({listed} nodes)")
                 } else {
                     String::new()

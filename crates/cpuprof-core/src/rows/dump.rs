@@ -19,6 +19,8 @@ struct MethodPart<'a> {
     bundled_input_index: Option<i32>,
     kept: usize,
     warmup: usize,
+    /// Whether to add each delegate's `(overhead)` row.
+    overhead: bool,
 }
 
 impl RowTree {
@@ -27,42 +29,61 @@ impl RowTree {
     /// kernels) and the method's remainder. A profile of several methods (run
     /// signatures) has one method row per group, named by the method (`encode`,
     /// `method 2`, with its bundled input when it has one), so every path starts with the
-    /// method; one method keeps the single `Method::execute` root. A method row's `group`
-    /// is its signature (its children's identities), which compare pairs methods by when
+    /// method; one method keeps the single `Method::execute` root. Rows come from
+    /// `profile.methods` (the top-level fields are a copy of the first's). A method row's
+    /// `group` is its signature (its children's identities), which compare pairs methods by when
     /// their names differ.
     pub fn from_profile(profile: &Profile) -> RowTree {
+        RowTree::from_profile_with(profile, true)
+    }
+
+    /// [`RowTree::from_profile`] without the delegates' `(overhead)` rows, each of which
+    /// costs a pass over the runs and a sample per run (what `profile.json`, which has no
+    /// such row, and fleet, which drops them, need).
+    pub fn from_profile_without_overhead(profile: &Profile) -> RowTree {
+        RowTree::from_profile_with(profile, false)
+    }
+
+    fn from_profile_with(profile: &Profile, overhead: bool) -> RowTree {
         let mut t = RowTree::new(
             TreeSource::Dump,
             profile.source.etdump.clone(),
             profile.runs.kept,
         );
-        if profile.methods.len() > 1 {
-            for m in &profile.methods {
-                let mut name = m.name.clone();
+        let several = profile.methods.len() > 1;
+        for m in &profile.methods {
+            let mut name = "Method::execute".to_string();
+            if several {
+                name.clone_from(&m.name);
                 if let Some(b) = m.bundled_input_index {
                     name.push_str(&format!(" (bundled input {b})"));
                 }
-                t.push_method(MethodPart {
-                    name,
-                    method: m.method.as_ref(),
-                    delegates: &m.delegates,
-                    other_operators: &m.other_operators,
-                    remainder: m.remainder.as_ref(),
-                    bundled_input_index: m.bundled_input_index,
-                    kept: m.runs.kept,
-                    warmup: m.runs.warmup_dropped,
-                });
             }
-        } else {
+            t.push_method(MethodPart {
+                name,
+                method: m.method.as_ref(),
+                delegates: &m.delegates,
+                other_operators: &m.other_operators,
+                remainder: m.remainder.as_ref(),
+                bundled_input_index: m.bundled_input_index,
+                kept: m.runs.kept,
+                warmup: m.runs.warmup_dropped,
+                overhead,
+            });
+        }
+        if profile.methods.is_empty() {
+            // A profile without its per-method list (as older profile.json files are
+            // read back): the top-level fields.
             t.push_method(MethodPart {
                 name: "Method::execute".into(),
                 method: profile.method.as_ref(),
                 delegates: &profile.delegates,
                 other_operators: &profile.other_operators,
                 remainder: profile.remainder.as_ref(),
-                bundled_input_index: profile.methods.first().and_then(|m| m.bundled_input_index),
+                bundled_input_index: None,
                 kept: profile.runs.kept,
                 warmup: profile.runs.warmup_dropped,
+                overhead,
             });
         }
         t
@@ -84,7 +105,7 @@ impl RowTree {
         };
         let method = t.push(None, mrow);
         for d in part.delegates {
-            t.push_delegate(method, d, method_median, part.warmup, part.kept);
+            t.push_delegate(method, d, method_median, &part);
         }
         for o in part.other_operators {
             let mut orow = with_source(
@@ -152,8 +173,7 @@ impl RowTree {
         method: usize,
         d: &Delegate,
         method_median: Option<f64>,
-        warmup: usize,
-        kept: usize,
+        part: &MethodPart<'_>,
     ) {
         let t = self;
         let id = Some(d.instruction_id);
@@ -173,13 +193,8 @@ impl RowTree {
         );
         drow.facts = Facts::Delegate {
             backend: d.kind,
-            planned: d.plan.is_some(),
-            policy: d.plan.as_ref().and_then(|p| p.policy.clone()),
-            threads: d
-                .plan
-                .as_ref()
-                .and_then(|p| p.selection_context.as_ref())
-                .and_then(|c| c.threads),
+            plan: d.plan.clone(),
+            plan_sequence: d.plan_sequence,
         };
         drow.share = share_of(d.call.median, method_median);
         let di = t.push(Some(method), with_source(drow, d.source.as_ref()));
@@ -189,7 +204,7 @@ impl RowTree {
                 provider: s.provider.clone(),
                 implementation: s.implementation.clone(),
                 node_count: s.node_count,
-                listed: s.nodes.len(),
+                nodes: s.nodes.clone(),
             };
             srow.share = Some(s.share);
             let si = t.push(Some(di), srow);
@@ -200,12 +215,18 @@ impl RowTree {
         for op in &d.operators {
             t.push(Some(di), op_row(op, d.instruction_id));
         }
-        let parts: Vec<&Stats> = if d.steps.is_empty() {
+        let parts: Vec<&Stats> = if !part.overhead {
+            Vec::new()
+        } else if d.steps.is_empty() {
             d.operators.iter().map(|o| &o.stats).collect()
         } else {
             d.steps.iter().map(|s| &s.stats).collect()
         };
-        if let Some(over) = overhead(&d.call, &parts, warmup, kept) {
+        let over = part
+            .overhead
+            .then(|| overhead(&d.call, &parts, part.warmup, part.kept))
+            .flatten();
+        if let Some(over) = over {
             let mut r = row(RowKind::Overhead, "(overhead)", id, over.stats);
             r.share = share_of(r.stats.median, Some(over.call_per_run_median));
             r.facts = Facts::DelegateOverhead {

@@ -15,7 +15,10 @@ mod trace;
 
 pub use dump::share_of;
 
+use std::sync::Arc;
+
 use crate::profile::{DelegateKind, OperatorKind, RowSource};
+use crate::runlog::CpuPlan;
 use crate::stats::Stats;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,21 +86,21 @@ pub enum Facts {
         warmup: usize,
         timed: bool,
     },
-    /// A delegate call: its backend and, for a CpuBackend plan, its policy and threads.
+    /// A delegate call: its backend and, for a CpuBackend delegate, the plan found for it
+    /// in the runner log (shared with the profile) and the log's chunk sequence it came
+    /// from.
     Delegate {
         backend: DelegateKind,
-        /// Whether a CpuBackend plan was found for it in the log.
-        planned: bool,
-        policy: Option<String>,
-        threads: Option<u64>,
+        plan: Option<Arc<CpuPlan>>,
+        plan_sequence: Option<usize>,
     },
     /// A plan step: the provider and implementation that ran it, the graph nodes its name
-    /// counts, and the nodes the plan lists for it.
+    /// counts, and the nodes the plan lists for it (without a plan, the first only).
     Step {
         provider: String,
         implementation: String,
         node_count: usize,
-        listed: usize,
+        nodes: Vec<String>,
     },
     /// An operator or a kernel: what recorded it, and whether its median is under the
     /// XNNPACK clock quantum (its times read `<1 µs`).
@@ -232,6 +235,15 @@ impl RowTree {
             stack.extend(self.rows[i].children.iter().rev().copied());
         }
         out
+    }
+
+    /// How many rows lie below `id` (pre-order: they follow it).
+    pub fn descendant_count(&self, id: usize) -> usize {
+        let depth = self.rows[id].depth;
+        self.rows[id + 1..]
+            .iter()
+            .take_while(|r| r.depth > depth)
+            .count()
     }
 
     /// The tree without its self-time rows (`RowKind::Overhead`): the measured rows,

@@ -29,6 +29,13 @@ pub struct CpuPlan {
     pub extra: Map<String, Value>,
 }
 
+impl CpuPlan {
+    /// The threads the plan was made for (its selection context's), when it says.
+    pub fn threads(&self) -> Option<u64> {
+        self.selection_context.as_ref().and_then(|c| c.threads)
+    }
+}
+
 /// One plan step (a region run by one provider/implementation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanRegion {

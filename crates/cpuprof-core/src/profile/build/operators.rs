@@ -52,7 +52,7 @@ impl Builder<'_> {
             instruction_id: id,
             kind,
             call,
-            plan: plan.map(|(_, p)| p.clone()),
+            plan: plan.map(|(_, p)| std::sync::Arc::new(p.clone())),
             plan_sequence: plan.map(|(k, _)| k),
             steps: Vec::new(),
             operators: Vec::new(),
