@@ -6,18 +6,19 @@
 use std::ffi::CString;
 use std::sync::Arc;
 
-use arrow_array::builder::{ListBuilder, MapBuilder, StringBuilder};
+use arrow_array::builder::{Int64Builder, ListBuilder, MapBuilder, StringBuilder};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch, RecordBatchIterator,
-    StringArray, UInt64Array,
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch,
+    RecordBatchIterator, StringArray, StructArray, UInt64Array,
 };
 use arrow_buffer::{OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Fields, Schema};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::columns::FIGURES;
+use crate::inspector::DebugValue;
 use crate::rows::{Line, Row};
 
 /// A record batch Python reads through `__arrow_c_stream__` (one batch, as many times as
@@ -124,6 +125,156 @@ fn raw(rows: &[Line<'_>]) -> ArrayRef {
     ))
 }
 
+/// A tensor of a tensor list: its sizes and dtype.
+type Owned = (Vec<i64>, &'static str);
+
+/// A list<int64> of shapes (a None is null).
+fn shapes<'v>(items: impl Iterator<Item = Option<&'v [i64]>>) -> ListArray {
+    let mut b = ListBuilder::new(Int64Builder::new());
+    for s in items {
+        match s {
+            Some(s) => {
+                b.values().append_slice(s);
+                b.append(true);
+            }
+            None => b.append_null(),
+        }
+    }
+    b.finish()
+}
+
+/// Tensors as struct<shape: list<int64>, dtype: string> (a None is null).
+fn tensors<'v>(items: &[Option<(&'v [i64], &'v str)>]) -> StructArray {
+    let shape = shapes(items.iter().map(|t| t.map(|(s, _)| s)));
+    let dtype = StringArray::from(items.iter().map(|t| t.map(|(_, d)| d)).collect::<Vec<_>>());
+    let nulls = items
+        .iter()
+        .any(Option::is_none)
+        .then(|| items.iter().map(Option::is_some).collect::<Vec<_>>().into());
+    StructArray::new(
+        Fields::from(vec![
+            Field::new("shape", shape.data_type().clone(), true),
+            Field::new("dtype", DataType::Utf8, true),
+        ]),
+        vec![Arc::new(shape), Arc::new(dtype)],
+        nulls,
+    )
+}
+
+/// Offsets of a list column whose rows hold `lens` items each.
+fn offsets(lens: impl Iterator<Item = usize>) -> OffsetBuffer<i32> {
+    let mut at = 0usize;
+    let mut out = vec![0i32];
+    for n in lens {
+        at += n;
+        out.push(i32::try_from(at).unwrap_or(i32::MAX));
+    }
+    OffsetBuffer::new(ScalarBuffer::from(out))
+}
+
+/// `debug_data`: per row the outputs its debug events log (the frame's `debug_data`, in
+/// its order), each a struct: `kind` (`tensor`, `tensor_list`, `int`, `float`, `bool`,
+/// `none`), a tensor's `shape` and `dtype` (torch's dtype name without `torch.`: the
+/// frame's tensors are zeros of them), a tensor list's `tensors` (list<struct<shape,
+/// dtype>>), a scalar's `int`, `float` or `bool`; a field not of the kind is null.
+fn debug_data(rows: &[Line<'_>]) -> ArrayRef {
+    let values: Vec<&DebugValue> = rows.iter().flat_map(|r| r.debug.iter()).collect();
+    let kind = StringArray::from(
+        values
+            .iter()
+            .map(|v| {
+                Some(match v {
+                    DebugValue::None => "none",
+                    DebugValue::Int(_) => "int",
+                    DebugValue::Bool(_) => "bool",
+                    DebugValue::Float(_) => "float",
+                    DebugValue::Tensor(..) => "tensor",
+                    DebugValue::TensorList(_) => "tensor_list",
+                })
+            })
+            .collect::<Vec<_>>(),
+    );
+    let tensor: Vec<Option<(&[i64], &str)>> = values
+        .iter()
+        .map(|v| match v {
+            DebugValue::Tensor(s, d) => Some((&s[..], *d)),
+            _ => None,
+        })
+        .collect();
+    let tensor = tensors(&tensor);
+    let (shape, dtype) = (tensor.column(0).clone(), tensor.column(1).clone());
+    let lists: Vec<Option<&[Owned]>> = values
+        .iter()
+        .map(|v| match v {
+            DebugValue::TensorList(l) => Some(&l[..]),
+            _ => None,
+        })
+        .collect();
+    let listed: Vec<Option<(&[i64], &str)>> = lists
+        .iter()
+        .flatten()
+        .flat_map(|l| l.iter().map(|(s, d)| Some((&s[..], *d))))
+        .collect();
+    let listed = tensors(&listed);
+    let list_nulls = lists
+        .iter()
+        .any(Option::is_none)
+        .then(|| lists.iter().map(Option::is_some).collect::<Vec<_>>().into());
+    let in_list = ListArray::new(
+        Arc::new(Field::new("item", listed.data_type().clone(), false)),
+        offsets(lists.iter().map(|l| l.map_or(0, <[_]>::len))),
+        Arc::new(listed),
+        list_nulls,
+    );
+    let int = Int64Array::from(
+        values
+            .iter()
+            .map(|v| match v {
+                DebugValue::Int(n) => Some(*n),
+                _ => None,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let float = Float64Array::from(
+        values
+            .iter()
+            .map(|v| match v {
+                DebugValue::Float(f) => Some(*f),
+                _ => None,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let boolean = BooleanArray::from(
+        values
+            .iter()
+            .map(|v| match v {
+                DebugValue::Bool(b) => Some(*b),
+                _ => None,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("kind", Arc::new(kind)),
+        ("shape", shape),
+        ("dtype", dtype),
+        ("tensors", Arc::new(in_list)),
+        ("int", Arc::new(int)),
+        ("float", Arc::new(float)),
+        ("bool", Arc::new(boolean)),
+    ];
+    let fields: Fields = columns
+        .iter()
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), *n != "kind"))
+        .collect();
+    let outputs = StructArray::new(fields, columns.into_iter().map(|(_, a)| a).collect(), None);
+    Arc::new(ListArray::new(
+        Arc::new(Field::new("item", outputs.data_type().clone(), false)),
+        offsets(rows.iter().map(|r| r.debug.len())),
+        Arc::new(outputs),
+        None,
+    ))
+}
+
 /// The frame's columns (`columns::to_dict`) as a record batch, typed: lists, maps for the
 /// Inspector's dicts (`module_hierarchy`'s frames as [path, type] lists), nullable ints.
 pub fn batch(rows: &[Line<'_>]) -> Result<RecordBatch, String> {
@@ -183,9 +334,7 @@ pub fn batch(rows: &[Line<'_>]) -> Result<RecordBatch, String> {
         Arc::new(BooleanArray::from(delegated)),
     ));
     cols.push(("delegate_backend_name".into(), text(rows, |r| r.backend())));
-    // Intermediate outputs: not given here (empty lists; the frame has them).
-    let none = list::<arrow_array::types::Float64Type>(rows, |_| Some(Vec::new()));
-    cols.push(("debug_data".into(), none));
+    cols.push(("debug_data".into(), debug_data(rows)));
     let starts = list::<arrow_array::types::Int64Type>(rows, |r| {
         r.start.map(|s| {
             s.iter()

@@ -4,7 +4,7 @@
 //! then ours. The Python side makes the frame of them.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyModule, PyTuple};
+use pyo3::types::{PyDict, PyFloat, PyList, PyModule, PyTuple};
 
 use crate::inspector::{DebugValue, Ident};
 use crate::rows::{Line, Row};
@@ -35,10 +35,15 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, P
         "event_name",
         col(&|r| Ok(r.name.into_pyobject(py)?.into_any()))?,
     )?;
+    let floats = std::cell::RefCell::new(FloatCache::new());
     d.set_item(
         "raw",
         col(&|r| match &r.raw {
-            Some(raw) => Ok(PyList::new(py, raw.iter())?.into_any()),
+            Some(raw) => {
+                let mut cache = floats.borrow_mut();
+                let items = raw.iter().map(|&v| cache.get(py, v));
+                Ok(PyList::new(py, items)?.into_any())
+            }
             None => Ok(py.None().into_bound(py)),
         })?,
     )?;
@@ -130,6 +135,38 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, P
     d.set_item("source_line", meta(&|r| r.source_line().map(String::from)))?;
     d.set_item("method", meta(&|r| r.method.map(String::from)))?;
     Ok(d)
+}
+
+/// The `raw` column's floats: a sample equal (to the bit) to one made a moment ago is the
+/// same Python float, not a new one. A dump's samples repeat (clocks tick in whole µs or
+/// ns, runs are alike), and making a float costs an allocation; a value is a value, so the
+/// frame is the same cell for cell. Direct-mapped: a miss makes the float and takes the slot.
+struct FloatCache<'py> {
+    slots: Vec<Option<(u64, Bound<'py, PyFloat>)>>,
+}
+
+impl<'py> FloatCache<'py> {
+    const BITS: u32 = 12;
+
+    fn new() -> Self {
+        FloatCache {
+            slots: vec![None; 1 << Self::BITS],
+        }
+    }
+
+    fn get(&mut self, py: Python<'py>, v: f64) -> Bound<'py, PyFloat> {
+        let bits = v.to_bits();
+        // Fibonacci hashing: the top bits of the product spread nearby values apart.
+        let at = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::BITS)) as usize;
+        match &self.slots[at] {
+            Some((b, f)) if *b == bits => f.clone(),
+            _ => {
+                let f = PyFloat::new(py, v);
+                self.slots[at] = Some((bits, f.clone()));
+                f
+            }
+        }
+    }
 }
 
 /// `op_types` as the Inspector's frame gives it: the list, or from five on its text

@@ -11,6 +11,7 @@ use clap::Parser;
 use cpuprof_tui::cli::{Cli, Command};
 use cpuprof_tui::input;
 use cpuprof_tui::profile::{load_profile_observed, unchanged_or, Profile, ProfileRequest};
+use cpuprof_tui::rows::RowTree;
 use cpuprof_tui::source::{sniff, Content};
 use cpuprof_tui::trace::{self, TraceProfile};
 use pyo3::prelude::*;
@@ -51,6 +52,8 @@ struct LoadedProfile {
     loaded: Loaded,
     /// `report --format json`, written when first asked for.
     json: OnceLock<String>,
+    /// The core's row model of the profile or trace, built when the frame is first asked for.
+    tree: OnceLock<RowTree>,
 }
 
 #[pymethods]
@@ -108,10 +111,17 @@ impl LoadedProfile {
 }
 
 impl LoadedProfile {
+    fn tree(&self) -> &RowTree {
+        self.tree.get_or_init(|| match &self.loaded {
+            Loaded::Dump(p, ..) => RowTree::from_profile(p),
+            Loaded::Trace(t) => RowTree::from_trace(t),
+        })
+    }
+
     fn rows(&self) -> Vec<rows::Row<'_>> {
         match &self.loaded {
-            Loaded::Dump(p, ..) => rows::dump_rows(p),
-            Loaded::Trace(t) => rows::trace_rows(t),
+            Loaded::Dump(p, ..) => rows::dump_rows(p, self.tree()),
+            Loaded::Trace(_) => rows::trace_rows(self.tree()),
         }
     }
 
@@ -200,12 +210,14 @@ fn load_inner(
     Ok(LoadedProfile {
         loaded: Loaded::Dump(Box::new(profile), blocks, frame),
         json: OnceLock::new(),
+        tree: OnceLock::new(),
     })
 }
 
 fn trace_loaded(t: TraceProfile) -> LoadedProfile {
     LoadedProfile {
         json: OnceLock::new(),
+        tree: OnceLock::new(),
         loaded: Loaded::Trace(Box::new(t)),
     }
 }

@@ -1,34 +1,32 @@
 //! The rows of a profile as the Inspector's `to_dataframe()` lists its events (plus our
-//! columns), from the typed profile: the `Default` block's load-time events, then one
-//! `Execute` block per method, each block's events in the order the Inspector lists them
-//! (instruction order; within an instruction the delegate's events or the kernels before
-//! the call; `Method::execute` last). `columns.rs` makes Python lists of them, `arrow.rs`
-//! an Arrow record batch.
+//! columns), read from the core's row model (`RowTree`, built once per profile or trace):
+//! the `Default` block's load-time events (the profile's method loads, which are not rows
+//! of the model), then one `Execute` block per method row, each block's events in the
+//! order the Inspector lists them (instruction order; within an instruction the
+//! delegate's events or the kernels before the call; `Method::execute` last). Self-time
+//! rows (`(overhead)`, `(remainder)`) are not events: left out. `columns.rs` makes Python
+//! lists of them, `arrow.rs` an Arrow record batch.
 
 use std::borrow::Cow;
 
-use cpuprof_tui::profile::{
-    Delegate, DelegateKind, LoadTimes, OperatorKind, OperatorStats, OtherOperator, Profile,
-    RowSource,
-};
+use cpuprof_tui::profile::{DelegateKind, LoadTimes, OperatorKind, Profile, RowSource};
+use cpuprof_tui::rows::{Facts, Row as TreeRow, RowKind, RowTree};
 use cpuprof_tui::stats::Stats;
-use cpuprof_tui::trace::TraceProfile;
 
 use crate::inspector::{Block, DebugValue, Ident};
 
-/// One row: an event of a block with its statistics and what we know of it.
+/// One row: an event of a block with its statistics and what the row model knows of it.
 pub struct Row<'a> {
     pub block: &'static str,
     pub name: &'a str,
     pub stats: Cow<'a, Stats>,
     pub instruction_id: Option<i64>,
-    pub delegated: bool,
     pub backend: Option<&'static str>,
     pub delegate: Option<String>,
     pub step: Option<&'a str>,
-    pub op: Option<&'a OperatorStats>,
+    /// The row model's row of a delegate's operator (its shapes, FLOPs and bytes).
+    pub op: Option<&'a TreeRow>,
     pub source: Option<&'a RowSource>,
-    pub debug_identifier: Option<&'a str>,
     /// Our method (group of runs of one signature); None for the `Default` block.
     pub method: Option<&'a str>,
     /// (block, method, instruction, push order): the Inspector's order.
@@ -42,13 +40,11 @@ impl<'a> Row<'a> {
             name,
             stats,
             instruction_id: None,
-            delegated: false,
             backend: None,
             delegate: None,
             step: None,
             op: None,
             source: None,
-            debug_identifier: None,
             method: None,
             order: (0, 0, 0, 0),
         }
@@ -88,10 +84,12 @@ impl<'a> Row<'a> {
         self.op.and_then(shapes_text)
     }
 
+    /// The module of the row's own source (`(root)` for the root module).
     pub fn module(&self) -> Option<&'a str> {
         self.source.and_then(|r| r.module_label())
     }
 
+    /// `path/to/file.py:83` of the row's own source.
     pub fn source_line(&self) -> Option<&'a str> {
         self.source.and_then(|r| r.file_line.as_deref())
     }
@@ -102,7 +100,7 @@ pub fn samples_ms<'s>(s: &'s Stats) -> impl ExactSizeIterator<Item = f64> + 's {
     s.samples.iter_ms()
 }
 
-fn shapes_text(o: &OperatorStats) -> Option<String> {
+fn shapes_text(o: &TreeRow) -> Option<String> {
     let list = |v: &Vec<Vec<i64>>| {
         v.iter()
             .map(|s| format!("{s:?}"))
@@ -119,19 +117,23 @@ fn shapes_text(o: &OperatorStats) -> Option<String> {
     }
 }
 
-/// The Inspector's backend name for a delegate: known (as to the Inspector) only from the
-/// model files, so only when the delegate's source was read from an ETRecord.
-fn backend(d: &Delegate) -> Option<&'static str> {
+/// The Inspector's backend name for a delegate row: known (as to the Inspector) only
+/// from the model files, so only when the delegate's source was read from an ETRecord.
+fn backend(d: &TreeRow) -> Option<&'static str> {
     d.source.as_ref()?;
-    Some(match d.kind {
+    let Facts::Delegate { backend, .. } = d.facts else {
+        return None;
+    };
+    Some(match backend {
         DelegateKind::Xnnpack => "XnnpackBackend",
         DelegateKind::CpuPlan => "CpuBackend",
-        DelegateKind::Other => d.kind.label(),
+        DelegateKind::Other => backend.label(),
     })
 }
 
 /// Rows in the making: each pushed row gets its place in the Inspector's order.
 struct Rows<'a> {
+    tree: &'a RowTree,
     rows: Vec<Row<'a>>,
     method_index: usize,
     method: Option<&'a str>,
@@ -150,14 +152,22 @@ impl<'a> Rows<'a> {
         };
         self.rows.push(row);
     }
+
+    fn children(&self, r: &'a TreeRow) -> impl Iterator<Item = &'a TreeRow> + 'a {
+        let tree = self.tree;
+        r.children.iter().map(move |&c| &tree.rows[c])
+    }
 }
 
 /// One load-time figure of a method load.
 type LoadTime = fn(&LoadTimes) -> Option<f64>;
 
-/// Every method's rows, in the Inspector's order (see the module's doc).
-pub fn dump_rows(p: &Profile) -> Vec<Row<'_>> {
+/// Every method's rows, in the Inspector's order (see the module's doc), from the
+/// profile's row model `tree` (`RowTree::from_profile(p)`); the profile gives the
+/// `Default` block's load times and the methods' names.
+pub fn dump_rows<'a>(p: &'a Profile, tree: &'a RowTree) -> Vec<Row<'a>> {
     let mut t = Rows {
+        tree,
         rows: Vec::new(),
         method_index: 0,
         method: None,
@@ -181,101 +191,120 @@ pub fn dump_rows(p: &Profile) -> Vec<Row<'_>> {
             t.push(row);
         }
     }
-    if p.methods.is_empty() {
-        method_rows(&mut t, p.method.as_ref(), &p.delegates, &p.other_operators);
-    }
-    for (i, m) in p.methods.iter().enumerate() {
+    // A method row per method of the profile, in its order (one root for one method).
+    for (i, &root) in tree.roots.iter().enumerate() {
         t.method_index = i;
-        t.method = Some(&m.name);
-        method_rows(&mut t, m.method.as_ref(), &m.delegates, &m.other_operators);
+        t.method = p.methods.get(i).map(|m| m.name.as_str());
+        method_rows(&mut t, &tree.rows[root]);
     }
     let mut rows = t.rows;
     rows.sort_by_key(|r| r.order);
     rows
 }
 
-/// One method's `Execute` rows.
-fn method_rows<'a>(
-    t: &mut Rows<'a>,
-    method: Option<&'a Stats>,
-    delegates: &'a [Delegate],
-    other_operators: &'a [OtherOperator],
-) {
-    const BLOCK: &str = "Execute";
-    if let Some(m) = method {
-        t.push(Row::new(BLOCK, "Method::execute", Cow::Borrowed(m)));
+const BLOCK: &str = "Execute";
+
+/// One method row's `Execute` rows.
+fn method_rows<'a>(t: &mut Rows<'a>, m: &'a TreeRow) {
+    if matches!(m.facts, Facts::Method { timed: true, .. }) {
+        t.push(Row::new(BLOCK, "Method::execute", Cow::Borrowed(&m.stats)));
     }
-    for d in delegates {
-        let under = |name: &'a str, stats: &'a Stats| {
-            let mut row = Row::new(BLOCK, name, Cow::Borrowed(stats));
-            row.instruction_id = Some(d.instruction_id as i64);
-            row.delegated = true;
-            row.backend = backend(d);
-            row.delegate = Some(cpuprof_tui::units::delegate_short(d.instruction_id));
-            row.debug_identifier = Some(name);
-            row
-        };
-        // An ExecuTorch kernel run by the delegate (a `native_call_*` event) is logged as
-        // any kernel is, without a delegate id: not a delegated op to the Inspector.
-        let operator = |o: &'a OperatorStats, step: Option<&'a str>| {
-            let mut row = under(&o.name, &o.stats);
-            if o.kind == OperatorKind::Kernel {
-                row.delegated = false;
-                row.debug_identifier = None;
-                row.backend = None;
-            }
-            row.step = step;
-            row.op = Some(o);
-            row.source = o.source.as_ref();
-            row
-        };
-        for o in &d.operators {
-            t.push(operator(o, None));
+    for r in t.children(m).collect::<Vec<_>>() {
+        match r.kind {
+            RowKind::Delegate => delegate_rows(t, r),
+            RowKind::Instruction => instruction_rows(t, r),
+            _ => {}
         }
-        for s in &d.steps {
-            // A step ends after its operators: the Inspector lists them first.
-            for o in &s.operators {
-                t.push(operator(o, Some(&s.name)));
-            }
-            let mut row = under(&s.name, &s.stats);
-            row.step = Some(&s.name);
-            t.push(row);
-        }
-        for e in &d.unattributed {
-            let mut row = under(&e.name, &e.stats);
-            row.source = e.source.as_ref();
-            t.push(row);
-        }
-        let mut call = under("DELEGATE_CALL", &d.call);
-        call.delegated = false;
-        call.debug_identifier = None;
-        call.source = d.source.as_ref();
-        t.push(call);
-    }
-    for o in other_operators {
-        let id = Some(o.instruction_id as i64);
-        for k in &o.kernels {
-            let mut row = Row::new(BLOCK, &k.name, Cow::Borrowed(&k.stats));
-            row.instruction_id = id;
-            row.source = k.source.as_ref();
-            t.push(row);
-        }
-        // A jump or a move is an instruction of its own name (no kernel in it).
-        let name = match o.name.as_str() {
-            n @ ("JF_CALL" | "MOVE_CALL" | "FREE_CALL") if o.kernels.is_empty() => n,
-            _ => "OPERATOR_CALL",
-        };
-        let mut call = Row::new(BLOCK, name, Cow::Borrowed(&o.stats));
-        call.instruction_id = id;
-        call.source = o.source.as_ref();
-        t.push(call);
     }
 }
 
-/// A trace's operators (the tally's rows): block `trace`, inclusive times per call.
-pub fn trace_rows(p: &TraceProfile) -> Vec<Row<'_>> {
-    p.ops
+/// A row the row model made of a delegate's operator event (XNNPACK, other delegate, or
+/// an ExecuTorch kernel it ran).
+fn is_operator(r: &TreeRow) -> bool {
+    matches!(r.facts, Facts::Operator { .. })
+}
+
+/// A delegate's rows: its operators, each plan step after its operators, its
+/// unattributed events, then its `DELEGATE_CALL`.
+fn delegate_rows<'a>(t: &mut Rows<'a>, d: &'a TreeRow) {
+    let id = d.instruction_id.map(i64::from);
+    let backend = backend(d);
+    let short = d.instruction_id.map(cpuprof_tui::units::delegate_short);
+    let under = |name: &'a str, stats: &'a Stats| {
+        let mut row = Row::new(BLOCK, name, Cow::Borrowed(stats));
+        row.instruction_id = id;
+        row.backend = backend;
+        row.delegate = short.clone();
+        row
+    };
+    // An ExecuTorch kernel run by the delegate (a `native_call_*` event) is logged as any
+    // kernel is, without a delegate id: no backend to the Inspector.
+    let operator = |o: &'a TreeRow, step: Option<&'a str>| {
+        let mut row = under(&o.name, &o.stats);
+        if let Facts::Operator {
+            kind: OperatorKind::Kernel,
+            ..
+        } = o.facts
+        {
+            row.backend = None;
+        }
+        row.step = step;
+        row.op = Some(o);
+        row.source = o.source.as_ref();
+        row
+    };
+    let children: Vec<&'a TreeRow> = t.children(d).collect();
+    for o in children.iter().filter(|c| is_operator(c)) {
+        t.push(operator(o, None));
+    }
+    for s in children.iter().filter(|c| c.kind == RowKind::Step) {
+        // A step ends after its operators: the Inspector lists them first.
+        for o in t.children(s).filter(|o| is_operator(o)).collect::<Vec<_>>() {
+            t.push(operator(o, Some(&s.name)));
+        }
+        let mut row = under(&s.name, &s.stats);
+        row.step = Some(&s.name);
+        t.push(row);
+    }
+    for e in children.iter().filter(|c| c.facts == Facts::Unattributed) {
+        let mut row = under(&e.name, &e.stats);
+        row.source = e.source.as_ref();
+        t.push(row);
+    }
+    let mut call = under("DELEGATE_CALL", &d.stats);
+    call.source = d.source.as_ref();
+    t.push(call);
+}
+
+/// A non-delegated instruction's rows: its kernels, then the instruction.
+fn instruction_rows<'a>(t: &mut Rows<'a>, o: &'a TreeRow) {
+    let id = o.instruction_id.map(i64::from);
+    let kernels: Vec<&'a TreeRow> = t.children(o).collect();
+    for k in &kernels {
+        let mut row = Row::new(BLOCK, &k.name, Cow::Borrowed(&k.stats));
+        row.instruction_id = id;
+        // Its own source only (the row model gives a kernel without one its
+        // instruction's module; the Inspector's columns of model files do not).
+        row.source = k.source.as_ref();
+        t.push(row);
+    }
+    // A jump or a move is an instruction of its own name (no kernel in it).
+    let name = match o.name.as_str() {
+        n @ ("JF_CALL" | "MOVE_CALL" | "FREE_CALL") if kernels.is_empty() => n,
+        _ => "OPERATOR_CALL",
+    };
+    let mut call = Row::new(BLOCK, name, Cow::Borrowed(&o.stats));
+    call.instruction_id = id;
+    call.source = o.source.as_ref();
+    t.push(call);
+}
+
+/// A trace's operators (the row model's `op` rows, the tally's): block `trace`, inclusive
+/// times per call.
+pub fn trace_rows(tree: &RowTree) -> Vec<Row<'_>> {
+    tree.rows
         .iter()
+        .filter(|r| r.kind == RowKind::Op)
         .map(|op| Row::new("trace", &op.name, Cow::Borrowed(&op.stats)))
         .collect()
 }

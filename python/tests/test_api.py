@@ -154,6 +154,11 @@ def _plain(v):
     return v.item() if hasattr(v, "item") else v
 
 
+def _frame_debug(outputs):
+    """A frame's debug_data cell as the Arrow struct's (kind, shape, dtype): its tensors'."""
+    return [["tensor", list(v.shape), str(v.dtype).replace("torch.", "")] for v in outputs]
+
+
 def _arrow_cell(column, v):
     """A cell of the Arrow table as the frame holds it: maps as dicts (pyarrow lists their
     entries as pairs); op_types as the Inspector shows five or more (its text)."""
@@ -161,6 +166,8 @@ def _arrow_cell(column, v):
         return dict(v)
     if column == "module_hierarchy":
         return {n: dict(frames) for n, frames in v}
+    if column == "debug_data":
+        return [[o["kind"], o["shape"], o["dtype"]] for o in v]
     if column == "op_types" and len(v) >= 5:
         return "['{}', '{}' ... '{}'] ({} total)".format(v[0], v[1], v[-1], len(v))
     return v
@@ -170,7 +177,8 @@ def _arrow_cell(column, v):
     "rel,etrecord",
     [("real/mlp_xnnpack.etdp", None), ("cpu/cnn2_basic.etdp", None),
      ("wild/cond_branches.etdp", "wild/cond_branches.etrecord"),
-     ("etrecord/attention_mask.etdp", "etrecord/attention_mask.etrecord"), ("torch/recursive_steps.json", None)],
+     ("etrecord/attention_mask.etdp", "etrecord/attention_mask.etrecord"), ("torch/recursive_steps.json", None),
+     ("py/debugbuf_portable.etdp", "py/debugbuf_portable.etrecord")],
 )
 def test_arrow_table_equals_the_dataframe(rel, etrecord):
     pa = pytest.importorskip("pyarrow")
@@ -183,7 +191,8 @@ def test_arrow_table_equals_the_dataframe(rel, etrecord):
     assert t.schema.field("is_delegated_op").type == pa.bool_()
     for c in df.columns:
         arrow = [_plain(_arrow_cell(c, v)) for v in t.column(c).to_pylist()]
-        assert arrow == [_plain(v) for v in df[c]], (rel, c)
+        frame = [_frame_debug(v) if c == "debug_data" else _plain(v) for v in df[c]]
+        assert arrow == frame, (rel, c)
     # Any reader of the Arrow PyCapsule interface takes the stream.
     reader = pa.RecordBatchReader.from_stream(p.arrow_stream())
     assert reader.read_all().equals(t)

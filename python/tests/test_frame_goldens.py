@@ -124,3 +124,37 @@ def test_debug_data_without_torch_is_numpy_zeros_of_the_same_shapes():
             for r in g["rows"]]
     assert got == want
     assert any(got)
+
+
+def _arrow_output(v):
+    """A logged output of the Inspector's golden as to_arrow()'s debug_data struct holds it."""
+    out = {"kind": None, "shape": None, "dtype": None, "tensors": None, "int": None, "float": None, "bool": None}
+    if isinstance(v, dict):
+        out.update(kind="tensor", shape=v["tensor"], dtype=v["dtype"].replace("torch.", ""))
+    elif isinstance(v, list):
+        out.update(kind="tensor_list",
+                   tensors=[{"shape": t["tensor"], "dtype": t["dtype"].replace("torch.", "")} for t in v])
+    elif isinstance(v, bool):
+        out.update(kind="bool", bool=v)
+    elif isinstance(v, int):
+        out.update(kind="int", int=v)
+    elif isinstance(v, float):
+        out.update(kind="float", float=v)
+    else:
+        out.update(kind="none")
+    return out
+
+
+@pytest.mark.parametrize("name", _goldens())
+def test_arrow_debug_data_is_the_inspectors_outputs(name):
+    # to_arrow()'s debug_data: per row, each output the Inspector's frame holds (its
+    # tensors' shapes and dtypes; scalars as they are), in its order; [] where none.
+    pytest.importorskip("pyarrow")
+    g = _golden(name)
+    etrecord = g["etrecord"] and os.path.join(PY, g["etrecord"])
+    t = cpuprof.load(os.path.join(PY, g["etdump"]), warmup=0, etrecord=etrecord).to_arrow()
+    got = t.column("debug_data").to_pylist()
+    want = [[_arrow_output(v) for v in r["debug_data"]["value"]] for r in g["rows"]]
+    assert got == want, name
+    if name == "debugbuf_portable.frame.json":
+        assert sum(map(len, got)) >= 10
