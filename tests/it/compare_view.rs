@@ -155,7 +155,7 @@ fn changed_only_filter_swap_and_tree() {
 
 #[test]
 fn snapshots() {
-    for size in [(80, 24), (160, 48)] {
+    for size in crate::support::explorer::SIZES {
         let tag = format!("{}x{}", size.0, size.1);
         let mut v = view();
         insta::assert_snapshot!(format!("compare_table_{tag}"), screen(&mut v, size));

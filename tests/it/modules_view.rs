@@ -383,7 +383,7 @@ fn snapshots() {
     let mut s = opened(XNN, 0, (80, 24));
     keys(&mut s, "m/flip");
     insta::assert_snapshot!("modules_xnnpack_filter_80x24", screen(&s));
-    for size in [(120, 40)] {
+    for size in SIZES {
         let mut s = opened("etrecord/three_method.etdp", 0, size);
         keys(&mut s, "m");
         insta::assert_snapshot!(format!("modules_three_{}x{}", size.0, size.1), screen(&s));

@@ -13,9 +13,7 @@ use cpuprof_tui::worker::load_explorer_data;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::support::explorer;
-use explorer::{press as key, screen};
-
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+use explorer::{press as key, screen, SIZES};
 
 /// The explorer on `request`, then `t` with its timeline loaded as the shell would.
 fn with_timeline(request: ProfileRequest, size: (u16, u16)) -> AppState {

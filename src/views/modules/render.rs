@@ -155,27 +155,6 @@ pub fn render(
                 frame.set_cursor_position(Position::new(x, last.y));
             }
         }
-    } else {
-        let keys = [
-            ("Enter", "open / reveal row"),
-            ("s", "sort"),
-            ("/", "filter"),
-            ("c", "copy"),
-            ("e/E", "open / close all"),
-            ("Esc", "back"),
-        ];
-        let mut spans = Vec::new();
-        let mut used = 0;
-        for (k, what) in keys {
-            let n = k.chars().count() + what.chars().count() + 2;
-            if used + n > w {
-                break;
-            }
-            used += n;
-            spans.push(Span::styled(k, theme.key()));
-            spans.push(Span::styled(format!(" {what} "), theme.dim()));
-        }
-        frame.render_widget(Paragraph::new(Line::from(spans)), last);
     }
 }
 

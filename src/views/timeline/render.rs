@@ -65,29 +65,6 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
     }
     let buf = frame.buffer_mut();
     let right = inner.x + inner.width;
-    if area.height > 2 {
-        let keys = match view.source.as_deref() {
-            Some(AnyTimeline::Trace(_)) => TRACE_KEYS,
-            _ => KEYS,
-        };
-        // Whole hints only: the last ones give way on a narrow screen.
-        let mut hint = String::from(" ");
-        for part in keys.trim().split("  ") {
-            if hint.chars().count() + part.chars().count() + 1 > inner.width as usize {
-                break;
-            }
-            hint.push_str(part);
-            hint.push_str("  ");
-        }
-        put(
-            buf,
-            inner.x,
-            area.y + area.height - 1,
-            hint.trim_end(),
-            theme.dim(),
-            right,
-        );
-    }
     if let Some(e) = &view.error {
         put(buf, inner.x, inner.y, &clean(e), theme.error_text(), right);
         return;
@@ -272,13 +249,6 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
         );
     }
 }
-
-/// Key hints, drawn on the bottom border.
-const KEYS: &str =
-    " ←/→ bar  ↑/↓ lane  z/Z zoom  </> pan  0 fit  p/n run  W slowest  ~ median  / search  Esc back ";
-
-const TRACE_KEYS: &str =
-    " ←/→ call  ↑/↓ lane (thread, depth)  z/Z zoom  </> pan  0 fit  / search  Esc back ";
 
 fn title(view: &TimelineView) -> String {
     match view.source.as_deref() {
