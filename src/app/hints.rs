@@ -158,6 +158,17 @@ pub fn fitting(hints: &[Hint], width: usize) -> Vec<&Hint> {
     out
 }
 
+/// What a filter's prompt says of its keys while it is typed (`Enter keep · Esc clear`),
+/// from the filter's key table (quitting, which works everywhere, left to the footer).
+pub fn filter_prompt() -> String {
+    hints(ViewKind::Filter)
+        .iter()
+        .filter(|h| !matches!(h.meaning, Meaning::Help | Meaning::Quit))
+        .map(|h| format!("{} {}", h.keys, h.what))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

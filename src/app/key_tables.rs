@@ -20,13 +20,15 @@ static FILTER: &[Binding] = &[
         &[code(KeyCode::Enter)],
         K::FilterAccept,
         "keep the filter, back to the list",
-    ),
+    )
+    .hint("keep"),
     b(
         M::Back,
         &[code(KeyCode::Esc)],
         K::FilterCancel,
         "clear the filter",
-    ),
+    )
+    .hint("clear"),
     b(
         M::Delete,
         &[code(KeyCode::Backspace)],

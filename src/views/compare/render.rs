@@ -134,7 +134,11 @@ pub fn draw(frame: &mut Frame, view: &CompareView, notice: Option<&str>, theme: 
                 Span::styled(prefix, theme.key()),
                 Span::raw(clean(view.filter.value())),
                 Span::styled(
-                    format!("  {} rows  Enter keep · Esc clear", view.visible.len()),
+                    format!(
+                        "  {} rows  {}",
+                        view.visible.len(),
+                        crate::app::hints::filter_prompt()
+                    ),
                     theme.dim(),
                 ),
             ]);

@@ -39,7 +39,7 @@ pub fn render(
                 crate::escape::escape(search.input.value()).into_owned(),
             ));
             spans.push(Span::styled(
-                format!("  {status}  Enter keep · Esc clear"),
+                format!("  {status}  {}", crate::app::hints::filter_prompt()),
                 theme.dim(),
             ));
             let x = area.x + prefix.len() as u16 + search.input.visual_cursor() as u16;
@@ -60,8 +60,9 @@ pub fn render(
         spans.push(Span::raw(value.to_string()));
         spans.push(Span::styled(
             format!(
-                "  {matches} match{}  Enter keep · Esc clear",
-                if matches == 1 { "" } else { "es" }
+                "  {matches} match{}  {}",
+                if matches == 1 { "" } else { "es" },
+                crate::app::hints::filter_prompt()
             ),
             theme.dim(),
         ));

@@ -100,8 +100,9 @@ pub fn render(
     put(buf, area, area.y, &title, theme.title());
     let line = if view.search_editing {
         format!(
-            "search: {}▏ (Enter keeps, Esc clears)",
-            escape(view.search.value())
+            "search: {}▏ ({})",
+            escape(view.search.value()),
+            crate::app::hints::filter_prompt()
         )
     } else {
         let mut parts = Vec::new();

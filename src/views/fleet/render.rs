@@ -316,7 +316,10 @@ fn draw_footer(
         let input = view.filter(view.focus);
         spans.push(Span::styled(prefix, theme.key()));
         spans.push(Span::raw(escape(input.value()).into_owned()));
-        spans.push(Span::styled("  Enter keep · Esc clear", theme.dim()));
+        spans.push(Span::styled(
+            format!("  {}", crate::app::hints::filter_prompt()),
+            theme.dim(),
+        ));
         let x = area.x + prefix.len() as u16 + input.visual_cursor() as u16;
         if x < area.x + area.width {
             frame.set_cursor_position(Position::new(x, area.y));

@@ -133,9 +133,9 @@ pub fn render(
             .filter(|l| matches!(l, ModuleLine::Module { .. }))
             .count();
         let hint = if view.filter_editing {
-            "Enter keep · Esc clear"
+            crate::app::hints::filter_prompt()
         } else {
-            "Esc clears"
+            "Esc clears".to_string()
         };
         let spans = vec![
             Span::styled(prefix, theme.key()),
