@@ -19,6 +19,8 @@ struct MethodPart<'a> {
     bundled_input_index: Option<i32>,
     kept: usize,
     warmup: usize,
+    /// Its self-time rows (`(overhead)`, `(remainder)`) are made.
+    self_time: bool,
 }
 
 impl RowTree {
@@ -31,6 +33,17 @@ impl RowTree {
     /// is its signature (its children's identities), which compare pairs methods by when
     /// their names differ.
     pub fn from_profile(profile: &Profile) -> RowTree {
+        Self::from_profile_with(profile, true)
+    }
+
+    /// [`RowTree::from_profile`] without its self-time rows, which are never computed:
+    /// equal to `from_profile(profile).measured()`, for a reader of the measured rows
+    /// only (a delegate's `(overhead)` matches every run of its call and children).
+    pub fn from_profile_measured(profile: &Profile) -> RowTree {
+        Self::from_profile_with(profile, false)
+    }
+
+    fn from_profile_with(profile: &Profile, self_time: bool) -> RowTree {
         let mut t = RowTree::new(
             TreeSource::Dump,
             profile.source.etdump.clone(),
@@ -51,6 +64,7 @@ impl RowTree {
                     bundled_input_index: m.bundled_input_index,
                     kept: m.runs.kept,
                     warmup: m.runs.warmup_dropped,
+                    self_time,
                 });
             }
         } else {
@@ -63,6 +77,7 @@ impl RowTree {
                 bundled_input_index: profile.methods.first().and_then(|m| m.bundled_input_index),
                 kept: profile.runs.kept,
                 warmup: profile.runs.warmup_dropped,
+                self_time,
             });
         }
         t
@@ -84,7 +99,8 @@ impl RowTree {
         };
         let method = t.push(None, mrow);
         for d in part.delegates {
-            t.push_delegate(method, d, method_median, part.warmup, part.kept);
+            let runs = part.self_time.then_some((part.warmup, part.kept));
+            t.push_delegate(method, d, method_median, runs);
         }
         for o in part.other_operators {
             let mut orow = with_source(
@@ -123,7 +139,7 @@ impl RowTree {
                 t.push(Some(oi), krow);
             }
         }
-        if let Some(rem) = part.remainder {
+        if let Some(rem) = part.remainder.filter(|_| part.self_time) {
             let mut r = row(RowKind::Overhead, "(remainder)", None, rem.clone());
             r.facts = Facts::Remainder;
             r.share = share_of(rem.median, method_median);
@@ -152,8 +168,8 @@ impl RowTree {
         method: usize,
         d: &Delegate,
         method_median: Option<f64>,
-        warmup: usize,
-        kept: usize,
+        // (warm-up, kept) runs, for its `(overhead)` row; None: no self-time row.
+        runs: Option<(usize, usize)>,
     ) {
         let t = self;
         let id = Some(d.instruction_id);
@@ -205,7 +221,8 @@ impl RowTree {
         } else {
             d.steps.iter().map(|s| &s.stats).collect()
         };
-        if let Some(over) = overhead(&d.call, &parts, warmup, kept) {
+        let over = runs.and_then(|(warmup, kept)| overhead(&d.call, &parts, warmup, kept));
+        if let Some(over) = over {
             let mut r = row(RowKind::Overhead, "(overhead)", id, over.stats);
             r.share = share_of(r.stats.median, Some(over.call_per_run_median));
             r.facts = Facts::DelegateOverhead {
@@ -261,5 +278,45 @@ pub fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {
     match whole {
         Some(w) if w > 0.0 && part.is_finite() => Some(part / w),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Built without its self-time rows, a tree equals the whole tree without them, on
+    /// every dump of fixtures/real and fixtures/cpu (one method and several, warm-ups).
+    #[test]
+    fn measured_build_equals_the_tree_measured() {
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let mut checked = 0;
+        let mut with_self_time = 0;
+        for dir in ["fixtures/real", "fixtures/cpu", "fixtures/py"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_none_or(|e| e != "etdp") {
+                    continue;
+                }
+                let request = crate::profile::ProfileRequest::new(path.clone(), None, 0);
+                let cancel = std::sync::atomic::AtomicBool::new(false);
+                let Ok(p) = crate::profile::load_profile(&request, &mut |_| {}, &cancel) else {
+                    continue;
+                };
+                let whole = RowTree::from_profile(&p);
+                with_self_time +=
+                    usize::from(whole.rows.iter().any(|r| r.kind == RowKind::Overhead));
+                assert!(
+                    RowTree::from_profile_measured(&p) == whole.measured(),
+                    "{}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 15 && with_self_time >= 5,
+            "{checked} {with_self_time}"
+        );
     }
 }
