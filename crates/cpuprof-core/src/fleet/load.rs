@@ -217,11 +217,7 @@ fn load_tree(f: &Found, opts: &LoadOptions, file_threads: usize) -> Result<Loade
     } else {
         vec![profile.runs.warmup_dropped]
     };
-    Ok((
-        RowTree::from_profile_without_overhead(&profile).measured(),
-        method,
-        firsts,
-    ))
+    Ok((RowTree::from_profile_measured(&profile), method, firsts))
 }
 
 /// What is wrong, without the path (the profile's entry names it).

@@ -19,8 +19,20 @@ struct MethodPart<'a> {
     bundled_input_index: Option<i32>,
     kept: usize,
     warmup: usize,
-    /// Whether to add each delegate's `(overhead)` row.
-    overhead: bool,
+    /// Which self-time rows to add.
+    self_time: SelfTime,
+}
+
+/// The self-time rows a tree is built with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SelfTime {
+    /// Each delegate's `(overhead)` and the method's `(remainder)`.
+    All,
+    /// The `(remainder)` only (the profile measured it; an `(overhead)` costs a pass
+    /// over the runs and a sample per run).
+    Remainder,
+    /// None: the measured rows.
+    None,
 }
 
 impl RowTree {
@@ -34,17 +46,24 @@ impl RowTree {
     /// `group` is its signature (its children's identities), which compare pairs methods by when
     /// their names differ.
     pub fn from_profile(profile: &Profile) -> RowTree {
-        RowTree::from_profile_with(profile, true)
+        RowTree::from_profile_with(profile, SelfTime::All)
     }
 
-    /// [`RowTree::from_profile`] without the delegates' `(overhead)` rows, each of which
-    /// costs a pass over the runs and a sample per run (what `profile.json`, which has no
-    /// such row, and fleet, which drops them, need).
+    /// [`RowTree::from_profile`] without its self-time rows, which are never computed:
+    /// equal to `from_profile(profile).measured()`, for a reader of the measured rows
+    /// only (fleet, the Python frame): a delegate's `(overhead)` matches every run of its
+    /// call and children.
+    pub fn from_profile_measured(profile: &Profile) -> RowTree {
+        RowTree::from_profile_with(profile, SelfTime::None)
+    }
+
+    /// [`RowTree::from_profile`] without the delegates' `(overhead)` rows (`profile.json`,
+    /// which has the `(remainder)` but no such row).
     pub fn from_profile_without_overhead(profile: &Profile) -> RowTree {
-        RowTree::from_profile_with(profile, false)
+        RowTree::from_profile_with(profile, SelfTime::Remainder)
     }
 
-    fn from_profile_with(profile: &Profile, overhead: bool) -> RowTree {
+    fn from_profile_with(profile: &Profile, self_time: SelfTime) -> RowTree {
         let mut t = RowTree::new(
             TreeSource::Dump,
             profile.source.etdump.clone(),
@@ -68,7 +87,7 @@ impl RowTree {
                 bundled_input_index: m.bundled_input_index,
                 kept: m.runs.kept,
                 warmup: m.runs.warmup_dropped,
-                overhead,
+                self_time,
             });
         }
         if profile.methods.is_empty() {
@@ -83,7 +102,7 @@ impl RowTree {
                 bundled_input_index: None,
                 kept: profile.runs.kept,
                 warmup: profile.runs.warmup_dropped,
-                overhead,
+                self_time,
             });
         }
         t
@@ -144,7 +163,7 @@ impl RowTree {
                 t.push(Some(oi), krow);
             }
         }
-        if let Some(rem) = part.remainder {
+        if let Some(rem) = part.remainder.filter(|_| part.self_time != SelfTime::None) {
             let mut r = row(RowKind::Overhead, "(remainder)", None, rem.clone());
             r.facts = Facts::Remainder;
             r.share = share_of(rem.median, method_median);
@@ -215,15 +234,15 @@ impl RowTree {
         for op in &d.operators {
             t.push(Some(di), op_row(op, d.instruction_id));
         }
-        let parts: Vec<&Stats> = if !part.overhead {
+        let with_overhead = part.self_time == SelfTime::All;
+        let parts: Vec<&Stats> = if !with_overhead {
             Vec::new()
         } else if d.steps.is_empty() {
             d.operators.iter().map(|o| &o.stats).collect()
         } else {
             d.steps.iter().map(|s| &s.stats).collect()
         };
-        let over = part
-            .overhead
+        let over = with_overhead
             .then(|| overhead(&d.call, &parts, part.warmup, part.kept))
             .flatten();
         if let Some(over) = over {
@@ -282,5 +301,45 @@ pub fn share_of(part: f64, whole: Option<f64>) -> Option<f64> {
     match whole {
         Some(w) if w > 0.0 && part.is_finite() => Some(part / w),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Built without its self-time rows, a tree equals the whole tree without them, on
+    /// every dump of fixtures/real and fixtures/cpu (one method and several, warm-ups).
+    #[test]
+    fn measured_build_equals_the_tree_measured() {
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let mut checked = 0;
+        let mut with_self_time = 0;
+        for dir in ["fixtures/real", "fixtures/cpu", "fixtures/py"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_none_or(|e| e != "etdp") {
+                    continue;
+                }
+                let request = crate::profile::ProfileRequest::new(path.clone(), None, 0);
+                let cancel = std::sync::atomic::AtomicBool::new(false);
+                let Ok(p) = crate::profile::load_profile(&request, &mut |_| {}, &cancel) else {
+                    continue;
+                };
+                let whole = RowTree::from_profile(&p);
+                with_self_time +=
+                    usize::from(whole.rows.iter().any(|r| r.kind == RowKind::Overhead));
+                assert!(
+                    RowTree::from_profile_measured(&p) == whole.measured(),
+                    "{}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 15 && with_self_time >= 5,
+            "{checked} {with_self_time}"
+        );
     }
 }
