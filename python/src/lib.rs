@@ -52,7 +52,8 @@ struct LoadedProfile {
     loaded: Loaded,
     /// `report --format json`, written when first asked for.
     json: OnceLock<String>,
-    /// The core's row model of the profile or trace, built when the frame is first asked for.
+    /// The core's row model of the profile (its measured rows: the frame lists no
+    /// self-time row) or trace, built when the frame is first asked for.
     tree: OnceLock<RowTree>,
 }
 
@@ -113,7 +114,7 @@ impl LoadedProfile {
 impl LoadedProfile {
     fn tree(&self) -> &RowTree {
         self.tree.get_or_init(|| match &self.loaded {
-            Loaded::Dump(p, ..) => RowTree::from_profile(p),
+            Loaded::Dump(p, ..) => RowTree::from_profile_measured(p),
             Loaded::Trace(t) => RowTree::from_trace(t),
         })
     }
