@@ -1,6 +1,7 @@
 //! `cpuprof._cpuprof`: the Python face of the cpuprof-tui library. Profiles are loaded by
 //! the library's own loaders (the GIL released meanwhile), `json()` is the bytes of
-//! `report --format json`, and the DataFrame columns come from the typed profile.
+//! `report --format json`, and the DataFrame columns come from the dump's events and the
+//! core's row model.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
