@@ -1,6 +1,7 @@
 //! `cpuprof._cpuprof`: the Python face of the cpuprof-tui library. Profiles are loaded by
 //! the library's own loaders (the GIL released meanwhile), `json()` is the bytes of
-//! `report --format json`, and the DataFrame columns come from the typed profile.
+//! `report --format json`, and the DataFrame columns come from the dump's events and the
+//! core's row model.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,7 +53,8 @@ struct LoadedProfile {
     loaded: Loaded,
     /// `report --format json`, written when first asked for.
     json: OnceLock<String>,
-    /// The core's row model of the profile or trace, built when the frame is first asked for.
+    /// The core's row model of the profile (its measured rows: the frame lists no
+    /// self-time row) or trace, built when the frame is first asked for.
     tree: OnceLock<RowTree>,
 }
 
@@ -113,7 +115,7 @@ impl LoadedProfile {
 impl LoadedProfile {
     fn tree(&self) -> &RowTree {
         self.tree.get_or_init(|| match &self.loaded {
-            Loaded::Dump(p, ..) => RowTree::from_profile(p),
+            Loaded::Dump(p, ..) => RowTree::from_profile_measured(p),
             Loaded::Trace(t) => RowTree::from_trace(t),
         })
     }
