@@ -3,7 +3,7 @@
 //! rows, trace ops and call-tree nodes) with its kind, name path, instruction id, typed
 //! facts, shapes, source, cost and statistics over whole-ns samples. Built once per
 //! profile (`from_profile`, `dump.rs`) or trace (`from_trace`, `trace.rs`); the explorer's
-//! tree and table, compare, fleet and watch mode read it.
+//! tree and table, compare, fleet, watch mode and the reports read it.
 //!
 //! Rows are stored in pre-order (a parent before its children, siblings in profile
 //! order); `parent`/`children` are indices into [`RowTree::rows`].
@@ -111,11 +111,17 @@ pub enum Facts {
     DelegateOverhead { steps: bool },
     /// A method's `(remainder)`: its time outside delegates and operators.
     Remainder,
-    /// A trace op: its calls, failed calls (exits without an entry), total self time, and
-    /// every distinct input signature (first seen first; None where the source has none).
+    /// A trace op: its calls, failed calls (exits without an entry), total inclusive time
+    /// (every successful call's, nested calls of the same op included, as
+    /// `key_averages()` counts), the same without calls nested in a call of the same op
+    /// (`outer_ns`), total self time, and every distinct input signature (first seen
+    /// first; None where the source has none). Its fastest and slowest call are its
+    /// samples' (`Row::min_max_ns`).
     Op {
         calls: u64,
         errors: u64,
+        inclusive_ns: i64,
+        outer_ns: i64,
         self_ns: i64,
         shapes: Option<Vec<Vec<Vec<i64>>>>,
         dtypes: Option<Vec<Vec<String>>>,
@@ -333,6 +339,13 @@ pub(crate) fn row(kind: RowKind, name: &str, instruction_id: Option<i32>, stats:
 }
 
 impl Row {
+    /// The shortest and the longest sample (whole ns); None without samples (a trace op
+    /// whose every call failed).
+    pub fn min_max_ns(&self) -> Option<(i64, i64)> {
+        let ns = self.stats.samples.ns();
+        Some((*ns.iter().min()?, *ns.iter().max()?))
+    }
+
     /// FLOPs and bytes per call.
     pub fn cost(&self) -> crate::profile::efficiency::Cost {
         crate::profile::efficiency::Cost {
