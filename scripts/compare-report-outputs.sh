@@ -1,6 +1,6 @@
 #!/bin/sh
 # Byte-for-byte comparison of `report` outputs of two binaries on every ETDump fixture
-# (and any extra dumps given), in several formats and settings; then on every PyTorch
+# (and any extra dumps given), in several formats and settings (`--by-module` too); then on every PyTorch
 # trace fixture (Chrome JSON, THAPI text, CTF directories) in each format, with
 # `--self-time`, `--python-frames` and `--per host|process|thread`, and on traces read
 # together (`report A B C --per ...`):
@@ -27,7 +27,8 @@ same() {
 for dump in $(find fixtures -name '*.etdp' | sort) "$@"; do
   for args in "--format json" "--format table" "--format csv" "--format json --warmup auto" \
               "--format json --warmup 1 --no-log" "--format json --time-unit us" \
-              "--format table --time-unit cycles:2.4GHz"; do
+              "--format table --time-unit cycles:2.4GHz" "--format table --by-module" \
+              "--format csv --by-module"; do
     # shellcheck disable=SC2086
     "$old" report $args "$dump" >"$tmp/old" 2>"$tmp/old.err"; o=$?
     # shellcheck disable=SC2086

@@ -3,7 +3,8 @@
 //! rows, trace ops and call-tree nodes) with its kind, name path, instruction id, typed
 //! facts, shapes, source, cost and statistics over whole-ns samples. Built once per
 //! profile (`from_profile`, `dump.rs`) or trace (`from_trace`, `trace.rs`); the explorer's
-//! tree and table, compare, fleet, watch mode and the reports read it.
+//! tree and table, compare, fleet, watch mode and the reports read it. A profile read with
+//! an ETRecord has its module trees as rows too (`modules_of`, `modules.rs`).
 //!
 //! Rows are stored in pre-order (a parent before its children, siblings in profile
 //! order); `parent`/`children` are indices into [`RowTree::rows`].
@@ -140,6 +141,35 @@ pub enum Facts {
         inclusive_ns: i64,
         self_ns: i64,
     },
+    /// An nn.Module of a method with the Inspector's totals (`RowTree::modules_of`): its
+    /// class; the sums of the medians and of the means (ms) of the rows with a node in it
+    /// or below, each row once (`find_total_for_module`); the median sum's share of the
+    /// method's median; the part of it from rows that also have nodes outside the module
+    /// (ms); and the rows placed in it.
+    Module {
+        ty: String,
+        median_total: f64,
+        mean_total: f64,
+        share: f64,
+        not_attributable: f64,
+        rows: Vec<ModuleMember>,
+    },
+}
+
+/// A row a module holds (a delegate call or a non-delegated kernel): its row in the
+/// dump's tree (`RowTree::from_profile`) where found, and the figures the module sums.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModuleMember {
+    pub row: Option<usize>,
+    /// `Delegate` or `Kernel`.
+    pub kind: RowKind,
+    pub name: String,
+    pub instruction_id: i32,
+    /// Median and mean over the kept runs (ms).
+    pub median: f64,
+    pub mean: f64,
+    /// Its nodes lie in several child modules: the split between them is unknown.
+    pub spans_children: bool,
 }
 
 /// Which kind of profile a tree came from (a dump and a trace are never compared).
