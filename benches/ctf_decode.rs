@@ -146,7 +146,9 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let p = ctf::load_dir(&root, cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).expect("load");
             black_box(tally::render_tally(
-                &cpuprof_tui::trace::tally::TallyInput::from_profile(&p),
+                &cpuprof_tui::report::tally::tally_input(&cpuprof_tui::rows::RowTree::trace_ops(
+                    &p,
+                )),
                 tally::TallyOptions::default(),
             ))
         })

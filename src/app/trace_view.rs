@@ -151,6 +151,7 @@ impl ExplorerData {
                 self_ns,
                 shapes,
                 dtypes,
+                ..
             } = &op.facts
             else {
                 continue;

@@ -40,7 +40,7 @@ fn check(cfg: WriterConfig, events: usize, threads: usize) {
     // Order (total descending, then name), self time and counts as the model has them.
     assert_eq!(
         t.tally,
-        trace::tally::TallyInput::from_profile(&p),
+        cpuprof_tui::report::tally::tally_input(&cpuprof_tui::rows::RowTree::trace_ops(&p)),
         "{cfg:?}"
     );
     assert_eq!(t.warnings, p.warnings, "{cfg:?}");
@@ -284,5 +284,8 @@ fn damaged_packet_is_skipped_with_a_warning_naming_stream_and_offset() {
     assert!(p.op("aten::a").unwrap().calls >= 20);
     let t = ctf::tally_dir(tmp.path(), cpuprof_tui::input::DEFAULT_MAX_INPUT_SIZE).unwrap();
     assert_eq!(t.warnings, p.warnings);
-    assert_eq!(t.tally, trace::tally::TallyInput::from_profile(&p));
+    assert_eq!(
+        t.tally,
+        cpuprof_tui::report::tally::tally_input(&cpuprof_tui::rows::RowTree::trace_ops(&p))
+    );
 }

@@ -56,6 +56,7 @@ mod input_map_guard;
 mod key_notice;
 mod log_help_scroll;
 mod methods_header;
+mod module_rows;
 mod modules_view;
 mod naming;
 mod no_panic;

@@ -161,7 +161,8 @@ fn the_answer_line_of_a_compiled_trace_names_the_real_keys() {
     let p = load_trace(Path::new("fixtures/torch/wild/compiled.json.gz")).unwrap();
     let want = golden("fixtures/torch/wild/compiled.key_averages.json");
     let total: i64 = want.values().map(|k| k.self_ns).sum();
-    let a = cpuprof_tui::summary::trace_answer(&p, "", 3).unwrap();
+    let a = cpuprof_tui::summary::trace_answer(&cpuprof_tui::rows::RowTree::trace_ops(&p), "", 3)
+        .unwrap();
     assert_eq!(a.items.len(), 3);
     for item in &a.items {
         let key = want

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use cpuprof_tui::report::tally::{render_tally, TallyOptions};
-use cpuprof_tui::trace::tally::TallyInput;
 use cpuprof_tui::trace::{
     pair_events, parse_lttng_events, LttngEvent, OpEventKind, TraceFormat, TraceProfile,
 };
@@ -155,7 +154,10 @@ fn truth_profile() -> TraceProfile {
 #[test]
 fn tally_from_truth_matches_golden_byte_for_byte() {
     let p = truth_profile();
-    let got = render_tally(&TallyInput::from_profile(&p), TallyOptions::default());
+    let got = render_tally(
+        &cpuprof_tui::report::tally::tally_input(&cpuprof_tui::rows::RowTree::trace_ops(&p)),
+        TallyOptions::default(),
+    );
     assert_eq!(got, read("expected_tally_thapi_style.txt"));
 }
 
@@ -266,7 +268,10 @@ fn text_import_reports_what_babeltrace2_got_wrong() {
         self_time: true,
         max_name_size: 80,
     };
-    let tally = render_tally(&TallyInput::from_profile(&p), opts);
+    let tally = render_tally(
+        &cpuprof_tui::report::tally::tally_input(&cpuprof_tui::rows::RowTree::trace_ops(&p)),
+        opts,
+    );
     let header = tally.lines().nth(2).unwrap();
     assert!(
         header.contains(" | Time(%) |     Self | Calls | "),

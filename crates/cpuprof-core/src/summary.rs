@@ -14,7 +14,6 @@ use std::fmt;
 
 use crate::profile::efficiency::{self, Cost, Rates};
 use crate::rows::{operator_type, Facts, Row, RowKind, RowTree};
-use crate::trace::TraceProfile;
 
 /// One operator (or kernel, or trace op) counted in a summary.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -315,19 +314,22 @@ pub fn dump_answer(
     answer(&group_by_type(units, Some(total)), limit, &over)
 }
 
-/// The answer line of a trace: the ops with the most self time (names containing
-/// `filter`), as shares of the self time of all ops.
-pub fn trace_answer(trace: &TraceProfile, filter: &str, limit: usize) -> Option<Answer> {
+/// The answer line of a trace: the `op` rows of its row model with the most self time
+/// (names containing `filter`), as shares of the self time of all ops.
+pub fn trace_answer(tree: &RowTree, filter: &str, limit: usize) -> Option<Answer> {
     let ms = |ns: i64| ns.max(0) as f64 / 1e6;
-    let total: f64 = trace.ops.iter().map(|o| ms(o.self_total_ns)).sum();
+    let self_ms = |r: &Row| match r.facts {
+        Facts::Op { self_ns, .. } => ms(self_ns),
+        _ => 0.0,
+    };
+    let total: f64 = tree.ops().map(self_ms).sum();
     let needle = filter.to_lowercase();
-    let units = trace
-        .ops
-        .iter()
+    let units = tree
+        .ops()
         .filter(|o| needle.is_empty() || o.name.to_lowercase().contains(&needle))
         .map(|o| Unit {
             name: &o.name,
-            ms: ms(o.self_total_ns),
+            ms: self_ms(o),
             cost: Cost::default(),
         });
     answer(&group_by_type(units, Some(total)), limit, "self time")

@@ -11,8 +11,7 @@
 
 use super::analysis::{analyse, AnalysisOptions};
 use super::{FleetProfile, FleetRow, Samples};
-use crate::rows::RowKind;
-use crate::trace::TraceProfile;
+use crate::rows::{RowKind, RowTree};
 
 /// One op of one rank that stands out.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,10 +32,9 @@ pub struct Straggler {
     pub ranks: usize,
 }
 
-/// The op rows of one trace profile, as the fleet keeps rows.
-pub fn op_rows(p: &TraceProfile) -> Vec<FleetRow> {
-    p.ops
-        .iter()
+/// The `op` rows of one trace's row model (`RowTree::trace_ops`), as the fleet keeps rows.
+pub fn op_rows(tree: &RowTree) -> Vec<FleetRow> {
+    tree.ops()
         .filter(|o| o.stats.count > 0)
         .map(|o| {
             let samples = Samples::from_ns(o.stats.samples.ns());

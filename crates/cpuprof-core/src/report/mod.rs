@@ -38,6 +38,7 @@ use crate::profile::efficiency::Peak;
 use crate::profile::{
     default_log_for, load_profile_from_bytes, unchanged_or, Profile, ProfileRequest,
 };
+use crate::rows::RowTree;
 use crate::source::{sniff, Content};
 use crate::trace::{self, TraceProfile};
 
@@ -368,43 +369,48 @@ pub fn trace_json(profile: &TraceProfile) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// A trace report streamed to `w` (JSON is written as it is serialised).
+/// A trace report streamed to `w` (JSON is written as it is serialised), from the
+/// trace's rows (`RowTree::trace_ops`).
 fn write_trace_report(
     w: &mut dyn Write,
     profile: &TraceProfile,
     format: ReportFormat,
     self_time: bool,
 ) -> std::io::Result<()> {
+    let tree = RowTree::trace_ops(profile);
     match format {
-        ReportFormat::Json => json_format::write_json(w, &trace_json::json_doc(profile)),
-        other => w.write_all(render_trace(profile, other, self_time).as_bytes()),
+        ReportFormat::Json => json_format::write_json(w, &trace_json::json_doc(profile, &tree)),
+        other => w.write_all(render_trace(profile, &tree, other, self_time).as_bytes()),
     }
 }
 
-/// A trace in the requested format (`table` is the tally).
-pub fn render_trace(profile: &TraceProfile, format: ReportFormat, self_time: bool) -> String {
+/// A trace in the requested format (`table` is the tally), from its rows `tree`
+/// (`RowTree::trace_ops(profile)`); `profile` gives the document's own facts (source,
+/// unterminated calls, warnings, counts).
+pub fn render_trace(
+    profile: &TraceProfile,
+    tree: &RowTree,
+    format: ReportFormat,
+    self_time: bool,
+) -> String {
     match format {
         ReportFormat::Json => {
             let mut out = Vec::new();
-            json_format::write_json(&mut out, &trace_json::json_doc(profile))
+            json_format::write_json(&mut out, &trace_json::json_doc(profile, tree))
                 .expect("writing to memory");
             String::from_utf8(out).expect("serde_json writes UTF-8")
         }
-        ReportFormat::Csv => trace_csv::to_csv(profile),
+        ReportFormat::Csv => trace_csv::to_csv(tree),
         ReportFormat::Tally | ReportFormat::Table => {
             // The table opens with the answer: the ops with the most self time (the
             // tally stays the iprof tally, byte for byte).
             let answer = match format {
-                ReportFormat::Table => crate::summary::trace_answer(profile, "", 3)
+                ReportFormat::Table => crate::summary::trace_answer(tree, "", 3)
                     .map(|a| format!("{}\n", escape(&a.to_string())))
                     .unwrap_or_default(),
                 _ => String::new(),
             };
-            tally_text(
-                &answer,
-                trace::tally::TallyInput::from_profile(profile),
-                self_time,
-            )
+            tally_text(&answer, tally::tally_input(tree), self_time)
         }
     }
 }

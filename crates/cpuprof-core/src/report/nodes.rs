@@ -16,15 +16,17 @@ use crate::escape::{eprint_line, escape, escape_keep_newlines};
 use crate::fleet::analysis::AnalysisOptions;
 use crate::fleet::stragglers::{op_rows, stragglers, Straggler};
 use crate::options::{ReportArgs, ReportFormat};
+use crate::rows::{Facts, Row, RowTree};
 use crate::trace::nodes::{self, GroupKey, Per};
-use crate::trace::{self, TraceProfile};
+use crate::trace::TraceProfile;
 
-/// Everything the renderers need: the whole trace, and with `--per` its groups and
-/// their stragglers.
+/// Everything the renderers need: the whole trace and its rows, and with `--per` its
+/// groups' rows (`RowTree::trace_ops`) and their stragglers.
 pub struct Nodes {
     pub profile: TraceProfile,
+    pub rows: RowTree,
     pub per: Option<Per>,
-    pub groups: Vec<(GroupKey, TraceProfile)>,
+    pub groups: Vec<(GroupKey, RowTree)>,
     /// `rank` indexes `groups`.
     pub stragglers: Vec<Straggler>,
 }
@@ -43,8 +45,11 @@ pub fn load(paths: &[&Path], per: Option<Per>, limit: u64) -> Result<Nodes, Stri
         .collect::<Vec<_>>()
         .join(", ");
     let merged = nodes::merge(sets)?;
-    let groups = per.map_or_else(Vec::new, |level| {
+    let groups: Vec<(GroupKey, RowTree)> = per.map_or_else(Vec::new, |level| {
         nodes::group_profiles(&merged, level, &name)
+            .into_iter()
+            .map(|(k, g)| (k, RowTree::trace_ops(&g)))
+            .collect()
     });
     let ranks = groups.iter().map(|(_, g)| op_rows(g)).collect();
     let stragglers = if groups.is_empty() {
@@ -52,8 +57,10 @@ pub fn load(paths: &[&Path], per: Option<Per>, limit: u64) -> Result<Nodes, Stri
     } else {
         stragglers(ranks, &AnalysisOptions::default())
     };
+    let profile = TraceProfile::build(merged, &name);
     Ok(Nodes {
-        profile: TraceProfile::build(merged, &name),
+        rows: RowTree::trace_ops(&profile),
+        profile,
         per,
         groups,
         stragglers,
@@ -95,7 +102,9 @@ fn write(
 ) -> std::io::Result<()> {
     match format {
         ReportFormat::Json => json_format::write_json(w, &json_doc(n)),
-        ReportFormat::Csv => w.write_all(render_trace(&n.profile, format, self_time).as_bytes()),
+        ReportFormat::Csv => {
+            w.write_all(render_trace(&n.profile, &n.rows, format, self_time).as_bytes())
+        }
         ReportFormat::Table | ReportFormat::Tally => {
             w.write_all(render_text(n, format, self_time).as_bytes())
         }
@@ -104,14 +113,14 @@ fn write(
 
 /// The total (as `report` prints one trace), the stragglers, each group's tally.
 pub fn render_text(n: &Nodes, format: ReportFormat, self_time: bool) -> String {
-    let mut out = render_trace(&n.profile, format, self_time);
+    let mut out = render_trace(&n.profile, &n.rows, format, self_time);
     let Some(per) = n.per else {
         return out;
     };
     out.push_str(&stragglers_text(n, per));
     out.push('\n');
     for (key, g) in &n.groups {
-        let mut input = trace::tally::TallyInput::from_profile(g);
+        let mut input = tally::tally_input(g);
         for row in &mut input.rows {
             if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
                 row.name = safe;
@@ -160,7 +169,7 @@ pub fn stragglers_text(n: &Nodes, per: Per) -> String {
         "Stragglers per {} ({k} {what}; an op's calls on one of them against the others': |robust z| >= 3.5, >= 5%, Mann-Whitney, Holm, alpha 0.05):\n",
         per.label()
     );
-    let order = tally_order(&n.profile);
+    let order = tally_order(&n.rows);
     let mut list: Vec<&Straggler> = n.stragglers.iter().collect();
     list.sort_by_key(|s| (order(&s.op), s.rank));
     let dur = |ms: f64| tally::format_duration(ms * 1e6, false);
@@ -208,10 +217,9 @@ fn ratio_text(m: f64, center: f64) -> String {
 }
 
 /// An op's place in the total tally (unknown ops last).
-fn tally_order(p: &TraceProfile) -> impl Fn(&str) -> usize + '_ {
+fn tally_order(tree: &RowTree) -> impl Fn(&str) -> usize + '_ {
     move |name| {
-        p.ops
-            .iter()
+        tree.ops()
             .position(|o| o.name == name)
             .unwrap_or(usize::MAX)
     }
@@ -274,10 +282,35 @@ struct StragglerDoc<'a> {
     groups: usize,
 }
 
-fn json_doc(n: &Nodes) -> impl Serialize + '_ {
+/// An `op` row of a group as the breakdown writes it.
+fn group_op(o: &Row) -> Option<GroupOp<'_>> {
     let ms = |ns: i64| ns as f64 / 1e6;
+    let Facts::Op {
+        calls,
+        errors,
+        inclusive_ns,
+        self_ns,
+        ..
+    } = o.facts
+    else {
+        return None;
+    };
+    let extremes = o.min_max_ns();
+    Some(GroupOp {
+        name: &o.name,
+        calls,
+        errors,
+        inclusive_total: ms(inclusive_ns),
+        self_total: ms(self_ns),
+        min: extremes.map(|e| ms(e.0)),
+        max: extremes.map(|e| ms(e.1)),
+        median: (o.stats.count > 0).then_some(o.stats.median),
+    })
+}
+
+fn json_doc(n: &Nodes) -> impl Serialize + '_ {
     Doc {
-        trace: super::trace_json::json_doc(&n.profile),
+        trace: super::trace_json::json_doc(&n.profile, &n.rows),
         per: n.per.map(Per::label),
         breakdown: n.per.map(|_| {
             n.groups
@@ -286,21 +319,8 @@ fn json_doc(n: &Nodes) -> impl Serialize + '_ {
                     host: &k.host,
                     pid: k.pid,
                     tid: k.tid,
-                    threads: g.threads.len(),
-                    ops: g
-                        .ops
-                        .iter()
-                        .map(|o| GroupOp {
-                            name: &o.name,
-                            calls: o.calls,
-                            errors: o.errors,
-                            inclusive_total: ms(o.inclusive_total_ns),
-                            self_total: ms(o.self_total_ns),
-                            min: o.min_ns.map(ms),
-                            max: o.max_ns.map(ms),
-                            median: (o.stats.count > 0).then_some(o.stats.median),
-                        })
-                        .collect(),
+                    threads: g.threads().count(),
+                    ops: g.ops().filter_map(group_op).collect(),
                 })
                 .collect()
         }),

@@ -7,7 +7,10 @@
 //! is spaces of the same width followed by three spaces. The Error column is blanked
 //! when no call failed. Widths are measured over all rows, Total's hidden cells included.
 
-use crate::trace::tally::TallyInput;
+use std::collections::BTreeSet;
+
+use crate::rows::{Facts, RowTree};
+use crate::trace::tally::{TallyInput, TallyRow};
 
 pub const DEFAULT_MAX_NAME_SIZE: i64 = 80;
 
@@ -25,6 +28,49 @@ impl Default for TallyOptions {
             self_time: false,
             max_name_size: DEFAULT_MAX_NAME_SIZE,
         }
+    }
+}
+
+/// The tally of a trace's rows (`RowTree::trace_ops`): one line per `op` row, and the
+/// hosts, processes and threads counted as iprof does: distinct hostnames, distinct pids
+/// and distinct tids over the threads that made calls, each counted on its own (THAPI
+/// collects one set per key component).
+pub fn tally_input(tree: &RowTree) -> TallyInput {
+    let keys: Vec<_> = tree
+        .threads()
+        .filter_map(|t| match &t.facts {
+            Facts::Thread { key, .. } => Some(key),
+            _ => None,
+        })
+        .collect();
+    TallyInput {
+        hostnames: keys.iter().map(|k| &k.host).collect::<BTreeSet<_>>().len(),
+        processes: keys.iter().map(|k| k.pid).collect::<BTreeSet<_>>().len(),
+        threads: keys.iter().map(|k| k.tid).collect::<BTreeSet<_>>().len(),
+        rows: tree
+            .ops()
+            .filter_map(|o| match o.facts {
+                Facts::Op {
+                    calls,
+                    errors,
+                    inclusive_ns,
+                    self_ns,
+                    ..
+                } => {
+                    let extremes = o.min_max_ns();
+                    Some(TallyRow {
+                        name: o.name.clone(),
+                        total_ns: inclusive_ns,
+                        self_ns,
+                        calls,
+                        errors,
+                        min_ns: extremes.map(|e| e.0),
+                        max_ns: extremes.map(|e| e.1),
+                    })
+                }
+                _ => None,
+            })
+            .collect(),
     }
 }
 
@@ -237,7 +283,7 @@ mod tests {
                     [1.1] h2 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 5 }, { name = \"a\" }\n\
                     [1.2] h2 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 6 }, { name = \"a\" }\n";
         let p = crate::trace::parse_trace(text.as_bytes(), "t").unwrap();
-        let t = TallyInput::from_profile(&p);
+        let t = tally_input(&RowTree::trace_ops(&p));
         assert_eq!((t.hostnames, t.processes, t.threads), (2, 1, 2));
         // Every call failed: the row shows only Calls and Error.
         let out = render_tally(&t, TallyOptions::default());

@@ -1,33 +1,34 @@
 //! One CSV row per op of a trace (times in ms), header first, written by the `csv`
 //! crate: fields holding commas, quotes or line breaks are quoted (RFC 4180).
 
-use crate::trace::TraceProfile;
+use crate::rows::{Facts, RowTree};
 
 pub const CSV_HEADER: &str = "name,calls,errors,inclusive_total_ms,self_total_ms,mean_ms,median_ms,min_ms,max_ms,p10_ms,p90_ms,p99_ms,stddev_ms,input_shapes,dtypes,inclusive_outer_total_ms";
 
-pub fn to_csv(p: &TraceProfile) -> String {
+/// One line per `op` row of `tree` (`RowTree::trace_ops`).
+pub fn to_csv(tree: &RowTree) -> String {
     super::csv::document(|w| {
         w.write_record(CSV_HEADER.split(','))?;
-        for o in &p.ops {
+        for o in tree.ops() {
+            let Facts::Op {
+                calls,
+                errors,
+                inclusive_ns,
+                outer_ns,
+                self_ns,
+                shapes,
+                dtypes,
+            } = &o.facts
+            else {
+                continue;
+            };
             let s = &o.stats;
-            let shapes = o.input_shapes.as_ref().map_or(String::new(), |v| {
-                v.iter()
-                    .map(|sig| serde_json::to_string(sig).unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join(";")
-            });
-            let dtypes = o.dtypes.as_ref().map_or(String::new(), |v| {
-                v.iter()
-                    .map(|sig| serde_json::to_string(sig).unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join(";")
-            });
             w.write_record([
                 o.name.clone(),
-                o.calls.to_string(),
-                o.errors.to_string(),
-                (o.inclusive_total_ns as f64 / 1e6).to_string(),
-                (o.self_total_ns as f64 / 1e6).to_string(),
+                calls.to_string(),
+                errors.to_string(),
+                (*inclusive_ns as f64 / 1e6).to_string(),
+                (*self_ns as f64 / 1e6).to_string(),
                 s.mean.to_string(),
                 s.median.to_string(),
                 s.min.to_string(),
@@ -36,12 +37,22 @@ pub fn to_csv(p: &TraceProfile) -> String {
                 s.p90.to_string(),
                 s.p99.to_string(),
                 s.stddev.to_string(),
-                shapes,
-                dtypes,
-                (o.inclusive_outer_total_ns as f64 / 1e6).to_string(),
+                signatures(shapes),
+                signatures(dtypes),
+                (*outer_ns as f64 / 1e6).to_string(),
             ])?;
         }
         Ok(())
+    })
+}
+
+/// Each signature as JSON, `;` between them; empty where the source has none.
+fn signatures<T: serde::Serialize>(v: &Option<Vec<T>>) -> String {
+    v.as_ref().map_or(String::new(), |v| {
+        v.iter()
+            .map(|sig| serde_json::to_string(sig).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join(";")
     })
 }
 

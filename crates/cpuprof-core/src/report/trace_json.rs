@@ -1,9 +1,11 @@
-//! The `cpuprof.trace/1` JSON contract (extend, never rename).
+//! The `cpuprof.trace/1` JSON contract (extend, never rename). Its ops and threads are
+//! the row model's `op` and `scope` rows (`RowTree::trace_ops`); the source, the
+//! unterminated calls, the warnings and the counts are the trace's document-level facts.
 
 use serde::Serialize;
 
 use crate::profile::Stats;
-
+use crate::rows::{Facts, RowTree};
 use crate::trace::{ImportCounts, TraceProfile, TraceWarning};
 
 pub const TRACE_SCHEMA: &str = "cpuprof.trace/1";
@@ -64,9 +66,10 @@ fn ms(ns: i64) -> f64 {
     ns as f64 / 1e6
 }
 
-/// The report as a serialisable document borrowing from `p`: serialise it straight to a
-/// writer (a `serde_json::Value` of it costs ~3 KB per op; this costs nothing).
-pub fn json_doc(p: &TraceProfile) -> impl Serialize + '_ {
+/// The report as a serialisable document borrowing from `p` and its rows `tree`
+/// (`RowTree::trace_ops(p)` or `from_trace(p)`): serialise it straight to a writer (a
+/// `serde_json::Value` of it costs ~3 KB per op; this costs nothing).
+pub fn json_doc<'a>(p: &'a TraceProfile, tree: &'a RowTree) -> impl Serialize + 'a {
     Doc {
         schema: TRACE_SCHEMA,
         unit: "ms",
@@ -74,29 +77,41 @@ pub fn json_doc(p: &TraceProfile) -> impl Serialize + '_ {
             trace: &p.trace,
             format: p.format.label(),
         },
-        ops: p
-            .ops
-            .iter()
-            .map(|o| Op {
-                name: &o.name,
-                calls: o.calls,
-                errors: o.errors,
-                inclusive_total: ms(o.inclusive_total_ns),
-                self_total: ms(o.self_total_ns),
-                stats: &o.stats,
-                input_shapes: &o.input_shapes,
-                dtypes: &o.dtypes,
-                inclusive_outer_total: ms(o.inclusive_outer_total_ns),
+        ops: tree
+            .ops()
+            .filter_map(|o| match &o.facts {
+                Facts::Op {
+                    calls,
+                    errors,
+                    inclusive_ns,
+                    outer_ns,
+                    self_ns,
+                    shapes,
+                    dtypes,
+                } => Some(Op {
+                    name: &o.name,
+                    calls: *calls,
+                    errors: *errors,
+                    inclusive_total: ms(*inclusive_ns),
+                    self_total: ms(*self_ns),
+                    stats: &o.stats,
+                    input_shapes: shapes,
+                    dtypes,
+                    inclusive_outer_total: ms(*outer_ns),
+                }),
+                _ => None,
             })
             .collect(),
-        threads: p
-            .threads
-            .iter()
-            .map(|t| Thread {
-                host: &t.key.host,
-                pid: t.key.pid,
-                tid: t.key.tid,
-                calls: t.calls,
+        threads: tree
+            .threads()
+            .filter_map(|t| match &t.facts {
+                Facts::Thread { key, calls, .. } => Some(Thread {
+                    host: &key.host,
+                    pid: key.pid,
+                    tid: key.tid,
+                    calls: *calls,
+                }),
+                _ => None,
             })
             .collect(),
         unterminated: p
@@ -117,7 +132,7 @@ pub fn json_doc(p: &TraceProfile) -> impl Serialize + '_ {
 
 /// The report as a JSON value.
 pub fn to_json_value(p: &TraceProfile) -> serde_json::Value {
-    serde_json::to_value(json_doc(p)).unwrap_or(serde_json::Value::Null)
+    serde_json::to_value(json_doc(p, &RowTree::trace_ops(p))).unwrap_or(serde_json::Value::Null)
 }
 
 /// Pretty JSON text with a trailing newline.

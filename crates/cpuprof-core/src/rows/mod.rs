@@ -3,7 +3,8 @@
 //! rows, trace ops and call-tree nodes) with its kind, name path, instruction id, typed
 //! facts, shapes, source, cost and statistics over whole-ns samples. Built once per
 //! profile (`from_profile`, `dump.rs`) or trace (`from_trace`, `trace.rs`); the explorer's
-//! tree and table, compare, fleet and watch mode read it.
+//! tree and table, compare, fleet, watch mode and the reports read it. A profile read with
+//! an ETRecord has its module trees as rows too (`modules_of`, `modules.rs`).
 //!
 //! Rows are stored in pre-order (a parent before its children, siblings in profile
 //! order); `parent`/`children` are indices into [`RowTree::rows`].
@@ -114,11 +115,17 @@ pub enum Facts {
     DelegateOverhead { steps: bool },
     /// A method's `(remainder)`: its time outside delegates and operators.
     Remainder,
-    /// A trace op: its calls, failed calls (exits without an entry), total self time, and
-    /// every distinct input signature (first seen first; None where the source has none).
+    /// A trace op: its calls, failed calls (exits without an entry), total inclusive time
+    /// (every successful call's, nested calls of the same op included, as
+    /// `key_averages()` counts), the same without calls nested in a call of the same op
+    /// (`outer_ns`), total self time, and every distinct input signature (first seen
+    /// first; None where the source has none). Its fastest and slowest call are its
+    /// samples' (`Row::min_max_ns`).
     Op {
         calls: u64,
         errors: u64,
+        inclusive_ns: i64,
+        outer_ns: i64,
         self_ns: i64,
         shapes: Option<Vec<Vec<Vec<i64>>>>,
         dtypes: Option<Vec<Vec<String>>>,
@@ -137,6 +144,35 @@ pub enum Facts {
         inclusive_ns: i64,
         self_ns: i64,
     },
+    /// An nn.Module of a method with the Inspector's totals (`RowTree::modules_of`): its
+    /// class; the sums of the medians and of the means (ms) of the rows with a node in it
+    /// or below, each row once (`find_total_for_module`); the median sum's share of the
+    /// method's median; the part of it from rows that also have nodes outside the module
+    /// (ms); and the rows placed in it.
+    Module {
+        ty: String,
+        median_total: f64,
+        mean_total: f64,
+        share: f64,
+        not_attributable: f64,
+        rows: Vec<ModuleMember>,
+    },
+}
+
+/// A row a module holds (a delegate call or a non-delegated kernel): its row in the
+/// dump's tree (`RowTree::from_profile`) where found, and the figures the module sums.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModuleMember {
+    pub row: Option<usize>,
+    /// `Delegate` or `Kernel`.
+    pub kind: RowKind,
+    pub name: String,
+    pub instruction_id: i32,
+    /// Median and mean over the kept runs (ms).
+    pub median: f64,
+    pub mean: f64,
+    /// Its nodes lie in several child modules: the split between them is unknown.
+    pub spans_children: bool,
 }
 
 /// Which kind of profile a tree came from (a dump and a trace are never compared).
@@ -345,6 +381,13 @@ pub(crate) fn row(kind: RowKind, name: &str, instruction_id: Option<i32>, stats:
 }
 
 impl Row {
+    /// The shortest and the longest sample (whole ns); None without samples (a trace op
+    /// whose every call failed).
+    pub fn min_max_ns(&self) -> Option<(i64, i64)> {
+        let ns = self.stats.samples.ns();
+        Some((*ns.iter().min()?, *ns.iter().max()?))
+    }
+
     /// FLOPs and bytes per call.
     pub fn cost(&self) -> crate::profile::efficiency::Cost {
         crate::profile::efficiency::Cost {

@@ -1,9 +1,94 @@
-//! The module tree of a dump's rows (`RowTree::by_module`): layers compared as rows.
+//! The module trees of a dump as rows: with the Inspector's totals per method
+//! (`RowTree::modules_of`: the modules view and `report --by-module`), and summed per run
+//! (`RowTree::by_module`: layers compared as rows).
 
-use super::{row, RowKind, RowTree};
+use super::{row, Facts, ModuleMember, RowKind, RowTree};
+use crate::profile::{ModuleRow, ModuleTotal, Profile};
 use crate::stats::Stats;
 
 impl RowTree {
+    /// The module trees of a profile read with an ETRecord: per method (each of several,
+    /// or the one), a `method` row (its `Method::execute` statistics, `Facts::Method`)
+    /// holding one `module` row per nn.Module, nested as in the model, in the profile's
+    /// order (pre-order, children in the order of their first node in the graph). Each
+    /// module's figures (`Facts::Module`) are its `ModuleTotal`'s, which
+    /// `profile::source::module_totals` computes once while the ETRecord is read (the
+    /// profile's `modules[]`, the same numbers); its rows are found in `dump`
+    /// (`RowTree::from_profile(profile)`). A method without a module tree has no module
+    /// rows.
+    pub fn modules_of(profile: &Profile, dump: &RowTree) -> RowTree {
+        let mut t = RowTree::new(dump.source_kind, dump.source.clone(), dump.runs);
+        // Per method: its name, modules, Method::execute, kept and dropped runs.
+        type Section<'a> = (&'a str, &'a [ModuleTotal], Option<&'a Stats>, usize, usize);
+        let sections: Vec<Section<'_>> = if profile.methods.len() > 1 {
+            profile
+                .methods
+                .iter()
+                .map(|m| {
+                    let (kept, warmup) = (m.runs.kept, m.runs.warmup_dropped);
+                    (
+                        m.name.as_str(),
+                        &m.modules[..],
+                        m.method.as_ref(),
+                        kept,
+                        warmup,
+                    )
+                })
+                .collect()
+        } else {
+            let name = profile
+                .methods
+                .first()
+                .map_or("method 1", |m| m.name.as_str());
+            let runs = &profile.runs;
+            vec![(
+                name,
+                &profile.modules[..],
+                profile.method.as_ref(),
+                runs.kept,
+                runs.warmup_dropped,
+            )]
+        };
+        for (k, (name, modules, method, kept, warmup)) in sections.into_iter().enumerate() {
+            let mut m = row(
+                RowKind::Method,
+                name,
+                None,
+                method.cloned().unwrap_or_default(),
+            );
+            m.facts = Facts::Method {
+                kept,
+                warmup,
+                timed: method.is_some(),
+            };
+            let mi = t.push(None, m);
+            let root = dump.roots.get(k).copied();
+            let mut ids: Vec<usize> = Vec::with_capacity(modules.len());
+            for (i, total) in modules.iter().enumerate() {
+                let name = if total.path.is_empty() {
+                    "(root)"
+                } else {
+                    total.path.as_str()
+                };
+                let mut r = row(RowKind::Module, name, None, Stats::default());
+                r.module = Some(total.path.clone());
+                r.share = Some(total.share);
+                r.facts = Facts::Module {
+                    ty: total.ty.clone(),
+                    median_total: total.median_total,
+                    mean_total: total.mean_total,
+                    share: total.share,
+                    not_attributable: total.median_not_attributable,
+                    rows: total.rows.iter().map(|mr| member(dump, root, mr)).collect(),
+                };
+                // Pre-order: a parent comes before its children.
+                let parent = total.parent.filter(|&p| p < i).map_or(mi, |p| ids[p]);
+                ids.push(t.push(Some(parent), r));
+            }
+        }
+        t
+    }
+
     /// The module tree of a dump's rows, for comparing layers: under each method row, one
     /// `module` row per nn.Module (nested by path), whose samples are the per-run sums of
     /// the delegate calls and non-delegated kernels placed in it or below (each row
@@ -69,6 +154,43 @@ impl RowTree {
             }
         }
         t
+    }
+}
+
+/// A module's row as a member, found under method row `root` of `dump`: a delegate call
+/// is its delegate row, a kernel the kernel of that name under its instruction.
+fn member(dump: &RowTree, root: Option<usize>, r: &ModuleRow) -> ModuleMember {
+    let delegate = r.kind == "delegate";
+    let found = root.and_then(|root| {
+        let want = if delegate {
+            RowKind::Delegate
+        } else {
+            RowKind::Instruction
+        };
+        let top = dump.rows[root].children.iter().copied().find(|&c| {
+            dump.rows[c].kind == want && dump.rows[c].instruction_id == Some(r.instruction_id)
+        })?;
+        if delegate {
+            return Some(top);
+        }
+        dump.rows[top]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| dump.rows[c].kind == RowKind::Kernel && dump.rows[c].name == r.name)
+    });
+    ModuleMember {
+        row: found,
+        kind: if delegate {
+            RowKind::Delegate
+        } else {
+            RowKind::Kernel
+        },
+        name: r.name.clone(),
+        instruction_id: r.instruction_id,
+        median: r.median,
+        mean: r.mean,
+        spans_children: r.spans_children,
     }
 }
 

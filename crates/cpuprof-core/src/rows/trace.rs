@@ -2,11 +2,11 @@
 //! with its call tree as `node` rows; and the same call trees with the threads merged
 //! (`merged_threads`), which compare and fleet pair.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::{row, Facts, RowKind, RowTree, TreeSource};
+use super::{row, Facts, Row, RowKind, RowTree, TreeSource};
 use crate::stats::Stats;
-use crate::trace::{CallNode, TraceProfile};
+use crate::trace::{CallNode, ThreadKey, TraceProfile};
 
 impl RowTree {
     /// Rows of a PyTorch trace: one `op` row per op name (all calls, in the tally's
@@ -14,6 +14,17 @@ impl RowTree {
     /// top-level calls' samples) holding its call tree as `node` rows (all calls reached
     /// by one name path on that thread; a node's share is of its parent's total).
     pub fn from_trace(trace: &TraceProfile) -> RowTree {
+        RowTree::trace_rows(trace, true)
+    }
+
+    /// The `op` rows and the `scope` rows of a trace without the call trees below the
+    /// threads: what the reports read (`cpuprof.trace/1`, its CSV, the tally), which write
+    /// no call tree.
+    pub fn trace_ops(trace: &TraceProfile) -> RowTree {
+        RowTree::trace_rows(trace, false)
+    }
+
+    fn trace_rows(trace: &TraceProfile, call_trees: bool) -> RowTree {
         // As many "runs" as the most-called top-level name has calls, threads merged.
         let mut top: HashMap<&str, usize> = HashMap::new();
         for root in trace.call_trees.iter().flat_map(|t| &t.roots) {
@@ -34,6 +45,8 @@ impl RowTree {
             r.facts = Facts::Op {
                 calls: op.calls,
                 errors: op.errors,
+                inclusive_ns: op.inclusive_total_ns,
+                outer_ns: op.inclusive_outer_total_ns,
                 self_ns: op.self_total_ns,
                 shapes: op.input_shapes.clone(),
                 dtypes: op.dtypes.clone(),
@@ -45,33 +58,50 @@ impl RowTree {
             });
             t.push(None, r);
         }
-        for (thread, tree) in trace.threads.iter().zip(&trace.call_trees) {
-            let samples: Vec<i64> = tree
-                .roots
+        // A thread's calls by its key: a thread whose calls are all Python frames (left
+        // out without `--python-frames`) has a call tree and no calls.
+        let calls: HashMap<&ThreadKey, u64> =
+            trace.threads.iter().map(|t| (&t.key, t.calls)).collect();
+        let with_tree: HashSet<&ThreadKey> = trace.call_trees.iter().map(|t| &t.thread).collect();
+        // Every thread without a call tree (none in a model built from intervals), after.
+        let bare = trace
+            .threads
+            .iter()
+            .filter(|th| !with_tree.contains(&th.key))
+            .map(|th| (&th.key, &[][..]));
+        let trees = trace
+            .call_trees
+            .iter()
+            .map(|tree| (&tree.thread, tree.roots.as_slice()))
+            .chain(bare);
+        for (key, roots) in trees {
+            let samples: Vec<i64> = roots
                 .iter()
                 .flat_map(|r| r.samples_ns.iter().copied())
                 .collect();
             // Saturating: hostile traces may hold durations near i64::MAX.
-            let total_ns = tree
-                .roots
+            let total_ns = roots
                 .iter()
                 .fold(0i64, |a, r| a.saturating_add(r.inclusive_ns));
             let mut scope = row(
                 RowKind::Scope,
-                &format!("thread {}", thread.key.tid),
+                &format!("thread {}", key.tid),
                 None,
                 Stats::from_ns(samples),
             );
             scope.facts = Facts::Thread {
-                key: thread.key.clone(),
-                calls: thread.calls,
-                top_level_calls: tree.roots.iter().map(|r| r.calls).sum(),
+                key: key.clone(),
+                calls: calls.get(key).copied().unwrap_or(0),
+                top_level_calls: roots.iter().map(|r| r.calls).sum(),
                 total_ns,
             };
             let s = t.push(None, scope);
+            if !call_trees {
+                continue;
+            }
             // Depth-first, siblings in order, without recursion (trees may be deep).
             let mut stack: Vec<(&CallNode, usize, i64)> =
-                tree.roots.iter().rev().map(|r| (r, s, total_ns)).collect();
+                roots.iter().rev().map(|r| (r, s, total_ns)).collect();
             while let Some((call, parent, parent_ns)) = stack.pop() {
                 let mut r = row(
                     RowKind::Node,
@@ -96,6 +126,23 @@ impl RowTree {
             }
         }
         t
+    }
+
+    /// The `op` rows, in the tally's order (inclusive total descending, then name).
+    pub fn ops(&self) -> impl Iterator<Item = &Row> + '_ {
+        self.roots
+            .iter()
+            .map(|&r| &self.rows[r])
+            .filter(|r| r.kind == RowKind::Op)
+    }
+
+    /// The threads of a trace that made calls (`scope` rows; Python frames aside without
+    /// `--python-frames`), in the trace's order.
+    pub fn threads(&self) -> impl Iterator<Item = &Row> + '_ {
+        self.roots
+            .iter()
+            .map(|&r| &self.rows[r])
+            .filter(|r| matches!(r.facts, Facts::Thread { calls, .. } if calls > 0))
     }
 
     /// The trace's rows with its threads' call trees merged by name path (thread ids

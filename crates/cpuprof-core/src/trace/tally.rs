@@ -1,9 +1,12 @@
 //! The tally's input: per-op aggregates in integer ns, as THAPI `iprof` counts them, made
-//! from a trace profile ([`TallyInput::from_profile`]) or straight by the CTF reader
-//! (`ctf::tally_dir`). `report::tally` renders it.
+//! from a trace's rows (`report::tally::tally_input`) or straight by the CTF reader
+//! (`ctf::tally_dir`). `report::tally` renders it. The readers' tests hold the CTF
+//! reader's tally to the model's ([`TallyInput::from_profile`], test builds only).
 
+#[cfg(test)]
 use std::collections::BTreeSet;
 
+#[cfg(test)]
 use super::model::TraceProfile;
 
 /// One op's aggregate, as the tally needs it (integer ns).
@@ -29,7 +32,9 @@ pub struct TallyInput {
 
 impl TallyInput {
     /// Counts as iprof does: distinct hostnames, distinct pids and distinct tids, each
-    /// counted on its own (THAPI collects one set per key component).
+    /// counted on its own (THAPI collects one set per key component). The readers' tests'
+    /// reference; the reports read the rows (`report::tally::tally_input`).
+    #[cfg(test)]
     pub fn from_profile(p: &TraceProfile) -> TallyInput {
         let keys = p.threads.iter().map(|t| &t.key);
         TallyInput {

@@ -334,7 +334,7 @@ pub fn load_dir(root: &Path, limit: u64) -> Result<TraceProfile, TraceError> {
 }
 
 /// The iprof tally of a CTF directory without the model: what
-/// `TallyInput::from_profile(&load_dir(root, limit)?)` gives, and the profile's warnings, in
+/// the tally of `load_dir(root, limit)?`'s rows gives, and the profile's warnings, in
 /// memory that follows the ops and open calls (no interval per call, no samples).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CtfTally {
