@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::profile::{ModuleRow, ModuleTotal, OperatorKind, Profile};
+use crate::profile::{ModuleTotal, OperatorKind, Profile};
 use crate::rows::{share_of, Facts, Row, RowKind, RowTree};
 
 use super::data::{
@@ -114,6 +114,7 @@ impl ExplorerData {
             ..ExplorerData::default()
         };
         let tree = Arc::new(RowTree::from_profile(profile));
+        let module_rows = RowTree::modules_of(profile, &tree);
         let several = tree.roots.len() > 1;
         for (k, &root) in tree.roots.iter().enumerate() {
             data.add_method(&tree, root, several.then_some(k));
@@ -126,7 +127,11 @@ impl ExplorerData {
                 _ => profile.method.as_ref(),
             };
             let execute = method.map(|s| s.median);
-            data.add_modules(name, execute, modules);
+            let held = module_rows
+                .roots
+                .get(k)
+                .map(|&m| held_rows(&module_rows, m));
+            data.add_modules(name, execute, modules, held.unwrap_or_default());
         }
         data.rows = Some(tree);
         data.findings = profile
@@ -368,39 +373,52 @@ impl ExplorerData {
     }
 }
 
+/// For each module row below method row `method` of `modules` (`RowTree::modules_of`),
+/// in pre-order, the dump's rows it holds (row ids; None where not found).
+fn held_rows(modules: &RowTree, method: usize) -> Vec<Vec<Option<usize>>> {
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = modules.rows[method]
+        .children
+        .iter()
+        .rev()
+        .copied()
+        .collect();
+    while let Some(i) = stack.pop() {
+        if let Facts::Module { rows, .. } = &modules.rows[i].facts {
+            out.push(rows.iter().map(|m| m.row).collect());
+        }
+        stack.extend(modules.rows[i].children.iter().rev().copied());
+    }
+    out
+}
+
 impl ExplorerData {
-    /// The module tree of the method just added (the last root), its rows found in the
-    /// tree: a delegate call is its delegate node, a kernel the kernel under its
-    /// instruction.
-    fn add_modules(&mut self, name: &str, execute: Option<f64>, modules: &[ModuleTotal]) {
-        let Some(&root) = self.roots.last() else {
-            return;
-        };
-        if modules.is_empty() {
+    /// The module tree of the method just added (the last root), each module's rows
+    /// shown by the tree nodes of the rows it holds (`held`: the dump's row ids, from its
+    /// module rows).
+    fn add_modules(
+        &mut self,
+        name: &str,
+        execute: Option<f64>,
+        modules: &[ModuleTotal],
+        held: Vec<Vec<Option<usize>>>,
+    ) {
+        if self.roots.is_empty() || modules.is_empty() {
             return;
         }
-        let node_of = |r: &ModuleRow| -> Option<usize> {
-            let top = self.nodes[root].children.iter().copied().find(|&c| {
-                let n = &self.nodes[c];
-                let kind = if r.kind == "delegate" {
-                    NodeKind::Delegate
-                } else {
-                    NodeKind::Instruction
-                };
-                n.kind == kind && n.instruction == Some(r.instruction_id)
-            })?;
-            if r.kind == "delegate" {
-                return Some(top);
-            }
-            self.nodes[top]
-                .children
-                .iter()
-                .copied()
-                .find(|&c| self.nodes[c].name == r.name)
-        };
-        let row_nodes = modules
+        let node_of_row: std::collections::HashMap<usize, usize> = self
+            .nodes
             .iter()
-            .map(|m| m.rows.iter().map(node_of).collect())
+            .enumerate()
+            .filter_map(|(i, n)| n.row.map(|r| (r, i)))
+            .collect();
+        let row_nodes = held
+            .into_iter()
+            .map(|rows| {
+                rows.into_iter()
+                    .map(|r| r.and_then(|r| node_of_row.get(&r).copied()))
+                    .collect()
+            })
             .collect();
         self.modules.push(MethodModules {
             method: name.to_string(),
