@@ -181,7 +181,11 @@ impl ExplorerData {
         });
         groups.apply(&mut data);
         data.flame = Some(std::sync::Arc::new(flame));
-        data.plans = super::plan_view::plans(profile);
+        data.plans = data
+            .rows
+            .as_deref()
+            .map(super::plan_view::plans)
+            .unwrap_or_default();
         data.log = profile.log_lines.clone();
         data
     }

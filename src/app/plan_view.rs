@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::format::{bytes, count, duration_ms};
-use crate::profile::Profile;
+use crate::rows::{Facts, RowKind, RowTree};
 use crate::runlog::CpuPlan;
 
 /// One plan, decoded: a heading and its lines.
@@ -16,14 +16,29 @@ pub struct PlanText {
     pub lines: Vec<String>,
 }
 
-pub fn plans(profile: &Profile) -> Vec<PlanText> {
-    profile
-        .delegates
+/// The plans of the first method's delegates (the profile's top-level ones), from their
+/// rows.
+pub fn plans(tree: &RowTree) -> Vec<PlanText> {
+    let Some(&root) = tree.roots.first() else {
+        return Vec::new();
+    };
+    tree.rows[root]
+        .children
         .iter()
+        .map(|&c| &tree.rows[c])
+        .filter(|r| r.kind == RowKind::Delegate)
         .filter_map(|d| {
-            let plan = d.plan.as_ref()?;
+            let Facts::Delegate {
+                plan: Some(plan), ..
+            } = &d.facts
+            else {
+                return None;
+            };
             Some(PlanText {
-                title: format!("plan of delegate #{} (CpuBackend)", d.instruction_id),
+                title: format!(
+                    "plan of delegate #{} (CpuBackend)",
+                    d.instruction_id.unwrap_or_default()
+                ),
                 lines: plan_lines(plan),
             })
         })
