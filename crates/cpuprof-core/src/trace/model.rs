@@ -84,6 +84,8 @@ pub struct CallNode {
 
 #[derive(Default)]
 struct OpAcc {
+    /// The signature of the op's last call with one (already in `sigs`).
+    last_sig: Option<u32>,
     calls: u64,
     errors: u64,
     inclusive: i64,
@@ -274,12 +276,16 @@ impl TraceProfile {
             acc.samples_ns.push(iv.dur_ns);
             if let Some(s) = iv.inputs {
                 // Hashed: a dynamic-shape op can have tens of thousands of signatures.
-                if seen_sigs
-                    .insert((key_of[iv.name as usize], s), ())
-                    .is_none()
+                // The op's last signature is known to be in the set: most calls repeat
+                // it, and skip the hash.
+                if acc.last_sig != Some(s)
+                    && seen_sigs
+                        .insert((key_of[iv.name as usize], s), ())
+                        .is_none()
                 {
                     acc.sigs.push(s);
                 }
+                acc.last_sig = Some(s);
             }
         }
         let mut ops: Vec<TraceOp> = accs
