@@ -84,6 +84,8 @@ pub struct CallNode {
 
 #[derive(Default)]
 struct OpAcc {
+    /// The signature of the op's last call with one (already in `sigs`).
+    last_sig: Option<u32>,
     calls: u64,
     errors: u64,
     inclusive: i64,
@@ -129,6 +131,42 @@ impl TraceProfile {
                 child_count[p as usize] += 1;
             }
         }
+        // The call trees read only the intervals and their children's time: on a big
+        // trace they are made on a second core while this one makes the op rows.
+        let ((ops, threads, clamps), call_trees) = std::thread::scope(|scope| {
+            let trees = (ivs.len() >= PARALLEL_TREES_MIN && more_than_one_core())
+                .then(|| scope.spawn(|| build_call_trees(&set, &child_sum)));
+            let rows = Self::op_rows(&set, &child_sum, &child_count, options);
+            let call_trees = match trees {
+                Some(trees) => trees
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => build_call_trees(&set, &child_sum),
+            };
+            (rows, call_trees)
+        });
+        let mut warnings = set.warnings;
+        warnings.extend(self_time_clamped(clamps));
+        TraceProfile {
+            trace: trace.to_string(),
+            format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
+            ops,
+            threads,
+            unterminated: set.unterminated,
+            warnings,
+            call_trees,
+            counts: set.counts,
+        }
+    }
+
+    /// The op rows, the threads with their calls, and how many self times were clamped.
+    fn op_rows(
+        set: &IntervalSet,
+        child_sum: &[i64],
+        child_count: &[u32],
+        options: BuildOptions,
+    ) -> (Vec<TraceOp>, Vec<TraceThread>, u64) {
+        let ivs = &set.intervals;
         // PyTorch's `key_averages()` merges a call whose only child has the same name
         // into one call (aten::div_ calling aten::div_): the inner one adds no call and
         // no inclusive time (it lies inside the outer), only its self time. Parents come
@@ -238,12 +276,16 @@ impl TraceProfile {
             acc.samples_ns.push(iv.dur_ns);
             if let Some(s) = iv.inputs {
                 // Hashed: a dynamic-shape op can have tens of thousands of signatures.
-                if seen_sigs
-                    .insert((key_of[iv.name as usize], s), ())
-                    .is_none()
+                // The op's last signature is known to be in the set: most calls repeat
+                // it, and skip the hash.
+                if acc.last_sig != Some(s)
+                    && seen_sigs
+                        .insert((key_of[iv.name as usize], s), ())
+                        .is_none()
                 {
                     acc.sigs.push(s);
                 }
+                acc.last_sig = Some(s);
             }
         }
         let mut ops: Vec<TraceOp> = accs
@@ -301,19 +343,7 @@ impl TraceProfile {
             })
             .collect::<Vec<_>>();
 
-        let call_trees = build_call_trees(&set, &child_sum);
-        let mut warnings = set.warnings;
-        warnings.extend(self_time_clamped(clamps));
-        TraceProfile {
-            trace: trace.to_string(),
-            format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
-            ops,
-            threads,
-            unterminated: set.unterminated,
-            warnings,
-            call_trees,
-            counts: set.counts,
-        }
+        (ops, threads, clamps)
     }
 
     pub fn op(&self, name: &str) -> Option<&TraceOp> {
@@ -347,6 +377,14 @@ fn self_time(dur_ns: i64, children_ns: i64, clamps: &mut u64) -> i64 {
 pub const MAX_TREE_DEPTH: usize = 2_000;
 
 /// Aggregate calls by name path, per thread. Relies on parents preceding children.
+/// Traces with at least this many intervals make their call trees on a thread of their
+/// own (`TraceProfile::build_with`).
+const PARALLEL_TREES_MIN: usize = 32_768;
+
+fn more_than_one_core() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
 fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
     let n_threads = set.threads.len();
     let mut nodes: Vec<NodeAcc> = Vec::new();
