@@ -67,7 +67,7 @@ fn big_trace() -> ExplorerData {
         if data.nodes.len() >= FRAMES {
             break;
         }
-        let (depth, ms) = (data.nodes[p].depth, data.nodes[p].stats.median);
+        let (depth, ms) = (data.nodes[p].depth, data.nodes[p].stats.median());
         if depth >= 12 {
             continue;
         }

@@ -476,7 +476,7 @@ pub fn trace_lines<'a>(rows: &'a [Row<'a>]) -> Vec<Line<'a>> {
                 raw: Some(Cow::Owned(samples_ms(s).collect())),
                 start: None,
                 debug: &[],
-                figures: [s.p10, s.median, s.p90, s.mean, s.min, s.max],
+                figures: [s.p10(), s.median(), s.p90(), s.mean(), s.min(), s.max()],
                 ident: None,
                 instruction_id: None,
                 meta: Some(r),

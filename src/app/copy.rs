@@ -54,8 +54,8 @@ pub fn node_text(data: &ExplorerData, id: usize) -> Option<String> {
     }
     if n.stats.count > 0 {
         parts.push(format!("count {}", n.stats.count));
-        parts.push(format!("median {}", duration_ms(n.stats.median)));
-        parts.push(format!("p90 {}", duration_ms(n.stats.p90)));
+        parts.push(format!("median {}", duration_ms(n.stats.median())));
+        parts.push(format!("p90 {}", duration_ms(n.stats.p90())));
     }
     if let Some(s) = n.share {
         parts.push(format!("%parent {}", percent(s)));

@@ -115,7 +115,7 @@ pub struct OpRow {
 impl OpRow {
     /// The median the table shows and sorts by (a group's is its summed median).
     pub fn shown_median(&self) -> f64 {
-        self.summed_median.unwrap_or(self.stats.median)
+        self.summed_median.unwrap_or(self.stats.median())
     }
 }
 

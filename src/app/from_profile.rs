@@ -31,7 +31,7 @@ impl ExplorerData {
             ..
         } = at;
         let table_row = self.ops.len();
-        let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median);
+        let parent_median = self.nodes.get(parent).map_or(0.0, |n| n.stats.median());
         let (op_kind, below) = match r.facts {
             Facts::Operator {
                 kind,
@@ -68,7 +68,7 @@ impl ExplorerData {
             share_method: if below {
                 share_of(crate::units::XNNPACK_QUANTUM_MS, method_median)
             } else {
-                share_of(r.stats.median, method_median)
+                share_of(r.stats.median(), method_median)
             },
             input_shapes: match (&r.input_shapes, op_kind) {
                 // XNNPACK operators carry shapes in their metadata; say when it is absent.
@@ -84,8 +84,8 @@ impl ExplorerData {
             instances: 0,
             summed_median: None,
             cost: r.cost(),
-            rates: crate::profile::efficiency::rates(r.cost(), r.stats.median),
-            cost_ms: r.stats.median,
+            rates: crate::profile::efficiency::rates(r.cost(), r.stats.median()),
+            cost_ms: r.stats.median(),
             roofline: None,
         });
     }
@@ -126,7 +126,7 @@ impl ExplorerData {
                 Some(m) if several => m.method.as_ref(),
                 _ => profile.method.as_ref(),
             };
-            let execute = method.map(|s| s.median);
+            let execute = method.map(|s| s.median());
             let held = module_rows
                 .roots
                 .get(k)
@@ -170,7 +170,7 @@ impl ExplorerData {
         // The flame graph and the type groups both only read the tree (the groups'
         // nodes are appended after it, outside it): on a big profile each takes tens of
         // ms, so they are made side by side before the first frame.
-        let median = profile.method.as_ref().map(|m| m.median);
+        let median = profile.method.as_ref().map(|m| m.median());
         let (flame, groups) = std::thread::scope(|scope| {
             let flame = scope.spawn(|| crate::views::flame::model::FlameTree::from_explorer(&data));
             let groups = super::groups::compute(&data, median);
@@ -203,7 +203,7 @@ impl ExplorerData {
             Facts::Method { kept, .. } => kept,
             _ => tree.runs,
         };
-        let method_median = Some(m.stats.median);
+        let method_median = Some(m.stats.median());
         let root_node = self.push_node(TreeNode {
             name: if several.is_some() {
                 format!("Method::execute · {}", m.name)
@@ -454,7 +454,7 @@ fn several_methods(profile: &Profile) -> Option<super::data::SeveralMethods> {
             .method
             .as_ref()
             .filter(|s| s.count > 0)
-            .map(|s| (s.median, s.min, s.max)),
+            .map(|s| (s.median(), s.min(), s.max())),
         methods: profile.methods.len(),
         all_runs: profile.methods.iter().map(|m| m.runs.total).sum(),
     })

@@ -53,13 +53,13 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
     let mut groups = Vec::with_capacity(by_type.len());
     for (name, members) in by_type {
         let ops: Vec<&OpRow> = members.iter().map(|&i| &data.ops[i]).collect();
-        let summed: f64 = ops.iter().map(|o| o.stats.median).sum();
+        let summed: f64 = ops.iter().map(|o| o.stats.median()).sum();
         // Per-type sums of FLOPs and bytes and the rate over the instances that have
         // them (the answer line's rule, `summary::group_by_type`).
         let sums = crate::summary::group_by_type(
             ops.iter().map(|o| crate::summary::Unit {
                 name: &o.name,
-                ms: o.stats.median,
+                ms: o.stats.median(),
                 cost: o.cost,
             }),
             None,
@@ -89,7 +89,7 @@ pub fn compute(data: &ExplorerData, method_median: Option<f64>) -> Groups {
             Some(s) => (s, None),
             None => (Stats::from_ms(&[summed]), Some(summed)),
         };
-        let shown = summed_median.unwrap_or(stats.median);
+        let shown = summed_median.unwrap_or(stats.median());
         let mut delegates: Vec<&str> = ops.iter().map(|o| o.delegate.as_str()).collect();
         delegates.sort_unstable();
         delegates.dedup();
@@ -268,7 +268,7 @@ mod tests {
         assert_eq!(conv.delegate, "d1");
         assert_eq!(conv.step, "XNNPACK/subgraph:conv2d+2");
         // Per-run sums: the same run factors, so the per-run median is 0.42 × 1.075 too.
-        assert!((conv.stats.median - 0.4515).abs() < 1e-9);
+        assert!((conv.stats.median() - 0.4515).abs() < 1e-9);
         assert_eq!(d.nodes[conv.node].name, "Convolution (NHWC, F32) IGEMM");
         assert!(!d.roots.contains(&conv.node));
     }

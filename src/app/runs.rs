@@ -65,8 +65,8 @@ impl RunFacts {
             median_ms: data
                 .total
                 .as_ref()
-                .filter(|s| s.count > 0 && s.median.is_finite())
-                .map(|s| s.median),
+                .filter(|s| s.count > 0 && s.median().is_finite())
+                .map(|s| s.median()),
             model: h.finish(),
             warnings: data.warning_count(),
             errors: data.error_count(),

@@ -216,9 +216,9 @@ pub fn cell(row: &OpRow, column: Column) -> String {
         // A group without per-run sums: the sum of its instances' medians, said so.
         Column::Median if row.summed_median.is_some() => format!("Σ {}", time(row.shown_median())),
         Column::Median => time(row.shown_median()),
-        Column::Min => time(s.min),
-        Column::Max => time(s.max),
-        Column::P90 => time(s.p90),
+        Column::Min => time(s.min()),
+        Column::Max => time(s.max()),
+        Column::P90 => time(s.p90()),
         Column::Share if row.instances > 0 => "-".into(),
         Column::Share => match row.below_resolution {
             Some(parent) => percent_or_bound(row.share, true, XNNPACK_QUANTUM_MS, parent),
@@ -364,9 +364,9 @@ fn compare(a: &OpRow, b: &OpRow, column: Column) -> Ordering {
         Column::Step => a.step.cmp(&b.step),
         Column::Count => (a.instances, a.stats.count).cmp(&(b.instances, b.stats.count)),
         Column::Median => cmp_f64(a.shown_median(), b.shown_median()),
-        Column::Min => cmp_f64(a.stats.min, b.stats.min),
-        Column::Max => cmp_f64(a.stats.max, b.stats.max),
-        Column::P90 => cmp_f64(a.stats.p90, b.stats.p90),
+        Column::Min => cmp_f64(a.stats.min(), b.stats.min()),
+        Column::Max => cmp_f64(a.stats.max(), b.stats.max()),
+        Column::P90 => cmp_f64(a.stats.p90(), b.stats.p90()),
         Column::Share | Column::SelfShare => cmp_f64(a.share, b.share),
         Column::ShareMethod => cmp_f64(
             a.share_method.unwrap_or(-1.0),

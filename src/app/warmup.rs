@@ -45,7 +45,7 @@ pub fn warmup_change(old: &ExplorerData, new: &ExplorerData) -> Option<String> {
         text.push_str(&format!(
             ": {} {}",
             new.total_label,
-            super::format::duration_change(x.median, y.median)
+            super::format::duration_change(x.median(), y.median())
         ));
     }
     if let Some(r) = &new.runs {

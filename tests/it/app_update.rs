@@ -614,10 +614,10 @@ fn delegates_have_an_overhead_row() {
     let d = s.session.data.as_ref().unwrap();
     let overheads: Vec<_> = d.nodes.iter().filter(|n| n.name == "(overhead)").collect();
     assert_eq!(overheads.len(), 2);
-    assert!((overheads[0].stats.median - 0.05375).abs() < 1e-9);
+    assert!((overheads[0].stats.median() - 0.05375).abs() < 1e-9);
     assert!((overheads[0].share.unwrap() - 0.05 / 0.65).abs() < 1e-9);
     assert_eq!(overheads[0].stats.warmup_samples.len(), 2);
-    assert!((overheads[1].stats.median - 0.043).abs() < 1e-9);
+    assert!((overheads[1].stats.median() - 0.043).abs() < 1e-9);
     assert!(overheads[0].info.contains("outside its plan steps"));
     assert!(overheads[1].info.contains("outside its operators"));
 }
@@ -807,7 +807,7 @@ fn group_by_type_and_drill_in() {
     assert_eq!(first.instances, 2);
     // One method, one sample per run: the median of the per-run sums, not a Σ.
     assert_eq!(first.summed_median, None);
-    assert!((first.stats.median - 0.4515).abs() < 1e-9);
+    assert!((first.stats.median() - 0.4515).abs() < 1e-9);
     // The detail shows the type.
     let node = s.detail_node().unwrap();
     assert_eq!(d.nodes[node].name, "Convolution (NHWC, F32) IGEMM");

@@ -174,7 +174,7 @@ fn module_totals_match(stem: &str) {
             .sum()
     };
     let ours: BTreeMap<&str, _> = p.modules.iter().map(|m| (m.path.as_str(), m)).collect();
-    let method_median = p.method.as_ref().unwrap().median;
+    let method_median = p.method.as_ref().unwrap().median();
     let mut unambiguous = 0;
     for g in golden["modules"].as_array().unwrap() {
         let path = g["path"].as_str().unwrap();
@@ -240,7 +240,7 @@ fn a_delegate_spanning_modules_sits_at_their_common_ancestor() {
     assert!(row.spans_children);
     for path in ["embed", "layers.0", "layers.0.fc"] {
         let m = p.modules.iter().find(|m| m.path == path).unwrap();
-        assert_eq!(m.median_not_attributable, d0.call.median, "{path}");
+        assert_eq!(m.median_not_attributable, d0.call.median(), "{path}");
         assert!(m.rows.iter().all(|r| r.instruction_id != 0), "{path}");
     }
     // flip of layers.0 is layers.0's own.

@@ -201,7 +201,7 @@ fn efficiency_cells_by_hand() {
         .iter()
         .find(|o| o.name == "Convolution (NHWC, F32) IGEMM #2" && o.delegate == "d0")
         .unwrap();
-    assert_eq!(conv.stats.median, 0.094);
+    assert_eq!(conv.stats.median(), 0.094);
     assert_eq!(conv.cost.flops, Some(4_147_200));
     assert_eq!(conv.cost.bytes, Some(124_480));
     assert_eq!(cell(conv, Column::Gflops), "44.1");

@@ -172,7 +172,7 @@ fn differential_graph_sandwich_and_left_heavy() {
         .iter()
         .find(|r| r.name == "delegate #0")
         .and_then(|r| r.b.as_ref())
-        .map(|s| (s.median * 1e6).round() as u64)
+        .map(|s| (s.median() * 1e6).round() as u64)
         .expect("delegate #0 in B");
     let mut s = AppState::for_compare(view, 120, 40);
     press(&mut s, 'f');

@@ -377,8 +377,8 @@ fn differential_status_and_widths() {
         "{status}"
     );
     assert!(status.ends_with(row.verdict.label()), "{status}");
-    let b_ns = (row.b.as_ref().unwrap().median * 1e6).round() as u64;
-    let a_ns = (row.a.as_ref().unwrap().median * 1e6).round() as u64;
+    let b_ns = (row.b.as_ref().unwrap().median() * 1e6).round() as u64;
+    let a_ns = (row.a.as_ref().unwrap().median() * 1e6).round() as u64;
     assert_eq!(v.tree.frame(f).values, [b_ns, a_ns]);
     press(&mut s, '%');
     assert!(flame(&s).title().contains("A's median"));

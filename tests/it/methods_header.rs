@@ -132,7 +132,7 @@ fn explorer_header_names_the_method_shown_and_the_dump() {
         )),
         "{head:?}"
     );
-    let median = cpuprof_tui::app::format::duration_ms(main.method.as_ref().unwrap().median);
+    let median = cpuprof_tui::app::format::duration_ms(main.method.as_ref().unwrap().median());
     assert!(
         head[1].starts_with(&format!(
             "Method::execute · {} median {median} (",

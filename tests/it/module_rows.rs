@@ -55,7 +55,7 @@ fn check(stem: &str) {
             assert!(close(mean_total, inspector, 1e-9), "{stem}: {path}");
             unambiguous += 1;
         }
-        assert!(close(share, median_total / method.stats.median, 1e-12));
+        assert!(close(share, median_total / method.stats.median(), 1e-12));
     }
     assert!(unambiguous >= 5, "{stem}: {unambiguous}");
     // Every timed row of the Inspector is held by exactly one module, with its figures,

@@ -70,10 +70,10 @@ fn check(stem: &str, warmup: usize) {
         assert_eq!(warm, runs[..warmup], "{stem} {name}: warm-up runs");
         assert!(over.stats.runs.is_empty(), "every kept run has a sample");
         // Its share is of the call's median (one call per run here).
-        let call_median = d.nodes[call].stats.median;
+        let call_median = d.nodes[call].stats.median();
         let share = over.share.unwrap();
         assert!(
-            (share - over.stats.median / call_median).abs() < 1e-9,
+            (share - over.stats.median() / call_median).abs() < 1e-9,
             "{stem} {name}: share {share}"
         );
         // The node is read from the row model: the tree's row is that overhead.

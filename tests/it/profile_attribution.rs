@@ -311,7 +311,7 @@ fn runs_on_two_bundled_inputs_are_two_profiles() {
                 m.name.as_str(),
                 m.bundled_input_index,
                 m.runs.total,
-                m.delegates[0].operators[0].stats.median,
+                m.delegates[0].operators[0].stats.median(),
             )
         })
         .collect();

@@ -28,7 +28,7 @@ fn operators(p: &Profile, m: usize) -> Vec<(String, f64, usize)> {
     p.methods[m].delegates[0]
         .operators
         .iter()
-        .map(|o| (o.name.clone(), o.stats.median, o.stats.count))
+        .map(|o| (o.name.clone(), o.stats.median(), o.stats.count))
         .collect()
 }
 
@@ -60,12 +60,12 @@ fn one_group_of_every_run() {
         ]
     );
     let m = p.method.as_ref().expect("method stats");
-    assert_eq!((m.count, m.median, m.p99), (24_998, 0.046, 0.046));
+    assert_eq!((m.count, m.median(), m.p99()), (24_998, 0.046, 0.046));
     assert_eq!(m.warmup_samples, vec![0.046, 0.046]);
-    assert_eq!(p.delegates[0].call.median, 0.045495);
+    assert_eq!(p.delegates[0].call.median(), 0.045495);
     // Remainder: 46,000 - 45,495 ns of method time outside the delegate call.
     assert_eq!(p.remainder.as_ref().map(|r| r.count), Some(24_998));
-    assert!((p.remainder.as_ref().expect("remainder").median - 0.000505).abs() < 1e-12);
+    assert!((p.remainder.as_ref().expect("remainder").median() - 0.000505).abs() < 1e-12);
 }
 
 #[test]

@@ -73,12 +73,12 @@ fn check(name: &str) {
                 );
             }
             for (ours, key) in [
-                (stats.median, "median_ms"),
-                (stats.p10, "p10_ms"),
-                (stats.p90, "p90_ms"),
-                (stats.mean, "avg_ms"),
-                (stats.min, "min_ms"),
-                (stats.max, "max_ms"),
+                (stats.median(), "median_ms"),
+                (stats.p10(), "p10_ms"),
+                (stats.p90(), "p90_ms"),
+                (stats.mean(), "avg_ms"),
+                (stats.min(), "min_ms"),
+                (stats.max(), "max_ms"),
             ] {
                 let theirs = row[key].as_f64().unwrap();
                 // Statistics of those samples: the same allowance.

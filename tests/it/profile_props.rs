@@ -23,7 +23,7 @@ fn run_all(dump: &etdump::EtDump, log: &runlog::RunLog, warmup: usize) {
         if let Some(m) = &p.method {
             assert!(
                 m.count == m.samples.len()
-                    && (m.count == 0 || m.min <= m.median && m.median <= m.max)
+                    && (m.count == 0 || m.min() <= m.median() && m.median() <= m.max())
             );
         }
         for format in [ReportFormat::Table, ReportFormat::Json, ReportFormat::Csv] {

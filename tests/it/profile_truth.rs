@@ -41,20 +41,20 @@ fn assert_stats(what: &str, got: &Stats, want: &Value) {
     if got.count > 0 {
         let median = want["median_ms"].as_f64().unwrap();
         assert!(
-            common::close(got.median, median, 1e-12),
+            common::close(got.median(), median, 1e-12),
             "{what}: median {} vs {median}",
-            got.median
+            got.median()
         );
         assert!(
-            common::close(got.min, want["min_ms"].as_f64().unwrap(), 1e-12),
+            common::close(got.min(), want["min_ms"].as_f64().unwrap(), 1e-12),
             "{what}: min"
         );
         assert!(
-            common::close(got.max, want["max_ms"].as_f64().unwrap(), 1e-12),
+            common::close(got.max(), want["max_ms"].as_f64().unwrap(), 1e-12),
             "{what}: max"
         );
         assert!(
-            common::close(got.mean, want["mean_ms"].as_f64().unwrap(), 1e-9),
+            common::close(got.mean(), want["mean_ms"].as_f64().unwrap(), 1e-9),
             "{what}: mean"
         );
     }

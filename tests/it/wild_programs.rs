@@ -105,9 +105,9 @@ fn rows_are_the_inspectors(stem: &str, p: &Profile) -> usize {
             }
             let median = ev["median_ms"].as_f64().unwrap();
             assert!(
-                close(stats.median, median, 1e-9) || (stats.median - median).abs() <= 1e-8,
+                close(stats.median(), median, 1e-9) || (stats.median() - median).abs() <= 1e-8,
                 "{stem}: {name} median {} vs {median}",
-                stats.median
+                stats.median()
             );
             let framework = ["Method::execute", "JF_CALL", "MOVE_CALL", "FREE_CALL"];
             let delegated = ev["is_delegated_op"].as_bool().unwrap();

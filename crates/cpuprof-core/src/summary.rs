@@ -262,7 +262,7 @@ pub fn dump_units<'a>(
         if keep(&r.name) {
             units.push(Unit {
                 name: &r.name,
-                ms: r.stats.median,
+                ms: r.stats.median(),
                 cost,
             });
         }
@@ -303,10 +303,10 @@ pub fn dump_answer(
                 .iter()
                 .map(|&c| &tree.rows[c])
                 .find(|r| r.kind == RowKind::Delegate && r.instruction_id == Some(id))?;
-            (d.stats.median, crate::units::delegate_name(id))
+            (d.stats.median(), crate::units::delegate_name(id))
         }
         None if matches!(method.facts, Facts::Method { timed: true, .. }) => {
-            (method.stats.median, "Method::execute".to_string())
+            (method.stats.median(), "Method::execute".to_string())
         }
         None => return None,
     };

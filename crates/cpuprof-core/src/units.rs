@@ -112,8 +112,9 @@ pub fn operator_median(is_operator: bool, ms: f64) -> String {
 /// One side's median in a compared row, as [`operator_median`]; `-` for a side the row
 /// is missing from or has no samples on.
 pub fn side_median(is_operator: bool, side: Option<&crate::stats::Stats>) -> String {
-    side.filter(|s| s.count > 0)
-        .map_or("-".to_string(), |s| operator_median(is_operator, s.median))
+    side.filter(|s| s.count > 0).map_or("-".to_string(), |s| {
+        operator_median(is_operator, s.median())
+    })
 }
 
 /// A share that may be an upper bound: for a row under the clock's resolution the share

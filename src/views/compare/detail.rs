@@ -155,9 +155,9 @@ pub(super) fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, the
             Some(s) if s.count > 0 => format!(
                 "   {label}{:>6}{:>vw$}{:>vw$}{:>vw$}",
                 s.count,
-                crate::units::operator_median(r.kind.is_operator(), s.median),
-                duration_ms(s.p10),
-                duration_ms(s.p90)
+                crate::units::operator_median(r.kind.is_operator(), s.median()),
+                duration_ms(s.p10()),
+                duration_ms(s.p90())
             ),
             Some(_) => format!("   {label}  no samples"),
             None => format!("   {label}  (no such row)"),

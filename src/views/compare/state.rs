@@ -313,7 +313,7 @@ fn order(a: &CompareRow, b: &CompareRow, key: CompareSort) -> std::cmp::Ordering
         CompareSort::Change => delta(b).total_cmp(&delta(a)),
         CompareSort::Name => a.name.cmp(&b.name),
         CompareSort::MedianA => {
-            let m = |r: &CompareRow| r.a.as_ref().map_or(f64::NEG_INFINITY, |s| s.median);
+            let m = |r: &CompareRow| r.a.as_ref().map_or(f64::NEG_INFINITY, |s| s.median());
             m(b).total_cmp(&m(a))
         }
     }

@@ -44,14 +44,14 @@ fn typed(
                 // Limited to a step: shares of the step.
                 _ if within.is_some() => {
                     let n = within?;
-                    (n.stats.median, n.name.clone())
+                    (n.stats.median(), n.name.clone())
                 }
                 Some(s) => {
                     let d = data
                         .nodes
                         .iter()
                         .find(|n| n.kind == NodeKind::Delegate && n.scope == Some(s))?;
-                    (d.stats.median, d.name.clone())
+                    (d.stats.median(), d.name.clone())
                 }
                 None => {
                     // Several methods: the table lists the operators of all, so the
@@ -61,7 +61,7 @@ fn typed(
                         .iter()
                         .map(|&r| &data.nodes[r])
                         .filter(|n| n.kind == NodeKind::Method && n.stats.count > 0)
-                        .map(|n| n.stats.median)
+                        .map(|n| n.stats.median())
                         .collect();
                     if methods.len() > 1 {
                         (
@@ -69,13 +69,13 @@ fn typed(
                             format!("{} ({} methods)", data.total_label, methods.len()),
                         )
                     } else {
-                        (data.total.as_ref()?.median, data.total_label.clone())
+                        (data.total.as_ref()?.median(), data.total_label.clone())
                     }
                 }
             };
             let units = (0..data.ops.len()).filter(|&i| listed(i)).map(|i| Unit {
                 name: &data.ops[i].name,
-                ms: data.ops[i].stats.median,
+                ms: data.ops[i].stats.median(),
                 cost: data.ops[i].cost,
             });
             Some((group_by_type(units, Some(total)), over, total))

@@ -98,17 +98,27 @@ pub fn render(
     if s.count > 0 {
         lines.push(pair(
             "median",
-            duration_ms(s.median),
+            duration_ms(s.median()),
             "mean",
-            duration_ms(s.mean),
+            duration_ms(s.mean()),
         ));
-        lines.push(pair("min", duration_ms(s.min), "max", duration_ms(s.max)));
-        lines.push(pair("p10", duration_ms(s.p10), "p90", duration_ms(s.p90)));
+        lines.push(pair(
+            "min",
+            duration_ms(s.min()),
+            "max",
+            duration_ms(s.max()),
+        ));
+        lines.push(pair(
+            "p10",
+            duration_ms(s.p10()),
+            "p90",
+            duration_ms(s.p90()),
+        ));
         lines.push(pair(
             "p99",
-            duration_ms(s.p99),
+            duration_ms(s.p99()),
             "stddev",
-            duration_ms(s.stddev),
+            duration_ms(s.stddev()),
         ));
     }
     let total = if s.count > 0 {
@@ -250,14 +260,14 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
             parts.push(format!(
                 "{} below {lo} (min {})",
                 h.below,
-                duration_ms(s.min)
+                duration_ms(s.min())
             ));
         }
         if h.above > 0 {
             parts.push(format!(
                 "{} above {hi} (max {})",
                 h.above,
-                duration_ms(s.max)
+                duration_ms(s.max())
             ));
         }
         lines.push(Line::styled(
@@ -332,7 +342,7 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
     // The range printed is the statistics' min and max (buckets average runs, so their
     // range can be narrower).
     let (label_lo, label_hi) = if s.count > 0 {
-        (s.min, s.max)
+        (s.min(), s.max())
     } else {
         (lo, hi)
     };

@@ -70,7 +70,7 @@ pub fn no_bound(data: &ExplorerData, op: &OpRow, w: usize, theme: &Theme) -> Vec
             duration_ms(parent)
         ));
     }
-    let method = data.total.as_ref().map(|t| t.median);
+    let method = data.total.as_ref().map(|t| t.median());
     if let (Some(bound), Some(m)) = (op.share_method, method) {
         if bound >= 1.0 {
             texts.push(format!(

@@ -66,7 +66,7 @@ pub fn render(frame: &mut Frame, area: Rect, session: &Session, ex: &ExplorerVie
                     .total
                     .as_ref()
                     .filter(|s| s.count > 0)
-                    .map(|s| (String::new(), (s.median, s.min, s.max))),
+                    .map(|s| (String::new(), (s.median(), s.min(), s.max()))),
             };
             let trace_ops =
                 (d.kind == crate::app::SourceKind::Trace && several.is_none()).then(|| {
@@ -137,14 +137,16 @@ fn top_level_text(d: &crate::app::ExplorerData, width: usize) -> String {
         [(name, s, _)] => format!(
             "top-level {} median {} ({}–{})",
             esc(name),
-            duration_ms(s.median),
-            duration_ms(s.min),
-            duration_ms(s.max)
+            duration_ms(s.median()),
+            duration_ms(s.min()),
+            duration_ms(s.max())
         ),
         _ => {
             let parts: Vec<String> = ops
                 .iter()
-                .map(|(name, s, _)| format!("{} {} ×{}", esc(name), duration_ms(s.median), s.count))
+                .map(|(name, s, _)| {
+                    format!("{} {} ×{}", esc(name), duration_ms(s.median()), s.count)
+                })
                 .collect();
             let cells = crate::escape::display_width;
             let mut best = String::new();

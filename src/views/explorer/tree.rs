@@ -152,10 +152,10 @@ pub fn render(
             spans.push(Span::raw(fit(&cell, NUM, true)));
             spans.push(Span::raw(" "));
         }
-        spans.push(Span::raw(num(node.stats.median)));
+        spans.push(Span::raw(num(node.stats.median())));
         if show_p90 {
             spans.push(Span::raw(" "));
-            spans.push(Span::raw(num(node.stats.p90)));
+            spans.push(Span::raw(num(node.stats.p90())));
         }
         if show_bar {
             spans.push(Span::raw(" "));

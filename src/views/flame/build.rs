@@ -61,7 +61,7 @@ impl FlameTree {
             if trace {
                 [sum, sum]
             } else {
-                [ms_to_ns(s.median), sum]
+                [ms_to_ns(s.median()), sum]
             }
         };
         if roots.len() != 1 {

@@ -226,7 +226,7 @@ impl FlameTree {
                 _ => FrameKind::Other,
             };
             let med =
-                |s: &Option<crate::stats::Stats>| s.as_ref().map_or(0, |s| ms_to_ns(s.median));
+                |s: &Option<crate::stats::Stats>| s.as_ref().map_or(0, |s| ms_to_ns(s.median()));
             let f = t.push(parent, r.name.clone(), kind, [med(&r.b), med(&r.a)]);
             let frame = &mut t.frames[f as usize];
             frame.op_type = matches!(

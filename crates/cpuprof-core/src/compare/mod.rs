@@ -260,8 +260,8 @@ fn compare_on(
             (None, Some(_)) => row.verdict = Verdict::Added,
             (Some(ra), Some(rb)) => {
                 let (sa, sb) = (&ra.stats, &rb.stats);
-                if sa.count > 0 && sb.count > 0 && sa.median > 0.0 {
-                    row.median_change_pct = Some((sb.median - sa.median) / sa.median * 100.0);
+                if sa.count > 0 && sb.count > 0 && sa.median() > 0.0 {
+                    row.median_change_pct = Some((sb.median() - sa.median()) / sa.median() * 100.0);
                     estimated.push(rows.len());
                 }
                 if sa.count == 0 || sb.count == 0 {
@@ -340,8 +340,8 @@ fn compare_on(
         let row = &mut rows[i];
         row.p_value = Some(padj);
         let (ma, mb) = (
-            row.a.as_ref().map_or(0.0, |s| s.median),
-            row.b.as_ref().map_or(0.0, |s| s.median),
+            row.a.as_ref().map_or(0.0, |s| s.median()),
+            row.b.as_ref().map_or(0.0, |s| s.median()),
         );
         row.verdict = if padj > alpha {
             Verdict::Same
@@ -383,9 +383,9 @@ fn compare_on(
         })
         .filter_map(|r| match (&r.a, &r.b) {
             (Some(a), Some(b))
-                if a.count > 0 && b.count > 0 && a.median > 0.0 && b.median > 0.0 =>
+                if a.count > 0 && b.count > 0 && a.median() > 0.0 && b.median() > 0.0 =>
             {
-                Some((b.median / a.median).ln())
+                Some((b.median() / a.median()).ln())
             }
             _ => None,
         })
@@ -428,7 +428,7 @@ fn change_and_interval(a: &Stats, b: &Stats, alpha: f64) -> (Option<f64>, Option
     if a.samples.ns().iter().chain(b.samples.ns()).all(|x| *x >= 0) {
         return (None, None);
     }
-    let scale = a.median.abs();
+    let scale = a.median().abs();
     match hodges_lehmann(&a_ms, &b_ms, alpha) {
         Some(e) if scale > 0.0 => (
             Some(e.shift / scale * 100.0),

@@ -58,7 +58,7 @@ pub fn row_tree(p: &FleetProfile) -> RowTree {
 /// median (dumps), else the sum of its top-level rows' medians (traces).
 pub fn total_median(p: &FleetProfile) -> Option<f64> {
     if let Some(m) = &p.method {
-        return Some(m.median);
+        return Some(m.median());
     }
     let roots: Vec<f64> = p
         .rows
@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(t.rows[3].parent, Some(2));
         assert_eq!(t.rows[3].depth, 2);
         assert_eq!(t.rows[2].stats.samples, [0.5, 0.25, 0.75]);
-        assert_eq!(t.rows[2].stats.median, 0.5);
+        assert_eq!(t.rows[2].stats.median(), 0.5);
     }
 
     #[test]

@@ -139,7 +139,7 @@ impl OperatorStats {
     pub fn below_resolution(&self) -> bool {
         self.kind == OperatorKind::Xnnpack
             && self.stats.count > 0
-            && self.stats.median < XNNPACK_QUANTUM_MS
+            && self.stats.median() < XNNPACK_QUANTUM_MS
     }
 }
 

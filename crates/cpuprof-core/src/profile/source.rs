@@ -232,8 +232,8 @@ fn timed_rows(m: &MethodProfile) -> Vec<TimedRow<'_>> {
                 kind: "delegate",
                 name: "DELEGATE_CALL",
                 instruction_id: d.instruction_id,
-                median: d.call.median,
-                mean: d.call.mean,
+                median: d.call.median(),
+                mean: d.call.mean(),
                 source: s,
             });
         }
@@ -247,8 +247,8 @@ fn timed_rows(m: &MethodProfile) -> Vec<TimedRow<'_>> {
                     kind: "kernel",
                     name: &k.name,
                     instruction_id: o.instruction_id,
-                    median: k.stats.median,
-                    mean: k.stats.mean,
+                    median: k.stats.median(),
+                    mean: k.stats.mean(),
                     source: s,
                 });
             }
@@ -300,7 +300,7 @@ pub fn module_totals(m: &MethodProfile, record: &MethodRecord) -> Vec<ModuleTota
             }
         }
     }
-    let method_median = m.method.as_ref().map_or(0.0, |s| s.median);
+    let method_median = m.method.as_ref().map_or(0.0, |s| s.median());
     let rows = timed_rows(m);
     // The modules each row's nodes lie in (every level of their stacks).
     let node_index: HashMap<&str, &Node> =

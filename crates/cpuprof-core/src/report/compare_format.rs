@@ -29,9 +29,9 @@ struct SideDoc {
 fn side_stats(s: &Option<Stats>) -> Option<SideDoc> {
     s.as_ref().map(|s| SideDoc {
         count: s.count,
-        median: num(s.median),
-        p10: num(s.p10),
-        p90: num(s.p90),
+        median: num(s.median()),
+        p10: num(s.p10()),
+        p90: num(s.p90()),
     })
 }
 
@@ -194,9 +194,9 @@ fn comparison_rows(w: &mut csv::Writer<Vec<u8>>, c: &Comparison) -> csv::Result<
             match s {
                 Some(s) => cells.extend([
                     s.count.to_string(),
-                    f(Some(s.median)),
-                    f(Some(s.p10)),
-                    f(Some(s.p90)),
+                    f(Some(s.median())),
+                    f(Some(s.p10())),
+                    f(Some(s.p90())),
                 ]),
                 None => cells.extend([String::new(), String::new(), String::new(), String::new()]),
             }

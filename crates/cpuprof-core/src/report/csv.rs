@@ -178,7 +178,7 @@ fn operator_line(out: &mut Section, op: &Row, parent: &Row, id: &str, kind: &str
         &op.stats,
         op.share,
         Some(sh),
-        below_resolution.then_some(parent.stats.median),
+        below_resolution.then_some(parent.stats.median()),
         Some(op.cost()),
         op.source.as_ref(),
     );
@@ -225,7 +225,14 @@ fn line_below(
     let mut cells: Vec<String> = first.iter().map(|c| c.to_string()).collect();
     cells.push(s.count.to_string());
     for v in [
-        s.median, s.min, s.max, s.mean, s.p10, s.p90, s.p99, s.stddev,
+        s.median(),
+        s.min(),
+        s.max(),
+        s.mean(),
+        s.p10(),
+        s.p90(),
+        s.p99(),
+        s.stddev(),
     ] {
         cells.push(v.to_string());
     }
@@ -233,13 +240,13 @@ fn line_below(
     let (i, o) = sh.unwrap_or_default();
     cells.push(i);
     cells.push(o);
-    cells.push(duration_or_below(s.median, below.is_some()));
+    cells.push(duration_or_below(s.median(), below.is_some()));
     cells.push(match (share, below) {
         (Some(x), Some(parent)) => percent_or_bound(x, true, XNNPACK_QUANTUM_MS, parent),
         (Some(x), None) => percent(x),
         (None, _) => String::new(),
     });
-    let mut tail = efficiency_cells(cost, s.median, out.peak, below.is_some()).to_vec();
+    let mut tail = efficiency_cells(cost, s.median(), out.peak, below.is_some()).to_vec();
     tail.extend(source_cells(source));
     out.rows.push((cells, tail));
 }

@@ -386,14 +386,14 @@ fn num(x: f64) -> Value {
 fn stats_value(s: &Stats) -> Value {
     json!({
         "count": s.count,
-        "median": num(s.median),
-        "min": num(s.min),
-        "max": num(s.max),
-        "mean": num(s.mean),
-        "p10": num(s.p10),
-        "p90": num(s.p90),
-        "p99": num(s.p99),
-        "stddev": num(s.stddev),
+        "median": num(s.median()),
+        "min": num(s.min()),
+        "max": num(s.max()),
+        "mean": num(s.mean()),
+        "p10": num(s.p10()),
+        "p90": num(s.p90()),
+        "p99": num(s.p99()),
+        "stddev": num(s.stddev()),
     })
 }
 

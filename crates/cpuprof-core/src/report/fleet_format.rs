@@ -169,7 +169,7 @@ pub fn fleet_table(fleet: &Fleet) -> String {
         let method = p
             .method
             .as_ref()
-            .map_or("-".into(), |s| format_ms(s.median));
+            .map_or("-".into(), |s| format_ms(s.median()));
         let head = format!(
             "{}  {:<12}  {:>5}  {:>10}",
             crate::escape::pad_right(&crate::escape::cut_middle(&escape(&p.id), id_w), id_w),

@@ -131,7 +131,7 @@ fn sections(tree: &RowTree) -> Vec<Section<'_>> {
                 })
                 .collect();
             let timed = matches!(m.facts, Facts::Method { timed: true, .. });
-            (m.name.as_str(), modules, timed.then_some(m.stats.median))
+            (m.name.as_str(), modules, timed.then_some(m.stats.median()))
         })
         .collect()
 }

@@ -304,7 +304,7 @@ fn group_op(o: &Row) -> Option<GroupOp<'_>> {
         self_total: ms(self_ns),
         min: extremes.map(|e| ms(e.0)),
         max: extremes.map(|e| ms(e.1)),
-        median: (o.stats.count > 0).then_some(o.stats.median),
+        median: (o.stats.count > 0).then_some(o.stats.median()),
     })
 }
 

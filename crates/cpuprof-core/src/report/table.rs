@@ -188,7 +188,7 @@ impl Columns {
         let median = if below_resolution(op) {
             f64::NAN
         } else {
-            op.stats.median
+            op.stats.median()
         };
         let r = efficiency::rates(op.cost(), median);
         let blank = |v: Option<f64>| match v {
@@ -232,10 +232,10 @@ fn section(o: &mut String, s: &Section<'_>) {
         let _ = writeln!(
             o,
             "Method::execute  median {}  min {}  max {}  p90 {}",
-            duration_ms(m.median),
-            duration_ms(m.min),
-            duration_ms(m.max),
-            duration_ms(m.p90)
+            duration_ms(m.median()),
+            duration_ms(m.min()),
+            duration_ms(m.max()),
+            duration_ms(m.p90())
         );
     }
     let (tree, root) = (s.tree, s.root);
@@ -368,10 +368,10 @@ fn row_text(
         "{indent}{} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7}{tail}",
         crate::escape::pad_right(&name, width),
         s.count,
-        d(s.median),
-        d(s.p90),
-        d(s.min),
-        d(s.max),
+        d(s.median()),
+        d(s.p90()),
+        d(s.min()),
+        d(s.max()),
         share
     );
 }
@@ -421,10 +421,10 @@ fn delegate(o: &mut String, tree: &RowTree, id: usize, columns: &Columns) {
                     r.share,
                 );
                 for &op in &r.children {
-                    operator(o, 2, &tree.rows[op], r.stats.median, columns);
+                    operator(o, 2, &tree.rows[op], r.stats.median(), columns);
                 }
             }
-            (Facts::Operator { .. }, _) => operator(o, 1, r, d.stats.median, columns),
+            (Facts::Operator { .. }, _) => operator(o, 1, r, d.stats.median(), columns),
             (Facts::Unattributed, _) => {
                 row(o, limit, 1, &format!("? {}", r.name), &r.stats, None);
             }

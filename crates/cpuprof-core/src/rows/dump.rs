@@ -110,7 +110,7 @@ impl RowTree {
 
     fn push_method(&mut self, part: MethodPart<'_>) {
         let t = self;
-        let method_median = part.method.map(|s| s.median);
+        let method_median = part.method.map(|s| s.median());
         let mut mrow = row(
             RowKind::Method,
             &part.name,
@@ -136,7 +136,7 @@ impl RowTree {
                 ),
                 o.source.as_ref(),
             );
-            orow.share = share_of(o.stats.median, method_median);
+            orow.share = share_of(o.stats.median(), method_median);
             let oi = t.push(Some(method), orow);
             for k in &o.kernels {
                 let mut krow = with_source(
@@ -159,14 +159,15 @@ impl RowTree {
                     kind: OperatorKind::Kernel,
                     below_resolution: false,
                 };
-                krow.share = Some(share_of(k.stats.median, Some(o.stats.median)).unwrap_or(0.0));
+                krow.share =
+                    Some(share_of(k.stats.median(), Some(o.stats.median())).unwrap_or(0.0));
                 t.push(Some(oi), krow);
             }
         }
         if let Some(rem) = part.remainder.filter(|_| part.self_time != SelfTime::None) {
             let mut r = row(RowKind::Overhead, "(remainder)", None, rem.clone());
             r.facts = Facts::Remainder;
-            r.share = share_of(rem.median, method_median);
+            r.share = share_of(rem.median(), method_median);
             t.push(Some(method), r);
         }
         // The method's signature: what it calls (delegates by instruction id, other
@@ -215,7 +216,7 @@ impl RowTree {
             plan: d.plan.clone(),
             plan_sequence: d.plan_sequence,
         };
-        drow.share = share_of(d.call.median, method_median);
+        drow.share = share_of(d.call.median(), method_median);
         let di = t.push(Some(method), with_source(drow, d.source.as_ref()));
         for s in &d.steps {
             let mut srow = row(RowKind::Step, &s.name, id, s.stats.clone());
@@ -247,7 +248,7 @@ impl RowTree {
             .flatten();
         if let Some(over) = over {
             let mut r = row(RowKind::Overhead, "(overhead)", id, over.stats);
-            r.share = share_of(r.stats.median, Some(over.call_per_run_median));
+            r.share = share_of(r.stats.median(), Some(over.call_per_run_median));
             r.facts = Facts::DelegateOverhead {
                 steps: !d.steps.is_empty(),
             };
@@ -259,7 +260,7 @@ impl RowTree {
                 ev.source.as_ref(),
             );
             r.facts = Facts::Unattributed;
-            r.share = share_of(ev.stats.median, Some(d.call.median));
+            r.share = share_of(ev.stats.median(), Some(d.call.median()));
             t.push(Some(di), r);
         }
     }

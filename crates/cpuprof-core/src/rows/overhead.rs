@@ -77,6 +77,6 @@ pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> O
     let call_totals: Vec<i64> = calls.values().copied().collect();
     Some(Overhead {
         stats: Stats::from_ns(rest).with_runs(runs).with_warmup(warm),
-        call_per_run_median: Stats::from_ns(call_totals).median,
+        call_per_run_median: Stats::from_ns(call_totals).median(),
     })
 }

@@ -10,29 +10,38 @@ use serde::{Deserialize, Serialize};
 
 use super::samples::{ns_to_ms, Samples};
 
-/// The figures of one row. The figures are ms (the `cpuprof.profile/1` contract's
-/// unit), each made from the exact ns samples; the samples stay ns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+/// The statistics of one row, over whole-ns samples, kept exact: the ends in ns, the
+/// sum in ns, the percentiles in hundredths of a ns (numpy's linear rule between two
+/// whole ns at a whole percent lands there), the standard deviation in ns. The methods
+/// named as the contract's fields (`median()`, `p90()`, ...) give them in ms, the
+/// `cpuprof.profile/1` unit, each rounded once; serialized, they are those ms.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Stats {
     pub count: usize,
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub mean: f64,
-    pub p10: f64,
-    pub p90: f64,
-    pub p99: f64,
-    /// Population standard deviation (numpy's default ddof=0).
-    pub stddev: f64,
+    pub min_ns: i64,
+    pub max_ns: i64,
+    /// The sum of the samples, exact.
+    pub sum_ns: i128,
+    /// The 10th, 50th, 90th and 99th percentiles, in hundredths of a ns.
+    pub p10_cns: i128,
+    pub median_cns: i128,
+    pub p90_cns: i128,
+    pub p99_cns: i128,
+    /// Population standard deviation (numpy's default ddof=0), in ns.
+    pub stddev_ns: f64,
     /// Kept-run samples, in run order.
     pub samples: Samples,
     /// For each sample, the index of its run among all runs (warm-ups included). Empty
     /// when every kept run has a sample (sample i is then from run warmup + i).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<usize>,
     /// Samples of the dropped warm-up runs, in run order (for the per-run view).
-    #[serde(default, skip_serializing_if = "Samples::is_empty")]
     pub warmup_samples: Samples,
+}
+
+/// Hundredths of a ns as ms: one division, the exact value rounded once (below 2^53 /
+/// 100 ns).
+fn cns_to_ms(cns: i128) -> f64 {
+    cns as f64 / 1e8
 }
 
 impl Stats {
@@ -112,33 +121,72 @@ impl Stats {
         positions.dedup();
         let values = select(&positions);
         let at = |k: usize| values[positions.binary_search(&k).unwrap_or(0)];
-        // The interpolation a + (b - a) * num / 100 made exact in integers (times 100),
-        // then one division to ms: the exact value rounded once (below 2^53 / 100 ns).
+        // The interpolation a + (b - a) * num / 100 made exact in integers (times 100).
         let pct = |q: usize| {
             let (lo, hi, num) = position(q);
-            let scaled = i128::from(at(lo)) * (100 - num) + i128::from(at(hi)) * num;
-            scaled as f64 / 1e8
+            i128::from(at(lo)) * (100 - num) + i128::from(at(hi)) * num
         };
         Stats {
             count: n,
-            median: pct(50),
-            min: ns_to_ms(at(0)),
-            max: ns_to_ms(at(n - 1)),
-            mean: if sum.unsigned_abs() < 1 << 53 {
-                // Exact operands: the nearest double to sum / (n * 10^6) when n * 10^6
-                // is exact too.
-                sum as f64 / (n as f64 * 1e6)
-            } else {
-                mean_ns / 1e6
-            },
-            p10: pct(10),
-            p90: pct(90),
-            p99: pct(99),
-            stddev: var.sqrt() / 1e6,
+            min_ns: at(0),
+            max_ns: at(n - 1),
+            sum_ns: sum,
+            p10_cns: pct(10),
+            median_cns: pct(50),
+            p90_cns: pct(90),
+            p99_cns: pct(99),
+            stddev_ns: var.sqrt(),
             samples: Samples::from_ns(ns),
             runs: Vec::new(),
             warmup_samples: Samples::default(),
         }
+    }
+
+    /// The median (ms).
+    pub fn median(&self) -> f64 {
+        cns_to_ms(self.median_cns)
+    }
+
+    pub fn p10(&self) -> f64 {
+        cns_to_ms(self.p10_cns)
+    }
+
+    pub fn p90(&self) -> f64 {
+        cns_to_ms(self.p90_cns)
+    }
+
+    pub fn p99(&self) -> f64 {
+        cns_to_ms(self.p99_cns)
+    }
+
+    /// The fastest sample (ms).
+    pub fn min(&self) -> f64 {
+        ns_to_ms(self.min_ns)
+    }
+
+    /// The slowest sample (ms).
+    pub fn max(&self) -> f64 {
+        ns_to_ms(self.max_ns)
+    }
+
+    /// The mean (ms): the exact sum divided once.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let (sum, n) = (self.sum_ns, self.count as f64);
+        if sum.unsigned_abs() < 1 << 53 {
+            // Exact operands: the nearest double to sum / (n * 10^6) when n * 10^6 is
+            // exact too.
+            sum as f64 / (n * 1e6)
+        } else {
+            sum as f64 / n / 1e6
+        }
+    }
+
+    /// The population standard deviation (ms).
+    pub fn stddev(&self) -> f64 {
+        self.stddev_ns / 1e6
     }
 
     pub fn with_runs(mut self, runs: Vec<usize>) -> Stats {
@@ -151,6 +199,24 @@ impl Stats {
         self
     }
 
+    /// The contract's form: the figures in ms.
+    fn doc(&self) -> StatsDoc<'_> {
+        StatsDoc {
+            count: self.count,
+            median: self.median(),
+            min: self.min(),
+            max: self.max(),
+            mean: self.mean(),
+            p10: self.p10(),
+            p90: self.p90(),
+            p99: self.p99(),
+            stddev: self.stddev(),
+            samples: &self.samples,
+            runs: &self.runs,
+            warmup_samples: &self.warmup_samples,
+        }
+    }
+
     /// The sum of the kept samples, in ms.
     pub fn total(&self) -> f64 {
         self.samples.total_ns() as f64 / 1e6
@@ -159,6 +225,80 @@ impl Stats {
     /// The sum of the kept samples, in ns.
     pub fn total_ns(&self) -> i128 {
         self.samples.total_ns()
+    }
+}
+
+/// `Stats` as `cpuprof.profile/1` writes it (figures in ms).
+#[derive(Serialize)]
+struct StatsDoc<'a> {
+    count: usize,
+    median: f64,
+    min: f64,
+    max: f64,
+    mean: f64,
+    p10: f64,
+    p90: f64,
+    p99: f64,
+    stddev: f64,
+    samples: &'a Samples,
+    #[serde(skip_serializing_if = "no_runs")]
+    runs: &'a [usize],
+    #[serde(skip_serializing_if = "no_samples")]
+    warmup_samples: &'a Samples,
+}
+
+fn no_runs(runs: &&[usize]) -> bool {
+    runs.is_empty()
+}
+
+fn no_samples(s: &&Samples) -> bool {
+    s.is_empty()
+}
+
+impl Serialize for Stats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.doc().serialize(s)
+    }
+}
+
+/// `Stats` read back from `cpuprof.profile/1`: the exact figures again from the ms
+/// (each was one rounding of an exact value, which the nearest integer undoes), the sum
+/// from the samples.
+#[derive(Deserialize)]
+struct StatsIn {
+    count: usize,
+    median: f64,
+    min: f64,
+    max: f64,
+    p10: f64,
+    p90: f64,
+    p99: f64,
+    stddev: f64,
+    samples: Samples,
+    #[serde(default)]
+    runs: Vec<usize>,
+    #[serde(default)]
+    warmup_samples: Samples,
+}
+
+impl<'de> Deserialize<'de> for Stats {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let i = StatsIn::deserialize(d)?;
+        let cns = |ms: f64| (ms * 1e8).round() as i128;
+        Ok(Stats {
+            count: i.count,
+            min_ns: super::ms_to_ns(i.min),
+            max_ns: super::ms_to_ns(i.max),
+            sum_ns: i.samples.total_ns(),
+            p10_cns: cns(i.p10),
+            median_cns: cns(i.median),
+            p90_cns: cns(i.p90),
+            p99_cns: cns(i.p99),
+            stddev_ns: i.stddev * 1e6,
+            samples: i.samples,
+            runs: i.runs,
+            warmup_samples: i.warmup_samples,
+        })
     }
 }
 
@@ -241,10 +381,10 @@ mod tests {
     #[test]
     fn median_of_even_count_is_mean_of_middle_two() {
         let s = Stats::from_ns(vec![4_000_000, 1_000_000, 3_000_000, 2_000_000]);
-        assert_eq!(s.median, 2.5);
-        assert_eq!(s.min, 1.0);
-        assert_eq!(s.max, 4.0);
-        assert_eq!(s.mean, 2.5);
+        assert_eq!(s.median(), 2.5);
+        assert_eq!(s.min(), 1.0);
+        assert_eq!(s.max(), 4.0);
+        assert_eq!(s.mean(), 2.5);
     }
 
     #[test]
@@ -252,10 +392,41 @@ mod tests {
         // numpy.percentile([0.031184, 0.031186], 50) prints 0.031184999999999997 (the
         // interpolation done on ms); on the ns it is 31,185 ns: 0.031185.
         let s = Stats::from_ns(vec![31_184, 31_186]);
-        assert_eq!(s.median.to_string(), "0.031185");
-        assert_eq!(s.mean.to_string(), "0.031185");
+        assert_eq!(s.median().to_string(), "0.031185");
+        assert_eq!(s.mean().to_string(), "0.031185");
         let s = Stats::from_ns(vec![1, 2]);
-        assert_eq!(s.median.to_string(), "0.0000015");
+        assert_eq!(s.median().to_string(), "0.0000015");
+    }
+
+    /// The figures are kept exact in integers: `numpy.percentile([1, 2, 4, 10], [10, 50,
+    /// 90, 99])` prints 1.3, 3.0, 8.2, 9.82 (positions 0.3, 1.5, 2.7, 2.97): 130, 300,
+    /// 820 and 982 hundredths of a ns; the sum 17 ns.
+    #[test]
+    fn figures_are_exact_integers_of_ns() {
+        let s = Stats::from_ns(vec![10, 1, 4, 2]);
+        assert_eq!(
+            (s.p10_cns, s.median_cns, s.p90_cns, s.p99_cns),
+            (130, 300, 820, 982)
+        );
+        assert_eq!((s.min_ns, s.max_ns, s.sum_ns), (1, 10, 17));
+        assert_eq!(s.median(), 3e-6);
+        assert_eq!(s.mean(), 4.25e-6);
+    }
+
+    /// Written as the contract's ms and read back, every figure is the same integer
+    /// (the ms were one rounding of each): the serde form round-trips.
+    #[test]
+    fn the_contract_form_round_trips() {
+        let samples: Vec<i64> = (0..1000)
+            .map(|i| (i * 7919 % 100_003) as i64 + 31_184)
+            .collect();
+        let s = Stats::from_ns(samples)
+            .with_runs((5..1005).collect())
+            .with_warmup(vec![9, 8]);
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(text.starts_with("{\"count\":1000,\"median\":"), "{text}");
+        let back: Stats = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, s);
     }
 
     #[test]
@@ -263,18 +434,21 @@ mod tests {
         // numpy.percentile([1..10], [10, 90, 99]) = 1.9, 9.1, 9.91 (hand-checked:
         // positions 0.9, 8.1, 8.91 on 0-based sorted data).
         let s = Stats::from_ms(&(1..=10).map(f64::from).collect::<Vec<_>>());
-        assert!((s.p10 - 1.9).abs() < 1e-12);
-        assert!((s.p90 - 9.1).abs() < 1e-12);
-        assert!((s.p99 - 9.91).abs() < 1e-12);
-        assert_eq!(s.median, 5.5);
+        assert!((s.p10() - 1.9).abs() < 1e-12);
+        assert!((s.p90() - 9.1).abs() < 1e-12);
+        assert!((s.p99() - 9.91).abs() < 1e-12);
+        assert_eq!(s.median(), 5.5);
         // population stddev of 1..10 = sqrt(8.25)
-        assert!((s.stddev - 8.25f64.sqrt()).abs() < 1e-12);
+        assert!((s.stddev() - 8.25f64.sqrt()).abs() < 1e-12);
     }
 
     #[test]
     fn single_sample_and_empty() {
         let s = Stats::from_ms(&[0.25]);
-        assert_eq!((s.median, s.p10, s.p99, s.stddev), (0.25, 0.25, 0.25, 0.0));
+        assert_eq!(
+            (s.median(), s.p10(), s.p99(), s.stddev()),
+            (0.25, 0.25, 0.25, 0.0)
+        );
         let e = Stats::from_ns(vec![]);
         assert_eq!(e.count, 0);
     }
@@ -283,7 +457,7 @@ mod tests {
     fn samples_keep_run_order() {
         let s = Stats::from_ns(vec![3, 1, 2]);
         assert_eq!(s.samples.ns(), [3, 1, 2]);
-        assert_eq!(s.median, 2e-6);
+        assert_eq!(s.median(), 2e-6);
     }
 
     /// numpy's rule the slow way, on ns (a full sort, exact rationals): the percentile
@@ -315,16 +489,16 @@ mod tests {
             let s = Stats::from_ns(ns.clone());
             let mut sorted = ns.clone();
             sorted.sort_unstable();
-            proptest::prop_assert_eq!(s.min, sorted[0] as f64 / 1e6);
-            proptest::prop_assert_eq!(s.max, sorted[sorted.len() - 1] as f64 / 1e6);
-            for (q, got) in [(10, s.p10), (50, s.median), (90, s.p90), (99, s.p99)] {
+            proptest::prop_assert_eq!(s.min(), sorted[0] as f64 / 1e6);
+            proptest::prop_assert_eq!(s.max(), sorted[sorted.len() - 1] as f64 / 1e6);
+            for (q, got) in [(10, s.p10()), (50, s.median()), (90, s.p90()), (99, s.p99())] {
                 // Exact below 2^53 (the scaled value converts without rounding).
                 let want = exact_percentile_scaled(&sorted, q) as f64 / 1e8;
                 proptest::prop_assert_eq!(got, want, "p{}", q);
             }
             let mean = ns.iter().map(|&v| i128::from(v)).sum::<i128>() as f64
                 / ns.len() as f64 / 1e6;
-            proptest::prop_assert!((s.mean - mean).abs() <= mean.abs() * 4e-16 + 1e-18);
+            proptest::prop_assert!((s.mean() - mean).abs() <= mean.abs() * 4e-16 + 1e-18);
             proptest::prop_assert_eq!(s.samples.ns(), &ns[..]);
         }
 

@@ -60,7 +60,7 @@ impl Builder<'_> {
             source: None,
         };
         if kind != DelegateKind::CpuPlan {
-            let parent = delegate.call.median;
+            let parent = delegate.call.median();
             delegate.operators = instr
                 .rows
                 .iter()
@@ -163,7 +163,7 @@ impl Builder<'_> {
             let step = row.voted_step().and_then(|s| step_of_row.get(&s).copied());
             match step {
                 Some(s) => {
-                    let parent = steps[s].0.stats.median;
+                    let parent = steps[s].0.stats.median();
                     let op = self.operator(row, id, parent);
                     steps[s].0.operators.push(op);
                 }
@@ -178,7 +178,7 @@ impl Builder<'_> {
             }
         }
         for (step, _) in &mut steps {
-            step.share = share(step.stats.median, delegate.call.median);
+            step.share = share(step.stats.median(), delegate.call.median());
         }
         delegate.steps = steps.into_iter().map(|(s, _)| s).collect();
         self.check_plan(&delegate);
@@ -255,7 +255,7 @@ impl Builder<'_> {
             output_shapes.as_deref(),
         );
         OperatorStats {
-            share: share(stats.median, parent_median),
+            share: share(stats.median(), parent_median),
             name,
             kind,
             stats,
