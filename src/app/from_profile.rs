@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::profile::{ModuleTotal, OperatorKind, Profile};
+use crate::profile::{ModuleRow, ModuleTotal, OperatorKind, Profile};
 use crate::rows::{share_of, Facts, Row, RowKind, RowTree};
 
 use super::data::{
@@ -118,20 +118,17 @@ impl ExplorerData {
         let several = tree.roots.len() > 1;
         for (k, &root) in tree.roots.iter().enumerate() {
             data.add_method(&tree, root, several.then_some(k));
-            let (name, modules) = match profile.methods.get(k) {
-                Some(m) if several => (m.name.as_str(), &m.modules),
-                m => (m.map_or("method 1", |m| m.name.as_str()), &profile.modules),
-            };
-            let method = match profile.methods.get(k) {
-                Some(m) if several => m.method.as_ref(),
-                _ => profile.method.as_ref(),
-            };
-            let execute = method.map(|s| s.median());
-            let held = module_rows
-                .roots
-                .get(k)
-                .map(|&m| held_rows(&module_rows, m));
-            data.add_modules(name, execute, modules, held.unwrap_or_default());
+            // Its module tree, from the module rows: the method row's name and
+            // Method::execute, the modules and the rows each holds.
+            if let Some(&m) = module_rows.roots.get(k) {
+                let mrow = &module_rows.rows[m];
+                let execute = match mrow.facts {
+                    Facts::Method { timed: false, .. } => None,
+                    _ => Some(mrow.stats.median()),
+                };
+                let (modules, held) = method_modules(&module_rows, m);
+                data.add_modules(&mrow.name, execute, &modules, held);
+            }
         }
         data.rows = Some(tree);
         data.findings = profile
@@ -379,21 +376,57 @@ impl ExplorerData {
 
 /// For each module row below method row `method` of `modules` (`RowTree::modules_of`),
 /// in pre-order, the dump's rows it holds (row ids; None where not found).
-fn held_rows(modules: &RowTree, method: usize) -> Vec<Vec<Option<usize>>> {
-    let mut out = Vec::new();
-    let mut stack: Vec<usize> = modules.rows[method]
-        .children
-        .iter()
-        .rev()
-        .copied()
-        .collect();
-    while let Some(i) = stack.pop() {
-        if let Facts::Module { rows, .. } = &modules.rows[i].facts {
-            out.push(rows.iter().map(|m| m.row).collect());
-        }
-        stack.extend(modules.rows[i].children.iter().rev().copied());
+/// The module tree of method row `method` of `modules` (`RowTree::modules_of`), as the
+/// modules view lists it: each module from its row's `Facts::Module`, in the rows' order
+/// (pre-order, as the profile's `modules[]`), and for each, the dump's row ids of the
+/// rows it holds.
+fn method_modules(modules: &RowTree, method: usize) -> (Vec<ModuleTotal>, Vec<Vec<Option<usize>>>) {
+    let first = method + 1;
+    let ids = first..first + modules.descendant_count(method);
+    let mut totals = Vec::with_capacity(ids.len());
+    let mut held = Vec::with_capacity(ids.len());
+    for id in ids {
+        let r = &modules.rows[id];
+        let Facts::Module {
+            ty,
+            median_total,
+            mean_total,
+            share,
+            not_attributable,
+            rows,
+        } = &r.facts
+        else {
+            continue;
+        };
+        totals.push(ModuleTotal {
+            path: r.module.clone().unwrap_or_default(),
+            ty: ty.clone(),
+            depth: r.depth - 1,
+            parent: r.parent.filter(|&p| p != method).map(|p| p - first),
+            median_total: *median_total,
+            mean_total: *mean_total,
+            share: *share,
+            median_not_attributable: *not_attributable,
+            rows: rows
+                .iter()
+                .map(|m| ModuleRow {
+                    kind: if m.kind == RowKind::Delegate {
+                        "delegate"
+                    } else {
+                        "kernel"
+                    }
+                    .to_string(),
+                    name: m.name.clone(),
+                    instruction_id: m.instruction_id,
+                    median: m.median,
+                    mean: m.mean,
+                    spans_children: m.spans_children,
+                })
+                .collect(),
+        });
+        held.push(rows.iter().map(|m| m.row).collect());
     }
-    out
+    (totals, held)
 }
 
 impl ExplorerData {

@@ -105,3 +105,38 @@ fn xnnpack_module_rows_are_the_inspectors() {
 fn portable_module_rows_are_the_inspectors() {
     check("modules_portable");
 }
+
+/// The modules view's data, made from the module rows, is the module tree the reader
+/// computed with the ETRecord (`modules[]` of each method, `find_total_for_module`'s
+/// sums), field for field, on every fixture with an ETRecord: nothing is lost on the way
+/// through the row model.
+#[test]
+fn the_modules_view_data_is_the_readers_module_tree() {
+    let mut checked = 0;
+    for stem in [
+        "modules_xnnpack",
+        "modules_portable",
+        "three_method",
+        "twin_method",
+        "attention_mask",
+    ] {
+        let p = common::load(&format!("{DIR}/{stem}.etdp"), None, 0);
+        let data = cpuprof_tui::app::ExplorerData::from_profile(&p);
+        let want: Vec<_> = if p.methods.len() > 1 {
+            p.methods
+                .iter()
+                .map(|m| &m.modules)
+                .filter(|m| !m.is_empty())
+                .collect()
+        } else {
+            vec![&p.modules]
+                .into_iter()
+                .filter(|m| !m.is_empty())
+                .collect()
+        };
+        let got: Vec<_> = data.modules.iter().map(|m| &m.modules).collect();
+        assert_eq!(got, want, "{stem}");
+        checked += got.iter().map(|m| m.len()).sum::<usize>();
+    }
+    assert!(checked >= 10, "only {checked} modules");
+}
