@@ -23,10 +23,8 @@
 //! `CPUPROF_BENCH_SAVE=DIR` also writes the generated dumps there, to time other builds
 //! on them with `phase_timing`.
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
+use cpuprof_testkit::etdump_build;
 
 use std::hint::black_box;
 use std::path::Path;

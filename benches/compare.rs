@@ -3,10 +3,7 @@
 //! (with their logs, so plans decode). `compare` = load A + load B + row trees + matching
 //! + tests on every row; `compare_only` is the last three alone.
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -30,8 +30,7 @@ use std::time::Instant;
 
 use cpuprof_testkit::ctf_writer as writer;
 
-#[path = "support/run.rs"]
-mod run;
+use cpuprof_testkit::bench_run as run;
 use run::{median_run, run_once, Run};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");

@@ -1,8 +1,7 @@
 //! ETDump reader throughput on a ~100 MB dump built in memory (XNNPACK-shaped runs, as in
 //! `fixtures/real/mlp_xnnpack.etdp`). Target: well under 0.5 s per 100 MB.
 
-#[path = "../tests/support/etdump_build.rs"]
-mod build;
+use cpuprof_testkit::etdump_build as build;
 
 use std::hint::black_box;
 use std::time::Instant;

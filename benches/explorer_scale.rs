@@ -17,12 +17,8 @@
 //! `cargo bench --bench explorer_scale` (a plain main, no criterion: a 1 GB load takes
 //! seconds, and the figure that matters per key is the worst one, not a mean).
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
-#[path = "../tests/support/pty.rs"]
-mod pty;
+use cpuprof_testkit::big_dump;
+use cpuprof_testkit::pty;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

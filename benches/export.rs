@@ -7,10 +7,7 @@
 //! Then the timeline view on the largest inputs: building it (the background load) and
 //! one 160x48 frame, for the 100 MB dump's median run and for a 1,000,000-call trace.
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
 
 use std::path::Path;
 use std::time::Duration;
@@ -24,8 +21,7 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use std::sync::Arc;
 
-#[path = "support/run.rs"]
-mod run;
+use cpuprof_testkit::bench_run as run;
 
 use run::*;
 

@@ -15,10 +15,7 @@
 //! target (`ok` / `MISSED`). The machine is shared: the load average at the start is
 //! printed with the figures.
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,10 +25,11 @@ use cpuprof_tui::fleet::analysis::AnalysisOptions;
 use cpuprof_tui::fleet::{analyse, discover, load_all, LoadOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 
-#[path = "support/run.rs"]
-mod run;
+use cpuprof_testkit::bench_run as run;
 
 use run::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 
 /// A small deterministic generator (xorshift64*), for the jitter.
 struct Rng(u64);

@@ -2,13 +2,12 @@
 //! (target ≤ 16 ms: only the visible rows are formatted).
 //!
 //! Also time to first frame: the real binary in a pseudo-terminal on a ~109 MB dump built
-//! with the flatbuffers builder (`tests/support/etdump_build.rs`): the loading gauge must
+//! with the flatbuffers builder (`cpuprof-testkit`'s `etdump_build`): the loading gauge must
 //! be on screen within 100 ms of start, long before loading ends.
 //!
 //! `cargo bench --bench render`
 
-#[path = "../tests/support/etdump_build.rs"]
-mod build;
+use cpuprof_testkit::etdump_build as build;
 
 use std::hint::black_box;
 use std::io::{Read, Write};

@@ -9,18 +9,14 @@
 //! After criterion's runs a summary prints medians, ratios, MB/s, events/s and peak RSS
 //! (from `/usr/bin/time` when installed).
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-#[path = "support/run.rs"]
-mod run;
+use cpuprof_testkit::bench_run as run;
 
 use run::*;
 

@@ -27,10 +27,8 @@
 //! interleaved with the new binary (399 ms wall, 127 ms CPU), the binary of commit
 //! e94fb9e, same machine, load average ~11 on 2 cores.
 
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
+use cpuprof_testkit::etdump_build;
 
 use std::hint::black_box;
 use std::path::Path;
@@ -39,10 +37,11 @@ use std::time::{Duration, Instant};
 use cpuprof_tui::etdump::{self, generated::etdump as fb};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-#[path = "support/run.rs"]
-mod run;
+use cpuprof_testkit::bench_run as run;
 
 use run::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 
 /// What the reader did before the checked decoder: verify everything with the
 /// flatbuffers verifier, then read the profile fields with the generated accessors.

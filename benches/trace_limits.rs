@@ -1,6 +1,6 @@
 //! Issue #48: torch.profiler traces at the machine's limit. Traces shaped like a real
 //! training trace are made here (never committed): `fixtures/torch/cnn_train.json.gz`'s
-//! events repeated with shifted timestamps and fresh ids (`tests/support/big_trace.rs`),
+//! events repeated with shifted timestamps and fresh ids (`cpuprof-testkit`'s `big_trace`),
 //! ~47 MB (and ~1 GB with `CPUPROF_BENCH_1GB=1`), plain and gzip, in a temp dir (or
 //! `CPUPROF_BENCH_DIR`, kept). Every peer is measured in the same run:
 //! - `cpuprof-tui report FILE --format json -o OUT`: wall (median of 5), CPU, peak RSS
@@ -18,12 +18,9 @@
 //! calls are checked against the truth: PyTorch's `key_averages()` of the fixture
 //! (`cnn_train.key_averages.json`) times the number of copies, for every key.
 
-#[path = "../tests/support/big_trace.rs"]
-mod big_trace;
-#[path = "support/fleet_hta.rs"]
-mod fleet_hta;
-#[path = "support/run.rs"]
-mod run;
+use cpuprof_testkit::bench_run as run;
+use cpuprof_testkit::big_trace;
+use cpuprof_testkit::fleet_hta;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,7 @@
 //! Writes a big ETDump by repeating the `Execute` runs of a real fixture, plus a copy of
 //! its log, for benchmarks and measurement scripts.
 //! `cargo run --release --example make_big_dump -- SOURCE.etdp OUT.etdp MEGABYTES`
-#[path = "../tests/support/big_dump.rs"]
-mod big_dump;
-#[path = "../tests/support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::big_dump;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

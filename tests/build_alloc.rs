@@ -3,11 +3,12 @@
 //! counting global allocator checks it; the few extra are vectors doubling (logarithmic
 //! in the runs).
 
-#[path = "support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::etdump_build;
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use cpuprof_testkit::counting_alloc;
+
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
 use std::sync::atomic::Ordering;
 

@@ -2,8 +2,10 @@
 //! a trace of ten times as many events of the same workload makes (almost) no more
 //! allocations. A counting global allocator checks it.
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use cpuprof_testkit::counting_alloc;
+
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
 use std::sync::atomic::Ordering;
 

@@ -3,10 +3,11 @@
 //! has the same events, on the same entries, nested the same; runs not chosen carry none.
 //! And it holds no event array: a counting allocator measures the live heap's peak.
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-#[path = "support/etdump_build.rs"]
-mod etdump_build;
+use cpuprof_testkit::counting_alloc;
+
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
+use cpuprof_testkit::etdump_build;
 
 use std::path::{Path, PathBuf};
 

@@ -2,12 +2,13 @@
 //! warning kind, and for the growth of the interval array (doubling), never per event:
 //! reading a trace of ten times as many events of the same workload makes (almost) no
 //! more allocations, and the largest allocation is the model's, not the text's. A
-//! counting global allocator checks it (`tests/support/counting_alloc.rs`).
+//! counting global allocator checks it (`cpuprof_testkit::counting_alloc`).
 
-#[path = "support/big_trace.rs"]
-mod big_trace;
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use cpuprof_testkit::big_trace;
+use cpuprof_testkit::counting_alloc;
+
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
 use std::sync::atomic::Ordering;
 

@@ -3,10 +3,8 @@
 //! allocator stay binaries of their own (`tests/build_alloc.rs`, `tests/ctf_alloc.rs`,
 //! `tests/timeline_stream.rs`): an allocator counts the whole process.
 
-#[path = "../support/mod.rs"]
 mod support;
 
-#[path = "../common/mod.rs"]
 mod common;
 
 mod app_update;

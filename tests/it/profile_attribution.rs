@@ -1,4 +1,4 @@
-//! Attribution on constructed dumps (the ETDump builder in tests/support): clock jitter,
+//! Attribution on constructed dumps (the ETDump builder of cpuprof-testkit): clock jitter,
 //! stale plans, repeated delegate calls, missing kernel events, and runs of two methods.
 //! Every expected value is written from the construction.
 

@@ -1,4 +1,4 @@
-//! `cpuprof-tui run` in the explorer (a pseudo-terminal through `tests/support/pty.rs`)
+//! `cpuprof-tui run` in the explorer (a pseudo-terminal through `cpuprof_testkit::pty`)
 //! with the fake runner: the watch view of OUT opens at once and shows the run's profile;
 //! `q` while the runner runs restores the terminal first, then stops the runner (SIGINT,
 //! then SIGTERM after the grace period); `--keep-running` leaves it alive; a signal to

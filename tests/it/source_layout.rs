@@ -402,13 +402,33 @@ fn no_module_over_600_lines_of_code() {
     assert!(over.is_empty(), "over {MAX_LINES} lines of code: {over:#?}");
 }
 
-/// A module lives where its name says: no `#[path]` in the crates' sources (a unit test
-/// module is a child module in the directory of its parent, not a file beside it).
+/// A module lives where its name says: no `#[path]` anywhere, the crates' sources, the
+/// testkit, the tests, benches and examples (a unit test module is a child module in the
+/// directory of its parent; what tests and benches share is the dev-only
+/// `cpuprof-testkit` crate).
 #[test]
 fn no_module_is_moved_by_a_path_attribute() {
+    let this = Path::new(file!()).file_name().unwrap().to_owned();
     let moved: Vec<String> = rs_files(Path::new(SRC))
         .into_iter()
         .chain(rs_files(Path::new(CORE_SRC)))
+        .chain(rs_files(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/crates/cpuprof-testkit/src"
+        ))))
+        .chain(rs_files(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests"
+        ))))
+        .chain(rs_files(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches"
+        ))))
+        .chain(rs_files(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples"
+        ))))
+        .filter(|f| f.file_name() != Some(this.as_os_str()))
         .filter(|f| code(f).contains("#[path"))
         .map(|f| f.display().to_string())
         .collect();

@@ -12,8 +12,7 @@ use std::path::Path;
 use cpuprof_tui::trace::{self, read_chrome_json_cut_at, TraceProfile};
 use proptest::prelude::*;
 
-#[path = "../support/big_trace.rs"]
-mod big_trace;
+use cpuprof_testkit::big_trace;
 
 use big_trace::TraceTemplate;
 

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::big_trace::TraceTemplate;
-use super::run::{median_run, Run};
+use crate::bench_run::{median_run, Run};
+use crate::big_trace::TraceTemplate;
 
 pub const RANKS: u32 = 16;
 pub const STRAGGLER: u32 = 7;

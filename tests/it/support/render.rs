@@ -1,5 +1,5 @@
 //! What a frame draws, as text: one line per terminal row, trailing blanks cut. Shared by
-//! the render snapshot tests (`#[path = "support/render.rs"] mod render;`).
+//! the render snapshot tests.
 #![allow(dead_code)]
 
 use ratatui::backend::TestBackend;

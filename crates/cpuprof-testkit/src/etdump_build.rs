@@ -1,9 +1,9 @@
 //! Builds ETDump files from a plain model with the flatbuffers builder and the generated
 //! `*Args`/`create` API, the way the runtime lays them out (size-prefixed, `ED00`, scalars
-//! equal to their default omitted). Shared by tests and benches via `#[path]`.
+//! equal to their default omitted). Shared by tests and benches.
 #![allow(dead_code)]
 
-use cpuprof_tui::etdump::generated::etdump as fb;
+use cpuprof_core::etdump::generated::etdump as fb;
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 
 #[derive(Debug, Clone, PartialEq)]

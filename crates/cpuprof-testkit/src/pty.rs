@@ -1,5 +1,5 @@
 //! The real binary in a pseudo-terminal, read back through a terminal emulator (vt100).
-//! One harness for every pty test (`#[path = "support/pty.rs"] mod pty;`): start the
+//! One harness for every pty test: start the
 //! binary (or any command) on a terminal of a given size, type keys, wait for text on the
 //! screen, send signals, and check that the terminal was left as it was found.
 #![allow(dead_code)]
@@ -35,7 +35,7 @@ impl Session {
     }
 
     pub fn start_with_env(rows: u16, cols: u16, args: &[&str], env: &[(&str, &str)]) -> Session {
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_cpuprof-tui"));
+        let mut cmd = CommandBuilder::new(crate::binary());
         cmd.args(args);
         for (k, v) in env {
             cmd.env(k, v);
@@ -53,7 +53,7 @@ impl Session {
                 pixel_height: 0,
             })
             .expect("openpty");
-        cmd.cwd(env!("CARGO_MANIFEST_DIR"));
+        cmd.cwd(crate::root());
         cmd.env("TERM", "xterm-256color");
         cmd.env("NO_COLOR", "1");
         let child = pty.slave.spawn_command(cmd).expect("spawn");

@@ -1,17 +1,20 @@
 //! Running the real binary from a bench: once (checking it succeeded), as the median of
 //! several runs, and under `/usr/bin/time` for its peak RSS. Shared by the benches that
-//! time whole commands (`#[path = "support/run.rs"] mod run;`).
+//! time whole commands.
 #![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
+/// The `cpuprof-tui` binary the bench runs.
+pub fn bin() -> std::path::PathBuf {
+    crate::binary()
+}
 
 /// `cpuprof-tui ARGS -o OUT INPUT`; panics when it fails.
 pub fn run(args: &[&str], input: &Path, out: &Path) {
-    let status = Command::new(BIN)
+    let status = Command::new(bin())
         .args(args)
         .arg("-o")
         .arg(out)
@@ -48,7 +51,9 @@ pub fn peak_rss_kib(args: &[&str], input: &Path, out: &Path) -> Option<u64> {
         return None;
     }
     let o = Command::new(time)
-        .args(["-f", "%M", BIN])
+        .arg("-f")
+        .arg("%M")
+        .arg(bin())
         .args(args)
         .arg("-o")
         .arg(out)

@@ -1,6 +1,6 @@
 //! The explorer as the shell drives it, for the view tests: a profile loaded through the
 //! real loader into an `AppState` of a given size, keys pressed through `update`, the frame
-//! drawn as text. `#[path = "support/explorer.rs"] mod explorer;`
+//! drawn as text.
 #![allow(dead_code)]
 
 use std::sync::atomic::AtomicBool;

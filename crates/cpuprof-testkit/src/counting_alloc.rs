@@ -1,7 +1,6 @@
 //! A counting global allocator for the tests that measure what code allocates: how many
 //! allocations (and reallocations), the largest one, and the live heap with its peak. A
-//! test binary includes it with `#[path = "support/counting_alloc.rs"] mod counting_alloc;`
-//! (it installs itself as that binary's allocator). The counters are global: a test
+//! test binary installs [`Counting`] as its allocator. The counters are global: a test
 //! holds [`one_at_a_time`] while it measures.
 
 #![allow(dead_code)]
@@ -9,7 +8,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
+/// The allocator: a test binary installs it as its own with
+/// `#[global_allocator] static GLOBAL: Counting = Counting;` (a library cannot: every
+/// binary linking it would count).
+pub struct Counting;
 
 /// Allocations and reallocations made.
 pub static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
@@ -46,9 +48,6 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

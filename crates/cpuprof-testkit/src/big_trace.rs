@@ -55,11 +55,8 @@ fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
 
 impl TraceTemplate {
     pub fn from_fixture() -> Self {
-        let gz = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/torch/cnn_train.json.gz"
-        ))
-        .expect("fixture");
+        let gz =
+            std::fs::read(crate::root().join("fixtures/torch/cnn_train.json.gz")).expect("fixture");
         let mut text = Vec::new();
         flate2::read::GzDecoder::new(&gz[..])
             .read_to_end(&mut text)

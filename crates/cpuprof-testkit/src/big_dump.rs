@@ -2,8 +2,8 @@
 //! timestamps until the file reaches a target size, written with the flatbuffers builder.
 #![allow(dead_code)]
 
-use super::etdump_build::{build, BuiltEvent, BuiltProfile, BuiltRun};
-use cpuprof_tui::etdump::{self, DelegateId};
+use crate::etdump_build::{build, BuiltEvent, BuiltProfile, BuiltRun};
+use cpuprof_core::etdump::{self, DelegateId};
 
 /// Returns the dump bytes and the number of `Execute` runs in it.
 pub fn repeat_execute_runs(source: &[u8], target_bytes: usize) -> (Vec<u8>, usize) {

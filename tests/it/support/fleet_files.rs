@@ -1,6 +1,5 @@
 //! The fleet tests' shared pieces: the fixtures folder, running the binary, and reading
 //! back what it wrote (CSV records, Parquet cells, a `report` JSON's rows).
-//! `#[path = "support/fleet_files.rs"] mod fleet_files;`
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
