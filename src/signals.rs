@@ -23,7 +23,10 @@ pub const HANDLED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
 static TERMINAL_RESTORE: OnceLock<fn()> = OnceLock::new();
 static INSTALL: Once = Once::new();
-static FORWARD: OnceLock<fn(i32)> = OnceLock::new();
+/// What `cpuprof-tui run` does with a signal after the restore (it holds the run's grace
+/// period: an option travels in the closure, not in a static of its own).
+type Forward = Box<dyn Fn(i32) + Send + Sync>;
+static FORWARD: OnceLock<Forward> = OnceLock::new();
 /// Per handled signal: its last delivery was sent by a process (`si_code <= 0`).
 static BY_PROCESS: [AtomicBool; 3] = [const { AtomicBool::new(false) }; 3];
 
@@ -73,7 +76,7 @@ fn on_signal(sig: i32) -> ! {
             });
         let _ = done_rx.recv_timeout(std::time::Duration::from_secs(1));
     }
-    if let Some(&forward) = FORWARD.get() {
+    if let Some(forward) = FORWARD.get() {
         forward(sig);
     }
     std::process::exit(128 + sig);
@@ -81,8 +84,8 @@ fn on_signal(sig: i32) -> ! {
 
 /// Called on a signal after the terminal is restored, before the exit (`run` registers
 /// the forwarding of the signal to its runner).
-pub fn set_forward(forward: fn(i32)) {
-    let _ = FORWARD.set(forward);
+pub fn set_forward(forward: impl Fn(i32) + Send + Sync + 'static) {
+    let _ = FORWARD.set(Box::new(forward));
 }
 
 /// Whether the last `sig` received was sent by a process (`kill`, `sigqueue`) rather than

@@ -347,9 +347,8 @@ pub fn active_pid() -> Option<i32> {
 /// the signal goes on to the runner (unless it came from the terminal and the runner,
 /// in our process group, got it already), which is then given the grace period to end,
 /// and stopped as `q` stops it otherwise.
-pub fn forward_signal(sig: i32) {
+pub fn forward_signal(sig: i32, grace: Duration) {
     SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
-    let grace = *GRACE.get().unwrap_or(&Duration::from_secs(3));
     stop_starting();
     let in_our_group = !lock().group;
     let the_runner_has_it = in_our_group && !crate::signals::sent_by_a_process(sig);
@@ -369,6 +368,3 @@ static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 pub fn signalled() -> bool {
     SIGNALLED.load(std::sync::atomic::Ordering::SeqCst)
 }
-
-/// The grace period of [`forward_signal`].
-pub static GRACE: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();

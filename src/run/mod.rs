@@ -107,9 +107,8 @@ fn prepare(args: &RunArgs) -> Result<Session, String> {
     }
     let dir = plan::out_dir(args.out.as_deref(), SystemTime::now())?;
     let grace = Duration::from_secs_f64(args.grace);
-    let _ = child::GRACE.set(grace);
     // Signals to cpuprof-tui go on to the runner (after the terminal is restored).
-    crate::signals::set_forward(child::forward_signal);
+    crate::signals::set_forward(move |sig| child::forward_signal(sig, grace));
     Ok(Session {
         dir,
         stem: args.name.clone(),

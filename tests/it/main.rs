@@ -86,6 +86,7 @@ mod search_views;
 mod signals_pty;
 mod snapshots;
 mod source_layout;
+mod statics;
 mod thapi_nodes;
 mod timeline_props;
 mod timeline_pty;
