@@ -214,8 +214,8 @@ impl TerminalGuard {
         enable_raw_mode()?;
         RESTORED.store(false, Ordering::SeqCst);
         // Restore the terminal first, then let color-eyre print a readable report (plain
-        // when NO_COLOR is set) on the normal screen.
-        let theme = if std::env::var_os("NO_COLOR").is_some() {
+        // under NO_COLOR, by the rule the explorer's colours follow) on the normal screen.
+        let theme = if !Theme::from_env().color {
             color_eyre::config::Theme::new()
         } else {
             color_eyre::config::Theme::dark()

@@ -2,6 +2,7 @@
 //! `OpRow`s.
 
 use std::cmp::Ordering;
+use unicode_width::UnicodeWidthStr;
 
 pub use super::column::{Column, ALL_COLUMNS, DROP_ORDER};
 use super::data::OpRow;
@@ -33,7 +34,7 @@ pub fn layout(
             Column::Name => name_min,
             // A cut text column still shows its whole title.
             c if c.flexible() => {
-                let title = c.title().chars().count() as u16 + u16::from(c == sort);
+                let title = c.title().width() as u16 + u16::from(c == sort);
                 nat(c).min(cut_min(c).max(title))
             }
             c => nat(c),
@@ -288,7 +289,7 @@ pub fn step_cell(step: &str, width: usize, whole: usize) -> String {
         return step.to_string();
     }
     let tail = step_tail(step);
-    if tail.len() < step.len() && tail.chars().count() < width {
+    if tail.len() < step.len() && tail.width() < width {
         return format!("…{tail}");
     }
     step.to_string()
@@ -340,13 +341,13 @@ pub fn natural_width(
     sorted: bool,
     trace: bool,
 ) -> u16 {
-    let title = column.title_in(trace).chars().count() as u16 + u16::from(sorted);
+    let title = column.title_in(trace).width() as u16 + u16::from(sorted);
     let content = match text.iter().find(|(c, _)| *c == column) {
         Some((_, w)) => *w,
         None => window
             .iter()
             .filter_map(|&i| rows.get(i))
-            .map(|r| cell(r, column).chars().count() as u16)
+            .map(|r| cell(r, column).width() as u16)
             .max()
             .unwrap_or(0),
     };

@@ -151,3 +151,36 @@ fn a_name_wider_than_the_fleet_column_is_cut_by_cells() {
     // (`cells` counts every non-ASCII character as 2; the row's one `…` takes 1.)
     assert_eq!(column_of(row, " 2 ") - 1 + 1, 51, "{row:?}\n{text}");
 }
+
+/// The explorer sizes its panes in cells too (#46: display width by unicode-width, never
+/// `chars()`): on a wide terminal the tree is as wide as its widest name needs, so every
+/// name is drawn whole in the tree (counted in characters, `aten::矩阵乘法_前向`'s 13
+/// characters made the column 6 cells short and the name was cut to `aten::矩阵乘…`).
+#[test]
+fn the_explorer_draws_wide_names_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("wide.json");
+    write_trace(&trace);
+    let s = crate::support::explorer::opened(trace.to_str().unwrap(), 0, (160, 48));
+    // The frame's text has a blank for a wide character's second cell: drop it.
+    let mut text = String::new();
+    let frame = crate::support::explorer::screen(&s);
+    let mut chars = frame.chars().peekable();
+    while let Some(c) = chars.next() {
+        text.push(c);
+        if NAMES.iter().any(|n| !c.is_ascii() && n.contains(c)) {
+            chars.next_if_eq(&' ');
+        }
+    }
+    let tree: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("│    ") && l.contains("3 calls · self"))
+        .collect();
+    assert_eq!(tree.len(), 4, "{text}");
+    for name in NAMES {
+        assert!(
+            tree.iter().any(|l| l.contains(&format!("{name}  3 calls"))),
+            "{name} cut in the tree:\n{text}"
+        );
+    }
+}

@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::compare::Verdict;
 use crate::stats::Stats;
@@ -123,7 +124,7 @@ pub(super) fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, the
         }
     }
     let style = verdict_style(r.verdict, theme);
-    if verdict.chars().count() + 2 + p_part.chars().count() <= w {
+    if verdict.width() + 2 + p_part.width() <= w {
         if !p_part.is_empty() {
             verdict.push_str(&format!("  {p_part}"));
         }
@@ -176,7 +177,7 @@ pub(super) fn draw_detail(frame: &mut Frame, area: Rect, view: &CompareView, the
         let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let range = format!("  {} … {}", duration_ms(lo), duration_ms(hi));
         let room = w.saturating_sub(8); // " hist A "
-        let bins = room.saturating_sub(range.chars().count()).clamp(1, 40);
+        let bins = room.saturating_sub(range.width()).clamp(1, 40);
         let hist = |s: &Option<Stats>| {
             s.as_ref().map_or(vec![0; bins], |s| {
                 histogram(&s.samples.to_ms(), lo, hi, bins)

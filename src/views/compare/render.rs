@@ -8,6 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::detail::{clean, p_text, pct, verdict_style};
 use crate::app::keymap::{view_help, ViewKind};
@@ -209,7 +210,7 @@ pub fn list_columns(view: &CompareView, w: usize) -> ListColumns {
         .map(|&i| {
             let r = &c.rows[i];
             let indent = if view.tree { 2 * r.depth.min(12) } else { 0 };
-            indent + clean(&r.name).chars().count()
+            indent + clean(&r.name).width()
         })
         .max()
         .unwrap_or(0)
@@ -390,11 +391,7 @@ pub fn draw_help(
     }
     let warnings: &[CompareWarning] = &view.comparison().warnings;
     let keys = view_help(ViewKind::Compare);
-    let kw = keys
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0);
+    let kw = keys.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
     // Descriptions wrap under themselves: a long one is never cut.
     let text_w = (area.width as usize).saturating_sub(kw + 6).max(10);
     let mut lines: Vec<Line> = Vec::new();

@@ -9,6 +9,7 @@
 use super::state::TableState;
 use crate::app::data::{ExplorerData, NodeKind, SourceKind};
 use crate::summary::{answer, group_by_type, Answer, Unit};
+use unicode_width::UnicodeWidthStr;
 
 /// The answer for the table's scope and filter, with at most `limit` entries; None
 /// without a total to give shares of (a method with no samples).
@@ -120,7 +121,7 @@ pub fn line(data: &ExplorerData, table: &TableState, width: usize) -> Option<Str
         let a = shares(&groups, limit, &over, total)?;
         let text = format!("{}: {}", prefix(&a, data.kind), a);
         let text = crate::escape::escape(&text).into_owned();
-        if text.chars().count() <= width {
+        if text.width() <= width {
             return Some(text);
         }
         last = Some(text);

@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::state::{ExplorerView, Pane};
 use crate::app::data::{ExplorerData, SourceKind};
@@ -217,7 +218,7 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
         duration_ms(h.bin_width()),
         max
     );
-    let facts = if facts.chars().count() + 9 > area.width as usize {
+    let facts = if facts.width() + 9 > area.width as usize {
         format!(
             "  {} × {} · peak {}",
             h.counts.len(),
@@ -249,7 +250,7 @@ fn render_histogram(frame: &mut Frame, area: Rect, s: &Stats, theme: &Theme) {
     let lo = duration_ms(h.lo);
     let hi = duration_ms(h.hi);
     let span = (h.counts.len() * histogram::CELLS_PER_BIN as usize).max(lo.len() + hi.len() + 2);
-    let gap = span.saturating_sub(lo.chars().count() + hi.chars().count());
+    let gap = span.saturating_sub(lo.width() + hi.width());
     lines.push(Line::styled(
         format!("{lo}{}{hi}", " ".repeat(gap)),
         theme.dim(),
@@ -384,7 +385,7 @@ fn render_runs(frame: &mut Frame, area: Rect, s: &Stats, kind: SourceKind, theme
             duration_ms(label_hi)
         );
     }
-    if kind == SourceKind::Etdump && !several_per_run && facts.chars().count() + 7 > width {
+    if kind == SourceKind::Etdump && !several_per_run && facts.width() + 7 > width {
         facts = format!(
             "  {}w + {} kept · {}–{}",
             warm,

@@ -7,6 +7,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::state::ExplorerView;
 use crate::app::hints::{fitting, Hint};
@@ -119,7 +120,7 @@ pub fn render(
             .into_iter()
             .filter(|h| screen.hint_applies(h.meaning, ctx))
             .collect();
-        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        let used: usize = spans.iter().map(|s| s.content.width()).sum();
         for h in fitting(&all, (area.width as usize).saturating_sub(used)) {
             spans.push(Span::styled(h.keys.clone(), theme.key()));
             spans.push(Span::raw(format!(" {}  ", h.what)));

@@ -4,6 +4,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::format::bytes;
 use crate::app::session::Loading;
@@ -90,6 +91,6 @@ pub fn render_empty(frame: &mut Frame, body: Rect, theme: &Theme) {
 /// Watch mode before the first profile.
 pub fn render_waiting(frame: &mut Frame, body: Rect, theme: &Theme) {
     let text = "no profile yet: each complete ETDump in the directory shows up here";
-    let area = centered(body, text.chars().count() as u16, 1);
+    let area = centered(body, text.width() as u16, 1);
     frame.render_widget(Paragraph::new(Span::styled(text, theme.dim())), area);
 }

@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::format::{duration_ms, wrap};
 use crate::app::runs::{clock, pct_label, short_name, Change, RowChanges};
@@ -43,7 +44,7 @@ pub fn render(frame: &mut Frame, area: Rect, w: &WatchState, focused: bool, them
     let longest = w
         .entries
         .iter()
-        .map(|e| e.file_name().chars().count() + if e.removed { 10 } else { 0 })
+        .map(|e| e.file_name().width() + if e.removed { 10 } else { 0 })
         .max()
         .unwrap_or(8);
     let name_w = longest.min(free.saturating_sub(20)).max(8);
@@ -176,10 +177,10 @@ fn rows_cell(changes: Option<&RowChanges>, width: usize, theme: &Theme) -> Span<
         Some((name, d)) => {
             let tail = format!(" {}", pct_label(*d));
             let word = format!(" {} ", c.worst_word());
-            let fixed = 1 + counts.chars().count() + tail.chars().count();
-            let room = width.saturating_sub(fixed + word.chars().count());
+            let fixed = 1 + counts.width() + tail.width();
+            let room = width.saturating_sub(fixed + word.width());
             let short = escape(short_name(name));
-            if room >= short.chars().count().min(6) {
+            if room >= short.width().min(6) {
                 format!(
                     " {counts}{word}{}{tail}",
                     fit_middle(&escape(short_name(name)), room).trim_end()

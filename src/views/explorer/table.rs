@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::state::ExplorerView;
 use crate::app::column::Column;
@@ -74,7 +75,7 @@ pub fn render(
         .collect();
     shared.sort_by_key(|(c, _)| *c == Column::Step);
     for (_, text) in shared {
-        let left = room.saturating_sub(title.chars().count() + 3);
+        let left = room.saturating_sub(title.width() + 3);
         if left >= 12 {
             title.push_str(&format!(" · {}", fit_middle(text, left).trim_end()));
         }
@@ -92,7 +93,7 @@ pub fn render(
         );
         // A narrow pane keeps the arrows: `+2→`.
         let room = (area.width as usize).saturating_sub(3);
-        if title.chars().count() + long.chars().count() <= room {
+        if title.width() + long.width() <= room {
             title.push_str(&long);
         } else {
             title.push_str(&format!(" · {left}+{hidden}{right}"));

@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::state::ExplorerView;
 use crate::app::data::{ExplorerData, SourceKind};
@@ -46,7 +47,7 @@ pub fn render(
         .map(|&id| {
             let n = &data.nodes[id];
             let mark = if n.findings == (0, 0) { 0 } else { 2 };
-            2 * n.depth + 2 + mark + n.name.chars().count()
+            2 * n.depth + 2 + mark + n.name.width()
         })
         .max()
         .unwrap_or(0);
@@ -107,18 +108,14 @@ pub fn render(
             _ => "✗ ",
         };
         let label = format!("{indent}{marker}{mark}{}", node.name);
-        let label_len = label.chars().count();
+        let label_len = label.width();
         let info = if node.info.is_empty() || label_len + 3 >= name_w {
             String::new()
         } else {
             format!("  {}", node.info)
         };
         let name_part = fit(&label, name_w.min(label_len.max(1)), false);
-        let info_part = fit(
-            &info,
-            name_w.saturating_sub(name_part.chars().count()),
-            false,
-        );
+        let info_part = fit(&info, name_w.saturating_sub(name_part.width()), false);
         let mark_style = if node.findings.0 > 0 {
             theme.error_text()
         } else {
@@ -128,7 +125,7 @@ pub fn render(
             vec![Span::raw(name_part)]
         } else {
             // The mark keeps its colour; the rest of the label is plain.
-            let head = indent.chars().count() + marker.chars().count();
+            let head = indent.width() + marker.width();
             let chars: Vec<char> = name_part.chars().collect();
             let cut = head.min(chars.len());
             let mark_end = (head + 2).min(chars.len());

@@ -7,6 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::compare::Verdict;
 use crate::escape::escape;
@@ -419,7 +420,7 @@ fn legend(buf: &mut Buffer, area: Rect, diff: bool, theme: &Theme) {
         } else {
             (look.fill.to_string(), Style::new())
         };
-        let need = 2 + label.chars().count() as u16 + 1;
+        let need = 2 + label.width() as u16 + 1;
         if x + need > right {
             break;
         }

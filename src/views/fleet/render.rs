@@ -7,6 +7,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::escape::escape;
 use crate::fleet::tree::total_median;
@@ -135,8 +136,8 @@ struct Col {
 fn column(title: &str, cells: Vec<String>, cap: usize, right: bool) -> Col {
     let width = cells
         .iter()
-        .map(|c| c.chars().count())
-        .chain(std::iter::once(title.chars().count()))
+        .map(|c| c.width())
+        .chain(std::iter::once(title.width()))
         .max()
         .unwrap_or(0)
         .min(cap);
@@ -330,7 +331,7 @@ fn draw_footer(
         }
         // From the fleet view's key table: whole hints only.
         let all = crate::views::Component::hints(view);
-        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        let used: usize = spans.iter().map(|s| s.content.width()).sum();
         for h in crate::app::hints::fitting(&all, (area.width as usize).saturating_sub(used)) {
             spans.push(Span::styled(h.keys.clone(), theme.key()));
             spans.push(Span::styled(format!(" {}  ", h.what), theme.dim()));

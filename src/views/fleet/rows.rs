@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::escape::escape;
 use crate::fleet::analysis::{Fleet, GroupRow};
@@ -121,7 +122,7 @@ pub fn draw_rows(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
     }
     // Too wide for the border: the model's id and the count give way (the profiles list
     // shows the model), so the sort and the filter in force stay readable.
-    if title.chars().count() + 2 > area.width as usize {
+    if title.width() + 2 > area.width as usize {
         if let Some(g) = group {
             let mut t = String::from(" Rows");
             if let (Some(k), Some(v)) = (&fleet.options.by, &g.by) {
@@ -173,7 +174,7 @@ pub fn draw_rows(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Theme)
         .collect();
     let name_w = shown
         .iter()
-        .map(|r| label(r).chars().count())
+        .map(|r| label(r).width())
         .chain(std::iter::once(4))
         .max()
         .unwrap_or(4);
@@ -314,7 +315,7 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, view: &FleetView, theme: &Them
                     duration_ms(*values.last().unwrap_or(&0.0))
                 ),
             };
-            let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+            let used: usize = spans.iter().map(|s| s.content.width()).sum();
             spans.push(Span::raw(fit(&tail, width.saturating_sub(used), false)));
             lines.push(Line::from(spans));
         }

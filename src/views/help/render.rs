@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::ui::text::fit;
 use crate::ui::Theme;
@@ -47,7 +48,7 @@ pub fn render(frame: &mut Frame, body: Rect, view: &HelpView, theme: &Theme) {
                 )
             } else if keys.is_empty() {
                 Line::styled(what.clone(), theme.title())
-            } else if keys.chars().count() > HELP_KEY_W {
+            } else if keys.width() > HELP_KEY_W {
                 Line::styled(keys.clone(), theme.key())
             } else {
                 Line::from(vec![

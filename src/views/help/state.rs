@@ -3,6 +3,7 @@
 //! and the layout shared by rendering and scrolling.
 
 use ratatui::layout::Rect;
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::keymap::{help_lines_for, Command, ViewKind};
 use crate::app::search::{self, Search};
@@ -112,7 +113,7 @@ pub fn help_rows(over: ViewKind, width: usize) -> Vec<(String, String)> {
             continue;
         }
         let mut keys = keys;
-        if keys.chars().count() > HELP_KEY_W {
+        if keys.width() > HELP_KEY_W {
             out.push((keys, String::new()));
             keys = " ".into();
         }
@@ -144,10 +145,10 @@ mod tests {
         let rows = help_rows(ViewKind::Explorer, 78);
         // Every description word is there, nothing is longer than the area.
         for (k, t) in &rows {
-            let n = if k.chars().count() > HELP_KEY_W {
-                k.chars().count()
+            let n = if k.width() > HELP_KEY_W {
+                k.width()
             } else {
-                HELP_KEY_W + 1 + t.chars().count()
+                HELP_KEY_W + 1 + t.width()
             };
             assert!(n <= 78, "{k} {t}");
         }

@@ -7,6 +7,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::ExplorerData;
 use crate::ui::pane_frame;
@@ -44,7 +45,7 @@ pub fn render(
         .modules
         .iter()
         .flat_map(|mm| &mm.modules)
-        .map(|m| m.ty.chars().count())
+        .map(|m| m.ty.width())
         .max()
         .unwrap_or(0);
     let type_w = if w >= 110 {
@@ -59,11 +60,11 @@ pub fn render(
         .iter()
         .flat_map(|mm| &mm.modules)
         .flat_map(|m| {
-            let own = 2 * (m.depth + multi) + 2 + m.path.chars().count().max(6);
+            let own = 2 * (m.depth + multi) + 2 + m.path.width().max(6);
             let rows = m
                 .rows
                 .iter()
-                .map(move |r| 2 * (m.depth + 1 + multi) + 4 + r.name.chars().count() + 16);
+                .map(move |r| 2 * (m.depth + 1 + multi) + 4 + r.name.width() + 16);
             std::iter::once(own).chain(rows)
         })
         .max()
@@ -176,8 +177,8 @@ fn title(view: &ModulesView, data: &ExplorerData, width: usize) -> String {
     let forms = model_file_forms(data);
     for exec in [exec.as_str(), ""] {
         let base = format!(" Modules · {what}{exec}");
-        let room = width.saturating_sub(4 + base.chars().count() + tail.chars().count());
-        if let Some(from) = forms.iter().find(|f| f.chars().count() <= room) {
+        let room = width.saturating_sub(4 + base.width() + tail.width());
+        if let Some(from) = forms.iter().find(|f| f.width() <= room) {
             return format!("{base}{from}{tail}");
         }
     }

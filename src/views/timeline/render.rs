@@ -6,6 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::profile::TimelineKind;
 use crate::timeline::AnyTimeline;
@@ -120,10 +121,10 @@ pub fn render(frame: &mut Frame, area: Rect, view: &TimelineView, theme: &Theme)
         if (0..i64::from(plot_w)).contains(&c) {
             buf[(plot_x + c as u16, inner.y + 1)].set_char('┬');
             let label = at_text(t);
-            let fits = c + label.chars().count() as i64 <= i64::from(plot_w);
+            let fits = c + label.width() as i64 <= i64::from(plot_w);
             if c >= free_from && fits {
                 put(buf, plot_x + c as u16, inner.y, &label, theme.dim(), right);
-                free_from = c + label.chars().count() as i64 + 1;
+                free_from = c + label.width() as i64 + 1;
             }
         }
         match t.checked_add(step) {

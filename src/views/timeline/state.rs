@@ -5,6 +5,7 @@
 //! `Action::TimelineLoaded`) with `source::load_timeline`.
 
 use std::sync::Arc;
+use unicode_width::UnicodeWidthStr;
 
 use ratatui::layout::Rect;
 
@@ -297,7 +298,7 @@ pub fn plot_columns(view: &TimelineView, inner: Rect) -> (u16, u16) {
     let label_w = view
         .lanes
         .iter()
-        .map(|l| l.label.chars().count() + 1)
+        .map(|l| l.label.width() + 1)
         .max()
         .unwrap_or(8)
         .clamp(8, 22)

@@ -1,6 +1,7 @@
 //! Renderers of a [`Comparison`]: the `cpuprof.compare/1` JSON, CSV, and a text table.
 
 use std::fmt::Write;
+use unicode_width::UnicodeWidthStr;
 
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
@@ -321,7 +322,7 @@ pub fn comparison_table(c: &Comparison) -> String {
             let _ = writeln!(
                 out,
                 "{title}{}",
-                "─".repeat(70usize.saturating_sub(title.chars().count()))
+                "─".repeat(70usize.saturating_sub(title.width()))
             );
         }
         first = false;
