@@ -9,6 +9,7 @@ use super::model::{
     Finding, MethodProfile, ModuleRow, ModuleTotal, OperatorKind, OperatorStats, Profile, RowSource,
 };
 use crate::etrecord::{EtRecord, MethodRecord, Node};
+use crate::stats::Stats;
 
 mod naming;
 pub use naming::{method_of_group, name_methods};
@@ -219,8 +220,7 @@ struct TimedRow<'a> {
     kind: &'static str,
     name: &'a str,
     instruction_id: i32,
-    median: f64,
-    mean: f64,
+    stats: &'a Stats,
     source: &'a RowSource,
 }
 
@@ -232,8 +232,7 @@ fn timed_rows(m: &MethodProfile) -> Vec<TimedRow<'_>> {
                 kind: "delegate",
                 name: "DELEGATE_CALL",
                 instruction_id: d.instruction_id,
-                median: d.call.median(),
-                mean: d.call.mean(),
+                stats: &d.call,
                 source: s,
             });
         }
@@ -247,8 +246,7 @@ fn timed_rows(m: &MethodProfile) -> Vec<TimedRow<'_>> {
                     kind: "kernel",
                     name: &k.name,
                     instruction_id: o.instruction_id,
-                    median: k.stats.median(),
-                    mean: k.stats.mean(),
+                    stats: &k.stats,
                     source: s,
                 });
             }
@@ -330,28 +328,33 @@ pub fn module_totals(m: &MethodProfile, record: &MethodRecord) -> Vec<ModuleTota
                 median_not_attributable: 0.0,
                 rows: Vec::new(),
             };
+            // The totals are exact sums of the rows' figures (`Stats::median_sum`).
+            let mut inside = Vec::new();
+            let mut elsewhere = Vec::new();
             for (r, mods) in rows.iter().zip(&row_modules) {
                 if !mods.contains(path.as_str()) {
                     continue;
                 }
-                t.median_total += r.median;
-                t.mean_total += r.mean;
+                inside.push(r.stats);
                 let placed = r.source.module.as_deref();
                 if placed == Some(path.as_str()) {
                     t.rows.push(ModuleRow {
                         kind: r.kind.to_string(),
                         name: r.name.to_string(),
                         instruction_id: r.instruction_id,
-                        median: r.median,
-                        mean: r.mean,
+                        median: r.stats.median(),
+                        mean: r.stats.mean(),
                         spans_children: r.source.modules.len() > 1,
                     });
                 } else if placed.is_some_and(|p| p != path.as_str())
                     && !is_below(placed, path, &order, &seen)
                 {
-                    t.median_not_attributable += r.median;
+                    elsewhere.push(r.stats);
                 }
             }
+            t.median_total = Stats::median_sum(inside.iter().copied());
+            t.mean_total = Stats::mean_sum(&inside);
+            t.median_not_attributable = Stats::median_sum(elsewhere.iter().copied());
             if method_median > 0.0 {
                 t.share = t.median_total / method_median;
             }

@@ -217,6 +217,29 @@ impl Stats {
         }
     }
 
+    /// The sum of several rows' medians (ms), exact: the hundredths of ns added as
+    /// integers and made ms once (adding the ms doubles prints 0.014779000000000002 for
+    /// 0.014779).
+    pub fn median_sum<'a>(rows: impl IntoIterator<Item = &'a Stats>) -> f64 {
+        cns_to_ms(rows.into_iter().map(|s| s.median_cns).sum())
+    }
+
+    /// The sum of several rows' means (ms). Rows over the same number of samples (the
+    /// usual case: the kept runs) share the divisor, so the sum is the exact total over
+    /// one division; otherwise the means are added as doubles.
+    pub fn mean_sum(rows: &[&Stats]) -> f64 {
+        let counted = || rows.iter().filter(|s| s.count > 0);
+        let Some(n) = counted().next().map(|s| s.count) else {
+            return 0.0;
+        };
+        let sum: i128 = counted().map(|s| s.sum_ns).sum();
+        if counted().all(|s| s.count == n) && sum.unsigned_abs() < 1 << 53 {
+            sum as f64 / (n as f64 * 1e6)
+        } else {
+            counted().map(|s| s.mean()).sum()
+        }
+    }
+
     /// The sum of the kept samples, in ms.
     pub fn total(&self) -> f64 {
         self.samples.total_ns() as f64 / 1e6
@@ -377,6 +400,30 @@ fn order_statistics<T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sums of rows' medians and means are the exact decimal: 0.1 ms + 0.2 ms is 0.3 ms
+    /// (the doubles add to 0.30000000000000004); 14,779 ns over three medians (one a
+    /// half ns) is 0.014779 ms.
+    #[test]
+    fn sums_of_medians_and_means_are_exact() {
+        let a = Stats::from_ns(vec![100_000, 100_000]);
+        let b = Stats::from_ns(vec![199_999, 200_001]);
+        assert_ne!(a.median() + b.median(), 0.3, "the doubles' sum is off");
+        assert_eq!(Stats::median_sum([&a, &b]), 0.3);
+        assert_eq!(Stats::mean_sum(&[&a, &b]), 0.3);
+        // Medians 4,000.5 + 6,779 + 3,999.5 ns = 14,779 ns.
+        let c = Stats::from_ns(vec![4_000, 4_001]);
+        let d = Stats::from_ns(vec![6_779, 6_779]);
+        let e = Stats::from_ns(vec![3_999, 4_000]);
+        assert_eq!(Stats::median_sum([&c, &d, &e]), 0.014779);
+        assert_eq!(Stats::mean_sum(&[&c, &d, &e]), 0.014779);
+        // Different counts: the means' doubles added (1/3 ms + 1 ms).
+        let f = Stats::from_ns(vec![0, 0, 1_000_000]);
+        let g = Stats::from_ns(vec![1_000_000]);
+        assert_eq!(Stats::mean_sum(&[&f, &g]), 1.0 / 3.0 + 1.0);
+        assert_eq!(Stats::mean_sum(&[]), 0.0);
+        assert_eq!(Stats::median_sum([]), 0.0);
+    }
 
     #[test]
     fn median_of_even_count_is_mean_of_middle_two() {
