@@ -280,6 +280,98 @@ def sdpa_xnn(out):
 
 
 @case
+def old_api_etrecord(out):
+    # to_edge, a deep copy, to_backend(XNNPACK), to_executorch, and the ETRecord written by
+    # generate_etrecord (the older way: the edge program before lowering).
+    import copy
+
+    torch, nn = _nn()
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.devtools import generate_etrecord
+    from executorch.exir import to_edge
+
+    m = nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 3)).eval()
+    x = (torch.randn(2, 6),)
+    ep = torch.export.export(m, x)
+    edge = to_edge(ep)
+    edge_copy = copy.deepcopy(edge)
+    et = edge.to_backend(XnnpackPartitioner()).to_executorch()
+    with open(os.path.join(out, "old_api_etrecord.pte"), "wb") as f:
+        et.write_to_file(f)
+    generate_etrecord(os.path.join(out, "old_api_etrecord.etrecord"), edge_copy, et,
+                      exported_program=ep)
+    run(out, "old_api_etrecord", x, 4)
+    return [Dump("old_api_etrecord")]
+
+
+@case
+def q_per_tensor_mha(out):
+    # PT2E per-tensor quantization of a MultiheadAttention block on XNNPACK.
+    torch, nn = _nn()
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x):
+            y, _ = self.mha(x, x, x, need_weights=False)
+            return self.fc(y)
+
+    return simple(out, "q_per_tensor_mha", M(), (torch.randn(1, 4, 8),), xnnpack=True, runs=3,
+                  quant={"per_channel": False})
+
+
+@case
+def forward_and_decode(out):
+    # Two methods, one of them `forward` (the Inspector reads an ETRecord's `forward`
+    # maps only, and uses them for every block), XNNPACK and portable ops.
+    torch, nn = _nn()
+
+    class A(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(6, 6)
+
+        def forward(self, x):
+            return torch.cumsum(torch.relu(self.fc(x)), -1)
+
+    class B(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(6, 2)
+            self.fc2 = nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.fc2(torch.flip(self.fc(x), [-1]))
+
+    x = torch.randn(2, 6)
+    et = lower({"forward": torch.export.export(A().eval(), (x,)),
+                "decode": torch.export.export(B().eval(), (x,))}, xnnpack=True)
+    save(et, out, "forward_and_decode")
+    plan = [("forward", (x,)), ("decode", (x,)), ("decode", (x,))] * 3
+    run(out, "forward_and_decode", None, 0, extra=plan)
+    return [Dump("forward_and_decode")]
+
+
+@case
+def lstm_xnn(out):
+    # A longer LSTM on XNNPACK: its one handle listed many times by the delegate.
+    torch, nn = _nn()
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(4, 4, batch_first=True)
+
+        def forward(self, x):
+            return self.lstm(x)[0]
+
+    return simple(out, "lstm_xnn", M(), (torch.randn(1, 6, 4),), xnnpack=True, runs=2)
+
+
+@case
 def many_small_ops(out):
     torch, nn = _nn()
 
