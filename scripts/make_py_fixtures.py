@@ -27,6 +27,11 @@ Synthetic CpuBackend dumps (ET/registry and CPU plan steps), by the shared gener
 /work/shared/fixtures/gen_cpu_fixtures.py with seeds and options no fixture of
 fixtures/cpu uses (see GEN below).
 
+Dumps of scripts/check_unseen_dumps.py (models exported and run there) on which the
+package's frame differed from the Inspector's before a fix, one per kind of difference
+(see UNSEEN below); their goldens are the Inspector's frames given the ETRecord (and the
+debug buffer, trimmed to the bytes its tensors use).
+
 For each STEM: STEM.etdp (+ .pte, .etrecord where made; .log for the generated ones) and
 STEM.frame.json: the Inspector's frame, every row and column (`debug_data` as the shapes
 and dtypes of its tensors; tuples as lists), with the columns' dtypes.
@@ -73,50 +78,69 @@ def write_program(et, out, stem):
     et.get_etrecord().save(os.path.join(out, f"{stem}.etrecord"))
 
 
-def _cell(v):
+# stem -> what of ours it showed wrong (scripts/check_unseen_dumps.py makes it).
+UNSEEN = {
+    "q_xnn_linear": "PT2E-quantized XNNPACK linear: nodes without a stack trace",
+    "sdpa_xnn": "SDPA lowered to XNNPACK: its handle listed once per node (5 times) by the delegate",
+    "int_ids_quant": "q_xnn_conv with integer delegate ids: the backend from the ETRecord",
+    "debugbuf_tensorlist": "split/cat/argmax/bool ops with a debug buffer: its tensors' values",
+    "debug_partly_profiled": "debugbuf_tensorlist without two instructions' profile events: "
+                             "figures None, columns of dtype object",
+}
+
+
+def _cell(v, values=False):
     import torch
 
     if isinstance(v, torch.Tensor):
-        return {"tensor": list(v.shape), "dtype": str(v.dtype), "all_zero": bool((v == 0).all())}
+        cell = {"tensor": list(v.shape), "dtype": str(v.dtype), "all_zero": bool((v == 0).all())}
+        if values:
+            cell["values"] = v.tolist()
+        return cell
     if isinstance(v, tuple):
-        return [_cell(x) for x in v]
+        return [_cell(x, values) for x in v]
     if isinstance(v, list):
-        return [_cell(x) for x in v]
+        return [_cell(x, values) for x in v]
     if isinstance(v, dict):
-        return {k: _cell(x) for k, x in v.items()}
+        return {k: _cell(x, values) for k, x in v.items()}
     if hasattr(v, "item") and not isinstance(v, (int, float, str, bool)):
         return v.item()
     return v
 
 
-def frame_golden(out, stem, etrecord):
-    """The Inspector's frame, every cell, as JSON (floats as repr: exact)."""
+def frame_golden(out, stem, etrecord, debug_buffer=None):
+    """The Inspector's frame, every cell, as JSON (floats as repr: exact). With a debug
+    buffer, its tensors' values too."""
     from executorch.devtools import Inspector
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         df = Inspector(etdump_path=os.path.join(out, f"{stem}.etdp"),
-                       etrecord=None if etrecord is None else os.path.join(out, etrecord)
+                       etrecord=None if etrecord is None else os.path.join(out, etrecord),
+                       debug_buffer_path=None if debug_buffer is None else os.path.join(out, debug_buffer)
                        ).to_dataframe()
     rows = []
     for i in range(len(df)):
         row = {}
         for c in df.columns:
             v = df[c].iloc[i]
-            row[c] = {"type": type(v).__name__, "value": _cell(v)}
+            row[c] = {"type": type(v).__name__, "value": _cell(v, debug_buffer is not None)}
         rows.append(row)
     doc = {
         "producer": "scripts/make_py_fixtures.py, executorch 1.5.1: "
-                    "Inspector(etdump_path, etrecord).to_dataframe(), every cell "
-                    "(debug_data tensors as shape/dtype; tuples as lists)",
+                    "Inspector(etdump_path, etrecord, debug_buffer_path).to_dataframe(), every cell "
+                    "(debug_data tensors as shape/dtype, and their values where a debug buffer "
+                    "is given; tuples as lists)",
         "etdump": f"{stem}.etdp",
         "etrecord": etrecord,
+        "debug_buffer": debug_buffer,
         "columns": list(df.columns),
         "dtypes": {c: str(df[c].dtype) for c in df.columns},
         "rows": rows,
     }
     with open(os.path.join(out, f"{stem}.frame.json"), "w") as f:
-        json.dump(doc, f, indent=0)
+        # One line (the goldens made before issue #49's unseen dumps: one value a line).
+        json.dump(doc, f, separators=(",", ":"))
     print(f"[golden] {stem}: {len(rows)} rows")
 
 
@@ -319,6 +343,53 @@ def generated(out, stem):
     frame_golden(out, stem, None)
 
 
+def _trim_debug_buffer(etdp, buf):
+    """Cut the debug buffer (written whole: its size as allocated) after the last byte a
+    logged tensor of the dump uses; the Inspector reads only those."""
+    from executorch.devtools.etdump import serialize as S
+
+    sizes = {0: 1, 1: 1, 11: 1, 2: 2, 5: 2, 22: 2, 27: 2, 3: 4, 6: 4, 7: 8, 4: 8}
+    with open(etdp, "rb") as f:
+        etdump = S.deserialize_from_etdump_flatcc(f.read())
+    end = 0
+    for r in etdump.run_data:
+        for ev in r.events or []:
+            d = ev.debug_event
+            if d is None or d.debug_entry is None:
+                continue
+            v = d.debug_entry
+            ts = [v.tensor] if v.tensor is not None else list(getattr(v.tensor_list, "tensors", None) or [])
+            for t in ts:
+                n = 1
+                for s in t.sizes:
+                    n *= s
+                end = max(end, t.offset + n * sizes[int(t.scalar_type.value)])
+    with open(buf, "rb") as f:
+        data = f.read()
+    with open(buf, "wb") as f:
+        f.write(data[:end])
+
+
+def unseen(out, stem):
+    """A dump of scripts/check_unseen_dumps.py, its Inspector frame given the ETRecord
+    (and debug buffer); the files it made on the way removed."""
+    sys.path.insert(0, HERE)
+    import check_unseen_dumps as U
+
+    before = set(os.listdir(out))
+    dumps = U.CASES[stem](out)
+    d = [x for x in dumps if x.stem == stem][0]
+    buf = None
+    if d.debug_buffer:
+        buf = f"{stem}.debug.bin"
+        _trim_debug_buffer(os.path.join(out, f"{stem}.etdp"), os.path.join(out, buf))
+    etrecord = f"{stem}.etrecord" if d.etrecord else None
+    frame_golden(out, stem, etrecord, buf)
+    keep = {f"{stem}.etdp", f"{stem}.frame.json", etrecord, buf}
+    for f in set(os.listdir(out)) - before - keep:
+        os.remove(os.path.join(out, f))
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     only = set(sys.argv[2:])
@@ -329,6 +400,9 @@ def main(out):
     for stem in GENERATED:
         if not only or stem in only:
             generated(out, stem)
+    for stem in UNSEEN:
+        if not only or stem in only:
+            unseen(out, stem)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ Error = _cpuprof.Error
 
 __all__ = ["Error", "Profile", "load", "compare", "fleet"]
 
+_FIGURES = ("p10 (ms)", "p50 (ms)", "p90 (ms)", "avg (ms)", "min (ms)", "max (ms)")
+
 
 class Profile:
     """A loaded ETDump profile or trace. ``kind`` is "etdump" or "trace"."""
@@ -57,6 +59,14 @@ class Profile:
                 cols[c] = pd.Series(cols[c], dtype=object)
         for c in ("instruction_id", "flops", "bytes"):
             cols[c] = pd.array(cols[c], dtype="Int64")
+        # An event with no profile event (only debug events) has no samples: its figures
+        # are None, and the Inspector's figure columns then of dtype object (its floats
+        # kept), as its concatenation of one frame per event makes them.
+        raw = cols["raw"]
+        if any(r is None for r in raw):
+            for c in _FIGURES:
+                cols[c] = pd.Series([None if r is None else v for r, v in zip(raw, cols[c])],
+                                    dtype=object)
         return pd.DataFrame(cols)
 
     def to_arrow(self):
@@ -76,7 +86,7 @@ class Profile:
         return "<cpuprof.Profile {}>".format(self.kind)
 
 
-def load(path, log=None, warmup=None, etrecord=None, program=None):
+def load(path, log=None, warmup=None, etrecord=None, program=None, debug_buffer=None):
     """Load an ETDump (runner log beside it unless ``log`` names one; model files as
     ``--etrecord``/``--program``) or a PyTorch trace. Raises ``cpuprof.Error`` with the
     command's one-line message.
@@ -90,7 +100,11 @@ def load(path, log=None, warmup=None, etrecord=None, program=None):
     ``etrecord``: as the Inspector's ``etrecord=``, it fills the frame's ``op_types``,
     ``stack_traces``, ``module_hierarchy`` and ``delegate_backend_name``; an ETRecord
     beside the dump (which the command reads) feeds only our ``module`` and
-    ``source_line``."""
+    ``source_line``.
+
+    ``debug_buffer``: as the Inspector's ``debug_buffer_path=``, the file the runtime
+    wrote the logged tensors to: ``debug_data``'s tensors hold its values (without it,
+    zeros of their shapes and dtypes, as the Inspector's)."""
     p = os.fspath
     return Profile(
         _cpuprof.load(
@@ -99,6 +113,7 @@ def load(path, log=None, warmup=None, etrecord=None, program=None):
             None if warmup is None else str(warmup),
             None if etrecord is None else p(etrecord),
             None if program is None else p(program),
+            None if debug_buffer is None else p(debug_buffer),
         )
     )
 

@@ -126,7 +126,7 @@ fn raw(rows: &[Line<'_>]) -> ArrayRef {
 }
 
 /// A tensor of a tensor list: its sizes and dtype.
-type Owned = (Vec<i64>, &'static str);
+type Owned = crate::inspector::TensorRef;
 
 /// A list<int64> of shapes (a None is null).
 fn shapes<'v>(items: impl Iterator<Item = Option<&'v [i64]>>) -> ListArray {
@@ -197,7 +197,7 @@ fn debug_data(rows: &[Line<'_>]) -> ArrayRef {
     let tensor: Vec<Option<(&[i64], &str)>> = values
         .iter()
         .map(|v| match v {
-            DebugValue::Tensor(s, d) => Some((&s[..], *d)),
+            DebugValue::Tensor(t) => Some((&t.sizes[..], t.dtype)),
             _ => None,
         })
         .collect();
@@ -213,7 +213,7 @@ fn debug_data(rows: &[Line<'_>]) -> ArrayRef {
     let listed: Vec<Option<(&[i64], &str)>> = lists
         .iter()
         .flatten()
-        .flat_map(|l| l.iter().map(|(s, d)| Some((&s[..], *d))))
+        .flat_map(|l| l.iter().map(|t| Some((&t.sizes[..], t.dtype))))
         .collect();
     let listed = tensors(&listed);
     let list_nulls = lists
@@ -295,18 +295,22 @@ pub fn batch(rows: &[Line<'_>]) -> Result<RecordBatch, String> {
     );
     let mut hierarchy = MapBuilder::new(None, StringBuilder::new(), frames);
     for r in rows {
-        for t in r.op_types() {
+        for t in r.op_types().list {
             ops.values().append_value(t);
         }
         ops.append(true);
         for (n, s) in r.stack_traces() {
             traces.keys().append_value(n);
-            traces.values().append_value(s);
+            traces.values().append_option(s);
         }
         traces.append(true).map_err(|e| e.to_string())?;
         for (n, stack) in r.module_hierarchy() {
             hierarchy.keys().append_value(n);
             let m = hierarchy.values();
+            let Some(stack) = stack else {
+                m.append(false).map_err(|e| e.to_string())?;
+                continue;
+            };
             for [k, path, ty] in stack {
                 m.keys().append_value(k);
                 m.values().values().append_value(path);

@@ -4,10 +4,10 @@
 //! then ours. The Python side makes the frame of them.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyList, PyModule, PyTuple};
+use pyo3::types::{PyByteArray, PyDict, PyFloat, PyList, PyModule, PyTuple};
 
-use crate::inspector::{DebugValue, Ident};
-use crate::rows::{Line, Row};
+use crate::inspector::{DebugValue, Ident, TensorRef};
+use crate::rows::{Line, OpTypes, Row};
 
 /// The Inspector's statistics columns, their names in its frame and ours (the issue's).
 pub const FIGURES: [(&str, &str); 6] = [
@@ -20,7 +20,12 @@ pub const FIGURES: [(&str, &str); 6] = [
 ];
 
 /// Every column, in the frame's order, as a dict of equal-length lists.
-pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, PyDict>> {
+/// `buffer`: the debug buffer given to the load (the tensors of `debug_data` read from it).
+pub fn to_dict<'py>(
+    py: Python<'py>,
+    rows: &[Line<'_>],
+    buffer: Option<&[u8]>,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let col =
         |f: &dyn Fn(&Line<'_>) -> PyResult<Bound<'py, PyAny>>| -> PyResult<Bound<'py, PyList>> {
@@ -76,6 +81,10 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, P
             let h = PyDict::new(py);
             for (n, frames) in r.module_hierarchy() {
                 let stack = PyDict::new(py);
+                let Some(frames) = frames else {
+                    h.set_item(n, py.None())?;
+                    continue;
+                };
                 for [k, path, ty] in frames {
                     stack.set_item(k, PyTuple::new(py, [path, ty])?)?;
                 }
@@ -92,7 +101,7 @@ pub fn to_dict<'py>(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Bound<'py, P
         "delegate_backend_name",
         rows.iter().map(|r| r.backend()).collect::<Vec<_>>(),
     )?;
-    let zeros = Zeros::new(py, rows)?;
+    let zeros = Zeros::new(py, rows, buffer)?;
     d.set_item(
         "debug_data",
         col(&|r| {
@@ -171,29 +180,42 @@ impl<'py> FloatCache<'py> {
 
 /// `op_types` as the Inspector's frame gives it: the list, or from five on its text
 /// `['first', 'second' ... 'last'] (N total)`.
-fn op_types<'py>(py: Python<'py>, ops: &[String]) -> PyResult<Bound<'py, PyAny>> {
-    match ops {
-        [first, second, .., last] if ops.len() >= 5 => {
-            let n = ops.len();
+fn op_types<'py>(py: Python<'py>, ops: OpTypes<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let n = ops.total();
+    match (ops.list, ops.last()) {
+        ([first, second, ..], Some(last)) if n >= 5 => {
             let text = format!("['{first}', '{second}' ... '{last}'] ({n} total)");
             Ok(text.into_pyobject(py)?.into_any())
         }
-        _ => Ok(PyList::new(py, ops)?.into_any()),
+        (list, _) => Ok(PyList::new(py, list)?.into_any()),
     }
 }
 
-/// The Inspector's `debug_data` values without the debug buffer: a tensor is
-/// `torch.zeros(sizes, dtype=...)` (torch imported only for a dump that logs tensors;
-/// where torch is not installed, `numpy.zeros` of the same shape and dtype).
-struct Zeros<'py> {
+/// The Inspector's `debug_data` values: a tensor is, without the debug buffer,
+/// `torch.zeros(sizes, dtype=...)`; with it, the buffer's bytes at the tensor's offset
+/// (`torch.frombuffer(..., dtype=...).view(sizes)`, as the Inspector reads them; zeros for
+/// an empty tensor). torch is imported only for a dump that logs tensors; where it is not
+/// installed, numpy's arrays of the same shapes, dtypes and values.
+struct Zeros<'py, 'b> {
     py: Python<'py>,
     /// torch, else numpy; None where no value is a tensor.
     module: Option<Bound<'py, PyModule>>,
     torch: bool,
+    buffer: Option<&'b [u8]>,
 }
 
-impl<'py> Zeros<'py> {
-    fn new(py: Python<'py>, rows: &[Line<'_>]) -> PyResult<Self> {
+/// Bytes per element of a torch dtype name (the Inspector's table).
+fn dtype_size(dtype: &str) -> u64 {
+    match dtype {
+        "uint8" | "int8" | "bool" => 1,
+        "uint16" | "int16" | "float16" => 2,
+        "int32" | "float32" => 4,
+        _ => 8,
+    }
+}
+
+impl<'py, 'b> Zeros<'py, 'b> {
+    fn new(py: Python<'py>, rows: &[Line<'_>], buffer: Option<&'b [u8]>) -> PyResult<Self> {
         let tensors = rows
             .iter()
             .flat_map(|r| r.debug)
@@ -203,31 +225,59 @@ impl<'py> Zeros<'py> {
                 py,
                 module: None,
                 torch: false,
+                buffer,
             });
         }
-        Ok(match py.import("torch") {
-            Ok(m) => Zeros {
-                py,
-                module: Some(m),
-                torch: true,
-            },
-            Err(_) => Zeros {
-                py,
-                module: Some(py.import("numpy")?),
-                torch: false,
-            },
+        let (module, torch) = match py.import("torch") {
+            Ok(m) => (m, true),
+            Err(_) => (py.import("numpy")?, false),
+        };
+        Ok(Zeros {
+            py,
+            module: Some(module),
+            torch,
+            buffer,
         })
     }
 
-    fn tensor(&self, sizes: &[i64], dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn dtype(&self, m: &Bound<'py, PyModule>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+        if self.torch {
+            m.getattr(dtype)
+        } else {
+            Ok(dtype.into_pyobject(self.py)?.into_any())
+        }
+    }
+
+    fn tensor(&self, t: &TensorRef) -> PyResult<Bound<'py, PyAny>> {
         let m = self.module.as_ref().expect("imported for tensors");
         let kw = PyDict::new(self.py);
+        kw.set_item("dtype", self.dtype(m, t.dtype)?)?;
+        let elements = t
+            .sizes
+            .iter()
+            .try_fold(1u64, |n, &s| n.checked_mul(u64::try_from(s).ok()?));
+        let bytes = elements.and_then(|n| n.checked_mul(dtype_size(t.dtype)));
+        let Some(buffer) = self.buffer.filter(|_| bytes != Some(0)) else {
+            return m.call_method("zeros", (t.sizes.to_vec(),), Some(&kw));
+        };
+        let at = u64::try_from(t.offset).ok();
+        let end = at.zip(bytes).and_then(|(a, n)| a.checked_add(n));
+        let Some((at, end)) = at.zip(end).filter(|(_, e)| *e <= buffer.len() as u64) else {
+            return Err(crate::err(format!(
+                "debug buffer: a tensor of {} bytes at offset {} lies past its end ({} bytes)",
+                bytes.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                t.offset,
+                buffer.len()
+            )));
+        };
+        let data = PyByteArray::new(self.py, &buffer[at as usize..end as usize]);
+        let flat = m.call_method("frombuffer", (data,), Some(&kw))?;
+        let shape = (t.sizes.to_vec(),);
         if self.torch {
-            kw.set_item("dtype", m.getattr(dtype)?)?;
+            flat.call_method1("view", shape)
         } else {
-            kw.set_item("dtype", dtype)?;
+            flat.call_method1("reshape", shape)
         }
-        m.call_method("zeros", (sizes.to_vec(),), Some(&kw))
     }
 
     fn value(&self, v: &DebugValue) -> PyResult<Bound<'py, PyAny>> {
@@ -237,11 +287,11 @@ impl<'py> Zeros<'py> {
             DebugValue::Int(n) => n.into_pyobject(py)?.into_any(),
             DebugValue::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
             DebugValue::Float(f) => f.into_pyobject(py)?.into_any(),
-            DebugValue::Tensor(s, d) => self.tensor(s, d)?,
+            DebugValue::Tensor(t) => self.tensor(t)?,
             DebugValue::TensorList(l) => {
                 let items = l
                     .iter()
-                    .map(|(s, d)| self.tensor(s, d))
+                    .map(|t| self.tensor(t))
                     .collect::<PyResult<Vec<_>>>()?;
                 PyList::new(py, items)?.into_any()
             }

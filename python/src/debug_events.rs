@@ -9,7 +9,7 @@ use cpuprof_tui::etdump::generated::etdump as fb;
 use cpuprof_tui::etdump::generated::executorch_flatbuffer::ScalarType;
 use cpuprof_tui::etdump::{DelegateId, NameId, NameTable};
 
-use crate::inspector::{Block, DebugValue, Ev, Grouping, Kind};
+use crate::inspector::{Block, DebugValue, Ev, Grouping, Kind, TensorRef};
 
 /// `inspector::blocks` of a dump with debug events (which the profile's decoder counts but does
 /// not decode): every event read by the flatbuffers reader, debug events collated with
@@ -105,10 +105,13 @@ fn dtype(t: ScalarType) -> Result<&'static str, String> {
 }
 
 fn value(v: fb::Value<'_>) -> Result<DebugValue, String> {
-    let tensor = |t: Option<fb::Tensor<'_>>| -> Result<(Vec<i64>, &'static str), String> {
+    let tensor = |t: Option<fb::Tensor<'_>>| -> Result<TensorRef, String> {
         let t = t.ok_or("a debug event's tensor is missing")?;
-        let sizes = t.sizes().map(|v| v.iter().collect()).unwrap_or_default();
-        Ok((sizes, dtype(t.scalar_type())?))
+        Ok(TensorRef {
+            sizes: t.sizes().map(|v| v.iter().collect()).unwrap_or_default(),
+            dtype: dtype(t.scalar_type())?,
+            offset: t.offset(),
+        })
     };
     Ok(match v.val() {
         fb::ValueType::Int => DebugValue::Int(v.int_value().map_or(0, |x| x.int_val())),
@@ -119,10 +122,7 @@ fn value(v: fb::Value<'_>) -> Result<DebugValue, String> {
         fb::ValueType::Double => {
             DebugValue::Float(v.double_value().map_or(0.0, |x| x.double_val()))
         }
-        fb::ValueType::Tensor => {
-            let (s, d) = tensor(v.tensor())?;
-            DebugValue::Tensor(s, d)
-        }
+        fb::ValueType::Tensor => DebugValue::Tensor(tensor(v.tensor())?),
         fb::ValueType::TensorList => DebugValue::TensorList(
             v.tensor_list()
                 .and_then(|l| l.tensors())

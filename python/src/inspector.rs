@@ -36,22 +36,33 @@ pub struct Event {
     pub figures: [f64; 6],
     /// No profile event, only debug events: no samples (the Inspector's None).
     pub unprofiled: bool,
+    /// Such an event's nodes from the ETRecord given (our rows have none of it).
+    pub source: Option<cpuprof_tui::profile::RowSource>,
     /// The intermediate outputs its debug events log (the first run's).
     pub debug_data: Vec<DebugValue>,
     /// Its samples are a delegate's (converted as the Inspector converts those).
     delegated_sample: bool,
 }
 
-/// A logged value as the Inspector inflates it without the debug buffer: a tensor is
-/// zeros of its sizes and dtype (a torch dtype name).
+/// A logged value as the dump gives it: a tensor by its sizes, dtype (a torch dtype
+/// name) and offset in the debug buffer (the Inspector makes zeros of the sizes and dtype
+/// without the buffer, the bytes at the offset with it).
 #[derive(Clone, Debug, PartialEq)]
 pub enum DebugValue {
     None,
     Int(i64),
     Bool(bool),
     Float(f64),
-    Tensor(Vec<i64>, &'static str),
-    TensorList(Vec<(Vec<i64>, &'static str)>),
+    Tensor(TensorRef),
+    TensorList(Vec<TensorRef>),
+}
+
+/// A logged tensor: its sizes, torch dtype name and offset in the debug buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorRef {
+    pub sizes: Vec<i64>,
+    pub dtype: &'static str,
+    pub offset: i64,
 }
 
 /// One event of a run, profile or debug: what the grouping reads of it.
@@ -431,6 +442,7 @@ impl<'n> Grouping<'n> {
             start: Vec::new(),
             figures: [f64::NAN; 6],
             unprofiled: p.is_none(),
+            source: None,
             debug_data: Vec::new(),
             delegated_sample,
         }
@@ -504,7 +516,9 @@ pub fn figures(raw: &[f64]) -> [f64; 6] {
         return [f64::NAN; 6];
     }
     let mut sorted = raw.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    // Unstable: samples equal under `total_cmp` are the same bits, so the order is the
+    // stable sort's (and the sort is the load's largest cost of the frame's).
+    sorted.sort_unstable_by(f64::total_cmp);
     let mean = pairwise_sum(raw) / raw.len() as f64;
     [
         percentile(&sorted, 10.0),

@@ -26,7 +26,7 @@ mod rows;
 
 pyo3::create_exception!(_cpuprof, Error, pyo3::exceptions::PyValueError);
 
-fn err(line: String) -> PyErr {
+pub(crate) fn err(line: String) -> PyErr {
     Error::new_err(cpuprof_tui::escape::escape(&line).into_owned())
 }
 
@@ -47,6 +47,10 @@ struct Frame {
     drop_warmup: bool,
 }
 
+/// The debug buffer given to the load (`debug_buffer=`, the Inspector's
+/// `debug_buffer_path=`): `debug_data`'s tensors are read from it.
+type DebugBuffer = Option<Vec<u8>>;
+
 /// A loaded ETDump profile or PyTorch trace.
 #[pyclass(frozen, module = "cpuprof._cpuprof")]
 struct LoadedProfile {
@@ -56,6 +60,7 @@ struct LoadedProfile {
     /// The core's row model of the profile (its measured rows: the frame lists no
     /// self-time row) or trace, built when the frame is first asked for.
     tree: OnceLock<RowTree>,
+    debug_buffer: DebugBuffer,
 }
 
 #[pymethods]
@@ -84,7 +89,7 @@ impl LoadedProfile {
     /// The rows as a dict of equal-length column lists (the Python side makes the frame).
     fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let rows = self.rows();
-        columns::to_dict(py, &self.lines(&rows))
+        columns::to_dict(py, &self.lines(&rows), self.debug_buffer.as_deref())
     }
 
     /// The same columns as one Arrow record batch (`__arrow_c_stream__`).
@@ -167,6 +172,7 @@ fn load_inner(
     warmup: Option<&str>,
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
+    debug_buffer: Option<PathBuf>,
 ) -> Result<LoadedProfile, String> {
     let drop_warmup = warmup.is_some();
     let warmup = warmup_of(warmup.unwrap_or("log"))?;
@@ -190,10 +196,20 @@ fn load_inner(
     if let Some(l) = &log {
         input::read_input(l, limit).map_err(|e| format!("{}: {e}", l.display()))?;
     }
+    let debug_buffer = match &debug_buffer {
+        Some(b) => Some(
+            input::read_input(b, limit)
+                .map_err(|e| format!("{}: {e}", input::display_name(b)))?
+                .bytes
+                .to_vec(),
+        ),
+        None => None,
+    };
     let frame = Frame {
         etrecord_given: etrecord.is_some(),
         drop_warmup,
     };
+    let etrecord_given = etrecord.clone();
     // The model files go with this request only (two loads at once may name different ones).
     let request = ProfileRequest::new(path.clone(), log, 0)
         .with_warmup(warmup)
@@ -206,28 +222,80 @@ fn load_inner(
         events.observe(d)
     });
     let profile = unchanged_or(&input, &path, loaded).map_err(|e| e.to_string())?;
-    let blocks = events
+    // An ETRecord given that cannot be read: the command's warning (it loads without
+    // sources) is an error here, as the Inspector raises for it (the frame's columns of
+    // model files are asked for from it).
+    if frame.etrecord_given {
+        if let Some(w) = profile
+            .warnings
+            .iter()
+            .find(|w| w.kind == "etrecord_unreadable")
+        {
+            let line = w.message.strip_suffix("; loaded without sources");
+            return Err(line.unwrap_or(&w.message).to_string());
+        }
+    }
+    let mut blocks = events
         .finish(&input.bytes)
         .map_err(|e| format!("{name}: {e}"))?;
+    if let Some(e) = &etrecord_given {
+        unprofiled_sources(&mut blocks, e, limit);
+    }
     Ok(LoadedProfile {
         loaded: Loaded::Dump(Box::new(profile), blocks, frame),
         json: OnceLock::new(),
         tree: OnceLock::new(),
+        debug_buffer,
     })
+}
+
+/// The nodes of the events with only debug events (no row of the profile has them), from
+/// the ETRecord given, as the Inspector finds them (its `forward` method's maps). The
+/// ETRecord was read by the load: one that cannot be read again leaves them none.
+fn unprofiled_sources(blocks: &mut [inspector::Block], etrecord: &std::path::Path, limit: u64) {
+    let unprofiled = || blocks.iter().flat_map(|b| &b.events).any(|e| e.unprofiled);
+    if !unprofiled() {
+        return;
+    }
+    let Ok(record) = input::read_input(etrecord, limit)
+        .map_err(|e| e.to_string())
+        .and_then(|i| cpuprof_tui::etrecord::parse(&i.bytes).map_err(|e| e.to_string()))
+    else {
+        return;
+    };
+    let Some(forward) = record.method("forward") else {
+        return;
+    };
+    for e in blocks.iter_mut().flat_map(|b| b.events.iter_mut()) {
+        if !e.unprofiled {
+            continue;
+        }
+        let Some(id) = e.instruction_id.and_then(|i| i32::try_from(i).ok()) else {
+            continue;
+        };
+        let delegate = e.delegate.as_ref().map(|d| match d {
+            inspector::Ident::Int(n) => n.to_string(),
+            inspector::Ident::Str(s) => s.clone(),
+        });
+        e.source = cpuprof_tui::profile::source::source_of_event(forward, id, delegate.as_deref());
+    }
 }
 
 fn trace_loaded(t: TraceProfile) -> LoadedProfile {
     LoadedProfile {
         json: OnceLock::new(),
         tree: OnceLock::new(),
+        debug_buffer: None,
         loaded: Loaded::Trace(Box::new(t)),
     }
 }
 
 /// Load an ETDump (with its runner log and model files) or a trace. `warmup` None: the
-/// command's default (`log`) for the profile, every run in the frame.
+/// command's default (`log`) for the profile, every run in the frame. `debug_buffer`: the
+/// dump's debug buffer, whose tensors `debug_data` holds (the Inspector's
+/// `debug_buffer_path`).
 #[pyfunction]
-#[pyo3(signature = (path, log=None, warmup=None, etrecord=None, program=None))]
+#[pyo3(signature = (path, log=None, warmup=None, etrecord=None, program=None, debug_buffer=None))]
 fn load(
     py: Python<'_>,
     path: PathBuf,
@@ -235,8 +303,9 @@ fn load(
     warmup: Option<String>,
     etrecord: Option<PathBuf>,
     program: Option<PathBuf>,
+    debug_buffer: Option<PathBuf>,
 ) -> PyResult<LoadedProfile> {
-    py.detach(move || load_inner(path, log, warmup.as_deref(), etrecord, program))
+    py.detach(move || load_inner(path, log, warmup.as_deref(), etrecord, program, debug_buffer))
         .map_err(err)
 }
 

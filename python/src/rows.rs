@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use cpuprof_tui::profile::{DelegateKind, LoadTimes, OperatorKind, Profile, RowSource};
+use cpuprof_tui::profile::{LoadTimes, OperatorKind, Profile, RowSource};
 use cpuprof_tui::rows::{Facts, Row as TreeRow, RowKind, RowTree};
 use cpuprof_tui::stats::Stats;
 
@@ -21,7 +21,7 @@ pub struct Row<'a> {
     pub name: &'a str,
     pub stats: Cow<'a, Stats>,
     pub instruction_id: Option<i64>,
-    pub backend: Option<&'static str>,
+    pub backend: Option<&'a str>,
     pub delegate: Option<String>,
     pub step: Option<&'a str>,
     /// The row model's row of a delegate's operator (its shapes, FLOPs and bytes).
@@ -56,30 +56,6 @@ impl<'a> Row<'a> {
         self.source.filter(|r| !r.through_delegate)
     }
 
-    /// The Inspector's `stack_traces`: node name (with the `_` it appends) → the whole
-    /// stack trace, of the row's own nodes.
-    pub fn stack_traces(&self) -> impl Iterator<Item = (String, &'a str)> {
-        let traces = self
-            .own_source()
-            .map(|r| &r.stack_traces[..])
-            .unwrap_or(&[]);
-        traces.iter().map(|(n, t)| (format!("{n}_"), t.as_str()))
-    }
-
-    /// The Inspector's `module_hierarchy`: node name (with `_`) → its `nn_module_stack`
-    /// frames, (key, module path, module type).
-    pub fn module_hierarchy(&self) -> impl Iterator<Item = (String, &'a [[String; 3]])> {
-        let stacks = self
-            .own_source()
-            .map(|r| &r.module_stacks[..])
-            .unwrap_or(&[]);
-        stacks.iter().map(|(n, f)| (format!("{n}_"), f.as_slice()))
-    }
-
-    pub fn op_types(&self) -> &'a [String] {
-        self.own_source().map(|r| &r.op_types[..]).unwrap_or(&[])
-    }
-
     pub fn shapes(&self) -> Option<String> {
         self.op.and_then(shapes_text)
     }
@@ -92,6 +68,75 @@ impl<'a> Row<'a> {
     /// `path/to/file.py:83` of the row's own source.
     pub fn source_line(&self) -> Option<&'a str> {
         self.source.and_then(|r| r.file_line.as_deref())
+    }
+}
+
+/// The Inspector's `stack_traces`: node name (with the `_` it appends) → the whole stack
+/// trace, of each node of `src`; None for a node without one (the Inspector keeps the
+/// node, its value None; an empty trace is none, as torch reads it).
+fn stack_traces_of(src: Option<&RowSource>) -> impl Iterator<Item = (String, Option<&str>)> {
+    let traces = src.map(|r| &r.stack_traces[..]).unwrap_or(&[]);
+    each_node(src, traces, |t: &String| Some(t.as_str()).filter(|t| !t.is_empty()))
+}
+
+/// The Inspector's `module_hierarchy`: node name (with `_`) → its `nn_module_stack` frames,
+/// (key, module path, module type); None for a node without a stack.
+fn module_hierarchy_of(
+    src: Option<&RowSource>,
+) -> impl Iterator<Item = (String, Option<&[[String; 3]]>)> {
+    let stacks = src.map(|r| &r.module_stacks[..]).unwrap_or(&[]);
+    each_node(src, stacks, |f: &Vec<[String; 3]>| Some(f.as_slice()))
+}
+
+fn op_types_of(src: Option<&RowSource>) -> OpTypes<'_> {
+    OpTypes {
+        list: src.map(|r| &r.op_types[..]).unwrap_or(&[]),
+        past_cap: src.and_then(|r| r.op_types_past_cap.as_ref()),
+    }
+}
+
+/// Each node of `src` (`name_`) with its entry of `known` (a sub-list of the nodes, in
+/// their order: the nodes that have one), None where it has none.
+fn each_node<'a, T: 'a, V: 'a>(
+    src: Option<&'a RowSource>,
+    known: &'a [(String, T)],
+    value: impl Fn(&'a T) -> Option<V> + 'a,
+) -> impl Iterator<Item = (String, Option<V>)> + 'a {
+    let nodes = src.map(|r| &r.nodes[..]).unwrap_or(&[]);
+    let mut at = 0;
+    nodes.iter().map(move |n| {
+        let v = match known.get(at) {
+            Some((m, v)) if m == n => {
+                at += 1;
+                value(v)
+            }
+            // Not in node order (not made by `source_of`): looked for.
+            _ => known.iter().find(|(m, _)| m == n).and_then(|(_, v)| value(v)),
+        };
+        (format!("{n}_"), v)
+    })
+}
+
+/// A row's `op_types`: the list the profile keeps, and where the ETRecord repeats a
+/// handle past what it keeps, how many more the Inspector lists and its last one.
+#[derive(Clone, Copy, Default)]
+pub struct OpTypes<'a> {
+    pub list: &'a [String],
+    pub past_cap: Option<&'a (u64, String)>,
+}
+
+impl OpTypes<'_> {
+    /// How many the Inspector lists.
+    pub fn total(&self) -> u64 {
+        self.list.len() as u64 + self.past_cap.map_or(0, |(more, _)| *more)
+    }
+
+    /// The Inspector's last one.
+    pub fn last(&self) -> Option<&str> {
+        match self.past_cap {
+            Some((_, last)) => Some(last),
+            None => self.list.last().map(String::as_str),
+        }
     }
 }
 
@@ -118,17 +163,9 @@ fn shapes_text(o: &TreeRow) -> Option<String> {
 }
 
 /// The Inspector's backend name for a delegate row: known (as to the Inspector) only
-/// from the model files, so only when the delegate's source was read from an ETRecord.
-fn backend(d: &TreeRow) -> Option<&'static str> {
-    d.source.as_ref()?;
-    let Facts::Delegate { backend, .. } = d.facts else {
-        return None;
-    };
-    Some(match backend {
-        DelegateKind::Xnnpack => "XnnpackBackend",
-        DelegateKind::CpuPlan => "CpuBackend",
-        DelegateKind::Other => backend.label(),
-    })
+/// from the model files, as the ETRecord's `delegate_map` names the call's backend.
+fn backend(d: &TreeRow) -> Option<&str> {
+    d.source.as_ref()?.backend.as_deref()
 }
 
 /// Rows in the making: each pushed row gets its place in the Inspector's order.
@@ -327,6 +364,8 @@ pub struct Line<'a> {
     /// What the Inspector knows from an ETRecord (`op_types`, `stack_traces`,
     /// `module_hierarchy`, `delegate_backend_name`) is given: it was given one.
     pub model: bool,
+    /// An event without samples: its nodes, from the ETRecord given (none of our rows).
+    pub unprofiled_source: Option<&'a RowSource>,
 }
 
 impl<'a> Line<'a> {
@@ -347,22 +386,38 @@ impl<'a> Line<'a> {
         self.meta.filter(|_| self.model)
     }
 
-    pub fn op_types(&self) -> &'a [String] {
-        self.model_row().map_or(&[], |r| r.op_types())
+    /// The nodes the Inspector's columns of model files come from: our row's own, or for
+    /// an event without samples (no row of ours) its instruction's.
+    fn model_source(&self) -> Option<&'a RowSource> {
+        if !self.model {
+            return None;
+        }
+        match self.meta {
+            Some(r) => r.own_source(),
+            None => self.unprofiled_source,
+        }
     }
 
-    pub fn stack_traces(&self) -> impl Iterator<Item = (String, &'a str)> {
-        self.model_row().into_iter().flat_map(|r| r.stack_traces())
+    pub fn op_types(&self) -> OpTypes<'a> {
+        op_types_of(self.model_source())
     }
 
-    pub fn module_hierarchy(&self) -> impl Iterator<Item = (String, &'a [[String; 3]])> {
-        self.model_row()
-            .into_iter()
-            .flat_map(|r| r.module_hierarchy())
+    pub fn stack_traces(&self) -> impl Iterator<Item = (String, Option<&'a str>)> {
+        stack_traces_of(self.model_source())
     }
 
-    pub fn backend(&self) -> Option<&'static str> {
-        self.model_row().and_then(|r| r.backend)
+    pub fn module_hierarchy(&self) -> impl Iterator<Item = (String, Option<&'a [[String; 3]]>)> {
+        module_hierarchy_of(self.model_source())
+    }
+
+    pub fn backend(&self) -> Option<&'a str> {
+        match self.meta {
+            Some(_) => self.model_row().and_then(|r| r.backend),
+            None if self.model && self.ident.is_some() => self
+                .unprofiled_source
+                .and_then(|s| s.backend.as_deref()),
+            None => None,
+        }
     }
 }
 
@@ -459,6 +514,7 @@ pub fn lines<'a>(
                 instruction_id: e.instruction_id,
                 meta: table.and_then(|t| t.get(k).copied()),
                 model,
+                unprofiled_source: e.source.as_ref(),
             });
         }
     }
@@ -481,6 +537,7 @@ pub fn trace_lines<'a>(rows: &'a [Row<'a>]) -> Vec<Line<'a>> {
                 instruction_id: None,
                 meta: Some(r),
                 model: true,
+                unprofiled_source: None,
             }
         })
         .collect()

@@ -58,6 +58,83 @@ def test_load_errors_are_the_command_line(case):
     assert_cli_line(e, *(args or ["report", path]))
 
 
+@pytest.mark.parametrize("case", ["random_bytes", "truncated_half", "directory", "empty_file"])
+def test_bad_dumps_made_here_are_errors_with_the_command_line(case, tmp_path):
+    # Inputs no fixture holds: random bytes, a dump cut in half, a directory that is no
+    # CTF trace, an empty file: each a cpuprof.Error whose text is the command's line.
+    import random
+
+    path = tmp_path / "x.etdp"
+    if case == "random_bytes":
+        path.write_bytes(bytes(random.Random(49).randrange(256) for _ in range(4096)))
+    elif case == "truncated_half":
+        with open(DUMP, "rb") as f:
+            data = f.read()
+        path.write_bytes(data[: len(data) // 2])
+    elif case == "directory":
+        path.mkdir()
+        (path / "notes.txt").write_text("not a trace")
+    else:
+        path.write_bytes(b"")
+    with pytest.raises(cpuprof.Error) as e:
+        cpuprof.load(path)
+    assert_cli_line(e, "report", str(path))
+
+
+@pytest.mark.parametrize("case", ["random_bytes", "a_dump", "missing", "directory"])
+def test_an_etrecord_given_that_is_not_one_is_an_error(case, tmp_path):
+    # etrecord= asks for the Inspector's columns of model files (the Inspector raises
+    # for such a file): an error, whose text is the command's warning for the same file
+    # (the command loads without sources: `cpuprof-tui: warning: etrecord_unreadable: ...`).
+    bad = tmp_path / "bad.etrecord"
+    if case == "random_bytes":
+        bad.write_bytes(os.urandom(300))
+    elif case == "a_dump":
+        bad = DUMP
+    elif case == "directory":
+        bad.mkdir()
+    with pytest.raises(cpuprof.Error) as e:
+        cpuprof.load(DUMP, etrecord=bad)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(str(bad) + ": ")
+    code, _, stderr = cli("report", DUMP, "--etrecord", str(bad), "--format", "json")
+    assert code == 0
+    assert "cpuprof-tui: warning: etrecord_unreadable: {}; loaded without sources".format(msg) in stderr.splitlines()
+
+
+def test_a_debug_buffer_that_cannot_be_read_is_an_error(tmp_path):
+    # No command option reads a debug buffer: the message is the command's for a file
+    # it cannot read (its --log's, the same reader).
+    for path in (tmp_path / "missing.bin", tmp_path):
+        with pytest.raises(cpuprof.Error) as e:
+            cpuprof.load(DUMP, debug_buffer=path)
+        code, _, stderr = cli("report", DUMP, "--log", str(path))
+        assert code == 2 and stderr.strip() == "cpuprof-tui: " + str(e.value), (stderr, str(e.value))
+
+
+def test_the_load_releases_the_gil(tmp_path):
+    # A load from a FIFO waits for its writer: the writer, another thread of the same
+    # process, can only open and write it if the load waits without the GIL. Run in a
+    # child process so that a load that holds the GIL fails by timeout, not by hanging.
+    code = (
+        "import os, sys, threading, cpuprof\n"
+        "fifo, dump = sys.argv[1], sys.argv[2]\n"
+        "os.mkfifo(fifo)\n"
+        "out = {}\n"
+        "t = threading.Thread(target=lambda: out.update(df=cpuprof.load(fifo, warmup=0).to_dataframe()))\n"
+        "t.start()\n"
+        "with open(fifo, 'wb') as f, open(dump, 'rb') as d:\n"
+        "    f.write(d.read())\n"
+        "t.join()\n"
+        "print(len(out['df']))\n"
+    )
+    want = len(cpuprof.load(DUMP, warmup=0).to_dataframe())
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "dump.fifo"), DUMP],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == want
+
+
 def test_fleet_and_compare_errors_are_the_command_line(tmp_path):
     with pytest.raises(cpuprof.Error) as e:
         cpuprof.fleet([DEVICES], alpha=2)

@@ -92,13 +92,17 @@ def assert_frames_match(ours, theirs, what, skip=()):
             a, b = o[c], t[c]
             if c == "debug_data":
                 assert debug_cell(a) == debug_cell(b), where
+            elif c in ("raw", "start_time") and b is None:
+                assert a is None, where + (c, a)  # an event without samples
             elif c in ("raw", "start_time"):
                 assert type(a) is type(b) and len(a) == len(b), where + (c,)
                 assert all(same(x, y) for x, y in zip(a, b)), where + (c, a, b)
             else:
                 assert same(a, b), where + (c, a, b)
-        # Ours repeat the figures under the short names.
-        assert o["p50"] == o["p50 (ms)"] and o["avg"] == o["avg (ms)"], where
+        # Ours repeat the figures under the short names (float64: NaN where the
+        # Inspector's are None, an event without samples).
+        for short, full in (("p50", "p50 (ms)"), ("avg", "avg (ms)")):
+            assert o[short] == o[full] or (o[full] is None and math.isnan(o[short])), where
 
 
 @pytest.mark.parametrize("rel", _dumps())
@@ -200,3 +204,25 @@ def test_load_with_its_defaults_equals_the_inspector():
         theirs = _inspector_frame(dump, None)
         ours = cpuprof.load(dump).to_dataframe()
         assert_frames_match(ours, theirs, rel)
+
+
+def _with_debug_buffers():
+    return sorted(os.path.relpath(b[: -len(".debug.bin")] + ".etdp", FIX)
+                  for b in glob.glob(os.path.join(FIX, "py", "*.debug.bin")))
+
+
+@pytest.mark.parametrize("rel", _with_debug_buffers())
+def test_a_debug_buffer_given_matches_the_live_inspector(rel):
+    # Inspector(etdump_path, etrecord, debug_buffer_path): the logged tensors hold the
+    # buffer's values (debug_cell compares them); with and without the ETRecord.
+    dump = os.path.join(FIX, rel)
+    buf = dump[: -len(".etdp")] + ".debug.bin"
+    devtools = pytest.importorskip("executorch.devtools", reason="executorch not installed (pip install executorch)")
+    for etrecord in (None, _etrecord(dump)):
+        theirs = devtools.Inspector(etdump_path=dump, etrecord=etrecord, debug_buffer_path=buf).to_dataframe()
+        ours = cpuprof.load(dump, warmup=0, etrecord=etrecord, debug_buffer=buf).to_dataframe()
+        assert_frames_match(ours, theirs, (rel, etrecord))
+
+
+def test_the_debug_buffer_list_is_not_empty():
+    assert _with_debug_buffers()

@@ -249,7 +249,7 @@ fn first_output_name(r: &mut Reader) -> Result<Option<String>, String> {
     Ok(out)
 }
 
-/// Past this many handles in one list, repeats are counted in a map.
+/// Past this many distinct handles in one list, they are looked up in a map.
 const SMALL_LIST: usize = 16;
 
 /// How often one handle is kept in one instruction's list. Real lists repeat a handle
@@ -258,21 +258,86 @@ const SMALL_LIST: usize = 16;
 /// millions of one handle costs memory by its distinct handles.
 pub const MAX_REPEATS: usize = 4;
 
-/// Handles as written (a number, a decimal string, or a list of either) appended to
-/// `out`, each at most [`MAX_REPEATS`] times: one more adds to `repeats` instead. A handle that
-/// is not one is an error after the whole value is read (the reader stays in step).
-fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), String> {
-    let mut bad: Option<String> = None;
-    // Counts by handle once the list is past a few (a list already long on entry too:
-    // scanning it for each handle would be quadratic).
-    let count_all = |out: &[u64]| {
-        let mut map: HashMap<u64, usize> = HashMap::new();
-        for &x in out {
-            *map.entry(x).or_insert(0) += 1;
+/// The whole of a list of handles past [`MAX_REPEATS`] repeats: each distinct handle with
+/// how often the list gives it and the position (0-based) of its last time, in order of
+/// first appearance. What the Inspector makes of the whole list (one `op_types` entry per
+/// node per time a handle is listed) is made from it, without keeping the repeats.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FullCounts {
+    pub handles: Vec<(u64, u64, u64)>,
+}
+
+/// Each distinct handle of a list with how often it came and where last, in order of
+/// first appearance: looked up by a scan while there are few, by a map past that, and
+/// not at all when a handle repeats the one before it (most repeats).
+struct Tally {
+    order: Vec<(u64, u64, u64)>,
+    index: Option<HashMap<u64, usize>>,
+    previous: Option<usize>,
+    position: u64,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            order: Vec::new(),
+            index: None,
+            previous: None,
+            position: 0,
         }
-        map
-    };
-    let mut seen: Option<HashMap<u64, usize>> = (out.len() > SMALL_LIST).then(|| count_all(out));
+    }
+
+    /// Counts `h` once more; returns how often it has come.
+    fn add(&mut self, h: u64) -> u64 {
+        let at = match self.previous.filter(|&p| self.order[p].0 == h) {
+            Some(p) => p,
+            None => {
+                let found = match &self.index {
+                    Some(map) => map.get(&h).copied(),
+                    None => self.order.iter().position(|e| e.0 == h),
+                };
+                found.unwrap_or_else(|| {
+                    self.order.push((h, 0, 0));
+                    let at = self.order.len() - 1;
+                    match &mut self.index {
+                        Some(map) => {
+                            map.insert(h, at);
+                        }
+                        None if self.order.len() > SMALL_LIST => {
+                            let map = self.order.iter().enumerate().map(|(i, e)| (e.0, i));
+                            self.index = Some(map.collect());
+                        }
+                        None => {}
+                    }
+                    at
+                })
+            }
+        };
+        self.previous = Some(at);
+        let e = &mut self.order[at];
+        e.1 += 1;
+        e.2 = self.position;
+        self.position += 1;
+        e.1
+    }
+}
+
+/// Handles as written (a number, a decimal string, or a list of either) appended to
+/// `out`, each at most [`MAX_REPEATS`] times: one more adds to `repeats` instead, and the
+/// list's [`FullCounts`] are returned. A handle that is not one is an error after the whole
+/// value is read (the reader stays in step).
+fn handles(
+    r: &mut Reader,
+    out: &mut Vec<u64>,
+    repeats: &mut u64,
+) -> Result<Option<FullCounts>, String> {
+    let mut bad: Option<String> = None;
+    let mut tally = Tally::new();
+    // Handles already in the list count (the callers give an empty one).
+    for &h in out.iter() {
+        tally.add(h);
+    }
+    let mut dropped = false;
     let mut one = |r: &mut Reader, out: &mut Vec<u64>| -> Result<(), String> {
         let h = match r.kind() {
             Some(Kind::Number) => match r.number()? {
@@ -303,21 +368,11 @@ fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), 
             }
         };
         if let Some(h) = h {
-            let times = match &mut seen {
-                Some(map) => {
-                    let n = map.entry(h).or_insert(0);
-                    *n += 1;
-                    *n
-                }
-                None => out.iter().filter(|&&x| x == h).count() + 1,
-            };
-            if times > MAX_REPEATS {
+            if tally.add(h) > MAX_REPEATS as u64 {
                 *repeats += 1;
+                dropped = true;
             } else {
                 out.push(h);
-                if seen.is_none() && out.len() > SMALL_LIST {
-                    seen = Some(count_all(out));
-                }
             }
         }
         Ok(())
@@ -329,7 +384,9 @@ fn handles(r: &mut Reader, out: &mut Vec<u64>, repeats: &mut u64) -> Result<(), 
     }
     match bad {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(dropped.then_some(FullCounts {
+            handles: tally.order,
+        })),
     }
 }
 
@@ -349,6 +406,8 @@ pub struct HandleMethod {
     pub name: String,
     pub table: HandleTable,
     pub repeats: u64,
+    /// The whole lists of the instructions whose repeats were left out of `table`.
+    pub full: BTreeMap<u32, FullCounts>,
 }
 
 /// `debug_handle_map`: method -> instruction id -> handles, methods in file order. An
@@ -362,6 +421,7 @@ pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
         name: "forward".to_string(),
         table: BTreeMap::new(),
         repeats: 0,
+        full: BTreeMap::new(),
     };
     let mut legacy_keys = false;
     let mut err: Option<String> = None;
@@ -371,13 +431,18 @@ pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
                 name: key.into_owned(),
                 table: BTreeMap::new(),
                 repeats: 0,
+                full: BTreeMap::new(),
             };
             r.object(|r, k| {
                 let mut list = Vec::new();
                 let read = handles(r, &mut list, &mut m.repeats);
                 match (instruction_id(&k), read) {
-                    (Ok(id), Ok(())) => {
+                    (Ok(id), Ok(full)) => {
                         m.table.insert(id, list);
+                        match full {
+                            Some(f) => m.full.insert(id, f),
+                            None => m.full.remove(&id),
+                        };
                     }
                     (Err(e), _) | (_, Err(e)) => {
                         err.get_or_insert_with(|| format!("method {:?}: {e}", m.name));
@@ -398,8 +463,12 @@ pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
             let mut list = Vec::new();
             let read = handles(r, &mut list, &mut legacy.repeats);
             match (instruction_id(&key), read) {
-                (Ok(id), Ok(())) => {
+                (Ok(id), Ok(full)) => {
                     legacy.table.insert(id, list);
+                    match full {
+                        Some(f) => legacy.full.insert(id, f),
+                        None => legacy.full.remove(&id),
+                    };
                 }
                 (Err(e), _) | (_, Err(e)) => {
                     err.get_or_insert(e);

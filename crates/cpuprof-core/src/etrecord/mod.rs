@@ -13,7 +13,9 @@ mod zip_entries;
 
 use std::collections::{BTreeMap, HashMap};
 
-pub use graph::{first_frame, split_module_stack, Frame, ModuleFrame};
+#[cfg(test)]
+pub(crate) use graph::parse_handle_map;
+pub use graph::{first_frame, split_module_stack, Frame, FullCounts, ModuleFrame, MAX_REPEATS};
 
 /// Most entries an ETRecord may have (a real one has about a dozen per method).
 pub const MAX_ENTRIES: usize = 100_000;
@@ -86,6 +88,9 @@ pub struct MethodRecord {
     pub instructions: BTreeMap<u32, Vec<u64>>,
     /// `delegate_map`: instruction id of a delegate call -> its entry.
     pub delegates: BTreeMap<u32, DelegateRecord>,
+    /// The whole `debug_handle_map` list of an instruction that lists a handle more than
+    /// [`graph::MAX_REPEATS`] times (its `instructions` list keeps that many).
+    pub full: BTreeMap<u32, FullCounts>,
     /// Debug handle -> indices into `nodes`, in graph order.
     by_handle: HashMap<u64, Vec<usize>>,
 }
@@ -111,6 +116,7 @@ impl MethodRecord {
             nodes,
             instructions,
             delegates,
+            full: BTreeMap::new(),
             by_handle,
         }
     }
@@ -238,7 +244,8 @@ pub fn parse(bytes: &[u8]) -> Result<EtRecord, EtRecordError> {
             ));
         }
         let delegates = delegate_map.get(&method).cloned().unwrap_or_default();
-        let m = MethodRecord::new(method, nodes, hm.table, delegates);
+        let mut m = MethodRecord::new(method, nodes, hm.table, delegates);
+        m.full = hm.full;
         let mut count = 0usize;
         let mut missing: Vec<String> = Vec::new();
         for (i, h) in m

@@ -108,6 +108,25 @@ fn repeated_handles_are_kept_up_to_a_few_times() {
 }
 
 #[test]
+fn a_list_past_the_repeats_kept_has_its_whole_counts() {
+    // XNNPACK lists a handle once per node of its subgraph carrying it: gru's delegate
+    // lists handle 2 twelve times (issue #49). The list keeps MAX_REPEATS of them; the
+    // whole list's counts and last positions are kept beside it.
+    let text = br#"{"forward": {"0": [1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2], "1": [1, 1]}}"#;
+    let m = graph::parse_handle_map(text).unwrap();
+    assert_eq!(m[0].table[&0], [1, 2, 2, 2, 2, 3]);
+    assert_eq!(
+        m[0].full[&0].handles,
+        [(1, 1, 0), (2, 13, 14), (3, 1, 13)],
+        "(handle, times, last position)"
+    );
+    assert!(
+        !m[0].full.contains_key(&1),
+        "nothing left out of instruction 1"
+    );
+}
+
+#[test]
 fn edge_programs_with_non_finite_floats_and_unused_keys_are_read() {
     let text = br#"{"graph_module": {"graph": {"nodes": [
         {"name": "mask", "target": "executorch.exir.dialects.edge.ops.aten.masked_fill.Scalar",

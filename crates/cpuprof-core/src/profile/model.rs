@@ -324,6 +324,15 @@ pub struct RowSource {
     /// first; not in profile.json). Shared like `module_stacks`.
     #[serde(skip)]
     pub stack_traces: std::sync::Arc<[(String, String)]>,
+    /// Where `debug_handle_map` lists a handle more often than the ETRecord reader keeps
+    /// (`etrecord::FullCounts`): how many `op_types` entries the Inspector has beyond
+    /// `op_types`, and its last one (not in profile.json).
+    #[serde(skip)]
+    pub op_types_past_cap: Option<(u64, String)>,
+    /// A delegate call's backend as `delegate_map` names it (`XnnpackBackend`; empty where
+    /// the entry has no name), where the map has the call (not in profile.json).
+    #[serde(skip)]
+    pub backend: Option<String>,
 }
 
 impl RowSource {

@@ -90,7 +90,40 @@ pub fn source_of(record: &MethodRecord, handles: &[u64], through_delegate: bool)
             .iter()
             .filter_map(|n| Some((n.name.clone(), n.stack_trace.clone()?)))
             .collect(),
+        op_types_past_cap: None,
+        backend: None,
     }
+}
+
+/// The source of instruction `instruction_id` (its `debug_handle_map` list): `source_of`
+/// its handles, and where the list repeats a handle past what the reader keeps, the
+/// Inspector's count and last entry of `op_types` over the whole list.
+pub fn source_of_instruction(record: &MethodRecord, instruction_id: i32) -> Option<RowSource> {
+    let handles = handles_of(record, instruction_id)?;
+    let mut s = source_of(record, handles, false);
+    let full = u32::try_from(instruction_id)
+        .ok()
+        .and_then(|i| record.full.get(&i));
+    if let Some(full) = full {
+        // The reader keeps a handle's first MAX_REPEATS times.
+        let kept = |times: u64| times.min(crate::etrecord::MAX_REPEATS as u64);
+        let mut more = 0u64;
+        let mut last: Option<(u64, &Node)> = None;
+        for &(h, times, at) in &full.handles {
+            let nodes = record.nodes_with_handle(h);
+            let (count, last_node) = nodes.fold((0u64, None), |(c, _), n| (c + 1, Some(n)));
+            more = more.saturating_add((times - kept(times)).saturating_mul(count));
+            if let Some(n) = last_node {
+                if last.is_none_or(|(p, _)| at > p) {
+                    last = Some((at, n));
+                }
+            }
+        }
+        if let Some((_, n)) = last {
+            s.op_types_past_cap = Some((more, n.op_type().to_string()));
+        }
+    }
+    Some(s)
 }
 
 /// The deepest module on every node's stack (None if no node has a stack).
@@ -123,18 +156,50 @@ fn handles_of(record: &MethodRecord, instruction_id: i32) -> Option<&Vec<u64>> {
         .and_then(|i| record.instructions.get(&i))
 }
 
+/// The source of an event the profile has no row of (the Python frame's events with only
+/// debug events), found as the Inspector finds an event's debug handles: none where
+/// `debug_handle_map` lacks the instruction; an event without a delegate id, its
+/// instruction's handles; a delegated one, its delegate's (`delegate_map`: by its id, else
+/// an id key held in its id's text), with the backend's name, or without the delegate's
+/// entry the instruction's handles.
+pub fn source_of_event(
+    record: &MethodRecord,
+    instruction_id: i32,
+    delegate_id: Option<&str>,
+) -> Option<RowSource> {
+    let own = source_of_instruction(record, instruction_id)?;
+    let Some(id) = delegate_id else {
+        return Some(own);
+    };
+    let entry = u32::try_from(instruction_id)
+        .ok()
+        .and_then(|i| record.delegates.get(&i));
+    let Some(entry) = entry else {
+        return Some(own);
+    };
+    // The Inspector takes the last key (in the file's order; here in key order) that its
+    // id's text holds.
+    let handles = entry.handles_by_id.get(id).or_else(|| {
+        let mut held = entry.handles_by_id.iter().rev();
+        held.find(|(k, _)| id.contains(k.as_str())).map(|(_, h)| h)
+    });
+    let mut s = source_of(record, handles.map_or(&[][..], Vec::as_slice), false);
+    s.backend = Some(entry.backend.clone());
+    Some(s)
+}
+
 /// Fill every row's `source` of one method from its ETRecord method.
 fn attach_method(m: &mut MethodProfile, record: &MethodRecord) {
     for d in &mut m.delegates {
-        let Some(handles) = handles_of(record, d.instruction_id) else {
+        let Some(mut own) = source_of_instruction(record, d.instruction_id) else {
             continue;
         };
-        let own = source_of(record, handles, false);
-        let mut through = own.clone();
-        through.through_delegate = true;
         let entry = u32::try_from(d.instruction_id)
             .ok()
             .and_then(|i| record.delegates.get(&i));
+        own.backend = entry.map(|e| e.backend.clone());
+        let mut through = own.clone();
+        through.through_delegate = true;
         let op_source = |op: &OperatorStats| -> RowSource {
             match entry.and_then(|e| e.handles_by_id.get(&op.name)) {
                 Some(hs) if op.kind != OperatorKind::Kernel || !hs.is_empty() => {
@@ -157,10 +222,9 @@ fn attach_method(m: &mut MethodProfile, record: &MethodRecord) {
         d.source = Some(own);
     }
     for o in &mut m.other_operators {
-        let Some(handles) = handles_of(record, o.instruction_id) else {
+        let Some(s) = source_of_instruction(record, o.instruction_id) else {
             continue;
         };
-        let s = source_of(record, handles, false);
         for k in &mut o.kernels {
             k.source = Some(s.clone());
         }
@@ -490,6 +554,36 @@ mod tests {
         let none = source_of(&rec, &[9], false);
         assert_eq!(none.debug_handles, [9]);
         assert!(none.nodes.is_empty() && none.module.is_none() && none.source_line.is_none());
+    }
+
+    #[test]
+    fn op_types_past_the_repeats_kept_are_the_inspectors_count_and_last() {
+        // The Inspector lists each node of each handle, for every time the instruction's
+        // list gives the handle: [1, 3, 3, 3, 3, 3, 3] over nodes 1: linear, 3: relu and
+        // flip is 1 + 6 * 2 = 13 entries, the last `flip` (the reader keeps four 3s).
+        let nodes = vec![
+            node("linear", 1, "L__self__,,M"),
+            node("relu", 3, "L__self__,,M"),
+            node("flip", 3, "L__self__,,M"),
+        ];
+        let text = br#"{"forward": {"5": [1, 3, 3, 3, 3, 3, 3], "6": [3, 3, 3, 3, 3, 1]}}"#;
+        let hm = crate::etrecord::parse_handle_map(text).unwrap();
+        let hm = hm.into_iter().next().unwrap();
+        let mut rec = MethodRecord::new("forward".into(), nodes, hm.table, Default::default());
+        rec.full = hm.full;
+        let s = source_of_instruction(&rec, 5).unwrap();
+        assert_eq!(s.op_types.len(), 1 + 4 * 2);
+        assert_eq!(
+            s.op_types_past_cap,
+            Some((4, "aten.flip.default".to_string()))
+        );
+        // The list's last handle is 1 (a handle given once): the last entry is its node's.
+        let s = source_of_instruction(&rec, 6).unwrap();
+        assert_eq!(s.op_types.len(), 4 * 2 + 1);
+        assert_eq!(
+            s.op_types_past_cap,
+            Some((2, "aten.linear.default".to_string()))
+        );
     }
 
     #[test]
