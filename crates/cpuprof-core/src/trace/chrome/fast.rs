@@ -11,6 +11,7 @@
 //! the trace read is the scanner's, whatever the text (`tests/it/trace_parts.rs` and the
 //! unit test below compare them).
 
+use super::super::intervals::Interner;
 use super::args::{args_member, SigScratch, DIMS, TYPES};
 use super::document::{event_member, ARGS, CAT, DUR, NAME, PH, PID, TID, TS};
 use super::scan::MAX_DEPTH;
@@ -28,10 +29,10 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
     } else {
         loop {
             // A member given twice: the last one counts, as in the scanner's reading.
-            match c.key(event_member)? {
+            match c.event_key()? {
                 PH => ev.ph = Some(c.scalar()?),
                 CAT => ev.cat = Some(c.scalar()?),
-                NAME => ev.name = Some(c.scalar()?),
+                NAME => (ev.name, ev.name_id) = c.name(&b.names)?,
                 PID => ev.pid = Some(c.scalar()?),
                 TID => ev.tid = Some(c.scalar()?),
                 TS => ev.ts = Some(c.micros()?),
@@ -80,6 +81,95 @@ fn leading_digits(w: &[u8], max: usize) -> (i64, usize) {
     (v, n)
 }
 
+/// A key as a pattern of up to 8 bytes: its value (little-endian), the mask of its
+/// bytes, its length.
+const fn key_pattern(k: &[u8]) -> (u64, u64, usize) {
+    let mut v = 0u64;
+    let mut i = 0;
+    while i < k.len() {
+        v |= (k[i] as u64) << (8 * i);
+        i += 1;
+    }
+    let mask = if k.len() == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * k.len())) - 1
+    };
+    (v, mask, k.len())
+}
+
+/// The event member whose key, written as Kineto writes it, the 8 bytes `x` after its
+/// opening quote start with (the key's bytes, its closing quote, `: `), and how many
+/// bytes that is; `None` for any other text.
+#[inline]
+fn known_event_key(x: u64) -> Option<(u8, usize)> {
+    const KPH: (u64, u64, usize) = key_pattern(b"ph\": ");
+    const KCAT: (u64, u64, usize) = key_pattern(b"cat\": ");
+    const KNAME: (u64, u64, usize) = key_pattern(b"name\": ");
+    const KPID: (u64, u64, usize) = key_pattern(b"pid\": ");
+    const KTID: (u64, u64, usize) = key_pattern(b"tid\": ");
+    const KTS: (u64, u64, usize) = key_pattern(b"ts\": ");
+    const KDUR: (u64, u64, usize) = key_pattern(b"dur\": ");
+    const KARGS: (u64, u64, usize) = key_pattern(b"args\": ");
+    let is = |k: (u64, u64, usize)| x & k.1 == k.0;
+    let (id, k) = match x as u8 {
+        b'p' if is(KPH) => (PH, KPH),
+        b'p' if is(KPID) => (PID, KPID),
+        b'c' if is(KCAT) => (CAT, KCAT),
+        b'n' if is(KNAME) => (NAME, KNAME),
+        b't' if is(KTID) => (TID, KTID),
+        b't' if is(KTS) => (TS, KTS),
+        b'd' if is(KDUR) => (DUR, KDUR),
+        b'a' if is(KARGS) => (ARGS, KARGS),
+        _ => return None,
+    };
+    Some((id, k.2))
+}
+
+/// A key of up to 24 bytes as three [`key_pattern`]s (an empty one matches anything).
+type LongKey = [(u64, u64, usize); 3];
+
+const fn long_key(k: &[u8]) -> LongKey {
+    let (a, rest) = k.split_at(if k.len() < 8 { k.len() } else { 8 });
+    let (b, c) = rest.split_at(if rest.len() < 8 { rest.len() } else { 8 });
+    [key_pattern(a), key_pattern(b), key_pattern(c)]
+}
+
+/// The `args` member (as `args_member` classifies it) whose key, written as Kineto
+/// writes it, the text at `w[i..]` (after the key's opening quote) starts with (the
+/// key's bytes, its closing quote, `: `), and how many bytes that is; `None` for any
+/// other text, and near the window's end.
+#[inline]
+fn known_args_key(w: &[u8], i: usize) -> Option<(u8, usize)> {
+    const EXTERNAL: LongKey = long_key(b"External id\": ");
+    const EV_IDX: LongKey = long_key(b"Ev Idx\": ");
+    const RECORD: LongKey = long_key(b"Record function id\": ");
+    const SEQUENCE: LongKey = long_key(b"Sequence number\": ");
+    const FWD: LongKey = long_key(b"Fwd thread id\": ");
+    const CONCRETE: LongKey = long_key(b"Concrete Inputs\": ");
+    const KDIMS: LongKey = long_key(b"Input Dims\": ");
+    const KTYPES: LongKey = long_key(b"Input type\": ");
+    const STRIDES: LongKey = long_key(b"Input Strides\": ");
+    let is = |k: &LongKey| {
+        k.iter().enumerate().all(|(j, &(v, mask, len))| {
+            len == 0 || load(w, i + 8 * j).is_some_and(|x| x & mask == v)
+        })
+    };
+    let k = match *w.get(i)? {
+        b'E' if is(&EXTERNAL) => (0, &EXTERNAL),
+        b'E' if is(&EV_IDX) => (0, &EV_IDX),
+        b'R' if is(&RECORD) => (0, &RECORD),
+        b'S' if is(&SEQUENCE) => (0, &SEQUENCE),
+        b'F' if is(&FWD) => (0, &FWD),
+        b'C' if is(&CONCRETE) => (0, &CONCRETE),
+        b'I' if is(&KDIMS) => (DIMS, &KDIMS),
+        b'I' if is(&KTYPES) => (TYPES, &KTYPES),
+        b'I' if is(&STRIDES) => (0, &STRIDES),
+        _ => return None,
+    };
+    Some((k.0, k.1.iter().map(|p| p.2).sum()))
+}
+
 #[inline]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
@@ -116,17 +206,19 @@ impl<'w> Cursor<'w> {
         self.ws_run()
     }
 
-    /// [`Self::ws`] at whitespace: runs of spaces (Kineto's indent) 8 bytes at a time.
+    /// [`Self::ws`] at whitespace: a space or a line break and the spaces after it
+    /// (Kineto's indent) 8 bytes at a time.
     fn ws_run(&mut self) -> Option<u8> {
         loop {
             let b = *self.w.get(self.i)?;
-            if b == b' ' {
-                let spaces = load(self.w, self.i)? ^ (ONES * u64::from(b' '));
-                if spaces == 0 {
-                    self.i += 8;
+            if b == b' ' || b == b'\n' {
+                // Bytes 1..8 compared with spaces (byte 8, shifted in, compares equal).
+                let rest = (load(self.w, self.i)? >> 8) ^ ((ONES >> 8) * u64::from(b' '));
+                self.i += 1 + if rest == 0 {
+                    7
                 } else {
-                    self.i += (spaces.trailing_zeros() / 8) as usize;
-                }
+                    (rest.trailing_zeros() / 8) as usize
+                };
             } else if is_ws(b) {
                 self.i += 1;
             } else {
@@ -203,6 +295,36 @@ impl<'w> Cursor<'w> {
         Some(id)
     }
 
+    /// An event member's key classified as `event_member` does, and its `:`. Kineto's
+    /// keys (`"ph": `, `"name": `, ...: the key, its closing quote, `:` and one space) are
+    /// matched in one 8-byte load; any other key by [`Self::key`].
+    #[inline]
+    fn event_key(&mut self) -> Option<u8> {
+        if self.ws()? != b'"' {
+            return None;
+        }
+        if let Some((id, len)) = load(self.w, self.i + 1).and_then(known_event_key) {
+            self.i += 1 + len;
+            return Some(id);
+        }
+        self.key(event_member)
+    }
+
+    /// A key of `args` classified as `args_member` does, and its `:`: Kineto's keys
+    /// (`"External id": `, `"Input Dims": `, ...) matched in at most three 8-byte loads,
+    /// any other by [`Self::key`].
+    #[inline]
+    fn args_key(&mut self) -> Option<u8> {
+        if self.ws()? != b'"' {
+            return None;
+        }
+        if let Some((id, len)) = known_args_key(self.w, self.i + 1) {
+            self.i += 1 + len;
+            return Some(id);
+        }
+        self.key(args_member)
+    }
+
     /// A string value read (at its opening quote), checked as UTF-8 (the phases,
     /// categories and dtypes of every op event are known ASCII: not checked again).
     #[inline]
@@ -219,6 +341,23 @@ impl<'w> Cursor<'w> {
             b"Scalar" => Some("Scalar"),
             b"ScalarList" => Some("ScalarList"),
             _ => std::str::from_utf8(b).ok(),
+        }
+    }
+
+    /// A dtype of `Input type` read (at its opening quote): the usual ones known, any
+    /// other checked as UTF-8 without a `\0` (one with a `\0` is the scanner's).
+    #[inline]
+    fn dtype(&mut self) -> Option<&'w str> {
+        self.i += 1;
+        match self.plain_str()? {
+            b"float" => Some("float"),
+            b"" => Some(""),
+            b"Scalar" => Some("Scalar"),
+            b"ScalarList" => Some("ScalarList"),
+            b"long int" => Some("long int"),
+            b"bool" => Some("bool"),
+            other if other.contains(&0) => None,
+            other => std::str::from_utf8(other).ok(),
         }
     }
 
@@ -250,6 +389,22 @@ impl<'w> Cursor<'w> {
                 Some(Val::Other)
             }
         }
+    }
+
+    /// The `name` member: a string met before as a name is taken as its id (found by
+    /// its bytes, which are then that name's: no UTF-8 check); anything else as
+    /// [`Self::scalar`] reads it.
+    #[inline]
+    fn name(&mut self, names: &Interner) -> Option<(Option<Val<'w>>, Option<u32>)> {
+        if self.ws()? == b'"' {
+            let start = self.i;
+            self.i += 1;
+            if let Some(id) = names.get(self.plain_str()?) {
+                return Some((Some(Val::Str("")), Some(id)));
+            }
+            self.i = start;
+        }
+        Some((Some(self.scalar()?), None))
     }
 
     /// `ts`/`dur` written `DIGITS[.D[D[D]]]` µs (Kineto's), in ns, as the scanner reads
@@ -290,7 +445,7 @@ impl<'w> Cursor<'w> {
             return Some(());
         }
         loop {
-            match self.key(args_member)? {
+            match self.args_key()? {
                 DIMS if !sig.has_dims => {
                     sig.has_dims = true;
                     self.dims(&mut sig.dims)?;
@@ -299,7 +454,7 @@ impl<'w> Cursor<'w> {
                     sig.has_types = true;
                     self.types(&mut sig.types)?;
                 }
-                _ => self.skip()?,
+                _ => self.skip_member()?,
             }
             if !self.continues(b'}')? {
                 return Some(());
@@ -370,11 +525,7 @@ impl<'w> Cursor<'w> {
             if self.ws()? != b'"' {
                 return None;
             }
-            let dtype = self.text()?;
-            if dtype.bytes().any(|b| b == 0) {
-                return None;
-            }
-            types.push_str(dtype);
+            types.push_str(self.dtype()?);
             types.push('\0');
             if !self.continues(b']')? {
                 return Some(());
@@ -419,6 +570,19 @@ impl<'w> Cursor<'w> {
         } else {
             None
         }
+    }
+
+    /// A member's value skipped: a number (most of `args`' other members: ids,
+    /// sequence numbers, indices) stepped over here as [`Self::skip`] steps over it,
+    /// without the call; any other value by [`Self::skip`].
+    #[inline(always)]
+    fn skip_member(&mut self) -> Option<()> {
+        if matches!(self.ws()?, b'-' | b'0'..=b'9') {
+            let n = self.w[self.i..].iter().position(|&b| !is_number_byte(b))?;
+            self.i += n;
+            return Some(());
+        }
+        self.skip()
     }
 
     /// One value skipped, its structure checked as `Scanner::skip_value` checks it.
@@ -477,10 +641,12 @@ impl<'w> Cursor<'w> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::args::args_member;
+    use super::super::document::event_member;
     use super::super::document::read_document;
     use super::super::scan::Scanner;
     use super::super::Builder;
-    use super::{bytes_equal, load};
+    use super::{bytes_equal, known_args_key, known_event_key, load};
 
     /// The first byte found equal is the first equal byte, whatever the others (high
     /// bytes, bytes one above or below, borrows from lower bytes).
@@ -514,6 +680,81 @@ mod tests {
         }
     }
 
+    /// A key is matched in one load exactly when the text is a member's key as
+    /// `event_member` classifies it, its closing quote, `:` and a space.
+    #[test]
+    fn known_keys_are_the_members() {
+        let keys = [
+            "ph", "cat", "name", "pid", "tid", "ts", "dur", "args", "p", "pidx", "nam", "argsx",
+            "t", "", "Ph", "tss", "id",
+        ];
+        for key in keys {
+            for tail in ["\": ", "\":", "\" :", "x\": ", "\\\": ", "\":\n"] {
+                let text = format!("{key}{tail}........");
+                let x = load(text.as_bytes(), 0).unwrap();
+                let member = event_member(key.as_bytes());
+                let want = (tail == "\": " && member != 0).then_some((member, key.len() + 3));
+                assert_eq!(known_event_key(x), want, "{text:?}");
+            }
+        }
+    }
+
+    /// An `args` key is matched in loads exactly when the text is a key as
+    /// `args_member` classifies it, its closing quote, `:` and a space (other keys of
+    /// Kineto's are class 0, skipped).
+    #[test]
+    fn known_args_keys_are_the_members() {
+        let keys = [
+            "External id",
+            "Ev Idx",
+            "Record function id",
+            "Sequence number",
+            "Fwd thread id",
+            "Concrete Inputs",
+            "Input Dims",
+            "Input type",
+            "Input Strides",
+            "Input",
+            "Input Dim",
+            "Input Dimsx",
+            "Input types",
+            "Ev",
+            "External i",
+            "input Dims",
+            "I",
+            "",
+        ];
+        for key in keys {
+            for tail in ["\": ", "\":", "\" :", "x\": ", "\\\": ", "\":\n"] {
+                let text = format!("{key}{tail}........................");
+                let member = args_member(key.as_bytes());
+                let known = [
+                    "External id",
+                    "Ev Idx",
+                    "Record function id",
+                    "Sequence number",
+                    "Fwd thread id",
+                    "Concrete Inputs",
+                    "Input Dims",
+                    "Input type",
+                    "Input Strides",
+                ];
+                let want =
+                    (tail == "\": " && known.contains(&key)).then_some((member, key.len() + 3));
+                assert_eq!(known_args_key(text.as_bytes(), 0), want, "{text:?}");
+                // Cut by the window's end: matched right or not at all (then the general
+                // path reads the key).
+                for cut in 0..=key.len() + 3 {
+                    let got = known_args_key(&text.as_bytes()[..cut], 0);
+                    assert!(got.is_none() || got == want, "{text:?} cut at {cut}");
+                    if cut < key.len() + 3 {
+                        assert_eq!(got, None, "{text:?} cut at {cut}");
+                    }
+                }
+            }
+        }
+    }
+
     /// Every event below read with the fast path where it can and with the scanner
     /// alone (a window of 1 byte: no event is ever whole in it) gives the same builder.
     #[test]
@@ -532,6 +773,13 @@ mod tests {
             r#"{"ph":"X","cat":"cpu_op","name":"a long name, more than 8 bytes \\ with an escape","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Concrete Inputs":["", "a\\\"b", "[1, 1]", "0123456\\"]}}"#,
             r#"{"ph":"X","cat":"cpu_op","name":"aten::add_","pid":1,"tid":1,"ts":3,"dur":1,            "args":{"Input type":["float", "éé"],"Input Dims":[[1], []]}}"#,
             r#"{"ph":"X","cat":"cpu_op","name":"q","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Input Dims":[[1,2]],"Input Dims":[[3]]}}"#,
+            // Kineto's layout: keys matched in one load, names met before found by
+            // their bytes.
+            "{\n    \"ph\": \"X\",\n    \"cat\": \"cpu_op\",\n    \"name\": \"aten::mm\",\n    \"pid\": 7,\n    \"tid\": 8,\n    \"ts\": 5078683664669.397,\n    \"dur\": 14710.087\n    ,\n    \"args\": {\n      \"External id\": 3,\"Sequence number\": -1, \"Concrete Inputs\": [\"\", \"[1, 1]\"], \"Input type\": [\"float\", \"\"], \"Input Dims\": [[2, 3], []], \"Ev Idx\": 2\n    }\n  }",
+            r#"{"ph": "X", "cat": "cpu_op", "name": "n", "name": 5, "pid": 1, "tid": 1, "ts": 3, "dur": 1}"#,
+            r#"{"ph": "X", "name": 5, "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts":  3, "dur": 1, "args": 5}"#,
+            r#"{"phx": "X", "ph":  "X", "cat" : "cpu_op", "name": "aten::mm\u0041", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"Ev Idx": 1.5e3, "x": -0}}"#,
+            r#"{"ph": "X", "cat": "cpu_op", "name": "a\"b", "pid": 1, "tid": 1, "ts": 3, "dur": 2, "args": {}}"#,
         ];
         let text = format!("[{}]", events.join(",\n  "));
         let read = |window: usize| {
