@@ -14,6 +14,7 @@
 use super::super::intervals::Interner;
 use super::args::{args_member, SigScratch, DIMS, TYPES};
 use super::document::{event_member, ARGS, CAT, DUR, NAME, PH, PID, TID, TS};
+use super::keys::{known_args_key, known_event_key};
 use super::scan::MAX_DEPTH;
 use super::{Builder, EventView, Val};
 
@@ -53,7 +54,7 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// The 8 bytes at `i` (little-endian: byte `i` lowest), if the window has them.
 #[inline]
-fn load(w: &[u8], i: usize) -> Option<u64> {
+pub(super) fn load(w: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(w.get(i..i + 8)?.try_into().ok()?))
 }
 
@@ -79,95 +80,6 @@ fn leading_digits(w: &[u8], max: usize) -> (i64, usize) {
         n += 1;
     }
     (v, n)
-}
-
-/// A key as a pattern of up to 8 bytes: its value (little-endian), the mask of its
-/// bytes, its length.
-const fn key_pattern(k: &[u8]) -> (u64, u64, usize) {
-    let mut v = 0u64;
-    let mut i = 0;
-    while i < k.len() {
-        v |= (k[i] as u64) << (8 * i);
-        i += 1;
-    }
-    let mask = if k.len() == 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * k.len())) - 1
-    };
-    (v, mask, k.len())
-}
-
-/// The event member whose key, written as Kineto writes it, the 8 bytes `x` after its
-/// opening quote start with (the key's bytes, its closing quote, `: `), and how many
-/// bytes that is; `None` for any other text.
-#[inline]
-fn known_event_key(x: u64) -> Option<(u8, usize)> {
-    const KPH: (u64, u64, usize) = key_pattern(b"ph\": ");
-    const KCAT: (u64, u64, usize) = key_pattern(b"cat\": ");
-    const KNAME: (u64, u64, usize) = key_pattern(b"name\": ");
-    const KPID: (u64, u64, usize) = key_pattern(b"pid\": ");
-    const KTID: (u64, u64, usize) = key_pattern(b"tid\": ");
-    const KTS: (u64, u64, usize) = key_pattern(b"ts\": ");
-    const KDUR: (u64, u64, usize) = key_pattern(b"dur\": ");
-    const KARGS: (u64, u64, usize) = key_pattern(b"args\": ");
-    let is = |k: (u64, u64, usize)| x & k.1 == k.0;
-    let (id, k) = match x as u8 {
-        b'p' if is(KPH) => (PH, KPH),
-        b'p' if is(KPID) => (PID, KPID),
-        b'c' if is(KCAT) => (CAT, KCAT),
-        b'n' if is(KNAME) => (NAME, KNAME),
-        b't' if is(KTID) => (TID, KTID),
-        b't' if is(KTS) => (TS, KTS),
-        b'd' if is(KDUR) => (DUR, KDUR),
-        b'a' if is(KARGS) => (ARGS, KARGS),
-        _ => return None,
-    };
-    Some((id, k.2))
-}
-
-/// A key of up to 24 bytes as three [`key_pattern`]s (an empty one matches anything).
-type LongKey = [(u64, u64, usize); 3];
-
-const fn long_key(k: &[u8]) -> LongKey {
-    let (a, rest) = k.split_at(if k.len() < 8 { k.len() } else { 8 });
-    let (b, c) = rest.split_at(if rest.len() < 8 { rest.len() } else { 8 });
-    [key_pattern(a), key_pattern(b), key_pattern(c)]
-}
-
-/// The `args` member (as `args_member` classifies it) whose key, written as Kineto
-/// writes it, the text at `w[i..]` (after the key's opening quote) starts with (the
-/// key's bytes, its closing quote, `: `), and how many bytes that is; `None` for any
-/// other text, and near the window's end.
-#[inline]
-fn known_args_key(w: &[u8], i: usize) -> Option<(u8, usize)> {
-    const EXTERNAL: LongKey = long_key(b"External id\": ");
-    const EV_IDX: LongKey = long_key(b"Ev Idx\": ");
-    const RECORD: LongKey = long_key(b"Record function id\": ");
-    const SEQUENCE: LongKey = long_key(b"Sequence number\": ");
-    const FWD: LongKey = long_key(b"Fwd thread id\": ");
-    const CONCRETE: LongKey = long_key(b"Concrete Inputs\": ");
-    const KDIMS: LongKey = long_key(b"Input Dims\": ");
-    const KTYPES: LongKey = long_key(b"Input type\": ");
-    const STRIDES: LongKey = long_key(b"Input Strides\": ");
-    let is = |k: &LongKey| {
-        k.iter().enumerate().all(|(j, &(v, mask, len))| {
-            len == 0 || load(w, i + 8 * j).is_some_and(|x| x & mask == v)
-        })
-    };
-    let k = match *w.get(i)? {
-        b'E' if is(&EXTERNAL) => (0, &EXTERNAL),
-        b'E' if is(&EV_IDX) => (0, &EV_IDX),
-        b'R' if is(&RECORD) => (0, &RECORD),
-        b'S' if is(&SEQUENCE) => (0, &SEQUENCE),
-        b'F' if is(&FWD) => (0, &FWD),
-        b'C' if is(&CONCRETE) => (0, &CONCRETE),
-        b'I' if is(&KDIMS) => (DIMS, &KDIMS),
-        b'I' if is(&KTYPES) => (TYPES, &KTYPES),
-        b'I' if is(&STRIDES) => (0, &STRIDES),
-        _ => return None,
-    };
-    Some((k.0, k.1.iter().map(|p| p.2).sum()))
 }
 
 #[inline]
@@ -577,12 +489,62 @@ impl<'w> Cursor<'w> {
     /// without the call; any other value by [`Self::skip`].
     #[inline(always)]
     fn skip_member(&mut self) -> Option<()> {
-        if matches!(self.ws()?, b'-' | b'0'..=b'9') {
-            let n = self.w[self.i..].iter().position(|&b| !is_number_byte(b))?;
-            self.i += n;
+        match self.ws()? {
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            b'[' => self.skip_list(),
+            _ => self.skip(),
+        }
+    }
+
+    /// A number stepped over as [`Self::skip`] steps over it (its bytes, not checked).
+    #[inline(always)]
+    fn skip_number(&mut self) -> Option<()> {
+        let n = self.w[self.i..].iter().position(|&b| !is_number_byte(b))?;
+        self.i += n;
+        Some(())
+    }
+
+    /// A list skipped (at its `[`) as [`Self::skip`] skips it, for Kineto's lists of
+    /// strings and numbers (`Concrete Inputs`) and of lists of numbers (`Input
+    /// Strides`) without the general loop's bookkeeping; a list holding anything else
+    /// is skipped again from its `[` by [`Self::skip`].
+    fn skip_list(&mut self) -> Option<()> {
+        let start = self.i;
+        self.i += 1;
+        if self.closes_at_once(b']')? {
             return Some(());
         }
-        self.skip()
+        loop {
+            match self.ws()? {
+                b'"' => {
+                    self.i += 1;
+                    self.skip_str()?;
+                }
+                b'-' | b'0'..=b'9' => self.skip_number()?,
+                b'[' => {
+                    self.i += 1;
+                    if !self.closes_at_once(b']')? {
+                        loop {
+                            if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
+                                self.i = start;
+                                return self.skip();
+                            }
+                            self.skip_number()?;
+                            if !self.continues(b']')? {
+                                break;
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    self.i = start;
+                    return self.skip();
+                }
+            }
+            if !self.continues(b']')? {
+                return Some(());
+            }
+        }
     }
 
     /// One value skipped, its structure checked as `Scanner::skip_value` checks it.
@@ -641,12 +603,10 @@ impl<'w> Cursor<'w> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::args::args_member;
-    use super::super::document::event_member;
     use super::super::document::read_document;
     use super::super::scan::Scanner;
     use super::super::Builder;
-    use super::{bytes_equal, known_args_key, known_event_key, load};
+    use super::{bytes_equal, load};
 
     /// The first byte found equal is the first equal byte, whatever the others (high
     /// bytes, bytes one above or below, borrows from lower bytes).
@@ -680,81 +640,6 @@ mod tests {
         }
     }
 
-    /// A key is matched in one load exactly when the text is a member's key as
-    /// `event_member` classifies it, its closing quote, `:` and a space.
-    #[test]
-    fn known_keys_are_the_members() {
-        let keys = [
-            "ph", "cat", "name", "pid", "tid", "ts", "dur", "args", "p", "pidx", "nam", "argsx",
-            "t", "", "Ph", "tss", "id",
-        ];
-        for key in keys {
-            for tail in ["\": ", "\":", "\" :", "x\": ", "\\\": ", "\":\n"] {
-                let text = format!("{key}{tail}........");
-                let x = load(text.as_bytes(), 0).unwrap();
-                let member = event_member(key.as_bytes());
-                let want = (tail == "\": " && member != 0).then_some((member, key.len() + 3));
-                assert_eq!(known_event_key(x), want, "{text:?}");
-            }
-        }
-    }
-
-    /// An `args` key is matched in loads exactly when the text is a key as
-    /// `args_member` classifies it, its closing quote, `:` and a space (other keys of
-    /// Kineto's are class 0, skipped).
-    #[test]
-    fn known_args_keys_are_the_members() {
-        let keys = [
-            "External id",
-            "Ev Idx",
-            "Record function id",
-            "Sequence number",
-            "Fwd thread id",
-            "Concrete Inputs",
-            "Input Dims",
-            "Input type",
-            "Input Strides",
-            "Input",
-            "Input Dim",
-            "Input Dimsx",
-            "Input types",
-            "Ev",
-            "External i",
-            "input Dims",
-            "I",
-            "",
-        ];
-        for key in keys {
-            for tail in ["\": ", "\":", "\" :", "x\": ", "\\\": ", "\":\n"] {
-                let text = format!("{key}{tail}........................");
-                let member = args_member(key.as_bytes());
-                let known = [
-                    "External id",
-                    "Ev Idx",
-                    "Record function id",
-                    "Sequence number",
-                    "Fwd thread id",
-                    "Concrete Inputs",
-                    "Input Dims",
-                    "Input type",
-                    "Input Strides",
-                ];
-                let want =
-                    (tail == "\": " && known.contains(&key)).then_some((member, key.len() + 3));
-                assert_eq!(known_args_key(text.as_bytes(), 0), want, "{text:?}");
-                // Cut by the window's end: matched right or not at all (then the general
-                // path reads the key).
-                for cut in 0..=key.len() + 3 {
-                    let got = known_args_key(&text.as_bytes()[..cut], 0);
-                    assert!(got.is_none() || got == want, "{text:?} cut at {cut}");
-                    if cut < key.len() + 3 {
-                        assert_eq!(got, None, "{text:?} cut at {cut}");
-                    }
-                }
-            }
-        }
-    }
-
     /// Every event below read with the fast path where it can and with the scanner
     /// alone (a window of 1 byte: no event is ever whole in it) gives the same builder.
     #[test]
@@ -780,6 +665,8 @@ mod tests {
             r#"{"ph": "X", "name": 5, "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts":  3, "dur": 1, "args": 5}"#,
             r#"{"phx": "X", "ph":  "X", "cat" : "cpu_op", "name": "aten::mm\u0041", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"Ev Idx": 1.5e3, "x": -0}}"#,
             r#"{"ph": "X", "cat": "cpu_op", "name": "a\"b", "pid": 1, "tid": 1, "ts": 3, "dur": 2, "args": {}}"#,
+            // Lists skipped by `skip_list`, or given back to `skip` from their `[`.
+            r#"{"ph": "X", "cat": "cpu_op", "name": "n", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"Concrete Inputs": ["", "[1, 1]", "a\\\"]", -1, 2.5e3], "Input Strides": [[3072, 1024, 32, 1], [], [-0]], "x": [ ], "y": [[ ]], "z": [1, [2, "s"], [3]], "w": [[[1]], {"a": [1]}], "v": [true, null, [false]]}}"#,
         ];
         let text = format!("[{}]", events.join(",\n  "));
         let read = |window: usize| {
@@ -794,7 +681,18 @@ mod tests {
         };
         assert_eq!(read(1 << 20), read(1));
         // Errors too: the scanner names them, wherever the fast path gave up.
-        for bad in [r#"{"a":[1 2]}"#, r#"{"a":tru}"#, r#"{"ph":"X" "cat":1}"#] {
+        for bad in [
+            r#"{"a":[1 2]}"#,
+            r#"{"a":tru}"#,
+            r#"{"ph":"X" "cat":1}"#,
+            r#"{"ph": "X", "args": {"a": [1, ]}}"#,
+            r#"{"ph": "X", "args": {"a": [[1, ], 2]}}"#,
+            r#"{"ph": "X", "args": {"a": ["x" "y"]}}"#,
+            r#"{"ph": "X", "args": {"a": [[1] [2]]}}"#,
+            r#"{"ph": "X", "args": {"a": [[1, "s"}]}}"#,
+            r#"{"ph": "X", "args": {"a": [1}}"#,
+            r#"{"ph": "X", "args": {"a": [, 1]}}"#,
+        ] {
             let text = format!("[{}, {bad}]", events[0]);
             let read = |window: usize| {
                 let mut r = text.as_bytes();

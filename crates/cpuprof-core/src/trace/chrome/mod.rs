@@ -8,6 +8,7 @@
 mod args;
 mod document;
 mod fast;
+mod keys;
 mod lenient;
 mod micros;
 mod parts;
