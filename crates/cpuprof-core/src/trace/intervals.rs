@@ -155,19 +155,28 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 /// String interner returning dense ids.
 #[derive(Debug, Default)]
 pub(crate) struct Interner {
-    ids: FastMap<String, u32>,
+    /// Keyed by the names' bytes, so that a name can be found before its bytes are
+    /// checked as UTF-8 ([`Interner::get`]).
+    ids: FastMap<Box<[u8]>, u32>,
     pub(crate) names: Vec<String>,
 }
 
 impl Interner {
     pub(crate) fn id(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
+        if let Some(id) = self.get(s.as_bytes()) {
             return id;
         }
         let id = self.names.len() as u32;
         self.names.push(s.to_string());
-        self.ids.insert(s.to_string(), id);
+        self.ids.insert(s.as_bytes().into(), id);
         id
+    }
+
+    /// The id of the name whose bytes are `bytes`, if it was met before (then `bytes`
+    /// are that name's, valid UTF-8).
+    #[inline]
+    pub(crate) fn get(&self, bytes: &[u8]) -> Option<u32> {
+        self.ids.get(bytes).copied()
     }
 }
 

@@ -11,8 +11,10 @@
 //! the trace read is the scanner's, whatever the text (`tests/it/trace_parts.rs` and the
 //! unit test below compare them).
 
+use super::super::intervals::Interner;
 use super::args::{args_member, SigScratch, DIMS, TYPES};
 use super::document::{event_member, ARGS, CAT, DUR, NAME, PH, PID, TID, TS};
+use super::keys::{known_args_key, known_event_key};
 use super::scan::MAX_DEPTH;
 use super::{Builder, EventView, Val};
 
@@ -28,10 +30,10 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
     } else {
         loop {
             // A member given twice: the last one counts, as in the scanner's reading.
-            match c.key(event_member)? {
+            match c.event_key()? {
                 PH => ev.ph = Some(c.scalar()?),
                 CAT => ev.cat = Some(c.scalar()?),
-                NAME => ev.name = Some(c.scalar()?),
+                NAME => (ev.name, ev.name_id) = c.name(&b.names)?,
                 PID => ev.pid = Some(c.scalar()?),
                 TID => ev.tid = Some(c.scalar()?),
                 TS => ev.ts = Some(c.micros()?),
@@ -52,7 +54,7 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// The 8 bytes at `i` (little-endian: byte `i` lowest), if the window has them.
 #[inline]
-fn load(w: &[u8], i: usize) -> Option<u64> {
+pub(super) fn load(w: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(w.get(i..i + 8)?.try_into().ok()?))
 }
 
@@ -116,17 +118,19 @@ impl<'w> Cursor<'w> {
         self.ws_run()
     }
 
-    /// [`Self::ws`] at whitespace: runs of spaces (Kineto's indent) 8 bytes at a time.
+    /// [`Self::ws`] at whitespace: a space or a line break and the spaces after it
+    /// (Kineto's indent) 8 bytes at a time.
     fn ws_run(&mut self) -> Option<u8> {
         loop {
             let b = *self.w.get(self.i)?;
-            if b == b' ' {
-                let spaces = load(self.w, self.i)? ^ (ONES * u64::from(b' '));
-                if spaces == 0 {
-                    self.i += 8;
+            if b == b' ' || b == b'\n' {
+                // Bytes 1..8 compared with spaces (byte 8, shifted in, compares equal).
+                let rest = (load(self.w, self.i)? >> 8) ^ ((ONES >> 8) * u64::from(b' '));
+                self.i += 1 + if rest == 0 {
+                    7
                 } else {
-                    self.i += (spaces.trailing_zeros() / 8) as usize;
-                }
+                    (rest.trailing_zeros() / 8) as usize
+                };
             } else if is_ws(b) {
                 self.i += 1;
             } else {
@@ -203,6 +207,36 @@ impl<'w> Cursor<'w> {
         Some(id)
     }
 
+    /// An event member's key classified as `event_member` does, and its `:`. Kineto's
+    /// keys (`"ph": `, `"name": `, ...: the key, its closing quote, `:` and one space) are
+    /// matched in one 8-byte load; any other key by [`Self::key`].
+    #[inline]
+    fn event_key(&mut self) -> Option<u8> {
+        if self.ws()? != b'"' {
+            return None;
+        }
+        if let Some((id, len)) = load(self.w, self.i + 1).and_then(known_event_key) {
+            self.i += 1 + len;
+            return Some(id);
+        }
+        self.key(event_member)
+    }
+
+    /// A key of `args` classified as `args_member` does, and its `:`: Kineto's keys
+    /// (`"External id": `, `"Input Dims": `, ...) matched in at most three 8-byte loads,
+    /// any other by [`Self::key`].
+    #[inline]
+    fn args_key(&mut self) -> Option<u8> {
+        if self.ws()? != b'"' {
+            return None;
+        }
+        if let Some((id, len)) = known_args_key(self.w, self.i + 1) {
+            self.i += 1 + len;
+            return Some(id);
+        }
+        self.key(args_member)
+    }
+
     /// A string value read (at its opening quote), checked as UTF-8 (the phases,
     /// categories and dtypes of every op event are known ASCII: not checked again).
     #[inline]
@@ -219,6 +253,23 @@ impl<'w> Cursor<'w> {
             b"Scalar" => Some("Scalar"),
             b"ScalarList" => Some("ScalarList"),
             _ => std::str::from_utf8(b).ok(),
+        }
+    }
+
+    /// A dtype of `Input type` read (at its opening quote): the usual ones known, any
+    /// other checked as UTF-8 without a `\0` (one with a `\0` is the scanner's).
+    #[inline]
+    fn dtype(&mut self) -> Option<&'w str> {
+        self.i += 1;
+        match self.plain_str()? {
+            b"float" => Some("float"),
+            b"" => Some(""),
+            b"Scalar" => Some("Scalar"),
+            b"ScalarList" => Some("ScalarList"),
+            b"long int" => Some("long int"),
+            b"bool" => Some("bool"),
+            other if other.contains(&0) => None,
+            other => std::str::from_utf8(other).ok(),
         }
     }
 
@@ -250,6 +301,22 @@ impl<'w> Cursor<'w> {
                 Some(Val::Other)
             }
         }
+    }
+
+    /// The `name` member: a string met before as a name is taken as its id (found by
+    /// its bytes, which are then that name's: no UTF-8 check); anything else as
+    /// [`Self::scalar`] reads it.
+    #[inline]
+    fn name(&mut self, names: &Interner) -> Option<(Option<Val<'w>>, Option<u32>)> {
+        if self.ws()? == b'"' {
+            let start = self.i;
+            self.i += 1;
+            if let Some(id) = names.get(self.plain_str()?) {
+                return Some((Some(Val::Str("")), Some(id)));
+            }
+            self.i = start;
+        }
+        Some((Some(self.scalar()?), None))
     }
 
     /// `ts`/`dur` written `DIGITS[.D[D[D]]]` µs (Kineto's), in ns, as the scanner reads
@@ -290,7 +357,7 @@ impl<'w> Cursor<'w> {
             return Some(());
         }
         loop {
-            match self.key(args_member)? {
+            match self.args_key()? {
                 DIMS if !sig.has_dims => {
                     sig.has_dims = true;
                     self.dims(&mut sig.dims)?;
@@ -299,7 +366,7 @@ impl<'w> Cursor<'w> {
                     sig.has_types = true;
                     self.types(&mut sig.types)?;
                 }
-                _ => self.skip()?,
+                _ => self.skip_member()?,
             }
             if !self.continues(b'}')? {
                 return Some(());
@@ -370,11 +437,7 @@ impl<'w> Cursor<'w> {
             if self.ws()? != b'"' {
                 return None;
             }
-            let dtype = self.text()?;
-            if dtype.bytes().any(|b| b == 0) {
-                return None;
-            }
-            types.push_str(dtype);
+            types.push_str(self.dtype()?);
             types.push('\0');
             if !self.continues(b']')? {
                 return Some(());
@@ -418,6 +481,69 @@ impl<'w> Cursor<'w> {
             Some(())
         } else {
             None
+        }
+    }
+
+    /// A member's value skipped: a number (most of `args`' other members: ids,
+    /// sequence numbers, indices) stepped over here as [`Self::skip`] steps over it,
+    /// without the call; any other value by [`Self::skip`].
+    #[inline(always)]
+    fn skip_member(&mut self) -> Option<()> {
+        match self.ws()? {
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            b'[' => self.skip_list(),
+            _ => self.skip(),
+        }
+    }
+
+    /// A number stepped over as [`Self::skip`] steps over it (its bytes, not checked).
+    #[inline(always)]
+    fn skip_number(&mut self) -> Option<()> {
+        let n = self.w[self.i..].iter().position(|&b| !is_number_byte(b))?;
+        self.i += n;
+        Some(())
+    }
+
+    /// A list skipped (at its `[`) as [`Self::skip`] skips it, for Kineto's lists of
+    /// strings and numbers (`Concrete Inputs`) and of lists of numbers (`Input
+    /// Strides`) without the general loop's bookkeeping; a list holding anything else
+    /// is skipped again from its `[` by [`Self::skip`].
+    fn skip_list(&mut self) -> Option<()> {
+        let start = self.i;
+        self.i += 1;
+        if self.closes_at_once(b']')? {
+            return Some(());
+        }
+        loop {
+            match self.ws()? {
+                b'"' => {
+                    self.i += 1;
+                    self.skip_str()?;
+                }
+                b'-' | b'0'..=b'9' => self.skip_number()?,
+                b'[' => {
+                    self.i += 1;
+                    if !self.closes_at_once(b']')? {
+                        loop {
+                            if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
+                                self.i = start;
+                                return self.skip();
+                            }
+                            self.skip_number()?;
+                            if !self.continues(b']')? {
+                                break;
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    self.i = start;
+                    return self.skip();
+                }
+            }
+            if !self.continues(b']')? {
+                return Some(());
+            }
         }
     }
 
@@ -532,6 +658,15 @@ mod tests {
             r#"{"ph":"X","cat":"cpu_op","name":"a long name, more than 8 bytes \\ with an escape","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Concrete Inputs":["", "a\\\"b", "[1, 1]", "0123456\\"]}}"#,
             r#"{"ph":"X","cat":"cpu_op","name":"aten::add_","pid":1,"tid":1,"ts":3,"dur":1,            "args":{"Input type":["float", "éé"],"Input Dims":[[1], []]}}"#,
             r#"{"ph":"X","cat":"cpu_op","name":"q","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Input Dims":[[1,2]],"Input Dims":[[3]]}}"#,
+            // Kineto's layout: keys matched in one load, names met before found by
+            // their bytes.
+            "{\n    \"ph\": \"X\",\n    \"cat\": \"cpu_op\",\n    \"name\": \"aten::mm\",\n    \"pid\": 7,\n    \"tid\": 8,\n    \"ts\": 5078683664669.397,\n    \"dur\": 14710.087\n    ,\n    \"args\": {\n      \"External id\": 3,\"Sequence number\": -1, \"Concrete Inputs\": [\"\", \"[1, 1]\"], \"Input type\": [\"float\", \"\"], \"Input Dims\": [[2, 3], []], \"Ev Idx\": 2\n    }\n  }",
+            r#"{"ph": "X", "cat": "cpu_op", "name": "n", "name": 5, "pid": 1, "tid": 1, "ts": 3, "dur": 1}"#,
+            r#"{"ph": "X", "name": 5, "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts":  3, "dur": 1, "args": 5}"#,
+            r#"{"phx": "X", "ph":  "X", "cat" : "cpu_op", "name": "aten::mm\u0041", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"Ev Idx": 1.5e3, "x": -0}}"#,
+            r#"{"ph": "X", "cat": "cpu_op", "name": "a\"b", "pid": 1, "tid": 1, "ts": 3, "dur": 2, "args": {}}"#,
+            // Lists skipped by `skip_list`, or given back to `skip` from their `[`.
+            r#"{"ph": "X", "cat": "cpu_op", "name": "n", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"Concrete Inputs": ["", "[1, 1]", "a\\\"]", -1, 2.5e3], "Input Strides": [[3072, 1024, 32, 1], [], [-0]], "x": [ ], "y": [[ ]], "z": [1, [2, "s"], [3]], "w": [[[1]], {"a": [1]}], "v": [true, null, [false]]}}"#,
         ];
         let text = format!("[{}]", events.join(",\n  "));
         let read = |window: usize| {
@@ -546,7 +681,18 @@ mod tests {
         };
         assert_eq!(read(1 << 20), read(1));
         // Errors too: the scanner names them, wherever the fast path gave up.
-        for bad in [r#"{"a":[1 2]}"#, r#"{"a":tru}"#, r#"{"ph":"X" "cat":1}"#] {
+        for bad in [
+            r#"{"a":[1 2]}"#,
+            r#"{"a":tru}"#,
+            r#"{"ph":"X" "cat":1}"#,
+            r#"{"ph": "X", "args": {"a": [1, ]}}"#,
+            r#"{"ph": "X", "args": {"a": [[1, ], 2]}}"#,
+            r#"{"ph": "X", "args": {"a": ["x" "y"]}}"#,
+            r#"{"ph": "X", "args": {"a": [[1] [2]]}}"#,
+            r#"{"ph": "X", "args": {"a": [[1, "s"}]}}"#,
+            r#"{"ph": "X", "args": {"a": [1}}"#,
+            r#"{"ph": "X", "args": {"a": [, 1]}}"#,
+        ] {
             let text = format!("[{}, {bad}]", events[0]);
             let read = |window: usize| {
                 let mut r = text.as_bytes();

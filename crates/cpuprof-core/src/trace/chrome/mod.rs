@@ -8,6 +8,7 @@
 mod args;
 mod document;
 mod fast;
+mod keys;
 mod lenient;
 mod micros;
 mod parts;
@@ -62,6 +63,7 @@ impl RawEvent {
             tid: val(&self.tid),
             ts: self.ts,
             dur: self.dur,
+            name_id: None,
         }
     }
 }
@@ -95,6 +97,10 @@ struct EventView<'t> {
     tid: Option<Val<'t>>,
     ts: Option<i64>,
     dur: Option<i64>,
+    /// The id of `name` in the builder's names, when the fast path found it there by
+    /// its bytes (`name` is then `Some(Val::Str(""))`, the name's bytes not checked
+    /// again as UTF-8).
+    name_id: Option<u32>,
 }
 
 /// Accumulates intervals while the event array streams by.
@@ -128,6 +134,8 @@ struct Builder {
     ignored_kinds: std::collections::BTreeMap<String, u64>,
     /// The kind of the event being ignored, made here (no allocation unless it is new).
     kind: String,
+    /// By name id: the id of the signature of that op's last call (`u32::MAX`: none).
+    last_input: Vec<u32>,
     /// The last event's thread: `(pid, tid)` and its id (most events are on the thread
     /// of the one before).
     last_thread: Option<(i64, i64, u32)>,
@@ -226,6 +234,36 @@ impl Builder {
         }
     }
 
+    /// The id of the signature in `scratch`, for a call of the op named `name`: most
+    /// calls repeat their op's last signature, compared first (no hash); else found by
+    /// its hash, or added. Distinct signatures are kept once each, so both ways give the
+    /// same id.
+    fn input_id(&mut self, name: u32) -> u32 {
+        let slot = name as usize;
+        if let Some(&id) = self.last_input.get(slot) {
+            if id != u32::MAX && self.scratch.matches(&self.flat_inputs[id as usize]) {
+                return id;
+            }
+        }
+        let candidates = self.input_ids.entry(self.scratch.hash()).or_default();
+        let found = candidates
+            .iter()
+            .copied()
+            .find(|&id| self.scratch.matches(&self.flat_inputs[id as usize]));
+        let id = found.unwrap_or_else(|| {
+            let id = self.inputs.len() as u32;
+            self.inputs.push(self.scratch.to_sig());
+            self.flat_inputs.push(self.scratch.to_flat());
+            candidates.push(id);
+            id
+        });
+        if self.last_input.len() <= slot {
+            self.last_input.resize(slot + 1, u32::MAX);
+        }
+        self.last_input[slot] = id;
+        id
+    }
+
     /// An event read by the scanner into `texts` (`document.rs`).
     fn add(&mut self, ev: &RawEvent) {
         let text = std::mem::take(&mut self.texts.text);
@@ -269,21 +307,14 @@ impl Builder {
         if !frame {
             self.counts.op_events += 1;
         }
+        let name = match ev.name_id {
+            Some(id) => id,
+            None => self.names.id(name),
+        };
         let inputs = if frame {
             None
         } else if self.scratch.has_dims || self.scratch.has_types {
-            let candidates = self.input_ids.entry(self.scratch.hash()).or_default();
-            let found = candidates
-                .iter()
-                .copied()
-                .find(|&id| self.scratch.matches(&self.flat_inputs[id as usize]));
-            Some(found.unwrap_or_else(|| {
-                let id = self.inputs.len() as u32;
-                self.inputs.push(self.scratch.to_sig());
-                self.flat_inputs.push(self.scratch.to_flat());
-                candidates.push(id);
-                id
-            }))
+            Some(self.input_id(name))
         } else {
             None
         };
@@ -295,7 +326,6 @@ impl Builder {
                 id
             }
         };
-        let name = self.names.id(name);
         self.intervals.push(Interval {
             thread,
             name,
