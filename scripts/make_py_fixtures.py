@@ -263,19 +263,17 @@ def debugbuf_portable(out):
     frame_golden(out, "debugbuf_portable", "debugbuf_portable.etrecord")
 
 
-def _serialized(out, stem, etdump):
-    from executorch.devtools.etdump import serialize as S
-    from executorch.exir._serialize._flatbuffer import _get_flatc_path
-    import tempfile
+def _unseen_dumps():
+    """scripts/check_unseen_dumps.py as a module (its cases and its ETDump writer)."""
+    sys.path.insert(0, HERE)
+    import check_unseen_dumps
 
-    with tempfile.TemporaryDirectory() as d:
-        S._write_schema(d, S.ETDUMP_FLATCC_SCHEMA_NAME)
-        S._write_schema(d, S.SCALAR_TYPE_SCHEMA_NAME)
-        with open(os.path.join(d, stem + ".json"), "w") as f:
-            f.write(S._serialize_from_etdump_to_json(etdump))
-        schema = os.path.join(d, S.ETDUMP_FLATCC_SCHEMA_NAME + ".fbs")
-        subprocess.run([_get_flatc_path(), "--binary", "--size-prefixed", "-o", out, schema,
-                        os.path.join(d, stem + ".json")], check=True, capture_output=True)
+    return check_unseen_dumps
+
+
+def _serialized(out, stem, etdump):
+    """`etdump` written as OUT/STEM.etdp by executorch's serializer and flatc."""
+    _unseen_dumps()._serialize(out, stem, etdump)
 
 
 def _mlp_xnnpack():
@@ -373,9 +371,7 @@ def _trim_debug_buffer(etdp, buf):
 def unseen(out, stem):
     """A dump of scripts/check_unseen_dumps.py, its Inspector frame given the ETRecord
     (and debug buffer); the files it made on the way removed."""
-    sys.path.insert(0, HERE)
-    import check_unseen_dumps as U
-
+    U = _unseen_dumps()
     before = set(os.listdir(out))
     dumps = U.CASES[stem](out)
     d = [x for x in dumps if x.stem == stem][0]
