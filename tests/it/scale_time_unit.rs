@@ -12,8 +12,8 @@ use crate::support::etdump_build as build;
 use std::path::Path;
 use std::process::Command;
 
-use build::{BuiltEvent, BuiltProfile, BuiltRun};
-use cpuprof_tui::etdump::{self, DelegateId};
+use build::BuiltRun;
+use cpuprof_tui::etdump;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
@@ -26,37 +26,15 @@ fn rewrite(f: impl Fn(u64) -> u64, stretch_ops: u64) -> Vec<u8> {
     let runs: Vec<BuiltRun> = dump
         .blocks
         .iter()
-        .map(|block| BuiltRun {
-            name: Some(block.name.to_string()),
-            bundled_input_index: block.bundled_input_index,
-            events: Some(
-                dump.block_events(block)
-                    .iter()
-                    .map(|ev| {
-                        let stretch = if ev.delegate_id.is_some() {
-                            stretch_ops
-                        } else {
-                            0
-                        };
-                        BuiltEvent::Profile(BuiltProfile {
-                            name: ev.name.map(|n| dump.names.get(n).to_string()),
-                            chain_index: ev.chain_index,
-                            instruction_id: ev.instruction_id,
-                            delegate_int: match ev.delegate_id {
-                                Some(DelegateId::Int(i)) => i,
-                                _ => -1,
-                            },
-                            delegate_str: match ev.delegate_id {
-                                Some(DelegateId::Str(s)) => Some(dump.names.get(s).to_string()),
-                                _ => None,
-                            },
-                            metadata: dump.metadata_bytes(ev).map(<[u8]>::to_vec),
-                            start: f(ev.start_ticks),
-                            end: f(ev.end_ticks) + stretch,
-                        })
-                    })
-                    .collect(),
-            ),
+        .map(|block| {
+            cpuprof_testkit::big_dump::built_run_timed(&dump, block, |ev| {
+                let stretch = if ev.delegate_id.is_some() {
+                    stretch_ops
+                } else {
+                    0
+                };
+                (f(ev.start_ticks), f(ev.end_ticks) + stretch)
+            })
         })
         .collect();
     build::build(dump.version, &runs)

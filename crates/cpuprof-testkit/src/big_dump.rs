@@ -99,6 +99,17 @@ fn built_run(
     block: &etdump::RunBlock,
     place: impl Fn(u64) -> u64,
 ) -> BuiltRun {
+    built_run_timed(dump, block, |ev| {
+        (place(ev.start_ticks), place(ev.end_ticks))
+    })
+}
+
+/// `block`'s events as builder input, each with the (start, end) ticks `times` gives it.
+pub fn built_run_timed(
+    dump: &etdump::EtDump,
+    block: &etdump::RunBlock,
+    times: impl Fn(&etdump::ProfileEvent) -> (u64, u64),
+) -> BuiltRun {
     BuiltRun {
         name: Some(block.name.to_string()),
         bundled_input_index: block.bundled_input_index,
@@ -106,6 +117,7 @@ fn built_run(
             dump.block_events(block)
                 .iter()
                 .map(|ev| {
+                    let (start, end) = times(ev);
                     BuiltEvent::Profile(BuiltProfile {
                         name: ev.name.map(|n| dump.names.get(n).to_string()),
                         chain_index: ev.chain_index,
@@ -119,8 +131,8 @@ fn built_run(
                             _ => None,
                         },
                         metadata: dump.metadata_bytes(ev).map(<[u8]>::to_vec),
-                        start: place(ev.start_ticks),
-                        end: place(ev.end_ticks),
+                        start,
+                        end,
                     })
                 })
                 .collect(),
