@@ -8,25 +8,10 @@ use std::time::{Duration, Instant};
 
 use crate::support::pty;
 
-use pty::Session;
+use pty::{ends_restored, Session};
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
-
-fn ends_restored(out: &[u8]) {
-    let text = String::from_utf8_lossy(out);
-    let enter = text
-        .rfind("\x1b[?1049h")
-        .expect("entered the alternate screen");
-    let tail = &text[enter..];
-    assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
-    assert!(tail.contains("\x1b[?25h"), "cursor shown");
-    assert!(
-        text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
-        "output ends by leaving the alternate screen: {:?}",
-        &text[text.len().saturating_sub(80)..]
-    );
-}
 
 #[test]
 fn browse_a_profile_then_quit() {

@@ -288,17 +288,24 @@ impl Session {
     pub fn exits_restored(&mut self) {
         let status = self.wait_exit();
         assert!(status.success(), "exit status {status:?}");
-        let out = self.final_output();
-        let text = String::from_utf8_lossy(&out);
-        let enter = text
-            .rfind("\x1b[?1049h")
-            .expect("entered the alternate screen");
-        let tail = &text[enter..];
-        assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
-        assert!(tail.contains("\x1b[?25h"), "cursor shown");
-        assert!(
-            text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
-            "output ends by leaving the alternate screen"
-        );
+        ends_restored(&self.final_output());
     }
+}
+
+/// `out` (a program's whole terminal output) leaves the terminal as it found it: the
+/// last alternate-screen entry is followed by mouse capture off and the cursor shown,
+/// and the output ends by leaving the alternate screen.
+pub fn ends_restored(out: &[u8]) {
+    let text = String::from_utf8_lossy(out);
+    let enter = text
+        .rfind("\x1b[?1049h")
+        .expect("entered the alternate screen");
+    let tail = &text[enter..];
+    assert!(tail.contains("\x1b[?1000l"), "mouse capture disabled");
+    assert!(tail.contains("\x1b[?25h"), "cursor shown");
+    assert!(
+        text.trim_end_matches(['\r', '\n']).ends_with("\x1b[?1049l"),
+        "output ends by leaving the alternate screen: {:?}",
+        &text[text.len().saturating_sub(80)..]
+    );
 }
