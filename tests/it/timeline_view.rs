@@ -441,17 +441,7 @@ fn t_on_an_operator_selects_its_bar_in_the_median_run() {
     let d = s.session.data.as_ref().unwrap();
     let op = &d.ops[s.selected_op().unwrap()];
     let (name, delegate) = (op.name.clone(), op.delegate.clone());
-    let effects = key(&mut s, 't');
-    let Some(Effect::LoadTimeline {
-        request,
-        generation,
-        ..
-    }) = effects.first().cloned()
-    else {
-        panic!("t asks for the timeline: {effects:?}")
-    };
-    let result = cpuprof_tui::source::load_timeline(&request).map(Box::new);
-    update(&mut s, Action::TimelineLoaded { generation, result });
+    explorer::timeline(&mut s);
     let v = view(&s);
     assert_eq!(v.runs[v.run_pos], 5 + closest, "the median run");
     let AnyTimeline::Dump(tl) = v.source.as_deref().unwrap() else {
