@@ -19,7 +19,7 @@ const CORE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/cpuprof-core");
 const CORE_SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/cpuprof-core/src");
 const MAX_LINES: usize = 600;
 
-fn rs_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn rs_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -34,7 +34,7 @@ fn rs_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The code of a file: no comment lines, no trailing test module.
-fn code(path: &Path) -> String {
+pub(crate) fn code(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let text = match text.find("#[cfg(test)]\nmod ") {
         Some(i) => &text[..i],

@@ -4,7 +4,9 @@
 //! immutable data); a new one fails this test until it is added here with its reason.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::source_layout::{code, rs_files};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -116,37 +118,17 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every `static NAME` (and `static mut NAME`) of the library code: the TUI crate, the
 /// core, the Python bindings; the trailing unit-test module and comments left out.
 fn statics() -> BTreeSet<(String, String)> {
-    let mut files = Vec::new();
-    for dir in ["src", "crates/cpuprof-core/src", "python/src"] {
-        rs_files(&Path::new(ROOT).join(dir), &mut files);
-    }
+    let files = ["src", "crates/cpuprof-core/src", "python/src"]
+        .into_iter()
+        .flat_map(|dir| rs_files(&Path::new(ROOT).join(dir)));
     let mut found = BTreeSet::new();
     for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        let text = match text.find("#[cfg(test)]\nmod ") {
-            Some(i) => &text[..i],
-            None => &text[..],
-        };
         let rel = f.strip_prefix(ROOT).unwrap().display().to_string();
-        for line in text.lines() {
+        for line in code(&f).lines() {
             let l = line.trim_start();
-            if l.starts_with("//") {
-                continue;
-            }
             // `static X`, `pub static X`, `pub(crate) static X`.
             let l = match l.strip_prefix("pub") {
                 Some(r) if r.starts_with('(') => r.split_once(") ").map_or(r, |(_, r)| r),
