@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use cpuprof_tui::etdump::{DelegateId, NameId, NameTable};
+use cpuprof_tui::etdump::{DelegateId, NameId, NameTable, ProfileEvent};
 use cpuprof_tui::profile::Decoded;
 
 /// An event's delegate debug identifier, as the Inspector gives it.
@@ -171,6 +171,18 @@ impl FromLoad {
                     if self.failed.is_some() {
                         return;
                     }
+                    let run = &events[block.events.clone()];
+                    // Most runs are the last run's events again: their samples only, read
+                    // from the decoded events (no copy of the run made first).
+                    let name = &block.name;
+                    let bundled = block.bundled_input_index;
+                    if let Some(b) = self.grouping.same_events_as_last(name, bundled, run) {
+                        let ticks = |i: usize| Some((run[i].start_ticks, run[i].end_ticks));
+                        if let Err(e) = self.grouping.samples(b, ticks) {
+                            self.failed = Some(e);
+                        }
+                        continue;
+                    }
                     self.run.clear();
                     self.run
                         .extend(events[block.events.clone()].iter().map(|e| Ev {
@@ -183,8 +195,6 @@ impl FromLoad {
                                 end: e.end_ticks,
                             },
                         }));
-                    let name = &block.name;
-                    let bundled = block.bundled_input_index;
                     if let Err(e) = self.grouping.run(names, name, bundled, &self.run) {
                         self.failed = Some(e);
                     }
@@ -285,9 +295,38 @@ impl<'n> Grouping<'n> {
         same.then_some(*b)
     }
 
-    fn samples(&mut self, b: usize, events: &[Ev]) -> Result<(), String> {
+    /// [`Self::same_as_last`] of a run as decoded (profile events only).
+    fn same_events_as_last(
+        &self,
+        name: &str,
+        bundled: i32,
+        events: &[ProfileEvent],
+    ) -> Option<usize> {
+        let (n, bi, b) = self.last.as_ref()?;
+        let key = |e: &ProfileEvent| -> EvKey {
+            let chain = i64::from(e.chain_index);
+            (e.instruction_id, chain, e.delegate_id, e.name, true)
+        };
+        let same = self.values.is_empty()
+            && n == name
+            && *bi == bundled
+            && events.len() == self.last_keys.len()
+            && events
+                .iter()
+                .zip(&self.last_keys)
+                .all(|(e, k)| key(e) == *k);
+        same.then_some(*b)
+    }
+
+    /// The run's samples into block `b`: each of its signatures' profile event (by its
+    /// index in the run), its start and end ticks by `ticks`.
+    fn samples(
+        &mut self,
+        b: usize,
+        ticks: impl Fn(usize) -> Option<(u64, u64)>,
+    ) -> Result<(), String> {
         for (ev, &(p, _)) in self.out[b].events.iter_mut().zip(&self.run_last) {
-            if let Some(Kind::Profile { start, end }) = p.map(|i| events[i].kind) {
+            if let Some((start, end)) = p.and_then(&ticks) {
                 ev.raw.push(sample(start, end, ev.delegated_sample)?);
                 ev.start.push(start);
             }
@@ -302,8 +341,12 @@ impl<'n> Grouping<'n> {
         bundled: i32,
         events: &[Ev],
     ) -> Result<(), String> {
+        let ticks = |i: usize| match events[i].kind {
+            Kind::Profile { start, end } => Some((start, end)),
+            Kind::Debug { .. } => None,
+        };
         if let Some(b) = self.same_as_last(name, bundled, events) {
-            return self.samples(b, events);
+            return self.samples(b, ticks);
         }
         let name_of = |id: Option<NameId>| id.filter(|n| !names.get(*n).is_empty());
         self.collated.clear();
@@ -382,7 +425,7 @@ impl<'n> Grouping<'n> {
             }
         };
         self.run_sigs = key.2;
-        self.samples(b, events)?;
+        self.samples(b, ticks)?;
         self.last = Some((name.to_string(), bundled, b));
         self.last_keys.clear();
         self.last_keys.extend(events.iter().map(ev_key));
