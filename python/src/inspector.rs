@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use cpuprof_tui::etdump::{DelegateId, NameId, NameTable};
+use cpuprof_tui::etdump::{DelegateId, NameId, NameTable, ProfileEvent};
 use cpuprof_tui::profile::Decoded;
 
 /// An event's delegate debug identifier, as the Inspector gives it.
@@ -171,6 +171,18 @@ impl FromLoad {
                     if self.failed.is_some() {
                         return;
                     }
+                    let run = &events[block.events.clone()];
+                    // Most runs are the last run's events again: their samples only, read
+                    // from the decoded events (no copy of the run made first).
+                    let name = &block.name;
+                    let bundled = block.bundled_input_index;
+                    if let Some(b) = self.grouping.same_events_as_last(name, bundled, run) {
+                        let ticks = |i: usize| Some((run[i].start_ticks, run[i].end_ticks));
+                        if let Err(e) = self.grouping.samples(b, ticks) {
+                            self.failed = Some(e);
+                        }
+                        continue;
+                    }
                     self.run.clear();
                     self.run
                         .extend(events[block.events.clone()].iter().map(|e| Ev {
@@ -183,8 +195,6 @@ impl FromLoad {
                                 end: e.end_ticks,
                             },
                         }));
-                    let name = &block.name;
-                    let bundled = block.bundled_input_index;
                     if let Err(e) = self.grouping.run(names, name, bundled, &self.run) {
                         self.failed = Some(e);
                     }
@@ -285,9 +295,38 @@ impl<'n> Grouping<'n> {
         same.then_some(*b)
     }
 
-    fn samples(&mut self, b: usize, events: &[Ev]) -> Result<(), String> {
+    /// [`Self::same_as_last`] of a run as decoded (profile events only).
+    fn same_events_as_last(
+        &self,
+        name: &str,
+        bundled: i32,
+        events: &[ProfileEvent],
+    ) -> Option<usize> {
+        let (n, bi, b) = self.last.as_ref()?;
+        let key = |e: &ProfileEvent| -> EvKey {
+            let chain = i64::from(e.chain_index);
+            (e.instruction_id, chain, e.delegate_id, e.name, true)
+        };
+        let same = self.values.is_empty()
+            && n == name
+            && *bi == bundled
+            && events.len() == self.last_keys.len()
+            && events
+                .iter()
+                .zip(&self.last_keys)
+                .all(|(e, k)| key(e) == *k);
+        same.then_some(*b)
+    }
+
+    /// The run's samples into block `b`: each of its signatures' profile event (by its
+    /// index in the run), its start and end ticks by `ticks`.
+    fn samples(
+        &mut self,
+        b: usize,
+        ticks: impl Fn(usize) -> Option<(u64, u64)>,
+    ) -> Result<(), String> {
         for (ev, &(p, _)) in self.out[b].events.iter_mut().zip(&self.run_last) {
-            if let Some(Kind::Profile { start, end }) = p.map(|i| events[i].kind) {
+            if let Some((start, end)) = p.and_then(&ticks) {
                 ev.raw.push(sample(start, end, ev.delegated_sample)?);
                 ev.start.push(start);
             }
@@ -302,8 +341,12 @@ impl<'n> Grouping<'n> {
         bundled: i32,
         events: &[Ev],
     ) -> Result<(), String> {
+        let ticks = |i: usize| match events[i].kind {
+            Kind::Profile { start, end } => Some((start, end)),
+            Kind::Debug { .. } => None,
+        };
         if let Some(b) = self.same_as_last(name, bundled, events) {
-            return self.samples(b, events);
+            return self.samples(b, ticks);
         }
         let name_of = |id: Option<NameId>| id.filter(|n| !names.get(*n).is_empty());
         self.collated.clear();
@@ -382,7 +425,7 @@ impl<'n> Grouping<'n> {
             }
         };
         self.run_sigs = key.2;
-        self.samples(b, events)?;
+        self.samples(b, ticks)?;
         self.last = Some((name.to_string(), bundled, b));
         self.last_keys.clear();
         self.last_keys.extend(events.iter().map(ev_key));
@@ -490,9 +533,9 @@ fn pairwise_sum(a: &[f64]) -> f64 {
     }
 }
 
-/// `np.percentile(sorted, q)` (linear) of sorted samples.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
+/// Where `np.percentile(.., q)` (linear) reads `n` sorted samples: the ranks of the two
+/// it interpolates between and how far between them.
+fn percentile_at(n: usize, q: f64) -> (usize, usize, f64) {
     let virtual_index = (n - 1) as f64 * (q / 100.0);
     let below = virtual_index.floor();
     let (lo, hi) = if virtual_index >= (n - 1) as f64 {
@@ -500,8 +543,11 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     } else {
         (below as usize, below as usize + 1)
     };
-    let t = virtual_index - below;
-    let (a, b) = (sorted[lo], sorted[hi]);
+    (lo, hi, virtual_index - below)
+}
+
+/// numpy's linear interpolation between the samples `a` (below) and `b` at `t`.
+fn interpolate(a: f64, b: f64, t: f64) -> f64 {
     let diff = b - a;
     if t >= 0.5 {
         b - diff * (1.0 - t)
@@ -510,22 +556,78 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     }
 }
 
+/// Puts the samples of the `ranks` asked (ascending, each below `v.len()` plus
+/// `offset`) at their places in `v` as sorted (by `total_cmp`), the rest left unsorted:
+/// a selection per rank, each in the part the ranks before it left, not a whole sort.
+fn select_ranks(v: &mut [f64], offset: usize, ranks: &[usize]) {
+    if ranks.is_empty() || v.is_empty() {
+        return;
+    }
+    let mid = ranks.len() / 2;
+    let k = ranks[mid] - offset;
+    let (below, _, above) = v.select_nth_unstable_by(k, f64::total_cmp);
+    select_ranks(below, offset, &ranks[..mid]);
+    select_ranks(above, offset + k + 1, &ranks[mid + 1..]);
+}
+
 /// The Inspector's figures of one event's samples: p10, p50, p90, avg, min, max.
+/// The percentiles are of the samples sorted (by `total_cmp`: samples equal under it are
+/// the same bits); only the ranks they read are put in place (a sort of every sample was
+/// the load's largest cost of the frame's).
 pub fn figures(raw: &[f64]) -> [f64; 6] {
     if raw.is_empty() {
         return [f64::NAN; 6];
     }
-    let mut sorted = raw.to_vec();
-    // Unstable: samples equal under `total_cmp` are the same bits, so the order is the
-    // stable sort's (and the sort is the load's largest cost of the frame's).
-    sorted.sort_unstable_by(f64::total_cmp);
-    let mean = pairwise_sum(raw) / raw.len() as f64;
-    [
-        percentile(&sorted, 10.0),
-        percentile(&sorted, 50.0),
-        percentile(&sorted, 90.0),
-        mean,
-        sorted[0],
-        sorted[sorted.len() - 1],
-    ]
+    let n = raw.len();
+    let at = [10.0, 50.0, 90.0].map(|q| percentile_at(n, q));
+    let mut ranks: Vec<usize> = vec![0, n - 1];
+    ranks.extend(at.iter().flat_map(|&(lo, hi, _)| [lo, hi]));
+    ranks.sort_unstable();
+    ranks.dedup();
+    let mut v = raw.to_vec();
+    select_ranks(&mut v, 0, &ranks);
+    let [p10, p50, p90] = at.map(|(lo, hi, t)| interpolate(v[lo], v[hi], t));
+    let mean = pairwise_sum(raw) / n as f64;
+    [p10, p50, p90, mean, v[0], v[n - 1]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figures read from the samples sorted whole, as numpy sorts them.
+    fn by_sort(raw: &[f64]) -> [f64; 6] {
+        let mut s = raw.to_vec();
+        s.sort_by(f64::total_cmp);
+        let p = |q| {
+            let (lo, hi, t) = percentile_at(s.len(), q);
+            interpolate(s[lo], s[hi], t)
+        };
+        let mean = pairwise_sum(raw) / raw.len() as f64;
+        [p(10.0), p(50.0), p(90.0), mean, s[0], s[s.len() - 1]]
+    }
+
+    /// The ranks selected are the ranks of the whole sort, bit for bit, for every length
+    /// from 1 to 300 and samples with ties, signed zeros and NaN.
+    #[test]
+    fn selected_ranks_are_the_sorted_ones() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in 1..300 {
+            let raw: Vec<f64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    match x % 17 {
+                        0 => f64::NAN,
+                        1 => -0.0,
+                        2 => 0.0,
+                        k => (k % 5) as f64 / 1e3 + (x % 1000) as f64 / 1e6,
+                    }
+                })
+                .collect();
+            let got = figures(&raw).map(f64::to_bits);
+            assert_eq!(got, by_sort(&raw).map(f64::to_bits), "n = {n}");
+        }
+    }
 }

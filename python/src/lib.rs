@@ -158,7 +158,13 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
 }
 
 /// `warmup=` read as the command reads `--warmup` (its message when it is refused).
+/// A value its parser takes is that value (the command's parser of `--warmup`); only a
+/// refused one goes through the whole command line, for the command's message (a parse
+/// of the command line took a tenth of a ms of every load).
 fn warmup_of(value: &str) -> Result<cpuprof_tui::profile::warmup::Warmup, String> {
+    if let Ok(w) = cpuprof_tui::options::parse_warmup(value) {
+        return Ok(w);
+    }
     let argv = ["cpuprof-tui", "report", "-", "--warmup", value].map(String::from);
     match parse(argv.to_vec())?.command {
         Some(Command::Report(a)) => Ok(a.warmup),

@@ -58,6 +58,15 @@ def test_load_errors_are_the_command_line(case):
     assert_cli_line(e, *(args or ["report", path]))
 
 
+@pytest.mark.parametrize("value", ["auto", "LOG", " 2 ", "0", "3"])
+def test_warmup_values_taken_are_the_commands(value):
+    # A warmup= the command takes drops the runs `report --warmup VALUE` drops: the same
+    # JSON, byte for byte.
+    code, stdout, stderr = cli("report", DUMP, "--warmup", value, "--format", "json")
+    assert code == 0, stderr
+    assert cpuprof.load(DUMP, warmup=value).json() == stdout
+
+
 @pytest.mark.parametrize("case", ["random_bytes", "truncated_half", "directory", "empty_file"])
 def test_bad_dumps_made_here_are_errors_with_the_command_line(case, tmp_path):
     # Inputs no fixture holds: random bytes, a dump cut in half, a directory that is no
