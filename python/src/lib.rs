@@ -311,8 +311,17 @@ fn load(
     program: Option<PathBuf>,
     debug_buffer: Option<PathBuf>,
 ) -> PyResult<LoadedProfile> {
-    py.detach(move || load_inner(path, log, warmup.as_deref(), etrecord, program, debug_buffer))
-        .map_err(err)
+    py.detach(move || {
+        load_inner(
+            path,
+            log,
+            warmup.as_deref(),
+            etrecord,
+            program,
+            debug_buffer,
+        )
+    })
+    .map_err(err)
 }
 
 /// `compare A B --format csv`, as text (the arguments after the two paths as the CLI's).

@@ -76,7 +76,9 @@ impl<'a> Row<'a> {
 /// node, its value None; an empty trace is none, as torch reads it).
 fn stack_traces_of(src: Option<&RowSource>) -> impl Iterator<Item = (String, Option<&str>)> {
     let traces = src.map(|r| &r.stack_traces[..]).unwrap_or(&[]);
-    each_node(src, traces, |t: &String| Some(t.as_str()).filter(|t| !t.is_empty()))
+    each_node(src, traces, |t: &String| {
+        Some(t.as_str()).filter(|t| !t.is_empty())
+    })
 }
 
 /// The Inspector's `module_hierarchy`: node name (with `_`) → its `nn_module_stack` frames,
@@ -111,7 +113,10 @@ fn each_node<'a, T: 'a, V: 'a>(
                 value(v)
             }
             // Not in node order (not made by `source_of`): looked for.
-            _ => known.iter().find(|(m, _)| m == n).and_then(|(_, v)| value(v)),
+            _ => known
+                .iter()
+                .find(|(m, _)| m == n)
+                .and_then(|(_, v)| value(v)),
         };
         (format!("{n}_"), v)
     })
@@ -413,9 +418,9 @@ impl<'a> Line<'a> {
     pub fn backend(&self) -> Option<&'a str> {
         match self.meta {
             Some(_) => self.model_row().and_then(|r| r.backend),
-            None if self.model && self.ident.is_some() => self
-                .unprofiled_source
-                .and_then(|s| s.backend.as_deref()),
+            None if self.model && self.ident.is_some() => {
+                self.unprofiled_source.and_then(|s| s.backend.as_deref())
+            }
             None => None,
         }
     }
