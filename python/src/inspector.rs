@@ -282,17 +282,8 @@ impl<'n> Grouping<'n> {
 
     /// A run of the last run's events (by name, instruction, delegate and kind, in order)
     /// into the last run's block: its samples only. Not for dumps with debug events.
-    fn same_as_last(&mut self, name: &str, bundled: i32, events: &[Ev]) -> Option<usize> {
-        let (n, bi, b) = self.last.as_ref()?;
-        let same = self.values.is_empty()
-            && n == name
-            && *bi == bundled
-            && events.len() == self.last_keys.len()
-            && events
-                .iter()
-                .zip(&self.last_keys)
-                .all(|(e, k)| ev_key(e) == *k);
-        same.then_some(*b)
+    fn same_as_last(&self, name: &str, bundled: i32, events: &[Ev]) -> Option<usize> {
+        self.same_run_as_last(name, bundled, events, ev_key)
     }
 
     /// [`Self::same_as_last`] of a run as decoded (profile events only).
@@ -302,11 +293,21 @@ impl<'n> Grouping<'n> {
         bundled: i32,
         events: &[ProfileEvent],
     ) -> Option<usize> {
-        let (n, bi, b) = self.last.as_ref()?;
-        let key = |e: &ProfileEvent| -> EvKey {
+        self.same_run_as_last(name, bundled, events, |e| {
             let chain = i64::from(e.chain_index);
             (e.instruction_id, chain, e.delegate_id, e.name, true)
-        };
+        })
+    }
+
+    /// The last run's block when `events`, keyed by `key`, are the last run's events.
+    fn same_run_as_last<E>(
+        &self,
+        name: &str,
+        bundled: i32,
+        events: &[E],
+        key: impl Fn(&E) -> EvKey,
+    ) -> Option<usize> {
+        let (n, bi, b) = self.last.as_ref()?;
         let same = self.values.is_empty()
             && n == name
             && *bi == bundled
