@@ -101,29 +101,25 @@ pub fn timeline(s: &mut AppState) {
     timeline_arrives(s, asked);
 }
 
-/// `compare A B` with its defaults (warm-up `warmup`, alpha 0.05, 5% minimum change).
+/// `compare A B --warmup WARMUP` as the command line gives it: every other option at the
+/// command's own default (alpha 0.05, 5% minimum change).
 pub fn compare_args(
     a: impl Into<std::path::PathBuf>,
     b: impl Into<std::path::PathBuf>,
     warmup: usize,
 ) -> cpuprof_tui::cli::CompareArgs {
-    cpuprof_tui::cli::CompareArgs {
-        a: a.into(),
-        b: b.into(),
-        format: None,
-        output: None,
-        log_a: None,
-        log_b: None,
-        no_log: false,
-        warmup: cpuprof_tui::profile::warmup::Warmup::Runs(warmup),
-        warmup_a: None,
-        warmup_b: None,
-        alpha: 0.05,
-        min_change: 5.0,
-        fail_on_regression: None,
-        by_module: false,
-        model: Default::default(),
-        read: Default::default(),
+    use clap::Parser;
+    let argv: Vec<std::ffi::OsString> = vec![
+        "cpuprof-tui".into(),
+        "compare".into(),
+        a.into().into_os_string(),
+        b.into().into_os_string(),
+        "--warmup".into(),
+        warmup.to_string().into(),
+    ];
+    match cpuprof_tui::cli::Cli::parse_from(argv).command {
+        Some(cpuprof_tui::cli::Command::Compare(args)) => args,
+        _ => panic!("`compare A B` parses as the compare command"),
     }
 }
 
