@@ -39,7 +39,30 @@ struct Source<'t> {
     ts: i64,
 }
 
-impl Source<'_> {
+impl<'t> Source<'t> {
+    /// Visit the current event (if any) with `f`, then advance to the next one: whether
+    /// there is one.
+    #[inline]
+    fn visit_then_advance(
+        &mut self,
+        warnings: &mut WarningLog,
+        overflow: &mut ClockOverflow,
+        f: &mut impl FnMut(&CtfEvent<'_, 't>),
+    ) -> Result<bool, TraceError> {
+        if let Some(pos) = self.cur {
+            f(&CtfEvent::decoded(
+                self.trace,
+                self.trace_index,
+                &self.stream.rel,
+                &self.cursor,
+                pos,
+                self.ts,
+            ));
+        }
+        self.advance(warnings, overflow)?;
+        Ok(self.cur.is_some())
+    }
+
     /// The next event whose time converts to ns (events whose time overflows are
     /// counted in `overflow` and skipped: a 0 or a clamped time would be a silent lie).
     fn advance(
@@ -244,12 +267,7 @@ fn merge_events<'a>(
     while let Some(mut top) = heap.peek_mut() {
         let Reverse((_, i)) = *top;
         let s = &mut sources[i];
-        if let Some(pos) = s.cur {
-            let ev = CtfEvent::decoded(s.trace, s.trace_index, &s.stream.rel, &s.cursor, pos, s.ts);
-            f(&ev);
-        }
-        s.advance(warnings, overflow)?;
-        if s.cur.is_some() {
+        if s.visit_then_advance(warnings, overflow, &mut f)? {
             *top = Reverse((s.ts, i));
         } else {
             std::collections::binary_heap::PeekMut::pop(top);
@@ -292,12 +310,7 @@ fn merge_few<'a>(
             least = if less { t } else { least };
         }
         let s = &mut sources[at[k]];
-        if let Some(pos) = s.cur {
-            let ev = CtfEvent::decoded(s.trace, s.trace_index, &s.stream.rel, &s.cursor, pos, s.ts);
-            f(&ev);
-        }
-        s.advance(warnings, overflow)?;
-        if s.cur.is_some() {
+        if s.visit_then_advance(warnings, overflow, &mut f)? {
             times[k] = s.ts;
         } else {
             times.remove(k);
