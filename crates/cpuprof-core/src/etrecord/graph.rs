@@ -322,8 +322,8 @@ impl Tally {
     }
 }
 
-/// Handles as written (a number, a decimal string, or a list of either) appended to
-/// `out`, each at most [`MAX_REPEATS`] times: one more adds to `repeats` instead, and the
+/// Handles as written (a number, a decimal string, or a list of either) read into `out`
+/// (given empty), each at most [`MAX_REPEATS`] times: one more adds to `repeats` instead, and the
 /// list's [`FullCounts`] are returned. A handle that is not one is an error after the whole
 /// value is read (the reader stays in step).
 fn handles(
@@ -333,10 +333,6 @@ fn handles(
 ) -> Result<Option<FullCounts>, String> {
     let mut bad: Option<String> = None;
     let mut tally = Tally::new();
-    // Handles already in the list count (the callers give an empty one).
-    for &h in out.iter() {
-        tally.add(h);
-    }
     let mut dropped = false;
     let mut one = |r: &mut Reader, out: &mut Vec<u64>| -> Result<(), String> {
         let h = match r.kind() {
@@ -410,6 +406,18 @@ pub struct HandleMethod {
     pub full: BTreeMap<u32, FullCounts>,
 }
 
+impl HandleMethod {
+    /// Instruction `id`'s list, and its whole list when repeats were left out of it (a
+    /// key given twice: the later one holds, as a JSON object's later key does).
+    fn insert(&mut self, id: u32, list: Vec<u64>, full: Option<FullCounts>) {
+        self.table.insert(id, list);
+        match full {
+            Some(f) => self.full.insert(id, f),
+            None => self.full.remove(&id),
+        };
+    }
+}
+
 /// `debug_handle_map`: method -> instruction id -> handles, methods in file order. An
 /// older file without methods is one method, `forward`.
 pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
@@ -437,13 +445,7 @@ pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
                 let mut list = Vec::new();
                 let read = handles(r, &mut list, &mut m.repeats);
                 match (instruction_id(&k), read) {
-                    (Ok(id), Ok(full)) => {
-                        m.table.insert(id, list);
-                        match full {
-                            Some(f) => m.full.insert(id, f),
-                            None => m.full.remove(&id),
-                        };
-                    }
+                    (Ok(id), Ok(full)) => m.insert(id, list, full),
                     (Err(e), _) | (_, Err(e)) => {
                         err.get_or_insert_with(|| format!("method {:?}: {e}", m.name));
                     }
@@ -463,13 +465,7 @@ pub fn parse_handle_map(text: &[u8]) -> Result<Vec<HandleMethod>, String> {
             let mut list = Vec::new();
             let read = handles(r, &mut list, &mut legacy.repeats);
             match (instruction_id(&key), read) {
-                (Ok(id), Ok(full)) => {
-                    legacy.table.insert(id, list);
-                    match full {
-                        Some(f) => legacy.full.insert(id, f),
-                        None => legacy.full.remove(&id),
-                    };
-                }
+                (Ok(id), Ok(full)) => legacy.insert(id, list, full),
                 (Err(e), _) | (_, Err(e)) => {
                     err.get_or_insert(e);
                 }
