@@ -12,25 +12,52 @@
 //! unit test below compare them).
 
 use super::super::intervals::Interner;
-use super::args::{args_member, SigScratch, DIMS, TYPES};
+use super::args::args_member;
 use super::document::{event_member, ARGS, CAT, DUR, NAME, PH, PID, TID, TS};
 use super::keys::{known_args_key, known_event_key};
 use super::scan::MAX_DEPTH;
 use super::{Builder, EventView, Val};
 
 /// One event object (`w` starts at its `{`), whole in `w`: handed to the builder, and
-/// the bytes it took; `None`, the builder untouched but for its signature scratch, for
-/// any event the scanner is to read.
+/// the bytes it took; `None`, for any event the scanner is to read, the builder
+/// untouched but for its signature scratch and its memos (which then hold only what was
+/// read whole: `memo.rs`). A head and a run of `args` met before are taken from the
+/// memos; read here, they are kept there.
 pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
     let mut c = Cursor { w, i: 1 };
     b.scratch.clear();
     let mut ev = EventView::default();
-    if c.ws()? == b'}' {
+    // The memo's span that gave or took this event's signature, while it is that.
+    let mut span = None;
+    let mut args_seen = false;
+    // The head read here, where it ends so far (`None`: taken from the memo, or ended).
+    let mut head = Some(0);
+    let expected = b.memo.expected_head();
+    let empty = match b.heads.find(w, expected) {
+        Some((id, len, fields)) => {
+            b.memo.head_follows(id);
+            fields.put(&mut ev);
+            c.i = len;
+            head = None;
+            false
+        }
+        None => c.ws()? == b'}',
+    };
+    if empty {
         c.i += 1;
     } else {
         loop {
+            let key = c.event_key()?;
+            if let Some(end) = head.filter(|_| !matches!(key, PH | CAT | NAME | PID | TID)) {
+                if end > 0 {
+                    if let Some(id) = b.heads.note(&w[..end], &ev) {
+                        b.memo.head_follows(id);
+                    }
+                }
+                head = None;
+            }
             // A member given twice: the last one counts, as in the scanner's reading.
-            match c.event_key()? {
+            match key {
                 PH => ev.ph = Some(c.scalar()?),
                 CAT => ev.cat = Some(c.scalar()?),
                 NAME => (ev.name, ev.name_id) = c.name(&b.names)?,
@@ -38,14 +65,26 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
                 TID => ev.tid = Some(c.scalar()?),
                 TS => ev.ts = Some(c.micros()?),
                 DUR => ev.dur = Some(c.micros()?),
-                ARGS => c.args(&mut b.scratch)?,
+                ARGS => {
+                    let memo = ev
+                        .name_id
+                        .filter(|_| !args_seen)
+                        .map(|id| (&mut b.memo, id));
+                    span = c.args(&mut b.scratch, memo)?;
+                    args_seen = true;
+                }
                 _ => c.skip()?,
             }
             if !c.continues(b'}')? {
                 break;
             }
+            if head.is_some() {
+                head = Some(c.i);
+            }
         }
     }
+    b.memo.current = span;
+    b.memo.previous = span;
     b.add_view(&ev);
     Some(c.i)
 }
@@ -346,105 +385,6 @@ impl<'w> Cursor<'w> {
         Some(ns)
     }
 
-    /// `args`: `Input Dims` and `Input type` (the first of each) into `sig`, every
-    /// other member skipped.
-    fn args(&mut self, sig: &mut SigScratch) -> Option<()> {
-        if self.ws()? != b'{' {
-            return self.skip();
-        }
-        self.i += 1;
-        if self.closes_at_once(b'}')? {
-            return Some(());
-        }
-        loop {
-            match self.args_key()? {
-                DIMS if !sig.has_dims => {
-                    sig.has_dims = true;
-                    self.dims(&mut sig.dims)?;
-                }
-                TYPES if !sig.has_types => {
-                    sig.has_types = true;
-                    self.types(&mut sig.types)?;
-                }
-                _ => self.skip_member()?,
-            }
-            if !self.continues(b'}')? {
-                return Some(());
-            }
-        }
-    }
-
-    /// `Input Dims`: a list of lists; one input's dims are its plain integers, `[]` when
-    /// it holds a list, an object or a literal (as `args::dims` records them).
-    fn dims(&mut self, dims: &mut Vec<i64>) -> Option<()> {
-        if self.ws()? != b'[' {
-            return None;
-        }
-        self.i += 1;
-        if self.closes_at_once(b']')? {
-            return Some(());
-        }
-        loop {
-            if self.ws()? != b'[' {
-                return None;
-            }
-            self.i += 1;
-            let mark = dims.len();
-            dims.push(0);
-            let mut flat = true;
-            if !self.closes_at_once(b']')? {
-                loop {
-                    match self.ws()? {
-                        b'0'..=b'9' => {
-                            let v = self.plain_int()?;
-                            if flat {
-                                dims.push(v);
-                            }
-                        }
-                        b'[' | b'{' | b't' | b'f' | b'n' => {
-                            flat = false;
-                            self.skip()?;
-                        }
-                        _ => return None,
-                    }
-                    if !self.continues(b']')? {
-                        break;
-                    }
-                }
-            }
-            if flat {
-                dims[mark] = (dims.len() - mark - 1) as i64;
-            } else {
-                dims.truncate(mark + 1);
-            }
-            if !self.continues(b']')? {
-                return Some(());
-            }
-        }
-    }
-
-    /// `Input type`: a list of strings, each kept followed by `\0` (one holding a `\0`
-    /// is the scanner's).
-    fn types(&mut self, types: &mut String) -> Option<()> {
-        if self.ws()? != b'[' {
-            return None;
-        }
-        self.i += 1;
-        if self.closes_at_once(b']')? {
-            return Some(());
-        }
-        loop {
-            if self.ws()? != b'"' {
-                return None;
-            }
-            types.push_str(self.dtype()?);
-            types.push('\0');
-            if !self.continues(b']')? {
-                return Some(());
-            }
-        }
-    }
-
     /// A string skipped (after its opening quote): escapes stepped over, not decoded.
     #[inline]
     fn skip_str(&mut self) -> Option<()> {
@@ -600,6 +540,8 @@ impl<'w> Cursor<'w> {
         }
     }
 }
+
+mod args;
 
 #[cfg(test)]
 mod tests {

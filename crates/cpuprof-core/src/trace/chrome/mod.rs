@@ -10,6 +10,7 @@ mod document;
 mod fast;
 mod keys;
 mod lenient;
+mod memo;
 mod micros;
 mod parts;
 mod scan;
@@ -118,6 +119,10 @@ struct Builder {
     /// Signature hash -> ids of the signatures with that hash.
     input_ids: FastMap<u64, Vec<u32>>,
     scratch: SigScratch,
+    /// `args` the fast path read before, by their bytes (`memo.rs`).
+    memo: memo::ArgsMemo,
+    /// Event heads the fast path read before (`memo.rs`).
+    heads: memo::HeadMemo,
     texts: Texts,
     inputs: Vec<InputSig>,
     /// Each of `inputs` as the scratch holds it, to compare with.
@@ -274,6 +279,7 @@ impl Builder {
     /// One event, its input signature in `scratch`.
     fn add_view(&mut self, ev: &EventView) {
         self.counts.events += 1;
+        let span = self.memo.current.take();
         let ph = ev.ph.and_then(Val::as_str);
         let cat = ev.cat.and_then(Val::as_str);
         // Python frames (`with_stack=True`) nest ops and take their time out of their
@@ -314,7 +320,17 @@ impl Builder {
         let inputs = if frame {
             None
         } else if self.scratch.has_dims || self.scratch.has_types {
-            Some(self.input_id(name))
+            // A span of `args` read before knows its signature's id once it is found.
+            Some(match span.and_then(|r| self.memo.sig_id(r)) {
+                Some(id) => id,
+                None => {
+                    let id = self.input_id(name);
+                    if let Some(r) = span {
+                        self.memo.set_sig_id(r, id);
+                    }
+                    id
+                }
+            })
         } else {
             None
         };
