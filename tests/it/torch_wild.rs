@@ -44,7 +44,7 @@ fn ours(p: &TraceProfile) -> BTreeMap<String, Key> {
         .iter()
         .map(|o| {
             (
-                o.name.clone(),
+                o.name.to_string(),
                 Key {
                     count: o.calls,
                     self_ns: o.self_total_ns,

@@ -45,7 +45,7 @@ impl TallyInput {
                 .ops
                 .iter()
                 .map(|o| TallyRow {
-                    name: o.name.clone(),
+                    name: o.name.to_string(),
                     total_ns: o.inclusive_total_ns,
                     self_ns: o.self_total_ns,
                     calls: o.calls,
