@@ -416,11 +416,11 @@ pub fn render_trace(
 }
 
 /// The iprof tally of `input` after `answer`, names from the trace escaped.
-fn tally_text(answer: &str, mut input: trace::tally::TallyInput, self_time: bool) -> String {
+fn tally_text(answer: &str, mut input: trace::tally::TallyInput<'_>, self_time: bool) -> String {
     // Names come from the trace: control characters are shown escaped.
     for row in &mut input.rows {
         if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
-            row.name = safe;
+            row.name = safe.into();
         }
     }
     let text = tally::render_tally(
@@ -437,7 +437,7 @@ fn tally_text(answer: &str, mut input: trace::tally::TallyInput, self_time: bool
 /// [`emit_trace`] writes it from the profile).
 fn emit_tally(
     args: &ReportArgs,
-    input: trace::tally::TallyInput,
+    input: trace::tally::TallyInput<'_>,
     warnings: &[trace::TraceWarning],
 ) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = vec![&args.file];
