@@ -228,9 +228,11 @@ impl Builder {
                     }
                     let id = -(self.string_ids.len() as i64) - 1;
                     self.string_ids.insert(s.to_string(), id);
-                    let s = s.to_string();
+                    // Shown as an ignored kind is: at most 40 characters of it.
                     self.warnings.add("string_id", || {
-                        format!("non-numeric {what} {s:?} shown as {id}")
+                        let mut shown = String::new();
+                        show_kind(&mut shown, Some(s));
+                        format!("non-numeric {what} {shown} shown as {id}")
                     });
                     Some(id)
                 }
