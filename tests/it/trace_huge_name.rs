@@ -2,8 +2,8 @@
 //! about once: `report`'s peak memory grows by about twice the name (while its event is
 //! read: the event's text and the interned name), not four or five times (the scanner's
 //! token, the interner's key, the op keys, the op rows, the call nodes and the tally's
-//! rows each held a copy). Memory is measured in the child (`/usr/bin/time`), never in
-//! this process.
+//! rows each held a copy); the table, whose answer line names the op, by four times, not
+//! seven. Memory is measured in the child (`/usr/bin/time`), never in this process.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,11 +13,18 @@ use crate::support::child;
 const BIN: &str = env!("CARGO_BIN_EXE_cpuprof-tui");
 
 /// Big beside the program's own few tens of MiB, small enough for a debug build.
-const NAME_BYTES: usize = 48 << 20;
+const NAME_BYTES: usize = 32 << 20;
 
 /// The budget: 2.5 times the name, plus the program.
 fn budget_kib() -> i64 {
     (NAME_BYTES as i64 * 5 / 2 + (40 << 20)) / 1024
+}
+
+/// The table's budget: 4.5 times the name, plus the program. Its answer line names the
+/// op: the model's name, the rows' own copy, the answer's and the line's are four (it
+/// was seven).
+fn table_budget_kib() -> i64 {
+    (NAME_BYTES as i64 * 9 / 2 + (40 << 20)) / 1024
 }
 
 /// Writes a trace of normal cpu_op events and one whose name is [`NAME_BYTES`] bytes
@@ -101,4 +108,17 @@ fn a_huge_name_is_kept_whole_and_held_about_once() {
     let cut = format!("{}[...]{}", &name[..37], &name[name.len() - 39..]);
     let tally = std::fs::read_to_string(out).unwrap();
     assert!(tally.contains(&format!("{cut} | ")), "{tally}");
+
+    let (code, kib) = child::peak_rss_kib_or_zero(BIN, &["report", "-o", out, trace]);
+    assert_eq!(code, Some(0));
+    eprintln!("table: peak RSS {kib} KiB");
+    let budget = table_budget_kib();
+    assert!(kib < budget, "table: peak RSS {kib} KiB > {budget} KiB");
+    // The op with the most self time (1000 µs, none of it in children) opens the answer
+    // line, its name whole.
+    let table = std::fs::read_to_string(out).unwrap();
+    assert!(
+        table.starts_with(&format!("{name} ")),
+        "the answer line does not name it"
+    );
 }
