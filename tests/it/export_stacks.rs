@@ -299,7 +299,7 @@ fn trace_exports_one_stack_per_call_tree_node() {
     use cpuprof_tui::trace::{load_trace, CallNode};
     fn walk(n: &CallNode, prefix: &str, out: &mut BTreeMap<String, i64>) {
         let path = if prefix.is_empty() {
-            n.name.clone()
+            n.name.to_string()
         } else {
             format!("{prefix};{}", n.name)
         };

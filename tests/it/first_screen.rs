@@ -89,7 +89,7 @@ fn dump_answer_equals_the_truth() {
     assert_eq!(a.over, "Method::execute");
     assert_eq!(a.items.len(), 3);
     for (item, (ty, share, n)) in a.items.iter().zip(&truth) {
-        assert_eq!(&item.type_name, ty);
+        assert_eq!(&*item.type_name, ty);
         assert!(
             (item.share - share).abs() < 1e-6,
             "{ty}: {} vs {share}",
@@ -137,10 +137,10 @@ fn trace_answer_equals_key_averages() {
     let a = cpuprof_tui::views::explorer::answer::for_table(data, &s.explorer().table, 3).unwrap();
     assert_eq!(a.over, "self time");
     for (item, (name, us)) in a.items.iter().zip(&ops) {
-        assert_eq!(&item.type_name, name);
+        assert_eq!(&*item.type_name, name);
         assert!((item.share - us / total).abs() < 1e-4, "{name}");
     }
-    assert_eq!(a.items[0].type_name, "aten::mkldnn_convolution");
+    assert_eq!(&*a.items[0].type_name, "aten::mkldnn_convolution");
 }
 
 /// The answer line follows the delegate scope (`d`) and the filter (`/`).

@@ -92,6 +92,7 @@ mod timeline_props;
 mod timeline_pty;
 mod timeline_view;
 mod torch_wild;
+mod trace_huge_name;
 mod trace_output;
 mod trace_parts;
 mod trace_props;

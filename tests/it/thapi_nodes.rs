@@ -432,7 +432,10 @@ fn a_bad_or_foreign_path_among_the_nodes_is_one_line_exit_2() {
 
 /// Per op: calls from a text reader's profile.
 fn calls_of(p: &cpuprof_tui::trace::TraceProfile) -> BTreeMap<String, u64> {
-    p.ops.iter().map(|o| (o.name.clone(), o.calls)).collect()
+    p.ops
+        .iter()
+        .map(|o| (o.name.to_string(), o.calls))
+        .collect()
 }
 
 #[test]

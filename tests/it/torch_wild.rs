@@ -44,7 +44,7 @@ fn ours(p: &TraceProfile) -> BTreeMap<String, Key> {
         .iter()
         .map(|o| {
             (
-                o.name.clone(),
+                o.name.to_string(),
                 Key {
                     count: o.calls,
                     self_ns: o.self_total_ns,
@@ -166,7 +166,7 @@ fn the_answer_line_of_a_compiled_trace_names_the_real_keys() {
     assert_eq!(a.items.len(), 3);
     for item in &a.items {
         let key = want
-            .get(&item.label)
+            .get(&*item.label)
             .unwrap_or_else(|| panic!("{} is no key", item.label));
         let share = key.self_ns as f64 / total as f64;
         assert!((item.share - share).abs() < 1e-6, "{}", item.label);
@@ -174,8 +174,8 @@ fn the_answer_line_of_a_compiled_trace_names_the_real_keys() {
     assert!(a
         .items
         .iter()
-        .any(|i| i.label == "async_compile.wait (dynamo_timed)"
-            || i.label == "Scheduler.codegen (dynamo_timed)"));
+        .any(|i| &*i.label == "async_compile.wait (dynamo_timed)"
+            || &*i.label == "Scheduler.codegen (dynamo_timed)"));
 }
 
 /// The text of `with_stack.json.gz`, inflated.

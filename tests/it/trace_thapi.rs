@@ -212,7 +212,7 @@ fn call_tree_aggregates_by_name_path() {
     let p = truth_profile();
     assert_eq!(p.call_trees.len(), 2);
     let main = p.call_trees.iter().find(|t| t.thread.tid == 9852).unwrap();
-    let names: Vec<&str> = main.roots.iter().map(|n| n.name.as_str()).collect();
+    let names: Vec<&str> = main.roots.iter().map(|n| &*n.name).collect();
     assert_eq!(
         names,
         [
@@ -227,15 +227,15 @@ fn call_tree_aggregates_by_name_path() {
     let kids: Vec<(&str, u64)> = linear
         .children
         .iter()
-        .map(|c| (c.name.as_str(), c.calls))
+        .map(|c| (&*c.name, c.calls))
         .collect();
     assert_eq!(kids, [("aten::t", 3), ("aten::addmm", 3)]);
     let child_incl: i64 = linear.children.iter().map(|c| c.inclusive_ns).sum();
     assert_eq!(linear.self_ns, linear.inclusive_ns - child_incl);
     let abs = &main.roots[3];
-    assert_eq!(abs.children[0].name, "aten::abs.out");
+    assert_eq!(&*abs.children[0].name, "aten::abs.out");
     let worker = p.call_trees.iter().find(|t| t.thread.tid == 9855).unwrap();
-    assert_eq!(worker.roots[0].name, "aten::orphan_exit");
+    assert_eq!(&*worker.roots[0].name, "aten::orphan_exit");
     assert_eq!(worker.roots[0].errors, 1);
 }
 

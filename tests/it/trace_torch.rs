@@ -37,7 +37,7 @@ fn key_averages(stem: &str) -> Vec<KeyAvg> {
 fn nested_same_name(nodes: &[CallNode], parent: Option<&str>, name: &str) -> (i64, u64) {
     let mut acc = (0, 0);
     for n in nodes {
-        if n.name == name && parent == Some(name) {
+        if &*n.name == name && parent == Some(name) {
             acc.0 += n.inclusive_ns;
             acc.1 += n.calls;
         }
@@ -136,7 +136,7 @@ fn inference_trace_matches_key_averages() {
     let tree = &p.call_trees[0];
     assert_eq!(tree.roots.len(), 1);
     assert_eq!(
-        (tree.roots[0].name.as_str(), tree.roots[0].calls),
+        (&*tree.roots[0].name, tree.roots[0].calls),
         ("iteration", 5)
     );
     assert_eq!(p.op("iteration").unwrap().stats.samples.len(), 5);
@@ -226,11 +226,7 @@ fn recursive_ops_and_profiler_steps_match_key_averages() {
     assert!(lse.inclusive_outer_total_ns < lse.inclusive_total_ns);
     assert_eq!(p.op("ProfilerStep*").unwrap().calls, 4);
     assert!(p.ops.iter().all(|o| !o.name.starts_with("ProfilerStep#")));
-    let roots: Vec<&str> = p.call_trees[0]
-        .roots
-        .iter()
-        .map(|r| r.name.as_str())
-        .collect();
+    let roots: Vec<&str> = p.call_trees[0].roots.iter().map(|r| &*r.name).collect();
     assert_eq!(
         roots,
         [

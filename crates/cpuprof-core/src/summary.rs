@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::profile::efficiency::{self, Cost, Rates};
 use crate::rows::{operator_type, Facts, Row, RowKind, RowTree};
@@ -28,9 +29,10 @@ pub struct Unit<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeGroup {
     /// The type: `Fully Connected (NC, F32) GEMM`, `native_call_cumsum.out`.
-    pub type_name: String,
-    /// Its short form: `GEMM`, `cumsum` ([`type_label`]).
-    pub label: String,
+    pub type_name: Arc<str>,
+    /// Its short form: `GEMM`, `cumsum` ([`type_label`]); the type itself shared when it
+    /// is its own short form (a trace op's name: a huge one is held once).
+    pub label: Arc<str>,
     /// Operators of this type.
     pub count: usize,
     /// Sum of their times (ms).
@@ -78,15 +80,20 @@ impl TypeGroup {
 /// (`Mean (ND) Reduce2` → `Mean`), a portable kernel's operator
 /// (`native_call_cumsum.out` → `cumsum`); anything else as it is.
 pub fn type_label(type_name: &str) -> String {
+    type_label_of(type_name).to_string()
+}
+
+/// [`type_label`], as the part of `type_name` it is.
+fn type_label_of(type_name: &str) -> &str {
     if let Some(rest) = type_name.strip_prefix("native_call_") {
         let op = rest.split('.').next().unwrap_or("");
         if !op.is_empty() {
-            return op.to_string();
+            return op;
         }
-        return type_name.to_string();
+        return type_name;
     }
     let Some(open) = type_name.find(" (") else {
-        return type_name.to_string();
+        return type_name;
     };
     let head = &type_name[..open];
     let tail = type_name[open..]
@@ -97,9 +104,9 @@ pub fn type_label(type_name: &str) -> String {
         "Convolution" | "Deconvolution" | "Fully Connected" | "Batch Matrix Multiply"
     );
     if by_implementation && !tail.is_empty() {
-        tail.to_string()
+        tail
     } else {
-        head.to_string()
+        head
     }
 }
 
@@ -111,17 +118,25 @@ pub fn group_by_type<'a>(
     let mut by_type: BTreeMap<&str, TypeGroup> = BTreeMap::new();
     for u in units {
         let ty = operator_type(u.name);
-        let g = by_type.entry(ty).or_insert_with(|| TypeGroup {
-            type_name: ty.to_string(),
-            label: type_label(ty),
-            count: 0,
-            ms: 0.0,
-            share: None,
-            flops: None,
-            flops_ms: 0.0,
-            bytes: None,
-            bytes_ms: 0.0,
-            with_flops: 0,
+        let g = by_type.entry(ty).or_insert_with(|| {
+            let type_name: Arc<str> = Arc::from(ty);
+            let label = match type_label_of(ty) {
+                // The label is a part of the type: all of it (shared), or less.
+                all if all.len() == ty.len() => type_name.clone(),
+                label => Arc::from(label),
+            };
+            TypeGroup {
+                type_name,
+                label,
+                count: 0,
+                ms: 0.0,
+                share: None,
+                flops: None,
+                flops_ms: 0.0,
+                bytes: None,
+                bytes_ms: 0.0,
+                with_flops: 0,
+            }
         });
         g.count += 1;
         let ms = if u.ms.is_finite() { u.ms } else { 0.0 };
@@ -154,8 +169,8 @@ pub fn group_by_type<'a>(
 /// One entry of the answer line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnswerItem {
-    pub label: String,
-    pub type_name: String,
+    pub label: Arc<str>,
+    pub type_name: Arc<str>,
     pub share: f64,
     /// Operators of the type (shown when more than one).
     pub count: usize,
@@ -226,21 +241,23 @@ impl fmt::Display for Answer {
     /// `GEMM 58% (21) · DWConv 23% (9) · cumsum 2% · other 17%`; `other` is left out
     /// when it rounds to 0.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts: Vec<String> = self
-            .items
-            .iter()
-            .map(|i| {
-                let mut s = format!("{} {}", i.label, whole_percent(i.share));
-                if i.count > 1 {
-                    s.push_str(&format!(" ({})", i.count));
-                }
-                s
-            })
-            .collect();
-        if self.other * 100.0 >= 0.5 || parts.is_empty() {
-            parts.push(format!("other {}", whole_percent(self.other)));
+        // Written part by part (a label may be huge: a trace op's name).
+        for (k, i) in self.items.iter().enumerate() {
+            if k > 0 {
+                f.write_str(" · ")?;
+            }
+            write!(f, "{} {}", i.label, whole_percent(i.share))?;
+            if i.count > 1 {
+                write!(f, " ({})", i.count)?;
+            }
         }
-        f.write_str(&parts.join(" · "))
+        if self.other * 100.0 >= 0.5 || self.items.is_empty() {
+            if !self.items.is_empty() {
+                f.write_str(" · ")?;
+            }
+            write!(f, "other {}", whole_percent(self.other))?;
+        }
+        Ok(())
     }
 }
 
@@ -374,7 +391,7 @@ mod tests {
             unit("aten::mm", 0.998),
         ];
         let a = answer(&group_by_type(units, Some(10.0)), 2, "self time").unwrap();
-        let labels: Vec<&str> = a.items.iter().map(|i| i.label.as_str()).collect();
+        let labels: Vec<&str> = a.items.iter().map(|i| &*i.label).collect();
         assert_eq!(
             labels,
             [
@@ -385,7 +402,7 @@ mod tests {
         // Without the real key beside it, the short form stays.
         let units = vec![unit("Mean (ND) Reduce2", 1.0)];
         let a = answer(&group_by_type(units, Some(1.0)), 2, "x").unwrap();
-        assert_eq!(a.items[0].label, "Mean");
+        assert_eq!(&*a.items[0].label, "Mean");
     }
 
     /// Worked by hand: total 10 ms; GEMM #1..#3 = 3 + 2 + 1 = 6 ms (60%, 3), DWConv 2 ms

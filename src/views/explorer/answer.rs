@@ -152,7 +152,7 @@ mod tests {
         table.search = crate::app::table::search_keys(&d.ops);
         let a = for_table(&d, &table, 1).unwrap();
         assert_eq!(a.items.len(), 1);
-        assert_eq!(a.items[0].label, "IGEMM");
+        assert_eq!(&*a.items[0].label, "IGEMM");
         assert_eq!(a.items[0].count, 2);
         assert!((a.items[0].share - 0.42).abs() < 1e-9);
         assert!((a.other - 0.58).abs() < 1e-9);

@@ -43,7 +43,7 @@ pub fn assert_tally_rows(
 ) {
     assert_eq!(rows.len(), want.len(), "{what}");
     for row in rows {
-        let (n, total, min, max) = want[&row.name];
+        let (n, total, min, max) = want[&*row.name];
         assert_eq!(
             (row.calls, row.errors, row.total_ns, row.min_ns, row.max_ns),
             (n, 0, total, Some(min), Some(max)),

@@ -406,21 +406,30 @@ pub fn render_trace(
             // tally stays the iprof tally, byte for byte).
             let answer = match format {
                 ReportFormat::Table => crate::summary::trace_answer(tree, "", 3)
-                    .map(|a| format!("{}\n", escape(&a.to_string())))
+                    .map(|a| {
+                        // No copy more of a line that may hold a huge trace op name.
+                        let mut line = a.to_string();
+                        drop(a);
+                        if let std::borrow::Cow::Owned(safe) = escape(&line) {
+                            line = safe;
+                        }
+                        line.push('\n');
+                        line
+                    })
                     .unwrap_or_default(),
                 _ => String::new(),
             };
-            tally_text(&answer, tally::tally_input(tree), self_time)
+            tally_text(answer, tally::tally_input(tree), self_time)
         }
     }
 }
 
 /// The iprof tally of `input` after `answer`, names from the trace escaped.
-fn tally_text(answer: &str, mut input: trace::tally::TallyInput, self_time: bool) -> String {
+fn tally_text(answer: String, mut input: trace::tally::TallyInput<'_>, self_time: bool) -> String {
     // Names come from the trace: control characters are shown escaped.
     for row in &mut input.rows {
         if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
-            row.name = safe;
+            row.name = safe.into();
         }
     }
     let text = tally::render_tally(
@@ -430,18 +439,23 @@ fn tally_text(answer: &str, mut input: trace::tally::TallyInput, self_time: bool
             ..tally::TallyOptions::default()
         },
     );
-    escape_keep_newlines(&format!("{answer}{text}")).into_owned()
+    let mut out = answer;
+    out.push_str(&text);
+    if let std::borrow::Cow::Owned(safe) = escape_keep_newlines(&out) {
+        out = safe;
+    }
+    out
 }
 
 /// `--format tally` of a CTF directory read straight into its tally (as
 /// [`emit_trace`] writes it from the profile).
 fn emit_tally(
     args: &ReportArgs,
-    input: trace::tally::TallyInput,
+    input: trace::tally::TallyInput<'_>,
     warnings: &[trace::TraceWarning],
 ) -> Result<ExitCode, String> {
     let inputs: Vec<&Path> = vec![&args.file];
-    let text = tally_text("", input, args.self_time);
+    let text = tally_text(String::new(), input, args.self_time);
     emit(
         &mut |w| w.write_all(text.as_bytes()),
         args.output.as_deref(),

@@ -123,7 +123,7 @@ pub fn render_text(n: &Nodes, format: ReportFormat, self_time: bool) -> String {
         let mut input = tally::tally_input(g);
         for row in &mut input.rows {
             if let std::borrow::Cow::Owned(safe) = escape(&row.name) {
-                row.name = safe;
+                row.name = safe.into();
             }
         }
         let table = tally::render_tally(

@@ -7,6 +7,7 @@
 //! is spaces of the same width followed by three spaces. The Error column is blanked
 //! when no call failed. Widths are measured over all rows, Total's hidden cells included.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::rows::{Facts, RowTree};
@@ -35,7 +36,7 @@ impl Default for TallyOptions {
 /// hosts, processes and threads counted as iprof does: distinct hostnames, distinct pids
 /// and distinct tids over the threads that made calls, each counted on its own (THAPI
 /// collects one set per key component).
-pub fn tally_input(tree: &RowTree) -> TallyInput {
+pub fn tally_input(tree: &RowTree) -> TallyInput<'_> {
     let keys: Vec<_> = tree
         .threads()
         .filter_map(|t| match &t.facts {
@@ -59,7 +60,7 @@ pub fn tally_input(tree: &RowTree) -> TallyInput {
                 } => {
                     let extremes = o.min_max_ns();
                     Some(TallyRow {
-                        name: o.name.clone(),
+                        name: Cow::Borrowed(&o.name),
                         total_ns: inclusive_ns,
                         self_ns,
                         calls,
@@ -125,12 +126,12 @@ struct Agg {
 }
 
 pub fn render_tally(input: &TallyInput, opts: TallyOptions) -> String {
-    let mut rows: Vec<(String, Agg)> = input
+    let mut rows: Vec<(&str, Agg)> = input
         .rows
         .iter()
         .map(|r| {
             (
-                r.name.clone(),
+                &*r.name,
                 Agg {
                     total: r.total_ns,
                     self_ns: r.self_ns,
@@ -142,7 +143,7 @@ pub fn render_tally(input: &TallyInput, opts: TallyOptions) -> String {
             )
         })
         .collect();
-    rows.sort_by(|a, b| b.1.total.cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
+    rows.sort_by(|a, b| b.1.total.cmp(&a.1.total).then_with(|| a.0.cmp(b.0)));
     let total = Agg {
         total: rows.iter().fold(0i64, |a, r| a.saturating_add(r.1.total)),
         self_ns: rows.iter().fold(0i64, |a, r| a.saturating_add(r.1.self_ns)),
@@ -152,7 +153,7 @@ pub fn render_tally(input: &TallyInput, opts: TallyOptions) -> String {
         max: rows.iter().filter_map(|r| r.1.max).max(),
     };
     let grand = total.total;
-    rows.push(("Total".to_string(), total));
+    rows.push(("Total", total));
 
     let mut header = vec!["Time", "Time(%)"];
     if opts.self_time {
@@ -283,7 +284,8 @@ mod tests {
                     [1.1] h2 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 5 }, { name = \"a\" }\n\
                     [1.2] h2 lttng_ust_pytorch:op_exit: { vpid = 1, vtid = 6 }, { name = \"a\" }\n";
         let p = crate::trace::parse_trace(text.as_bytes(), "t").unwrap();
-        let t = tally_input(&RowTree::trace_ops(&p));
+        let tree = RowTree::trace_ops(&p);
+        let t = tally_input(&tree);
         assert_eq!((t.hostnames, t.processes, t.threads), (2, 1, 2));
         // Every call failed: the row shows only Calls and Error.
         let out = render_tally(&t, TallyOptions::default());

@@ -28,7 +28,7 @@ impl RowTree {
         // As many "runs" as the most-called top-level name has calls, threads merged.
         let mut top: HashMap<&str, usize> = HashMap::new();
         for root in trace.call_trees.iter().flat_map(|t| &t.roots) {
-            *top.entry(root.name.as_str()).or_insert(0) += root.samples_ns.len();
+            *top.entry(&*root.name).or_insert(0) += root.samples_ns.len();
         }
         let runs = top.values().copied().max().unwrap_or(0);
         let mut t = RowTree::new(TreeSource::Trace, trace.trace.clone(), runs);

@@ -152,23 +152,49 @@ impl FastHasher {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
-/// String interner returning dense ids.
+/// String interner returning dense ids. Each name is held once, in `names`, plus a copy
+/// of its bytes as the key of `ids` when it is short; a long one is found by its hash
+/// (a 200 MB name costs its 200 MB, not twice that).
 #[derive(Debug, Default)]
 pub(crate) struct Interner {
     /// Keyed by the names' bytes, so that a name can be found before its bytes are
-    /// checked as UTF-8 ([`Interner::get`]).
+    /// checked as UTF-8 ([`Interner::get`]). Names of at most [`LONG_NAME_BYTES`] only.
     ids: FastMap<Box<[u8]>, u32>,
+    /// The longer names: by the hash of their bytes, their ids.
+    long: FastMap<u64, Vec<u32>>,
     pub(crate) names: Vec<String>,
 }
 
+/// Names longer than this are not copied into the interner's keys.
+const LONG_NAME_BYTES: usize = 4096;
+
 impl Interner {
     pub(crate) fn id(&mut self, s: &str) -> u32 {
-        if let Some(id) = self.get(s.as_bytes()) {
-            return id;
+        match self.get(s.as_bytes()) {
+            Some(id) => id,
+            None => self.add(s.to_string()),
         }
+    }
+
+    /// [`Interner::id`] of a name given by value: a new one is kept without a copy.
+    pub(crate) fn id_owned(&mut self, s: String) -> u32 {
+        match self.get(s.as_bytes()) {
+            Some(id) => id,
+            None => self.add(s),
+        }
+    }
+
+    fn add(&mut self, s: String) -> u32 {
         let id = self.names.len() as u32;
-        self.names.push(s.to_string());
-        self.ids.insert(s.as_bytes().into(), id);
+        if s.len() > LONG_NAME_BYTES {
+            self.long
+                .entry(long_hash(s.as_bytes()))
+                .or_default()
+                .push(id);
+        } else {
+            self.ids.insert(s.as_bytes().into(), id);
+        }
+        self.names.push(s);
         id
     }
 
@@ -176,8 +202,25 @@ impl Interner {
     /// are that name's, valid UTF-8).
     #[inline]
     pub(crate) fn get(&self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() > LONG_NAME_BYTES {
+            return self.get_long(bytes);
+        }
         self.ids.get(bytes).copied()
     }
+
+    #[cold]
+    fn get_long(&self, bytes: &[u8]) -> Option<u32> {
+        self.long
+            .get(&long_hash(bytes))?
+            .iter()
+            .copied()
+            .find(|&id| self.names[id as usize].as_bytes() == bytes)
+    }
+}
+
+fn long_hash(bytes: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    BuildHasherDefault::<FastHasher>::default().hash_one(bytes)
 }
 
 /// Thread interner: hosts as strings, then (host id, pid, tid).

@@ -2,6 +2,8 @@
 //! threads, unterminated entries, warnings, and a call tree per thread aggregated by
 //! name path. Built from any reader's [`IntervalSet`].
 
+use std::sync::Arc;
+
 use crate::profile::Stats;
 
 use super::detect::TraceFormat;
@@ -29,7 +31,8 @@ pub struct TraceProfile {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceOp {
-    pub name: String,
+    /// Shared with the call tree's nodes of the same name (a name is held once).
+    pub name: Arc<str>,
     /// All calls, failed ones included.
     pub calls: u64,
     /// Failed calls (exit without entry): duration 0, not in `stats`/min/max.
@@ -70,7 +73,8 @@ pub struct CallTree {
 /// All calls reached by the same name path from the thread's root.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallNode {
-    pub name: String,
+    /// Shared with the op row and the other nodes of the same name.
+    pub name: Arc<str>,
     pub calls: u64,
     pub errors: u64,
     pub inclusive_ns: i64,
@@ -121,7 +125,16 @@ impl TraceProfile {
         Self::build_with(set, trace, BuildOptions::default())
     }
 
-    pub fn build_with(set: IntervalSet, trace: &str, options: BuildOptions) -> TraceProfile {
+    pub fn build_with(mut set: IntervalSet, trace: &str, options: BuildOptions) -> TraceProfile {
+        // Each name made shared once, for the op rows and the call nodes (one at a time:
+        // a huge name is never held thrice).
+        let names: Vec<Arc<str>> = std::mem::take(&mut set.names)
+            .into_iter()
+            .map(Arc::from)
+            .collect();
+        let mut warnings = std::mem::take(&mut set.warnings);
+        let unterminated = std::mem::take(&mut set.unterminated);
+        let (set, names) = (&set, names.as_slice());
         let ivs = &set.intervals;
         let mut child_sum = vec![0i64; ivs.len()];
         let mut child_count = vec![0u32; ivs.len()];
@@ -135,24 +148,23 @@ impl TraceProfile {
         // trace they are made on a second core while this one makes the op rows.
         let ((ops, threads, clamps), call_trees) = std::thread::scope(|scope| {
             let trees = (ivs.len() >= PARALLEL_TREES_MIN && more_than_one_core())
-                .then(|| scope.spawn(|| build_call_trees(&set, &child_sum)));
-            let rows = Self::op_rows(&set, &child_sum, &child_count, options);
+                .then(|| scope.spawn(|| build_call_trees(set, names, &child_sum)));
+            let rows = Self::op_rows(set, names, &child_sum, &child_count, options);
             let call_trees = match trees {
                 Some(trees) => trees
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                None => build_call_trees(&set, &child_sum),
+                None => build_call_trees(set, names, &child_sum),
             };
             (rows, call_trees)
         });
-        let mut warnings = set.warnings;
         warnings.extend(self_time_clamped(clamps));
         TraceProfile {
             trace: trace.to_string(),
             format: set.format.unwrap_or(TraceFormat::Babeltrace2Text),
             ops,
             threads,
-            unterminated: set.unterminated,
+            unterminated,
             warnings,
             call_trees,
             counts: set.counts,
@@ -162,6 +174,7 @@ impl TraceProfile {
     /// The op rows, the threads with their calls, and how many self times were clamped.
     fn op_rows(
         set: &IntervalSet,
+        names: &[Arc<str>],
         child_sum: &[i64],
         child_count: &[u32],
         options: BuildOptions,
@@ -176,10 +189,10 @@ impl TraceProfile {
         let pytorch_rules = set.format == Some(super::TraceFormat::ChromeJson);
         // The op key of each name: `key_averages()` reports `ProfilerStep#2`, `#3`, ... as
         // one key `ProfilerStep*` (the call tree and the timeline keep the steps apart).
-        let mut keys: Vec<String> = Vec::with_capacity(set.names.len());
-        let mut key_of: Vec<u32> = Vec::with_capacity(set.names.len());
+        let mut keys: Vec<Arc<str>> = Vec::with_capacity(names.len());
+        let mut key_of: Vec<u32> = Vec::with_capacity(names.len());
         let mut profiler_step: Option<u32> = None;
-        for name in &set.names {
+        for name in names {
             let is_step = pytorch_rules
                 && name
                     .strip_prefix(PROFILER_STEP_PREFIX)
@@ -189,7 +202,7 @@ impl TraceProfile {
                 _ => {
                     let id = keys.len() as u32;
                     keys.push(if is_step {
-                        PROFILER_STEP_KEY.to_string()
+                        Arc::from(PROFILER_STEP_KEY)
                     } else {
                         name.clone()
                     });
@@ -347,7 +360,7 @@ impl TraceProfile {
     }
 
     pub fn op(&self, name: &str) -> Option<&TraceOp> {
-        self.ops.iter().find(|o| o.name == name)
+        self.ops.iter().find(|o| &*o.name == name)
     }
 }
 
@@ -385,7 +398,7 @@ fn more_than_one_core() -> bool {
     std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
-fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
+fn build_call_trees(set: &IntervalSet, names: &[Arc<str>], child_sum: &[i64]) -> Vec<CallTree> {
     let n_threads = set.threads.len();
     let mut nodes: Vec<NodeAcc> = Vec::new();
     let mut roots: Vec<Vec<u32>> = vec![Vec::new(); n_threads];
@@ -426,7 +439,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
                 .saturating_add(self_time(iv.dur_ns, child_sum[i], &mut 0));
         }
     }
-    fn materialise(nodes: &[NodeAcc], names: &[String], id: u32, depth: usize) -> CallNode {
+    fn materialise(nodes: &[NodeAcc], names: &[Arc<str>], id: u32, depth: usize) -> CallNode {
         let n = &nodes[id as usize];
         CallNode {
             name: names[n.name as usize].clone(),
@@ -454,7 +467,7 @@ fn build_call_trees(set: &IntervalSet, child_sum: &[i64]) -> Vec<CallTree> {
             thread: t.clone(),
             roots: r
                 .iter()
-                .map(|&id| materialise(&nodes, &set.names, id, 0))
+                .map(|&id| materialise(&nodes, names, id, 0))
                 .collect(),
         })
         .collect()
@@ -480,7 +493,7 @@ mod tests {
         assert_eq!(parent.self_total_ns, 0);
         assert_eq!(p.op("aten::addmm").unwrap().self_total_ns, 5_500);
         let root = &p.call_trees[0].roots[0];
-        assert_eq!((root.name.as_str(), root.self_ns), ("aten::linear", 0));
+        assert_eq!((&*root.name, root.self_ns), ("aten::linear", 0));
         let w: Vec<_> = p
             .warnings
             .iter()

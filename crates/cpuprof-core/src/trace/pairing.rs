@@ -463,7 +463,7 @@ impl OpSink for TallyPairer {
 impl TallyPairer {
     /// The tally (rows in tally order), the pairing's warnings (as [`Pairer::finish`]
     /// gives them) and the number of self times clamped to 0.
-    pub(crate) fn finish(mut self) -> (TallyInput, Vec<TraceWarning>, u64) {
+    pub(crate) fn finish(mut self) -> (TallyInput<'static>, Vec<TraceWarning>, u64) {
         // Entries never exited: as Pairer::finish lists them (thread order, then stack
         // order, stably sorted by start), only the count and the first are needed.
         let mut first: Option<(i64, u32)> = None;
@@ -493,7 +493,7 @@ impl TallyPairer {
             .zip(self.names.names)
             .filter(|(o, _)| o.calls > 0)
             .map(|(o, name)| TallyRow {
-                name,
+                name: name.into(),
                 total_ns: o.total_ns,
                 self_ns: o.self_ns,
                 calls: o.calls,
@@ -668,8 +668,8 @@ mod tests {
         // By hand: C 1..10 (9 ns, no children); P 0..5 (5 ns, its child took 9: self 0,
         // one clamp); X failed; B closes A: 30..25, negative, 0 ns. Thread 2 has no
         // closed call, so one thread is counted. Total descending, then name.
-        let row = |name: &str, total, self_ns, errors, min: Option<i64>| TallyRow {
-            name: name.to_string(),
+        let row = |name: &'static str, total, self_ns, errors, min: Option<i64>| TallyRow {
+            name: name.into(),
             total_ns: total,
             self_ns,
             calls: 1,

@@ -3,6 +3,7 @@
 //! (`ctf::tally_dir`). `report::tally` renders it. The readers' tests hold the CTF
 //! reader's tally to the model's ([`TallyInput::from_profile`], test builds only).
 
+use std::borrow::Cow;
 #[cfg(test)]
 use std::collections::BTreeSet;
 
@@ -11,8 +12,10 @@ use super::model::TraceProfile;
 
 /// One op's aggregate, as the tally needs it (integer ns).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TallyRow {
-    pub name: String,
+pub struct TallyRow<'a> {
+    /// Borrowed from the rows it is made of (`report::tally::tally_input`), or owned
+    /// (the CTF reader's).
+    pub name: Cow<'a, str>,
     /// Sum of successful calls' durations.
     pub total_ns: i64,
     pub self_ns: i64,
@@ -23,19 +26,19 @@ pub struct TallyRow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TallyInput {
+pub struct TallyInput<'a> {
     pub hostnames: usize,
     pub processes: usize,
     pub threads: usize,
-    pub rows: Vec<TallyRow>,
+    pub rows: Vec<TallyRow<'a>>,
 }
 
-impl TallyInput {
+impl TallyInput<'_> {
     /// Counts as iprof does: distinct hostnames, distinct pids and distinct tids, each
     /// counted on its own (THAPI collects one set per key component). The readers' tests'
     /// reference; the reports read the rows (`report::tally::tally_input`).
     #[cfg(test)]
-    pub fn from_profile(p: &TraceProfile) -> TallyInput {
+    pub fn from_profile(p: &TraceProfile) -> TallyInput<'_> {
         let keys = p.threads.iter().map(|t| &t.key);
         TallyInput {
             hostnames: keys.clone().map(|k| &k.host).collect::<BTreeSet<_>>().len(),
@@ -45,7 +48,7 @@ impl TallyInput {
                 .ops
                 .iter()
                 .map(|o| TallyRow {
-                    name: o.name.clone(),
+                    name: Cow::Borrowed(&o.name),
                     total_ns: o.inclusive_total_ns,
                     self_ns: o.self_total_ns,
                     calls: o.calls,

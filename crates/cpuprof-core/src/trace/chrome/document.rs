@@ -59,14 +59,9 @@ fn top_object(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
 /// The top object's members from the one at the scanner to its `}`.
 fn members(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     loop {
-        s.key(&mut b.texts.raw)?;
-        let member = match b.texts.raw.as_slice() {
-            b"traceEvents" => Some(true),
-            b"host_name" => Some(false),
-            _ => None,
-        };
-        match member {
-            Some(true) => {
+        // A key is told by its first bytes: a huge one is not kept (`key_class`).
+        match s.key_class(top_member)? {
+            TRACE_EVENTS => {
                 if s.next_in("a value")? != b'[' {
                     return Err(
                         s.syntax("invalid type: traceEvents is not an array of trace events")
@@ -77,17 +72,30 @@ fn members(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
                     return Ok(());
                 }
             }
-            Some(false) => {
+            HOST_NAME => {
                 b.texts.text.clear();
                 if let Scalar::Str(r) = scalar(s, &mut b.texts)? {
                     b.host = Some(b.texts.text[r].to_string());
                 }
+                b.texts.release_big();
             }
-            None => s.skip_value()?,
+            _ => s.skip_value()?,
         }
         if !s.object_continues()? {
             return Ok(());
         }
+    }
+}
+
+const TRACE_EVENTS: u8 = 1;
+const HOST_NAME: u8 = 2;
+
+/// The members of the top object the model reads.
+fn top_member(key: &[u8]) -> u8 {
+    match key {
+        b"traceEvents" => TRACE_EVENTS,
+        b"host_name" => HOST_NAME,
+        _ => 0,
     }
 }
 
@@ -178,5 +186,6 @@ fn event(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
         }
     }
     b.add(&ev);
+    b.texts.release_big();
     Ok(())
 }

@@ -34,17 +34,51 @@ pub(super) struct Texts {
     pub(super) raw: Vec<u8>,
 }
 
+/// A buffer grown past this (by one huge string or number) is freed once used, not
+/// kept for the next events: a 200 MB name is held by the model, not also here.
+const KEEP_BYTES: usize = 1 << 20;
+
 impl Texts {
     /// A string (after its opening quote) appended to `text`; its range.
     pub(super) fn string(&mut self, s: &mut Scanner) -> Scan<Range<usize>> {
         self.raw.clear();
         s.string_body(&mut self.raw)?;
+        let start = self.text.len();
+        if self.raw.len() > KEEP_BYTES {
+            return self.big_string(s);
+        }
         let Ok(str) = std::str::from_utf8(&self.raw) else {
             return Err(s.syntax("invalid UTF-8 in a string"));
         };
-        let start = self.text.len();
         self.text.push_str(str);
         Ok(start..self.text.len())
+    }
+
+    /// A huge string read into `raw` appended to `text` without a second copy of it:
+    /// `text` so far is moved in front of it, and the whole becomes `text`.
+    #[cold]
+    fn big_string(&mut self, s: &Scanner) -> Scan<Range<usize>> {
+        let start = self.text.len();
+        let mut bytes = std::mem::take(&mut self.raw);
+        bytes.splice(0..0, self.text.bytes());
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                self.text = text;
+                Ok(start..self.text.len())
+            }
+            // `text` was UTF-8: the string is not.
+            Err(_) => Err(s.syntax("invalid UTF-8 in a string")),
+        }
+    }
+
+    /// Free the buffers a huge value grew (the event they held is done with).
+    pub(super) fn release_big(&mut self) {
+        if self.text.capacity() > KEEP_BYTES {
+            self.text = String::new();
+        }
+        if self.raw.capacity() > KEEP_BYTES {
+            self.raw = Vec::new();
+        }
     }
 }
 

@@ -151,6 +151,9 @@ struct Builder {
 /// How many (phase, category) pairs of ignored events are remembered.
 const MAX_SEEN_KINDS: usize = 16;
 
+/// How long the phase and category of a remembered pair may be, together.
+const MAX_SEEN_BYTES: usize = 256;
+
 /// `"text"` of at most 40 characters, or `none`.
 fn show_kind(out: &mut String, v: Option<&str>) {
     match v {
@@ -210,7 +213,9 @@ impl Builder {
             k.push_str(" cat ");
             show_kind(k, cat);
         });
-        if self.seen_kinds.len() < MAX_SEEN_KINDS {
+        // A pair of long texts is not remembered (nor copied): it is told by its kind.
+        let short = ph.map_or(0, str::len) + cat.map_or(0, str::len) <= MAX_SEEN_BYTES;
+        if short && self.seen_kinds.len() < MAX_SEEN_KINDS {
             let (ph, cat) = (ph.map(str::to_string), cat.map(str::to_string));
             self.seen_kinds.push((ph, cat, self.kind.clone()));
         }
@@ -228,9 +233,11 @@ impl Builder {
                     }
                     let id = -(self.string_ids.len() as i64) - 1;
                     self.string_ids.insert(s.to_string(), id);
-                    let s = s.to_string();
+                    // Shown as an ignored kind is: at most 40 characters of it.
                     self.warnings.add("string_id", || {
-                        format!("non-numeric {what} {s:?} shown as {id}")
+                        let mut shown = String::new();
+                        show_kind(&mut shown, Some(s));
+                        format!("non-numeric {what} {shown} shown as {id}")
                     });
                     Some(id)
                 }
@@ -389,6 +396,8 @@ fn finish(
     scanned: Scan<()>,
     io_problem: &mut dyn FnMut(&ScanError) -> Option<Result<String, TraceError>>,
 ) -> Result<IntervalSet, TraceError> {
+    // A scan that failed inside a huge value leaves it in the buffers.
+    b.texts.release_big();
     if let Err(e) = scanned {
         let kept = b.counts.op_events;
         match io_problem(&e) {

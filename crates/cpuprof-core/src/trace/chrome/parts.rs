@@ -328,7 +328,13 @@ impl Builder {
         if !self.can_absorb(&other) {
             return false;
         }
-        let names: Vec<u32> = other.names.names.iter().map(|n| self.names.id(n)).collect();
+        // Moved, not copied: a part's names are this builder's now.
+        let names: Vec<u32> = other
+            .names
+            .names
+            .into_iter()
+            .map(|n| self.names.id_owned(n))
+            .collect();
         let threads: Vec<u32> = other
             .threads
             .threads

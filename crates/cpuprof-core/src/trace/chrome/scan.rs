@@ -290,17 +290,6 @@ impl<'r> Scanner<'r> {
         Ok(id)
     }
 
-    /// A member's key, read into `out` (cleared; escapes decoded), and its `:`.
-    pub(super) fn key(&mut self, out: &mut Vec<u8>) -> Scan<()> {
-        if self.next_in("an object")? != b'"' {
-            return Err(self.syntax("key must be a string"));
-        }
-        self.bump();
-        out.clear();
-        self.string_body(out)?;
-        self.expect(b':', "an object", "expected `:`")
-    }
-
     /// A string's text after its opening quote, appended to `out` with escapes decoded
     /// (the closing quote consumed). UTF-8 is the caller's to check.
     pub(super) fn string_body(&mut self, out: &mut Vec<u8>) -> Scan<()> {

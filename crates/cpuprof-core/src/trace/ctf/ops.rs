@@ -338,7 +338,7 @@ pub fn load_dir(root: &Path, limit: u64) -> Result<TraceProfile, TraceError> {
 /// memory that follows the ops and open calls (no interval per call, no samples).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CtfTally {
-    pub tally: TallyInput,
+    pub tally: TallyInput<'static>,
     /// As [`TraceProfile::warnings`] of the same directory, in the same order.
     pub warnings: Vec<TraceWarning>,
     pub counts: ImportCounts,
