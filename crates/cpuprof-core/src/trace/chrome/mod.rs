@@ -260,7 +260,7 @@ impl Builder {
         let id = found.unwrap_or_else(|| {
             let id = self.inputs.len() as u32;
             self.inputs.push(self.scratch.to_sig());
-            self.flat_inputs.push(self.scratch.to_flat());
+            self.flat_inputs.push(self.scratch.take_flat());
             candidates.push(id);
             id
         });
