@@ -73,7 +73,7 @@ impl ExplorerData {
                 ),
             ];
             if let Some(host) = &key.host {
-                info.insert(0, host.clone());
+                info.insert(0, host.to_string());
             }
             let t = data.push_node(TreeNode {
                 name: r.name.clone(),

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use crate::profile::{Timeline, TimelineKind, TimelineRun};
 use crate::timeline::{assign_tracks, Span, TraceTimeline};
@@ -257,12 +258,13 @@ pub fn write_trace_chrome(w: &mut dyn Write, tt: &TraceTimeline, source: &str) -
         }
     }
     // Process ids: one per (host, pid), numbered from 1 in first-seen order.
-    let mut processes: HashMap<(Option<String>, i64), u32> = HashMap::new();
-    let pid_of =
-        |processes: &mut HashMap<(Option<String>, i64), u32>, host: &Option<String>, pid: i64| {
-            let next = processes.len() as u32 + 1;
-            *processes.entry((host.clone(), pid)).or_insert(next)
-        };
+    let mut processes: HashMap<(Option<Arc<str>>, i64), u32> = HashMap::new();
+    let pid_of = |processes: &mut HashMap<(Option<Arc<str>>, i64), u32>,
+                  host: &Option<Arc<str>>,
+                  pid: i64| {
+        let next = processes.len() as u32 + 1;
+        *processes.entry((host.clone(), pid)).or_insert(next)
+    };
     // Thread of each unterminated entry, by key (not a scan per entry).
     let thread_index: HashMap<&crate::trace::ThreadKey, usize> = set
         .threads

@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -240,7 +241,7 @@ struct Doc<'a, D: Serialize> {
 
 #[derive(Serialize)]
 struct GroupDoc<'a> {
-    host: &'a Option<String>,
+    host: &'a Option<Arc<str>>,
     /// Absent below `process`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pid: Option<i64>,
@@ -267,7 +268,7 @@ struct GroupOp<'a> {
 #[derive(Serialize)]
 struct StragglerDoc<'a> {
     op: &'a str,
-    host: &'a Option<String>,
+    host: &'a Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pid: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -2,6 +2,8 @@
 //! the row model's `op` and `scope` rows (`RowTree::trace_ops`); the source, the
 //! unterminated calls, the warnings and the counts are the trace's document-level facts.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::profile::Stats;
@@ -46,7 +48,7 @@ struct Op<'a> {
 
 #[derive(Serialize)]
 struct Thread<'a> {
-    host: &'a Option<String>,
+    host: &'a Option<Arc<str>>,
     pid: i64,
     tid: i64,
     calls: u64,
@@ -58,7 +60,7 @@ struct Open<'a> {
     pid: i64,
     tid: i64,
     // Extensions.
-    host: &'a Option<String>,
+    host: &'a Option<Arc<str>>,
     start_ns: i64,
 }
 

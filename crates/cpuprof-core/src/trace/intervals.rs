@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -11,7 +12,8 @@ use super::detect::TraceFormat;
 /// A thread of execution: (host, pid, tid). LTTng gives vpid/vtid; Chrome traces pid/tid.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct ThreadKey {
-    pub host: Option<String>,
+    /// Shared by the threads of one host (a trace's one `host_name` is held once).
+    pub host: Option<Arc<str>>,
     pub pid: i64,
     pub tid: i64,
 }
@@ -47,7 +49,7 @@ pub struct Interval {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unterminated {
     pub name: String,
-    pub host: Option<String>,
+    pub host: Option<Arc<str>>,
     pub pid: i64,
     pub tid: i64,
     pub start_ns: i64,
@@ -238,7 +240,7 @@ impl ThreadTable {
         let id = *self.ids.entry((h, pid, tid)).or_insert(next);
         if id == next {
             self.threads.push(ThreadKey {
-                host: host.map(str::to_string),
+                host: host.map(Arc::from),
                 pid,
                 tid,
             });

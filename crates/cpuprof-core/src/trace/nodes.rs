@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::detect::TraceFormat;
 use super::intervals::{IntervalSet, ThreadKey, TraceWarning};
@@ -36,7 +37,7 @@ impl Per {
 /// One group of a breakdown; the fields below its level are None.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GroupKey {
-    pub host: Option<String>,
+    pub host: Option<Arc<str>>,
     pub pid: Option<i64>,
     pub tid: Option<i64>,
 }

@@ -2,7 +2,7 @@
 //! buffers, everything else skipped.
 
 use super::super::intervals::InputSig;
-use super::lenient::{scalar, Scalar, Texts};
+use super::lenient::{scalar, Scalar, Texts, KEEP_BYTES};
 use super::scan::{Scan, Scanner};
 
 /// A distinct signature as [`SigScratch`] holds it: dims with their counts, dtypes each
@@ -35,9 +35,26 @@ impl SigScratch {
         self.dims == flat.0 && self.types == flat.1
     }
 
-    /// The flat form kept beside each distinct signature, to compare the next ones with.
-    pub(super) fn to_flat(&self) -> FlatSig {
+    /// The flat form kept beside each distinct signature, to compare the next ones with:
+    /// a copy, or the scratch's own buffers when they are huge (moved, not copied).
+    pub(super) fn take_flat(&mut self) -> FlatSig {
+        if self.types.len() + self.dims.len() * 8 > KEEP_BYTES {
+            return (
+                std::mem::take(&mut self.dims),
+                std::mem::take(&mut self.types),
+            );
+        }
         (self.dims.clone(), self.types.clone())
+    }
+
+    /// Free the buffers a huge signature grew (its event is done with).
+    pub(super) fn release_big(&mut self) {
+        if self.types.capacity() > KEEP_BYTES {
+            self.types = String::new();
+        }
+        if self.dims.capacity() * 8 > KEEP_BYTES {
+            self.dims = Vec::new();
+        }
     }
 
     pub(super) fn to_sig(&self) -> InputSig {
@@ -153,7 +170,7 @@ fn dims(s: &mut Scanner, dims: &mut Vec<i64>, t: &mut Texts) -> Scan<()> {
             }
             let mark = t.text.len();
             let v = scalar(s, t)?;
-            t.text.truncate(mark);
+            t.truncate(mark);
             match v {
                 Scalar::Int(i) if flat => dims.push(i),
                 _ => flat = false,
@@ -183,8 +200,42 @@ fn types(s: &mut Scanner, types: &mut String, t: &mut Texts) -> Scan<()> {
             types.push_str(dtype);
         }
         types.push('\0');
-        t.text.truncate(mark);
+        t.truncate(mark);
         Ok(())
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read_chrome_json;
+
+    /// A huge dtype (past `KEEP_BYTES`): its signature is kept once, moved out of the
+    /// scratch, and still compares equal to the same signature met again.
+    #[test]
+    fn a_huge_signature_is_kept_and_found_again() {
+        let huge = "t".repeat(3 << 20);
+        let ev = |ts: u32, dtype: &str| {
+            format!(
+                r#"{{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":{ts},"dur":1,"args":{{"Input Dims":[[2,3]],"Input type":["{dtype}"]}}}}"#
+            )
+        };
+        let json = format!(
+            "[{},{},{},{}]",
+            ev(0, &huge),
+            ev(10, &huge),
+            ev(20, "float"),
+            ev(30, &huge)
+        );
+        let set = read_chrome_json(json.as_bytes()).unwrap();
+        let ids: Vec<_> = set.intervals.iter().map(|iv| iv.inputs).collect();
+        assert_eq!(ids, [Some(0), Some(0), Some(1), Some(0)]);
+        assert_eq!(set.inputs.len(), 2);
+        assert!(
+            set.inputs[0].types == [huge.as_str()],
+            "the huge dtype is not kept whole"
+        );
+        assert_eq!(set.inputs[0].shapes, [vec![2, 3]]);
+        assert_eq!(set.inputs[1].types, ["float"]);
+    }
 }

@@ -187,5 +187,6 @@ fn event(s: &mut Scanner, b: &mut Builder) -> Scan<()> {
     }
     b.add(&ev);
     b.texts.release_big();
+    b.scratch.release_big();
     Ok(())
 }

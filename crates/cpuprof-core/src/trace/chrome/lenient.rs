@@ -36,7 +36,7 @@ pub(super) struct Texts {
 
 /// A buffer grown past this (by one huge string or number) is freed once used, not
 /// kept for the next events: a 200 MB name is held by the model, not also here.
-const KEEP_BYTES: usize = 1 << 20;
+pub(super) const KEEP_BYTES: usize = 1 << 20;
 
 impl Texts {
     /// A string (after its opening quote) appended to `text`; its range.
@@ -68,6 +68,15 @@ impl Texts {
             }
             // `text` was UTF-8: the string is not.
             Err(_) => Err(s.syntax("invalid UTF-8 in a string")),
+        }
+    }
+
+    /// `text` cut back to `mark` (a value read only to be parsed or copied), and
+    /// shrunk when a huge value grew it.
+    pub(super) fn truncate(&mut self, mark: usize) {
+        self.text.truncate(mark);
+        if self.text.capacity() > KEEP_BYTES {
+            self.text.shrink_to(KEEP_BYTES.max(mark));
         }
     }
 
@@ -128,7 +137,7 @@ pub(super) fn micros(s: &mut Scanner, t: &mut Texts) -> Scan<Option<i64>> {
             let mark = t.text.len();
             let range = t.string(s)?;
             let ns = decimal_us_to_ns(t.text[range].trim());
-            t.text.truncate(mark);
+            t.truncate(mark);
             Ok(ns)
         }
         b'-' | b'0'..=b'9' => {

@@ -265,7 +265,7 @@ impl Builder {
         let id = found.unwrap_or_else(|| {
             let id = self.inputs.len() as u32;
             self.inputs.push(self.scratch.to_sig());
-            self.flat_inputs.push(self.scratch.to_flat());
+            self.flat_inputs.push(self.scratch.take_flat());
             candidates.push(id);
             id
         });
@@ -441,8 +441,10 @@ fn finish(
         });
     }
     let mut threads = b.threads.threads;
+    // One host name, shared by the threads.
+    let host: Option<std::sync::Arc<str>> = b.host.take().map(Into::into);
     for t in &mut threads {
-        t.host.clone_from(&b.host);
+        t.host.clone_from(&host);
     }
     // A trace of whole µs (older Kineto) is nested with a 1 µs tolerance for rounding;
     // one with ns digits exactly, as `key_averages()` nests it.
