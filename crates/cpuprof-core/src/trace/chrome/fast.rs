@@ -36,7 +36,7 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
     let empty = match b.heads.find(w, expected) {
         Some((id, len, fields)) => {
             b.memo.head_follows(id);
-            fields.put(&mut ev);
+            ev = fields;
             c.i = len;
             head = None;
             false

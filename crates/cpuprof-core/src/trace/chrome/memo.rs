@@ -236,44 +236,24 @@ const MAX_HEAD: usize = 512;
 const MAX_HEADS: usize = 1 << 16;
 
 /// An event's first members as read (`ph`, `cat`, `name`, `pid`, `tid`; strings known
-/// ones, the name by its id).
-#[derive(Clone, Copy)]
-pub(super) struct HeadFields {
-    ph: Option<Val<'static>>,
-    cat: Option<Val<'static>>,
-    name: Option<Val<'static>>,
-    pid: Option<Val<'static>>,
-    tid: Option<Val<'static>>,
-    name_id: Option<u32>,
-}
-
-impl HeadFields {
-    /// `ev`'s head members, when they can be kept (strings the known ones, a name by
-    /// its id).
-    fn of(ev: &EventView) -> Option<HeadFields> {
-        let name = match (ev.name, ev.name_id) {
-            (_, Some(_)) => Some(Val::Str("")),
-            (None, None) => None,
-            (Some(_), None) => return None,
-        };
-        Some(HeadFields {
-            ph: lasting(ev.ph)?,
-            cat: lasting(ev.cat)?,
-            name,
-            pid: lasting(ev.pid)?,
-            tid: lasting(ev.tid)?,
-            name_id: ev.name_id,
-        })
-    }
-
-    pub(super) fn put(&self, ev: &mut EventView) {
-        ev.ph = self.ph;
-        ev.cat = self.cat;
-        ev.name = self.name;
-        ev.pid = self.pid;
-        ev.tid = self.tid;
-        ev.name_id = self.name_id;
-    }
+/// ones, the name by its id), when they can be kept: `ev`'s, its `ts` and `dur` left
+/// out (they are read after the head).
+fn head_fields(ev: &EventView) -> Option<EventView<'static>> {
+    let name = match (ev.name, ev.name_id) {
+        (_, Some(_)) => Some(Val::Str("")),
+        (None, None) => None,
+        (Some(_), None) => return None,
+    };
+    Some(EventView {
+        ph: lasting(ev.ph)?,
+        cat: lasting(ev.cat)?,
+        name,
+        pid: lasting(ev.pid)?,
+        tid: lasting(ev.tid)?,
+        ts: None,
+        dur: None,
+        name_id: ev.name_id,
+    })
 }
 
 /// A member's value that does not borrow the text (a string only as one of the known
@@ -297,7 +277,8 @@ fn lasting(v: Option<Val>) -> Option<Option<Val<'static>>> {
 
 struct Head {
     text: Box<[u8]>,
-    fields: HeadFields,
+    /// What was read from it (no `ts`, no `dur`).
+    fields: EventView<'static>,
     /// The head of the event read after this one last time (`u32::MAX`: none yet).
     next: u32,
 }
@@ -323,13 +304,14 @@ pub(super) struct HeadMemo {
 
 impl HeadMemo {
     /// The head `w` starts with, if it is the one expected (`expected`, else the one
-    /// that followed the last head): its id, length and members.
+    /// that followed the last head): its id, length and members (an event view with
+    /// no `ts` and no `dur`).
     #[inline]
     pub(super) fn find(
         &mut self,
         w: &[u8],
         expected: Option<u32>,
-    ) -> Option<(u32, usize, HeadFields)> {
+    ) -> Option<(u32, usize, EventView<'static>)> {
         let id = match expected {
             Some(id) => id,
             None => self.heads.get(self.last as usize)?.next,
@@ -365,7 +347,7 @@ impl HeadMemo {
         let id = match self.ids.get(text) {
             Some(&id) => id,
             None => {
-                let fields = HeadFields::of(ev)?;
+                let fields = head_fields(ev)?;
                 // The text twice (the head and the key), the entry.
                 let cost = 2 * text.len() + std::mem::size_of::<Head>() + 16;
                 if text.len() > MAX_HEAD

@@ -89,7 +89,7 @@ impl<'t> Val<'t> {
 }
 
 /// The members of one trace event the builder reads.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct EventView<'t> {
     ph: Option<Val<'t>>,
     cat: Option<Val<'t>>,

@@ -82,9 +82,10 @@ impl Cursor<'_> {
         }
     }
 
-    /// `Input Dims`: a list of lists; one input's dims are its plain integers, `[]` when
-    /// it holds a list, an object or a literal (as `args::dims` records them).
-    fn dims(&mut self, dims: &mut Vec<i64>) -> Option<()> {
+    /// A list (at its `[`), each element handed to `element` (at its first byte); `None`
+    /// for anything else.
+    #[inline(always)]
+    fn list(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         if self.ws()? != b'[' {
             return None;
         }
@@ -93,64 +94,57 @@ impl Cursor<'_> {
             return Some(());
         }
         loop {
-            if self.ws()? != b'[' {
-                return None;
-            }
-            self.i += 1;
-            let mark = dims.len();
-            dims.push(0);
-            let mut flat = true;
-            if !self.closes_at_once(b']')? {
-                loop {
-                    match self.ws()? {
-                        b'0'..=b'9' => {
-                            let v = self.plain_int()?;
-                            if flat {
-                                dims.push(v);
-                            }
-                        }
-                        b'[' | b'{' | b't' | b'f' | b'n' => {
-                            flat = false;
-                            self.skip()?;
-                        }
-                        _ => return None,
-                    }
-                    if !self.continues(b']')? {
-                        break;
-                    }
-                }
-            }
-            if flat {
-                dims[mark] = (dims.len() - mark - 1) as i64;
-            } else {
-                dims.truncate(mark + 1);
-            }
+            self.ws()?;
+            element(self)?;
             if !self.continues(b']')? {
                 return Some(());
             }
         }
     }
 
+    /// `Input Dims`: a list of lists; one input's dims are its plain integers, `[]` when
+    /// it holds a list, an object or a literal (as `args::dims` records them).
+    fn dims(&mut self, dims: &mut Vec<i64>) -> Option<()> {
+        self.list(|c| {
+            let mark = dims.len();
+            dims.push(0);
+            let mut flat = true;
+            c.list(|c| {
+                match c.w[c.i] {
+                    b'0'..=b'9' => {
+                        let v = c.plain_int()?;
+                        if flat {
+                            dims.push(v);
+                        }
+                    }
+                    b'[' | b'{' | b't' | b'f' | b'n' => {
+                        flat = false;
+                        c.skip()?;
+                    }
+                    _ => return None,
+                }
+                Some(())
+            })?;
+            if flat {
+                dims[mark] = (dims.len() - mark - 1) as i64;
+            } else {
+                dims.truncate(mark + 1);
+            }
+            Some(())
+        })
+    }
+
     /// `Input type`: a list of strings, each kept followed by `\0` (one holding a `\0`
     /// is the scanner's).
     fn types(&mut self, types: &mut String) -> Option<()> {
-        if self.ws()? != b'[' {
-            return None;
-        }
-        self.i += 1;
-        if self.closes_at_once(b']')? {
-            return Some(());
-        }
-        loop {
-            if self.ws()? != b'"' {
+        self.list(|c| {
+            if c.w[c.i] != b'"' {
                 return None;
             }
-            types.push_str(self.dtype()?);
+            types.push_str(c.dtype()?);
             types.push('\0');
-            if !self.continues(b']')? {
-                return Some(());
-            }
-        }
+            Some(())
+        })
     }
 }
 
