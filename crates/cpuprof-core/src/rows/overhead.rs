@@ -28,7 +28,9 @@ fn per_run(s: &Stats, warmup: usize) -> BTreeMap<usize, i64> {
                 None => continue,
             }
         };
-        *sums.entry(run).or_insert(0) += ns;
+        // Saturating: a damaged dump's durations may be near i64::MAX.
+        let sum = sums.entry(run).or_insert(0i64);
+        *sum = sum.saturating_add(ns);
     }
     sums
 }
@@ -47,10 +49,12 @@ pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> O
     let mut runs = Vec::with_capacity(calls.len());
     let mut rest = Vec::with_capacity(calls.len());
     for (&run, &total) in &calls {
-        let covered: Option<i64> = sums.iter().map(|p| p.get(&run).copied()).sum();
+        let covered = sums
+            .iter()
+            .try_fold(0i64, |sum, p| Some(sum.saturating_add(*p.get(&run)?)));
         if let Some(covered) = covered {
             runs.push(run);
-            rest.push(total - covered);
+            rest.push(total.saturating_sub(covered));
         }
     }
     if rest.is_empty() || rest.iter().all(|&r| r == 0) {
@@ -62,8 +66,10 @@ pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> O
     let warm: Vec<i64> = if one_each(call) && parts.iter().all(|p| one_each(p)) {
         (0..warmup)
             .map(|i| {
-                let covered: i64 = parts.iter().map(|p| p.warmup_samples.ns()[i]).sum();
-                call.warmup_samples.ns()[i] - covered
+                let covered = parts
+                    .iter()
+                    .fold(0i64, |sum, p| sum.saturating_add(p.warmup_samples.ns()[i]));
+                call.warmup_samples.ns()[i].saturating_sub(covered)
             })
             .collect()
     } else {
@@ -79,4 +85,26 @@ pub fn overhead(call: &Stats, parts: &[&Stats], warmup: usize, kept: usize) -> O
         stats: Stats::from_ns(rest).with_runs(runs).with_warmup(warm),
         call_per_run_median: Stats::from_ns(call_totals).median(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overhead;
+    use crate::stats::Stats;
+
+    /// A damaged dump's durations near i64::MAX: sums saturate instead of overflowing
+    /// (a flipped byte in `profile_props` made one). Run 0: the call's i64::MAX less
+    /// two parts of i64::MAX each (their sum saturates at i64::MAX): 0. Run 1: i64::MAX
+    /// less 1 and 2.
+    #[test]
+    fn durations_near_the_limit_saturate() {
+        let max = i64::MAX;
+        let call = Stats::from_ns(vec![max, max]);
+        let a = Stats::from_ns(vec![max, 1]);
+        let b = Stats::from_ns(vec![max, 2]);
+        let o = overhead(&call, &[&a, &b], 0, 2).expect("an overhead");
+        let mut rest = o.stats.samples.ns().to_vec();
+        rest.sort_unstable();
+        assert_eq!(rest, vec![0, max - 3]);
+    }
 }
