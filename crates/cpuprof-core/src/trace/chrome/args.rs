@@ -22,6 +22,20 @@ pub(super) struct SigScratch {
 }
 
 impl SigScratch {
+    /// Become `other`, in this scratch's own buffers (no allocation once they are big
+    /// enough: `Clone::clone_from` as derived would allocate).
+    pub(super) fn copy_from(&mut self, other: &SigScratch) {
+        self.has_dims = other.has_dims;
+        self.dims.clone_from(&other.dims);
+        self.has_types = other.has_types;
+        self.types.clone_from(&other.types);
+    }
+
+    /// No `Input Dims` or `Input type` read yet.
+    pub(super) fn is_empty(&self) -> bool {
+        !self.has_dims && !self.has_types
+    }
+
     pub(super) fn clear(&mut self) {
         self.has_dims = false;
         self.dims.clear();

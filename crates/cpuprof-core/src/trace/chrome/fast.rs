@@ -27,9 +27,10 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
     let mut c = Cursor { w, i: 1 };
     b.scratch.clear();
     let mut ev = EventView::default();
-    // The memo's span that gave or took this event's signature, while it is that.
+    // The memo's span that gave or took this event's signature, while it is that (a
+    // second `args` finds or keeps a span only while the signature is still empty, and
+    // gives `None` otherwise).
     let mut span = None;
-    let mut args_seen = false;
     // The head read here, where it ends so far (`None`: taken from the memo, or ended).
     let mut head = Some(0);
     let expected = b.memo.expected_head();
@@ -66,12 +67,8 @@ pub(super) fn event(w: &[u8], b: &mut Builder) -> Option<usize> {
                 TS => ev.ts = Some(c.micros()?),
                 DUR => ev.dur = Some(c.micros()?),
                 ARGS => {
-                    let memo = ev
-                        .name_id
-                        .filter(|_| !args_seen)
-                        .map(|id| (&mut b.memo, id));
+                    let memo = ev.name_id.map(|id| (&mut b.memo, id));
                     span = c.args(&mut b.scratch, memo)?;
-                    args_seen = true;
                 }
                 _ => c.skip()?,
             }

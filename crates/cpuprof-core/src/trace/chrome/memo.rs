@@ -1,8 +1,8 @@
-//! `args` read before, by their bytes: the fast path's reading of an op's `Concrete
-//! Inputs`, `Input type`, `Input Strides` and `Input Dims` kept beside the bytes it
-//! read, so that the next call with the same bytes takes the result by one comparison
-//! instead of reading them again. A training loop calls each op with the same few
-//! signatures step after step, so most of `args` is found here.
+//! What the fast path read, kept beside the bytes it read, so that the same bytes met
+//! again are taken by one comparison instead of being read again: an op's `args`
+//! (`Concrete Inputs`, `Input type`, `Input Strides`, `Input Dims`: [`ArgsMemo`]) and
+//! an event's head (`ph` to `tid`: [`HeadMemo`]). A training loop calls the same ops
+//! with the same few signatures, in the same order, step after step.
 //!
 //! A span is a run of whole members of `args` whose values end in their own closing
 //! byte (`]`, `}`, `"`), read from a member's key while the signature scratch was
@@ -40,10 +40,8 @@ struct Span {
     mid: u64,
     tail: u64,
     text: Vec<u8>,
-    has_dims: bool,
-    dims: Vec<i64>,
-    has_types: bool,
-    types: String,
+    /// The signature its reading left (from an empty one).
+    sig: SigScratch,
     /// The span of this name found after this one last time (the op's next call in a
     /// step often has the signature it had in the step before): tried first.
     next: u8,
@@ -132,10 +130,7 @@ impl ArgsMemo {
         ways.last = k as u8;
         let s = &mut ways.spans[k];
         s.used = self.clock;
-        sig.has_dims = s.has_dims;
-        sig.dims.extend_from_slice(&s.dims);
-        sig.has_types = s.has_types;
-        sig.types.push_str(&s.types);
+        sig.copy_from(&s.sig);
         Some((s.text.len(), SpanRef(name, k as u8)))
     }
 
@@ -187,12 +182,7 @@ impl ArgsMemo {
         s.tail = load(text, n - 8).unwrap_or(0);
         s.text.clear();
         s.text.extend_from_slice(text);
-        s.has_dims = sig.has_dims;
-        s.dims.clear();
-        s.dims.extend_from_slice(&sig.dims);
-        s.has_types = sig.has_types;
-        s.types.clear();
-        s.types.push_str(&sig.types);
+        s.sig.copy_from(sig);
         s.next = u8::MAX;
         s.used = self.clock;
         s.sig_id = u32::MAX;
@@ -287,8 +277,9 @@ struct Head {
 /// `ph`, `cat`, `name`, `pid` and `tid` (Kineto writes them first, in that order),
 /// and the members read from them. Reading the same bytes gives the same members, so a
 /// head found again stands for its reading. The head tried is the one that followed
-/// the last event's head last time: a training step calls its ops in the order of
-/// the step before.
+/// the last event's `args` span last time ([`ArgsMemo::expected_head`]), else the one
+/// that followed its head: a training step calls its ops in the order of the step
+/// before.
 #[derive(Default)]
 pub(super) struct HeadMemo {
     heads: Vec<Head>,

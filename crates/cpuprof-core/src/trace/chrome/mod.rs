@@ -326,7 +326,7 @@ impl Builder {
         };
         let inputs = if frame {
             None
-        } else if self.scratch.has_dims || self.scratch.has_types {
+        } else if !self.scratch.is_empty() {
             // A span of `args` read before knows its signature's id once it is found.
             Some(match span.and_then(|r| self.memo.sig_id(r)) {
                 Some(id) => id,

@@ -28,7 +28,7 @@ impl Cursor<'_> {
         loop {
             self.ws()?;
             let at = self.i;
-            let empty = !sig.has_dims && !sig.has_types;
+            let empty = sig.is_empty();
             if empty && run.is_none() {
                 let w = &self.w[at..];
                 if let Some((len, r)) = memo.as_mut().and_then(|(m, name)| m.find(*name, w, sig)) {
