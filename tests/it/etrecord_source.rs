@@ -733,13 +733,8 @@ fn every_command_takes_the_model_files() {
 /// error is one line.
 #[test]
 fn mutated_files_never_panic() {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = cpuprof_testkit::rng::XorShift::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rng.next_u64();
     for file in [
         "modules_xnnpack.etrecord",
         "three_method.etrecord",

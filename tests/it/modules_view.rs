@@ -496,13 +496,8 @@ fn any_keys_at_any_size_never_panic() {
         KeyCode::Home,
         KeyCode::Tab,
     ];
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = cpuprof_testkit::rng::XorShift::new(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next_u64();
     for stem in [XNN, "etrecord/three_method.etdp"] {
         for size in [
             (0, 0),

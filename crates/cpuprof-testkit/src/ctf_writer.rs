@@ -528,13 +528,8 @@ pub fn write_workload(
     threads: usize,
 ) -> io::Result<Vec<TruthCall>> {
     let mut w = CtfWriter::new(cfg.clone());
-    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut rng = crate::rng::XorShift::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = || rng.next_u64();
     let threads = threads.max(1);
     let streams = cfg.streams.max(1);
     // Per thread: its own clock and a stack of open calls; threads take turns so each

@@ -9,6 +9,7 @@ pub mod ctf_writer;
 pub mod etdump_build;
 pub mod fleet_hta;
 pub mod pty;
+pub mod rng;
 pub mod sample;
 
 /// The `cpuprof-tui` binary of the test or bench running (beside its `deps/` folder, as

@@ -250,13 +250,8 @@ mod tests {
     /// listing starts after many rounds or at once.
     #[test]
     fn listing_the_window_equals_bisection_and_brute_force() {
-        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % n
-        };
+        let mut rng = cpuprof_testkit::rng::XorShift::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = |n: u64| rng.below(n);
         for round in 0..60 {
             let (n, m) = (1 + next(40) as usize, 1 + next(40) as usize);
             let sample = |next: &mut dyn FnMut(u64) -> u64, len: usize| -> Vec<f64> {

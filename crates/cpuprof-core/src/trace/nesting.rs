@@ -138,12 +138,10 @@ mod tests {
     /// gives the same intervals in another order.
     #[test]
     fn in_place_gives_the_parents_of_the_copy() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = cpuprof_testkit::rng::XorShift::new(0x2545_f491_4f6c_dd1d);
         let mut ivs = Vec::new();
         for _ in 0..3000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rng.next_u64();
             ivs.push(Interval {
                 thread: (seed % 3) as u32,
                 start_ns: ((seed >> 8) % 20_000) as i64,

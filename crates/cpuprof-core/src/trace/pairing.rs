@@ -574,13 +574,8 @@ mod tests {
         ];
         let overloads: [&[u8]; 3] = [b"", b"Tensor", b"\xff"];
         let hosts = [Some("n0"), None];
-        let mut rng = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % n
-        };
+        let mut rng = cpuprof_testkit::rng::XorShift::new(0x2545_F491_4F6C_DD1D);
+        let mut next = |n: u64| rng.below(n);
         for round in 0..50 {
             let mut model = Pairer::default();
             let mut tally = TallyPairer::default();

@@ -461,14 +461,11 @@ mod tests {
     /// the cases that must not be taken from a memo: the same bytes up to a point,
     /// members after a span that change the signature, `Input Dims` twice, `args` or
     /// `name` twice, the name after `args`, escapes, bad values the scanner refuses.
-    struct Gen(u64);
+    struct Gen(cpuprof_testkit::rng::XorShift);
 
     impl Gen {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            self.0.next_u64()
         }
         fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
             from[(self.next() % from.len() as u64) as usize]
@@ -564,7 +561,7 @@ mod tests {
     /// makes the fast path give some up after it has used or filled the memos).
     #[test]
     fn generated_repeating_events_read_as_the_scanner_reads() {
-        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        let mut g = Gen(cpuprof_testkit::rng::XorShift::new(0x9e37_79b9_7f4a_7c15));
         let mut found_all = (0, 0);
         for round in 0..300 {
             let events: Vec<String> = (0..40).map(|_| g.event()).collect();

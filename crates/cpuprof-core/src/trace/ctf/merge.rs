@@ -332,13 +332,8 @@ mod tests {
     /// runs of equal times within and across them, some streams empty or short.
     #[test]
     fn both_merges_give_time_then_stream_order() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = cpuprof_testkit::rng::XorShift::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         for streams in [1usize, 2, 3, 4, 8, 9, 13] {
             let dir = tempfile::tempdir().unwrap();
             let mut w = CtfWriter::new(WriterConfig {
